@@ -1,0 +1,105 @@
+/* blockmat.c - the 3x3 split of the system by basis order. */
+#include "em_core.h"
+
+#include <string.h>
+
+static int group_of(const em_blockmat *B, int32_t i) {
+  int g = 0;
+  while (g + 1 < B->nb && i >= B->offset[g + 1]) g++;
+  return g;
+}
+
+void em_blockmat_destroy(em_blockmat **B) {
+  if (!*B) return;
+  for (int i = 0; i < EM_MAX_ORDER; i++)
+    for (int j = 0; j < EM_MAX_ORDER; j++) em_csr_destroy(&(*B)->blk[i][j]);
+  em_free(B);
+}
+
+/* A_ij(r, c) = A(offset[i] + r, offset[j] + c): two passes, count then fill. */
+em_err em_blockmat_from_csr(const em_csr *A, int nb, const int32_t *offset, em_blockmat **Bout) {
+  EM_CHECK(nb >= 1 && nb <= EM_MAX_ORDER, EM_ERR_ARG, "block count %d not in 1..%d", nb, EM_MAX_ORDER);
+  EM_CHECK(offset[0] == 0 && offset[nb] == A->n_rows && A->n_rows == A->n_cols, EM_ERR_ARG,
+           "group offsets do not cover the %d x %d matrix", A->n_rows, A->n_cols);
+  em_err err = EM_OK;
+  em_blockmat *B = NULL;
+  EM_TRY(em_calloc(&B, 1, sizeof *B, "block matrix"));
+  B->nb = nb;
+  memcpy(B->offset, offset, ((size_t)nb + 1) * sizeof *offset);
+  for (int i = 0; i < nb; i++) {
+    int64_t cnt[EM_MAX_ORDER] = {0};
+    for (int32_t r = offset[i]; r < offset[i + 1]; r++)
+      for (int64_t k = A->rowptr[r]; k < A->rowptr[r + 1]; k++) cnt[group_of(B, A->colind[k])]++;
+    for (int j = 0; j < nb; j++) {
+      EM_TRY_GOTO(err, em_csr_create(offset[i + 1] - offset[i], offset[j + 1] - offset[j], cnt[j], &B->blk[i][j]), fail);
+      B->blk[i][j]->nnz = 0;
+    }
+    for (int32_t r = offset[i]; r < offset[i + 1]; r++) {
+      for (int64_t k = A->rowptr[r]; k < A->rowptr[r + 1]; k++) {
+        int j = group_of(B, A->colind[k]);
+        em_csr *M = B->blk[i][j];
+        M->colind[M->nnz] = A->colind[k] - offset[j];
+        M->val[M->nnz] = A->val[k];
+        M->nnz++;
+      }
+      for (int j = 0; j < nb; j++) B->blk[i][j]->rowptr[r - offset[i] + 1] = B->blk[i][j]->nnz;
+    }
+  }
+  *Bout = B;
+  return EM_OK;
+fail:
+  em_blockmat_destroy(&B);
+  return err;
+}
+
+em_err em_blockmat_to_csr(const em_blockmat *B, em_csr **Aout) {
+  int32_t n = B->offset[B->nb];
+  int64_t nnz = 0;
+  for (int i = 0; i < B->nb; i++)
+    for (int j = 0; j < B->nb; j++) nnz += B->blk[i][j]->nnz;
+  em_csr *A = NULL;
+  EM_TRY(em_csr_create(n, n, nnz, &A));
+  int64_t p = 0;
+  for (int i = 0; i < B->nb; i++) {
+    for (int32_t r = 0; r < B->offset[i + 1] - B->offset[i]; r++) {
+      /* blocks in column order keep the merged row sorted */
+      for (int j = 0; j < B->nb; j++) {
+        const em_csr *M = B->blk[i][j];
+        for (int64_t k = M->rowptr[r]; k < M->rowptr[r + 1]; k++) {
+          A->colind[p] = M->colind[k] + B->offset[j];
+          A->val[p] = M->val[k];
+          p++;
+        }
+      }
+      A->rowptr[B->offset[i] + r + 1] = p;
+    }
+  }
+  *Aout = A;
+  return EM_OK;
+}
+
+em_err em_blockmat_permute(const em_blockmat *B, const int32_t *perm, em_blockmat **Pout) {
+  em_err err = EM_OK;
+  em_blockmat *P = NULL;
+  int32_t *local = NULL;
+  int32_t n = B->offset[B->nb];
+  for (int32_t i = 0; i < n; i++) {
+    int g = group_of(B, i);
+    EM_CHECK(perm[i] >= B->offset[g] && perm[i] < B->offset[g + 1], EM_ERR_ARG,
+             "permutation moves DOF %d out of its order group %d", i, g + 1);
+  }
+  EM_TRY(em_calloc(&local, (size_t)n, sizeof *local, "local permutation"));
+  for (int32_t i = 0; i < n; i++) local[i] = perm[i] - B->offset[group_of(B, i)];
+  EM_TRY_GOTO(err, em_calloc(&P, 1, sizeof *P, "block matrix"), done);
+  P->nb = B->nb;
+  memcpy(P->offset, B->offset, sizeof P->offset);
+  for (int i = 0; i < B->nb; i++)
+    for (int j = 0; j < B->nb; j++)
+      EM_TRY_GOTO(err, em_csr_permute(B->blk[i][j], local + B->offset[i], local + B->offset[j], &P->blk[i][j]), done);
+  *Pout = P;
+  P = NULL;
+done:
+  em_blockmat_destroy(&P);
+  em_free(&local);
+  return err;
+}

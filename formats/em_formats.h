@@ -1,0 +1,152 @@
+/* em_formats.h - sparse storage formats with CPU and CUDA SpMV, the
+ * nine-block operator, the operator handed to the Krylov solvers, and the
+ * matrix files written by --dump-matrix.
+ *
+ * One interface, several backends (libCEED style): em_spmat is an opaque
+ * handle with an ops table; em_spmat_create converts a host CSR into the
+ * requested format on the requested backend (CPU: host arrays, OpenMP
+ * kernels; CUDA: device arrays, CUDA kernels).  SpMV vectors live where the
+ * matrix lives (host pointers for CPU, device pointers for CUDA) and are in
+ * the matrix's precision (em_cplx or em_cplxf).
+ */
+#ifndef EM_FORMATS_H
+#define EM_FORMATS_H
+
+#include "em_core.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum em_format {
+  EM_FMT_AUTO = -1,     /* chosen from the row-length statistics */
+  EM_FMT_CSR = 0,       /* CSR, one thread per row ("scalar") */
+  EM_FMT_CSR_VECTOR,    /* CSR, T threads per row ("vector") */
+  EM_FMT_ELL,           /* ELLPACK, column-major, padded to the longest row */
+  EM_FMT_ELLR,          /* ELLPACK-R: ELL plus row lengths, padding skipped */
+  EM_FMT_ELLRT,         /* ELLR-T: T threads per row, rows padded to 16 */
+  EM_FMT_SELLRT,        /* sliced ELLR-T: slices of S rows, own width each */
+  EM_FMT_HYB,           /* ELL (width K) + COO remainder */
+  EM_FMT_HEC,           /* ELL (width K) + CSR remainder */
+  EM_FMT_BITMAP,        /* per-row bitmaps of non-empty 64-column words */
+  EM_FMT_COUNT
+} em_format;
+
+/* "csr", "csr-vector", "ell", "ellr", "ellr-t", "sellr-t", "hyb", "hec",
+ * "bitmap", "auto". */
+const char *em_format_name(em_format f);
+em_err em_format_parse(const char *s, em_format *f);
+
+typedef struct em_spmat_opts {
+  em_format format;
+  em_backend backend;
+  em_prec prec;
+  int threads_per_row;  /* T in 1,2,4,8,16,32 for CSR-vector / ELLR-T /
+                           sliced ELLR-T; 0 = chosen from the row lengths */
+  int slice_rows;       /* S for sliced ELLR-T; 0 = default */
+  int ell_width;        /* K for HYB / HEC; -1 = the rule "grow K while the
+                           nonzeros in the first K columns exceed half of
+                           the K*n slots" */
+} em_spmat_opts;
+
+void em_spmat_opts_default(em_spmat_opts *o);  /* AUTO, CPU, double, 0, 0, -1 */
+
+typedef struct em_spmat em_spmat;
+
+/* What a matrix costs and how it was laid out. */
+typedef struct em_spmat_info {
+  em_format format;
+  em_backend backend;
+  em_prec prec;
+  int32_t n_rows, n_cols;
+  int64_t nnz;          /* true nonzeros */
+  int64_t stored;       /* stored slots including padding */
+  size_t bytes;         /* exact bytes of every array the format holds */
+  int threads_per_row;  /* T (0 when not applicable) */
+  int slice_rows;       /* S (0 when not applicable) */
+  int ell_width;        /* K (0 when not applicable) */
+} em_spmat_info;
+
+em_err em_spmat_create(const em_csr *A, const em_spmat_opts *o, em_spmat **M);
+/* y = A x, or y += A x when accumulate != 0.  stream: a cudaStream_t for the
+ * CUDA backend (NULL = default stream), ignored on the CPU.  The CUDA launch
+ * is asynchronous on that stream. */
+em_err em_spmat_spmv(const em_spmat *M, const void *x, void *y, int accumulate, void *stream);
+void em_spmat_get_info(const em_spmat *M, em_spmat_info *info);
+void em_spmat_destroy(em_spmat **M);
+
+/* Sliced ELLR-T stores rows sorted by length; the sort is applied once to
+ * the system (symmetrically), not gathered on every SpMV.  perm[old] = new,
+ * longest rows first, stable. */
+em_err em_sellrt_sort_perm(const em_csr *A, int32_t *perm);
+
+/* Bitmap format extras (CPU backend): O(1)-ish random access by popcount,
+ * element-wise sum and product of two bitmap matrices, back to CSR. */
+em_err em_bitmap_get(const em_spmat *M, int32_t i, int32_t j, em_cplx *a);
+em_err em_bitmap_add(const em_spmat *A, const em_spmat *B, em_spmat **C);
+em_err em_bitmap_mul(const em_spmat *A, const em_spmat *B, em_spmat **C);
+em_err em_bitmap_to_csr(const em_spmat *M, em_csr **A);
+
+/* ------------------------------------------------------------ block operator */
+
+typedef enum em_blockop_mode {
+  EM_BLOCKOP_STREAMS = 0,   /* nine blocks in their own CUDA streams, concurrently */
+  EM_BLOCKOP_SEQUENTIAL,    /* nine blocks one after another on one stream */
+  EM_BLOCKOP_GRAPH,         /* the concurrent launches captured in a CUDA graph */
+  EM_BLOCKOP_ONE_MATRIX     /* the whole matrix as one spmat (for comparison) */
+} em_blockop_mode;
+
+typedef struct em_blockop_opts {
+  em_backend backend;
+  em_prec prec;
+  em_blockop_mode mode;
+  em_format format[EM_MAX_ORDER][EM_MAX_ORDER];  /* EM_FMT_AUTO: per block */
+  int threads_per_row[EM_MAX_ORDER][EM_MAX_ORDER]; /* 0: per block */
+  em_format whole_format;   /* for EM_BLOCKOP_ONE_MATRIX (AUTO allowed) */
+} em_blockop_opts;
+
+void em_blockop_opts_default(em_blockop_opts *o);
+
+typedef struct em_blockop em_blockop;
+
+/* Build the operator from the block matrix (already permuted as wished). */
+em_err em_blockop_create(const em_blockmat *B, const em_blockop_opts *o, em_blockop **op);
+/* y = A x over the full vectors (length offset[nb]), in backend memory. */
+em_err em_blockop_apply(em_blockop *op, const void *x, void *y);
+/* Layout of block (i, j) (or of the whole for ONE_MATRIX: i = j = 0). */
+void em_blockop_block_info(const em_blockop *op, int i, int j, em_spmat_info *info);
+size_t em_blockop_bytes(const em_blockop *op);
+void em_blockop_destroy(em_blockop **op);
+
+/* The symmetric permutation the chosen formats want (rows sorted by length
+ * inside each order group for sliced ELLR-T; identity otherwise):
+ * perm[old] = new, every DOF kept in its group. */
+em_err em_blockop_plan_perm(const em_blockmat *B, const em_blockop_opts *o, int32_t *perm);
+
+/* ----------------------------------------------------- operator for Krylov */
+
+/* y = A x for vectors in `backend` memory and `prec` precision. */
+typedef struct em_operator {
+  int32_t n;
+  em_backend backend;
+  em_prec prec;
+  void *ctx;
+  em_err (*apply)(void *ctx, const void *x, void *y);
+} em_operator;
+
+em_err em_spmat_operator(em_spmat *M, em_operator *op);
+em_err em_blockop_operator(em_blockop *B, em_operator *op);
+
+/* ------------------------------------------------------------- matrix files */
+
+/* The system as written by `emsolve --dump-matrix FILE` (docs/matrix-file.md):
+ * the nine blocks, the order group offsets and the right-hand sides.
+ * Corrupt or truncated files are an EM_ERR_IO naming the file and what is
+ * wrong with it. */
+em_err em_matfile_write(const char *path, const em_blockmat *B, int n_rhs, const em_cplx *b);
+em_err em_matfile_read(const char *path, em_blockmat **B, int *n_rhs, em_cplx **b);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* EM_FORMATS_H */

@@ -1,0 +1,110 @@
+/* spmat.c - the format-independent front end: check arguments, pick a
+ * format, hand over to the format's builder and ops. */
+#include <string.h>
+
+#include "formats_impl.h"
+
+static const char *const NAMES[EM_FMT_COUNT] = {"csr", "csr-vector", "ell", "ellr", "ellr-t",
+                                                "sellr-t", "hyb", "hec", "bitmap"};
+
+const char *em_format_name(em_format f) {
+  if (f == EM_FMT_AUTO) return "auto";
+  return f >= 0 && f < EM_FMT_COUNT ? NAMES[f] : "?";
+}
+
+em_err em_format_parse(const char *s, em_format *f) {
+  if (!strcmp(s, "auto")) {
+    *f = EM_FMT_AUTO;
+    return EM_OK;
+  }
+  for (int i = 0; i < EM_FMT_COUNT; i++)
+    if (!strcmp(s, NAMES[i])) {
+      *f = (em_format)i;
+      return EM_OK;
+    }
+  return EM_RAISE(EM_ERR_INPUT,
+                  "unknown matrix format '%s' (known: auto, csr, csr-vector, ell, ellr, ellr-t, "
+                  "sellr-t, hyb, hec, bitmap)", s);
+}
+
+void em_spmat_opts_default(em_spmat_opts *o) {
+  memset(o, 0, sizeof *o);
+  o->format = EM_FMT_AUTO;
+  o->backend = EM_BACKEND_CPU;
+  o->prec = EM_PREC_DOUBLE;
+  o->ell_width = -1;
+}
+
+em_err em_spmat_create(const em_csr *A, const em_spmat_opts *o, em_spmat **Mout) {
+  *Mout = NULL;
+  EM_CHECK(A && o, EM_ERR_ARG, "em_spmat_create: NULL matrix or options");
+  int T = o->threads_per_row;
+  EM_CHECK(T == 0 || T == 1 || T == 2 || T == 4 || T == 8 || T == 16 || T == 32, EM_ERR_ARG,
+           "threads per row %d not in 1, 2, 4, 8, 16, 32", T);
+  EM_CHECK(o->format >= EM_FMT_AUTO && o->format < EM_FMT_COUNT, EM_ERR_ARG,
+           "unknown format %d", (int)o->format);
+#ifndef EM_HAVE_CUDA
+  EM_CHECK(o->backend == EM_BACKEND_CPU, EM_ERR_UNSUPPORTED,
+           "the CUDA backend was requested but this build has no CUDA");
+#endif
+  em_spmat_opts c = *o;
+  if (c.format == EM_FMT_AUTO) em_fmt_choose(A, o, &c);
+  em_spmat *M = NULL;
+  EM_TRY(em_calloc(&M, 1, sizeof *M, "sparse matrix"));
+  M->info.format = c.format;
+  M->info.backend = c.backend;
+  M->info.prec = c.prec;
+  M->info.n_rows = A->n_rows;
+  M->info.n_cols = A->n_cols;
+  M->info.nnz = A->nnz;
+  em_err err = EM_OK;
+  switch (c.format) {
+    case EM_FMT_CSR:
+    case EM_FMT_CSR_VECTOR: err = em_fmt_csr_build(A, &c, M); break;
+    case EM_FMT_ELL:
+    case EM_FMT_ELLR: err = em_fmt_ell_build(A, &c, M); break;
+    case EM_FMT_ELLRT: err = em_fmt_ellrt_build(A, &c, M); break;
+    case EM_FMT_SELLRT: err = em_fmt_sellrt_build(A, &c, M); break;
+    case EM_FMT_HYB:
+    case EM_FMT_HEC: err = em_fmt_hyb_build(A, &c, M); break;
+    case EM_FMT_BITMAP: err = em_fmt_bitmap_build(A, &c, M); break;
+    default: err = EM_RAISE(EM_ERR_INTERNAL, "no builder for format %d", (int)c.format);
+  }
+  if (err) {
+    em_error_trace(err, __FILE__, __LINE__);
+    if (M->ops && M->ops->destroy) M->ops->destroy(M);
+    em_free(&M);
+    return err;
+  }
+  *Mout = M;
+  return EM_OK;
+}
+
+em_err em_spmat_spmv(const em_spmat *M, const void *x, void *y, int accumulate, void *stream) {
+  EM_CHECK(M && (x || M->info.n_cols == 0) && (y || M->info.n_rows == 0), EM_ERR_ARG,
+           "em_spmat_spmv: NULL argument");
+  return M->ops->spmv(M, x, y, accumulate, stream);
+}
+
+void em_spmat_get_info(const em_spmat *M, em_spmat_info *info) { *info = M->info; }
+
+void em_spmat_destroy(em_spmat **M) {
+  if (!*M) return;
+  if ((*M)->ops && (*M)->ops->destroy) (*M)->ops->destroy(*M);
+  em_free(M);
+}
+
+static em_err spmat_apply(void *ctx, const void *x, void *y) {
+  return em_spmat_spmv((const em_spmat *)ctx, x, y, 0, NULL);
+}
+
+em_err em_spmat_operator(em_spmat *M, em_operator *op) {
+  EM_CHECK(M->info.n_rows == M->info.n_cols, EM_ERR_ARG,
+           "an operator needs a square matrix, not %d x %d", M->info.n_rows, M->info.n_cols);
+  op->n = M->info.n_rows;
+  op->backend = M->info.backend;
+  op->prec = M->info.prec;
+  op->ctx = M;
+  op->apply = spmat_apply;
+  return EM_OK;
+}

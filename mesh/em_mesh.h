@@ -1,0 +1,185 @@
+/* em_mesh.h - case files, Gmsh meshing, tetrahedral topology, orderings.
+ *
+ * A case is one Gmsh .geo or .msh file.  em_case_open parses it through the
+ * Gmsh C API with the command-line overrides applied as ONELAB values, and
+ * em_case_mesh returns an em_mesh: plain arrays, metres, no Gmsh types.
+ * Gmsh keeps global state, so one em_case is open at a time.
+ *
+ * Orientation rule: every tet and triangle lists its vertices in ascending
+ * global id, so a local edge (a, b) with a < b and a local face (a, b, c)
+ * with a < b < c have the same orientation in every element that shares
+ * them.  The hierarchical basis relies on this (assembly/).
+ */
+#ifndef EM_MESH_H
+#define EM_MESH_H
+
+#include "em_core.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---------------------------------------------------------------- the mesh */
+
+/* A Gmsh physical group. */
+typedef struct em_group {
+  char *name;  /* "air", "dra", "pml_xp", "pec", "port1", ... */
+  int tag;     /* Gmsh physical tag */
+  int dim;     /* 3: volume, 2: surface */
+} em_group;
+
+/* Local numbering inside a tet (vertices 0..3 in ascending global id):
+ *   edge e: (0,1) (0,2) (0,3) (1,2) (1,3) (2,3)      -> EM_TET_EDGE[e]
+ *   face f: the face opposite vertex f: (1,2,3) (0,2,3) (0,1,3) (0,1,2)
+ *                                                     -> EM_TET_FACE[f] */
+extern const int EM_TET_EDGE[6][2];
+extern const int EM_TET_FACE[4][3];
+
+typedef struct em_mesh {
+  int32_t n_vert;
+  double *xyz;          /* [x0 y0 z0 x1 ...] in metres */
+  int32_t n_tet;
+  int32_t *tet;         /* [4 per tet] vertex ids, ascending */
+  int32_t *tet_group;   /* volume group of each tet (index into group[]) */
+  int32_t n_edge;
+  int32_t *edge;        /* [2 per edge] vertex ids, ascending */
+  int32_t *tet_edge;    /* [6 per tet] global edge of each local edge */
+  int32_t n_face;
+  int32_t *face;        /* [3 per face] vertex ids, ascending */
+  int32_t *tet_face;    /* [4 per tet] global face of each local face */
+  int32_t *face_tet;    /* [2 per face] adjacent tets; second is -1 on the
+                           outer boundary of the meshed domain */
+  int32_t n_tri;
+  int32_t *tri;         /* [3 per tri] vertex ids, ascending: the triangles
+                           of the surface groups (one row per group it is in) */
+  int32_t *tri_face;    /* global face of each triangle */
+  int32_t *tri_group;   /* surface group of each triangle (index into group[]) */
+  int n_group;
+  em_group *group;      /* all physical groups, volumes and surfaces */
+  double unit;          /* metres per model unit of the case geometry */
+} em_mesh;
+
+/* Build a mesh from tets (any vertex order) and optional group triangles:
+ * copies everything, sorts vertex ids (orientation rule), builds edges,
+ * faces, face adjacency, maps each triangle onto its face (error if it is not
+ * a face of some tet).  With reorder != 0 the vertices are first renumbered
+ * by reverse Cuthill-McKee so that edges and faces, numbered in
+ * lexicographic order of their vertices, inherit locality. */
+em_err em_mesh_from_tets(int32_t n_vert, const double *xyz, int32_t n_tet, const int32_t *tet,
+                         const int32_t *tet_group, int32_t n_tri, const int32_t *tri,
+                         const int32_t *tri_group, int n_group, const em_group *group,
+                         int reorder, em_mesh **m);
+
+/* A structured mesh of the box [0,lx] x [0,ly] x [0,lz], n cells a side, six
+ * tets per cell, for tests without Gmsh.  jitter (0 .. 0.3) moves interior
+ * vertices randomly by that fraction of a cell (deterministic from seed).
+ * One volume group "box" (index 0); six surface groups "xmin", "xmax",
+ * "ymin", "ymax", "zmin", "zmax" (indices 1..6) hold the boundary triangles. */
+em_err em_mesh_box(int nx, int ny, int nz, double lx, double ly, double lz, double jitter,
+                   unsigned seed, em_mesh **m);
+
+void em_mesh_destroy(em_mesh **m);
+
+/* Index of the group called name with dimension dim, or -1. */
+int em_mesh_group_find(const em_mesh *m, const char *name, int dim);
+
+typedef struct em_mesh_stats {
+  int32_t n_vert, n_tet, n_edge, n_face, n_tri, n_boundary_face;
+  double q_min, q_mean;   /* quality 3 r_in / r_circ: 1 regular, 0 flat */
+  double h_min, h_max;    /* shortest and longest edge, metres */
+  double volume;          /* total, cubic metres */
+  double bbox[6];         /* xmin xmax ymin ymax zmin zmax, metres */
+} em_mesh_stats;
+
+void em_mesh_stats_compute(const em_mesh *m, em_mesh_stats *s);
+/* Quality 3 r_in / r_circ of one tet. */
+double em_tet_quality(const em_mesh *m, int32_t t);
+/* Signed volume of one tet (sign follows the ascending vertex order). */
+double em_tet_volume(const em_mesh *m, int32_t t);
+
+/* --------------------------------------------------------------- orderings */
+
+/* Fill-reducing and locality orderings of a graph given as adjacency lists
+ * in CSR form (ptr[n+1], adj[ptr[n]]; self loops allowed and ignored).
+ * perm[old] = new. */
+em_err em_order_rcm(int32_t n, const int64_t *ptr, const int32_t *adj, int32_t *perm);
+/* METIS nested dissection (METIS_NodeND). */
+em_err em_order_nd(int32_t n, const int64_t *ptr, const int32_t *adj, int32_t *perm);
+
+/* ------------------------------------------------------------------- cases */
+
+/* A parameter emsolve itself knows.  A '*' in the name matches one path
+ * element: "Materials/ * /eps_r" (without the spaces) matches every
+ * material. */
+typedef struct em_param_spec {
+  const char *name;
+  int is_string;
+  double number;        /* default (numbers), used when the case is silent */
+  const char *string;   /* default (strings); NULL: no default */
+  int has_default;      /* 0: the parameter must come from the case/CLI */
+  const char *help;     /* one line */
+} em_param_spec;
+
+/* A -setnumber / -setstring from the command line. */
+typedef struct em_param_override {
+  const char *name;
+  int is_string;
+  double number;
+  const char *string;
+} em_param_override;
+
+/* One parameter as the case sees it after parsing. */
+typedef struct em_param {
+  char *name;
+  int is_string;
+  double number;
+  char *string;
+  const char *source;   /* "case file", "command line" or "default" */
+} em_param;
+
+typedef struct em_case em_case;
+
+/* Open a .geo (parsed, OpenCASCADE allowed) or .msh (loaded) file with the
+ * overrides applied as ONELAB values before parsing.  An override whose name
+ * neither the case defines nor specs knows is an error that lists the known
+ * names.  A missing file, a parse error, or a model with no volume is an
+ * error naming the file (and the Gmsh message). */
+em_err em_case_open(const char *path, int n_over, const em_param_override *over, int n_spec,
+                    const em_param_spec *spec, const em_log *log, em_case **c);
+void em_case_close(em_case **c);
+
+/* Case name: the file's base name without extension ("dra"). */
+const char *em_case_name(const em_case *c);
+const char *em_case_path(const em_case *c);
+
+/* Parameters: case-file ONELAB parameters (Gmsh's internal "Gmsh/..." ones
+ * excluded), overrides, and spec defaults that the case does not define. */
+int em_case_param_count(const em_case *c);
+const em_param *em_case_param_at(const em_case *c, int i);
+/* NULL when no parameter of that name (and type) exists. */
+const em_param *em_case_param_find(const em_case *c, const char *name);
+/* Value of a number / string parameter; EM_ERR_INPUT naming the parameter and
+ * the case when absent or of the other type. */
+em_err em_case_number(const em_case *c, const char *name, double *v);
+em_err em_case_string(const em_case *c, const char *name, const char **s);
+
+/* How the mesher sizes elements. */
+typedef struct em_mesh_opts {
+  double unit;                 /* metres per model unit */
+  double freq_max;             /* Hz: the wavelength is taken here */
+  double elements_per_wavelength;  /* <= 0: only the case's own sizes */
+  /* refractive index sqrt(|eps_r mu_r|) of each volume group by name, for the
+   * local wavelength; NULL or an unknown name means 1 */
+  double (*index_of)(void *ctx, const char *group_name);
+  void *index_ctx;
+  int reorder;                 /* RCM vertex renumbering (default 1) */
+} em_mesh_opts;
+
+/* Generate (for .geo) or read (for .msh) the tet mesh, and build the
+ * topology.  Logs meshing progress and the statistics. */
+em_err em_case_mesh(em_case *c, const em_mesh_opts *opts, const em_log *log, em_mesh **m);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* EM_MESH_H */

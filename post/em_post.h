@@ -1,0 +1,71 @@
+/* em_post.h - what comes out of a solve: fields for ParaView (our own legacy
+ * VTK writer), the JSON summary, Touchstone and CSV port tables, and port
+ * quantities.  Every file is written to a temporary name and renamed.
+ */
+#ifndef EM_POST_H
+#define EM_POST_H
+
+#include "em_assembly.h"
+#include "em_core.h"
+#include "em_mesh.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* -------------------------------------------------------------------- VTK */
+
+typedef struct em_vtk_opts {
+  int binary;       /* 1: BINARY (big-endian, as legacy VTK requires); 0: ASCII */
+  int subdiv;       /* tets split into subdiv^3 sub-tets for sampling; 0 =
+                       automatic (the basis order p) */
+  const char *title;
+} em_vtk_opts;
+
+/* UNSTRUCTURED_GRID of (sub-divided) tets with point data "E_re", "E_im"
+ * (vectors) and "E_abs" (scalar |E| = sqrt(|Ex|^2+|Ey|^2+|Ez|^2)), and cell
+ * data "material" (volume group index) and "group_name" is documented in
+ * the header comment of the file. The field is evaluated per cell, so points
+ * are not shared between tets (discontinuous normal component shows). */
+em_err em_vtk_write(const char *path, const em_mesh *m, const em_dofmap *d, const em_cplx *x,
+                    const em_cplx *fixed, const em_vtk_opts *o);
+
+/* ------------------------------------------------------------------- JSON */
+
+/* A streaming JSON writer into an em_outfile: keys in objects, no key in
+ * arrays (pass NULL).  Numbers that are not finite are written as null. */
+typedef struct em_json {
+  em_outfile out;
+  int depth;
+  int first[32];    /* no element written yet at each depth */
+} em_json;
+
+em_err em_json_open(em_json *j, const char *path);
+void em_json_begin_object(em_json *j, const char *key);
+void em_json_end_object(em_json *j);
+void em_json_begin_array(em_json *j, const char *key);
+void em_json_end_array(em_json *j);
+void em_json_number(em_json *j, const char *key, double v);
+void em_json_int(em_json *j, const char *key, int64_t v);
+void em_json_string(em_json *j, const char *key, const char *s);
+void em_json_bool(em_json *j, const char *key, int v);
+/* Close all open scopes and commit the file. */
+em_err em_json_close(em_json *j);
+/* Remove the temporary file after an error. */
+void em_json_abort(em_json *j);
+
+/* ------------------------------------------------------------ port tables */
+
+/* Touchstone v1 (".sNp"): "# Hz S RI R z0", one line per frequency;
+ * S is [n_freq][n_ports][n_ports] with S[f][i][j] = S_ij. */
+em_err em_touchstone_write(const char *path, int n_ports, int n_freq, const double *freq,
+                           const em_cplx *S, double z0, const char *comment);
+/* ports.csv: frequency, then per port: |S_ii| dB, phase deg, Re/Im Zin,
+ * and S_ji for j != i. */
+em_err em_ports_csv_write(const char *path, int n_ports, int n_freq, const double *freq,
+                          const em_cplx *S, const double *z0);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* EM_POST_H */
