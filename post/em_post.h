@@ -17,18 +17,23 @@ extern "C" {
 
 typedef struct em_vtk_opts {
   int binary;       /* 1: BINARY (big-endian, as legacy VTK requires); 0: ASCII */
-  int subdiv;       /* tets split into subdiv^3 sub-tets for sampling; 0 =
-                       automatic (the basis order p) */
+  int subdiv;       /* each tet is split into subdiv^3 sub-tets (1 = the mesh
+                       itself); use the basis order p so ParaView sees the
+                       higher-order field rather than vertex averages */
   const char *title;
 } em_vtk_opts;
 
-/* UNSTRUCTURED_GRID of (sub-divided) tets with point data "E_re", "E_im"
- * (vectors) and "E_abs" (scalar |E| = sqrt(|Ex|^2+|Ey|^2+|Ez|^2)), and cell
- * data "material" (volume group index) and "group_name" is documented in
- * the header comment of the file. The field is evaluated per cell, so points
- * are not shared between tets (discontinuous normal component shows). */
-em_err em_vtk_write(const char *path, const em_mesh *m, const em_dofmap *d, const em_cplx *x,
-                    const em_cplx *fixed, const em_vtk_opts *o);
+/* The field to write, sampled at barycentric point lam of tet t. */
+typedef em_err (*em_field_sampler)(void *ctx, int32_t t, const double lam[4], em_cplx E[3]);
+
+/* UNSTRUCTURED_GRID of (sub-divided) tets.  Point data: "E_re", "E_im"
+ * (vectors, V/m) and "E_abs" (scalar sqrt(|Ex|^2+|Ey|^2+|Ez|^2)); cell data:
+ * "material" (the volume group index of the parent tet; the group names are
+ * listed in the file's title line).  Points are not shared between parent
+ * tets, because the tangential-conforming field is discontinuous in its
+ * normal component across material interfaces. */
+em_err em_vtk_write(const char *path, const em_mesh *m, em_field_sampler E, void *ctx,
+                    const em_vtk_opts *o);
 
 /* ------------------------------------------------------------------- JSON */
 
