@@ -35,6 +35,16 @@ em_err em_fmt_sellrt_build(const em_csr *A, const em_spmat_opts *o, em_spmat *M)
 em_err em_fmt_hyb_build(const em_csr *A, const em_spmat_opts *o, em_spmat *M);    /* HYB, HEC */
 em_err em_fmt_bitmap_build(const em_csr *A, const em_spmat_opts *o, em_spmat *M); /* BITMAP */
 
+/* Device memory helpers shared by the CUDA builders (devmem_cuda.c). */
+#ifdef EM_HAVE_CUDA
+/* *d = device copy of `bytes` bytes at h (NULL when bytes == 0). */
+em_err em_fmt_dev_upload(void **d, const void *h, size_t bytes, const char *what);
+/* *d = device array of n complex values in precision p (converted on the
+ * host when p is single). */
+em_err em_fmt_dev_upload_vals(void **d, const em_cplx *h, size_t n, em_prec p, const char *what);
+void em_fmt_dev_free(void **d);
+#endif
+
 /* Pick a concrete format and T for A from its row-length statistics. */
 void em_fmt_choose(const em_csr *A, const em_spmat_opts *o, em_spmat_opts *chosen);
 
