@@ -135,7 +135,10 @@ typedef em_err (*em_vector_fn)(void *ctx, const double x[3], em_cplx v[3]);
  * triangles of a surface group, and oint g . w added to right-hand side
  * column `rhs` when g is set. */
 typedef struct em_robin {
-  int group;           /* surface group (index into mesh->group) */
+  int group;           /* surface group (index into mesh->group), or -1:
+                          the faces listed below */
+  const int32_t *faces;  /* with group == -1: mesh faces (on the boundary) */
+  int32_t n_faces;
   em_cplx gamma;
   em_vector_fn g;      /* NULL: no source */
   void *g_ctx;
@@ -183,6 +186,101 @@ void em_field_eval(const em_mesh *m, const em_dofmap *d, const em_cplx *x, const
 em_err em_field_error(const em_mesh *m, const em_dofmap *d, const em_cplx *x,
                       const em_cplx *fixed, em_vector_fn E_ex, em_vector_fn curl_ex, void *ctx,
                       double *l2_err, double *curl_err);
+
+/* ---------------------------------------------------------- media, PML */
+
+/* The medium of a volume group: eps_r (with loss: eps_r (1 - j tan_delta))
+ * and mu_r.  A PML volume keeps its background medium here and is marked. */
+typedef struct em_medium {
+  em_cplx eps_r;
+  em_cplx mu_r;
+  int is_pml;
+} em_medium;
+
+/* Cartesian uniaxial PML by complex coordinate stretching.  Beyond the
+ * interior box on side d the coordinate stretch is
+ *   s_d(xi) = 1 - j (sigma0_d / k0) (xi / L_d)^m,
+ *   sigma0_d = (m + 1) ln(1/R0) / (2 L_d),
+ * xi the depth into a layer of thickness L_d, so that a plane wave at normal
+ * incidence on the continuous layer (PEC behind it) returns R0 at every
+ * frequency; oblique and evanescent waves see exp(-2 k_n/k0 sigma0 L/(m+1)).
+ * Materials become eps Lambda and (mu Lambda)^-1 with
+ *   Lambda = diag(s_y s_z / s_x, s_x s_z / s_y, s_x s_y / s_z). */
+typedef struct em_pml {
+  double inner[6];   /* interior box: xmin xmax ymin ymax zmin zmax (m) */
+  double thick[6];   /* layer thickness beyond each of the six sides (0: none) */
+  int order;         /* grading exponent m */
+  double R0;         /* normal-incidence reflection of the continuous layer */
+} em_pml;
+
+/* Interior box = bounding box of the non-PML tets; thickness per side from
+ * the PML tets.  Errors name the PML group: a PML tet inside the interior
+ * box, a PML group that touches no interior tet (through PML tets). */
+em_err em_pml_detect(const em_mesh *m, const em_medium *med, int order, double R0, em_pml *p);
+/* Stretch factors s[3] at x. */
+void em_pml_stretch(const em_pml *p, double k0, const double x[3], em_cplx s[3]);
+
+/* The em_material_fn context for em_problem.material. */
+typedef struct em_media {
+  const em_mesh *mesh;
+  const em_medium *medium;   /* per mesh group (volume groups are read) */
+  const em_pml *pml;         /* NULL: no PML */
+  double k0;
+} em_media;
+
+em_err em_media_material(void *ctx, int32_t t, const double x[3], em_material *mat);
+
+/* ------------------------------------------------------------------ ports */
+
+typedef enum em_port_type { EM_PORT_COAX = 0, EM_PORT_WAVEGUIDE, EM_PORT_LUMPED } em_port_type;
+
+/* A port on a planar surface group "portN".  Wave ports (coax: TEM, known in
+ * closed form; rectangular waveguide: TE10) sit on the outer boundary and
+ * are matched for their mode by the Robin condition
+ *   n x (nu curl E) + j beta nu n x (n x E) = -2 j beta nu e_inc;
+ * a lumped port is a resistive sheet (R = z_ref) of width w and length l
+ * with a Norton current source along v. */
+typedef struct em_port {
+  char name[32];        /* "port1" */
+  int number;           /* N of portN */
+  int group;            /* surface group (index into mesh->group) */
+  em_port_type type;
+  double center[3];     /* coax axis point / rectangle centre (m) */
+  double normal[3];     /* unit normal pointing into the meshed domain */
+  double u[3], v[3];    /* in-plane axes: waveguide u along a, v along b (the
+                           TE10 E direction); lumped u along w, v along E */
+  double a, b;          /* coax: inner, outer radius; waveguide: broad, narrow
+                           side; lumped: width w, length l (m) */
+  double area;          /* area of the port's triangles (m^2) */
+  em_cplx eps_r, mu_r;  /* filling, from the adjacent volume */
+  double z_ref;         /* reference impedance of S (ohm); 0 = mode impedance */
+  double deembed;       /* reference plane moved this far inward (m) */
+  /* per frequency (em_port_set_frequency) */
+  double k0;
+  em_cplx beta;         /* propagation constant (rad/m) */
+  em_cplx z_mode;       /* coax Z0 = eta ln(b/a) / 2 pi; TE10 Z_TE = k eta / beta;
+                           lumped: z_ref */
+  double norm;          /* mode amplitude that carries 1 W (peak phasors) */
+} em_port;
+
+/* Geometry of the port from its triangles: planarity, inward normal,
+ * coax radii / rectangle sides and axes, filling medium.  dir: lumped E
+ * direction (NULL or zero: along the shorter side).  Errors name the port. */
+em_err em_port_setup(const em_mesh *m, int group, em_port_type type, const em_medium *med,
+                     const double dir[3], em_port *p);
+/* beta, mode impedance and normalisation at k0; a waveguide port below its
+ * TE10 cut-off is an error naming the port and the cut-off frequency. */
+em_err em_port_set_frequency(em_port *p, double k0);
+/* The mode's transverse field e(x) (unit power), real, in the port plane. */
+void em_port_mode(const em_port *p, const double x[3], double e[3]);
+/* The port's Robin boundary; with excite the incident wave (wave ports) or
+ * the 1 A Norton current (lumped) goes into right-hand side column rhs. */
+void em_port_robin(em_port *p, int excite, int rhs, em_robin *r);
+/* What the port sees of a solution: wave ports c = oint E.e / oint e.e (the
+ * total modal amplitude on the port plane); lumped the voltage
+ * V = -(1/w) oint E.v (positive terminal at +v). */
+em_err em_port_measure(const em_port *p, const em_mesh *m, const em_dofmap *d, const em_cplx *x,
+                       const em_cplx *fixed, em_cplx *c);
 
 #ifdef __cplusplus
 }

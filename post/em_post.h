@@ -70,6 +70,20 @@ em_err em_touchstone_write(const char *path, int n_ports, int n_freq, const doub
 em_err em_ports_csv_write(const char *path, int n_ports, int n_freq, const double *freq,
                           const em_cplx *S, const double *z0);
 
+/* ------------------------------------------------------ port quantities */
+
+/* S-parameters of one frequency from the port measurements:
+ * meas[i * n + j] = what port j measured (em_port_measure) while port i was
+ * excited.  Power waves: a wave port driven with the unit-power mode has
+ * a = sqrt 2 and b_j = sqrt 2 (c_j - delta_ij); a lumped port with its 1 A
+ * Norton source has a = sqrt(R) / 2 and b = (V - R I) / (2 sqrt R).  Then the
+ * reference planes move by each port's deembed (S_ij e^{j beta_i d_i}
+ * e^{j beta_j d_j}) and S is renormalised from the mode impedances to
+ * z_ref (when set).  Out: S[i * n + j] = S_ij, zref[i] the reference
+ * impedance of port i, zin[i] = zref_i (1 + S_ii) / (1 - S_ii). */
+em_err em_port_sparams(int n, const em_port *ports, const em_cplx *meas, em_cplx *S, double *zref,
+                       em_cplx *zin);
+
 #ifdef __cplusplus
 }
 #endif

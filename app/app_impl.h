@@ -1,0 +1,59 @@
+/* app_impl.h - the emsolve command: arguments, parameters, the pipeline. */
+#ifndef EM_APP_IMPL_H
+#define EM_APP_IMPL_H
+
+#include "em_assembly.h"
+#include "em_core.h"
+#include "em_formats.h"
+#include "em_mesh.h"
+#include "em_post.h"
+#include "em_solver.h"
+
+/* What the command line asked for. */
+typedef struct em_app_args {
+  const char *case_path;   /* the .geo or .msh file */
+  const char *out_dir;     /* --out DIR, NULL: out/<case> */
+  const char *device;      /* --device auto|cpu|gpu */
+  const char *dump_matrix; /* --dump-matrix FILE, NULL: none */
+  int list_params;         /* --list-params */
+  int log_level;           /* --quiet / --verbose */
+  int n_over;
+  em_param_override *over; /* -setnumber / -setstring, in order */
+} em_app_args;
+
+/* Parse argv; on a usage error the message names the bad argument. */
+em_err em_app_parse_args(int argc, char **argv, em_app_args *a, int *want_help, int *want_version);
+void em_app_args_free(em_app_args *a);
+void em_app_usage(FILE *f);
+
+/* The parameters emsolve knows (for the case layer and --list-params). */
+const em_param_spec *em_app_specs(int *n);
+
+/* Settings read once from the case. */
+typedef struct em_run_config {
+  double unit; /* metres per model unit */
+  int n_freq;
+  double *freq; /* Hz */
+  int order;    /* 1..3 */
+  double epw;   /* elements per wavelength used */
+  em_ksp_opts ksp;
+  em_pc_opts pc;
+  em_blockop_opts bop;
+  int outer_abc;         /* exterior faces: 0 PEC, 1 first-order ABC */
+  int pml_order;         /* grading exponent m */
+  double pml_reflection; /* normal-incidence reflection target */
+  int fields;            /* 0 none, 1 first frequency, 2 all */
+  int vtk_binary;
+  int subdiv;
+} em_run_config;
+
+em_err em_run_config_read(const em_case *c, em_run_config *cfg);
+void em_run_config_free(em_run_config *cfg);
+
+/* --list-params */
+void em_app_list_params(const em_case *c, FILE *f);
+
+/* The pipeline: mesh, assemble, solve, write. */
+em_err em_app_run(const em_app_args *a, const em_log *log);
+
+#endif

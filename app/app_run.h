@@ -1,0 +1,55 @@
+/* app_run.h - the state of one emsolve run (private to app/). */
+#ifndef EM_APP_RUN_H
+#define EM_APP_RUN_H
+
+#include "app_setup.h"
+
+#define EM_RUN_MAX_PORTS 16
+
+/* What one frequency produced. */
+typedef struct em_freq_result {
+  double f;                                             /* Hz */
+  double k0;                                            /* rad/m */
+  double t_assembly, t_operator, t_pc, t_solve, t_post; /* seconds */
+  em_pc_info pc;
+  em_ksp_stats ksp[EM_RUN_MAX_PORTS]; /* one solve per excited port */
+  int n_solve;
+  int converged; /* every solve converged */
+} em_freq_result;
+
+typedef struct em_block_stat {
+  int32_t rows, cols;
+  int64_t nnz;
+  double row_mean;
+  int32_t row_max;
+  em_spmat_info info; /* format chosen for the block */
+} em_block_stat;
+
+typedef struct em_run {
+  const em_app_args *args;
+  const em_log *log;
+  double t_start;
+  em_device dev;
+  em_case *cs;
+  em_run_config cfg;
+  em_mesh *mesh;
+  em_mesh_stats mstats;
+  double t_mesh;
+  em_setup setup;
+  em_dofmap *dofs;
+  char out_dir[1024];
+  int n_block; /* order groups */
+  em_block_stat block[EM_MAX_ORDER][EM_MAX_ORDER];
+  size_t operator_bytes;
+  em_cplx *S;         /* [n_freq][n_port][n_port] */
+  double *zref;       /* [n_port] */
+  em_cplx *zin;       /* [n_freq][n_port] */
+  em_freq_result *fr; /* [n_freq] */
+  int n_done;         /* frequencies finished */
+  int n_files;
+  char files[64][256]; /* outputs written, relative to out_dir */
+} em_run;
+
+em_err em_run_write_summary(const em_run *r);
+
+#endif

@@ -1,0 +1,100 @@
+/* args.c - the command line: options, -setnumber / -setstring, the case. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "app_impl.h"
+
+void em_app_usage(FILE *f) {
+  fprintf(f,
+          "usage: emsolve [options] CASE.geo|CASE.msh\n"
+          "\n"
+          "Solves the time-harmonic Maxwell equation on the case with hierarchical\n"
+          "Nedelec elements (orders 1-3) and writes port results and fields to\n"
+          "out/<case>/ (summary.json, <case>.sNp, ports.csv, fields_<n>.vtk).\n"
+          "\n"
+          "options:\n"
+          "  -setnumber NAME VALUE   override a number parameter (Gmsh's spelling)\n"
+          "  -setstring NAME VALUE   override a string parameter\n"
+          "  --list-params           list every parameter, its value and its source\n"
+          "  --out DIR               output directory (default out/<case>)\n"
+          "  --device auto|cpu|gpu   where to compute (auto: the GPU when one answers)\n"
+          "  --dump-matrix FILE      write the assembled system (first frequency)\n"
+          "  --quiet                 no progress on stderr (errors and results stay)\n"
+          "  --verbose               more progress\n"
+          "  --version, --help\n"
+          "\n"
+          "examples:\n"
+          "  emsolve cases/dra.geo\n"
+          "  emsolve cases/dra.geo -setnumber Solver/order 3 -setnumber Materials/dra/eps_r 10\n"
+          "  emsolve --list-params cases/waveguide.geo\n");
+}
+
+static em_err push_override(em_app_args *a, const char *name, int is_string, double v,
+                            const char *s) {
+  EM_TRY(em_realloc(&a->over, (size_t)a->n_over + 1, sizeof *a->over, "overrides"));
+  a->over[a->n_over++] = (em_param_override){name, is_string, v, s};
+  return EM_OK;
+}
+
+static em_err parse_number(const char *opt, const char *name, const char *text, double *v) {
+  char *end = NULL;
+  errno = 0;
+  *v = strtod(text, &end);
+  EM_CHECK(end != text && *end == '\0' && errno == 0, EM_ERR_INPUT, "%s %s: '%s' is not a number",
+           opt, name, text);
+  return EM_OK;
+}
+
+em_err em_app_parse_args(int argc, char **argv, em_app_args *a, int *want_help, int *want_version) {
+  memset(a, 0, sizeof *a);
+  a->device = "auto";
+  a->log_level = EM_LOG_INFO;
+  *want_help = *want_version = 0;
+  for (int i = 1; i < argc; i++) {
+    const char *s = argv[i];
+    if (!strcmp(s, "-h") || !strcmp(s, "--help")) {
+      *want_help = 1;
+    } else if (!strcmp(s, "--version")) {
+      *want_version = 1;
+    } else if (!strcmp(s, "-setnumber") || !strcmp(s, "-setstring")) {
+      EM_CHECK(i + 2 < argc, EM_ERR_INPUT, "%s needs a NAME and a VALUE", s);
+      if (s[4] == 'n') {
+        double v;
+        EM_TRY(parse_number(s, argv[i + 1], argv[i + 2], &v));
+        EM_TRY(push_override(a, argv[i + 1], 0, v, NULL));
+      } else {
+        EM_TRY(push_override(a, argv[i + 1], 1, 0, argv[i + 2]));
+      }
+      i += 2;
+    } else if (!strcmp(s, "--list-params")) {
+      a->list_params = 1;
+    } else if (!strcmp(s, "--quiet") || !strcmp(s, "-q")) {
+      a->log_level = EM_LOG_QUIET;
+    } else if (!strcmp(s, "--verbose") || !strcmp(s, "-v")) {
+      a->log_level = EM_LOG_VERBOSE;
+    } else if (!strcmp(s, "--out") || !strcmp(s, "--device") || !strcmp(s, "--dump-matrix")) {
+      EM_CHECK(i + 1 < argc, EM_ERR_INPUT, "%s needs a value", s);
+      const char *v = argv[++i];
+      if (!strcmp(s, "--out"))
+        a->out_dir = v;
+      else if (!strcmp(s, "--device"))
+        a->device = v;
+      else
+        a->dump_matrix = v;
+    } else if (s[0] == '-' && s[1] != '\0') {
+      return EM_RAISE(EM_ERR_INPUT, "unknown option '%s' (see emsolve --help)", s);
+    } else {
+      EM_CHECK(!a->case_path, EM_ERR_INPUT, "more than one case given: '%s' and '%s'", a->case_path,
+               s);
+      a->case_path = s;
+    }
+  }
+  EM_CHECK(a->case_path || *want_help || *want_version, EM_ERR_INPUT,
+           "no case file given (usage: emsolve [options] CASE.geo)");
+  return EM_OK;
+}
+
+void em_app_args_free(em_app_args *a) {
+  em_free(&a->over);
+}

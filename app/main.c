@@ -1,0 +1,32 @@
+/* main.c - emsolve: parse the command line, run, report errors. */
+#include <stdio.h>
+
+#include "app_impl.h"
+
+int main(int argc, char **argv) {
+  em_app_args a;
+  int help = 0, version = 0;
+  em_err err = em_app_parse_args(argc, argv, &a, &help, &version);
+  if (err) {
+    em_error_print(stderr);
+    fprintf(stderr, "(emsolve --help shows the usage)\n");
+    em_app_args_free(&a);
+    return 2;
+  }
+  if (help || version) {
+    if (version)
+      printf("emsolve %s (%s)\n", EM_VERSION, em_cuda_built() ? "CUDA backends built" : "CPU only");
+    if (help) em_app_usage(stdout);
+    em_app_args_free(&a);
+    return 0;
+  }
+  em_log log;
+  em_log_init(&log, stderr, a.log_level);
+  err = em_app_run(&a, &log);
+  em_app_args_free(&a);
+  if (err) {
+    em_error_print(stderr);
+    return 1;
+  }
+  return 0;
+}

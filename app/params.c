@@ -1,0 +1,204 @@
+/* params.c - the parameters emsolve knows, their defaults, and the run
+ * configuration read from a case.  Material and port parameters use '*'
+ * for the group name (see docs/case-files.md). */
+#include <math.h>
+#include <string.h>
+
+#include "app_impl.h"
+
+#define NUM(n, v, h) \
+  { n, 0, v, NULL, 1, h }
+#define NUM_REQ(n, h) \
+  { n, 0, 0, NULL, 0, h }
+#define STR(n, v, h) \
+  { n, 1, 0, v, 1, h }
+#define STR_REQ(n, h) \
+  { n, 1, 0, NULL, 0, h }
+
+static const em_param_spec SPECS[] = {
+    NUM("Geometry/unit", 1e-3, "metres per model unit (1e-3: the geometry is in mm)"),
+    NUM_REQ("Solver/frequency", "frequency in Hz (one frequency)"),
+    NUM_REQ("Solver/f_start", "first frequency of a sweep, Hz"),
+    NUM_REQ("Solver/f_stop", "last frequency of a sweep, Hz"),
+    NUM("Solver/n_freq", 11, "number of frequencies of a sweep"),
+    NUM("Solver/order", 1, "basis order p: 1, 2 or 3"),
+    STR("Solver/method", "bicgstab", "Krylov method: bicgstab, cocg, cocr, gmres, fgmres"),
+    STR("Solver/preconditioner", "ilu0", "preconditioner: none, jacobi, ilu0"),
+    STR("Solver/ordering", "natural", "ordering for the ILU factors: natural, rcm, nd"),
+    STR("Solver/precision", "double", "preconditioner precision: double or single"),
+    NUM("Solver/tolerance", 1e-8, "relative residual target"),
+    NUM("Solver/max_iterations", 5000, "iteration limit"),
+    NUM("Solver/restart", 50, "GMRES restart length"),
+    STR("Solver/format", "auto",
+        "matrix format: auto, csr, ell, ellr, ellr-t, sellr-t, hyb, hec, ..."),
+    STR("Solver/blocks", "streams", "nine-block SpMV: streams, sequential, graph, one"),
+    NUM("Mesh/elements_per_wavelength", 0,
+        "target elements per wavelength at the highest frequency (0: by order, 12/7/5)"),
+    NUM("Mesh/reorder", 1, "renumber vertices by reverse Cuthill-McKee (1) or not (0)"),
+    NUM_REQ("Materials/*/eps_r", "relative permittivity of volume '*' (required)"),
+    NUM("Materials/*/mu_r", 1, "relative permeability of volume '*'"),
+    NUM("Materials/*/tan_delta", 0, "dielectric loss tangent of volume '*'"),
+    STR_REQ("Ports/*/type", "port type: coax, waveguide or lumped (required per port)"),
+    NUM("Ports/*/z0", 0, "reference impedance for S, ohm (0: the port's own impedance)"),
+    NUM("Ports/*/deembed", 0, "move the reference plane this far into the structure (model units)"),
+    NUM("Ports/*/dir_x", 0, "lumped port: E direction x (0,0,0: along the shorter side)"),
+    NUM("Ports/*/dir_y", 0, "lumped port: E direction y"),
+    NUM("Ports/*/dir_z", 0, "lumped port: E direction z"),
+    NUM("PML/order", 2, "PML grading exponent m in sigma(xi) ~ (xi/L)^m"),
+    NUM("PML/reflection", 1e-6, "PML normal-incidence reflection target R0"),
+    STR("Boundary/outer", "pec", "exterior faces without a group: pec or abc (first-order)"),
+    STR("Output/fields", "auto", "fields .vtk: auto (single frequency: yes), all, first, none"),
+    STR("Output/vtk", "binary", "VTK encoding: binary or ascii"),
+    NUM("Output/subdiv", 0, "VTK subdivision of each tet (0: the basis order)"),
+};
+
+const em_param_spec *em_app_specs(int *n) {
+  *n = (int)(sizeof SPECS / sizeof SPECS[0]);
+  return SPECS;
+}
+
+static em_err num(const em_case *c, const char *name, double *v) {
+  EM_TRY(em_case_number(c, name, v));
+  EM_CHECK(isfinite(*v), EM_ERR_INPUT, "parameter %s is not a finite number", name);
+  return EM_OK;
+}
+
+static em_err integer(const em_case *c, const char *name, int lo, int hi, int *v) {
+  double d;
+  EM_TRY(num(c, name, &d));
+  EM_CHECK(d == floor(d) && d >= lo && d <= hi, EM_ERR_INPUT,
+           "parameter %s = %g must be an integer in %d..%d", name, d, lo, hi);
+  *v = (int)d;
+  return EM_OK;
+}
+
+static em_err choice(const em_case *c, const char *name, const char *const *opts, int n, int *v) {
+  const char *s;
+  EM_TRY(em_case_string(c, name, &s));
+  for (int i = 0; i < n; i++)
+    if (!strcmp(s, opts[i])) {
+      *v = i;
+      return EM_OK;
+    }
+  char known[256] = "";
+  for (int i = 0; i < n; i++) {
+    strncat(known, opts[i], sizeof known - strlen(known) - 1);
+    if (i + 1 < n) strncat(known, ", ", sizeof known - strlen(known) - 1);
+  }
+  return EM_RAISE(EM_ERR_INPUT, "parameter %s = '%s' is not one of: %s", name, s, known);
+}
+
+static em_err read_frequencies(const em_case *c, em_run_config *cfg) {
+  const em_param *single = em_case_param_find(c, "Solver/frequency");
+  const em_param *f0 = em_case_param_find(c, "Solver/f_start");
+  const em_param *f1 = em_case_param_find(c, "Solver/f_stop");
+  EM_CHECK(single || (f0 && f1), EM_ERR_INPUT,
+           "case %s sets no frequency: define Solver/frequency, or Solver/f_start and "
+           "Solver/f_stop (e.g. -setnumber Solver/frequency 5e9)",
+           em_case_path(c));
+  if (f0 && f1) {
+    double a, b;
+    int n;
+    EM_TRY(num(c, "Solver/f_start", &a));
+    EM_TRY(num(c, "Solver/f_stop", &b));
+    EM_TRY(integer(c, "Solver/n_freq", 1, 100000, &n));
+    EM_CHECK(a > 0 && b >= a, EM_ERR_INPUT,
+             "frequency sweep %g .. %g Hz: need 0 < Solver/f_start <= Solver/f_stop", a, b);
+    EM_TRY(em_calloc(&cfg->freq, (size_t)n, sizeof *cfg->freq, "frequency list"));
+    cfg->n_freq = n;
+    for (int i = 0; i < n; i++) cfg->freq[i] = n == 1 ? a : a + (b - a) * i / (n - 1);
+  } else {
+    double f;
+    EM_TRY(num(c, "Solver/frequency", &f));
+    EM_CHECK(f > 0, EM_ERR_INPUT, "Solver/frequency = %g Hz must be > 0", f);
+    EM_TRY(em_calloc(&cfg->freq, 1, sizeof *cfg->freq, "frequency list"));
+    cfg->n_freq = 1;
+    cfg->freq[0] = f;
+  }
+  return EM_OK;
+}
+
+static em_err read_solver(const em_case *c, em_run_config *cfg) {
+  const char *s;
+  em_ksp_opts_default(&cfg->ksp);
+  EM_TRY(em_case_string(c, "Solver/method", &s));
+  EM_TRY(em_ksp_method_parse(s, &cfg->ksp.method));
+  EM_TRY(num(c, "Solver/tolerance", &cfg->ksp.tol));
+  EM_CHECK(cfg->ksp.tol > 0 && cfg->ksp.tol < 1, EM_ERR_INPUT,
+           "Solver/tolerance = %g must be in (0, 1)", cfg->ksp.tol);
+  EM_TRY(integer(c, "Solver/max_iterations", 1, 100000000, &cfg->ksp.max_it));
+  EM_TRY(integer(c, "Solver/restart", 1, 10000, &cfg->ksp.restart));
+  memset(&cfg->pc, 0, sizeof cfg->pc);
+  EM_TRY(em_case_string(c, "Solver/preconditioner", &s));
+  EM_TRY(em_pc_type_parse(s, &cfg->pc.type));
+  EM_TRY(em_case_string(c, "Solver/ordering", &s));
+  EM_TRY(em_pc_ordering_parse(s, &cfg->pc.ordering));
+  static const char *const prec[] = {"double", "single"};
+  int p;
+  EM_TRY(choice(c, "Solver/precision", prec, 2, &p));
+  cfg->pc.prec = p ? EM_PREC_SINGLE : EM_PREC_DOUBLE;
+  em_blockop_opts_default(&cfg->bop);
+  em_format fmt;
+  EM_TRY(em_case_string(c, "Solver/format", &s));
+  EM_TRY(em_format_parse(s, &fmt));
+  for (int i = 0; i < EM_MAX_ORDER; i++)
+    for (int j = 0; j < EM_MAX_ORDER; j++) cfg->bop.format[i][j] = fmt;
+  cfg->bop.whole_format = fmt;
+  static const char *const modes[] = {"streams", "sequential", "graph", "one"};
+  static const em_blockop_mode mode_of[] = {EM_BLOCKOP_STREAMS, EM_BLOCKOP_SEQUENTIAL,
+                                            EM_BLOCKOP_GRAPH, EM_BLOCKOP_ONE_MATRIX};
+  int m;
+  EM_TRY(choice(c, "Solver/blocks", modes, 4, &m));
+  cfg->bop.mode = mode_of[m];
+  return EM_OK;
+}
+
+em_err em_run_config_read(const em_case *c, em_run_config *cfg) {
+  memset(cfg, 0, sizeof *cfg);
+  EM_TRY(num(c, "Geometry/unit", &cfg->unit));
+  EM_CHECK(cfg->unit > 0, EM_ERR_INPUT, "Geometry/unit = %g must be > 0", cfg->unit);
+  EM_TRY(read_frequencies(c, cfg));
+  EM_TRY(integer(c, "Solver/order", 1, 3, &cfg->order));
+  EM_TRY(num(c, "Mesh/elements_per_wavelength", &cfg->epw));
+  EM_CHECK(cfg->epw >= 0, EM_ERR_INPUT, "Mesh/elements_per_wavelength = %g must be >= 0", cfg->epw);
+  if (cfg->epw == 0) cfg->epw = cfg->order == 1 ? 12 : cfg->order == 2 ? 7 : 5;
+  EM_TRY(read_solver(c, cfg));
+  static const char *const outer[] = {"pec", "abc"};
+  EM_TRY(choice(c, "Boundary/outer", outer, 2, &cfg->outer_abc));
+  EM_TRY(integer(c, "PML/order", 0, 8, &cfg->pml_order));
+  EM_TRY(num(c, "PML/reflection", &cfg->pml_reflection));
+  EM_CHECK(cfg->pml_reflection > 0 && cfg->pml_reflection < 1, EM_ERR_INPUT,
+           "PML/reflection = %g must be in (0, 1)", cfg->pml_reflection);
+  static const char *const fields[] = {"auto", "all", "first", "none"};
+  int f;
+  EM_TRY(choice(c, "Output/fields", fields, 4, &f));
+  cfg->fields = f == 0 ? (cfg->n_freq == 1) : f == 1 ? 2 : f == 2 ? 1 : 0;
+  static const char *const vtk[] = {"ascii", "binary"};
+  EM_TRY(choice(c, "Output/vtk", vtk, 2, &cfg->vtk_binary));
+  EM_TRY(integer(c, "Output/subdiv", 0, 8, &cfg->subdiv));
+  if (cfg->subdiv == 0) cfg->subdiv = cfg->order;
+  return EM_OK;
+}
+
+void em_run_config_free(em_run_config *cfg) {
+  em_free(&cfg->freq);
+}
+
+void em_app_list_params(const em_case *c, FILE *f) {
+  int n = em_case_param_count(c);
+  fprintf(f, "%-36s %-24s %s\n", "parameter", "value", "source");
+  for (int i = 0; i < n; i++) {
+    const em_param *p = em_case_param_at(c, i);
+    char val[64];
+    if (p->is_string)
+      snprintf(val, sizeof val, "\"%s\"", p->string ? p->string : "");
+    else
+      snprintf(val, sizeof val, "%.10g", p->number);
+    fprintf(f, "%-36s %-24s %s\n", p->name, val, p->source);
+  }
+  int ns;
+  const em_param_spec *s = em_app_specs(&ns);
+  fprintf(f, "\nper-group parameters ('*' = a volume or port group name):\n");
+  for (int i = 0; i < ns; i++)
+    if (strchr(s[i].name, '*')) fprintf(f, "  %-34s %s\n", s[i].name, s[i].help);
+}

@@ -1,0 +1,194 @@
+/* setup.c - what the case's groups mean: media of the volumes, PML, ports,
+ * and which faces carry which boundary condition.  Everything is checked
+ * here, before anything is assembled or written. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "app_setup.h"
+
+static int starts_with(const char *s, const char *p) {
+  return !strncmp(s, p, strlen(p));
+}
+
+/* "port" followed by digits only. */
+static int port_number(const char *name) {
+  if (!starts_with(name, "port") || !name[4]) return 0;
+  for (const char *p = name + 4; *p; p++)
+    if (*p < '0' || *p > '9') return 0;
+  return atoi(name + 4);
+}
+
+static em_err param_name(char *buf, size_t n, const char *a, const char *b, const char *c) {
+  int k = snprintf(buf, n, "%s/%s/%s", a, b, c);
+  EM_CHECK(k > 0 && (size_t)k < n, EM_ERR_INPUT, "group name '%s' is too long", b);
+  return EM_OK;
+}
+
+em_err em_setup_medium_of(const em_case *c, const char *name, int is_pml, em_medium *med) {
+  char p[256];
+  double eps = 1, mu = 1, tand = 0;
+  EM_TRY(param_name(p, sizeof p, "Materials", name, "eps_r"));
+  if (!is_pml || em_case_param_find(c, p)) {
+    EM_CHECK(em_case_param_find(c, p), EM_ERR_INPUT,
+             "material '%s' has no eps_r: define %s in the case (DefineConstant[ er = {4.5, "
+             "Name \"%s\"} ];) or pass -setnumber %s VALUE",
+             name, p, p, p);
+    EM_TRY(em_case_number(c, p, &eps));
+  }
+  EM_TRY(param_name(p, sizeof p, "Materials", name, "mu_r"));
+  EM_TRY(em_case_number(c, p, &mu));
+  EM_TRY(param_name(p, sizeof p, "Materials", name, "tan_delta"));
+  EM_TRY(em_case_number(c, p, &tand));
+  EM_CHECK(eps > 0 && mu > 0 && tand >= 0, EM_ERR_INPUT,
+           "material '%s': need eps_r > 0, mu_r > 0, tan_delta >= 0 (got %g, %g, %g)", name, eps,
+           mu, tand);
+  med->eps_r = eps * (1 - I * tand);
+  med->mu_r = mu;
+  med->is_pml = is_pml;
+  return EM_OK;
+}
+
+/* Refractive index of a volume for the mesher's local wavelength. */
+double em_setup_index_of(void *ctx, const char *group_name) {
+  em_medium med;
+  if (em_setup_medium_of(ctx, group_name, starts_with(group_name, "pml"), &med)) {
+    em_error_clear(); /* reported properly when the media are set up */
+    return 1;
+  }
+  return sqrt(cabs(med.eps_r * med.mu_r));
+}
+
+static em_err setup_ports(const em_case *c, const em_mesh *m, em_setup *s) {
+  for (int g = 0; g < m->n_group; g++)
+    if (m->group[g].dim == 2 && port_number(m->group[g].name) > 0) s->n_port++;
+  if (!s->n_port) return EM_OK;
+  EM_TRY(em_calloc(&s->port, (size_t)s->n_port, sizeof *s->port, "ports"));
+  for (int i = 1; i <= s->n_port; i++) {
+    char name[32];
+    snprintf(name, sizeof name, "port%d", i);
+    int g = em_mesh_group_find(m, name, 2);
+    EM_CHECK(g >= 0, EM_ERR_INPUT,
+             "the case has %d port groups but no '%s': number ports port1 .. port%d", s->n_port,
+             name, s->n_port);
+    char p[256];
+    const char *type;
+    EM_TRY(param_name(p, sizeof p, "Ports", name, "type"));
+    EM_CHECK(em_case_param_find(c, p), EM_ERR_INPUT,
+             "%s has no type: define %s (coax, waveguide or lumped)", name, p);
+    EM_TRY(em_case_string(c, p, &type));
+    em_port_type t;
+    if (!strcmp(type, "coax"))
+      t = EM_PORT_COAX;
+    else if (!strcmp(type, "waveguide"))
+      t = EM_PORT_WAVEGUIDE;
+    else if (!strcmp(type, "lumped"))
+      t = EM_PORT_LUMPED;
+    else
+      return EM_RAISE(EM_ERR_INPUT, "%s = '%s': use coax, waveguide or lumped", p, type);
+    double dir[3], z0, deembed;
+    const char *dn[3] = {"dir_x", "dir_y", "dir_z"};
+    for (int d = 0; d < 3; d++) {
+      EM_TRY(param_name(p, sizeof p, "Ports", name, dn[d]));
+      EM_TRY(em_case_number(c, p, &dir[d]));
+    }
+    EM_TRY(param_name(p, sizeof p, "Ports", name, "z0"));
+    EM_TRY(em_case_number(c, p, &z0));
+    EM_CHECK(z0 >= 0, EM_ERR_INPUT, "%s = %g ohm must be >= 0", p, z0);
+    EM_TRY(param_name(p, sizeof p, "Ports", name, "deembed"));
+    EM_TRY(em_case_number(c, p, &deembed));
+    em_port *pt = &s->port[i - 1];
+    EM_TRY(em_port_setup(m, g, t, s->medium, dir, pt));
+    pt->z_ref = z0;
+    pt->deembed = deembed * m->unit;
+  }
+  return EM_OK;
+}
+
+/* Faces: pec* groups and the exterior are fixed (tangential E = 0), except
+ * exterior faces of ports and pmc* groups (natural condition, a magnetic
+ * wall), and, with Boundary/outer = abc, the remaining exterior faces get a
+ * first-order absorbing condition instead. */
+static em_err setup_faces(const em_mesh *m, int outer_abc, em_setup *s) {
+  uint8_t *role = NULL; /* 0 none, 1 pec, 2 port, 3 pmc */
+  EM_TRY(em_calloc(&role, (size_t)m->n_face, 1, "face roles"));
+  EM_TRY(em_calloc(&s->face_fixed, (size_t)m->n_face, 1, "fixed faces"));
+  for (int32_t k = 0; k < m->n_tri; k++) {
+    const char *name = m->group[m->tri_group[k]].name;
+    int32_t f = m->tri_face[k];
+    if (starts_with(name, "pec"))
+      role[f] = 1;
+    else if (port_number(name) > 0 && role[f] != 1)
+      role[f] = 2;
+    else if (starts_with(name, "pmc") && !role[f])
+      role[f] = 3;
+  }
+  s->n_abc = 0;
+  for (int32_t f = 0; f < m->n_face; f++) {
+    int exterior = m->face_tet[2 * f + 1] < 0;
+    if (role[f] == 1 || (exterior && role[f] == 0 && !outer_abc)) s->face_fixed[f] = 1;
+    if (exterior && role[f] == 0 && outer_abc) s->n_abc++;
+  }
+  if (s->n_abc) {
+    em_err err = em_calloc(&s->abc_face, (size_t)s->n_abc, sizeof *s->abc_face, "ABC faces");
+    if (err) {
+      em_free(&role);
+      return em_error_trace(err, __FILE__, __LINE__);
+    }
+    int32_t n = 0;
+    for (int32_t f = 0; f < m->n_face; f++)
+      if (m->face_tet[2 * f + 1] < 0 && role[f] == 0) s->abc_face[n++] = f;
+  }
+  em_free(&role);
+  return EM_OK;
+}
+
+em_err em_setup_build(const em_case *c, const em_mesh *m, const em_run_config *cfg,
+                      const em_log *log, em_setup *s) {
+  memset(s, 0, sizeof *s);
+  int n_interior = 0;
+  EM_TRY(em_calloc(&s->medium, (size_t)m->n_group, sizeof *s->medium, "media"));
+  for (int g = 0; g < m->n_group; g++) {
+    if (m->group[g].dim != 3) continue;
+    int pml = starts_with(m->group[g].name, "pml");
+    EM_TRY(em_setup_medium_of(c, m->group[g].name, pml, &s->medium[g]));
+    s->has_pml |= pml;
+    n_interior += !pml;
+  }
+  EM_CHECK(n_interior > 0, EM_ERR_INPUT, "case %s has only PML volumes", em_case_path(c));
+  if (s->has_pml) {
+    EM_TRY(em_pml_detect(m, s->medium, cfg->pml_order, cfg->pml_reflection, &s->pml));
+    em_log_info(log,
+                "PML: interior box [%.4g, %.4g] x [%.4g, %.4g] x [%.4g, %.4g] mm, "
+                "layers %.3g/%.3g/%.3g/%.3g/%.3g/%.3g mm, m = %d, R0 = %g",
+                s->pml.inner[0] * 1e3, s->pml.inner[1] * 1e3, s->pml.inner[2] * 1e3,
+                s->pml.inner[3] * 1e3, s->pml.inner[4] * 1e3, s->pml.inner[5] * 1e3,
+                s->pml.thick[0] * 1e3, s->pml.thick[1] * 1e3, s->pml.thick[2] * 1e3,
+                s->pml.thick[3] * 1e3, s->pml.thick[4] * 1e3, s->pml.thick[5] * 1e3, s->pml.order,
+                s->pml.R0);
+  }
+  EM_TRY(setup_ports(c, m, s));
+  for (int i = 0; i < s->n_port; i++) {
+    const em_port *p = &s->port[i];
+    if (p->type == EM_PORT_COAX)
+      em_log_info(log, "%s: coax, radii %.4g / %.4g mm, eps_r %.4g", p->name, p->a * 1e3,
+                  p->b * 1e3, creal(p->eps_r));
+    else
+      em_log_info(log, "%s: %s, %.4g x %.4g mm", p->name,
+                  p->type == EM_PORT_WAVEGUIDE ? "waveguide" : "lumped", p->a * 1e3, p->b * 1e3);
+  }
+  EM_TRY(setup_faces(m, cfg->outer_abc, s));
+  for (int g = 0; g < m->n_group; g++) {
+    const char *n = m->group[g].name;
+    if (m->group[g].dim == 2 && !starts_with(n, "pec") && !starts_with(n, "pmc") && !port_number(n))
+      em_log_verbose(log, "surface group '%s' has no boundary role (names: pec*, pmc*, portN)", n);
+  }
+  return EM_OK;
+}
+
+void em_setup_free(em_setup *s) {
+  em_free(&s->medium);
+  em_free(&s->port);
+  em_free(&s->face_fixed);
+  em_free(&s->abc_face);
+}

@@ -1,0 +1,228 @@
+/* port_setup.c - a port's geometry from its triangles: plane, inward normal,
+ * the coaxial annulus or the rectangle, and the medium that fills it. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "em_assembly.h"
+
+static double dot3(const double *a, const double *b) {
+  return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+}
+static void cross3(const double *a, const double *b, double *c) {
+  c[0] = a[1] * b[2] - a[2] * b[1];
+  c[1] = a[2] * b[0] - a[0] * b[2];
+  c[2] = a[0] * b[1] - a[1] * b[0];
+}
+static void normalize3(double *a) {
+  double n = sqrt(dot3(a, a));
+  for (int i = 0; i < 3; i++) a[i] /= n;
+}
+
+/* Area-weighted centroid, unit normal (orientation of the largest
+ * triangle), total area, and the largest vertex distance from the centroid. */
+static void plane_of(const em_mesh *m, int group, double c[3], double n[3], double *area) {
+  double best = -1, acc[3] = {0, 0, 0};
+  *area = 0;
+  c[0] = c[1] = c[2] = 0;
+  n[0] = n[1] = n[2] = 0;
+  for (int pass = 0; pass < 2; pass++)
+    for (int32_t k = 0; k < m->n_tri; k++) {
+      if (m->tri_group[k] != group) continue;
+      const double *p0 = m->xyz + 3 * (size_t)m->tri[3 * k],
+                   *p1 = m->xyz + 3 * (size_t)m->tri[3 * k + 1],
+                   *p2 = m->xyz + 3 * (size_t)m->tri[3 * k + 2];
+      double e1[3], e2[3], t[3];
+      for (int d = 0; d < 3; d++) e1[d] = p1[d] - p0[d], e2[d] = p2[d] - p0[d];
+      cross3(e1, e2, t);
+      double A = 0.5 * sqrt(dot3(t, t));
+      if (pass == 0) {
+        if (A > best) best = A, memcpy(n, t, sizeof t);
+        *area += A;
+        for (int d = 0; d < 3; d++) c[d] += A * (p0[d] + p1[d] + p2[d]) / 3;
+      } else {
+        double sgn = dot3(t, n) >= 0 ? 1 : -1;
+        for (int d = 0; d < 3; d++) acc[d] += sgn * t[d];
+      }
+    }
+  for (int d = 0; d < 3; d++) c[d] /= *area;
+  memcpy(n, acc, sizeof acc);
+  normalize3(n);
+}
+
+/* Principal in-plane axis of the port's vertices (2x2 covariance). */
+static void principal_axis(const em_mesh *m, int group, const double c[3], const double n[3],
+                           double u[3]) {
+  double t1[3] = {1, 0, 0}, t2[3];
+  if (fabs(n[0]) > 0.9) t1[0] = 0, t1[1] = 1;
+  double proj = dot3(t1, n);
+  for (int d = 0; d < 3; d++) t1[d] -= proj * n[d];
+  normalize3(t1);
+  cross3(n, t1, t2);
+  double sxx = 0, sxy = 0, syy = 0;
+  for (int32_t k = 0; k < m->n_tri; k++) {
+    if (m->tri_group[k] != group) continue;
+    for (int a = 0; a < 3; a++) {
+      const double *p = m->xyz + 3 * (size_t)m->tri[3 * k + a];
+      double r[3] = {p[0] - c[0], p[1] - c[1], p[2] - c[2]};
+      double x = dot3(r, t1), y = dot3(r, t2);
+      sxx += x * x, sxy += x * y, syy += y * y;
+    }
+  }
+  /* angle of the major axis of [[sxx sxy][sxy syy]] */
+  double th = 0.5 * atan2(2 * sxy, sxx - syy);
+  for (int d = 0; d < 3; d++) u[d] = cos(th) * t1[d] + sin(th) * t2[d];
+  normalize3(u);
+}
+
+/* Extent of the port's vertices along axis u: [lo, hi]. */
+static void extent(const em_mesh *m, int group, const double c[3], const double u[3], double *lo,
+                   double *hi) {
+  *lo = INFINITY, *hi = -INFINITY;
+  for (int32_t k = 0; k < m->n_tri; k++) {
+    if (m->tri_group[k] != group) continue;
+    for (int a = 0; a < 3; a++) {
+      const double *p = m->xyz + 3 * (size_t)m->tri[3 * k + a];
+      double r[3] = {p[0] - c[0], p[1] - c[1], p[2] - c[2]}, s = dot3(r, u);
+      *lo = fmin(*lo, s), *hi = fmax(*hi, s);
+    }
+  }
+}
+
+static em_err rectangle(const em_mesh *m, em_port *p, const double dir[3]) {
+  double u[3], lo_u, hi_u, lo_v, hi_v;
+  int given = dir && (dir[0] != 0 || dir[1] != 0 || dir[2] != 0);
+  if (given) { /* v = the given direction projected into the plane */
+    double v[3] = {dir[0], dir[1], dir[2]}, s = dot3(v, p->normal);
+    for (int d = 0; d < 3; d++) v[d] -= s * p->normal[d];
+    EM_CHECK(dot3(v, v) > 1e-20, EM_ERR_INPUT,
+             "%s: the lumped port direction (%g, %g, %g) is normal to the port plane", p->name,
+             dir[0], dir[1], dir[2]);
+    normalize3(v);
+    cross3(v, p->normal, u);
+  } else {
+    principal_axis(m, p->group, p->center, p->normal, u);
+  }
+  double v[3];
+  cross3(p->normal, u, v);
+  extent(m, p->group, p->center, u, &lo_u, &hi_u);
+  extent(m, p->group, p->center, v, &lo_v, &hi_v);
+  double lu = hi_u - lo_u, lv = hi_v - lo_v;
+  EM_CHECK(fabs(lu * lv - p->area) <= 0.01 * p->area, EM_ERR_INPUT,
+           "%s is not a rectangle aligned with its axes: area %g m^2, bounding rectangle "
+           "%g x %g m",
+           p->name, p->area, lu, lv);
+  /* recentre on the rectangle */
+  for (int d = 0; d < 3; d++)
+    p->center[d] += 0.5 * (lo_u + hi_u) * u[d] + 0.5 * (lo_v + hi_v) * v[d];
+  if (p->type == EM_PORT_WAVEGUIDE || (!given && lv > lu)) {
+    /* waveguide: u along the broad side a; lumped default: E (v) along the shorter side */
+    int swap = p->type == EM_PORT_WAVEGUIDE ? lv > lu : 1;
+    if (swap) {
+      double t[3];
+      memcpy(t, u, sizeof t), memcpy(u, v, sizeof t), memcpy(v, t, sizeof t);
+      double x = lu;
+      lu = lv, lv = x;
+    }
+  }
+  memcpy(p->u, u, sizeof p->u);
+  memcpy(p->v, v, sizeof p->v);
+  p->a = lu;
+  p->b = lv;
+  return EM_OK;
+}
+
+static em_err annulus(const em_mesh *m, em_port *p) {
+  double rmin = INFINITY, rmax = 0;
+  for (int32_t k = 0; k < m->n_tri; k++) {
+    if (m->tri_group[k] != p->group) continue;
+    for (int a = 0; a < 3; a++) {
+      const double *x = m->xyz + 3 * (size_t)m->tri[3 * k + a];
+      double r[3] = {x[0] - p->center[0], x[1] - p->center[1], x[2] - p->center[2]};
+      double s = dot3(r, p->normal);
+      for (int d = 0; d < 3; d++) r[d] -= s * p->normal[d];
+      double len = sqrt(dot3(r, r));
+      rmin = fmin(rmin, len), rmax = fmax(rmax, len);
+    }
+  }
+  double ideal = M_PI * (rmax * rmax - rmin * rmin);
+  EM_CHECK(rmin > 1e-3 * rmax && fabs(p->area - ideal) <= 0.1 * ideal, EM_ERR_INPUT,
+           "%s does not look like a coaxial annulus: radii %g .. %g m give area %g m^2, the "
+           "triangles cover %g m^2",
+           p->name, rmin, rmax, ideal, p->area);
+  p->a = rmin;
+  p->b = rmax;
+  double t[3] = {1, 0, 0};
+  if (fabs(p->normal[0]) > 0.9) t[0] = 0, t[1] = 1;
+  double s = dot3(t, p->normal);
+  for (int d = 0; d < 3; d++) t[d] -= s * p->normal[d];
+  normalize3(t);
+  memcpy(p->u, t, sizeof t);
+  cross3(p->normal, p->u, p->v);
+  return EM_OK;
+}
+
+em_err em_port_setup(const em_mesh *m, int group, em_port_type type, const em_medium *med,
+                     const double dir[3], em_port *p) {
+  memset(p, 0, sizeof *p);
+  EM_CHECK(group >= 0 && group < m->n_group && m->group[group].dim == 2, EM_ERR_ARG,
+           "port group %d is not a surface group", group);
+  snprintf(p->name, sizeof p->name, "%s", m->group[group].name);
+  p->group = group;
+  p->type = type;
+  sscanf(p->name, "port%d", &p->number);
+  int32_t n = 0;
+  for (int32_t k = 0; k < m->n_tri; k++) n += m->tri_group[k] == group;
+  EM_CHECK(n > 0, EM_ERR_INPUT, "%s has no triangles in the mesh", p->name);
+  plane_of(m, group, p->center, p->normal, &p->area);
+  /* planarity, boundary position, inward normal, homogeneous filling */
+  double size = sqrt(p->area), dev = 0;
+  int32_t medium_group = -1, inward = 0, outward = 0;
+  for (int32_t k = 0; k < m->n_tri; k++) {
+    if (m->tri_group[k] != group) continue;
+    for (int a = 0; a < 3; a++) {
+      const double *x = m->xyz + 3 * (size_t)m->tri[3 * k + a];
+      double r[3] = {x[0] - p->center[0], x[1] - p->center[1], x[2] - p->center[2]};
+      dev = fmax(dev, fabs(dot3(r, p->normal)));
+    }
+    int32_t f = m->tri_face[k], t = m->face_tet[2 * f];
+    EM_CHECK(type == EM_PORT_LUMPED || m->face_tet[2 * f + 1] < 0, EM_ERR_INPUT,
+             "%s is not on the outer boundary of the mesh: a %s port terminates the domain (use "
+             "a lumped port inside it)",
+             p->name, type == EM_PORT_COAX ? "coaxial" : "waveguide");
+    double tc[3] = {0, 0, 0}, r[3];
+    for (int a = 0; a < 4; a++)
+      for (int d = 0; d < 3; d++) tc[d] += 0.25 * m->xyz[3 * (size_t)m->tet[4 * t + a] + d];
+    for (int d = 0; d < 3; d++) r[d] = tc[d] - p->center[d];
+    if (dot3(r, p->normal) > 0)
+      inward++;
+    else
+      outward++;
+    int32_t g = m->tet_group[t];
+    if (medium_group < 0) medium_group = g;
+    EM_CHECK(type == EM_PORT_LUMPED ||
+                 (med[g].eps_r == med[medium_group].eps_r && med[g].mu_r == med[medium_group].mu_r),
+             EM_ERR_INPUT,
+             "%s touches volumes of different media ('%s' and '%s'): a wave port "
+             "needs a homogeneous filling",
+             p->name, m->group[g].name, m->group[medium_group].name);
+  }
+  EM_CHECK(dev <= 1e-6 * size, EM_ERR_INPUT,
+           "%s is not planar: a vertex lies %g m off its mean plane (port size %g m)", p->name, dev,
+           size);
+  if (type != EM_PORT_LUMPED) {
+    EM_CHECK(inward == 0 || outward == 0, EM_ERR_INPUT,
+             "%s: its triangles face the domain from both sides", p->name);
+    if (outward)
+      for (int d = 0; d < 3; d++) p->normal[d] = -p->normal[d];
+  }
+  EM_CHECK(!med[medium_group].is_pml, EM_ERR_INPUT, "%s touches a PML volume ('%s')", p->name,
+           m->group[medium_group].name);
+  p->eps_r = med[medium_group].eps_r;
+  p->mu_r = med[medium_group].mu_r;
+  if (type == EM_PORT_COAX)
+    EM_TRY(annulus(m, p));
+  else
+    EM_TRY(rectangle(m, p, dir));
+  return EM_OK;
+}
