@@ -51,5 +51,7 @@ typedef struct em_run {
 } em_run;
 
 em_err em_run_write_summary(const em_run *r);
+em_err em_run_write_line(em_run *r, int fi, const em_cplx *x, const em_cplx *fixed,
+                         const char *path);
 
 #endif

@@ -50,6 +50,13 @@ static const em_param_spec SPECS[] = {
     STR("Output/fields", "auto", "fields .vtk: auto (single frequency: yes), all, first, none"),
     STR("Output/vtk", "binary", "VTK encoding: binary or ascii"),
     NUM("Output/subdiv", 0, "VTK subdivision of each tet (0: the basis order)"),
+    NUM("Output/line_points", 0, "E along a line to line_<n>.csv: number of points (0: none)"),
+    NUM("Output/line_from_x", 0, "line start x (model units)"),
+    NUM("Output/line_from_y", 0, "line start y"),
+    NUM("Output/line_from_z", 0, "line start z"),
+    NUM("Output/line_to_x", 0, "line end x (model units)"),
+    NUM("Output/line_to_y", 0, "line end y"),
+    NUM("Output/line_to_z", 0, "line end z"),
 };
 
 const em_param_spec *em_app_specs(int *n) {
@@ -177,6 +184,14 @@ em_err em_run_config_read(const em_case *c, em_run_config *cfg) {
   EM_TRY(choice(c, "Output/vtk", vtk, 2, &cfg->vtk_binary));
   EM_TRY(integer(c, "Output/subdiv", 0, 8, &cfg->subdiv));
   if (cfg->subdiv == 0) cfg->subdiv = cfg->order;
+  EM_TRY(integer(c, "Output/line_points", 0, 1000000, &cfg->line_points));
+  static const char *const ends[6] = {"Output/line_from_x", "Output/line_from_y",
+                                      "Output/line_from_z", "Output/line_to_x",
+                                      "Output/line_to_y",   "Output/line_to_z"};
+  for (int i = 0; i < 6; i++) {
+    EM_TRY(num(c, ends[i], &cfg->line[i]));
+    cfg->line[i] *= cfg->unit;
+  }
   return EM_OK;
 }
 

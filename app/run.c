@@ -208,6 +208,13 @@ static em_err solve_frequency(em_run *r, int fi) {
     EM_TRY_GOTO(err, em_vtk_write(path, r->mesh, sample_field, &fc, &vo), done);
     EM_TRY_GOTO(err, add_file(r, name), done);
   }
+  if (cfg->line_points > 0) {
+    char name[64], path[1200];
+    snprintf(name, sizeof name, "line_%d.csv", fi);
+    EM_TRY_GOTO(err, out_path(r, path, sizeof path, name), done);
+    EM_TRY_GOTO(err, em_run_write_line(r, fi, x, sys->fixed, path), done);
+    EM_TRY_GOTO(err, add_file(r, name), done);
+  }
   fr->t_post = em_wtime() - t0;
   {
     em_cplx s11 = r->S[(size_t)fi * np * np], z = r->zin[(size_t)fi * np];

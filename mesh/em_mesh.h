@@ -97,6 +97,11 @@ double em_tet_quality(const em_mesh *m, int32_t t);
 /* Signed volume of one tet (sign follows the ascending vertex order). */
 double em_tet_volume(const em_mesh *m, int32_t t);
 
+/* The tet containing point x (metres) and its barycentric coordinates
+ * there; *t = -1 when x lies outside the mesh.  Brute force with a bounding
+ * box test: meant for a few hundred probe points, not for millions. */
+void em_mesh_locate(const em_mesh *m, const double x[3], int32_t *t, double lam[4]);
+
 /* --------------------------------------------------------------- orderings */
 
 /* Fill-reducing and locality orderings of a graph given as adjacency lists
