@@ -1,0 +1,94 @@
+"""Shared helpers of the end-to-end tests: run emsolve, read its outputs."""
+import csv
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+SRC = os.environ.get("EM_SOURCE_DIR", os.path.join(os.path.dirname(__file__), "..", ".."))
+EMSOLVE = os.environ.get("EMSOLVE", os.path.join(SRC, "build", "app", "emsolve"))
+C0 = 299792458.0
+ETA0 = 376.730313668
+
+failures = []
+
+
+def check(cond, msg):
+    """Record a failed expectation (the test goes on, exits 1 at the end)."""
+    if not cond:
+        failures.append(msg)
+        print("FAIL:", msg, file=sys.stderr)
+    else:
+        print("ok:", msg)
+
+
+def finish():
+    if failures:
+        print(f"{len(failures)} failure(s)", file=sys.stderr)
+        sys.exit(1)
+    sys.exit(0)
+
+
+def run(case, *args, out=None, expect_ok=True, timeout=900):
+    """Run emsolve on a case; returns (returncode, stdout, stderr, outdir)."""
+    if out is None:
+        out = tempfile.mkdtemp(prefix="emsolve_test_")
+        out = os.path.join(out, "out")
+    cmd = [EMSOLVE, os.path.join(SRC, case), "--out", out, "--device", "cpu"] + list(args)
+    print("$", " ".join(cmd), flush=True)
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+    sys.stderr.write(p.stderr[-4000:])
+    if expect_ok and p.returncode != 0:
+        print(p.stderr, file=sys.stderr)
+        raise SystemExit(f"emsolve failed with {p.returncode}")
+    return p.returncode, p.stdout, p.stderr, out
+
+
+def setn(name, value):
+    return ["-setnumber", name, repr(float(value))]
+
+
+def sets(name, value):
+    return ["-setstring", name, value]
+
+
+def summary(out):
+    with open(os.path.join(out, "summary.json")) as f:
+        return json.load(f)
+
+
+def touchstone(path):
+    """Frequencies and S matrices from a Touchstone v1 file (RI format)."""
+    freqs, rows = [], []
+    nports = int(path.rsplit(".s", 1)[1][:-1])
+    vals = []
+    with open(path) as f:
+        for line in f:
+            line = line.split("!")[0].strip()
+            if not line or line.startswith("#"):
+                continue
+            vals.extend(float(v) for v in line.split())
+    per = 1 + 2 * nports * nports
+    for k in range(0, len(vals), per):
+        rec = vals[k:k + per]
+        freqs.append(rec[0])
+        c = [complex(rec[1 + 2 * i], rec[2 + 2 * i]) for i in range(nports * nports)]
+        if nports == 2:  # v1 order for 2 ports: S11 S21 S12 S22
+            S = [[c[0], c[2]], [c[1], c[3]]]
+        else:
+            S = [[c[i * nports + j] for j in range(nports)] for i in range(nports)]
+        rows.append(S)
+    return freqs, rows
+
+
+def line_csv(path):
+    pts = []
+    with open(path) as f:
+        rd = csv.reader(l for l in f if not l.startswith("#"))
+        next(rd)
+        for r in rd:
+            v = [float(x) for x in r]
+            pts.append((v[0], v[1:4], [complex(v[4], v[5]), complex(v[6], v[7]),
+                                        complex(v[8], v[9])]))
+    return pts

@@ -1,0 +1,47 @@
+"""Bad input: every case below must fail with a non-zero exit, a message that
+names the culprit, and nothing written into the output directory."""
+import os
+import subprocess
+
+from emtest import EMSOLVE, SRC, check, finish, run
+
+CASES = [
+    # (what, case, extra args, substrings the message must contain)
+    ("missing file", "tests/data/does_not_exist.geo", [], ["does_not_exist.geo"]),
+    ("geo syntax error", "tests/data/bad_syntax.geo", [], ["bad_syntax.geo"]),
+    ("unknown parameter", "cases/waveguide.geo", ["-setnumber", "Solver/frobnicate", "1"],
+     ["Solver/frobnicate", "Solver/order"]),
+    ("number override of a string", "cases/waveguide.geo",
+     ["-setnumber", "Ports/port1/type", "3"], ["Ports/port1/type"]),
+    ("no volume", "tests/data/no_volume.geo", [], ["no_volume.geo", "volume"]),
+    ("no port", "tests/data/no_port.geo", [], ["port"]),
+    ("port without type", "tests/data/port_no_type.geo", [], ["port1", "Ports/port1/type"]),
+    ("material without eps_r", "tests/data/no_eps.geo", [], ["dra", "Materials/dra/eps_r"]),
+    ("frequency <= 0", "cases/waveguide.geo", ["-setnumber", "Solver/frequency", "-1"],
+     ["Solver/frequency"]),
+    ("order out of range", "cases/waveguide.geo", ["-setnumber", "Solver/order", "4"],
+     ["Solver/order"]),
+    ("unknown method", "cases/waveguide.geo", ["-setstring", "Solver/method", "cg"],
+     ["cg"]),
+    ("PML not touching the interior", "tests/data/pml_apart.geo", [], ["pml", "touch"]),
+    ("port not planar", "tests/data/port_bent.geo", [], ["port1", "planar"]),
+    ("waveguide port below cut-off", "cases/waveguide.geo",
+     ["-setnumber", "Solver/frequency", "5e9"], ["port1", "cut off"]),
+]
+
+for what, case, args, needles in CASES:
+    rc, out, err, outdir = run(case, *args, expect_ok=False, timeout=300)
+    check(rc != 0, f"{what}: exit code {rc} != 0")
+    check("Segmentation" not in err and rc < 128 and rc > 0, f"{what}: no crash (rc {rc})")
+    for n in needles:
+        check(n.lower() in err.lower(), f"{what}: message names '{n}'")
+    check(not os.path.exists(outdir), f"{what}: nothing written to {outdir}")
+
+# usage errors: exit 2 with a message
+for args, needle in [(["--frobnicate", "cases/dra.geo"], "--frobnicate"),
+                     (["-setnumber", "Solver/order", "three", "cases/dra.geo"], "three"),
+                     ([], "no case")]:
+    p = subprocess.run([EMSOLVE] + args, capture_output=True, text=True, cwd=SRC)
+    check(p.returncode == 2, f"usage error {args}: exit {p.returncode} == 2")
+    check(needle in p.stderr, f"usage error {args}: message names '{needle}'")
+finish()

@@ -1,0 +1,22 @@
+// A straight air-filled coaxial line with a coax port at each end (test case).
+// Z0 = eta0 / (2 pi) ln(b/a); matched: |S11| ~ 0, Zin = Z0.
+SetFactory("OpenCASCADE");
+DefineConstant[
+  ra  = {1.0, Name "Geometry/inner_radius"},
+  rb  = {2.3, Name "Geometry/outer_radius"},
+  len = {20, Name "Geometry/length"},
+  f   = {3e9, Name "Solver/frequency"},
+  p   = {2, Name "Solver/order"},
+  h   = {0.6, Name "Mesh/size"},
+  e   = {1, Name "Materials/air/eps_r"},
+  t1  = {"coax", Name "Ports/port1/type"},
+  t2  = {"coax", Name "Ports/port2/type"}
+];
+Cylinder(1) = {0, 0, 0, 0, 0, len, rb};
+Cylinder(2) = {0, 0, 0, 0, 0, len, ra};
+BooleanDifference(3) = { Volume{1}; Delete; }{ Volume{2}; Delete; };
+Physical Volume("air") = {3};
+s = 1e-6;
+Physical Surface("port1") = Surface In BoundingBox{-rb - s, -rb - s, -s, rb + s, rb + s, s};
+Physical Surface("port2") = Surface In BoundingBox{-rb - s, -rb - s, len - s, rb + s, rb + s, len + s};
+MeshSize{ PointsOf{ Volume{3}; } } = h;

@@ -1,0 +1,9 @@
+// A PML volume that does not touch the interior.
+SetFactory("OpenCASCADE");
+DefineConstant[ e = {1, Name "Materials/air/eps_r"}, f = {10e9, Name "Solver/frequency"},
+  t = {"waveguide", Name "Ports/port1/type"} ];
+Box(1) = {0, 0, 0, 22.86, 10.16, 20};
+Box(2) = {0, 0, 30, 22.86, 10.16, 10};
+Physical Volume("air") = {1};
+Physical Volume("pml") = {2};
+Physical Surface("port1") = Surface In BoundingBox{-1e-6, -1e-6, -1e-6, 23, 11, 1e-6};
