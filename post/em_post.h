@@ -16,11 +16,13 @@ extern "C" {
 /* -------------------------------------------------------------------- VTK */
 
 typedef struct em_vtk_opts {
-  int binary;       /* 1: BINARY (big-endian, as legacy VTK requires); 0: ASCII */
-  int subdiv;       /* each tet is split into subdiv^3 sub-tets (1 = the mesh
-                       itself); use the basis order p so ParaView sees the
-                       higher-order field rather than vertex averages */
-  const char *title;
+  int binary;        /* 1: BINARY (big-endian, as legacy VTK requires); 0: ASCII */
+  int subdiv;        /* each tet is split into subdiv^3 sub-tets (1 = the mesh
+                        itself); use the basis order p so ParaView sees the
+                        higher-order field rather than vertex averages */
+  const char *title; /* named in the file's title line (NULL: none) */
+  int single;        /* 1: reals as 32-bit "float" (half the file, ~7 digits);
+                        0: 64-bit "double" */
 } em_vtk_opts;
 
 /* The field to write, sampled at barycentric point lam of tet t. */
@@ -38,11 +40,21 @@ em_err em_vtk_write(const char *path, const em_mesh *m, em_field_sampler E, void
 /* ------------------------------------------------------------------- JSON */
 
 /* A streaming JSON writer into an em_outfile: keys in objects, no key in
- * arrays (pass NULL).  Numbers that are not finite are written as null. */
+ * arrays nor for the one top-level value (pass NULL).  Numbers that are not
+ * finite are written as null; doubles in the shortest form that reads back
+ * exactly; strings and keys are escaped (invalid UTF-8 becomes U+FFFD), a
+ * NULL string is null.  A misuse (a key where none belongs or none where
+ * one must be, an end without its begin or of the other kind, nesting
+ * deeper than EM_JSON_MAX_DEPTH, a second top-level value) stops the
+ * writer: em_json_close then removes the file and returns EM_ERR_ARG naming
+ * the first misuse. */
+#define EM_JSON_MAX_DEPTH 31
 typedef struct em_json {
   em_outfile out;
-  int depth;
-  int first[32];    /* no element written yet at each depth */
+  int depth;                         /* open scopes; the top level is depth 0 */
+  int first[EM_JSON_MAX_DEPTH + 1];  /* no element written yet at each depth */
+  char array[EM_JSON_MAX_DEPTH + 1]; /* the scope at each depth is an array */
+  char misuse[192];                  /* the first misuse ("" while none) */
 } em_json;
 
 em_err em_json_open(em_json *j, const char *path);
@@ -54,7 +66,9 @@ void em_json_number(em_json *j, const char *key, double v);
 void em_json_int(em_json *j, const char *key, int64_t v);
 void em_json_string(em_json *j, const char *key, const char *s);
 void em_json_bool(em_json *j, const char *key, int v);
-/* Close all open scopes and commit the file. */
+/* Close all open scopes and commit the file; after a misuse, or when no
+ * value was written, remove the file and return EM_ERR_ARG.  Either way the
+ * writer is finished (em_json_abort after it is harmless). */
 em_err em_json_close(em_json *j);
 /* Remove the temporary file after an error. */
 void em_json_abort(em_json *j);
