@@ -75,12 +75,16 @@ void em_json_abort(em_json *j);
 
 /* ------------------------------------------------------------ port tables */
 
-/* Touchstone v1 (".sNp"): "# Hz S RI R z0", one line per frequency;
- * S is [n_freq][n_ports][n_ports] with S[f][i][j] = S_ij. */
+/* Touchstone v1 (".sNp"): "# Hz S RI R z0", one line per frequency for
+ * N <= 2 (S11 S21 S12 S22), rows of at most 4 pairs for N >= 3;
+ * S is [n_freq][n_ports][n_ports] with S[f][i][j] = S_ij.  comment (may be
+ * NULL, may hold several lines) goes into "! " lines.  Frequencies must be
+ * finite, >= 0 and increasing (EM_ERR_ARG); S finite (EM_ERR_NUMERIC). */
 em_err em_touchstone_write(const char *path, int n_ports, int n_freq, const double *freq,
                            const em_cplx *S, double z0, const char *comment);
-/* ports.csv: frequency, then per port: |S_ii| dB, phase deg, Re/Im Zin,
- * and S_ji for j != i. */
+/* ports.csv: frequency, then per port i: |S_ii| dB, phase deg, Re/Im Zin
+ * with Zin = z0[i] (1 + S_ii)/(1 - S_ii) ("inf" when S_ii = 1), and |S_ji|
+ * dB for j != i.  Columns are named in docs/outputs.md. */
 em_err em_ports_csv_write(const char *path, int n_ports, int n_freq, const double *freq,
                           const em_cplx *S, const double *z0);
 

@@ -97,13 +97,13 @@ def check_lattice(name, t, X, P, conn, vol, s, tol):
     check(on_face, f"{name}: tet {t}: a boundary sub-face inside the parent")
 
 
-def check_file(name, binary, s, single, xyz, tets, groups):
+def check_file(name, binary, s, single, xyz, tets, groups, title=TITLE):
     path = os.path.join(tmp, name + ".vtk")
     typ = "float" if single else "double"
     tol = 2e-6 if single else 1e-12
     h = header_lines(path)
     check(h[0] == b"# vtk DataFile Version 3.0", f"{name}: version line {h[0]!r}")
-    check(h[1] == TITLE, f"{name}: title {h[1]!r}")
+    check(h[1] == title, f"{name}: title {h[1]!r}")
     check(h[2] == (b"BINARY" if binary else b"ASCII"), f"{name}: mode {h[2]!r}")
     raw = open(path, "rb").read()
     nt = len(tets)
@@ -155,7 +155,7 @@ def check_long_title(nt):
     except UnicodeDecodeError:
         text = ""
         check(False, "long title: cut inside a UTF-8 sequence")
-    check(text.startswith("emsolve line break tab \u00b5\U0001F600"), f"long title: {text[:40]!r}")
+    check(text.startswith("emsolve line break tab x \u00b5\U0001F600"), f"long title: {text[:40]!r}")
     check(text.endswith("..."), "long title: no '...' where it was cut")
     check(all(ord(c) >= 0x20 for c in text), "long title: control characters")
     m = meshio.read(path, file_format="vtk")
@@ -178,8 +178,13 @@ with tempfile.TemporaryDirectory() as tmp:
     for case in CASES:
         check_file(*case, xyz, tets, groups)
     check_long_title(len(tets))
+    # one tet of negative volume in its vertex order (every sub-tet flipped)
+    xyz1, tets1, groups1 = read_mesh_txt(os.path.join(tmp, "one_mesh.txt"))
+    check(len(tets1) == 1 and np.linalg.det((xyz1[tets1[0][1:]] - xyz1[tets1[0][0]]).T) < 0,
+          "one_mesh.txt: expected one tet of negative orientation")
+    check_file("one_s3", 1, 3, 0, xyz1, tets1, groups1, b"emsolve one tet: groups 0=air")
     names = sorted(os.listdir(tmp))
     check(not any(".tmp." in n for n in names), f"temporary files left: {names}")
 
-print(f"check_vtk: {len(CASES) + 1} files, {len(failures)} failures")
+print(f"check_vtk: {len(CASES) + 2} files, {len(failures)} failures")
 sys.exit(1 if failures else 0)

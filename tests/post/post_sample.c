@@ -3,7 +3,8 @@
  *
  *   post_sample vtk DIR      mesh.txt (the input mesh, plain text) and VTK
  *                            files of an analytic field, ASCII and BINARY,
- *                            double and float, subdiv 1..5
+ *                            double and float, subdiv 1..5; one_mesh.txt
+ *                            and one_s3.vtk for a single tet
  *   post_sample json DIR     doc.json with awkward strings and numbers
  *   post_sample tables DIR   Touchstone .s1p .s2p .s3p .s5p, ports1.csv,
  *                            ports2.csv
@@ -60,9 +61,9 @@ done:
   return err;
 }
 
-static em_err write_mesh_txt(const char *dir, const em_mesh *m) {
+static em_err write_mesh_txt(const char *dir, const char *name, const em_mesh *m) {
   char path[1024];
-  snprintf(path, sizeof path, "%s/mesh.txt", dir);
+  snprintf(path, sizeof path, "%s/%s", dir, name);
   FILE *f = fopen(path, "w");
   EM_CHECK(f, EM_ERR_IO, "cannot write %s", path);
   fprintf(f, "%d %d\n", m->n_vert, m->n_tet);
@@ -75,10 +76,27 @@ static em_err write_mesh_txt(const char *dir, const em_mesh *m) {
   return EM_OK;
 }
 
+/* The smallest mesh: one tet whose ascending vertex order has negative
+ * volume, so every sub-tet must be flipped. */
+static em_err one_tet(em_mesh **out) {
+  const double xyz[12] = {0, 0, 0, 0, 0.5, 0, 0.5, 0, 0, 0, 0, 0.5};
+  const int32_t tet[4] = {0, 1, 2, 3}, grp[1] = {0};
+  em_group groups[1] = {{"air", 1, 3}};
+  EM_TRY(em_mesh_from_tets(4, xyz, 1, tet, grp, 0, NULL, NULL, 1, groups, 0, out));
+  return EM_OK;
+}
+
 static int do_vtk(const char *dir) {
   em_mesh *m = NULL;
+  char path[1024];
+  REQUIRE_OK(one_tet(&m));
+  REQUIRE_OK(write_mesh_txt(dir, "one_mesh.txt", m));
+  em_vtk_opts o1 = {.binary = 1, .subdiv = 3, .title = "one tet"};
+  snprintf(path, sizeof path, "%s/one_s3.vtk", dir);
+  EXPECT_OK(em_vtk_write(path, m, field, m, &o1));
+  em_mesh_destroy(&m);
   REQUIRE_OK(sample_mesh(&m));
-  REQUIRE_OK(write_mesh_txt(dir, m));
+  REQUIRE_OK(write_mesh_txt(dir, "mesh.txt", m));
   /* name, binary, subdiv, single (check_vtk.py has the same table) */
   struct {
     const char *name;
@@ -86,7 +104,6 @@ static int do_vtk(const char *dir) {
   } cases[] = {{"ascii_s1", 0, 1, 0},  {"ascii_s2", 0, 2, 0},  {"ascii_s3", 0, 3, 0},
                {"binary_s2", 1, 2, 0}, {"binary_s3", 1, 3, 0}, {"binary_s4", 1, 4, 0},
                {"binary_s5", 1, 5, 0}, {"float_s3", 1, 3, 1},  {"ascii_float_s2", 0, 2, 1}};
-  char path[1024];
   for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
     em_vtk_opts o = {.binary = cases[k].binary,
                      .subdiv = cases[k].subdiv,
@@ -99,7 +116,7 @@ static int do_vtk(const char *dir) {
    * and multi-byte UTF-8 (2-byte and 4-byte) straddling the cut */
   char title[600];
   size_t n = 0;
-  n += (size_t)snprintf(title + n, sizeof title - n, "line\nbreak\ttab ");
+  n += (size_t)snprintf(title + n, sizeof title - n, "line\nbreak\ttab x ");
   while (n + 8 < sizeof title)
     n += (size_t)snprintf(title + n, sizeof title - n, "\xc2\xb5\xf0\x9f\x98\x80");
   em_vtk_opts o = {.binary = 1, .subdiv = 2, .title = title};
