@@ -33,7 +33,11 @@ typedef em_err (*em_field_sampler)(void *ctx, int32_t t, const double lam[4], em
  * "material" (the volume group index of the parent tet; the group names are
  * listed in the file's title line).  Points are not shared between parent
  * tets, because the tangential-conforming field is discontinuous in its
- * normal component across material interfaces. */
+ * normal component across material interfaces: tet t owns points
+ * t N .. t N + N-1, N = (s+1)(s+2)(s+3)/6, and cells t s^3 .. t s^3 + s^3-1
+ * (s = subdiv, 1..64).  E is called from one thread, once per point, before
+ * the data is written; its error, or a non-finite value (EM_ERR_NUMERIC
+ * naming the tet), leaves no file. */
 em_err em_vtk_write(const char *path, const em_mesh *m, em_field_sampler E, void *ctx,
                     const em_vtk_opts *o);
 
