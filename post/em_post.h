@@ -16,11 +16,13 @@ extern "C" {
 /* -------------------------------------------------------------------- VTK */
 
 typedef struct em_vtk_opts {
-  int binary;       /* 1: BINARY (big-endian, as legacy VTK requires); 0: ASCII */
-  int subdiv;       /* each tet is split into subdiv^3 sub-tets (1 = the mesh
-                       itself); use the basis order p so ParaView sees the
-                       higher-order field rather than vertex averages */
-  const char *title;
+  int binary;        /* 1: BINARY (big-endian, as legacy VTK requires); 0: ASCII */
+  int subdiv;        /* each tet is split into subdiv^3 sub-tets (1 = the mesh
+                        itself); use the basis order p so ParaView sees the
+                        higher-order field rather than vertex averages */
+  const char *title; /* named in the file's title line (NULL: none) */
+  int single;        /* 1: reals as 32-bit "float" (half the file, ~7 digits);
+                        0: 64-bit "double" */
 } em_vtk_opts;
 
 /* The field to write, sampled at barycentric point lam of tet t. */
@@ -31,18 +33,32 @@ typedef em_err (*em_field_sampler)(void *ctx, int32_t t, const double lam[4], em
  * "material" (the volume group index of the parent tet; the group names are
  * listed in the file's title line).  Points are not shared between parent
  * tets, because the tangential-conforming field is discontinuous in its
- * normal component across material interfaces. */
+ * normal component across material interfaces: tet t owns points
+ * t N .. t N + N-1, N = (s+1)(s+2)(s+3)/6, and cells t s^3 .. t s^3 + s^3-1
+ * (s = subdiv, 1..64).  E is called from one thread, once per point, before
+ * the data is written; its error, or a non-finite value (EM_ERR_NUMERIC
+ * naming the tet), leaves no file. */
 em_err em_vtk_write(const char *path, const em_mesh *m, em_field_sampler E, void *ctx,
                     const em_vtk_opts *o);
 
 /* ------------------------------------------------------------------- JSON */
 
 /* A streaming JSON writer into an em_outfile: keys in objects, no key in
- * arrays (pass NULL).  Numbers that are not finite are written as null. */
+ * arrays nor for the one top-level value (pass NULL).  Numbers that are not
+ * finite are written as null; doubles in the shortest form that reads back
+ * exactly; strings and keys are escaped (invalid UTF-8 becomes U+FFFD), a
+ * NULL string is null.  A misuse (a key where none belongs or none where
+ * one must be, an end without its begin or of the other kind, nesting
+ * deeper than EM_JSON_MAX_DEPTH, a second top-level value) stops the
+ * writer: em_json_close then removes the file and returns EM_ERR_ARG naming
+ * the first misuse. */
+#define EM_JSON_MAX_DEPTH 31
 typedef struct em_json {
   em_outfile out;
-  int depth;
-  int first[32];    /* no element written yet at each depth */
+  int depth;                         /* open scopes; the top level is depth 0 */
+  int first[EM_JSON_MAX_DEPTH + 1];  /* no element written yet at each depth */
+  char array[EM_JSON_MAX_DEPTH + 1]; /* the scope at each depth is an array */
+  char misuse[192];                  /* the first misuse ("" while none) */
 } em_json;
 
 em_err em_json_open(em_json *j, const char *path);
@@ -54,19 +70,25 @@ void em_json_number(em_json *j, const char *key, double v);
 void em_json_int(em_json *j, const char *key, int64_t v);
 void em_json_string(em_json *j, const char *key, const char *s);
 void em_json_bool(em_json *j, const char *key, int v);
-/* Close all open scopes and commit the file. */
+/* Close all open scopes and commit the file; after a misuse, or when no
+ * value was written, remove the file and return EM_ERR_ARG.  Either way the
+ * writer is finished (em_json_abort after it is harmless). */
 em_err em_json_close(em_json *j);
 /* Remove the temporary file after an error. */
 void em_json_abort(em_json *j);
 
 /* ------------------------------------------------------------ port tables */
 
-/* Touchstone v1 (".sNp"): "# Hz S RI R z0", one line per frequency;
- * S is [n_freq][n_ports][n_ports] with S[f][i][j] = S_ij. */
+/* Touchstone v1 (".sNp"): "# Hz S RI R z0", one line per frequency for
+ * N <= 2 (S11 S21 S12 S22), rows of at most 4 pairs for N >= 3;
+ * S is [n_freq][n_ports][n_ports] with S[f][i][j] = S_ij.  comment (may be
+ * NULL, may hold several lines) goes into "! " lines.  Frequencies must be
+ * finite, >= 0 and increasing (EM_ERR_ARG); S finite (EM_ERR_NUMERIC). */
 em_err em_touchstone_write(const char *path, int n_ports, int n_freq, const double *freq,
                            const em_cplx *S, double z0, const char *comment);
-/* ports.csv: frequency, then per port: |S_ii| dB, phase deg, Re/Im Zin,
- * and S_ji for j != i. */
+/* ports.csv: frequency, then per port i: |S_ii| dB, phase deg, Re/Im Zin
+ * with Zin = z0[i] (1 + S_ii)/(1 - S_ii) ("inf" when S_ii = 1), and |S_ji|
+ * dB for j != i.  Columns are named in docs/outputs.md. */
 em_err em_ports_csv_write(const char *path, int n_ports, int n_freq, const double *freq,
                           const em_cplx *S, const double *z0);
 

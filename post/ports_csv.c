@@ -1,0 +1,86 @@
+/* ports_csv.c - port quantities per frequency as CSV, for plots.
+ *
+ * Columns: f_Hz, then per port i:
+ *   Sii_dB     20 log10 |S_ii|                         ("-inf" when S_ii = 0)
+ *   Sii_deg    arg S_ii in degrees, [-180, 180]
+ *   Zini_re    Re Zin, Zin = z0_i (1 + S_ii) / (1 - S_ii)
+ *   Zini_im    Im Zin                                  ("inf" both when S_ii = 1)
+ *   Sji_dB     20 log10 |S_ji| for every j != i
+ * Port numbers are 1-based; with 10 or more ports indices are separated by
+ * "_" (S10_2_dB).  Numbers in the shortest form that reads back exactly. */
+#include "em_post.h"
+#include "post_impl.h"
+
+#include <math.h>
+#include <string.h>
+
+static void put_num(FILE *f, double v) {
+  char buf[EM_POST_NUM_LEN];
+  em_post_fmt_double(buf, v);
+  fputc(',', f);
+  fputs(buf, f);
+}
+
+static void put_name(FILE *f, int n_ports, int i, int jj, const char *unit) {
+  if (n_ports >= 10)
+    fprintf(f, ",S%d_%d_%s", i + 1, jj + 1, unit);
+  else
+    fprintf(f, ",S%d%d_%s", i + 1, jj + 1, unit);
+}
+
+static void put_header(FILE *f, int n_ports) {
+  fputs("f_Hz", f);
+  for (int i = 0; i < n_ports; i++) {
+    put_name(f, n_ports, i, i, "dB");
+    put_name(f, n_ports, i, i, "deg");
+    fprintf(f, ",Zin%d_re,Zin%d_im", i + 1, i + 1);
+    for (int jj = 0; jj < n_ports; jj++)
+      if (jj != i) put_name(f, n_ports, jj, i, "dB");
+  }
+  fputc('\n', f);
+}
+
+/* Zin = z0 (1 + S) (1 - conj S) / |1 - S|^2
+ *     = z0 (1 - |S|^2 + 2j Im S) / |1 - S|^2;  S = 1 (open) gives inf. */
+static void zin(double z0, em_cplx S, double *re, double *im) {
+  double dr = 1 - creal(S), di = -cimag(S), d = dr * dr + di * di;
+  if (d == 0) {
+    *re = *im = INFINITY;
+    return;
+  }
+  *re = z0 * (1 - (creal(S) * creal(S) + cimag(S) * cimag(S))) / d;
+  *im = z0 * 2 * cimag(S) / d;
+}
+
+em_err em_ports_csv_write(const char *path, int n_ports, int n_freq, const double *freq,
+                          const em_cplx *S, const double *z0) {
+  EM_TRY(em_post_check_sweep(path, n_ports, n_freq, freq, S));
+  EM_CHECK(z0, EM_ERR_ARG, "%s: NULL reference impedances", path);
+  for (int i = 0; i < n_ports; i++)
+    EM_CHECK(isfinite(z0[i]) && z0[i] > 0, EM_ERR_ARG, "%s: port %d reference impedance %g ohm",
+             path, i + 1, z0[i]);
+  em_outfile out;
+  EM_TRY(em_outfile_open(&out, path, 0));
+  FILE *f = out.f;
+  put_header(f, n_ports);
+  for (int k = 0; k < n_freq; k++) {
+    const em_cplx *Sk = S + (size_t)k * n_ports * n_ports;
+    char buf[EM_POST_NUM_LEN];
+    em_post_fmt_double(buf, freq[k]);
+    fputs(buf, f);
+    for (int i = 0; i < n_ports; i++) {
+      em_cplx s = Sk[i * n_ports + i];
+      double re, im;
+      zin(z0[i], s, &re, &im);
+      put_num(f, 20 * log10(cabs(s)));
+      put_num(f, atan2(cimag(s), creal(s)) * (180 / M_PI));
+      put_num(f, re);
+      put_num(f, im);
+      for (int jj = 0; jj < n_ports; jj++)
+        if (jj != i) put_num(f, 20 * log10(cabs(Sk[jj * n_ports + i])));
+    }
+    fputc('\n', f);
+  }
+  EM_TRY(em_outfile_commit(&out));
+  return EM_OK;
+}

@@ -1,0 +1,81 @@
+/* post_impl.h - private helpers of post/: the lattice that sub-divides a tet
+ * for VTK, the buffered big-endian / ASCII array stream, and number
+ * formatting shared by the text writers. */
+#ifndef EM_POST_IMPL_H
+#define EM_POST_IMPL_H
+
+#include "em_core.h"
+
+/* ------------------------------------------------------- number formatting */
+
+/* Room for any "%.17g" double plus a terminating NUL. */
+#define EM_POST_NUM_LEN 32
+
+/* The shortest of "%.15g", "%.16g", "%.17g" that reads back as exactly v, so
+ * 0.1 stays "0.1" and every value survives a round trip.  Not-finite values
+ * come out as printf writes them ("inf", "-inf", "nan"); callers decide. */
+void em_post_fmt_double(char buf[EM_POST_NUM_LEN], double v);
+
+/* Copy src into dst (capacity cap, NUL-terminated), replacing control
+ * characters (< 0x20, 0x7f) by spaces so that one text line stays one line,
+ * and cutting at most cap-1 bytes without splitting a UTF-8 sequence.
+ * Returns the length written. */
+size_t em_post_copy_line(char *dst, size_t cap, const char *src);
+
+/* ------------------------------------------------------------- port tables */
+
+/* Checks shared by the Touchstone and CSV writers: n_ports, n_freq >= 1,
+ * frequencies finite, >= 0 and strictly increasing (EM_ERR_ARG), every S
+ * finite (EM_ERR_NUMERIC naming the entry and frequency). */
+em_err em_post_check_sweep(const char *path, int n_ports, int n_freq, const double *freq,
+                           const em_cplx *S);
+
+/* ------------------------------------------------------------- the lattice */
+
+/* The regular subdivision of a tet into s^3 sub-tets: the points of the
+ * barycentric lattice with denominator s, and the tets of the Freudenthal
+ * (Kuhn) triangulation of the cube grid that lie in the simplex. */
+typedef struct em_vtk_lattice {
+  int s;        /* subdivisions per edge, >= 1 */
+  int n_pt;     /* (s+1)(s+2)(s+3)/6 lattice points */
+  int n_sub;    /* s^3 sub-tets */
+  double *lam;  /* [4 per point] barycentric coordinates, multiples of 1/s */
+  int32_t *sub; /* [4 per sub-tet] lattice points; positive volume in the
+                   (lam1, lam2, lam3) coordinates, i.e. the same orientation
+                   as the parent tet's own vertex order */
+} em_vtk_lattice;
+
+em_err em_vtk_lattice_create(int s, em_vtk_lattice **L);
+void em_vtk_lattice_destroy(em_vtk_lattice **L);
+
+/* ---------------------------------------------------------- array streams */
+
+/* Numbers into a legacy VTK file: ASCII ("%.17g" / "%.9g", one record per
+ * line) or BINARY (big-endian, as the legacy format requires whatever the
+ * host), through a buffer of our own so that BINARY runs at disk speed.
+ * Writes never fail on the spot: the first error is kept and reported by
+ * em_vtk_stream_flush. */
+typedef struct em_vtk_stream {
+  FILE *f;            /* the (temporary) output file */
+  int binary;         /* 1: big-endian binary; 0: ASCII */
+  int single;         /* 1: reals as 32-bit "float"; 0: 64-bit "double" */
+  unsigned char *buf; /* pending bytes */
+  size_t n;           /* bytes pending in buf */
+  size_t cap;         /* capacity of buf */
+  int failed;         /* 0, or the errno of the first failed write (-1:
+                         none was set) */
+} em_vtk_stream;
+
+em_err em_vtk_stream_init(em_vtk_stream *s, FILE *f, int binary, int single);
+void em_vtk_stream_free(em_vtk_stream *s);
+/* A header line, written as text in both modes. */
+void em_vtk_stream_text(em_vtk_stream *s, const char *text);
+/* One record of n reals / ints (ASCII: one line). */
+void em_vtk_stream_reals(em_vtk_stream *s, const double *v, int n);
+void em_vtk_stream_ints(em_vtk_stream *s, const int32_t *v, int n);
+/* End of a data array: BINARY data is followed by one newline. */
+void em_vtk_stream_end_array(em_vtk_stream *s);
+/* Write out the buffer; EM_ERR_IO naming path if any write failed. */
+em_err em_vtk_stream_flush(em_vtk_stream *s, const char *path);
+
+#endif /* EM_POST_IMPL_H */
