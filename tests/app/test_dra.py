@@ -22,8 +22,8 @@ with open(f"{d}/ports.csv") as fh:
     rows = list(csv.DictReader(l for l in fh if not l.startswith("#")))
 for row in rows:
     f.append(float(row["f_Hz"]))
-    r.append(float(row["port1_Zin_re"]))
-    s11db.append(float(row["port1_S11_dB"]))
+    r.append(float(row["Zin1_re"]))
+    s11db.append(float(row["S11_dB"]))
 f, r = np.array(f), np.array(r)
 for fi, ri, si in zip(f, r, s11db):
     print(f"{fi / 1e9:7.3f} GHz  R = {ri:8.2f} ohm  S11 = {si:7.2f} dB")
