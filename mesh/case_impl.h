@@ -27,12 +27,11 @@ struct em_case {
 /* ------------------------------------------------------- Gmsh adapter */
 
 /* Raise EM_ERR_GMSH with "<fmt ...>: <Gmsh's own error messages logged since
- * message number `mark`>", falling back to gmshLoggerGetLastError. */
+ * message number `mark`>", falling back to gmshLoggerGetLastError.  The mark
+ * is the case's log_mark: every Gmsh error fails the call that logged it, so
+ * no error older than the mark is pending. */
 em_err em_gmsh_raise(size_t mark, const char *file, int line, const char *fmt, ...) EM_PRINTF(4, 5);
 #define EM_GMSH_RAISE(mark, ...) em_gmsh_raise((mark), __FILE__, __LINE__, __VA_ARGS__)
-
-/* Number of messages in the Gmsh logger so far (a mark for the above). */
-size_t em_gmsh_log_count(void);
 
 /* Pass Gmsh's warnings logged since *mark to log (em_log_warn), then move
  * *mark past everything logged so far. */
@@ -46,8 +45,8 @@ int em_param_match(const char *pattern, const char *name);
 
 /* The case's own ONELAB parameters in the current Gmsh model, i.e. every
  * name except Gmsh's "Gmsh/..." and "ONELAB/...", with source "case file",
- * sorted by name.  `path` names the file in messages. */
-em_err em_param_read_onelab(const char *path, em_param **out, int *n_out);
+ * sorted by name. */
+em_err em_param_read_onelab(const em_case *c, em_param **out, int *n_out);
 
 /* Check overrides against the case's parameters and the specs: every name
  * is one or the other, with the same type. */
@@ -77,7 +76,7 @@ void em_param_free_array(em_param **p, int *n);
 /* ---------------------------------------------------------------- mesh */
 
 /* The name of a physical group, or "volume<tag>" / "surface<tag>". */
-em_err em_case_group_name(int dim, int tag, char **out);
+em_err em_case_group_name(const em_case *c, int dim, int tag, char **out);
 
 /* Mesh sizes from the wavelength: h per physical volume, spread to the
  * boundary and embedded entities, installed as a Gmsh size callback.  The

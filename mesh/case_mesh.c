@@ -53,7 +53,7 @@ static em_err entity_elements(const em_case *c, const char *group, int dim, int 
   em_err err = EM_OK;
   int *types = NULL, ierr = 0;
   size_t n_types = 0, *et = NULL, n_et = 0, *nt = NULL, n_nt = 0;
-  size_t mark = em_gmsh_log_count();
+  size_t mark = c->log_mark;
   gmshModelMeshGetElementTypes(&types, &n_types, dim, tag, &ierr);
   if (ierr)
     return EM_GMSH_RAISE(mark, "case '%s': cannot read the elements of group '%s'", c->path, group);
@@ -96,7 +96,7 @@ static em_err group_elements(const em_case *c, const em_group *g, int32_t gi, in
   em_err err = EM_OK;
   int *ent = NULL, ierr = 0;
   size_t n_ent = 0, per = want == TYPE_TET ? 4 : 3, before = nodes->n;
-  size_t mark = em_gmsh_log_count();
+  size_t mark = c->log_mark;
   gmshModelGetEntitiesForPhysicalGroup(g->dim, g->tag, &ent, &n_ent, &ierr);
   if (ierr) return EM_GMSH_RAISE(mark, "case '%s': cannot read group '%s'", c->path, g->name);
   for (size_t e = 0; e < n_ent; e++)
@@ -104,8 +104,8 @@ static em_err group_elements(const em_case *c, const em_group *g, int32_t gi, in
   size_t added = (nodes->n - before) / per;
   if (g->dim == 3 && added == 0) {
     err = EM_RAISE(EM_ERR_INPUT,
-                   "case '%s': physical volume '%s' has no tetrahedra (does it "
-                   "name existing volumes?)",
+                   "case '%s': physical volume '%s' has no tetrahedra (does it name existing "
+                   "volumes?)",
                    c->path, g->name);
     goto done;
   }
@@ -121,21 +121,21 @@ done:
 
 /* The physical volumes (first) and surfaces; curves and points are not
  * solver groups. */
-static em_err read_groups(em_group **out, int *n_out, int *n_vol) {
+static em_err read_groups(const em_case *c, em_group **out, int *n_out, int *n_vol) {
   em_err err = EM_OK;
   int *dt = NULL, ierr = 0, n = 0;
   size_t n_dt = 0;
   em_group *g = NULL;
-  size_t mark = em_gmsh_log_count();
+  size_t mark = c->log_mark;
   gmshModelGetPhysicalGroups(&dt, &n_dt, -1, &ierr);
-  if (ierr) return EM_GMSH_RAISE(mark, "cannot list the physical groups");
+  if (ierr) return EM_GMSH_RAISE(mark, "case '%s': cannot list its physical groups", c->path);
   EM_TRY_GOTO(err, em_calloc(&g, n_dt / 2, sizeof *g, "mesh groups"), done);
   for (int dim = 3; dim >= 2; dim--) {
     for (size_t k = 0; k < n_dt; k += 2) {
       if (dt[k] != dim) continue;
       g[n].dim = dim;
       g[n].tag = dt[k + 1];
-      EM_TRY_GOTO(err, em_case_group_name(dim, dt[k + 1], &g[n].name), done);
+      EM_TRY_GOTO(err, em_case_group_name(c, dim, dt[k + 1], &g[n].name), done);
       n++;
     }
     if (dim == 3) *n_vol = n;
@@ -173,7 +173,7 @@ static em_err read_nodes(const em_case *c, double unit, const tag_vec *tets, nod
   size_t *tags = NULL, n = 0, n_xyz = 0, n_par = 0;
   double *xyz = NULL, *par = NULL;
   int ierr = 0;
-  size_t mark = em_gmsh_log_count();
+  size_t mark = c->log_mark;
   gmshModelMeshGetNodes(&tags, &n, &xyz, &n_xyz, &par, &n_par, -1, -1, 0, 0, &ierr);
   if (ierr) return EM_GMSH_RAISE(mark, "case '%s': cannot read the mesh nodes", c->path);
   if (n >= INT32_MAX || n_xyz != 3 * n) {
@@ -193,8 +193,7 @@ static em_err read_nodes(const em_case *c, double unit, const tag_vec *tets, nod
     int32_t i = node_index(t->key, n, tets->v[k]);
     if (i < 0) {
       err = EM_RAISE(EM_ERR_INPUT,
-                     "case '%s': a tetrahedron uses node %zu, which the mesh does "
-                     "not have",
+                     "case '%s': a tetrahedron uses node %zu, which the mesh does not have",
                      c->path, tets->v[k]);
       goto done;
     }
@@ -215,16 +214,15 @@ done:
   return err;
 }
 
-/* Node tags -> mesh vertex ids; a node no tet uses means the element is not
- * part of the volume mesh. */
+/* Node tags -> mesh vertex ids.  The tets define which nodes are used, so
+ * only a triangle can meet an unused node: it is not part of the volume mesh. */
 static em_err map_nodes(const em_case *c, const node_table *t, const tag_vec *tags, int32_t *ids,
                         const int32_t *elem_group, const em_group *g, int per) {
   for (size_t k = 0; k < tags->n; k++) {
     int32_t i = node_index(t->key, t->n_all, tags->v[k]);
     EM_CHECK(i >= 0, EM_ERR_INPUT,
-             "case '%s': an element uses node %zu, which the mesh does not "
-             "have",
-             c->path, tags->v[k]);
+             "case '%s': an element uses node %zu, which the mesh does not have", c->path,
+             tags->v[k]);
     EM_CHECK(t->vmap[i] >= 0, EM_ERR_INPUT,
              "case '%s': surface group '%s': a triangle is not a face of any tet (the surface is "
              "not embedded in the volume mesh)",
@@ -242,7 +240,7 @@ em_err em_case_extract(const em_case *c, const em_mesh_opts *opts, em_mesh **m) 
   int32_t *tet_group = NULL, *tri_group = NULL, *tet = NULL, *tri = NULL;
   size_t n_tet = 0, n_tri = 0;
   node_table nodes = {0};
-  EM_TRY(read_groups(&g, &n_group, &n_vol));
+  EM_TRY(read_groups(c, &g, &n_group, &n_vol));
   for (int i = 0; i < n_group; i++) {
     int vol = i < n_vol;
     EM_TRY_GOTO(err,
@@ -250,9 +248,10 @@ em_err em_case_extract(const em_case *c, const em_mesh_opts *opts, em_mesh **m) 
                                vol ? &tet_group : &tri_group, vol ? &n_tet : &n_tri),
                 done);
   }
-  if (n_tet == 0 || n_tet >= INT32_MAX / 6 || n_tri >= INT32_MAX) {
-    err = EM_RAISE(EM_ERR_INPUT, "case '%s': the mesh has %zu tetrahedra in its physical volumes",
-                   c->path, n_tet);
+  /* edge and face maps index 6 and 4 entries per tet in int32 */
+  if (n_tet >= INT32_MAX / 6 || n_tri >= INT32_MAX) {
+    err = EM_RAISE(EM_ERR_INPUT, "case '%s': %zu tetrahedra and %zu triangles are too many",
+                   c->path, n_tet, n_tri);
     goto done;
   }
   EM_TRY_GOTO(err, read_nodes(c, opts->unit, &tet_tags, &nodes), done);
@@ -289,7 +288,7 @@ static em_err generate(em_case *c, const em_mesh_opts *opts, const em_log *log) 
   em_err err = EM_OK;
   em_case_size *size = NULL;
   int ierr = 0;
-  size_t mark = em_gmsh_log_count();
+  size_t mark = c->log_mark;
   gmshModelMeshClear(NULL, 0, &ierr);
   if (ierr) return EM_GMSH_RAISE(mark, "case '%s': cannot clear its mesh", c->path);
   EM_TRY(em_case_size_install(c, opts, log, &size));

@@ -49,15 +49,14 @@ static em_err base_name(const char *path, char **name) {
   return EM_OK;
 }
 
-em_err em_case_group_name(int dim, int tag, char **out) {
+em_err em_case_group_name(const em_case *c, int dim, int tag, char **out) {
   char *name = NULL;
   int ierr = 0;
-  size_t mark = em_gmsh_log_count();
   gmshModelGetPhysicalName(dim, tag, &name, &ierr);
   if (ierr) {
     gmshFree(name);
-    return EM_GMSH_RAISE(mark, "cannot read the name of physical group %d (dimension %d)", tag,
-                         dim);
+    return EM_GMSH_RAISE(c->log_mark, "cannot read the name of physical group %d (dimension %d)",
+                         tag, dim);
   }
   em_err err = EM_OK;
   if (name && name[0]) {
@@ -129,7 +128,7 @@ static em_err check_group_names(const em_case *c, const int *dt, size_t n) {
   size_t k = 0;
   EM_TRY(em_calloc(&names, n / 2, sizeof *names, "group names"));
   for (k = 0; k < n / 2; k++) {
-    EM_TRY_GOTO(err, em_case_group_name(dt[2 * k], dt[2 * k + 1], &names[k]), done);
+    EM_TRY_GOTO(err, em_case_group_name(c, dt[2 * k], dt[2 * k + 1], &names[k]), done);
     for (size_t j = 0; j < k; j++)
       if (dt[2 * j] == dt[2 * k] && !strcmp(names[j], names[k])) {
         err = EM_RAISE(EM_ERR_INPUT, "case '%s': physical groups %d and %d are both called '%s'",
@@ -149,7 +148,7 @@ static em_err check_volumes(const em_case *c) {
   em_err err = EM_OK;
   int *dt = NULL, *vol = NULL, *phys = NULL, ierr = 0;
   size_t n_dt = 0, n_vol = 0, n_phys = 0;
-  size_t mark = em_gmsh_log_count();
+  size_t mark = c->log_mark;
   gmshModelGetPhysicalGroups(&dt, &n_dt, -1, &ierr);
   if (ierr) return EM_GMSH_RAISE(mark, "case '%s': cannot list its physical groups", c->path);
   int n_phys_vol = 0;
@@ -183,8 +182,8 @@ static em_err check_volumes(const em_case *c) {
     }
     if (n_phys > 1) {
       char *a = NULL, *b = NULL;
-      err = em_case_group_name(3, phys[0], &a);
-      if (!err) err = em_case_group_name(3, phys[1], &b);
+      err = em_case_group_name(c, 3, phys[0], &a);
+      if (!err) err = em_case_group_name(c, 3, phys[1], &b);
       if (!err)
         err = EM_RAISE(EM_ERR_INPUT,
                        "case '%s': volume %d is in %zu physical volumes ('%s' and '%s'); a "
@@ -212,7 +211,7 @@ static em_err parse_with_overrides(em_case *c, int n_over, const em_param_overri
   em_param_override *set = NULL;
   int n_set = 0;
   EM_TRY(parse(c, 0, NULL, log));
-  EM_TRY(em_param_read_onelab(c->path, cp, n_cp));
+  EM_TRY(em_param_read_onelab(c, cp, n_cp));
   if (n_over == 0) return EM_OK;
   EM_TRY(em_param_check_overrides(c, *cp, *n_cp, n_over, over));
   EM_TRY(em_calloc(&set, (size_t)n_over, sizeof *set, "overrides"));
@@ -220,10 +219,11 @@ static em_err parse_with_overrides(em_case *c, int n_over, const em_param_overri
     for (int j = 0; j < *n_cp; j++)
       if (!strcmp(over[i].name, (*cp)[j].name)) set[n_set++] = over[i];
   if (n_set) {
+    em_log_verbose(log, "case %s: parsing again with %d command-line values", c->name, n_set);
     em_param_free_array(cp, n_cp);
     gmsh_stop(c);
     EM_TRY_GOTO(err, parse(c, n_set, set, log), done);
-    EM_TRY_GOTO(err, em_param_read_onelab(c->path, cp, n_cp), done);
+    EM_TRY_GOTO(err, em_param_read_onelab(c, cp, n_cp), done);
     EM_TRY_GOTO(err, em_param_check_overrides(c, *cp, *n_cp, n_over, over), done);
     EM_TRY_GOTO(err, em_param_check_applied(c, *cp, *n_cp, n_over, over), done);
   }

@@ -69,24 +69,23 @@ static int is_gmsh_name(const char *name) {
 
 /* One ONELAB parameter: its type is whichever of the number and string
  * tables holds the name (a name in both is ambiguous); the first value. */
-static em_err read_one(const char *path, const char *name, em_param *p) {
+static em_err read_one(const em_case *c, const char *name, em_param *p) {
   em_err err = EM_OK;
   double *num = NULL;
   char **str = NULL;
   size_t n_num = 0, n_str = 0;
   int ierr = 0;
-  size_t mark = em_gmsh_log_count();
   gmshOnelabGetNumber(name, &num, &n_num, &ierr);
   if (!ierr) gmshOnelabGetString(name, &str, &n_str, &ierr);
   if (ierr) {
-    err = EM_GMSH_RAISE(mark, "case file '%s': cannot read parameter '%s'", path, name);
+    err = EM_GMSH_RAISE(c->log_mark, "case file '%s': cannot read parameter '%s'", c->path, name);
     goto done;
   }
   if (n_num && n_str) {
     err = EM_RAISE(EM_ERR_INPUT,
                    "case file '%s' defines parameter '%s' both as a number and "
                    "as a string",
-                   path, name);
+                   c->path, name);
     goto done;
   }
   p->is_string = n_str > 0;
@@ -101,23 +100,23 @@ done:
   return err;
 }
 
-em_err em_param_read_onelab(const char *path, em_param **out, int *n_out) {
+em_err em_param_read_onelab(const em_case *c, em_param **out, int *n_out) {
   em_err err = EM_OK;
   char **names = NULL;
   size_t n = 0;
   int ierr = 0, np = 0;
   em_param *p = NULL;
-  size_t mark = em_gmsh_log_count();
   *out = NULL;
   *n_out = 0;
   gmshOnelabGetNames(&names, &n, "", &ierr);
-  if (ierr) return EM_GMSH_RAISE(mark, "case file '%s': cannot list its parameters", path);
+  if (ierr)
+    return EM_GMSH_RAISE(c->log_mark, "case file '%s': cannot list its parameters", c->path);
   /* a name defined both as a number and as a string comes twice */
   qsort(names, n, sizeof *names, str_cmp);
   EM_TRY_GOTO(err, em_calloc(&p, n, sizeof *p, "case parameters"), done);
   for (size_t i = 0; i < n; i++) {
     if (is_gmsh_name(names[i]) || (i > 0 && !strcmp(names[i], names[i - 1]))) continue;
-    EM_TRY_GOTO(err, read_one(path, names[i], &p[np]), done);
+    EM_TRY_GOTO(err, read_one(c, names[i], &p[np]), done);
     np++;
   }
   *out = p;

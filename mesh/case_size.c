@@ -77,7 +77,7 @@ static em_err volume_sizes(const em_case *c, const em_mesh_opts *o, const em_log
   em_log_info(log, "mesh sizes from the wavelength at %.6g GHz, %g elements per wavelength:",
               o->freq_max * 1e-9, o->elements_per_wavelength);
   for (size_t k = 0; k < n; k += 2) {
-    EM_TRY_GOTO(err, em_case_group_name(3, dt[k + 1], &name), done);
+    EM_TRY_GOTO(err, em_case_group_name(c, 3, dt[k + 1], &name), done);
     double idx = o->index_of ? o->index_of(o->index_ctx, name) : 1.0;
     if (!(idx > 0 && isfinite(idx))) {
       err = EM_RAISE(EM_ERR_INPUT, "case '%s': volume group '%s' has refractive index %g", c->path,
@@ -135,7 +135,7 @@ em_err em_case_size_install(const em_case *c, const em_mesh_opts *o, const em_lo
   EM_CHECK(o->freq_max > 0 && isfinite(o->freq_max), EM_ERR_INPUT,
            "case '%s': sizing from the wavelength needs a frequency > 0, not %g Hz", c->path,
            o->freq_max);
-  size_t mark = em_gmsh_log_count();
+  size_t mark = c->log_mark;
   EM_TRY(em_calloc(&s, 1, sizeof *s, "mesh sizes"));
   EM_TRY_GOTO(err, alloc_tables(s, mark), fail);
   EM_TRY_GOTO(err, volume_sizes(c, o, log, s, mark), fail);

@@ -16,16 +16,6 @@ static void free_strings(char **s, size_t n) {
   gmshFree(s);
 }
 
-size_t em_gmsh_log_count(void) {
-  char **log = NULL;
-  size_t n = 0;
-  int ierr = 0;
-  gmshLoggerGet(&log, &n, &ierr);
-  if (ierr) return 0;
-  free_strings(log, n);
-  return n;
-}
-
 /* Append src to dst (capacity cap), keeping dst terminated. */
 static void append(char *dst, size_t cap, const char *src) {
   size_t len = strlen(dst);
