@@ -16,3 +16,5 @@ Box(1) = {0, 0, 0, lx, ly, lz};
 Physical Volume("diel") = {1};
 Physical Surface("port1") = {1};
 Printf(StrCat("port type ", kind));
+// Gmsh's warnings reach emsolve's log.
+Warning("a warning from the case, side %g", lx);

@@ -2,8 +2,8 @@
  * strings, also on the geometry (the meshed volume follows an overridden box
  * side, compared with the analytic volume); unknown names list the known
  * ones; type mismatches and read-only parameters fail naming the parameter;
- * spec defaults and wildcard lookups; the source of every value; and no
- * value leaking from one open into the next. */
+ * spec defaults and wildcard lookups; the source of every value; no value
+ * leaking from one open into the next; Gmsh's warnings in our log. */
 #include "case_test_util.h"
 
 static const em_param_spec SPECS[] = {
@@ -47,7 +47,17 @@ static double meshed_volume(em_case *c) {
 
 static void plain_open(const char *path) {
   em_case *c = NULL;
-  REQUIRE_OK(em_case_open(path, 0, NULL, NSPEC, SPECS, NULL, &c));
+  FILE *lf = tmpfile();
+  em_log log;
+  em_log_init(&log, lf, EM_LOG_INFO);
+  REQUIRE_OK(em_case_open(path, 0, NULL, NSPEC, SPECS, &log, &c));
+  char text[2048] = "";
+  rewind(lf);
+  text[fread(text, 1, sizeof text - 1, lf)] = '\0';
+  fclose(lf);
+  EXPECT(strstr(text, "warning: gmsh: a warning from the case, side 2") &&
+             strstr(text, "case case_params: parsed"),
+         "log:\n%s", text);
   EXPECT(!strcmp(em_case_name(c), "case_params"), "name %s", em_case_name(c));
   EXPECT(!strcmp(em_case_path(c), path), "path %s", em_case_path(c));
   EXPECT(num(c, "Geometry/lx") == 2 && num(c, "Geometry/ly") == 1 && num(c, "Geometry/lz") == 0.5,
