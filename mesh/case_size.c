@@ -1,0 +1,154 @@
+/* case_size.c - element sizes from the wavelength.
+ *
+ * In each physical volume h = c0 / (f_max n) / N, n its refractive index and
+ * N the elements per wavelength, in model units (divided by metres/unit).
+ * The size of a surface, curve or point is the smallest h of the volumes it
+ * bounds or is embedded in, so an interface takes the finer side and the
+ * coarser volume grows away from it as Gmsh interpolates from the boundary.
+ *
+ * Gmsh 4.8.4 has no "Constant" field and its "Restrict" field ignores the
+ * boundary of the listed volumes, so the sizes are given per entity through
+ * the size callback.  Gmsh takes the minimum of the callback, the case's own
+ * sizes (point sizes, Mesh.MeshSizeMax, its background field) and its
+ * defaults, so a case that asks for smaller elements somewhere gets them. */
+#include <gmshc.h>
+#include <math.h>
+#include <stdlib.h>
+
+#include "case_impl.h"
+
+#define C0 299792458.0 /* speed of light in vacuum, m/s */
+#define NO_SIZE 1e22   /* Gmsh's MAX_LC: no constraint from this source */
+
+struct em_case_size {
+  int max_tag[4]; /* largest entity tag of each dimension */
+  double *h[4];   /* h[dim][tag]: size on that entity, model units; NO_SIZE if free */
+};
+
+/* Called by Gmsh for every point it places, from its meshing threads: the
+ * table is read-only by then. */
+static double size_callback(int dim, int tag, double x, double y, double z, void *data) {
+  const em_case_size *s = data;
+  (void)x, (void)y, (void)z;
+  if (dim < 0 || dim > 3 || tag < 0 || tag > s->max_tag[dim]) return NO_SIZE;
+  return s->h[dim][tag];
+}
+
+void em_case_size_clear(em_case_size **ps) {
+  if (!*ps) return;
+  int ierr = 0;
+  gmshModelMeshRemoveSizeCallback(&ierr);
+  for (int d = 0; d < 4; d++) em_free(&(*ps)->h[d]);
+  em_free(ps);
+}
+
+static void lower(em_case_size *s, int dim, int tag, double h) {
+  if (dim >= 0 && dim <= 3 && tag >= 0 && tag <= s->max_tag[dim] && h < s->h[dim][tag])
+    s->h[dim][tag] = h;
+}
+
+/* One table per dimension, indexed by tag, all free. */
+static em_err alloc_tables(em_case_size *s, size_t mark) {
+  for (int d = 0; d < 4; d++) {
+    int *dt = NULL, ierr = 0;
+    size_t n = 0;
+    gmshModelGetEntities(&dt, &n, d, &ierr);
+    if (ierr) return EM_GMSH_RAISE(mark, "cannot list the entities of dimension %d", d);
+    s->max_tag[d] = 0;
+    for (size_t k = 0; k < n; k += 2)
+      if (dt[k + 1] > s->max_tag[d]) s->max_tag[d] = dt[k + 1];
+    gmshFree(dt);
+    EM_TRY(em_calloc(&s->h[d], (size_t)s->max_tag[d] + 1, sizeof *s->h[d], "mesh sizes"));
+    for (int t = 0; t <= s->max_tag[d]; t++) s->h[d][t] = NO_SIZE;
+  }
+  return EM_OK;
+}
+
+/* h of every physical volume's entities; logs the sizes. */
+static em_err volume_sizes(const em_case *c, const em_mesh_opts *o, const em_log *log,
+                           em_case_size *s, size_t mark) {
+  em_err err = EM_OK;
+  int *dt = NULL, *ent = NULL, ierr = 0;
+  size_t n = 0, n_ent = 0;
+  char *name = NULL;
+  double lambda0 = C0 / o->freq_max;
+  gmshModelGetPhysicalGroups(&dt, &n, 3, &ierr);
+  if (ierr) return EM_GMSH_RAISE(mark, "case '%s': cannot list its physical volumes", c->path);
+  em_log_info(log, "mesh sizes from the wavelength at %.6g GHz, %g elements per wavelength:",
+              o->freq_max * 1e-9, o->elements_per_wavelength);
+  for (size_t k = 0; k < n; k += 2) {
+    EM_TRY_GOTO(err, em_case_group_name(c, 3, dt[k + 1], &name), done);
+    double idx = o->index_of ? o->index_of(o->index_ctx, name) : 1.0;
+    if (!(idx > 0 && isfinite(idx))) {
+      err = EM_RAISE(EM_ERR_INPUT, "case '%s': volume group '%s' has refractive index %g", c->path,
+                     name, idx);
+      goto done;
+    }
+    double h = lambda0 / idx / o->elements_per_wavelength; /* metres */
+    em_log_info(log, "  %-16s n = %-8.4g h = %.4g mm", name, idx, h * 1e3);
+    gmshModelGetEntitiesForPhysicalGroup(3, dt[k + 1], &ent, &n_ent, &ierr);
+    if (ierr) {
+      err = EM_GMSH_RAISE(mark, "case '%s': cannot read volume group '%s'", c->path, name);
+      goto done;
+    }
+    for (size_t e = 0; e < n_ent; e++) lower(s, 3, ent[e], h / o->unit);
+    gmshFree(ent);
+    ent = NULL;
+    em_free(&name);
+  }
+done:
+  gmshFree(dt);
+  gmshFree(ent);
+  em_free(&name);
+  return err;
+}
+
+/* From volumes down to points: each entity passes its size to its boundary
+ * (one dimension down) and to the entities embedded in it. */
+static em_err spread_down(em_case_size *s, size_t mark) {
+  for (int d = 3; d >= 1; d--)
+    for (int t = 0; t <= s->max_tag[d]; t++) {
+      double h = s->h[d][t];
+      if (h >= NO_SIZE) continue;
+      int *up = NULL, *down = NULL, *emb = NULL, ierr = 0;
+      size_t n_up = 0, n_down = 0, n_emb = 0;
+      gmshModelGetAdjacencies(d, t, &up, &n_up, &down, &n_down, &ierr);
+      if (!ierr) gmshModelMeshGetEmbedded(d, t, &emb, &n_emb, &ierr);
+      for (size_t k = 0; !ierr && k < n_down; k++) lower(s, d - 1, abs(down[k]), h);
+      for (size_t k = 0; !ierr && k + 1 < n_emb; k += 2) lower(s, emb[k], emb[k + 1], h);
+      gmshFree(up);
+      gmshFree(down);
+      gmshFree(emb);
+      if (ierr) return EM_GMSH_RAISE(mark, "cannot read the boundary of entity (%d, %d)", d, t);
+    }
+  return EM_OK;
+}
+
+em_err em_case_size_install(const em_case *c, const em_mesh_opts *o, const em_log *log,
+                            em_case_size **out) {
+  em_err err = EM_OK;
+  em_case_size *s = NULL;
+  *out = NULL;
+  if (o->elements_per_wavelength <= 0) return EM_OK;
+  EM_CHECK(isfinite(o->elements_per_wavelength), EM_ERR_INPUT,
+           "case '%s': elements per wavelength %g", c->path, o->elements_per_wavelength);
+  EM_CHECK(o->freq_max > 0 && isfinite(o->freq_max), EM_ERR_INPUT,
+           "case '%s': sizing from the wavelength needs a frequency > 0, not %g Hz", c->path,
+           o->freq_max);
+  size_t mark = c->log_mark;
+  EM_TRY(em_calloc(&s, 1, sizeof *s, "mesh sizes"));
+  EM_TRY_GOTO(err, alloc_tables(s, mark), fail);
+  EM_TRY_GOTO(err, volume_sizes(c, o, log, s, mark), fail);
+  EM_TRY_GOTO(err, spread_down(s, mark), fail);
+  int ierr = 0;
+  gmshModelMeshSetSizeCallback(size_callback, s, &ierr);
+  if (ierr) {
+    err = EM_GMSH_RAISE(mark, "case '%s': cannot install the mesh size callback", c->path);
+    goto fail;
+  }
+  *out = s;
+  return EM_OK;
+fail:
+  em_case_size_clear(&s);
+  return err;
+}
