@@ -91,11 +91,12 @@ em_err em_bitmap_add(const em_spmat *A, const em_spmat *B, em_spmat **C) {
   em_prec p = A->info.prec;
   em_bitmap *c = NULL;
   em_err err = EM_OK;
+  const int64_t work = a->nnz + b->nnz;
   EM_TRY(bitmap_start(a->n_rows, a->n_cols, &c));
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (work > EM_OMP_MIN_WORK)
   for (int32_t i = 0; i < a->n_rows; i++) add_row_count(a, b, i, &c->wptr[i + 1], &c->vptr[i + 1]);
   EM_TRY_GOTO(err, bitmap_alloc(c, p), done);
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (work > EM_OMP_MIN_WORK)
   for (int32_t i = 0; i < a->n_rows; i++) {
     if (p == EM_PREC_SINGLE)
       bitmap_add_row_c(a, b, c, i);
@@ -154,6 +155,7 @@ em_err em_bitmap_mul(const em_spmat *A, const em_spmat *B, em_spmat **C) {
            "em_bitmap_mul: A is %d x %d and B is %d x %d: inner sizes differ", a->n_rows, a->n_cols,
            b->n_rows, b->n_cols);
   em_prec p = A->info.prec;
+  const int64_t work = a->nnz + b->nnz; /* a lower bound on the product's cost */
   size_t nwb = ((size_t)b->n_cols + 63) / 64, nthr = (size_t)bitmap_threads();
   em_err err = EM_OK;
   em_bitmap *c = NULL;
@@ -165,13 +167,13 @@ em_err em_bitmap_mul(const em_spmat *A, const em_spmat *B, em_spmat **C) {
               done);
   EM_TRY_GOTO(err, em_calloc(&acc, nthr * nwb * 64, em_prec_size(p), "bitmap product rows"), done);
   EM_TRY_GOTO(err, bitmap_start(a->n_rows, b->n_cols, &c), done);
-#pragma omp parallel for schedule(dynamic, 64)
+#pragma omp parallel for schedule(dynamic, 64) if (work > EM_OMP_MIN_WORK)
   for (int32_t i = 0; i < a->n_rows; i++) {
     size_t t = (size_t)bitmap_thread();
     mul_row_count(a, b, i, wmask + t * nwb, touched + t * nwb, &c->wptr[i + 1], &c->vptr[i + 1]);
   }
   EM_TRY_GOTO(err, bitmap_alloc(c, p), done);
-#pragma omp parallel for schedule(dynamic, 64)
+#pragma omp parallel for schedule(dynamic, 64) if (work > EM_OMP_MIN_WORK)
   for (int32_t i = 0; i < a->n_rows; i++) {
     size_t t = (size_t)bitmap_thread();
     char *row = acc + t * nwb * 64 * em_prec_size(p);

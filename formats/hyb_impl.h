@@ -32,6 +32,10 @@ extern "C" {
 
 #define EM_HYB_PITCH 32  /* ELL column stride is a multiple of this */
 #define EM_HYB_CHUNK 256 /* COO entries per chunk: one warp, 8 rounds of 32 */
+/* Host loops with less work than this (entries or slots) stay on one thread:
+ * waking a team costs more than they do, and far more when the cores are
+ * oversubscribed and OpenMP threads spin. */
+#define EM_OMP_MIN_WORK 32768
 
 typedef struct em_hyb {
   int hec;          /* 0: HYB (COO tail), 1: HEC (CSR tail) */

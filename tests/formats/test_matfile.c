@@ -35,7 +35,7 @@ static unsigned char *slurp(const char *path, size_t *n) {
 
 static void spit(const char *path, const unsigned char *b, size_t n) {
   FILE *f = fopen(path, "wb");
-  if (!f || fwrite(b, 1, n, f) != n) {
+  if (!f || (n > 0 && fwrite(b, 1, n, f) != n)) {
     fprintf(stderr, "cannot write %s\n", path);
     exit(1);
   }
