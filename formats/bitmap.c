@@ -4,12 +4,14 @@
 
 #include "bitmap_impl.h"
 
+/* wptr + vptr (8 bytes a row each), 12 bytes a word, one value an entry. */
 size_t em_bitmap_bytes(const em_bitmap *bm, em_prec p) {
   return 2 * ((size_t)bm->n_rows + 1) * sizeof(int64_t) +
          (size_t)bm->n_words * (sizeof(int32_t) + sizeof(uint64_t)) +
          (size_t)bm->nnz * em_prec_size(p);
 }
 
+/* y (+)= A x on the matrix's backend. */
 static em_err bitmap_spmv(const em_spmat *M, const void *x, void *y, int accumulate, void *stream) {
   if (M->info.backend == EM_BACKEND_CUDA) {
 #ifdef EM_HAVE_CUDA
@@ -33,10 +35,12 @@ static void bitmap_release(em_bitmap **bm, em_backend b) {
   em_free(bm);
 }
 
+/* A host bitmap (built by add / mul, not yet wrapped). */
 void em_bitmap_free(em_bitmap **bm) {
   bitmap_release(bm, EM_BACKEND_CPU);
 }
 
+/* The spmat's destroy: arrays where they live, then the header. */
 static void bitmap_destroy(em_spmat *M) {
   em_bitmap *bm = M->data;
   bitmap_release(&bm, M->info.backend);
@@ -45,6 +49,7 @@ static void bitmap_destroy(em_spmat *M) {
 
 static const em_spmat_ops BITMAP_OPS = {bitmap_spmv, bitmap_destroy};
 
+/* The spmat around a host bitmap: generic info, exact bytes, bitmap ops. */
 em_err em_bitmap_wrap(em_bitmap **bm, em_prec p, em_spmat **Mout) {
   *Mout = NULL;
   em_spmat *M = NULL;
@@ -68,6 +73,7 @@ em_err em_bitmap_wrap(em_bitmap **bm, em_prec p, em_spmat **Mout) {
   return EM_OK;
 }
 
+/* The extras need the host arrays: only a CPU bitmap has them. */
 em_err em_bitmap_host(const em_spmat *M, const char *who, const em_bitmap **bm) {
   *bm = NULL;
   EM_CHECK(M, EM_ERR_ARG, "%s: NULL matrix", who);

@@ -14,6 +14,7 @@
 #undef BM_T
 #undef BM_FN
 
+/* Dispatch on the precision; the kernel cannot fail. */
 em_err em_bitmap_spmv_cpu(const em_spmat *M, const void *x, void *y, int accumulate) {
   if (M->info.prec == EM_PREC_SINGLE)
     bitmap_spmv_c(M->data, x, y, accumulate);

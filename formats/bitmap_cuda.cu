@@ -43,6 +43,7 @@ __global__ void __launch_bounds__(BM_THREADS)
   if (lane == 0) y[i] = acc ? em_cadd(y[i], s) : s;
 }
 
+/* One warp per row; nothing to launch for 0 rows. */
 template <typename V>
 static em_err bitmap_launch(const em_bitmap *bm, const V *x, V *y, int acc, cudaStream_t st) {
   if (bm->n_rows == 0) return EM_OK;
@@ -52,6 +53,7 @@ static em_err bitmap_launch(const em_bitmap *bm, const V *x, V *y, int acc, cuda
   return EM_OK;
 }
 
+/* Dispatch on the precision. */
 extern "C" em_err em_bitmap_spmv_cuda(const em_spmat *M, const void *x, void *y, int accumulate,
                                       void *stream) {
   const em_bitmap *bm = (const em_bitmap *)M->data;

@@ -10,6 +10,7 @@
 
 #include "bitmap_impl.h"
 
+/* qsort order of word indices. */
 static int bitmap_cmp_i32(const void *p, const void *q) {
   int32_t x = *(const int32_t *)p, y = *(const int32_t *)q;
   return (x > y) - (x < y);
@@ -82,6 +83,7 @@ static em_err bitmap_operands(const em_spmat *A, const em_spmat *B, em_spmat **C
   return EM_OK;
 }
 
+/* C = A + B: count the union pattern per row, allocate, fill per row. */
 em_err em_bitmap_add(const em_spmat *A, const em_spmat *B, em_spmat **C) {
   const em_bitmap *a = NULL, *b = NULL;
   EM_TRY(bitmap_operands(A, B, C, "em_bitmap_add", &a, &b));
@@ -129,6 +131,7 @@ static void mul_row_count(const em_bitmap *a, const em_bitmap *b, int32_t i, uin
   }
 }
 
+/* Threads a parallel loop may use (1 without OpenMP). */
 static int bitmap_threads(void) {
 #ifdef _OPENMP
   return omp_get_max_threads();
@@ -137,6 +140,7 @@ static int bitmap_threads(void) {
 #endif
 }
 
+/* This thread's number in the team (0 without OpenMP). */
 static int bitmap_thread(void) {
 #ifdef _OPENMP
   return omp_get_thread_num();

@@ -6,6 +6,7 @@
 
 #include "blockop_impl.h"
 
+/* CPU, complex double, STREAMS, every format automatic. */
 void em_blockop_opts_default(em_blockop_opts *o) {
   memset(o, 0, sizeof *o);
   o->backend = EM_BACKEND_CPU;
@@ -63,6 +64,8 @@ static void blockop_chains(em_blockop *op) {
   }
 }
 
+/* One spmat per block with entries (or one for the whole matrix), the
+ * chains, and on CUDA the streams and events. */
 em_err em_blockop_create(const em_blockmat *B, const em_blockop_opts *o, em_blockop **out) {
   EM_CHECK(out, EM_ERR_ARG, "em_blockop_create: NULL output");
   *out = NULL;
@@ -136,6 +139,7 @@ static em_err blockop_apply_cpu(const em_blockop *op, const void *x, void *y) {
   return EM_OK;
 }
 
+/* y = A x: check, then the backend's schedule. */
 em_err em_blockop_apply(em_blockop *op, const void *x, void *y) {
   EM_CHECK(op, EM_ERR_ARG, "em_blockop_apply: NULL operator");
   int32_t n = op->offset[op->nb];
@@ -167,6 +171,7 @@ void em_blockop_block_info(const em_blockop *op, int i, int j, em_spmat_info *in
   if (op->blk[i][j]) em_spmat_get_info(op->blk[i][j], info);
 }
 
+/* Bytes of every stored block (or of the whole). */
 size_t em_blockop_bytes(const em_blockop *op) {
   if (!op) return 0;
   em_spmat_info info;
@@ -184,6 +189,7 @@ size_t em_blockop_bytes(const em_blockop *op) {
   return bytes;
 }
 
+/* Streams and graphs first, then the blocks. */
 void em_blockop_destroy(em_blockop **op) {
   if (!*op) return;
 #ifdef EM_HAVE_CUDA
@@ -195,10 +201,12 @@ void em_blockop_destroy(em_blockop **op) {
   em_free(op);
 }
 
+/* em_operator.apply: ctx is the block operator. */
 static em_err blockop_operator_apply(void *ctx, const void *x, void *y) {
   return em_blockop_apply((em_blockop *)ctx, x, y);
 }
 
+/* The block operator as an em_operator (it stays owned by the caller). */
 em_err em_blockop_operator(em_blockop *B, em_operator *op) {
   EM_CHECK(B && op, EM_ERR_ARG, "em_blockop_operator: NULL argument");
   op->n = B->offset[B->nb];

@@ -39,6 +39,8 @@ struct em_blockop_cuda {
   uint64_t clock; /* apply counter for the LRU */
 };
 
+/* A non-blocking stream and an event per block, the fork event, and the
+ * capture origin for GRAPH. */
 em_err em_blockop_cuda_init(em_blockop *op) {
   em_blockop_cuda *C = NULL;
   EM_TRY(em_calloc(&C, 1, sizeof *C, "block operator streams"));
@@ -54,6 +56,7 @@ em_err em_blockop_cuda_init(em_blockop *op) {
   return EM_OK;
 }
 
+/* Release what init created (any subset of it, after a failed init). */
 void em_blockop_cuda_free(em_blockop *op) {
   em_blockop_cuda *C = op->cuda;
   if (!C) return;
@@ -169,6 +172,7 @@ static em_err blockop_sequential(const em_blockop *op, const void *x, void *y) {
   return EM_OK;
 }
 
+/* The mode's schedule, all asynchronous on stream 0's timeline. */
 em_err em_blockop_cuda_apply(em_blockop *op, const void *x, void *y) {
   if (op->whole) return em_spmat_spmv(op->whole, x, y, 0, NULL);
   switch (op->opts.mode) {

@@ -47,6 +47,8 @@ static em_err blockop_sort_group(int32_t offset, int32_t n, const int64_t *key, 
   return EM_OK;
 }
 
+/* perm = identity, then each group with a sliced block in its block row
+ * sorted by its key (file comment). */
 em_err em_blockop_plan_perm(const em_blockmat *B, const em_blockop_opts *o, int32_t *perm) {
   EM_CHECK(B && o && perm, EM_ERR_ARG, "em_blockop_plan_perm: NULL argument");
   EM_CHECK(B->nb >= 1 && B->nb <= EM_MAX_ORDER, EM_ERR_ARG,

@@ -30,6 +30,7 @@ em_err em_hyb_auto_width(const em_csr *A, int32_t *K) {
   return EM_OK;
 }
 
+/* y (+)= A x on the matrix's backend. */
 static em_err hyb_spmv(const em_spmat *M, const void *x, void *y, int accumulate, void *stream) {
   if (M->info.backend == EM_BACKEND_CUDA) {
 #ifdef EM_HAVE_CUDA
@@ -42,6 +43,7 @@ static em_err hyb_spmv(const em_spmat *M, const void *x, void *y, int accumulate
   return em_hyb_spmv_cpu(M, x, y, accumulate);
 }
 
+/* Free every array where it lives, then the header. */
 static void hyb_destroy(em_spmat *M) {
   em_hyb *H = M->data;
   if (!H) return;

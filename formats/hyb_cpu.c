@@ -16,6 +16,7 @@
 #undef HYB_T
 #undef HYB_FN
 
+/* Dispatch on the precision; the kernels cannot fail. */
 em_err em_hyb_spmv_cpu(const em_spmat *M, const void *x, void *y, int accumulate) {
   const em_hyb *H = M->data;
   if (M->info.prec == EM_PREC_SINGLE)

@@ -142,6 +142,7 @@ static em_err hyb_launch(const em_hyb *H, const V *x, V *y, int acc, cudaStream_
   return EM_OK;
 }
 
+/* Dispatch on the precision. */
 extern "C" em_err em_hyb_spmv_cuda(const em_spmat *M, const void *x, void *y, int accumulate,
                                    void *stream) {
   const em_hyb *H = (const em_hyb *)M->data;

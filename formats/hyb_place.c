@@ -47,6 +47,7 @@ em_err em_fmt_place_vals(em_cplx **h, size_t n, em_prec p, em_backend b, void **
 #endif
 }
 
+/* em_free on the CPU, cudaFree on CUDA. */
 void em_fmt_release(void **p, em_backend b) {
   if (b == EM_BACKEND_CPU) {
     em_free(p);

@@ -41,6 +41,7 @@ typedef struct {
   int64_t size;          /* file length (reading) */
 } mf_stream;
 
+/* Feed n bytes to the checksum, word by word (a word may span calls). */
 static void mf_hash(mf_stream *s, const void *p, size_t n) {
   const unsigned char *b = p;
   while (n > 0 && s->n_part > 0) { /* complete a word begun by an earlier call */
@@ -64,6 +65,7 @@ static void mf_hash(mf_stream *s, const void *p, size_t n) {
   }
 }
 
+/* Write n bytes and add them to the checksum. */
 static em_err mf_write(mf_stream *s, const void *p, size_t n) {
   if (n == 0) return EM_OK;
   EM_CHECK(fwrite(p, 1, n, s->f) == n, EM_ERR_IO, "error writing %s at byte %lld: %s", s->path,
@@ -99,6 +101,7 @@ typedef struct {
   uint64_t file_bytes;
 } mf_header;
 
+/* Header fields -> the 48 file bytes (explicit offsets, no struct padding). */
 static void mf_header_pack(const mf_header *h, unsigned char *b) {
   memcpy(b, h->magic, 8);
   memcpy(b + 8, &h->version, 4);
@@ -109,6 +112,7 @@ static void mf_header_pack(const mf_header *h, unsigned char *b) {
   memcpy(b + 40, &h->file_bytes, 8);
 }
 
+/* The 48 file bytes -> header fields. */
 static void mf_header_unpack(const unsigned char *b, mf_header *h) {
   memcpy(h->magic, b, 8);
   memcpy(&h->version, b + 8, 4);
@@ -155,6 +159,8 @@ static em_err mf_check_system(const char *path, const em_blockmat *B, int n_rhs,
   return EM_OK;
 }
 
+/* Header with the total length, the blocks, the right-hand sides, then the
+ * checksum of all that. */
 static em_err mf_write_all(mf_stream *s, const em_blockmat *B, int n_rhs, const em_cplx *b) {
   int32_t n = B->offset[B->nb];
   mf_header h;
@@ -196,6 +202,7 @@ static em_err mf_write_all(mf_stream *s, const em_blockmat *B, int n_rhs, const 
   return EM_OK;
 }
 
+/* Check, write under a temporary name, rename when complete. */
 em_err em_matfile_write(const char *path, const em_blockmat *B, int n_rhs, const em_cplx *b) {
   EM_CHECK(path, EM_ERR_ARG, "em_matfile_write: NULL path");
   EM_CHECK(MF_LITTLE_ENDIAN, EM_ERR_UNSUPPORTED,
@@ -301,6 +308,8 @@ static em_err mf_check_blocks(const char *path, const em_blockmat *B, int64_t n_
   return EM_OK;
 }
 
+/* Header, blocks, right-hand sides, checksum, then the contents' validity;
+ * the outputs are set only when everything holds. */
 static em_err mf_read_all(mf_stream *s, em_blockmat **Bout, int *n_rhs_out, em_cplx **bout) {
   const char *p = s->path;
   EM_CHECK(s->size >= MF_HEADER + 8, EM_ERR_IO,
@@ -353,6 +362,7 @@ done:
   return err;
 }
 
+/* Open, measure the file, read it all or nothing. */
 em_err em_matfile_read(const char *path, em_blockmat **B, int *n_rhs, em_cplx **b) {
   EM_CHECK(path && B, EM_ERR_ARG, "em_matfile_read: NULL path or output");
   *B = NULL;
