@@ -106,6 +106,9 @@ static em_err hyb_boundaries(em_hyb *H, hyb_host *h) {
     }
   }
   h->bnd_ptr[H->n_bnd] = 2 * nc;
+  /* trim to the rows found, so the host arrays are exactly what is counted */
+  EM_TRY(em_realloc(&h->bnd_row, (size_t)H->n_bnd, sizeof *h->bnd_row, "HYB boundary rows"));
+  EM_TRY(em_realloc(&h->bnd_ptr, (size_t)H->n_bnd + 1, sizeof *h->bnd_ptr, "HYB boundary slots"));
   return EM_OK;
 }
 

@@ -144,8 +144,8 @@ static em_err mf_check_system(const char *path, const em_blockmat *B, int n_rhs,
                EM_ERR_ARG,
                "em_matfile_write %s: block A_%d%d is missing or not sized by its groups", path,
                i + 1, j + 1);
-      char name[64];
-      snprintf(name, sizeof name, "block A_%d%d", i + 1, j + 1);
+      char name[4200];
+      snprintf(name, sizeof name, "em_matfile_write %.4000s: block A_%d%d", path, i + 1, j + 1);
       EM_TRY(em_csr_check(A, name));
       for (int64_t k = 0; k < A->nnz; k++)
         EM_CHECK(isfinite(creal(A->val[k])) && isfinite(cimag(A->val[k])), EM_ERR_NUMERIC,
