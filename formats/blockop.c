@@ -1,0 +1,218 @@
+/* blockop.c - the nine-block operator: one spmat per stored block (format
+ * and T per block, AUTO from each block's own row lengths), the chains of
+ * the block rows, the CPU apply, and the em_operator wrapper.  Scheduling on
+ * the GPU is in blockop_cuda.c; the reasons are in blockop_impl.h. */
+#include <string.h>
+
+#include "blockop_impl.h"
+
+/* CPU, complex double, STREAMS, every format automatic. */
+void em_blockop_opts_default(em_blockop_opts *o) {
+  memset(o, 0, sizeof *o);
+  o->backend = EM_BACKEND_CPU;
+  o->prec = EM_PREC_DOUBLE;
+  o->mode = EM_BLOCKOP_STREAMS;
+  for (int i = 0; i < EM_MAX_ORDER; i++)
+    for (int j = 0; j < EM_MAX_ORDER; j++) o->format[i][j] = EM_FMT_AUTO;
+  o->whole_format = EM_FMT_AUTO;
+}
+
+/* The block matrix is whole: 1..3 groups, rising offsets from 0, every block
+ * present with its groups' sizes and a valid CSR structure. */
+static em_err blockop_check(const em_blockmat *B) {
+  EM_CHECK(B, EM_ERR_ARG, "block operator: NULL block matrix");
+  EM_CHECK(B->nb >= 1 && B->nb <= EM_MAX_ORDER, EM_ERR_ARG,
+           "block operator: %d order groups, not 1..%d", B->nb, EM_MAX_ORDER);
+  EM_CHECK(B->offset[0] == 0, EM_ERR_ARG, "block operator: group offsets start at %d, not 0",
+           B->offset[0]);
+  for (int i = 0; i < B->nb; i++)
+    EM_CHECK(B->offset[i + 1] >= B->offset[i], EM_ERR_ARG,
+             "block operator: group %d has negative size (offsets %d, %d)", i + 1, B->offset[i],
+             B->offset[i + 1]);
+  for (int i = 0; i < B->nb; i++)
+    for (int j = 0; j < B->nb; j++) {
+      const em_csr *A = B->blk[i][j];
+      int32_t r = B->offset[i + 1] - B->offset[i], c = B->offset[j + 1] - B->offset[j];
+      EM_CHECK(A, EM_ERR_ARG, "block operator: block A_%d%d is missing", i + 1, j + 1);
+      EM_CHECK(A->n_rows == r && A->n_cols == c, EM_ERR_ARG,
+               "block operator: block A_%d%d is %d x %d but its groups are %d x %d", i + 1, j + 1,
+               A->n_rows, A->n_cols, r, c);
+      char name[32];
+      snprintf(name, sizeof name, "block A_%d%d", i + 1, j + 1);
+      EM_TRY(em_csr_check(A, name));
+    }
+  return EM_OK;
+}
+
+/* Options of one block's spmat. */
+static void blockop_spmat_opts(const em_blockop_opts *o, int i, int j, em_spmat_opts *so) {
+  em_spmat_opts_default(so);
+  so->backend = o->backend;
+  so->prec = o->prec;
+  so->format = o->format[i][j];
+  so->threads_per_row = o->threads_per_row[i][j];
+}
+
+/* The stored blocks of each row, diagonal first, then cyclically. */
+static void blockop_chains(em_blockop *op) {
+  for (int i = 0; i < op->nb; i++) {
+    op->n_in_row[i] = 0;
+    for (int s = 0; s < op->nb; s++) {
+      int j = (i + s) % op->nb;
+      if (op->blk[i][j]) op->order[i][op->n_in_row[i]++] = j;
+    }
+  }
+}
+
+/* One spmat per block with entries (or one for the whole matrix), the
+ * chains, and on CUDA the streams and events. */
+em_err em_blockop_create(const em_blockmat *B, const em_blockop_opts *o, em_blockop **out) {
+  EM_CHECK(out, EM_ERR_ARG, "em_blockop_create: NULL output");
+  *out = NULL;
+  EM_CHECK(o, EM_ERR_ARG, "em_blockop_create: NULL options");
+  EM_CHECK(o->mode >= EM_BLOCKOP_STREAMS && o->mode <= EM_BLOCKOP_ONE_MATRIX, EM_ERR_ARG,
+           "em_blockop_create: unknown mode %d", (int)o->mode);
+  EM_CHECK(o->prec == EM_PREC_DOUBLE || o->prec == EM_PREC_SINGLE, EM_ERR_ARG,
+           "em_blockop_create: unknown precision %d", (int)o->prec);
+#ifndef EM_HAVE_CUDA
+  EM_CHECK(o->backend == EM_BACKEND_CPU, EM_ERR_UNSUPPORTED,
+           "em_blockop_create: the CUDA backend was requested but this build has no CUDA");
+#endif
+  EM_TRY(blockop_check(B));
+  em_err err = EM_OK;
+  em_blockop *op = NULL;
+  em_csr *whole = NULL;
+  EM_TRY(em_calloc(&op, 1, sizeof *op, "block operator"));
+  op->opts = *o;
+  op->nb = B->nb;
+  memcpy(op->offset, B->offset, sizeof op->offset);
+  op->elem = em_prec_size(o->prec);
+  if (o->mode == EM_BLOCKOP_ONE_MATRIX) {
+    em_spmat_opts so;
+    em_spmat_opts_default(&so);
+    so.backend = o->backend;
+    so.prec = o->prec;
+    so.format = o->whole_format;
+    EM_TRY_GOTO(err, em_blockmat_to_csr(B, &whole), done);
+    EM_TRY_GOTO(err, em_spmat_create(whole, &so, &op->whole), done);
+  } else {
+    for (int i = 0; i < B->nb; i++)
+      for (int j = 0; j < B->nb; j++) {
+        if (B->blk[i][j]->nnz == 0) continue;
+        em_spmat_opts so;
+        blockop_spmat_opts(o, i, j, &so);
+        EM_TRY_GOTO(err, em_spmat_create(B->blk[i][j], &so, &op->blk[i][j]), done);
+      }
+  }
+  blockop_chains(op);
+#ifdef EM_HAVE_CUDA
+  if (o->backend == EM_BACKEND_CUDA &&
+      (o->mode == EM_BLOCKOP_STREAMS || o->mode == EM_BLOCKOP_GRAPH))
+    EM_TRY_GOTO(err, em_blockop_cuda_init(op), done);
+#endif
+  *out = op;
+  op = NULL;
+done:
+  em_csr_destroy(&whole);
+  em_blockop_destroy(&op);
+  return err;
+}
+
+em_err em_blockop_block_spmv(const em_blockop *op, int i, int j, const void *x, void *y,
+                             int accumulate, void *stream) {
+  const char *xj = (const char *)x + (size_t)op->offset[j] * op->elem;
+  char *yi = (char *)y + (size_t)op->offset[i] * op->elem;
+  return em_spmat_spmv(op->blk[i][j], xj, yi, accumulate, stream);
+}
+
+/* CPU: the chains one after another, OpenMP inside each block. */
+static em_err blockop_apply_cpu(const em_blockop *op, const void *x, void *y) {
+  if (op->whole) return em_spmat_spmv(op->whole, x, y, 0, NULL);
+  for (int i = 0; i < op->nb; i++) {
+    size_t rows = (size_t)(op->offset[i + 1] - op->offset[i]);
+    if (rows == 0) continue;
+    if (op->n_in_row[i] == 0)
+      memset((char *)y + (size_t)op->offset[i] * op->elem, 0, rows * op->elem);
+    for (int t = 0; t < op->n_in_row[i]; t++)
+      EM_TRY(em_blockop_block_spmv(op, i, op->order[i][t], x, y, t > 0, NULL));
+  }
+  return EM_OK;
+}
+
+/* y = A x: check, then the backend's schedule. */
+em_err em_blockop_apply(em_blockop *op, const void *x, void *y) {
+  EM_CHECK(op, EM_ERR_ARG, "em_blockop_apply: NULL operator");
+  int32_t n = op->offset[op->nb];
+  EM_CHECK((x && y) || n == 0, EM_ERR_ARG, "em_blockop_apply: NULL vector");
+  if (n == 0) return EM_OK;
+  EM_CHECK(x != y, EM_ERR_ARG, "em_blockop_apply: x and y are the same vector");
+  if (op->opts.backend == EM_BACKEND_CPU) return blockop_apply_cpu(op, x, y);
+#ifdef EM_HAVE_CUDA
+  return em_blockop_cuda_apply(op, x, y);
+#else
+  return EM_RAISE(EM_ERR_UNSUPPORTED, "em_blockop_apply: this build has no CUDA");
+#endif
+}
+
+/* Blocks without entries are not stored: their info has the sizes, nnz 0,
+ * bytes 0 and format EM_FMT_AUTO ("none").  ONE_MATRIX: (0, 0) is the whole. */
+void em_blockop_block_info(const em_blockop *op, int i, int j, em_spmat_info *info) {
+  memset(info, 0, sizeof *info);
+  info->format = EM_FMT_AUTO;
+  if (!op || i < 0 || j < 0 || i >= op->nb || j >= op->nb) return;
+  info->backend = op->opts.backend;
+  info->prec = op->opts.prec;
+  if (op->whole) {
+    if (i == 0 && j == 0) em_spmat_get_info(op->whole, info);
+    return;
+  }
+  info->n_rows = op->offset[i + 1] - op->offset[i];
+  info->n_cols = op->offset[j + 1] - op->offset[j];
+  if (op->blk[i][j]) em_spmat_get_info(op->blk[i][j], info);
+}
+
+/* Bytes of every stored block (or of the whole). */
+size_t em_blockop_bytes(const em_blockop *op) {
+  if (!op) return 0;
+  em_spmat_info info;
+  if (op->whole) {
+    em_spmat_get_info(op->whole, &info);
+    return info.bytes;
+  }
+  size_t bytes = 0;
+  for (int i = 0; i < op->nb; i++)
+    for (int j = 0; j < op->nb; j++)
+      if (op->blk[i][j]) {
+        em_spmat_get_info(op->blk[i][j], &info);
+        bytes += info.bytes;
+      }
+  return bytes;
+}
+
+/* Streams and graphs first, then the blocks. */
+void em_blockop_destroy(em_blockop **op) {
+  if (!*op) return;
+#ifdef EM_HAVE_CUDA
+  em_blockop_cuda_free(*op);
+#endif
+  for (int i = 0; i < EM_MAX_ORDER; i++)
+    for (int j = 0; j < EM_MAX_ORDER; j++) em_spmat_destroy(&(*op)->blk[i][j]);
+  em_spmat_destroy(&(*op)->whole);
+  em_free(op);
+}
+
+/* em_operator.apply: ctx is the block operator. */
+static em_err blockop_operator_apply(void *ctx, const void *x, void *y) {
+  return em_blockop_apply((em_blockop *)ctx, x, y);
+}
+
+/* The block operator as an em_operator (it stays owned by the caller). */
+em_err em_blockop_operator(em_blockop *B, em_operator *op) {
+  EM_CHECK(B && op, EM_ERR_ARG, "em_blockop_operator: NULL argument");
+  op->n = B->offset[B->nb];
+  op->backend = B->opts.backend;
+  op->prec = B->opts.prec;
+  op->ctx = B;
+  op->apply = blockop_operator_apply;
+  return EM_OK;
+}

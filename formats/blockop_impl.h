@@ -1,0 +1,54 @@
+/* blockop_impl.h - the nine-block operator, private to formats/.
+ *
+ * Block row i of y = A x is y_i = sum_j A_ij x_j.  The blocks of one row
+ * write the same range of y, so they run one after another: the first
+ * stored block of the row writes (accumulate = 0), the next ones add
+ * (accumulate = 1) once the previous one is done.  Rows are independent, so
+ * on the GPU the rows' chains run concurrently (EM_BLOCKOP_STREAMS: one
+ * stream per block, events between the blocks of a row; EM_BLOCKOP_GRAPH:
+ * the same launches captured once per (x, y) pair and replayed).  A row's
+ * chain starts with its diagonal block and goes on cyclically (A_ii,
+ * A_i,i+1, ...), so at each step the rows read different x ranges.
+ * Blocks without entries are not stored and cost nothing; a block row whose
+ * blocks are all empty is zeroed. */
+#ifndef EM_BLOCKOP_IMPL_H
+#define EM_BLOCKOP_IMPL_H
+
+#include "formats_impl.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct em_blockop_cuda em_blockop_cuda;
+
+struct em_blockop {
+  em_blockop_opts opts;                      /* as given (formats may be AUTO) */
+  int nb;                                    /* order groups, 1..3 */
+  int32_t offset[EM_MAX_ORDER + 1];          /* group g = offset[g]..offset[g+1]-1 */
+  size_t elem;                               /* bytes of one vector element */
+  em_spmat *blk[EM_MAX_ORDER][EM_MAX_ORDER]; /* NULL: block without entries */
+  em_spmat *whole;                           /* EM_BLOCKOP_ONE_MATRIX only */
+  int n_in_row[EM_MAX_ORDER];                /* stored blocks of block row i */
+  int order[EM_MAX_ORDER][EM_MAX_ORDER];     /* their column groups, in chain order */
+  em_blockop_cuda *cuda;                     /* streams, events, graphs (CUDA,
+                                                STREAMS and GRAPH modes) */
+};
+
+/* y_i (+)= A_ij x_j on `stream`: block (i, j) with the vectors offset to its
+ * groups. */
+em_err em_blockop_block_spmv(const em_blockop *op, int i, int j, const void *x, void *y,
+                             int accumulate, void *stream);
+
+#ifdef EM_HAVE_CUDA
+em_err em_blockop_cuda_init(em_blockop *op);
+void em_blockop_cuda_free(em_blockop *op);
+/* Apply on the GPU in op's mode, ordered after the caller's work on the
+ * legacy default stream and before its later work there. */
+em_err em_blockop_cuda_apply(em_blockop *op, const void *x, void *y);
+#endif
+
+#ifdef __cplusplus
+}
+#endif
+#endif
