@@ -7,22 +7,23 @@
  * Annex G library routine (__muldc3), several times slower.  Rows are dealt
  * in small dynamic chunks: after the length sort of sliced ELLR-T the
  * longest rows come first, and equal static shares would be unbalanced. */
-#define CSR_SPMV_CPU(NAME, SCALAR, REAL, MAKE)                                           \
-  static void NAME(const em_csrx *A, int32_t n, const SCALAR *x, SCALAR *y, int acc) {   \
-    const SCALAR *v = (const SCALAR *)A->val;                                            \
-    _Pragma("omp parallel for schedule(dynamic, 256)") for (int32_t i = 0; i < n; i++) { \
-      REAL sr = 0, si = 0;                                                               \
-      for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++) {                        \
-        SCALAR a = v[k], b = x[A->colind[k]];                                            \
-        sr += __real__ a * __real__ b - __imag__ a * __imag__ b;                         \
-        si += __real__ a * __imag__ b + __imag__ a * __real__ b;                         \
-      }                                                                                  \
-      if (acc) {                                                                         \
-        sr += __real__ y[i];                                                             \
-        si += __imag__ y[i];                                                             \
-      }                                                                                  \
-      y[i] = MAKE(sr, si);                                                               \
-    }                                                                                    \
+#define CSR_SPMV_CPU(NAME, SCALAR, REAL, MAKE)                                                    \
+  static void NAME(const em_csrx *A, int32_t n, const SCALAR *x, SCALAR *y, int acc) {            \
+    const SCALAR *v = (const SCALAR *)A->val;                                                     \
+    int par = A->rowptr[n] >= EM_FMT_OMP_MIN;                                                     \
+    _Pragma("omp parallel for schedule(dynamic, 256) if (par)") for (int32_t i = 0; i < n; i++) { \
+      REAL sr = 0, si = 0;                                                                        \
+      for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++) {                                 \
+        SCALAR a = v[k], b = x[A->colind[k]];                                                     \
+        sr += __real__ a * __real__ b - __imag__ a * __imag__ b;                                  \
+        si += __real__ a * __imag__ b + __imag__ a * __real__ b;                                  \
+      }                                                                                           \
+      if (acc) {                                                                                  \
+        sr += __real__ y[i];                                                                      \
+        si += __imag__ y[i];                                                                      \
+      }                                                                                           \
+      y[i] = MAKE(sr, si);                                                                        \
+    }                                                                                             \
   }
 
 CSR_SPMV_CPU(csr_spmv_z, em_cplx, double, CMPLX)

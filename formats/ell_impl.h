@@ -32,6 +32,9 @@ extern "C" {
 #define EM_ELL_ROW_ALIGN 32
 /* ELLR-T widths are padded to a multiple of max(this, T) (see docs/formats.md). */
 #define EM_ELLRT_WIDTH_ALIGN 16
+/* Below this many slots a CPU kernel or layout pass runs on one thread: an
+ * OpenMP region costs more than the work (and much more on a busy machine). */
+#define EM_FMT_OMP_MIN 32768
 /* Default rows per slice of sliced ELLR-T: one warp of rows at T = 1. */
 #define EM_SELLRT_DEFAULT_S 32
 

@@ -91,9 +91,10 @@ em_err em_ellx_layout(const em_csr *A, em_format kind, int T, int S, em_ellx *E,
   EM_TRY_GOTO(err, em_calloc(&E->col, (size_t)E->stored, sizeof *E->col, "column slots"), fail);
   EM_TRY_GOTO(err, em_calloc(&val, (size_t)E->stored, sizeof *val, "value slots"), fail);
   int32_t *col = E->col;
-#pragma omp parallel for schedule(static)
+  int par = E->stored >= EM_FMT_OMP_MIN;
+#pragma omp parallel for schedule(static) if (par)
   for (int64_t k = 0; k < E->stored; k++) col[k] = -1;
-#pragma omp parallel for schedule(dynamic, 256)
+#pragma omp parallel for schedule(dynamic, 256) if (par)
   for (int32_t i = 0; i < n; i++) {
     int64_t b = A->rowptr[i];
     for (int32_t k = 0; k < (int32_t)(A->rowptr[i + 1] - b); k++) {
