@@ -32,6 +32,9 @@ typedef struct bench_ctx {
   double copy_memcpy;     /* GB/s, cudaMemcpy D2D, read + write */
   double copy_kernel;     /* GB/s, copy kernel, read + write */
   int cpu_threads;        /* OpenMP threads of the CPU run */
+  void *flush;            /* GPU scratch written before each timed run so
+                             that no run finds x left in L2 by the last */
+  size_t flush_bytes;     /* twice the L2 size */
 } bench_ctx;
 
 /* One measured variant. */
