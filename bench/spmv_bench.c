@@ -181,6 +181,11 @@ static void ctx_free(bench_ctx *c) {
   em_free(&c->y_ref_s);
   em_free(&c->scale);
   em_free(&c->scale_s);
+  em_free(&c->bperm);
+  em_blockmat_destroy(&c->Bp);
+  em_free(&c->x_b);
+  em_free(&c->y_ref_b);
+  em_free(&c->scale_b);
 }
 
 int main(int argc, char **argv) {

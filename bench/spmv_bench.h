@@ -32,6 +32,10 @@ typedef struct bench_ctx {
   double copy_memcpy;     /* GB/s, cudaMemcpy D2D, read + write */
   double copy_kernel;     /* GB/s, copy kernel, read + write */
   int cpu_threads;        /* OpenMP threads of the CPU run */
+  int32_t *bperm;         /* block operator: last plan permutation ... */
+  em_blockmat *Bp;        /* ... B permuted by it (kept: permuting is slow) */
+  em_cplx *x_b, *y_ref_b; /* x and A x in that order */
+  double *scale_b;        /* error scale in that order */
   void *flush;            /* GPU scratch written before each timed run so
                              that no run finds x left in L2 by the last */
   size_t flush_bytes;     /* twice the L2 size */
