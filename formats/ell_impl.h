@@ -37,6 +37,8 @@ extern "C" {
 #define EM_FMT_OMP_MIN 32768
 /* Default rows per slice of sliced ELLR-T: one warp of rows at T = 1. */
 #define EM_SELLRT_DEFAULT_S 32
+/* Largest slice height accepted (a slice pads every row to its widest). */
+#define EM_SELLRT_MAX_S 65536
 
 /* CSR arrays, host or device. */
 typedef struct em_csrx {

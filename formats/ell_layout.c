@@ -71,7 +71,8 @@ em_err em_ellx_layout(const em_csr *A, em_format kind, int T, int S, em_ellx *E,
       EM_ERR_INTERNAL, "em_ellx_layout: format %s is not of the ELL family", em_format_name(kind));
   EM_CHECK(T >= 1 && T <= 32 && (T & (T - 1)) == 0, EM_ERR_ARG,
            "%s: threads per row %d not in 1, 2, 4, 8, 16, 32", em_format_name(kind), T);
-  EM_CHECK(kind != EM_FMT_SELLRT || S >= 1, EM_ERR_ARG, "sliced ELLR-T: %d rows per slice", S);
+  EM_CHECK(kind != EM_FMT_SELLRT || (S >= 1 && S <= EM_SELLRT_MAX_S), EM_ERR_ARG,
+           "sliced ELLR-T: slice_rows %d outside 1..%d", S, EM_SELLRT_MAX_S);
   em_err err = EM_OK;
   em_cplx *val = NULL;
   int32_t n = A->n_rows;

@@ -119,6 +119,8 @@ int main(void) {
   o.slice_rows = -3;
   em_spmat *M = NULL;
   EXPECT_ERR(em_spmat_create(c[1].A, &o, &M), EM_ERR_ARG);
+  o.slice_rows = 1 << 20;
+  EXPECT_ERR(em_spmat_create(c[1].A, &o, &M), EM_ERR_ARG);
   o.slice_rows = 0;
   o.threads_per_row = 3;
   EXPECT_ERR(em_spmat_create(c[1].A, &o, &M), EM_ERR_ARG);

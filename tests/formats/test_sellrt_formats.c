@@ -109,7 +109,7 @@ static void check_choice(tcase *c, int n) {
              mean);
       em_csr_destroy(&As);
     }
-    if (!strcmp(c[i].name, "200x6000 long row"))
+    if (!strcmp(c[i].name, "100x6000 long row"))
       EXPECT(f == EM_FMT_CSR_VECTOR, "%s: one 5000-entry row among short ones chose %s", c[i].name,
              em_format_name(f));
   }
