@@ -127,7 +127,7 @@ static int pattern_pass(const em_mesh *m, const dof_layout *L, int64_t *const ep
   int fail = 0;
 #pragma omp parallel
   {
-    int32_t *buf = malloc((size_t)most * (size_t)nd * sizeof *buf);
+    int32_t *buf = malloc(((size_t)most * (size_t)nd + 1) * sizeof *buf);
     if (!buf) {
 #pragma omp atomic write
       fail = 1;
