@@ -49,6 +49,17 @@ static double cpu_time(const bench_out *out, em_prec p) {
   return 0;
 }
 
+/* "<prec>: best GPU variant ..., Nx CSR on T CPU threads", per precision. */
+static void ratio_lines(FILE *f, const bench_ctx *c, const bench_out *out) {
+  for (int pi = 0; pi < c->n_prec; pi++) {
+    const char *name = "";
+    double g = best_gpu(out, c->precs[pi], &name), cpu = cpu_time(out, c->precs[pi]);
+    if (g > 0 && cpu > 0)
+      fprintf(f, "%s: best GPU variant %s, %.1fx CSR on %d CPU threads\n", prec_name(c->precs[pi]),
+              name, cpu / g, c->cpu_threads);
+  }
+}
+
 void bench_print(const bench_ctx *c, const bench_out *out) {
   double mean, sd;
   int64_t max;
@@ -65,13 +76,7 @@ void bench_print(const bench_ctx *c, const bench_out *out) {
     printf("%-30s %-6s %-11s %9.4f %8.1f %6.1f%% %8.3f %9.2e  %s\n", r->name, prec_name(r->prec),
            r->status, r->ms, r->gbs, 100 * r->frac_copy, r->mem_rel, r->max_err, r->note);
   }
-  for (int pi = 0; pi < c->n_prec; pi++) {
-    const char *name = "";
-    double g = best_gpu(out, c->precs[pi], &name), cpu = cpu_time(out, c->precs[pi]);
-    if (g > 0 && cpu > 0)
-      printf("%s: best GPU variant %s, %.1fx CSR on %d CPU threads\n", prec_name(c->precs[pi]),
-             name, cpu / g, c->cpu_threads);
-  }
+  ratio_lines(stdout, c, out);
 }
 
 static void json_str(FILE *f, const char *s) {
@@ -166,13 +171,8 @@ static em_err write_md(const bench_ctx *c, const bench_out *out, const char *pat
             prec_name(r->prec), r->status, r->ms, r->gbs, 100 * r->frac_copy, r->mem_rel,
             r->max_err, r->note);
   }
-  for (int pi = 0; pi < c->n_prec; pi++) {
-    const char *name = "";
-    double g = best_gpu(out, c->precs[pi], &name), cpu = cpu_time(out, c->precs[pi]);
-    if (g > 0 && cpu > 0)
-      fprintf(f, "\n%s: best GPU variant %s is %.1fx CSR on %d CPU threads.\n",
-              prec_name(c->precs[pi]), name, cpu / g, c->cpu_threads);
-  }
+  fputc('\n', f);
+  ratio_lines(f, c, out);
   EM_TRY(em_outfile_commit(&o));
   return EM_OK;
 }

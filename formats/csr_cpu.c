@@ -2,9 +2,7 @@
  * complex single from one body. */
 #include "ell_impl.h"
 
-/* y_i = sum_k val[k] x[colind[k]] (+ y_i), k over row i.  The complex
- * product is spelled out in real arithmetic: C's complex `*` calls the
- * Annex G library routine (__muldc3), several times slower.  Rows are dealt
+/* y_i = sum_k val[k] x[colind[k]] (+ y_i), k over row i.  Rows are dealt
  * in small dynamic chunks: after the length sort of sliced ELLR-T the
  * longest rows come first, and equal static shares would be unbalanced. */
 #define CSR_SPMV_CPU(NAME, SCALAR, REAL, MAKE)                                                    \
@@ -14,9 +12,7 @@
     _Pragma("omp parallel for schedule(dynamic, 256) if (par)") for (int32_t i = 0; i < n; i++) { \
       REAL sr = 0, si = 0;                                                                        \
       for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++) {                                 \
-        SCALAR a = v[k], b = x[A->colind[k]];                                                     \
-        sr += __real__ a * __real__ b - __imag__ a * __imag__ b;                                  \
-        si += __real__ a * __imag__ b + __imag__ a * __real__ b;                                  \
+        EM_CMAC(sr, si, v[k], x[A->colind[k]]);                                                   \
       }                                                                                           \
       if (acc) {                                                                                  \
         sr += __real__ y[i];                                                                      \

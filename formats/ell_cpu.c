@@ -22,9 +22,7 @@
           int64_t q = q0 + j * step + t;                                                           \
           int32_t c = E->col[q];                                                                   \
           if (c < 0) continue;                                                                     \
-          SCALAR a = v[q], b = x[c];                                                               \
-          sr += __real__ a * __real__ b - __imag__ a * __imag__ b;                                 \
-          si += __real__ a * __imag__ b + __imag__ a * __real__ b;                                 \
+          EM_CMAC(sr, si, v[q], x[c]);                                                             \
         }                                                                                          \
       if (acc) {                                                                                   \
         sr += __real__ y[i];                                                                       \

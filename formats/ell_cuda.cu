@@ -49,14 +49,7 @@ __global__ void __launch_bounds__(EM_FMT_BLOCK, 4)
       }
     }
     sum = em_row_reduce<T>(sum);
-    if (g < total && lane == 0) {
-      if (acc) {
-        const V old = y[i];
-        sum.x += old.x;
-        sum.y += old.y;
-      }
-      y[i] = sum;
-    }
+    if (g < total && lane == 0) em_row_store(y, i, sum, acc);
   }
 }
 

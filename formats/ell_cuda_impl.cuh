@@ -62,6 +62,17 @@ static __device__ __forceinline__ V em_row_reduce(V s) {
   return s;
 }
 
+/* y_i = sum, or y_i += sum when acc. */
+template <typename V>
+static __device__ __forceinline__ void em_row_store(V *y, int32_t i, V sum, int acc) {
+  if (acc) {
+    const V old = y[i];
+    sum.x += old.x;
+    sum.y += old.y;
+  }
+  y[i] = sum;
+}
+
 /* Blocks for `threads` threads, at most cap (the kernels stride beyond). */
 static inline unsigned em_fmt_blocks(int64_t threads, int cap) {
   int64_t b = (threads + EM_FMT_BLOCK - 1) / EM_FMT_BLOCK;

@@ -76,6 +76,16 @@ EM_HD int64_t em_ellx_slot(const int64_t *slice_ptr, int32_t S, int32_t T, int32
   return base + (int64_t)(k / T) * ((int64_t)S * T) + (int64_t)r * T + (k % T);
 }
 
+/* CPU kernels: (sr, si) += a b for complex a, b, in real arithmetic (C's
+ * complex `*` calls the Annex G routine __muldc3, several times slower). */
+#define EM_CMAC(sr, si, A, B)                                      \
+  do {                                                             \
+    __typeof__(A) a_ = (A);                                        \
+    __typeof__(B) b_ = (B);                                        \
+    (sr) += __real__ a_ * __real__ b_ - __imag__ a_ * __imag__ b_; \
+    (si) += __real__ a_ * __imag__ b_ + __imag__ a_ * __real__ b_; \
+  } while (0)
+
 /* T for a format chosen by em_fmt_choose's rule when the caller gave 0. */
 int em_fmt_choose_threads(const em_csr *A, em_format f, em_backend b);
 
