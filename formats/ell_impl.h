@@ -105,7 +105,7 @@ void em_csrx_spmv_cpu(const em_csrx *A, int32_t n_rows, em_prec p, const void *x
 void em_ellx_spmv_cpu(const em_ellx *E, em_prec p, const void *x, void *y, int accumulate);
 
 #ifdef EM_HAVE_CUDA
-/* CUDA launchers (csr_cuda.cu, ellx_cuda.cu): asynchronous on `stream`,
+/* CUDA launchers (csr_cuda.cu, ell_cuda.cu): asynchronous on `stream`,
  * launch errors checked.  grid_cap from em_fmt_cuda_grid_cap. */
 em_err em_csrx_spmv_cuda(const em_csrx *A, int32_t n_rows, em_prec p, const void *x, void *y,
                          int accumulate, void *stream);
