@@ -1,0 +1,89 @@
+/* csr_cuda.cu - CSR SpMV on the GPU: T lanes per row (T = 1 is the scalar
+ * kernel, one thread per row), warp-shuffle sum, complex double and single
+ * from one template. */
+#include "ell_cuda_impl.cuh"
+
+/* y_i = sum_{k in row i} val[k] x[colind[k]] (+ y_i).  Lane l of row i
+ * reads entries rowptr[i] + l, + l + T, ...: the T lanes of a row read T
+ * consecutive entries at a time.  Grid-stride over n_rows*T threads with a
+ * block-uniform loop bound, so every lane reaches the shuffle. */
+template <typename V, int T>
+__global__ void __launch_bounds__(EM_FMT_BLOCK, 4)
+    csr_spmv_kernel(int32_t n_rows, const int64_t *__restrict__ rowptr,
+                    const int32_t *__restrict__ colind, const V *__restrict__ val,
+                    const V *__restrict__ x, V *__restrict__ y, int acc) {
+  const int64_t total = (int64_t)n_rows * T;
+  for (int64_t g0 = (int64_t)blockIdx.x * blockDim.x; g0 < total;
+       g0 += (int64_t)gridDim.x * blockDim.x) {
+    const int64_t g = g0 + threadIdx.x;
+    const int32_t lane = (int32_t)(g % T);
+    const int32_t i = (int32_t)(g / T);
+    V sum = em_czero<V>();
+    if (g < total) {
+      const int64_t end = __ldg(rowptr + i + 1);
+      int64_t k = __ldg(rowptr + i) + lane;
+      for (; k + (EM_FMT_UNROLL - 1) * T < end; k += EM_FMT_UNROLL * T) {
+        int32_t c[EM_FMT_UNROLL];
+        V a[EM_FMT_UNROLL];
+#pragma unroll
+        for (int u = 0; u < EM_FMT_UNROLL; u++) {
+          c[u] = em_ld_stream(colind + k + u * T);
+          a[u] = em_ld_stream(val + k + u * T);
+        }
+#pragma unroll
+        for (int u = 0; u < EM_FMT_UNROLL; u++) em_cfma(sum, a[u], em_ld_x(x + c[u]));
+      }
+      for (; k < end; k += T)
+        em_cfma(sum, em_ld_stream(val + k), em_ld_x(x + em_ld_stream(colind + k)));
+    }
+    sum = em_row_reduce<T>(sum);
+    if (g < total && lane == 0) em_row_store(y, i, sum, acc);
+  }
+}
+
+template <typename V, int T>
+static void csr_launch(const em_csrx *A, int32_t n, const void *x, void *y, int acc,
+                       cudaStream_t st) {
+  unsigned blocks = em_fmt_blocks((int64_t)n * T, A->grid_cap);
+  csr_spmv_kernel<V, T><<<blocks, EM_FMT_BLOCK, 0, st>>>(n, A->rowptr, A->colind, (const V *)A->val,
+                                                         (const V *)x, (V *)y, acc);
+}
+
+template <typename V>
+static int csr_dispatch(const em_csrx *A, int32_t n, const void *x, void *y, int acc,
+                        cudaStream_t st) {
+  switch (A->T) {
+    case 1:
+      csr_launch<V, 1>(A, n, x, y, acc, st);
+      return 1;
+    case 2:
+      csr_launch<V, 2>(A, n, x, y, acc, st);
+      return 1;
+    case 4:
+      csr_launch<V, 4>(A, n, x, y, acc, st);
+      return 1;
+    case 8:
+      csr_launch<V, 8>(A, n, x, y, acc, st);
+      return 1;
+    case 16:
+      csr_launch<V, 16>(A, n, x, y, acc, st);
+      return 1;
+    case 32:
+      csr_launch<V, 32>(A, n, x, y, acc, st);
+      return 1;
+    default:
+      return 0;
+  }
+}
+
+extern "C" em_err em_csrx_spmv_cuda(const em_csrx *A, int32_t n_rows, em_prec p, const void *x,
+                                    void *y, int accumulate, void *stream) {
+  if (n_rows == 0) return EM_OK;
+  EM_CHECK(A->grid_cap > 0, EM_ERR_INTERNAL, "CSR SpMV: no launch geometry");
+  cudaStream_t st = (cudaStream_t)stream;
+  int ok = p == EM_PREC_DOUBLE ? csr_dispatch<double2>(A, n_rows, x, y, accumulate, st)
+                               : csr_dispatch<float2>(A, n_rows, x, y, accumulate, st);
+  EM_CHECK(ok, EM_ERR_INTERNAL, "CSR SpMV: no kernel for T = %d", A->T);
+  EM_CUDA(cudaGetLastError());
+  return EM_OK;
+}

@@ -1,0 +1,119 @@
+/* ell_cuda.cu - SpMV of the ELL-family layout (ell_impl.h) on the GPU:
+ * ELL (all slots, column -1 skipped), and ELLR / ELLR-T / sliced ELLR-T (row
+ * lengths, T lanes per row, warp-shuffle sum), in complex double and single
+ * from one template. */
+#include "ell_cuda_impl.cuh"
+
+/* y_i = sum_k val[q] x[col[q]] (+ y_i) with q = slot(i, k), k = lane + jT.
+ * Thread g serves row i = g / T as lane g % T and starts at slot(i, lane);
+ * its next slot is S*T further (the layout formula).  The grid strides over
+ * the n_rows*T threads; the loop bound is uniform per block, so every lane
+ * reaches the shuffle.  EM_FMT_UNROLL columns and values are loaded before
+ * the first x gather, to keep that many independent loads in flight. */
+template <typename V, int T, bool ROWLEN>
+__global__ void __launch_bounds__(EM_FMT_BLOCK, 4)
+    ellx_spmv_kernel(int32_t n_rows, int32_t S, int32_t width,
+                     const int64_t *__restrict__ slice_ptr, const int32_t *__restrict__ rowlen,
+                     const int32_t *__restrict__ col, const V *__restrict__ val,
+                     const V *__restrict__ x, V *__restrict__ y, int acc) {
+  const int64_t total = (int64_t)n_rows * T;
+  const int64_t step = (int64_t)S * T;
+  for (int64_t g0 = (int64_t)blockIdx.x * blockDim.x; g0 < total;
+       g0 += (int64_t)gridDim.x * blockDim.x) {
+    const int64_t g = g0 + threadIdx.x;
+    const int32_t lane = (int32_t)(g % T);
+    const int32_t i = (int32_t)(g / T);
+    V sum = em_czero<V>();
+    if (g < total) {
+      const int32_t len = ROWLEN ? __ldg(rowlen + i) : width;
+      const int32_t cnt = len > lane ? (len - lane + T - 1) / T : 0;
+      int64_t q = em_ellx_slot(slice_ptr, S, T, i, lane);
+      int32_t j = 0;
+      for (; j + EM_FMT_UNROLL <= cnt; j += EM_FMT_UNROLL) {
+        int32_t c[EM_FMT_UNROLL];
+        V a[EM_FMT_UNROLL];
+#pragma unroll
+        for (int u = 0; u < EM_FMT_UNROLL; u++) {
+          c[u] = em_ld_stream(col + q + u * step);
+          a[u] = em_ld_stream(val + q + u * step);
+        }
+#pragma unroll
+        for (int u = 0; u < EM_FMT_UNROLL; u++)
+          if (ROWLEN || c[u] >= 0) em_cfma(sum, a[u], em_ld_x(x + c[u]));
+        q += EM_FMT_UNROLL * step;
+      }
+      for (; j < cnt; j++, q += step) {
+        const int32_t c = em_ld_stream(col + q);
+        const V a = em_ld_stream(val + q);
+        if (ROWLEN || c >= 0) em_cfma(sum, a, em_ld_x(x + c));
+      }
+    }
+    sum = em_row_reduce<T>(sum);
+    if (g < total && lane == 0) em_row_store(y, i, sum, acc);
+  }
+}
+
+template <typename V, int T, bool ROWLEN>
+static void ellx_launch(const em_ellx *E, const void *x, void *y, int acc, cudaStream_t st) {
+  unsigned blocks = em_fmt_blocks((int64_t)E->n_rows * T, E->grid_cap);
+  ellx_spmv_kernel<V, T, ROWLEN>
+      <<<blocks, EM_FMT_BLOCK, 0, st>>>(E->n_rows, E->S, E->width, E->slice_ptr, E->rowlen, E->col,
+                                        (const V *)E->val, (const V *)x, (V *)y, acc);
+}
+
+/* Instantiate the kernel for the layout's T (ELL: T = 1 without lengths). */
+template <typename V>
+static int ellx_dispatch(const em_ellx *E, const void *x, void *y, int acc, cudaStream_t st) {
+  if (!E->rowlen) {
+    if (E->T != 1) return 0;
+    ellx_launch<V, 1, false>(E, x, y, acc, st);
+    return 1;
+  }
+  switch (E->T) {
+    case 1:
+      ellx_launch<V, 1, true>(E, x, y, acc, st);
+      return 1;
+    case 2:
+      ellx_launch<V, 2, true>(E, x, y, acc, st);
+      return 1;
+    case 4:
+      ellx_launch<V, 4, true>(E, x, y, acc, st);
+      return 1;
+    case 8:
+      ellx_launch<V, 8, true>(E, x, y, acc, st);
+      return 1;
+    case 16:
+      ellx_launch<V, 16, true>(E, x, y, acc, st);
+      return 1;
+    case 32:
+      ellx_launch<V, 32, true>(E, x, y, acc, st);
+      return 1;
+    default:
+      return 0;
+  }
+}
+
+extern "C" em_err em_ellx_spmv_cuda(const em_ellx *E, em_prec p, const void *x, void *y,
+                                    int accumulate, void *stream) {
+  if (E->n_rows == 0) return EM_OK;
+  EM_CHECK(E->grid_cap > 0, EM_ERR_INTERNAL, "ELL-family SpMV: no launch geometry");
+  cudaStream_t st = (cudaStream_t)stream;
+  int ok = p == EM_PREC_DOUBLE ? ellx_dispatch<double2>(E, x, y, accumulate, st)
+                               : ellx_dispatch<float2>(E, x, y, accumulate, st);
+  EM_CHECK(ok, EM_ERR_INTERNAL, "ELL-family SpMV: no kernel for T = %d%s", E->T,
+           E->rowlen ? "" : " without row lengths");
+  EM_CUDA(cudaGetLastError());
+  return EM_OK;
+}
+
+/* A few waves of full-occupancy blocks: enough to hide the tail, few enough
+ * that the grid-stride loop, not the block scheduler, spreads long rows. */
+extern "C" em_err em_fmt_cuda_grid_cap(int *cap) {
+  int dev = 0, sms = 0, threads = 0;
+  EM_CUDA(cudaGetDevice(&dev));
+  EM_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+  EM_CUDA(cudaDeviceGetAttribute(&threads, cudaDevAttrMaxThreadsPerMultiProcessor, dev));
+  *cap = sms * (threads / EM_FMT_BLOCK) * 4;
+  EM_CHECK(*cap > 0, EM_ERR_CUDA, "GPU %d reports %d SMs of %d threads", dev, sms, threads);
+  return EM_OK;
+}
