@@ -21,7 +21,7 @@ static em_err sample_field(void *ctx, int32_t t, const double lam[4], em_cplx E[
 
 static em_err add_file(em_run *r, const char *name) {
   EM_CHECK(r->n_files < 64, EM_ERR_INTERNAL, "too many output files");
-  snprintf(r->files[r->n_files++], sizeof r->files[0], "%s", name);
+  snprintf(r->files[r->n_files++], sizeof r->files[0], "%.255s", name);
   return EM_OK;
 }
 
@@ -204,7 +204,7 @@ static em_err solve_frequency(em_run *r, int fi) {
     snprintf(name, sizeof name, "fields_%d.vtk", fi);
     EM_TRY_GOTO(err, out_path(r, path, sizeof path, name), done);
     field_ctx fc = {r->mesh, r->dofs, x, sys->fixed};
-    em_vtk_opts vo = {cfg->vtk_binary, cfg->subdiv, em_case_name(r->cs)};
+    em_vtk_opts vo = {cfg->vtk_binary, cfg->subdiv, em_case_name(r->cs), 0};
     EM_TRY_GOTO(err, em_vtk_write(path, r->mesh, sample_field, &fc, &vo), done);
     EM_TRY_GOTO(err, add_file(r, name), done);
   }
