@@ -22,7 +22,13 @@ struct em_case {
   int holds_gmsh;      /* this case took the one Gmsh instance */
   int gmsh_up;         /* Gmsh is initialised (between start and stop) */
   size_t log_mark;     /* Gmsh logger messages already looked at */
+  int omp_threads;     /* OpenMP threads before Gmsh touched them (restored
+                          after every Gmsh call: Gmsh sets its own count) */
 };
+
+/* Gmsh sets the process-wide OpenMP thread count (General.NumThreads,
+ * default 1) when it starts and meshes; put ours back. */
+void em_case_restore_threads(const em_case *c);
 
 /* ------------------------------------------------------- Gmsh adapter */
 

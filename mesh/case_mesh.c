@@ -314,7 +314,9 @@ em_err em_case_mesh(em_case *c, const em_mesh_opts *opts, const em_log *log, em_
                      "wavelength");
   } else {
     em_log_info(log, "meshing %s ...", c->name);
-    EM_TRY(generate(c, opts, log));
+    em_err gerr = generate(c, opts, log);
+    em_case_restore_threads(c);
+    EM_TRY(gerr);
     em_log_info(log, "meshed %s in %.2f s", c->name, em_wtime() - t0);
   }
   EM_TRY(em_case_extract(c, opts, m));

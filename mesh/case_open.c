@@ -9,6 +9,7 @@
  * names only the specs know never touch Gmsh, so they need no second parse. */
 #include <errno.h>
 #include <gmshc.h>
+#include <omp.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -76,10 +77,14 @@ em_err em_case_group_name(const em_case *c, int dim, int tag, char **out) {
  * outlives gmshFinalize, so a previous case's values would leak in. */
 static em_err gmsh_start(em_case *c, const em_log *log) {
   int ierr = 0;
+  if (c->omp_threads == 0) c->omp_threads = omp_get_max_threads();
   gmshInitialize(0, NULL, 0, &ierr);
   EM_CHECK(!ierr, EM_ERR_GMSH, "cannot initialise Gmsh for case '%s'", c->path);
   c->gmsh_up = 1;
   gmshOptionSetNumber("General.Terminal", log && log->level >= EM_LOG_VERBOSE, &ierr);
+  /* let Gmsh use the cores where it can, and keep ours */
+  if (!ierr) gmshOptionSetNumber("General.NumThreads", c->omp_threads, &ierr);
+  em_case_restore_threads(c);
   if (!ierr) gmshLoggerStart(&ierr);
   if (!ierr) gmshOnelabClear("", &ierr);
   EM_CHECK(!ierr, EM_ERR_GMSH, "cannot set up Gmsh for case '%s'", c->path);
@@ -93,6 +98,11 @@ static void gmsh_stop(em_case *c) {
   gmshLoggerStop(&ierr);
   gmshFinalize(&ierr);
   c->gmsh_up = 0;
+  em_case_restore_threads(c);
+}
+
+void em_case_restore_threads(const em_case *c) {
+  if (c->omp_threads > 0) omp_set_num_threads(c->omp_threads);
 }
 
 /* A fresh Gmsh, the given ONELAB values, then the file. */
@@ -266,6 +276,7 @@ em_err em_case_open(const char *path, int n_over, const em_param_override *over,
   EM_TRY_GOTO(err, em_param_build_table(c, &cp, &n_cp, n_over, over), fail);
   em_log_info(log, "case %s: %s in %.2f s, %d parameters", c->name,
               c->is_msh ? "mesh read" : "parsed", em_wtime() - t0, c->n_param);
+  em_case_restore_threads(c);
   *out = c;
   return EM_OK;
 fail:
