@@ -46,7 +46,7 @@ static const em_param_spec SPECS[] = {
     NUM("Ports/*/dir_z", 0, "lumped port: E direction z"),
     NUM("PML/order", 2, "PML grading exponent m in sigma(xi) ~ (xi/L)^m"),
     NUM("PML/reflection", 1e-6, "PML normal-incidence reflection target R0"),
-    STR("Boundary/outer", "pec", "exterior faces without a group: pec or abc (first-order)"),
+    STR("Boundary/outer", "pec", "outer box faces without a group: pec, or abc (first-order absorbing)"),
     STR("Output/fields", "auto", "fields .vtk: auto (single frequency: yes), all, first, none"),
     STR("Output/vtk", "binary", "VTK encoding: binary or ascii"),
     NUM("Output/subdiv", 0, "VTK subdivision of each tet (0: the basis order)"),

@@ -107,27 +107,42 @@ static em_err setup_ports(const em_case *c, const em_mesh *m, em_setup *s) {
 
 /* Faces: pec* groups and the exterior are fixed (tangential E = 0), except
  * exterior faces of ports and pmc* groups (natural condition, a magnetic
- * wall), and, with Boundary/outer = abc, the remaining exterior faces get a
- * first-order absorbing condition instead. */
+ * wall).  With Boundary/outer = abc, the exterior faces that lie on the
+ * mesh's bounding box (the outer boundary, not the walls of unmeshed metal
+ * inside it) get a first-order absorbing condition instead of PEC. */
+static int on_bbox(const em_mesh *m, const em_mesh_stats *st, int32_t f) {
+  double size = 0;
+  for (int d = 0; d < 3; d++) size = fmax(size, st->bbox[2 * d + 1] - st->bbox[2 * d]);
+  double tol = 1e-9 * size;
+  for (int d = 0; d < 3; d++)
+    for (int side = 0; side < 2; side++) {
+      int all = 1;
+      for (int a = 0; a < 3; a++)
+        all &= fabs(m->xyz[3 * (size_t)m->face[3 * f + a] + d] - st->bbox[2 * d + side]) <= tol;
+      if (all) return 1;
+    }
+  return 0;
+}
+
 static em_err setup_faces(const em_mesh *m, int outer_abc, em_setup *s) {
   uint8_t *role = NULL; /* 0 none, 1 pec, 2 port, 3 pmc */
+  em_mesh_stats st;
+  em_mesh_stats_compute(m, &st);
   EM_TRY(em_calloc(&role, (size_t)m->n_face, 1, "face roles"));
   EM_TRY(em_calloc(&s->face_fixed, (size_t)m->n_face, 1, "fixed faces"));
   for (int32_t k = 0; k < m->n_tri; k++) {
     const char *name = m->group[m->tri_group[k]].name;
     int32_t f = m->tri_face[k];
-    if (starts_with(name, "pec"))
-      role[f] = 1;
-    else if (port_number(name) > 0 && role[f] != 1)
-      role[f] = 2;
-    else if (starts_with(name, "pmc") && !role[f])
-      role[f] = 3;
+    if (starts_with(name, "pec")) role[f] = 1;
+    else if (port_number(name) > 0 && role[f] != 1) role[f] = 2;
+    else if (starts_with(name, "pmc") && !role[f]) role[f] = 3;
   }
   s->n_abc = 0;
   for (int32_t f = 0; f < m->n_face; f++) {
     int exterior = m->face_tet[2 * f + 1] < 0;
-    if (role[f] == 1 || (exterior && role[f] == 0 && !outer_abc)) s->face_fixed[f] = 1;
-    if (exterior && role[f] == 0 && outer_abc) s->n_abc++;
+    int abc = exterior && role[f] == 0 && outer_abc && on_bbox(m, &st, f);
+    if (role[f] == 1 || (exterior && role[f] == 0 && !abc)) s->face_fixed[f] = 1;
+    if (abc) role[f] = 4, s->n_abc++;
   }
   if (s->n_abc) {
     em_err err = em_calloc(&s->abc_face, (size_t)s->n_abc, sizeof *s->abc_face, "ABC faces");
@@ -137,7 +152,7 @@ static em_err setup_faces(const em_mesh *m, int outer_abc, em_setup *s) {
     }
     int32_t n = 0;
     for (int32_t f = 0; f < m->n_face; f++)
-      if (m->face_tet[2 * f + 1] < 0 && role[f] == 0) s->abc_face[n++] = f;
+      if (role[f] == 4) s->abc_face[n++] = f;
   }
   em_free(&role);
   return EM_OK;
