@@ -172,7 +172,7 @@ em_err em_ilu0_factorize(em_ilu0 *F) {
   em_err err = EM_OK;
   EM_TRY_GOTO(err, em_levels_segments(&F->lev_l, 2 * nt, &seg, &ns), done);
   int32_t bad = n; /* lowest pc row with a bad pivot */
-#pragma omp parallel
+#pragma omp parallel if (n > 4096)
   {
     int32_t *mine = pos + (size_t)thread_id() * (size_t)n;
     for (int s = 0; s < ns; s++) {

@@ -75,33 +75,29 @@ static em_err FN(axpbypcz)(em_vec *v, em_cplx a, const void *xv, em_cplx b, cons
   return EM_OK;
 }
 
-/* out[j] = x_j^H y_j or x_j^T y_j, all j in one pass over the entries */
+/* x^H y (cj) or x^T y, accumulated in double, real arithmetic so the
+ * loop vectorises */
+static em_cplx FN(dot1)(const em_vec *v, const SC *x, const SC *y, int cj) {
+  double sr = 0, si = 0, sgn = cj ? -1 : 1;
+#pragma omp parallel for schedule(static) reduction(+ : sr, si) if (v->n > PAR_MIN)
+  for (int32_t i = 0; i < v->n; i++) {
+    double ar = creal(x[i]), ai = sgn * cimag(x[i]), br = creal(y[i]), bi = cimag(y[i]);
+    sr += ar * br - ai * bi;
+    si += ar * bi + ai * br;
+  }
+  return sr + I * si;
+}
+
+/* out[j] = x_j^H y_j or x_j^T y_j: one synchronisation point for all */
 static em_err FN(dots)(em_vec *v, int k, const void *const *xv, const void *const *yv,
                        const int *cj, em_cplx *out) {
-  double acc[2 * EM_VEC_MAX_DOTS] = {0};
-  const SC *x[EM_VEC_MAX_DOTS], *y[EM_VEC_MAX_DOTS];
-  for (int j = 0; j < k; j++) x[j] = xv[j], y[j] = yv[j];
-#pragma omp parallel for schedule(static) reduction(+ : acc[:2 * EM_VEC_MAX_DOTS]) \
-    if (v->n > PAR_MIN)
-  for (int32_t i = 0; i < v->n; i++) {
-    for (int j = 0; j < k; j++) {
-      em_cplx a = x[j][i], b = y[j][i];
-      em_cplx p = (cj[j] ? conj(a) : a) * b;
-      acc[2 * j] += creal(p);
-      acc[2 * j + 1] += cimag(p);
-    }
-  }
-  for (int j = 0; j < k; j++) out[j] = acc[2 * j] + I * acc[2 * j + 1];
+  for (int j = 0; j < k; j++) out[j] = FN(dot1)(v, xv[j], yv[j], cj[j]);
   return EM_OK;
 }
 
 /* h = V^H w, column by column */
 static em_err FN(mdot)(em_vec *v, int k, const void *V, const void *w, em_cplx *h) {
-  for (int j = 0; j < k; j++) {
-    const void *xs[1] = {em_vec_col(v, (void *)V, j)}, *ys[1] = {w};
-    int cs[1] = {1};
-    EM_TRY(FN(dots)(v, 1, xs, ys, cs, h + j));
-  }
+  for (int j = 0; j < k; j++) h[j] = FN(dot1)(v, em_vec_col(v, (void *)V, j), w, 1);
   return EM_OK;
 }
 
