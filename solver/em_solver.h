@@ -77,9 +77,12 @@ typedef struct em_pc_opts {
   em_prec prec;    /* factor storage and apply precision */
   em_pc_trsv trsv; /* GPU triangular solve (ILU); AUTO = 0 */
   int block_size;  /* BMC block size; 0 = 16 */
+  double shift;    /* ILU(0) of A + j shift |diag(A)| instead of A: damps the
+                      tiny pivots of indefinite systems (0: plain ILU(0);
+                      0.05 is a good first try when ILU(0) stagnates) */
 } em_pc_opts;
 
-/* NONE, NATURAL, CPU, DOUBLE, AUTO, 0. */
+/* NONE, NATURAL, CPU, DOUBLE, AUTO, 0, 0. */
 void em_pc_opts_default(em_pc_opts *o);
 
 typedef struct em_pc em_pc;
@@ -93,6 +96,7 @@ typedef struct em_pc_info {
   int levels_lower; /* level-schedule depth of the L solve (ILU) */
   int levels_upper; /* of the U solve */
   int colors;       /* colours of the MC / BMC ordering (0 otherwise) */
+  double shift;     /* the diagonal shift the ILU factors carry */
   const char *impl; /* "identity", "jacobi", "cpu-levels", "cuda-levels",
                        "cuda-syncfree", "cusparse-spsv" */
 } em_pc_info;

@@ -109,7 +109,7 @@ em_err em_ilu0_analyse(const em_csr *A, em_pc_ordering o, int block, em_ilu0 **o
   EM_TRY_GOTO(err, sort_by_level(n, lev, F->lev_l.n_levels, ls, F->lev_l.ptr), fail);
   for (int32_t t = 0; t < n; t++) F->iperm[t] = iord[ls[t]];
   for (int32_t t = 0; t < n; t++) F->perm[F->iperm[t]] = t;
-  EM_TRY_GOTO(err, em_csr_permute(A, F->perm, F->perm, &F->Apc), fail);
+  EM_TRY_GOTO(err, em_ilu0_permute(A, F->perm, F->iperm, &F->Apc), fail);
   /* U schedule on the permuted pattern */
   F->lev_u.n_levels = upper_levels(F->Apc, lev);
   EM_TRY_GOTO(err,
@@ -118,15 +118,17 @@ em_err em_ilu0_analyse(const em_csr *A, em_pc_ordering o, int block, em_ilu0 **o
   EM_TRY_GOTO(err, em_calloc(&F->urow, (size_t)n, sizeof(int32_t), "U schedule"), fail);
   EM_TRY_GOTO(err, sort_by_level(n, lev, F->lev_u.n_levels, F->urow, F->lev_u.ptr), fail);
   EM_TRY_GOTO(err, em_calloc(&F->diag, (size_t)n, sizeof(int64_t), "ILU diagonal positions"), fail);
+#pragma omp parallel for schedule(static) if (n > 4096)
   for (int32_t i = 0; i < n; i++) {
     F->diag[i] = -1;
     for (int64_t k = F->Apc->rowptr[i]; k < F->Apc->rowptr[i + 1]; k++)
       if (F->Apc->colind[k] == i) F->diag[i] = k;
+  }
+  for (int32_t i = 0; i < n; i++)
     if (F->diag[i] < 0) {
       err = EM_RAISE(EM_ERR_NUMERIC, "ILU(0): row %d has no diagonal entry", F->iperm[i]);
       goto fail;
     }
-  }
   *out = F;
   F = NULL;
 fail:
@@ -224,9 +226,13 @@ em_err em_ilu0_split(em_ilu0 *F, em_prec prec) {
   em_cplx *ld = F->lval, *ud = F->uval, *dd = F->dinv;
   em_cplxf *lf = F->lval, *uf = F->uval, *df = F->dinv;
   int single = prec == EM_PREC_SINGLE;
-  int64_t w = 0;
-  for (int32_t i = 0; i < n; i++) { /* L: pc rows in order */
-    F->lptr[i] = w;
+  for (int32_t i = 0; i < n; i++) /* offsets: L by pc row, U by schedule position */
+    F->lptr[i + 1] = F->lptr[i] + (F->diag[i] - A->rowptr[i]);
+  for (int32_t t = 0; t < n; t++)
+    F->uptr[t + 1] = F->uptr[t] + (A->rowptr[F->urow[t] + 1] - 1 - F->diag[F->urow[t]]);
+#pragma omp parallel for schedule(static) if (n > 4096)
+  for (int32_t i = 0; i < n; i++) {
+    int64_t w = F->lptr[i];
     for (int64_t k = A->rowptr[i]; k < F->diag[i]; k++, w++) {
       F->lcol[w] = A->colind[k];
       if (single)
@@ -240,11 +246,10 @@ em_err em_ilu0_split(em_ilu0 *F, em_prec prec) {
     else
       dd[i] = di;
   }
-  F->lptr[n] = w;
-  w = 0;
-  for (int32_t t = 0; t < n; t++) { /* U: rows in schedule order */
+#pragma omp parallel for schedule(static) if (n > 4096)
+  for (int32_t t = 0; t < n; t++) {
     int32_t i = F->urow[t];
-    F->uptr[t] = w;
+    int64_t w = F->uptr[t];
     for (int64_t k = F->diag[i] + 1; k < A->rowptr[i + 1]; k++, w++) {
       F->ucol[w] = A->colind[k];
       if (single)
@@ -253,7 +258,6 @@ em_err em_ilu0_split(em_ilu0 *F, em_prec prec) {
         ud[w] = A->val[k];
     }
   }
-  F->uptr[n] = w;
   em_csr_destroy(&F->Apc);
   em_free(&F->diag);
   return EM_OK;

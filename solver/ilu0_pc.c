@@ -1,5 +1,7 @@
 /* ilu0_pc.c - the ILU(0) preconditioner: analysis and factorization on the
  * host, then the apply of the chosen backend and triangular solve. */
+#include <complex.h>
+
 #include "ilu_impl.h"
 #include "pc_impl.h"
 
@@ -11,6 +13,12 @@ em_err em_pc_ilu0_build(const em_csr *A, em_pc *pc, const em_log *log) {
   pc->info.levels_lower = F->lev_l.n_levels;
   pc->info.levels_upper = F->lev_u.n_levels;
   pc->info.colors = F->colors;
+  pc->info.shift = pc->opts.shift;
+  if (pc->opts.shift > 0) /* a_ii += j shift |a_ii| */
+    for (int32_t i = 0; i < F->n; i++) {
+      em_cplx *d = &F->Apc->val[F->diag[i]];
+      *d += I * pc->opts.shift * cabs(*d);
+    }
   double t1 = em_wtime();
   em_log_verbose(log, "ilu0: %s ordering and level schedules in %.2f s (%d + %d levels)",
                  em_pc_ordering_name(pc->opts.ordering), t1 - t0, F->lev_l.n_levels,

@@ -68,6 +68,9 @@ typedef struct em_ilu0 {
   void *dinv; /* 1 / U_ii, pc order */
 } em_ilu0;
 
+/* B = P A P^T (perm[old] = new, iperm its inverse), rows sorted, built
+ * row-parallel. */
+em_err em_ilu0_permute(const em_csr *A, const int32_t *perm, const int32_t *iperm, em_csr **B);
 /* Ordering, level schedules and P A P^T (no numbers computed yet). */
 em_err em_ilu0_analyse(const em_csr *A, em_pc_ordering o, int block, em_ilu0 **F);
 /* ILU(0) of Apc in place, rows of a level in parallel.  A zero or

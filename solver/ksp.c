@@ -88,10 +88,14 @@ int ksp_stop(em_ksp_ctx *k, double rnorm) {
   return 0;
 }
 
-int ksp_breakdown(em_ksp_ctx *k, em_cplx d, double scale, const char *what) {
+int ksp_vanished(const em_ksp_ctx *k, em_cplx d, double scale) {
   /* rounding leaves |d| ~ eps * scale where the exact value is 0 */
   double rel = k->v->prec == EM_PREC_SINGLE ? 1e-7 : 1e-14;
-  if (isfinite(cabs(d)) && cabs(d) > rel * scale && d != 0) return 0;
+  return !(isfinite(cabs(d)) && cabs(d) > rel * scale && d != 0);
+}
+
+int ksp_breakdown(em_ksp_ctx *k, em_cplx d, double scale, const char *what) {
+  if (!ksp_vanished(k, d, scale)) return 0;
   k->reason = EM_KSP_BREAKDOWN;
   em_log_warn(k->o->log, "%s: breakdown at iteration %d: %s = %.3e (scale %.3e)",
               em_ksp_method_name(k->o->method), k->it, what, cabs(d), scale);

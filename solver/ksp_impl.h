@@ -45,7 +45,9 @@ em_err ksp_residual(em_ksp_ctx *k, const void *b, const void *x, void *r, double
  * iteration limit, or stagnation. */
 int ksp_stop(em_ksp_ctx *k, double rnorm);
 /* 1 when a denominator d of natural size `scale` (the product of the norms
- * of its two vectors) vanished: breakdown, reason set and logged as `what`. */
+ * of its two vectors) vanished to rounding level (or is not finite). */
+int ksp_vanished(const em_ksp_ctx *k, em_cplx d, double scale);
+/* ksp_vanished, and then the solve ends: reason BREAKDOWN, logged as `what`. */
 int ksp_breakdown(em_ksp_ctx *k, em_cplx d, double scale, const char *what);
 
 em_err em_ksp_bicgstab(em_ksp_ctx *k, const void *b, void *x);

@@ -24,6 +24,8 @@ static em_err check_opts(const em_csr *A, const em_pc_opts *o) {
            "em_pc_create: unknown triangular solve %d", (int)o->trsv);
   EM_CHECK(o->block_size >= 0, EM_ERR_ARG, "em_pc_create: BMC block size %d is negative",
            o->block_size);
+  EM_CHECK(o->shift >= 0 && isfinite(o->shift), EM_ERR_ARG,
+           "em_pc_create: ILU shift %g must be finite and >= 0", o->shift);
   EM_CHECK(o->backend == EM_BACKEND_CPU || o->backend == EM_BACKEND_CUDA, EM_ERR_ARG,
            "em_pc_create: unknown backend %d", (int)o->backend);
 #ifndef EM_HAVE_CUDA
@@ -70,11 +72,13 @@ em_err em_pc_create(const em_csr *A, const em_pc_opts *o, const em_log *log, em_
   }
   pc->info.t_setup = em_wtime() - t0;
   if (o->type == EM_PC_ILU0)
-    em_log_info(log, "ilu0 (%s, %s, %s): levels L %d / U %d%s, %.1f MB, setup %.2f s",
+    em_log_info(log,
+                "ilu0 (%s, %s, %s, shift %g): levels L %d / U %d, %d colours, %.1f MB, "
+                "setup %.2f s",
                 em_pc_ordering_name(o->ordering), pc->info.impl,
-                o->prec == EM_PREC_SINGLE ? "single" : "double", pc->info.levels_lower,
-                pc->info.levels_upper, pc->info.colors ? " (coloured)" : "",
-                (double)pc->info.bytes / 1e6, pc->info.t_setup);
+                o->prec == EM_PREC_SINGLE ? "single" : "double", o->shift, pc->info.levels_lower,
+                pc->info.levels_upper, pc->info.colors, (double)pc->info.bytes / 1e6,
+                pc->info.t_setup);
   *out = pc;
   return EM_OK;
 }

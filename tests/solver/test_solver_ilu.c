@@ -8,16 +8,17 @@
 #include "ilu_impl.h"
 #include "solver_test.h"
 
-/* z = U^-1 L^-1 r with L, U the dense ILU(0) of B = P A P^T (perm[old] =
- * new), returned in the old numbering */
-static void dense_ilu_apply(const em_csr *A, const int32_t *perm, const em_cplx *r, em_cplx *z) {
+/* z = U^-1 L^-1 r with L, U the dense ILU(0) of B = P (A + j shift |diag A|) P^T
+ * (perm[old] = new), returned in the old numbering */
+static void dense_ilu_apply(const em_csr *A, const int32_t *perm, double shift, const em_cplx *r,
+                            em_cplx *z) {
   size_t n = (size_t)A->n_rows;
   em_cplx *D = calloc(n * n + 1, sizeof *D), *y = calloc(n + 1, sizeof *y);
   char *P = calloc(n * n + 1, 1);
   for (int32_t i = 0; i < A->n_rows; i++)
     for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++) {
       size_t pi = (size_t)perm[i], pj = (size_t)perm[A->colind[k]];
-      D[pi * n + pj] = A->val[k];
+      D[pi * n + pj] = A->val[k] + (pi == pj ? I * shift * cabs(A->val[k]) : 0);
       P[pi * n + pj] = 1;
     }
   for (size_t i = 1; i < n; i++)
@@ -59,11 +60,13 @@ static void check_matrix(const char *name, const em_csr *A, em_backend be) {
   struct {
     em_pc_ordering o;
     int block;
-  } ords[] = {{EM_ORDERING_NATURAL, 0}, {EM_ORDERING_RCM, 0}, {EM_ORDERING_ND, 0},
-              {EM_ORDERING_MC, 0},      {EM_ORDERING_BMC, 4}, {EM_ORDERING_BMC, 16}};
+    double shift;
+  } ords[] = {{EM_ORDERING_NATURAL, 0, 0},   {EM_ORDERING_RCM, 0, 0}, {EM_ORDERING_ND, 0, 0},
+              {EM_ORDERING_MC, 0, 0},        {EM_ORDERING_BMC, 4, 0}, {EM_ORDERING_BMC, 16, 0},
+              {EM_ORDERING_NATURAL, 0, 0.1}, {EM_ORDERING_ND, 0, 0.3}};
   for (size_t oi = 0; oi < sizeof ords / sizeof *ords; oi++) {
     ordering_perm(A, ords[oi].o, ords[oi].block, perm);
-    dense_ilu_apply(A, perm, r, zr);
+    dense_ilu_apply(A, perm, ords[oi].shift, r, zr);
     for (int t = 0; t < nt; t++)
       for (int p = 0; p < 2; p++)
         for (int vp = 0; vp < 2; vp++) {
@@ -72,6 +75,7 @@ static void check_matrix(const char *name, const em_csr *A, em_backend be) {
           o.type = EM_PC_ILU0;
           o.ordering = ords[oi].o;
           o.block_size = ords[oi].block;
+          o.shift = ords[oi].shift;
           o.backend = be;
           o.prec = p ? EM_PREC_SINGLE : EM_PREC_DOUBLE;
           o.trsv = trsv[t];
@@ -82,9 +86,11 @@ static void check_matrix(const char *name, const em_csr *A, em_backend be) {
           em_pc_get_info(pc, &info);
           EXPECT_OK(test_pc_apply_host(pc, be, vp ? EM_PREC_SINGLE : EM_PREC_DOUBLE, n, r, z));
           double e = test_rel_err(z, zr, n), tol = p || vp ? 2e-5 : 1e-12;
-          EXPECT(e <= tol, "%s, %s ordering (block %d), %s factors, %s vectors, %s: error %.2e",
-                 name, em_pc_ordering_name(o.ordering), o.block_size, p ? "single" : "double",
-                 vp ? "single" : "double", info.impl, e);
+          EXPECT(e <= tol,
+                 "%s, %s ordering (block %d, shift %g), %s factors, %s vectors, %s: error %.2e",
+                 name, em_pc_ordering_name(o.ordering), o.block_size, o.shift,
+                 p ? "single" : "double", vp ? "single" : "double", info.impl, e);
+          EXPECT(info.shift == o.shift, "%s: shift %g reported as %g", name, o.shift, info.shift);
           EXPECT(info.levels_lower >= (n > 0) && info.levels_lower <= n &&
                      info.levels_upper >= (n > 0) && info.levels_upper <= n,
                  "%s: levels %d / %d for n = %d", name, info.levels_lower, info.levels_upper, n);

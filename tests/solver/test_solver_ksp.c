@@ -32,17 +32,19 @@ typedef struct pc_case {
   em_pc_type type;
   em_pc_ordering ordering;
   em_prec prec;
+  double shift;
 } pc_case;
 
 static const pc_case PCS[] = {
-    {EM_PC_NONE, EM_ORDERING_NATURAL, EM_PREC_DOUBLE},
-    {EM_PC_JACOBI, EM_ORDERING_NATURAL, EM_PREC_DOUBLE},
-    {EM_PC_ILU0, EM_ORDERING_NATURAL, EM_PREC_DOUBLE},
-    {EM_PC_ILU0, EM_ORDERING_RCM, EM_PREC_DOUBLE},
-    {EM_PC_ILU0, EM_ORDERING_ND, EM_PREC_DOUBLE},
-    {EM_PC_ILU0, EM_ORDERING_MC, EM_PREC_DOUBLE},
-    {EM_PC_ILU0, EM_ORDERING_BMC, EM_PREC_DOUBLE},
-    {EM_PC_ILU0, EM_ORDERING_NATURAL, EM_PREC_SINGLE},
+    {EM_PC_NONE, EM_ORDERING_NATURAL, EM_PREC_DOUBLE, 0},
+    {EM_PC_JACOBI, EM_ORDERING_NATURAL, EM_PREC_DOUBLE, 0},
+    {EM_PC_ILU0, EM_ORDERING_NATURAL, EM_PREC_DOUBLE, 0},
+    {EM_PC_ILU0, EM_ORDERING_RCM, EM_PREC_DOUBLE, 0},
+    {EM_PC_ILU0, EM_ORDERING_ND, EM_PREC_DOUBLE, 0},
+    {EM_PC_ILU0, EM_ORDERING_MC, EM_PREC_DOUBLE, 0},
+    {EM_PC_ILU0, EM_ORDERING_BMC, EM_PREC_DOUBLE, 0},
+    {EM_PC_ILU0, EM_ORDERING_NATURAL, EM_PREC_SINGLE, 0},
+    {EM_PC_ILU0, EM_ORDERING_NATURAL, EM_PREC_DOUBLE, 0.1},
 };
 
 /* Solve with every method and preconditioner; `methods` is a bit mask of
@@ -65,6 +67,7 @@ static void check_problem(const char *name, const em_csr *A, em_backend be, unsi
       po.type = PCS[p].type;
       po.ordering = PCS[p].ordering;
       po.prec = PCS[p].prec;
+      po.shift = PCS[p].shift;
       po.backend = be;
       po.trsv = trsv[t];
       em_pc *pc = NULL;
