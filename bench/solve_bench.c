@@ -388,7 +388,8 @@ static em_err pc_runs(bench *B, const em_operator *op, em_backend be, const em_p
   em_err err = time_pc(B, pc, be, &t_apply);
   char list[128];
   snprintf(list, sizeof list, "%s", methods);
-  for (char *tok = strtok(list, ","); tok && !err; tok = strtok(NULL, ",")) {
+  char *save = NULL;
+  for (char *tok = strtok_r(list, ",", &save); tok && !err; tok = strtok_r(NULL, ",", &save)) {
     em_ksp_method m;
     EM_TRY_GOTO(err, em_ksp_method_parse(tok, &m), done);
     run *r = new_run(B);
@@ -452,7 +453,8 @@ static em_err ordering_study(bench *B, const em_operator *op, em_backend be) {
   snprintf(list, sizeof list, "%s", B->o.orderings);
   double best = INFINITY;
   B->ordering = EM_ORDERING_NATURAL;
-  for (char *tok = strtok(list, ","); tok; tok = strtok(NULL, ",")) {
+  char *save = NULL;
+  for (char *tok = strtok_r(list, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
     em_pc_ordering ord;
     EM_TRY(em_pc_ordering_parse(tok, &ord));
     em_pc_opts po;
@@ -514,7 +516,7 @@ static em_err main_table(bench *B, const em_operator ops[2]) {
     }
     po.trsv = EM_TRSV_LEVELS;
     po.prec = EM_PREC_SINGLE;
-    EM_TRY(pc_runs(B, &ops[be], be, &po, "bicgstab", 0));
+    EM_TRY(pc_runs(B, &ops[be], be, &po, B->o.methods, 0));
     po.prec = EM_PREC_DOUBLE;
     po.type = EM_PC_JACOBI;
     EM_TRY(pc_runs(B, &ops[be], be, &po, B->o.methods, 0));
@@ -525,29 +527,28 @@ static em_err main_table(bench *B, const em_operator ops[2]) {
 /* --------------------------------------------------------------- reports */
 
 static void print_table(const bench *B, FILE *f, int md) {
-  const char *h =
-      md ? "| backend | method | pc | impl | ordering | prec | its | true res | setup s | "
-           "solve s | ms/it | spmv | pc | vec | pc/SpMV | levels L/U | note |\n"
-           "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n"
-         : "%-4s %-8s %-6s %-14s %-8s %-6s %6s %9s %7s %8s %8s %7s %7s %7s %7s %11s "
-           " %s\n";
   if (md)
-    fputs(h, f);
+    fputs(
+        "| backend | method | pc | impl | ordering | prec | its | reason | true res | setup s | "
+        "solve s | ms/it | spmv | pc | vec | pc/SpMV | levels L/U | note |\n"
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n",
+        f);
   else
-    fprintf(f, h, "be", "method", "pc", "impl", "ordering", "prec", "its", "true res", "setup",
+    fprintf(f,
+            "%-4s %-8s %-6s %-14s %-8s %-6s %6s %-10s %9s %6s %8s %8s %7s %7s %7s %7s %11s  %s\n",
+            "be", "method", "pc", "impl", "ordering", "prec", "its", "reason", "true res", "setup",
             "solve s", "ms/it", "spmv", "pc", "vec", "pc/spmv", "levels L/U", "note");
   for (int k = 0; k < B->nruns; k++) {
     const run *r = &B->runs[k];
     char lev[32];
     snprintf(lev, sizeof lev, "%d/%d", r->levels_l, r->levels_u);
-    const char *fmt =
-        md ? "| %s | %s | %s | %s | %s | %s | %d%s | %.2e | %.2f | %.3f | %.3f | %.3f | "
-             "%.3f | %.3f | %.1f | %s | %s%s |\n"
-           : "%-4s %-8s %-6s %-14s %-8s %-6s %6d%s %9.2e %7.2f %8.3f %8.3f %7.3f %7.3f "
-             "%7.3f %7.1f %11s  %s%s\n";
+    const char *fmt = md ? "| %s | %s | %s | %s | %s | %s | %d%s | %s | %.2e | %.2f | %.3f | "
+                           "%.3f | %.3f | %.3f | %.3f | %.1f | %s | %s%s |\n"
+                         : "%-4s %-8s %-6s %-14s %-8s %-6s %6d%s %-10.10s %9.2e %6.2f %8.3f %8.3f "
+                           "%7.3f %7.3f %7.3f %7.1f %11s  %s%s\n";
     fprintf(f, fmt, r->backend, r->method, r->pc, r->impl, r->ordering, r->prec, r->iterations,
-            r->extrapolated ? "*" : "", r->true_res, r->t_setup, r->t_solve, 1e3 * r->t_it,
-            1e3 * r->t_spmv_it, 1e3 * r->t_pc_it, 1e3 * r->t_vec_it, r->pc_spmv, lev,
+            r->extrapolated ? "*" : "", r->reason, r->true_res, r->t_setup, r->t_solve,
+            1e3 * r->t_it, 1e3 * r->t_spmv_it, 1e3 * r->t_pc_it, 1e3 * r->t_vec_it, r->pc_spmv, lev,
             r->study ? "[ordering study] " : "", r->note);
   }
 }

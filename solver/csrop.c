@@ -9,7 +9,7 @@
 
 /* y_i = sum_k a_ik x_k over rows r0..r1-1, complex products in real
  * arithmetic so the loop stays branch-free */
-#define CSR_ROWS(VT, RT)                                          \
+#define CSR_ROWS(VT, RT, CRE, CIM)                                \
   do {                                                            \
     const VT *a = c->val, *xx = x;                                \
     VT *yy = y;                                                   \
@@ -17,8 +17,8 @@
       RT sr = 0, si = 0;                                          \
       for (int64_t k = c->rowptr[i]; k < c->rowptr[i + 1]; k++) { \
         VT av = a[k], xv = xx[c->colind[k]];                      \
-        sr += creal(av) * creal(xv) - cimag(av) * cimag(xv);      \
-        si += creal(av) * cimag(xv) + cimag(av) * creal(xv);      \
+        sr += CRE(av) * CRE(xv) - CIM(av) * CIM(xv);              \
+        si += CRE(av) * CIM(xv) + CIM(av) * CRE(xv);              \
       }                                                           \
       yy[i] = sr + I * si;                                        \
     }                                                             \
@@ -33,9 +33,9 @@ static em_err csrop_apply(void *ctx, const void *x, void *y) {
   for (int t = 0; t < c->n_part; t++) {
     int32_t r0 = c->part[t], r1 = c->part[t + 1];
     if (c->prec == EM_PREC_SINGLE)
-      CSR_ROWS(em_cplxf, float);
+      CSR_ROWS(em_cplxf, float, crealf, cimagf);
     else
-      CSR_ROWS(em_cplx, double);
+      CSR_ROWS(em_cplx, double, creal, cimag);
   }
   return EM_OK;
 }

@@ -53,7 +53,8 @@ int em_sv_cuda_pointwise(int32_t n, const void *d, int d_single, const void *r, 
 
 /* One triangular level, rows t = t0..t1-1 of a factor stored row by row:
  * i = rows ? rows[t] : t;  y_i = (y_i - sum_k val[k] y[col[k]]) * dinv_i
- * (dinv NULL: unit diagonal).  T threads per row (2..32). */
+ * (dinv NULL: unit diagonal).  T threads per row (2..32).  val and dinv in
+ * complex single when `single`, y always complex double. */
 int em_sv_cuda_trsv_level(int32_t t0, int32_t t1, const int64_t *ptr, const int32_t *col,
                           const void *val, const int32_t *rows, const void *dinv, void *y,
                           int single, int T, void *stream);

@@ -12,40 +12,36 @@ typedef struct ilu0_cpu {
   em_seg *seg_l; /* segments of the L solve */
   em_seg *seg_u; /* of the U solve */
   int ns_l, ns_u;
-  void *y; /* n entries in the factor precision: the work vector */
+  em_cplx *y; /* n entries: the work vector (double for any factor storage) */
 } ilu0_cpu;
 
-/* y[p] = r[iperm[p]] and z[i] = y[perm[i]] for vector type VT, factor type FT */
-#define GATHER(VT, FT)                                                                         \
-  do {                                                                                         \
-    const VT *rr = r;                                                                          \
-    FT *yy = c->y;                                                                             \
-    _Pragma("omp parallel for schedule(static) if (n > 8192)") for (int32_t p = 0; p < n; p++) \
-        yy[p] = (FT)rr[F->iperm[p]];                                                           \
-  } while (0)
-#define SCATTER(VT, FT)                                                                        \
-  do {                                                                                         \
-    const FT *yy = c->y;                                                                       \
-    VT *zz = z;                                                                                \
-    _Pragma("omp parallel for schedule(static) if (n > 8192)") for (int32_t i = 0; i < n; i++) \
-        zz[i] = (VT)yy[F->perm[i]];                                                            \
-  } while (0)
-
+/* y = P r in double, and z = P^T y in the vector precision; the factors
+ * may be stored in single, the solve runs in double */
 static em_err ilu0_apply(em_pc *pc, em_prec vec_prec, const void *r, void *z) {
   ilu0_cpu *c = pc->data;
   const em_ilu0 *F = c->F;
   int32_t n = F->n;
-  int vs = vec_prec == EM_PREC_SINGLE, fs = F->prec == EM_PREC_SINGLE;
-  if (!vs && !fs) GATHER(em_cplx, em_cplx);
-  if (!vs && fs) GATHER(em_cplx, em_cplxf);
-  if (vs && !fs) GATHER(em_cplxf, em_cplx);
-  if (vs && fs) GATHER(em_cplxf, em_cplxf);
-  em_trsv_lower_cpu(F, c->seg_l, c->ns_l, c->y); /* y = L^-1 y */
-  em_trsv_upper_cpu(F, c->seg_u, c->ns_u, c->y); /* y = U^-1 y */
-  if (!vs && !fs) SCATTER(em_cplx, em_cplx);
-  if (!vs && fs) SCATTER(em_cplx, em_cplxf);
-  if (vs && !fs) SCATTER(em_cplxf, em_cplx);
-  if (vs && fs) SCATTER(em_cplxf, em_cplxf);
+  em_cplx *y = c->y;
+  if (vec_prec == EM_PREC_SINGLE) {
+    const em_cplxf *rr = r;
+#pragma omp parallel for schedule(static) if (n > 8192)
+    for (int32_t p = 0; p < n; p++) y[p] = rr[F->iperm[p]];
+  } else {
+    const em_cplx *rr = r;
+#pragma omp parallel for schedule(static) if (n > 8192)
+    for (int32_t p = 0; p < n; p++) y[p] = rr[F->iperm[p]];
+  }
+  em_trsv_lower_cpu(F, c->seg_l, c->ns_l, y); /* y = L^-1 y */
+  em_trsv_upper_cpu(F, c->seg_u, c->ns_u, y); /* y = U^-1 y */
+  if (vec_prec == EM_PREC_SINGLE) {
+    em_cplxf *zz = z;
+#pragma omp parallel for schedule(static) if (n > 8192)
+    for (int32_t i = 0; i < n; i++) zz[i] = (em_cplxf)y[F->perm[i]];
+  } else {
+    em_cplx *zz = z;
+#pragma omp parallel for schedule(static) if (n > 8192)
+    for (int32_t i = 0; i < n; i++) zz[i] = y[F->perm[i]];
+  }
   return EM_OK;
 }
 
@@ -82,7 +78,7 @@ em_err em_pc_ilu0_build_cpu(em_ilu0 *F, em_pc *pc) {
   int32_t thin = nt > 1 ? 2 * nt : F->n;
   EM_TRY(em_levels_segments(&F->lev_l, thin, &c->seg_l, &c->ns_l));
   EM_TRY(em_levels_segments(&F->lev_u, thin, &c->seg_u, &c->ns_u));
-  EM_TRY(em_calloc(&c->y, (size_t)F->n, em_prec_size(F->prec), "ILU work vector"));
-  pc->info.bytes = em_ilu0_bytes(F) + (size_t)F->n * em_prec_size(F->prec);
+  EM_TRY(em_calloc(&c->y, (size_t)F->n, sizeof *c->y, "ILU work vector"));
+  pc->info.bytes = em_ilu0_bytes(F) + (size_t)F->n * sizeof *c->y;
   return EM_OK;
 }

@@ -5,8 +5,9 @@
  *             replayed (launch cost ~1 us per node instead of ~3 us);
  *   syncfree: one kernel per triangle, rows in schedule order by ticket,
  *             waiting on completion flags (trsv_kernels.cu).
- * The apply is: gather r into the pc numbering (precision conversion
- * included), L solve, U solve, scatter to z; all on the legacy default
+ * The apply is: gather r into the pc numbering (in complex double: the
+ * factors may be stored in single, the solve runs in double), L solve,
+ * U solve, scatter to z; all on the legacy default
  * stream (the graph is launched there too), so it orders with the Krylov
  * vector work without extra synchronisation. */
 #include <cuda_runtime.h>
@@ -109,7 +110,7 @@ static em_err ilu0_apply(em_pc *pc, em_prec vec_prec, const void *r, void *z) {
   int32_t n = c->n;
   int vs = vec_prec == EM_PREC_SINGLE;
   if (n == 0) return EM_OK;
-  EM_CUDA(em_sv_cuda_gather(n, c->iperm, r, vs, c->y, c->single, NULL)); /* y = P r */
+  EM_CUDA(em_sv_cuda_gather(n, c->iperm, r, vs, c->y, 0, NULL)); /* y = P r */
   if (pc->opts.trsv == EM_TRSV_LEVELS) {
     EM_CUDA(cudaGraphLaunch(c->exec, 0)); /* y = U^-1 L^-1 y */
   } else {
@@ -127,7 +128,7 @@ static em_err ilu0_apply(em_pc *pc, em_prec vec_prec, const void *r, void *z) {
              "dependency; use the 'levels' triangular solve and report this",
              failed - 1);
   }
-  EM_CUDA(em_sv_cuda_scatter(n, c->perm, c->y, c->single, z, vs, NULL)); /* z = P^T y */
+  EM_CUDA(em_sv_cuda_scatter(n, c->perm, c->y, 0, z, vs, NULL)); /* z = P^T y */
   return EM_OK;
 }
 
@@ -163,7 +164,7 @@ static em_err upload_factors(ilu0_cuda *c, const em_ilu0 *F) {
   EM_TRY(upload(&c->uval, F->uval, nu * es, b, "ILU U values"));
   EM_TRY(upload((void **)&c->urow, F->urow, n * sizeof(int32_t), b, "ILU U schedule"));
   EM_TRY(upload(&c->dinv, F->dinv, n * es, b, "ILU inverse diagonal"));
-  EM_TRY(upload(&c->y, NULL, n * es, b, "ILU work vector"));
+  EM_TRY(upload(&c->y, NULL, n * sizeof(em_cplx), b, "ILU work vector"));
   c->T_l = threads_per_row((int64_t)nl, F->n);
   c->T_u = threads_per_row((int64_t)nu, F->n);
   return EM_OK;

@@ -82,8 +82,8 @@ em_err em_ilu0_split(em_ilu0 *F, em_prec prec);
 size_t em_ilu0_bytes(const em_ilu0 *F);
 void em_ilu0_destroy(em_ilu0 **F);
 
-/* CPU triangular solves on the split factors, in place on y (factor
- * precision), following the segments:
+/* CPU triangular solves on the split factors, in place on y (complex
+ * double whatever the factor storage), following the segments:
  *   lower: y_i -= sum_{k<i} L_ik y_k over pc rows;
  *   upper: y_i = (y_i - sum_{j>i} U_ij y_j) / U_ii over the U schedule. */
 void em_trsv_lower_cpu(const em_ilu0 *F, const em_seg *seg, int n_seg, void *y);

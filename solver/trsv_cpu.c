@@ -1,21 +1,25 @@
 /* trsv_cpu.c - the CPU triangular solves of ILU(0): OpenMP over the rows of
  * each level, thin levels run by one thread without team barriers.  The
- * same factors and schedules as the GPU solves. */
+ * same factors and schedules as the GPU solves; y in complex double. */
 #include "ilu_impl.h"
 
 #define SC em_cplx
-#define RE double
+#define CRE creal
+#define CIM cimag
 #define FN(name) name##_z
 #include "trsv_cpu_tmpl.h"
 #undef SC
-#undef RE
+#undef CRE
+#undef CIM
 #undef FN
 #define SC em_cplxf
-#define RE float
+#define CRE crealf
+#define CIM cimagf
 #define FN(name) name##_c
 #include "trsv_cpu_tmpl.h"
 #undef SC
-#undef RE
+#undef CRE
+#undef CIM
 #undef FN
 
 void em_trsv_lower_cpu(const em_ilu0 *F, const em_seg *seg, int n_seg, void *y) {

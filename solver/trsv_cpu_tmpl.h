@@ -4,34 +4,36 @@
  * real arithmetic so the loops stay branch-free. */
 
 /* y_i -= sum_k L_ik y_k over row i (pc numbering) */
-static inline void FN(lower_row)(const em_ilu0 *F, int32_t i, SC *y) {
+static inline void FN(lower_row)(const em_ilu0 *F, int32_t i, em_cplx *y) {
   const SC *lv = F->lval;
-  RE sr = creal(y[i]), si = cimag(y[i]);
+  double sr = creal(y[i]), si = cimag(y[i]);
   for (int64_t k = F->lptr[i]; k < F->lptr[i + 1]; k++) {
-    SC a = lv[k], x = y[F->lcol[k]];
-    sr -= creal(a) * creal(x) - cimag(a) * cimag(x);
-    si -= creal(a) * cimag(x) + cimag(a) * creal(x);
+    double ar = CRE(lv[k]), ai = CIM(lv[k]);
+    em_cplx x = y[F->lcol[k]];
+    sr -= ar * creal(x) - ai * cimag(x);
+    si -= ar * cimag(x) + ai * creal(x);
   }
   y[i] = sr + I * si;
 }
 
 /* y_i = (y_i - sum_j U_ij y_j) / U_ii for schedule position t */
-static inline void FN(upper_row)(const em_ilu0 *F, int32_t t, SC *y) {
+static inline void FN(upper_row)(const em_ilu0 *F, int32_t t, em_cplx *y) {
   const SC *uv = F->uval, *dinv = F->dinv;
   int32_t i = F->urow[t];
-  RE sr = creal(y[i]), si = cimag(y[i]);
+  double sr = creal(y[i]), si = cimag(y[i]);
   for (int64_t k = F->uptr[t]; k < F->uptr[t + 1]; k++) {
-    SC a = uv[k], x = y[F->ucol[k]];
-    sr -= creal(a) * creal(x) - cimag(a) * cimag(x);
-    si -= creal(a) * cimag(x) + cimag(a) * creal(x);
+    double ar = CRE(uv[k]), ai = CIM(uv[k]);
+    em_cplx x = y[F->ucol[k]];
+    sr -= ar * creal(x) - ai * cimag(x);
+    si -= ar * cimag(x) + ai * creal(x);
   }
-  SC d = dinv[i];
-  y[i] = (sr * creal(d) - si * cimag(d)) + I * (sr * cimag(d) + si * creal(d));
+  double dr = CRE(dinv[i]), di = CIM(dinv[i]);
+  y[i] = (sr * dr - si * di) + I * (sr * di + si * dr);
 }
 
 /* one parallel region; a wide level is split over the team (its implicit
  * barrier orders the levels), a run of thin levels is done by one thread */
-static void FN(lower)(const em_ilu0 *F, const em_seg *seg, int ns, SC *y) {
+static void FN(lower)(const em_ilu0 *F, const em_seg *seg, int ns, em_cplx *y) {
 #pragma omp parallel if (F->n > 2048)
   for (int s = 0; s < ns; s++) {
     int32_t r0 = F->lev_l.ptr[seg[s].l0], r1 = F->lev_l.ptr[seg[s].l1];
@@ -45,7 +47,7 @@ static void FN(lower)(const em_ilu0 *F, const em_seg *seg, int ns, SC *y) {
   }
 }
 
-static void FN(upper)(const em_ilu0 *F, const em_seg *seg, int ns, SC *y) {
+static void FN(upper)(const em_ilu0 *F, const em_seg *seg, int ns, em_cplx *y) {
 #pragma omp parallel if (F->n > 2048)
   for (int s = 0; s < ns; s++) {
     int32_t t0 = F->lev_u.ptr[seg[s].l0], t1 = F->lev_u.ptr[seg[s].l1];

@@ -7,9 +7,10 @@
 // Every triangular kernel computes, for a row i of a factor stored row by
 // row at schedule position t (i = rows ? rows[t] : t),
 //     y_i = (y_i - sum_k val[k] y[col[k]]) * dinv_i     (dinv NULL: 1)
-// with a group of T lanes per row (T consecutive lanes of one warp) and a
-// shuffle reduction.  All lanes of a warp reach every shuffle (rows past the
-// end contribute 0), so the full mask is always right.
+// with val and dinv in complex double or single ("single" below), y and the
+// arithmetic in complex double, a group of T lanes per row (T consecutive
+// lanes of one warp) and a shuffle reduction.  All lanes of a warp reach every shuffle (rows past
+// the end contribute 0), so the full mask is always right.
 #include <cuComplex.h>
 #include <cuda/atomic>
 #include <cuda_runtime.h>
@@ -28,18 +29,10 @@ __device__ inline cuFloatComplex cmul(cuFloatComplex a, cuFloatComplex b) {
 __device__ inline cuDoubleComplex csub(cuDoubleComplex a, cuDoubleComplex b) {
   return cuCsub(a, b);
 }
-__device__ inline cuFloatComplex csub(cuFloatComplex a, cuFloatComplex b) {
-  return cuCsubf(a, b);
-}
 // s + a b
 __device__ inline cuDoubleComplex cfma(cuDoubleComplex a, cuDoubleComplex b, cuDoubleComplex s) {
   s.x = fma(a.x, b.x, fma(-a.y, b.y, s.x));
   s.y = fma(a.x, b.y, fma(a.y, b.x, s.y));
-  return s;
-}
-__device__ inline cuFloatComplex cfma(cuFloatComplex a, cuFloatComplex b, cuFloatComplex s) {
-  s.x = fmaf(a.x, b.x, fmaf(-a.y, b.y, s.x));
-  s.y = fmaf(a.x, b.y, fmaf(a.y, b.x, s.y));
   return s;
 }
 template <typename V>
@@ -47,10 +40,6 @@ __device__ inline V czero();
 template <>
 __device__ inline cuDoubleComplex czero<cuDoubleComplex>() {
   return make_cuDoubleComplex(0, 0);
-}
-template <>
-__device__ inline cuFloatComplex czero<cuFloatComplex>() {
-  return make_cuFloatComplex(0, 0);
 }
 
 // conversions between the two entry types
@@ -82,14 +71,10 @@ __device__ inline cuDoubleComplex group_sum(cuDoubleComplex s) {
   }
   return s;
 }
-template <int T>
-__device__ inline cuFloatComplex group_sum(cuFloatComplex s) {
-  for (int o = T / 2; o > 0; o >>= 1) {
-    s.x += __shfl_xor_sync(0xffffffffu, s.x, o, T);
-    s.y += __shfl_xor_sync(0xffffffffu, s.y, o, T);
-  }
-  return s;
-}
+
+// the triangular solves work on y in complex double whatever the factor
+// storage: rounded factors are still a fixed linear operator
+typedef cuDoubleComplex Z;
 
 int grid_for(int64_t threads, int block) {
   int64_t b = (threads + block - 1) / block;
@@ -103,20 +88,21 @@ template <typename V, int T>
 __global__ void trsv_level_kernel(int32_t t0, int32_t t1, const int64_t *__restrict__ ptr,
                                   const int32_t *__restrict__ col, const V *__restrict__ val,
                                   const int32_t *__restrict__ rows, const V *__restrict__ dinv,
-                                  V *y) {
+                                  Z *y) {
   int64_t t = t0 + (blockIdx.x * (int64_t)blockDim.x + threadIdx.x) / T;
   int lane = threadIdx.x & (T - 1);
   bool valid = t < t1;
-  V s = czero<V>();
+  Z s = czero<Z>();
   int32_t i = 0;
   if (valid) {
     i = rows ? rows[t] : (int32_t)t;
-    for (int64_t k = ptr[t] + lane; k < ptr[t + 1]; k += T) s = cfma(val[k], y[col[k]], s);
+    for (int64_t k = ptr[t] + lane; k < ptr[t + 1]; k += T)
+      s = cfma(cconv<Z>(val[k]), y[col[k]], s);
   }
   s = group_sum<T>(s);
   if (valid && lane == 0) {
-    V v = csub(y[i], s);
-    if (dinv) v = cmul(v, dinv[i]);
+    Z v = csub(y[i], s);
+    if (dinv) v = cmul(v, cconv<Z>(dinv[i]));
     y[i] = v;
   }
 }
@@ -129,23 +115,24 @@ __global__ void __launch_bounds__(1024)
     trsv_thin_kernel(int32_t l0, int32_t l1, const int32_t *__restrict__ lev,
                      const int64_t *__restrict__ ptr, const int32_t *__restrict__ col,
                      const V *__restrict__ val, const int32_t *__restrict__ rows,
-                     const V *__restrict__ dinv, V *y) {
+                     const V *__restrict__ dinv, Z *y) {
   int lane = threadIdx.x & (T - 1), g = threadIdx.x / T, G = blockDim.x / T;
   for (int32_t l = l0; l < l1; l++) {
     int32_t a = lev[l], b = lev[l + 1];
     for (int32_t base = a; base < b; base += G) { /* uniform over the block */
       int32_t t = base + g;
       bool valid = t < b;
-      V s = czero<V>();
+      Z s = czero<Z>();
       int32_t i = 0;
       if (valid) {
         i = rows ? rows[t] : t;
-        for (int64_t k = ptr[t] + lane; k < ptr[t + 1]; k += T) s = cfma(val[k], y[col[k]], s);
+        for (int64_t k = ptr[t] + lane; k < ptr[t + 1]; k += T)
+          s = cfma(cconv<Z>(val[k]), y[col[k]], s);
       }
       s = group_sum<T>(s);
       if (valid && lane == 0) {
-        V v = csub(y[i], s);
-        if (dinv) v = cmul(v, dinv[i]);
+        Z v = csub(y[i], s);
+        if (dinv) v = cmul(v, cconv<Z>(dinv[i]));
         y[i] = v;
       }
     }
@@ -160,7 +147,7 @@ int launch_level(int32_t t0, int32_t t1, const int64_t *ptr, const int32_t *col,
   const int B = 256;
   int grid = grid_for((int64_t)(t1 - t0) * T, B);
   const V *v = (const V *)val, *d = (const V *)dinv;
-  V *yy = (V *)y;
+  Z *yy = (Z *)y;
   switch (T) {
     case 2:
       trsv_level_kernel<V, 2><<<grid, B, 0, s>>>(t0, t1, ptr, col, v, rows, d, yy);
@@ -190,7 +177,7 @@ int launch_thin(int32_t l0, int32_t l1, const int32_t *lev, const int64_t *ptr, 
   if (l1 <= l0) return 0;
   const int B = 1024;
   const V *v = (const V *)val, *d = (const V *)dinv;
-  V *yy = (V *)y;
+  Z *yy = (Z *)y;
   switch (T) {
     case 2:
       trsv_thin_kernel<V, 2><<<1, B, 0, s>>>(l0, l1, lev, ptr, col, v, rows, d, yy);
@@ -249,7 +236,7 @@ template <typename V>
 __global__ void __launch_bounds__(SF_THREADS)
     trsv_syncfree_kernel(int32_t n, const int64_t *__restrict__ ptr,
                          const int32_t *__restrict__ col, const V *__restrict__ val,
-                         const int32_t *__restrict__ rows, const V *__restrict__ dinv, V *y,
+                         const int32_t *__restrict__ rows, const V *__restrict__ dinv, Z *y,
                          int *flags, unsigned *ticket, int *fail) {
   __shared__ int32_t chunk;
   int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
@@ -265,12 +252,12 @@ __global__ void __launch_bounds__(SF_THREADS)
     int64_t b = ptr[t], e = ptr[t + 1];
     for (int64_t k = b + lane; k < e; k += 32) sf_wait(flags, col[k], fail, i);
     __threadfence();  // acquire: the flags seen above order the y loads below
-    V s = czero<V>();
-    for (int64_t k = b + lane; k < e; k += 32) s = cfma(val[k], __ldcg(y + col[k]), s);
+    Z s = czero<Z>();
+    for (int64_t k = b + lane; k < e; k += 32) s = cfma(cconv<Z>(val[k]), __ldcg(y + col[k]), s);
     s = group_sum<32>(s);
     if (lane == 0) {
-      V v = csub(__ldcg(y + i), s);
-      if (dinv) v = cmul(v, dinv[i]);
+      Z v = csub(__ldcg(y + i), s);
+      if (dinv) v = cmul(v, cconv<Z>(dinv[i]));
       __stcg(y + i, v);
       __threadfence();  // release: y_i before its flag
       cuda::atomic_ref<int, cuda::thread_scope_device> f(flags[i]);
@@ -289,12 +276,12 @@ __global__ void gather_kernel(int32_t n, const int32_t *__restrict__ iperm, cons
     y[p] = cconv<Y>(r[iperm ? iperm[p] : p]);
 }
 
-template <typename Y, typename Z>
+template <typename Y, typename O>
 __global__ void scatter_kernel(int32_t n, const int32_t *__restrict__ perm, const Y *__restrict__ y,
-                               Z *__restrict__ z) {
+                               O *__restrict__ z) {
   for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
        i += (int64_t)gridDim.x * blockDim.x)
-    z[i] = cconv<Z>(y[perm ? perm[i] : i]);
+    z[i] = cconv<O>(y[perm ? perm[i] : i]);
 }
 
 template <typename D, typename V>
@@ -336,13 +323,13 @@ extern "C" int em_sv_cuda_trsv_syncfree(int32_t n, const int64_t *ptr, const int
   if (n == 0) return 0;
   cudaStream_t s = (cudaStream_t)stream;
   if (single)
-    trsv_syncfree_kernel<cuFloatComplex><<<blocks, SF_THREADS, 0, s>>>(
-        n, ptr, col, (const cuFloatComplex *)val, rows, (const cuFloatComplex *)dinv,
-        (cuFloatComplex *)y, flags, ticket, fail);
+    trsv_syncfree_kernel<cuFloatComplex>
+        <<<blocks, SF_THREADS, 0, s>>>(n, ptr, col, (const cuFloatComplex *)val, rows,
+                                       (const cuFloatComplex *)dinv, (Z *)y, flags, ticket, fail);
   else
-    trsv_syncfree_kernel<cuDoubleComplex><<<blocks, SF_THREADS, 0, s>>>(
-        n, ptr, col, (const cuDoubleComplex *)val, rows, (const cuDoubleComplex *)dinv,
-        (cuDoubleComplex *)y, flags, ticket, fail);
+    trsv_syncfree_kernel<cuDoubleComplex>
+        <<<blocks, SF_THREADS, 0, s>>>(n, ptr, col, (const cuDoubleComplex *)val, rows,
+                                       (const cuDoubleComplex *)dinv, (Z *)y, flags, ticket, fail);
   return (int)cudaGetLastError();
 }
 

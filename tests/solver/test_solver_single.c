@@ -1,10 +1,11 @@
 /* Complex single precision where the design allows it.
- * 1. ILU(0) factors stored and applied in single precision under a double
- *    Krylov method: BiCGSTAB, COCG, GMRES and FGMRES still reach a true
- *    residual of 1e-8 on curl-curl FEM systems.  COCR does not: it keeps
- *    z = M^-1 r by updates, and a single-precision M is linear only to
- *    ~1e-7, so its residual stalls near 1e-6 (checked: it must get below
- *    1e-4 and then stop with a reason, not a crash).
+ * 1. ILU(0) factors stored in single precision under a double Krylov
+ *    method: every method reaches a true residual of 1e-8 on curl-curl FEM
+ *    systems.  Our own solves (CPU, GPU levels / sync-free) run in double on
+ *    the rounded factors, a fixed linear operator.  cuSPARSE's SpSV runs in
+ *    single, linear only to ~1e-7: COCR, which keeps z = M^-1 r by updates,
+ *    stalls near 1e-6 with it (checked: below 1e-4, then a reason, not a
+ *    crash); the other methods still reach 1e-8.
  * 2. A single-precision operator (vectors and SpMV in single): the solve
  *    reaches 1e-5 and its reported true residual is what the double
  *    reference product gives for the returned x, to single accuracy.
@@ -36,7 +37,7 @@ static void single_ilu(const em_csr *A, em_backend be, em_pc_trsv trsv) {
     memset(x, 0, (size_t)n * sizeof *x);
     EXPECT_OK(em_ksp_solve(&op.op, pc, b, x, &ko, &st));
     double res = test_true_res(A, x, b);
-    if (m == EM_KSP_COCR) {
+    if (m == EM_KSP_COCR && trsv == EM_TRSV_CUSPARSE) {
       EXPECT(res <= 1e-4 && st.reason != EM_KSP_DIVERGED,
              "cocr + single ILU: %s, true residual %.2e", em_ksp_reason_name(st.reason), res);
       continue;
