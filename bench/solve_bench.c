@@ -95,7 +95,7 @@ static void usage(void) {
   fprintf(
       stderr,
       "usage: solve_bench (--matrix FILE | --gen N) [--out DIR] [--tol 1e-8] [--max-it 3000]\n"
-      "       [--gpu-cap 20] [--cpu-cap 25] [--budget 330] [--block 16] [--shift 0] [--no-gpu]\n"
+      "       [--gpu-cap 15] [--cpu-cap 20] [--budget 330] [--block 16] [--shift 0] [--no-gpu]\n"
       "       [--no-cpu] [--gen-k0 6.28] [--gen-loss 0.05]\n"
       "       [--orderings natural,rcm,nd,mc,bmc] [--ordering NAME] [--methods bicgstab,cocg]\n");
 }
@@ -105,8 +105,8 @@ static em_err parse_args(int argc, char **argv, bench_opts *o) {
   o->out = "out/bench-solve";
   o->tol = 1e-8;
   o->max_it = 3000;
-  o->gpu_cap = 20;
-  o->cpu_cap = 25;
+  o->gpu_cap = 15;
+  o->cpu_cap = 20;
   o->budget = 330;
   o->block = 16;
   o->gen_k0 = 2 * M_PI;
@@ -489,37 +489,52 @@ static em_err ordering_study(bench *B, const em_operator *op, em_backend be) {
   return EM_OK;
 }
 
-/* step 3: the methods with Jacobi, ILU(0) (each GPU triangular solve) and
- * single-precision ILU(0), GPU first, then the CPU */
+/* step 3: the methods with ILU(0) (each GPU triangular solve, then single
+ * precision) and Jacobi, GPU and CPU, in order of importance: the runs the
+ * budget cuts are the last ones */
 static em_err main_table(bench *B, const em_operator ops[2]) {
-  for (int pass = 0; pass < 2; pass++) {
-    em_backend be = pass == 0 ? EM_BACKEND_CUDA : EM_BACKEND_CPU;
+  static const struct {
+    em_backend be;
+    em_pc_type type;
+    em_pc_trsv trsv;
+    em_prec prec;
+  } plan[] = {
+      {EM_BACKEND_CUDA, EM_PC_ILU0, EM_TRSV_LEVELS, EM_PREC_DOUBLE},
+      {EM_BACKEND_CPU, EM_PC_ILU0, EM_TRSV_LEVELS, EM_PREC_DOUBLE},
+      {EM_BACKEND_CUDA, EM_PC_ILU0, EM_TRSV_SYNCFREE, EM_PREC_DOUBLE},
+      {EM_BACKEND_CUDA, EM_PC_ILU0, EM_TRSV_CUSPARSE, EM_PREC_DOUBLE},
+      {EM_BACKEND_CUDA, EM_PC_ILU0, EM_TRSV_LEVELS, EM_PREC_SINGLE},
+      {EM_BACKEND_CPU, EM_PC_ILU0, EM_TRSV_LEVELS, EM_PREC_SINGLE},
+      {EM_BACKEND_CUDA, EM_PC_JACOBI, EM_TRSV_AUTO, EM_PREC_DOUBLE},
+      {EM_BACKEND_CPU, EM_PC_JACOBI, EM_TRSV_AUTO, EM_PREC_DOUBLE},
+  };
+  for (size_t k = 0; k < sizeof plan / sizeof *plan; k++) {
+    em_backend be = plan[k].be;
     if ((be == EM_BACKEND_CUDA && !B->have_gpu) || (be == EM_BACKEND_CPU && !B->o.use_cpu))
       continue;
     em_pc_opts po;
     em_pc_opts_default(&po);
     po.backend = be;
+    po.type = plan[k].type;
+    po.trsv = plan[k].trsv;
+    po.prec = plan[k].prec;
     po.ordering = B->ordering;
     po.block_size = B->o.block;
     po.shift = B->o.shift;
-    po.type = EM_PC_ILU0;
-    em_pc_trsv trsv[3] = {EM_TRSV_LEVELS, EM_TRSV_SYNCFREE, EM_TRSV_CUSPARSE};
-    for (int t = 0; t < (be == EM_BACKEND_CUDA ? 3 : 1); t++) {
-      po.trsv = trsv[t];
-      em_err err = pc_runs(B, &ops[be], be, &po, B->o.methods, 0);
-      if (err) { /* report and go on: one broken variant must not lose the rest */
-        em_log_warn(&B->log, "bench: %s ILU(0) %s failed: %s", be_name(be),
-                    em_pc_trsv_name(po.trsv), em_error_message());
-        em_error_print(stderr);
-        em_error_clear();
-      }
+    em_err err = pc_runs(B, &ops[be], be, &po, B->o.methods, 0);
+    if (err) { /* report and go on: one broken variant must not lose the rest */
+      em_log_warn(&B->log, "bench: %s %s (%s) failed", be_name(be), em_pc_type_name(po.type),
+                  em_pc_trsv_name(po.trsv));
+      em_error_print(stderr);
+      em_error_clear();
+      run *r = new_run(B);
+      if (!r) break;
+      snprintf(r->backend, sizeof r->backend, "%s", be_name(be));
+      snprintf(r->pc, sizeof r->pc, "%s", em_pc_type_name(po.type));
+      snprintf(r->impl, sizeof r->impl, "%s", em_pc_trsv_name(po.trsv));
+      snprintf(r->note, sizeof r->note, "failed: %s", em_err_name(err));
+      r->skipped = 1;
     }
-    po.trsv = EM_TRSV_LEVELS;
-    po.prec = EM_PREC_SINGLE;
-    EM_TRY(pc_runs(B, &ops[be], be, &po, B->o.methods, 0));
-    po.prec = EM_PREC_DOUBLE;
-    po.type = EM_PC_JACOBI;
-    EM_TRY(pc_runs(B, &ops[be], be, &po, B->o.methods, 0));
   }
   return EM_OK;
 }

