@@ -74,7 +74,8 @@ typedef struct em_pc_opts {
   em_pc_type type;
   em_pc_ordering ordering;
   em_backend backend;
-  em_prec prec;    /* factor storage and apply precision */
+  em_prec prec;    /* factor storage precision (our triangular solves compute
+                      in double on the rounded factors; cuSPARSE's in prec) */
   em_pc_trsv trsv; /* GPU triangular solve (ILU); AUTO = 0 */
   int block_size;  /* BMC block size; 0 = 16 */
   double shift;    /* ILU(0) of A + j shift |diag(A)| instead of A: damps the
@@ -137,8 +138,8 @@ typedef struct em_ksp_stats {
   double t_vec;         /* in vector work (dots, axpys, norms) */
   int64_t n_spmv, n_pc; /* counts */
   size_t vec_bytes;     /* work vectors */
-  int restarts;         /* restarts from the true residual after the
-                           recursive one had drifted below tol */
+  int restarts;         /* restarts from the true residual: the recursive
+                           one said converged, the true one was above tol */
 } em_ksp_stats;
 
 /* Solve A x = b.  b and x are host arrays in complex double; x holds the

@@ -123,10 +123,10 @@ int main(int argc, char **argv) {
   em_backend be = test_backend(argc, argv);
   unsigned all = 0x1f, gmres = 1u << EM_KSP_GMRES | 1u << EM_KSP_FGMRES;
   em_csr *A = NULL;
-  REQUIRE_OK(prob_laplace2d(20, 17, 1.0 + 0.2 * I, &A)); /* indefinite, lossy */
+  REQUIRE_OK(prob_laplace2d(16, 13, 1.0 + 0.2 * I, &A)); /* indefinite, lossy */
   check_problem("2D Laplacian - (1 + 0.2j)", A, be, all, 30);
   em_csr_destroy(&A);
-  REQUIRE_OK(prob_laplace3d(8, 7, 6, 2.0 + 0.4 * I, &A));
+  REQUIRE_OK(prob_laplace3d(7, 6, 5, 2.0 + 0.4 * I, &A));
   check_problem("3D Laplacian - (2 + 0.4j)", A, be, all, 30);
   em_csr_destroy(&A);
   REQUIRE_OK(prob_curlcurl(4, 3.0, 0.05, &A)); /* below the first resonance (4.44) */
@@ -135,7 +135,7 @@ int main(int argc, char **argv) {
   REQUIRE_OK(prob_curlcurl(3, 6.0, 0.1, &A)); /* above it */
   check_problem("curl-curl k0 = 6, tan d = 0.1", A, be, all, 50);
   em_csr_destroy(&A);
-  REQUIRE_OK(prob_random_sym(400, 10, 1.5, 17, &A));
+  REQUIRE_OK(prob_random_sym(250, 10, 1.5, 17, &A));
   check_problem("random symmetric, restart 5", A, be, all, 5);
   em_csr_destroy(&A);
   REQUIRE_OK(prob_laplace2d(15, 13, 0.9, &A)); /* lossless indefinite */
