@@ -12,9 +12,18 @@
 
 #include <stdint.h>
 
+#include "em_core.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/* ------------------------------------------------------- devmem_cuda.c */
+
+/* *d = a device array of `bytes` bytes (a valid pointer even for 0), a copy
+ * of h when h is not NULL; *total += bytes when total is not NULL.  Errors
+ * name `what`; on a failed copy *d stays allocated for the caller to free. */
+em_err em_sv_dev_alloc(void **d, const void *h, size_t bytes, size_t *total, const char *what);
 
 /* ----------------------------------------------------- vec_kernels.cu */
 

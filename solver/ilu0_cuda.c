@@ -52,20 +52,6 @@ static int threads_per_row(int64_t nnz, int32_t n) {
   return T;
 }
 
-static em_err upload(void **d, const void *h, size_t bytes, size_t *total, const char *what) {
-  *d = NULL;
-  cudaError_t e = cudaMalloc(d, bytes ? bytes : 16);
-  if (e != cudaSuccess) {
-    *d = NULL;
-    (void)cudaGetLastError();
-    return EM_RAISE(e == cudaErrorMemoryAllocation ? EM_ERR_GPU_MEMORY : EM_ERR_CUDA,
-                    "cudaMalloc of %zu bytes for %s: %s", bytes, what, cudaGetErrorName(e));
-  }
-  *total += bytes;
-  if (bytes && h) EM_CUDA(cudaMemcpy(*d, h, bytes, cudaMemcpyHostToDevice));
-  return EM_OK;
-}
-
 /* the launches of one triangle's segments on stream s */
 static em_err launch_solve(const ilu0_cuda *c, int upper, cudaStream_t s) {
   const em_seg *seg = upper ? c->seg_u : c->seg_l;
@@ -154,17 +140,19 @@ static const em_pc_ops ILU0_CUDA = {ilu0_apply, ilu0_destroy};
 static em_err upload_factors(ilu0_cuda *c, const em_ilu0 *F) {
   size_t n = (size_t)F->n, es = em_prec_size(F->prec), *b = &c->bytes;
   size_t nl = (size_t)F->lptr[n], nu = (size_t)F->uptr[n];
-  EM_TRY(upload((void **)&c->perm, F->perm, n * sizeof(int32_t), b, "ILU permutation"));
-  EM_TRY(upload((void **)&c->iperm, F->iperm, n * sizeof(int32_t), b, "ILU permutation"));
-  EM_TRY(upload((void **)&c->lptr, F->lptr, (n + 1) * sizeof(int64_t), b, "ILU L offsets"));
-  EM_TRY(upload((void **)&c->lcol, F->lcol, nl * sizeof(int32_t), b, "ILU L columns"));
-  EM_TRY(upload(&c->lval, F->lval, nl * es, b, "ILU L values"));
-  EM_TRY(upload((void **)&c->uptr, F->uptr, (n + 1) * sizeof(int64_t), b, "ILU U offsets"));
-  EM_TRY(upload((void **)&c->ucol, F->ucol, nu * sizeof(int32_t), b, "ILU U columns"));
-  EM_TRY(upload(&c->uval, F->uval, nu * es, b, "ILU U values"));
-  EM_TRY(upload((void **)&c->urow, F->urow, n * sizeof(int32_t), b, "ILU U schedule"));
-  EM_TRY(upload(&c->dinv, F->dinv, n * es, b, "ILU inverse diagonal"));
-  EM_TRY(upload(&c->y, NULL, n * sizeof(em_cplx), b, "ILU work vector"));
+  EM_TRY(em_sv_dev_alloc((void **)&c->perm, F->perm, n * sizeof(int32_t), b, "ILU permutation"));
+  EM_TRY(em_sv_dev_alloc((void **)&c->iperm, F->iperm, n * sizeof(int32_t), b, "ILU permutation"));
+  EM_TRY(
+      em_sv_dev_alloc((void **)&c->lptr, F->lptr, (n + 1) * sizeof(int64_t), b, "ILU L offsets"));
+  EM_TRY(em_sv_dev_alloc((void **)&c->lcol, F->lcol, nl * sizeof(int32_t), b, "ILU L columns"));
+  EM_TRY(em_sv_dev_alloc(&c->lval, F->lval, nl * es, b, "ILU L values"));
+  EM_TRY(
+      em_sv_dev_alloc((void **)&c->uptr, F->uptr, (n + 1) * sizeof(int64_t), b, "ILU U offsets"));
+  EM_TRY(em_sv_dev_alloc((void **)&c->ucol, F->ucol, nu * sizeof(int32_t), b, "ILU U columns"));
+  EM_TRY(em_sv_dev_alloc(&c->uval, F->uval, nu * es, b, "ILU U values"));
+  EM_TRY(em_sv_dev_alloc((void **)&c->urow, F->urow, n * sizeof(int32_t), b, "ILU U schedule"));
+  EM_TRY(em_sv_dev_alloc(&c->dinv, F->dinv, n * es, b, "ILU inverse diagonal"));
+  EM_TRY(em_sv_dev_alloc(&c->y, NULL, n * sizeof(em_cplx), b, "ILU work vector"));
   c->T_l = threads_per_row((int64_t)nl, F->n);
   c->T_u = threads_per_row((int64_t)nu, F->n);
   return EM_OK;
@@ -182,8 +170,12 @@ em_err em_pc_ilu0_build_cuda(em_ilu0 *F, em_pc *pc) {
   if (pc->opts.trsv == EM_TRSV_LEVELS) {
     pc->info.impl = "cuda-levels";
     size_t nl = (size_t)F->lev_l.n_levels + 1, nu = (size_t)F->lev_u.n_levels + 1;
-    EM_TRY_GOTO(err, upload((void **)&c->lev_l, F->lev_l.ptr, nl * 4, &c->bytes, "L levels"), done);
-    EM_TRY_GOTO(err, upload((void **)&c->lev_u, F->lev_u.ptr, nu * 4, &c->bytes, "U levels"), done);
+    EM_TRY_GOTO(err,
+                em_sv_dev_alloc((void **)&c->lev_l, F->lev_l.ptr, nl * 4, &c->bytes, "L levels"),
+                done);
+    EM_TRY_GOTO(err,
+                em_sv_dev_alloc((void **)&c->lev_u, F->lev_u.ptr, nu * 4, &c->bytes, "U levels"),
+                done);
     c->hlev_l = F->lev_l.ptr; /* keep the host copies: the launches read them */
     c->hlev_u = F->lev_u.ptr;
     F->lev_l.ptr = F->lev_u.ptr = NULL;
@@ -200,8 +192,8 @@ em_err em_pc_ilu0_build_cuda(em_ilu0 *F, em_pc *pc) {
   } else {
     pc->info.impl = "cuda-syncfree";
     EM_TRY_GOTO(err,
-                upload((void **)&c->flags, NULL, (2 * (size_t)c->n + 3) * sizeof(int), &c->bytes,
-                       "sync-free flags"),
+                em_sv_dev_alloc((void **)&c->flags, NULL, (2 * (size_t)c->n + 3) * sizeof(int),
+                                &c->bytes, "sync-free flags"),
                 done);
     EM_CUDA_GOTO(err, em_sv_cuda_syncfree_blocks(c->single, &c->blocks), done);
   }

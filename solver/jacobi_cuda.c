@@ -42,8 +42,7 @@ em_err em_pc_jacobi_build_cuda(const em_csr *A, em_pc *pc) {
     for (size_t i = 0; i < n; i++) f[i] = (em_cplxf)d[i];
     h = f;
   }
-  EM_CUDA_GOTO(err, cudaMalloc(&j->dinv, n > 0 ? n * es : 16), done);
-  EM_CUDA_GOTO(err, cudaMemcpy(j->dinv, h, n * es, cudaMemcpyHostToDevice), done);
+  EM_TRY_GOTO(err, em_sv_dev_alloc(&j->dinv, h, n * es, NULL, "Jacobi inverse diagonal"), done);
   pc->info.bytes = n * es;
 done:
   em_free(&d);
