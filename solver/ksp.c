@@ -1,0 +1,216 @@
+/* ksp.c - em_ksp_solve: checks, vectors, the method, the true residual, the
+ * statistics; and the helpers every method shares (ksp_impl.h). */
+#include <math.h>
+#include <string.h>
+
+#include "ksp_impl.h"
+#include "pc_impl.h"
+
+/* most restarts from the true residual after a converged recursive one */
+#define KSP_MAX_TRUE_RESTARTS 3
+
+em_err ksp_alloc(em_ksp_ctx *k, int count, void **X) {
+  EM_TRY(k->v->ops->alloc(k->v, count, X));
+  k->st->vec_bytes += (size_t)count * (size_t)k->v->n * k->v->elsize;
+  return EM_OK;
+}
+
+void ksp_free(em_ksp_ctx *k, void **X) {
+  if (*X) k->v->ops->free(k->v, X);
+}
+
+/* y = A x; syncs on both sides so the time is the operator's alone */
+em_err ksp_matvec(em_ksp_ctx *k, const void *x, void *y) {
+  EM_TRY(k->v->ops->sync(k->v));
+  double t = em_wtime();
+  EM_TRY(k->A->apply(k->A->ctx, x, y));
+  EM_TRY(k->v->ops->sync(k->v));
+  k->st->t_spmv += em_wtime() - t;
+  k->st->n_spmv++;
+  return EM_OK;
+}
+
+/* z = M^-1 r, or z = r without a preconditioner */
+em_err ksp_precond(em_ksp_ctx *k, const void *r, void *z) {
+  EM_TRY(k->v->ops->sync(k->v));
+  double t = em_wtime();
+  if (k->pc)
+    EM_TRY(em_pc_apply_prec(k->pc, k->v->prec, r, z));
+  else
+    EM_TRY(k->v->ops->copy(k->v, r, z));
+  EM_TRY(k->v->ops->sync(k->v));
+  k->st->t_pc += em_wtime() - t;
+  k->st->n_pc++;
+  return EM_OK;
+}
+
+/* r = b - A x */
+em_err ksp_residual(em_ksp_ctx *k, const void *b, const void *x, void *r, double *rnorm) {
+  EM_TRY(ksp_matvec(k, x, r));
+  EM_TRY(k->v->ops->axpby(k->v, 1.0, b, -1.0, r));
+  EM_TRY(em_vec_norm(k->v, r, rnorm));
+  return EM_OK;
+}
+
+int ksp_stop(em_ksp_ctx *k, double rnorm) {
+  const em_ksp_opts *o = k->o;
+  double rel = rnorm / k->bnorm;
+  k->st->iterations = k->it;
+  k->st->rel_res = rel;
+  if (o->log_every > 0 && k->it % o->log_every == 0 && k->it != k->logged_it) {
+    k->logged_it = k->it;
+    em_log_info(o->log, "%s: iteration %5d  |r|/|b| = %.3e", em_ksp_method_name(o->method), k->it,
+                rel);
+  }
+  if (!isfinite(rel) || rel > EM_KSP_DIVERGENCE) {
+    k->reason = EM_KSP_DIVERGED;
+    em_log_warn(o->log, "%s: diverged at iteration %d (|r|/|b| = %.3e)",
+                em_ksp_method_name(o->method), k->it, rel);
+    return 1;
+  }
+  if (rel <= o->tol) {
+    k->reason = EM_KSP_CONVERGED;
+    return 1;
+  }
+  if (k->it >= o->max_it) {
+    k->reason = EM_KSP_MAX_ITER;
+    return 1;
+  }
+  if (k->it == 0 || rnorm < EM_KSP_STAG_FACTOR * k->stag_ref) {
+    k->stag_ref = rnorm;
+    k->stag_it = k->it;
+  } else if (k->it - k->stag_it >= EM_KSP_STAG_WINDOW) {
+    k->reason = EM_KSP_STAGNATED;
+    em_log_warn(o->log, "%s: stagnated: |r| fell by less than 1%% in the last %d iterations",
+                em_ksp_method_name(o->method), EM_KSP_STAG_WINDOW);
+    return 1;
+  }
+  return 0;
+}
+
+int ksp_vanished(const em_ksp_ctx *k, em_cplx d, double scale) {
+  /* rounding leaves |d| ~ eps * scale where the exact value is 0 */
+  double rel = k->v->prec == EM_PREC_SINGLE ? 1e-7 : 1e-14;
+  return !(isfinite(cabs(d)) && cabs(d) > rel * scale && d != 0);
+}
+
+int ksp_breakdown(em_ksp_ctx *k, em_cplx d, double scale, const char *what) {
+  if (!ksp_vanished(k, d, scale)) return 0;
+  k->reason = EM_KSP_BREAKDOWN;
+  em_log_warn(k->o->log, "%s: breakdown at iteration %d: %s = %.3e (scale %.3e)",
+              em_ksp_method_name(k->o->method), k->it, what, cabs(d), scale);
+  return 1;
+}
+
+/* ||h||_2 of a host vector, and whether every entry is finite */
+static double host_norm(const em_cplx *h, int32_t n, int *finite) {
+  double s = 0;
+  *finite = 1;
+  for (int32_t i = 0; i < n; i++) {
+    if (!isfinite(creal(h[i])) || !isfinite(cimag(h[i]))) *finite = 0;
+    s += creal(h[i]) * creal(h[i]) + cimag(h[i]) * cimag(h[i]);
+  }
+  return sqrt(s);
+}
+
+typedef em_err (*ksp_method_fn)(em_ksp_ctx *k, const void *b, void *x);
+
+static ksp_method_fn method_of(em_ksp_method m) {
+  switch (m) {
+    case EM_KSP_BICGSTAB:
+      return em_ksp_bicgstab;
+    case EM_KSP_COCG:
+      return em_ksp_cocg;
+    case EM_KSP_COCR:
+      return em_ksp_cocr;
+    case EM_KSP_GMRES:
+      return em_ksp_gmres;
+    case EM_KSP_FGMRES:
+      return em_ksp_fgmres;
+  }
+  return NULL;
+}
+
+/* check what the caller handed in; every message names the culprit */
+static em_err check_args(const em_operator *A, em_pc *pc, const em_cplx *b, em_cplx *x,
+                         const em_ksp_opts *o, em_ksp_stats *st) {
+  EM_CHECK(A && o && st, EM_ERR_ARG, "em_ksp_solve: NULL operator, options or statistics");
+  EM_CHECK(A->apply, EM_ERR_ARG, "em_ksp_solve: the operator has no apply function");
+  EM_CHECK(A->n >= 0, EM_ERR_ARG, "em_ksp_solve: operator size %d is negative", A->n);
+  EM_CHECK((b && x) || A->n == 0, EM_ERR_ARG, "em_ksp_solve: NULL right-hand side or solution");
+  EM_CHECK(method_of(o->method), EM_ERR_ARG, "em_ksp_solve: unknown method %d", (int)o->method);
+  EM_CHECK(o->tol > 0 && o->tol < 1, EM_ERR_ARG, "em_ksp_solve: tolerance %g not in (0, 1)",
+           o->tol);
+  EM_CHECK(o->max_it >= 0, EM_ERR_ARG, "em_ksp_solve: iteration limit %d is negative", o->max_it);
+  EM_CHECK(o->log_every >= 0, EM_ERR_ARG, "em_ksp_solve: log_every %d is negative", o->log_every);
+  EM_CHECK(o->restart >= 1 || (o->method != EM_KSP_GMRES && o->method != EM_KSP_FGMRES), EM_ERR_ARG,
+           "em_ksp_solve: GMRES restart length %d must be at least 1", o->restart);
+  EM_CHECK(A->prec == EM_PREC_DOUBLE || A->prec == EM_PREC_SINGLE, EM_ERR_ARG,
+           "em_ksp_solve: operator precision %d unknown", (int)A->prec);
+  if (pc) {
+    EM_CHECK(pc->opts.backend == A->backend, EM_ERR_ARG,
+             "em_ksp_solve: the preconditioner lives on the %s, the operator on the %s",
+             pc->opts.backend == EM_BACKEND_CUDA ? "GPU" : "CPU",
+             A->backend == EM_BACKEND_CUDA ? "GPU" : "CPU");
+    EM_CHECK(pc->n == A->n, EM_ERR_ARG,
+             "em_ksp_solve: preconditioner of size %d for an operator of size %d", pc->n, A->n);
+  }
+  return EM_OK;
+}
+
+em_err em_ksp_solve(const em_operator *A, em_pc *pc, const em_cplx *b, em_cplx *x,
+                    const em_ksp_opts *o, em_ksp_stats *st) {
+  EM_TRY(check_args(A, pc, b, x, o, st));
+  double t0 = em_wtime();
+  memset(st, 0, sizeof *st);
+  st->reason = EM_KSP_CONVERGED;
+  int finite_b, finite_x;
+  double bnorm = host_norm(b, A->n, &finite_b);
+  host_norm(x, A->n, &finite_x);
+  EM_CHECK(finite_b, EM_ERR_NUMERIC, "em_ksp_solve: the right-hand side holds NaN or Inf");
+  EM_CHECK(finite_x, EM_ERR_NUMERIC, "em_ksp_solve: the initial guess holds NaN or Inf");
+  if (bnorm == 0) { /* A x = 0: x = 0, nothing to iterate */
+    memset(x, 0, (size_t)A->n * sizeof *x);
+    st->t_total = em_wtime() - t0;
+    return EM_OK;
+  }
+  int gm = o->method == EM_KSP_GMRES || o->method == EM_KSP_FGMRES;
+  em_err err = EM_OK;
+  em_vec *v = NULL;
+  void *vb = NULL, *vx = NULL, *vr = NULL;
+  em_ksp_ctx k = {A, pc, NULL, o, st, bnorm, 0, EM_KSP_CONVERGED, 0, 0, -1};
+  EM_TRY(em_vec_create(A->backend, A->prec, A->n, gm ? o->restart + 1 : 1, &v));
+  k.v = v;
+  EM_TRY_GOTO(err, ksp_alloc(&k, 1, &vb), done);
+  EM_TRY_GOTO(err, ksp_alloc(&k, 1, &vx), done);
+  EM_TRY_GOTO(err, ksp_alloc(&k, 1, &vr), done);
+  EM_TRY_GOTO(err, v->ops->upload(v, b, vb), done);
+  EM_TRY_GOTO(err, v->ops->upload(v, x, vx), done);
+  double t1 = em_wtime(), rnorm = 0;
+  for (;;) {
+    EM_TRY_GOTO(err, method_of(o->method)(&k, vb, vx), done);
+    EM_TRY_GOTO(err, ksp_residual(&k, vb, vx, vr, &rnorm), done);
+    st->true_rel_res = rnorm / bnorm;
+    if (k.reason != EM_KSP_CONVERGED || st->true_rel_res <= o->tol || k.it >= o->max_it ||
+        st->restarts >= KSP_MAX_TRUE_RESTARTS)
+      break;
+    st->restarts++;
+    em_log_info(o->log, "%s: recursive residual converged but the true one is %.3e: restart %d",
+                em_ksp_method_name(o->method), st->true_rel_res, st->restarts);
+  }
+  double t2 = em_wtime();
+  EM_TRY_GOTO(err, v->ops->download(v, vx, x), done);
+  st->reason = k.reason;
+  st->iterations = k.it;
+  st->t_vec = fmax(0, (t2 - t1) - st->t_spmv - st->t_pc);
+  em_log_info(o->log, "%s: %s after %d iterations, |b-Ax|/|b| = %.3e (recursive %.3e)",
+              em_ksp_method_name(o->method), em_ksp_reason_name(k.reason), k.it, st->true_rel_res,
+              st->rel_res);
+done:
+  ksp_free(&k, &vb);
+  ksp_free(&k, &vx);
+  ksp_free(&k, &vr);
+  em_vec_destroy(&v);
+  st->t_total = em_wtime() - t0;
+  return err;
+}

@@ -1,0 +1,59 @@
+/* ksp_impl.h - what the Krylov methods share (private to solver/): the
+ * solve context, timed operator and preconditioner applications, the
+ * convergence / divergence / stagnation test, the breakdown test.
+ *
+ * A method runs until ksp_stop() says so or a breakdown; it leaves the
+ * reason in k->reason and the iterate in x.  Iterations count across the
+ * restarts that em_ksp_solve makes from the true residual. */
+#ifndef EM_SOLVER_KSP_IMPL_H
+#define EM_SOLVER_KSP_IMPL_H
+
+#include "vec_impl.h"
+
+/* a residual above this factor times ||b|| is divergence */
+#define EM_KSP_DIVERGENCE 1e10
+/* stagnation: the best residual fell by less than 1% over this many iterations */
+#define EM_KSP_STAG_WINDOW 1000
+#define EM_KSP_STAG_FACTOR 0.99
+
+typedef struct em_ksp_ctx {
+  const em_operator *A; /* the operator */
+  em_pc *pc;            /* NULL: no preconditioner */
+  em_vec *v;            /* vector backend in A's backend and precision */
+  const em_ksp_opts *o; /* options */
+  em_ksp_stats *st;     /* statistics being filled */
+  double bnorm;         /* ||b||, > 0 */
+  int it;               /* iterations done, across restarts */
+  em_ksp_reason reason; /* why the method stopped */
+  double stag_ref;      /* residual at the last 1% improvement */
+  int stag_it;          /* iteration of that improvement */
+  int logged_it;        /* last iteration printed (-1: none) */
+} em_ksp_ctx;
+
+/* *X = count work vectors of the solve (bytes counted in st->vec_bytes). */
+em_err ksp_alloc(em_ksp_ctx *k, int count, void **X);
+void ksp_free(em_ksp_ctx *k, void **X);
+/* y = A x, timed into t_spmv (queued vector work finishes first). */
+em_err ksp_matvec(em_ksp_ctx *k, const void *x, void *y);
+/* z = M^-1 r (a copy without preconditioner), timed into t_pc. */
+em_err ksp_precond(em_ksp_ctx *k, const void *r, void *z);
+/* r = b - A x, *rnorm = ||r||. */
+em_err ksp_residual(em_ksp_ctx *k, const void *b, const void *x, void *r, double *rnorm);
+/* Record iteration k->it with residual rnorm, print it every log_every
+ * iterations, and decide: returns 1 (reason set) when the method must stop:
+ * NaN or growth past EM_KSP_DIVERGENCE ||b||, rnorm <= tol ||b||, the
+ * iteration limit, or stagnation. */
+int ksp_stop(em_ksp_ctx *k, double rnorm);
+/* 1 when a denominator d of natural size `scale` (the product of the norms
+ * of its two vectors) vanished to rounding level (or is not finite). */
+int ksp_vanished(const em_ksp_ctx *k, em_cplx d, double scale);
+/* ksp_vanished, and then the solve ends: reason BREAKDOWN, logged as `what`. */
+int ksp_breakdown(em_ksp_ctx *k, em_cplx d, double scale, const char *what);
+
+em_err em_ksp_bicgstab(em_ksp_ctx *k, const void *b, void *x);
+em_err em_ksp_cocg(em_ksp_ctx *k, const void *b, void *x);
+em_err em_ksp_cocr(em_ksp_ctx *k, const void *b, void *x);
+em_err em_ksp_gmres(em_ksp_ctx *k, const void *b, void *x);
+em_err em_ksp_fgmres(em_ksp_ctx *k, const void *b, void *x);
+
+#endif

@@ -1,0 +1,150 @@
+/* pc.c - the preconditioner front end: check arguments, resolve options,
+ * hand over to the type's builder, time the setup; identity (no
+ * preconditioner) as a type of its own. */
+#include <math.h>
+#include <string.h>
+#ifdef EM_HAVE_CUDA
+#include <cuda_runtime.h>
+#endif
+
+#include "pc_impl.h"
+
+static em_err check_opts(const em_csr *A, const em_pc_opts *o) {
+  EM_CHECK(A && o, EM_ERR_ARG, "em_pc_create: NULL matrix or options");
+  EM_CHECK(A->n_rows == A->n_cols, EM_ERR_ARG,
+           "em_pc_create: the matrix is %d x %d, a preconditioner needs a square one", A->n_rows,
+           A->n_cols);
+  EM_CHECK(o->type >= EM_PC_NONE && o->type <= EM_PC_ILU0, EM_ERR_ARG,
+           "em_pc_create: unknown preconditioner type %d", (int)o->type);
+  EM_CHECK(o->ordering >= EM_ORDERING_NATURAL && o->ordering <= EM_ORDERING_BMC, EM_ERR_ARG,
+           "em_pc_create: unknown ordering %d", (int)o->ordering);
+  EM_CHECK(o->prec == EM_PREC_DOUBLE || o->prec == EM_PREC_SINGLE, EM_ERR_ARG,
+           "em_pc_create: unknown precision %d", (int)o->prec);
+  EM_CHECK(o->trsv >= EM_TRSV_AUTO && o->trsv <= EM_TRSV_CUSPARSE, EM_ERR_ARG,
+           "em_pc_create: unknown triangular solve %d", (int)o->trsv);
+  EM_CHECK(o->block_size >= 0, EM_ERR_ARG, "em_pc_create: BMC block size %d is negative",
+           o->block_size);
+  EM_CHECK(o->shift >= 0 && isfinite(o->shift), EM_ERR_ARG,
+           "em_pc_create: ILU shift %g must be finite and >= 0", o->shift);
+  EM_CHECK(o->backend == EM_BACKEND_CPU || o->backend == EM_BACKEND_CUDA, EM_ERR_ARG,
+           "em_pc_create: unknown backend %d", (int)o->backend);
+#ifndef EM_HAVE_CUDA
+  EM_CHECK(o->backend == EM_BACKEND_CPU, EM_ERR_UNSUPPORTED,
+           "em_pc_create: the CUDA backend was requested but this build has no CUDA");
+#endif
+  EM_CHECK(o->backend == EM_BACKEND_CUDA || o->trsv == EM_TRSV_AUTO || o->trsv == EM_TRSV_LEVELS,
+           EM_ERR_ARG, "em_pc_create: triangular solve '%s' needs the CUDA backend",
+           em_pc_trsv_name(o->trsv));
+  EM_TRY(em_csr_check(A, "preconditioner matrix"));
+  return EM_OK;
+}
+
+em_err em_pc_create(const em_csr *A, const em_pc_opts *o, const em_log *log, em_pc **out) {
+  EM_CHECK(out, EM_ERR_ARG, "em_pc_create: NULL result pointer");
+  *out = NULL;
+  EM_TRY(check_opts(A, o));
+  double t0 = em_wtime();
+  em_pc *pc = NULL;
+  EM_TRY(em_calloc(&pc, 1, sizeof *pc, "preconditioner"));
+  pc->opts = *o;
+  if (pc->opts.trsv == EM_TRSV_AUTO) pc->opts.trsv = EM_TRSV_LEVELS;
+  if (pc->opts.block_size == 0) pc->opts.block_size = 16;
+  pc->n = A->n_rows;
+  pc->info.type = o->type;
+  pc->info.ordering = o->type == EM_PC_ILU0 ? o->ordering : EM_ORDERING_NATURAL;
+  pc->info.prec = o->prec;
+  em_err err = EM_OK;
+  switch (o->type) {
+    case EM_PC_NONE:
+      err = em_pc_identity_build(A, pc);
+      break;
+    case EM_PC_JACOBI:
+      err = em_pc_jacobi_build(A, pc);
+      break;
+    case EM_PC_ILU0:
+      err = em_pc_ilu0_build(A, pc, log);
+      break;
+  }
+  if (err) {
+    em_error_trace(err, __FILE__, __LINE__);
+    em_pc_destroy(&pc);
+    return err;
+  }
+  pc->info.t_setup = em_wtime() - t0;
+  if (o->type == EM_PC_ILU0)
+    em_log_info(log,
+                "ilu0 (%s, %s, %s, shift %g): levels L %d / U %d, %d colours, %.1f MB, "
+                "setup %.2f s",
+                em_pc_ordering_name(o->ordering), pc->info.impl,
+                o->prec == EM_PREC_SINGLE ? "single" : "double", o->shift, pc->info.levels_lower,
+                pc->info.levels_upper, pc->info.colors, (double)pc->info.bytes / 1e6,
+                pc->info.t_setup);
+  *out = pc;
+  return EM_OK;
+}
+
+em_err em_pc_apply_prec(em_pc *pc, em_prec vec_prec, const void *r, void *z) {
+  EM_CHECK(pc, EM_ERR_ARG, "em_pc_apply: NULL preconditioner");
+  EM_CHECK((r && z) || pc->n == 0, EM_ERR_ARG, "em_pc_apply: NULL vector");
+  EM_CHECK(r != z || pc->n == 0, EM_ERR_ARG, "em_pc_apply: r and z alias");
+  EM_CHECK(vec_prec == EM_PREC_DOUBLE || vec_prec == EM_PREC_SINGLE, EM_ERR_ARG,
+           "em_pc_apply: unknown vector precision %d", (int)vec_prec);
+  return pc->ops->apply(pc, vec_prec, r, z);
+}
+
+em_err em_pc_apply(em_pc *pc, const void *r, void *z) {
+  return em_pc_apply_prec(pc, EM_PREC_DOUBLE, r, z);
+}
+
+void em_pc_get_info(const em_pc *pc, em_pc_info *info) {
+  *info = pc->info;
+}
+
+void em_pc_destroy(em_pc **pc) {
+  if (!*pc) return;
+  if ((*pc)->ops && (*pc)->ops->destroy) (*pc)->ops->destroy(*pc);
+  em_free(pc);
+}
+
+em_err em_pc_inverse_diagonal(const em_csr *A, em_cplx *dinv) {
+  for (int32_t i = 0; i < A->n_rows; i++) {
+    em_cplx d = 0;
+    for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++)
+      if (A->colind[k] == i) d = A->val[k];
+    EM_CHECK(d != 0 && isfinite(creal(d)) && isfinite(cimag(d)), EM_ERR_NUMERIC,
+             "diagonal entry of row %d is %s", i, d == 0 ? "zero or missing" : "not finite");
+    dinv[i] = 1.0 / d;
+  }
+  return EM_OK;
+}
+
+/* ----------------------------------------------------------- identity */
+
+/* z = r */
+static em_err identity_apply(em_pc *pc, em_prec vec_prec, const void *r, void *z) {
+  size_t bytes = (size_t)pc->n * em_prec_size(vec_prec);
+  if (bytes == 0) return EM_OK;
+  if (pc->opts.backend == EM_BACKEND_CPU) {
+    memcpy(z, r, bytes);
+    return EM_OK;
+  }
+#ifdef EM_HAVE_CUDA
+  EM_CUDA(cudaMemcpyAsync(z, r, bytes, cudaMemcpyDeviceToDevice, 0));
+  return EM_OK;
+#else
+  return EM_RAISE(EM_ERR_INTERNAL, "CUDA preconditioner in a build without CUDA");
+#endif
+}
+
+static void identity_destroy(em_pc *pc) {
+  (void)pc;
+}
+
+static const em_pc_ops IDENTITY = {identity_apply, identity_destroy};
+
+em_err em_pc_identity_build(const em_csr *A, em_pc *pc) {
+  (void)A;
+  pc->ops = &IDENTITY;
+  pc->info.impl = "identity";
+  return EM_OK;
+}

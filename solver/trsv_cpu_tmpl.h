@@ -1,0 +1,62 @@
+/* trsv_cpu_tmpl.h - the OpenMP level-scheduled triangular solves for one
+ * factor precision, included by trsv_cpu.c with SC (entry type), RE (its
+ * real type) and FN(name) defined.  Complex products are written out in
+ * real arithmetic so the loops stay branch-free. */
+
+/* y_i -= sum_k L_ik y_k over row i (pc numbering) */
+static inline void FN(lower_row)(const em_ilu0 *F, int32_t i, em_cplx *y) {
+  const SC *lv = F->lval;
+  double sr = creal(y[i]), si = cimag(y[i]);
+  for (int64_t k = F->lptr[i]; k < F->lptr[i + 1]; k++) {
+    double ar = CRE(lv[k]), ai = CIM(lv[k]);
+    em_cplx x = y[F->lcol[k]];
+    sr -= ar * creal(x) - ai * cimag(x);
+    si -= ar * cimag(x) + ai * creal(x);
+  }
+  y[i] = sr + I * si;
+}
+
+/* y_i = (y_i - sum_j U_ij y_j) / U_ii for schedule position t */
+static inline void FN(upper_row)(const em_ilu0 *F, int32_t t, em_cplx *y) {
+  const SC *uv = F->uval, *dinv = F->dinv;
+  int32_t i = F->urow[t];
+  double sr = creal(y[i]), si = cimag(y[i]);
+  for (int64_t k = F->uptr[t]; k < F->uptr[t + 1]; k++) {
+    double ar = CRE(uv[k]), ai = CIM(uv[k]);
+    em_cplx x = y[F->ucol[k]];
+    sr -= ar * creal(x) - ai * cimag(x);
+    si -= ar * cimag(x) + ai * creal(x);
+  }
+  double dr = CRE(dinv[i]), di = CIM(dinv[i]);
+  y[i] = (sr * dr - si * di) + I * (sr * di + si * dr);
+}
+
+/* one parallel region; a wide level is split over the team (its implicit
+ * barrier orders the levels), a run of thin levels is done by one thread */
+static void FN(lower)(const em_ilu0 *F, const em_seg *seg, int ns, em_cplx *y) {
+#pragma omp parallel if (F->n > 2048)
+  for (int s = 0; s < ns; s++) {
+    int32_t r0 = F->lev_l.ptr[seg[s].l0], r1 = F->lev_l.ptr[seg[s].l1];
+    if (seg[s].thin) {
+#pragma omp single
+      for (int32_t i = r0; i < r1; i++) FN(lower_row)(F, i, y);
+    } else {
+#pragma omp for schedule(static)
+      for (int32_t i = r0; i < r1; i++) FN(lower_row)(F, i, y);
+    }
+  }
+}
+
+static void FN(upper)(const em_ilu0 *F, const em_seg *seg, int ns, em_cplx *y) {
+#pragma omp parallel if (F->n > 2048)
+  for (int s = 0; s < ns; s++) {
+    int32_t t0 = F->lev_u.ptr[seg[s].l0], t1 = F->lev_u.ptr[seg[s].l1];
+    if (seg[s].thin) {
+#pragma omp single
+      for (int32_t t = t0; t < t1; t++) FN(upper_row)(F, t, y);
+    } else {
+#pragma omp for schedule(static)
+      for (int32_t t = t0; t < t1; t++) FN(upper_row)(F, t, y);
+    }
+  }
+}

@@ -1,0 +1,232 @@
+// vec_kernels.cu - the fused vector kernels of the CUDA vector backend:
+// set, axpby, axpbypcz, several dot products in one pass, precision
+// conversion.  cuBLAS does the rest (vec_cuda.c).
+#include <cuComplex.h>
+#include <cuda_runtime.h>
+
+#include "cuda_impl.h"
+
+namespace {
+
+// complex arithmetic on both entry types, through double for the scalars
+__device__ inline cuDoubleComplex to_z(cuDoubleComplex a) {
+  return a;
+}
+__device__ inline cuDoubleComplex to_z(cuFloatComplex a) {
+  return make_cuDoubleComplex(a.x, a.y);
+}
+template <typename V>
+__device__ inline V from_z(cuDoubleComplex a);
+template <>
+__device__ inline cuDoubleComplex from_z<cuDoubleComplex>(cuDoubleComplex a) {
+  return a;
+}
+template <>
+__device__ inline cuFloatComplex from_z<cuFloatComplex>(cuDoubleComplex a) {
+  return make_cuFloatComplex((float)a.x, (float)a.y);
+}
+
+int blocks_for(int64_t n, int threads) {
+  int64_t b = (n + threads - 1) / threads;
+  if (b > 65535) b = 65535;  // grid-stride loops cover the rest
+  return b < 1 ? 1 : (int)b;
+}
+
+// x = a
+template <typename V>
+__global__ void set_kernel(int32_t n, cuDoubleComplex a, V *x) {
+  V s = from_z<V>(a);
+  for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
+       i += (int64_t)gridDim.x * blockDim.x)
+    x[i] = s;
+}
+
+// y = a x + b y (b == 0 never reads y: it may hold garbage)
+template <typename V>
+__global__ void axpby_kernel(int32_t n, cuDoubleComplex a, const V *x, cuDoubleComplex b, V *y) {
+  bool read_y = b.x != 0 || b.y != 0;
+  for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
+       i += (int64_t)gridDim.x * blockDim.x) {
+    cuDoubleComplex s = cuCmul(a, to_z(x[i]));
+    if (read_y) s = cuCadd(s, cuCmul(b, to_z(y[i])));
+    y[i] = from_z<V>(s);
+  }
+}
+
+// z = a x + b y + c z
+template <typename V>
+__global__ void axpbypcz_kernel(int32_t n, cuDoubleComplex a, const V *x, cuDoubleComplex b,
+                                const V *y, cuDoubleComplex c, V *z) {
+  bool read_z = c.x != 0 || c.y != 0;
+  for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
+       i += (int64_t)gridDim.x * blockDim.x) {
+    cuDoubleComplex s = cuCadd(cuCmul(a, to_z(x[i])), cuCmul(b, to_z(y[i])));
+    if (read_z) s = cuCadd(s, cuCmul(c, to_z(z[i])));
+    z[i] = from_z<V>(s);
+  }
+}
+
+// The pointers and flags of up to EM_VEC_MAX_DOTS (4) dot products.
+template <typename V>
+struct dot_args {
+  const V *x[4];
+  const V *y[4];
+  int conj[4];
+};
+
+// sum of a double2 over the block (all threads get it in lane 0 of warp 0)
+__device__ inline double2 block_sum(double2 v, double2 *sh) {
+  for (int o = 16; o > 0; o >>= 1) {
+    v.x += __shfl_down_sync(0xffffffffu, v.x, o);
+    v.y += __shfl_down_sync(0xffffffffu, v.y, o);
+  }
+  int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  __syncthreads();  // sh may still be read from the previous call
+  if (lane == 0) sh[warp] = v;
+  __syncthreads();
+  if (warp == 0) {
+    v = lane < (int)(blockDim.x >> 5) ? sh[lane] : make_double2(0, 0);
+    for (int o = 16; o > 0; o >>= 1) {
+      v.x += __shfl_down_sync(0xffffffffu, v.x, o);
+      v.y += __shfl_down_sync(0xffffffffu, v.y, o);
+    }
+  }
+  return v;
+}
+
+// partial[b*K + j] = this block's share of dot j, accumulated in double
+template <typename V, int K>
+__global__ void dots_kernel(int32_t n, dot_args<V> a, double2 *partial) {
+  __shared__ double2 sh[32];
+  double2 acc[K];
+  for (int j = 0; j < K; j++) acc[j] = make_double2(0, 0);
+  for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
+       i += (int64_t)gridDim.x * blockDim.x) {
+    for (int j = 0; j < K; j++) {
+      cuDoubleComplex u = to_z(a.x[j][i]), v = to_z(a.y[j][i]);
+      if (a.conj[j]) u = cuConj(u);
+      acc[j].x += u.x * v.x - u.y * v.y;
+      acc[j].y += u.x * v.y + u.y * v.x;
+    }
+  }
+  for (int j = 0; j < K; j++) {
+    double2 s = block_sum(acc[j], sh);
+    if (threadIdx.x == 0) partial[blockIdx.x * K + j] = s;
+  }
+}
+
+// result[j] = sum over blocks of partial[b*K + j]: one block, fixed order
+template <int K>
+__global__ void dots_final(int nb, const double2 *partial, double2 *result) {
+  __shared__ double2 sh[32];
+  for (int j = 0; j < K; j++) {
+    double2 v = make_double2(0, 0);
+    for (int b = threadIdx.x; b < nb; b += blockDim.x) {
+      v.x += partial[b * K + j].x;
+      v.y += partial[b * K + j].y;
+    }
+    v = block_sum(v, sh);
+    if (threadIdx.x == 0) result[j] = v;
+  }
+}
+
+template <typename V, int K>
+int launch_dots(int32_t n, const void *const *x, const void *const *y, const int *conj,
+                void *partial, void *result) {
+  dot_args<V> a = {};
+  for (int j = 0; j < K; j++) {
+    a.x[j] = (const V *)x[j];
+    a.y[j] = (const V *)y[j];
+    a.conj[j] = conj[j];
+  }
+  int nb = blocks_for(n, EM_SV_RED_THREADS);
+  if (nb > EM_SV_RED_BLOCKS) nb = EM_SV_RED_BLOCKS;
+  dots_kernel<V, K><<<nb, EM_SV_RED_THREADS>>>(n, a, (double2 *)partial);
+  dots_final<K><<<1, EM_SV_RED_THREADS>>>(nb, (const double2 *)partial, (double2 *)result);
+  return (int)cudaGetLastError();
+}
+
+template <typename V>
+int dots_for_k(int32_t n, int k, const void *const *x, const void *const *y, const int *conj,
+               void *partial, void *result) {
+  switch (k) {
+    case 1:
+      return launch_dots<V, 1>(n, x, y, conj, partial, result);
+    case 2:
+      return launch_dots<V, 2>(n, x, y, conj, partial, result);
+    case 3:
+      return launch_dots<V, 3>(n, x, y, conj, partial, result);
+    case 4:
+      return launch_dots<V, 4>(n, x, y, conj, partial, result);
+  }
+  return (int)cudaErrorInvalidValue;
+}
+
+template <typename S, typename D>
+__global__ void convert_kernel(int64_t n, const S *src, D *dst) {
+  for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
+       i += (int64_t)gridDim.x * blockDim.x)
+    dst[i] = from_z<D>(to_z(src[i]));
+}
+
+}  // namespace
+
+extern "C" int em_sv_cuda_set(int32_t n, int single, double ar, double ai, void *x) {
+  if (n == 0) return 0;
+  cuDoubleComplex a = make_cuDoubleComplex(ar, ai);
+  if (single)
+    set_kernel<<<blocks_for(n, 256), 256>>>(n, a, (cuFloatComplex *)x);
+  else
+    set_kernel<<<blocks_for(n, 256), 256>>>(n, a, (cuDoubleComplex *)x);
+  return (int)cudaGetLastError();
+}
+
+extern "C" int em_sv_cuda_axpby(int32_t n, int single, double ar, double ai, const void *x,
+                                double br, double bi, void *y) {
+  if (n == 0) return 0;
+  cuDoubleComplex a = make_cuDoubleComplex(ar, ai), b = make_cuDoubleComplex(br, bi);
+  if (single)
+    axpby_kernel<<<blocks_for(n, 256), 256>>>(n, a, (const cuFloatComplex *)x, b,
+                                              (cuFloatComplex *)y);
+  else
+    axpby_kernel<<<blocks_for(n, 256), 256>>>(n, a, (const cuDoubleComplex *)x, b,
+                                              (cuDoubleComplex *)y);
+  return (int)cudaGetLastError();
+}
+
+extern "C" int em_sv_cuda_axpbypcz(int32_t n, int single, const double *abc, const void *x,
+                                   const void *y, void *z) {
+  if (n == 0) return 0;
+  cuDoubleComplex a = make_cuDoubleComplex(abc[0], abc[1]);
+  cuDoubleComplex b = make_cuDoubleComplex(abc[2], abc[3]);
+  cuDoubleComplex c = make_cuDoubleComplex(abc[4], abc[5]);
+  if (single)
+    axpbypcz_kernel<<<blocks_for(n, 256), 256>>>(n, a, (const cuFloatComplex *)x, b,
+                                                 (const cuFloatComplex *)y, c, (cuFloatComplex *)z);
+  else
+    axpbypcz_kernel<<<blocks_for(n, 256), 256>>>(
+        n, a, (const cuDoubleComplex *)x, b, (const cuDoubleComplex *)y, c, (cuDoubleComplex *)z);
+  return (int)cudaGetLastError();
+}
+
+extern "C" int em_sv_cuda_dots(int32_t n, int single, int k, const void *const *x,
+                               const void *const *y, const int *conj, void *partial, void *result) {
+  if (single) return dots_for_k<cuFloatComplex>(n, k, x, y, conj, partial, result);
+  return dots_for_k<cuDoubleComplex>(n, k, x, y, conj, partial, result);
+}
+
+extern "C" int em_sv_cuda_convert(int64_t n, const void *src, int src_single, void *dst,
+                                  int dst_single, void *stream) {
+  if (n == 0) return 0;
+  cudaStream_t s = (cudaStream_t)stream;
+  int nb = blocks_for(n, 256);
+  if (src_single && dst_single)
+    convert_kernel<<<nb, 256, 0, s>>>(n, (const cuFloatComplex *)src, (cuFloatComplex *)dst);
+  else if (src_single)
+    convert_kernel<<<nb, 256, 0, s>>>(n, (const cuFloatComplex *)src, (cuDoubleComplex *)dst);
+  else if (dst_single)
+    convert_kernel<<<nb, 256, 0, s>>>(n, (const cuDoubleComplex *)src, (cuFloatComplex *)dst);
+  else
+    convert_kernel<<<nb, 256, 0, s>>>(n, (const cuDoubleComplex *)src, (cuDoubleComplex *)dst);
+  return (int)cudaGetLastError();
+}

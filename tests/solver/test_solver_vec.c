@@ -1,0 +1,151 @@
+/* The vector backend (CPU OpenMP or cuBLAS + fused kernels) against plain
+ * host loops, both precisions, lengths 0, 1, 31, 33, 1000, 70001 (not
+ * multiples of a warp or a block).  Usage: test_solver_vec cpu|gpu. */
+#include "solver_test.h"
+#include "vec_impl.h"
+
+#define K 3 /* block width for mdot / gemv */
+
+static unsigned long long seed = 99;
+
+static em_cplx rnd(void) {
+  return em_test_rand(&seed) - 0.5 + I * (em_test_rand(&seed) - 0.5);
+}
+
+/* z rounded to complex single, part by part: GCC 12 at -O2 folds the
+ * round trip (em_cplx)(em_cplxf)z of a complex value away */
+static em_cplx round_f(em_cplx z) {
+  return (float)creal(z) + I * (double)(float)cimag(z);
+}
+
+/* max |a - b| relative to max |b| must stay under tol */
+static void expect_close(const char *what, int32_t n, const em_cplx *a, const em_cplx *b,
+                         double tol) {
+  double e = test_rel_err(a, b, n);
+  EXPECT(e <= tol, "%s (n = %d): relative error %.3e > %.1e", what, n, e, tol);
+}
+
+static void check(em_backend be, em_prec prec, int32_t n) {
+  double tol = prec == EM_PREC_SINGLE ? 2e-6 : 1e-14, rtol = prec == EM_PREC_SINGLE ? 1e-5 : 1e-12;
+  em_vec *v = NULL;
+  REQUIRE_OK(em_vec_create(be, prec, n, K, &v));
+  size_t m = (size_t)n + 1;
+  em_cplx *x = calloc(m * K, sizeof *x), *y = calloc(m, sizeof *y), *z = calloc(m, sizeof *z);
+  em_cplx *out = calloc(m * K, sizeof *out), *ref = calloc(m, sizeof *ref);
+  for (int32_t i = 0; i < n; i++) y[i] = rnd(), z[i] = rnd();
+  for (int32_t i = 0; i < n * K; i++) x[i] = rnd();
+  if (prec == EM_PREC_SINGLE) /* inputs representable exactly */
+    for (int32_t i = 0; i < n; i++) {
+      y[i] = round_f(y[i]), z[i] = round_f(z[i]);
+      for (int j = 0; j < K; j++) x[i + j * n] = round_f(x[i + j * n]);
+    }
+  void *dX = NULL, *dy = NULL, *dz = NULL;
+  REQUIRE_OK(v->ops->alloc(v, K, &dX));
+  REQUIRE_OK(v->ops->alloc(v, 1, &dy));
+  REQUIRE_OK(v->ops->alloc(v, 1, &dz));
+  /* upload / download of a block column */
+  for (int j = 0; j < K; j++) EXPECT_OK(v->ops->upload(v, x + (size_t)j * n, em_vec_col(v, dX, j)));
+  EXPECT_OK(v->ops->download(v, em_vec_col(v, dX, 1), out));
+  expect_close("upload/download", n, out, x + n, 0);
+  /* set */
+  EXPECT_OK(v->ops->set(v, 2 - 3 * I, dy));
+  EXPECT_OK(v->ops->download(v, dy, out));
+  for (int32_t i = 0; i < n; i++) ref[i] = 2 - 3 * I;
+  expect_close("set", n, out, ref, 0);
+  /* copy, scale */
+  EXPECT_OK(v->ops->copy(v, dX, dy));
+  EXPECT_OK(v->ops->scale(v, 0.5 + 2 * I, dy));
+  EXPECT_OK(v->ops->download(v, dy, out));
+  for (int32_t i = 0; i < n; i++) ref[i] = (0.5 + 2 * I) * x[i];
+  expect_close("copy+scale", n, out, ref, tol);
+  /* axpby: b = 1 (axpy), b = 0 over NaN garbage, general */
+  em_cplx a = 1.5 - 0.25 * I, b = -0.75 + 0.5 * I;
+  EXPECT_OK(v->ops->upload(v, y, dy));
+  EXPECT_OK(em_vec_axpy(v, a, dX, dy));
+  EXPECT_OK(v->ops->download(v, dy, out));
+  for (int32_t i = 0; i < n; i++) ref[i] = a * x[i] + y[i];
+  expect_close("axpy", n, out, ref, tol);
+  for (int32_t i = 0; i < n; i++) ref[i] = NAN;
+  EXPECT_OK(v->ops->upload(v, ref, dy));
+  EXPECT_OK(v->ops->axpby(v, a, dX, 0, dy));
+  EXPECT_OK(v->ops->download(v, dy, out));
+  for (int32_t i = 0; i < n; i++) ref[i] = a * x[i];
+  expect_close("axpby b=0 over NaN", n, out, ref, tol);
+  EXPECT_OK(v->ops->upload(v, y, dy));
+  EXPECT_OK(v->ops->axpby(v, a, dX, b, dy));
+  EXPECT_OK(v->ops->download(v, dy, out));
+  for (int32_t i = 0; i < n; i++) ref[i] = a * x[i] + b * y[i];
+  expect_close("axpby", n, out, ref, tol);
+  /* axpbypcz, general and c = 0 */
+  em_cplx c = 0.125 + I;
+  EXPECT_OK(v->ops->upload(v, y, dy));
+  EXPECT_OK(v->ops->upload(v, z, dz));
+  EXPECT_OK(v->ops->axpbypcz(v, a, dX, b, dy, c, dz));
+  EXPECT_OK(v->ops->download(v, dz, out));
+  for (int32_t i = 0; i < n; i++) ref[i] = a * x[i] + b * y[i] + c * z[i];
+  expect_close("axpbypcz", n, out, ref, tol);
+  EXPECT_OK(v->ops->axpbypcz(v, a, dX, b, dy, 0, dz));
+  EXPECT_OK(v->ops->download(v, dz, out));
+  for (int32_t i = 0; i < n; i++) ref[i] = a * x[i] + b * y[i];
+  expect_close("axpbypcz c=0", n, out, ref, tol);
+  /* fused dots: k = 1..4, conjugated and not */
+  EXPECT_OK(v->ops->upload(v, z, dz));
+  EXPECT_OK(v->ops->upload(v, y, dy));
+  const void *xs[4] = {dX, dy, em_vec_col(v, dX, 2), dz}, *ys[4] = {dy, dz, dy, dz};
+  const em_cplx *hx[4] = {x, y, x + 2 * (size_t)n, z}, *hy[4] = {y, z, y, z};
+  int cs[4] = {1, 0, 0, 1};
+  for (int k = 1; k <= 4; k++) {
+    em_cplx d[4], e[4] = {0};
+    double s[4] = {0};
+    EXPECT_OK(v->ops->dots(v, k, xs, ys, cs, d));
+    for (int j = 0; j < k; j++)
+      for (int32_t i = 0; i < n; i++) {
+        e[j] += (cs[j] ? conj(hx[j][i]) : hx[j][i]) * hy[j][i];
+        s[j] += cabs(hx[j][i]) * cabs(hy[j][i]);
+      }
+    for (int j = 0; j < k; j++)
+      EXPECT(cabs(d[j] - e[j]) <= rtol * s[j] || (n == 0 && d[j] == 0),
+             "dots k=%d j=%d n=%d: %g%+gj vs %g%+gj", k, j, n, creal(d[j]), cimag(d[j]),
+             creal(e[j]), cimag(e[j]));
+  }
+  double nrm, enrm = 0;
+  EXPECT_OK(em_vec_norm(v, dz, &nrm));
+  for (int32_t i = 0; i < n; i++) enrm += pow(cabs(z[i]), 2);
+  EXPECT_NEAR(nrm, sqrt(enrm), rtol);
+  /* mdot h = X^H z and gemv w = a X h + b w */
+  em_cplx h[K], eh[K] = {0};
+  EXPECT_OK(v->ops->mdot(v, K, dX, dz, h));
+  for (int j = 0; j < K; j++)
+    for (int32_t i = 0; i < n; i++) eh[j] += conj(x[i + (size_t)j * n]) * z[i];
+  for (int j = 0; j < K; j++)
+    EXPECT(cabs(h[j] - eh[j]) <= rtol * (1 + sqrt(enrm) * sqrt(n)), "mdot j=%d n=%d", j, n);
+  EXPECT_OK(v->ops->upload(v, y, dy));
+  em_cplx hh[K] = {1 - I, 0.5, -2 * I};
+  EXPECT_OK(v->ops->gemv(v, K, a, dX, hh, b, dy));
+  EXPECT_OK(v->ops->download(v, dy, out));
+  for (int32_t i = 0; i < n; i++) {
+    em_cplx s = 0;
+    for (int j = 0; j < K; j++) s += x[i + (size_t)j * n] * hh[j];
+    ref[i] = a * s + b * y[i];
+  }
+  expect_close("gemv", n, out, ref, 4 * tol);
+  EXPECT_OK(v->ops->sync(v));
+  v->ops->free(v, &dX);
+  v->ops->free(v, &dy);
+  v->ops->free(v, &dz);
+  em_vec_destroy(&v);
+  free(x), free(y), free(z), free(out), free(ref);
+}
+
+int main(int argc, char **argv) {
+  em_backend be = test_backend(argc, argv);
+  int32_t sizes[] = {0, 1, 31, 33, 1000, 70001};
+  for (int p = 0; p < 2; p++)
+    for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++)
+      check(be, p ? EM_PREC_SINGLE : EM_PREC_DOUBLE, sizes[s]);
+  /* bad arguments name the culprit */
+  em_vec *v = NULL;
+  EXPECT_ERR(em_vec_create(be, EM_PREC_DOUBLE, -1, 1, &v), EM_ERR_ARG);
+  EXPECT_ERR(em_vec_create(be, EM_PREC_DOUBLE, 10, 0, &v), EM_ERR_ARG);
+  return TEST_RESULT();
+}
