@@ -24,7 +24,9 @@ static const em_param_spec SPECS[] = {
     NUM("Solver/order", 1, "basis order p: 1, 2 or 3"),
     STR("Solver/method", "bicgstab", "Krylov method: bicgstab, cocg, cocr, gmres, fgmres"),
     STR("Solver/preconditioner", "ilu0", "preconditioner: none, jacobi, ilu0"),
-    STR("Solver/ordering", "natural", "ordering for the ILU factors: natural, rcm, nd"),
+    STR("Solver/ordering", "rcm", "ordering for the ILU factors: natural, rcm, nd, mc, bmc"),
+    NUM("Solver/pc_shift", 0, "ILU of A + j s |diag A| (s > 0 damps tiny pivots of indefinite systems)"),
+    STR("Solver/trsv", "auto", "GPU triangular solves of ILU: auto, levels, syncfree, cusparse"),
     STR("Solver/precision", "double", "preconditioner precision: double or single"),
     NUM("Solver/tolerance", 1e-8, "relative residual target"),
     NUM("Solver/max_iterations", 5000, "iteration limit"),
@@ -135,7 +137,7 @@ static em_err read_solver(const em_case *c, em_run_config *cfg) {
            "Solver/tolerance = %g must be in (0, 1)", cfg->ksp.tol);
   EM_TRY(integer(c, "Solver/max_iterations", 1, 100000000, &cfg->ksp.max_it));
   EM_TRY(integer(c, "Solver/restart", 1, 10000, &cfg->ksp.restart));
-  memset(&cfg->pc, 0, sizeof cfg->pc);
+  em_pc_opts_default(&cfg->pc);
   EM_TRY(em_case_string(c, "Solver/preconditioner", &s));
   EM_TRY(em_pc_type_parse(s, &cfg->pc.type));
   EM_TRY(em_case_string(c, "Solver/ordering", &s));
@@ -144,6 +146,10 @@ static em_err read_solver(const em_case *c, em_run_config *cfg) {
   int p;
   EM_TRY(choice(c, "Solver/precision", prec, 2, &p));
   cfg->pc.prec = p ? EM_PREC_SINGLE : EM_PREC_DOUBLE;
+  EM_TRY(num(c, "Solver/pc_shift", &cfg->pc.shift));
+  EM_CHECK(cfg->pc.shift >= 0, EM_ERR_INPUT, "Solver/pc_shift = %g must be >= 0", cfg->pc.shift);
+  EM_TRY(em_case_string(c, "Solver/trsv", &s));
+  EM_TRY(em_pc_trsv_parse(s, &cfg->pc.trsv));
   em_blockop_opts_default(&cfg->bop);
   em_format fmt;
   EM_TRY(em_case_string(c, "Solver/format", &s));
