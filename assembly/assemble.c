@@ -159,9 +159,9 @@ static void log_blocks(const em_log *log, const em_blockmat *A) {
       int64_t mx = 0;
       for (int32_t r = 0; r < B->n_rows; r++)
         if (B->rowptr[r + 1] - B->rowptr[r] > mx) mx = B->rowptr[r + 1] - B->rowptr[r];
-      em_log_verbose(log, "  block A%d%d: %d x %d, nnz %lld, row length mean %.1f max %lld", i + 1,
-                     j + 1, B->n_rows, B->n_cols, (long long)B->nnz,
-                     B->n_rows ? (double)B->nnz / B->n_rows : 0.0, (long long)mx);
+      em_log_info(log, "  block A%d%d: %d x %d, nnz %lld, row length mean %.1f max %lld", i + 1,
+                  j + 1, B->n_rows, B->n_cols, (long long)B->nnz,
+                  B->n_rows ? (double)B->nnz / B->n_rows : 0.0, (long long)mx);
     }
 }
 

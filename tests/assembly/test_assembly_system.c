@@ -267,7 +267,49 @@ static void check_errors(const em_mesh *m) {
   em_dofmap_destroy(&d);
 }
 
+/* Awkward sizes: one tet with every face fixed has no unknown at p = 1
+ * (0 x 0 system) and only its cell DOFs at p = 3. */
+static void check_tiny(void) {
+  double xyz[12] = {0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1};
+  int32_t tet[4] = {0, 1, 2, 3}, grp = 0;
+  em_group gr = {"v", 1, 3};
+  em_mesh *m = NULL;
+  REQUIRE_OK(em_mesh_from_tets(4, xyz, 1, tet, &grp, 0, NULL, NULL, 1, &gr, 0, &m));
+  uint8_t ff[4] = {1, 1, 1, 1};
+  mat_ctx mc = {0.5};
+  for (int p = 1; p <= 3; p++) {
+    em_dofmap *d = NULL;
+    REQUIRE_OK(em_dofmap_build(m, p, ff, &d));
+    EXPECT(d->n_dof == (p == 3 ? 3 : 0), "p=%d: %d unknowns on a fully fixed tet", p, d->n_dof);
+    EXPECT(d->n_fixed == 6 * p + 4 * p * (p - 1), "p=%d: %d fixed", p, d->n_fixed);
+    em_problem prob = {.k0 = 1,
+                       .order = p,
+                       .material = material,
+                       .material_ctx = &mc,
+                       .dirichlet = field,
+                       .source = field,
+                       .n_rhs = 1};
+    em_system *sys = NULL;
+    REQUIRE_OK(em_assemble(m, d, &prob, NULL, &sys));
+    for (int i = 0; i < p; i++)
+      for (int j = 0; j < p; j++) {
+        const em_csr *B = sys->A->blk[i][j];
+        int wr = i == 2 ? 3 : 0, wc = j == 2 ? 3 : 0;
+        EXPECT(B->n_rows == wr && B->n_cols == wc, "p=%d block %d%d is %d x %d", p, i, j, B->n_rows,
+               B->n_cols);
+        EXPECT_OK(em_csr_check(B, "tiny block"));
+      }
+    int nonzero = 0;
+    for (int32_t k = 0; k < d->n_fixed; k++) nonzero += cabs(sys->fixed[k]) > 0;
+    EXPECT(nonzero > 0, "p=%d: Dirichlet values all zero", p);
+    em_system_destroy(&sys);
+    em_dofmap_destroy(&d);
+  }
+  em_mesh_destroy(&m);
+}
+
 int main(void) {
+  check_tiny();
   em_mesh *m = NULL;
   REQUIRE_OK(em_mesh_box(2, 2, 3, 1.0, 0.8, 1.2, 0.2, 3, &m));
   uint8_t *ff = calloc((size_t)m->n_face, 1);
