@@ -8,20 +8,21 @@
  * which exercises the volume source, the Robin matrix and right-hand side,
  * the Dirichlet lift and (tet_vary on every other tet) the pointwise
  * material path.  L2 and curl errors must fall at rate >= p - 0.2 for
- * p = 1 (n = 4, 6, 8), p = 2 (n = 2, 3, 4), p = 3 (n = 1, 2, 3). */
+ * p = 1 (n = 4, 6, 8), p = 2 and 3 (n = 2, 3, 4); the single-cube mesh n = 1
+ * is pre-asymptotic at p = 3 (L2 rate 2.71 from n = 1 to 2). */
 #include <string.h>
 
 #include "direct_solve.h"
 #include "em_assembly.h"
 #include "em_test.h"
 
-static const double A_[3] = {1.2, 1.0, 1.4}, B_[3] = {1.0, 1.3, 1.1};
+static const double A_[3] = {2.0, 1.5, 2.5}, B_[3] = {1.5, 2.5, 2.0};
 static const em_cplx S_ = 1.0 + 0.5 * I;
 #define EPS0 (2.0 - 0.1 * I)
 #define EPS1 3.0
 #define EPS2 1.5
 static const double NU[3] = {1.0, 0.5, 2.0};
-static const double K0 = 1.5;
+static const double K0 = 2.0;
 #define GAMMA (1.5 - 2.0 * I)
 
 static em_err material(void *ctx, int32_t t, const double x[3], em_material *m) {
