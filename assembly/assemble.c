@@ -192,17 +192,22 @@ em_err em_assemble(const em_mesh *m, const em_dofmap *d, const em_problem *prob,
   double t1 = em_wtime();
   int n = ref->n;
   int32_t bad = -1;
-  for (int c = 0; c < n_colour && bad < 0; c++) {
+  int oom = 0;
+  for (int c = 0; c < n_colour && bad < 0 && !oom; c++) {
 #pragma omp parallel
     {
       tet_work w = {NULL, NULL, NULL};
       int ok = !em_calloc(&w.A, (size_t)ref->npack, sizeof *w.A, "element matrix") &&
                !em_calloc(&w.S, (size_t)n * n, sizeof *w.S, "element matrix") &&
                !em_calloc(&w.T, (size_t)n * n, sizeof *w.T, "element matrix");
+      if (!ok) {
+#pragma omp atomic write
+        oom = 1;
+      }
 #pragma omp for schedule(dynamic, 64)
       for (int32_t k = cptr[c]; k < cptr[c + 1]; k++) {
         int32_t t = ctet[k];
-        if (!ok || do_tet(m, d, prob, ref, pat, t, &w, sys)) {
+        if (ok && do_tet(m, d, prob, ref, pat, t, &w, sys)) {
 #pragma omp critical(em_assemble_bad)
           if (bad < 0 || t < bad) bad = t;
         }
@@ -211,6 +216,10 @@ em_err em_assemble(const em_mesh *m, const em_dofmap *d, const em_problem *prob,
       em_free(&w.S);
       em_free(&w.T);
     }
+  }
+  if (oom) {
+    err = EM_RAISE(EM_ERR_MEMORY, "assembly: out of memory for the per-thread element matrices");
+    goto fail;
   }
   if (bad >= 0) {
     /* the error trace is thread-local: redo the failing tet here so the
