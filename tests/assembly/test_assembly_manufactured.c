@@ -126,6 +126,10 @@ int main(void) {
              rl, rc, p - 0.2);
       EXPECT(rl >= p - 0.2, "p=%d: L2 rate %.2f", p, rl);
       EXPECT(rc >= p - 0.2, "p=%d: curl rate %.2f", p, rc);
+      if (i == 2) { /* finest pair, stricter: see test_assembly_planewave */
+        EXPECT(rl >= p - 0.1, "p=%d: finest L2 rate %.2f < p - 0.1", p, rl);
+        EXPECT(rc >= p - 0.1, "p=%d: finest curl rate %.2f < p - 0.1", p, rc);
+      }
     }
   }
   return TEST_RESULT();
