@@ -133,7 +133,8 @@ typedef em_err (*em_vector_fn)(void *ctx, const double x[3], em_cplx v[3]);
 
 /* A Robin boundary: gamma oint (n x E).(n x w) added to the matrix over the
  * triangles of a surface group, and oint g . w added to right-hand side
- * column `rhs` when g is set. */
+ * column `rhs` when g is set (w's tangential trace: only the tangential part
+ * of g counts). */
 typedef struct em_robin {
   int group;           /* surface group (index into mesh->group), or -1:
                           the faces listed below */
@@ -145,6 +146,11 @@ typedef struct em_robin {
   int rhs;             /* right-hand side column for g */
 } em_robin;
 
+/* All callbacks (material, source, dirichlet, Robin g) are called from
+ * several OpenMP threads at once during em_assemble: they must be
+ * thread-safe (pure functions of their arguments and a read-only ctx).
+ * The Dirichlet lift -A_uf E_fixed enters every right-hand side column, so
+ * each column is a complete problem with the same fixed values. */
 typedef struct em_problem {
   double k0;                 /* free-space wavenumber, rad/m */
   int order;                 /* 1..3 */
@@ -177,7 +183,7 @@ void em_system_destroy(em_system **sys);
 /* ------------------------------------------------------------------ fields */
 
 /* E and curl E (either may be NULL) at barycentric point lam of tet t, from
- * the unknowns x and the fixed values. */
+ * the unknowns x and the fixed values (fixed == NULL: all zero, PEC). */
 void em_field_eval(const em_mesh *m, const em_dofmap *d, const em_cplx *x, const em_cplx *fixed,
                    int32_t t, const double lam[4], em_cplx E[3], em_cplx curlE[3]);
 

@@ -1,0 +1,268 @@
+/* assemble.c - the global system over the unknowns:
+ *   A = S - k0^2 T (+ Robin terms),  b = int f . w - A_uf E_fixed (+ Robin g)
+ * Symbolic pattern from entity adjacency (pattern.c), then a numeric pass
+ * over the tets colour by colour (colour.c), threads sharing a colour. */
+#include <math.h>
+#include <string.h>
+
+#include "assembly_impl.h"
+#include "quadrature_impl.h"
+
+void em_system_destroy(em_system **sys) {
+  if (!*sys) return;
+  em_blockmat_destroy(&(*sys)->A);
+  em_free(&(*sys)->b);
+  em_free(&(*sys)->fixed);
+  em_free(sys);
+}
+
+static em_err check_problem(const em_mesh *m, const em_dofmap *d, const em_problem *prob) {
+  EM_CHECK(m && d && prob, EM_ERR_ARG, "assemble: NULL mesh, dofmap or problem");
+  EM_CHECK(prob->order == d->order, EM_ERR_ARG, "problem order %d differs from the dofmap's %d",
+           prob->order, d->order);
+  EM_CHECK(prob->material, EM_ERR_ARG, "problem without a material function");
+  EM_CHECK(isfinite(prob->k0) && prob->k0 >= 0, EM_ERR_INPUT, "wavenumber k0 = %g is not >= 0",
+           prob->k0);
+  EM_CHECK(prob->n_rhs >= 1, EM_ERR_ARG, "n_rhs = %d: need at least one right-hand side column",
+           prob->n_rhs);
+  EM_CHECK(prob->n_robin >= 0 && (prob->n_robin == 0 || prob->robin), EM_ERR_ARG,
+           "n_robin = %d without a robin array", prob->n_robin);
+  for (int k = 0; k < prob->n_robin; k++) {
+    const em_robin *r = prob->robin + k;
+    EM_CHECK(r->group >= 0 && r->group < m->n_group && m->group[r->group].dim == 2, EM_ERR_INPUT,
+             "Robin boundary %d: group %d is not a surface group of the mesh", k, r->group);
+    EM_CHECK(!r->g || (r->rhs >= 0 && r->rhs < prob->n_rhs), EM_ERR_INPUT,
+             "Robin boundary %d ('%s'): right-hand side column %d outside 0..%d", k,
+             m->group[r->group].name, r->rhs, prob->n_rhs - 1);
+  }
+  return EM_OK;
+}
+
+/* Local entity (0..5 edges, 6..9 faces, 10 cell) of each table entry. */
+static int local_entity(const em_basis_fn *fn) {
+  return fn->kind == EM_ENT_EDGE ? fn->entity : fn->kind == EM_ENT_FACE ? 6 + fn->entity : 10;
+}
+
+/* Per-thread work arrays of one tet. */
+typedef struct tet_work {
+  em_cplx *A;     /* packed upper triangle of S - k0^2 T */
+  em_cplx *S, *T; /* full element matrices (varying material only) */
+} tet_work;
+
+/* Element matrix of tet t into w->A (packed). */
+static em_err element(const em_mesh *m, const em_problem *prob, const em_element_ref *ref,
+                      int32_t t, tet_work *w) {
+  em_tet_geom g;
+  em_tet_geom_make(m, t, &g);
+  EM_CHECK(g.vol > 0, EM_ERR_INPUT, "tet %d is degenerate (zero volume)", t);
+  int n = ref->n;
+  if (prob->tet_vary && prob->tet_vary[t]) {
+    EM_TRY(em_element_matrices(ref->p, &g, prob->material, prob->material_ctx, t, 1, w->S, w->T));
+    double k2 = prob->k0 * prob->k0;
+    int64_t q = 0;
+    for (int i = 0; i < n; i++)
+      for (int j = i; j < n; j++) w->A[q++] = w->S[i * n + j] - k2 * w->T[i * n + j];
+    return EM_OK;
+  }
+  double xc[3] = {0, 0, 0};
+  for (int a = 0; a < 4; a++)
+    for (int d = 0; d < 3; d++) xc[d] += 0.25 * g.x[a][d];
+  em_material mat;
+  EM_TRY(prob->material(prob->material_ctx, t, xc, &mat));
+  EM_TRY(em_material_check(&mat, t));
+  em_element_ref_apply(ref, &g, &mat, prob->k0, w->A);
+  return EM_OK;
+}
+
+/* int f . w_i over tet t into column 0 (degree 2p+2, capped by the table). */
+static em_err source(const em_mesh *m, const em_problem *prob, int32_t t, const int32_t *code,
+                     em_cplx *b) {
+  int p = prob->order, n = em_basis_count(p);
+  int deg = 2 * p + 2 > EM_QUAD_MAX_DEGREE ? EM_QUAD_MAX_DEGREE : 2 * p + 2;
+  em_quad q;
+  EM_TRY(em_quad_tet(deg, &q));
+  em_tet_geom g;
+  em_tet_geom_make(m, t, &g);
+  double w[EM_NB_MAX][3];
+  for (int k = 0; k < q.n; k++) {
+    const double *lam = q.lam + 4 * k;
+    double x[3] = {0, 0, 0};
+    for (int a = 0; a < 4; a++)
+      for (int d = 0; d < 3; d++) x[d] += lam[a] * g.x[a][d];
+    em_cplx f[3];
+    EM_TRY(prob->source(prob->source_ctx, x, f));
+    EM_CHECK(
+        isfinite(creal(f[0]) + cimag(f[0]) + creal(f[1]) + cimag(f[1]) + creal(f[2]) + cimag(f[2])),
+        EM_ERR_INPUT, "volume source is not finite at (%g, %g, %g) in tet %d", x[0], x[1], x[2], t);
+    em_basis_eval(p, lam, g.grad, w, NULL);
+    double wq = q.w[k] * g.vol;
+    for (int i = 0; i < n; i++)
+      if (code[i] >= 0) b[code[i]] += wq * (f[0] * w[i][0] + f[1] * w[i][1] + f[2] * w[i][2]);
+  }
+  return EM_OK;
+}
+
+/* Scatter the packed element matrix: unknown x unknown into A, unknown x
+ * fixed into every right-hand side column as -A_uf E_f. */
+static void scatter(const em_mesh *m, const em_dofmap *d, const em_pattern *pat, int32_t t,
+                    const em_cplx *Ae, const int32_t *code, const em_cplx *fixed, int n_rhs,
+                    em_blockmat *A, em_cplx *b) {
+  int p = d->order, n = em_basis_count(p);
+  const em_basis_fn *tab = em_basis_table(p);
+  int32_t ent[11], le[EM_NB_MAX], pos[11][EM_NB_MAX];
+  int grp[EM_NB_MAX];
+  for (int i = 0; i < n; i++) {
+    le[i] = local_entity(tab + i);
+    ent[le[i]] = em_pattern_entity(pat, m, t, tab + i);
+    grp[i] = code[i] >= 0 ? em_dof_group(d, code[i]) : -1;
+  }
+  int n_le = p == 1 ? 6 : p == 2 ? 10 : 11;
+  for (int e = 0; e < n_le; e++)
+    for (int j = 0; j < n; j++)
+      pos[e][j] = code[j] >= 0 ? em_pattern_find(pat, ent[e], grp[j], code[j]) : -1;
+  for (int i = 0; i < n; i++) {
+    if (code[i] < 0) continue;
+    int gi = grp[i];
+    const int32_t *gs = pat->gstart + 3 * (size_t)ent[le[i]];
+    int64_t rbase[3];
+    for (int gj = 0; gj < p; gj++)
+      rbase[gj] = A->blk[gi][gj]->rowptr[code[i] - d->offset[gi]] - gs[gj];
+    for (int j = 0; j < n; j++) {
+      const em_cplx a = i <= j ? Ae[(int64_t)i * n - (int64_t)i * (i - 1) / 2 + (j - i)]
+                               : Ae[(int64_t)j * n - (int64_t)j * (j - 1) / 2 + (i - j)];
+      if (code[j] >= 0) {
+        A->blk[gi][grp[j]]->val[rbase[grp[j]] + pos[le[i]][j]] += a;
+      } else if (fixed) {
+        em_cplx v = a * fixed[-code[j] - 1];
+        for (int c = 0; c < n_rhs; c++) b[(size_t)c * d->n_dof + code[i]] -= v;
+      }
+    }
+  }
+}
+
+/* One tet: element matrix, scatter, source. */
+static em_err do_tet(const em_mesh *m, const em_dofmap *d, const em_problem *prob,
+                     const em_element_ref *ref, const em_pattern *pat, int32_t t, tet_work *w,
+                     em_system *sys) {
+  int32_t code[EM_NB_MAX];
+  em_dofmap_tet(d, m, t, code);
+  EM_TRY(element(m, prob, ref, t, w));
+  scatter(m, d, pat, t, w->A, code, sys->fixed, sys->n_rhs, sys->A, sys->b);
+  if (prob->source) EM_TRY(source(m, prob, t, code, sys->b));
+  return EM_OK;
+}
+
+static void log_blocks(const em_log *log, const em_blockmat *A) {
+  for (int i = 0; i < A->nb; i++)
+    for (int j = 0; j < A->nb; j++) {
+      const em_csr *B = A->blk[i][j];
+      int64_t mx = 0;
+      for (int32_t r = 0; r < B->n_rows; r++)
+        if (B->rowptr[r + 1] - B->rowptr[r] > mx) mx = B->rowptr[r + 1] - B->rowptr[r];
+      em_log_info(log, "  block A%d%d: %d x %d, nnz %lld, row length mean %.1f max %lld", i + 1,
+                  j + 1, B->n_rows, B->n_cols, (long long)B->nnz,
+                  B->n_rows ? (double)B->nnz / B->n_rows : 0.0, (long long)mx);
+    }
+}
+
+em_err em_assemble(const em_mesh *m, const em_dofmap *d, const em_problem *prob, const em_log *log,
+                   em_system **out) {
+  EM_CHECK(out, EM_ERR_ARG, "assemble: NULL output");
+  *out = NULL;
+  EM_TRY(check_problem(m, d, prob));
+  double t0 = em_wtime();
+  em_err err = EM_OK;
+  em_system *sys = NULL;
+  em_pattern *pat = NULL;
+  em_element_ref *ref = NULL;
+  int32_t *cptr = NULL, *ctet = NULL;
+  int n_colour = 0;
+  EM_TRY(em_calloc(&sys, 1, sizeof *sys, "system"));
+  sys->n_rhs = prob->n_rhs;
+  EM_TRY_GOTO(
+      err, em_calloc(&sys->b, (size_t)d->n_dof * prob->n_rhs, sizeof *sys->b, "right-hand sides"),
+      fail);
+  EM_TRY_GOTO(err, em_calloc(&sys->fixed, (size_t)d->n_fixed, sizeof *sys->fixed, "fixed values"),
+              fail);
+  EM_TRY_GOTO(err, em_dirichlet_values(m, d, prob, sys->fixed), fail);
+  EM_TRY_GOTO(err, em_pattern_build(m, d, &pat), fail);
+  EM_TRY_GOTO(err, em_pattern_blockmat(pat, m, d, &sys->A), fail);
+  EM_TRY_GOTO(err, em_element_ref_create(d->order, &ref), fail);
+  EM_TRY_GOTO(err, em_tet_colour(m, pat, &n_colour, &cptr, &ctet), fail);
+  double t1 = em_wtime();
+  int n = ref->n;
+  int32_t bad = -1;
+  int oom = 0;
+  for (int c = 0; c < n_colour && bad < 0 && !oom; c++) {
+#pragma omp parallel
+    {
+      tet_work w = {NULL, NULL, NULL};
+      int ok = !em_calloc(&w.A, (size_t)ref->npack, sizeof *w.A, "element matrix") &&
+               !em_calloc(&w.S, (size_t)n * n, sizeof *w.S, "element matrix") &&
+               !em_calloc(&w.T, (size_t)n * n, sizeof *w.T, "element matrix");
+      if (!ok) {
+#pragma omp atomic write
+        oom = 1;
+      }
+#pragma omp for schedule(dynamic, 64)
+      for (int32_t k = cptr[c]; k < cptr[c + 1]; k++) {
+        int32_t t = ctet[k];
+        if (ok && do_tet(m, d, prob, ref, pat, t, &w, sys)) {
+#pragma omp critical(em_assemble_bad)
+          if (bad < 0 || t < bad) bad = t;
+        }
+      }
+      em_free(&w.A);
+      em_free(&w.S);
+      em_free(&w.T);
+    }
+  }
+  if (oom) {
+    err = EM_RAISE(EM_ERR_MEMORY, "assembly: out of memory for the per-thread element matrices");
+    goto fail;
+  }
+  if (bad >= 0) {
+    /* the error trace is thread-local: redo the failing tet here so the
+     * caller sees its message (callbacks are deterministic) */
+    tet_work w = {NULL, NULL, NULL};
+    EM_TRY_GOTO(err, em_calloc(&w.A, (size_t)ref->npack, sizeof *w.A, "element matrix"), bad_done);
+    EM_TRY_GOTO(err, em_calloc(&w.S, (size_t)n * n, sizeof *w.S, "element matrix"), bad_done);
+    EM_TRY_GOTO(err, em_calloc(&w.T, (size_t)n * n, sizeof *w.T, "element matrix"), bad_done);
+    EM_TRY_GOTO(err, element(m, prob, ref, bad, &w), bad_done);
+    if (prob->source) {
+      int32_t code[EM_NB_MAX];
+      em_cplx *scratch = NULL;
+      em_dofmap_tet(d, m, bad, code);
+      EM_TRY_GOTO(err, em_calloc(&scratch, (size_t)d->n_dof + 1, sizeof *scratch, "scratch"),
+                  bad_done);
+      err = source(m, prob, bad, code, scratch);
+      em_free(&scratch);
+      if (err) goto bad_done;
+    }
+    err = EM_RAISE(EM_ERR_INTERNAL, "assembly of tet %d failed in a worker thread", bad);
+  bad_done:
+    em_free(&w.A);
+    em_free(&w.S);
+    em_free(&w.T);
+    goto fail;
+  }
+  EM_TRY_GOTO(err, em_robin_add(m, d, prob, pat, sys), fail);
+  sys->t_assembly = em_wtime() - t0;
+  int64_t nnz = 0;
+  for (int i = 0; i < d->order; i++)
+    for (int j = 0; j < d->order; j++) nnz += sys->A->blk[i][j]->nnz;
+  em_log_info(log,
+              "assembly: order %d, %d unknowns (%d fixed), nnz %lld, %d colours, %.2f s "
+              "(symbolic %.2f s)",
+              d->order, d->n_dof, d->n_fixed, (long long)nnz, n_colour, sys->t_assembly, t1 - t0);
+  log_blocks(log, sys->A);
+  *out = sys;
+  sys = NULL;
+fail:
+  em_system_destroy(&sys);
+  em_pattern_destroy(&pat);
+  em_element_ref_destroy(&ref);
+  em_free(&cptr);
+  em_free(&ctet);
+  return err;
+}

@@ -1,0 +1,98 @@
+/* assembly_impl.h - private pieces shared by the assembly files. */
+#ifndef EM_ASSEMBLY_IMPL_H
+#define EM_ASSEMBLY_IMPL_H
+
+#include "em_assembly.h"
+
+#define EM_NB_MAX 45 /* em_basis_count(EM_MAX_ORDER) */
+
+/* Reference element tensors for a constant material.  With w_i = J^-T w^_i
+ * and curl w_i = J c^_i / det J (covariant Piola), for a pair (k, l) of
+ * reference directions R_kl[i][j] = avg_ref w^_i,k w^_j,l and likewise for
+ * the curls.  The element matrices are then
+ *   T = vol sum_kl (g_k . eps g_l) R_kl,
+ *   S = vol sum_kl (e_k . nu e_l) / D^2 C_kl
+ * with g_k the barycentric gradients (k = 1..3), e_k = x_k - x_0 and
+ * D = det J.  Only the symmetric parts are stored: pair r = 0..5 is
+ * (0,0) (1,1) (2,2) (0,1) (0,2) (1,2), and for k != l the stored matrix is
+ * R_kl + R_lk, so T_ij = vol sum_r M_r R_r[ij]. */
+typedef struct em_element_ref {
+  int p;         /* order */
+  int n;         /* em_basis_count(p) */
+  int64_t npack; /* n (n + 1) / 2: packed upper triangle, row by row */
+  double *mass;  /* [npack x 6] R_r of the values, pair index fastest */
+  double *stiff; /* [npack x 6] the same for the curls */
+} em_element_ref;
+
+em_err em_element_ref_create(int p, em_element_ref **ref);
+void em_element_ref_destroy(em_element_ref **ref);
+/* A = S - k0^2 T (packed upper triangle) of a tet with constant material. */
+void em_element_ref_apply(const em_element_ref *ref, const em_tet_geom *g, const em_material *mat,
+                          double k0, em_cplx *A);
+
+/* Check that a material value is finite (names the tet on failure). */
+em_err em_material_check(const em_material *mat, int32_t t);
+
+/* Fixed DOF values: zero (PEC) or the projection-based interpolant of the
+ * Dirichlet data.  fixed has d->n_fixed entries. */
+em_err em_dirichlet_values(const em_mesh *m, const em_dofmap *d, const em_problem *prob,
+                           em_cplx *fixed);
+
+/* Symmetric pattern of the unknowns split into blocks, with the per-entity
+ * column lists that locate entries during the numeric phase. */
+typedef struct em_pattern {
+  int p;                /* order */
+  int32_t n_ent;        /* entities: edges, then faces, then cells (p = 3) */
+  int32_t face0, cell0; /* first face / cell entity index */
+  int64_t *ptr;         /* [n_ent + 1] start of each entity's column list */
+  int32_t *col;         /* unknown codes in ascending order */
+  int32_t *gstart;      /* [3 per entity] list position where group g begins */
+  int32_t *edge_ptr;    /* [n_edge + 1] tets around each edge */
+  int32_t *edge_tet;
+} em_pattern;
+
+em_err em_pattern_build(const em_mesh *m, const em_dofmap *d, em_pattern **pat);
+void em_pattern_destroy(em_pattern **pat);
+/* The block matrix with the pattern's structure and zero values. */
+em_err em_pattern_blockmat(const em_pattern *pat, const em_mesh *m, const em_dofmap *d,
+                           em_blockmat **A);
+
+/* Greedy colouring of the tets so that no two tets of one colour share an
+ * edge (hence no DOF): colour_ptr[c] .. colour_ptr[c+1]-1 index colour_tet. */
+em_err em_tet_colour(const em_mesh *m, const em_pattern *pat, int *n_colour, int32_t **colour_ptr,
+                     int32_t **colour_tet);
+
+/* Entity index (in the pattern's numbering) of local function i of tet t. */
+static inline int32_t em_pattern_entity(const em_pattern *pat, const em_mesh *m, int32_t t,
+                                        const em_basis_fn *fn) {
+  if (fn->kind == EM_ENT_EDGE) return m->tet_edge[6 * (size_t)t + fn->entity];
+  if (fn->kind == EM_ENT_FACE) return pat->face0 + m->tet_face[4 * (size_t)t + fn->entity];
+  return pat->cell0 + t;
+}
+
+/* Robin terms into the matrix and the right-hand side. */
+em_err em_robin_add(const em_mesh *m, const em_dofmap *d, const em_problem *prob,
+                    const em_pattern *pat, em_system *sys);
+
+/* Position of unknown code c in entity k's column list (group gj range),
+ * -1 when absent. */
+int32_t em_pattern_find(const em_pattern *pat, int32_t k, int gj, int32_t c);
+
+/* Add value v at (row code r, column code c) of the block matrix, both
+ * unknowns, through the entity list of r's entity (ent). */
+em_err em_pattern_add(const em_pattern *pat, em_blockmat *A, int32_t ent, int32_t r, int32_t c,
+                      em_cplx v);
+
+/* Group (0-based) of unknown code c. */
+static inline int em_dof_group(const em_dofmap *d, int32_t c) {
+  int g = 0;
+  while (g + 1 < d->order && c >= d->offset[g + 1]) g++;
+  return g;
+}
+
+/* Small dense SPD solve M x = b (M real n x n row-major, overwritten by its
+ * Cholesky factor; b complex, overwritten by x).  EM_ERR_NUMERIC on a
+ * non-positive pivot, naming `what`. */
+em_err em_small_spd_solve(int n, double *M, em_cplx *b, const char *what, int32_t id);
+
+#endif

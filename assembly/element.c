@@ -1,0 +1,171 @@
+/* element.c - element matrices of the curl-curl operator:
+ *   S_ij = int curl w_i . nu curl w_j,   T_ij = int w_i . eps w_j
+ * by plain quadrature (the public reference, any material) and by
+ * precomputed reference tensors (the assembly's fast path for a material
+ * constant over the tet; see em_element_ref in assembly_impl.h). */
+#include <math.h>
+#include <string.h>
+
+#include "assembly_impl.h"
+#include "quadrature_impl.h"
+
+em_err em_material_check(const em_material *mat, int32_t t) {
+  for (int d = 0; d < 3; d++)
+    EM_CHECK(isfinite(creal(mat->eps[d])) && isfinite(cimag(mat->eps[d])) &&
+                 isfinite(creal(mat->nu[d])) && isfinite(cimag(mat->nu[d])),
+             EM_ERR_INPUT, "material of tet %d is not finite (eps[%d] = %g%+gj, nu[%d] = %g%+gj)",
+             t, d, creal(mat->eps[d]), cimag(mat->eps[d]), d, creal(mat->nu[d]), cimag(mat->nu[d]));
+  return EM_OK;
+}
+
+/* Quadrature degrees: S needs 2p-2 and T 2p for a constant material; a
+ * material varying inside the tet (graded PML) gets two more. */
+static int deg_s(int p, int vary) {
+  return 2 * p - 2 + (vary ? 2 : 0);
+}
+static int deg_t(int p, int vary) {
+  return 2 * p + (vary ? 2 : 0);
+}
+
+em_err em_element_matrices(int p, const em_tet_geom *g, em_material_fn matfn, void *ctx, int32_t t,
+                           int vary, em_cplx *S, em_cplx *T) {
+  EM_CHECK(p >= 1 && p <= EM_MAX_ORDER, EM_ERR_ARG, "element order %d not in 1..%d", p,
+           EM_MAX_ORDER);
+  EM_CHECK(g && matfn && S && T, EM_ERR_ARG, "element matrices of tet %d: NULL argument", t);
+  EM_CHECK(g->vol > 0 && isfinite(g->vol), EM_ERR_INPUT, "tet %d is degenerate (volume %g)", t,
+           g->vol);
+  int n = em_basis_count(p);
+  em_quad qs, qt;
+  EM_TRY(em_quad_tet(deg_s(p, vary), &qs));
+  EM_TRY(em_quad_tet(deg_t(p, vary), &qt));
+  memset(S, 0, (size_t)n * n * sizeof *S);
+  memset(T, 0, (size_t)n * n * sizeof *T);
+  em_material mat;
+  if (!vary) {
+    double xc[3] = {0, 0, 0};
+    for (int a = 0; a < 4; a++)
+      for (int d = 0; d < 3; d++) xc[d] += 0.25 * g->x[a][d];
+    EM_TRY(matfn(ctx, t, xc, &mat));
+    EM_TRY(em_material_check(&mat, t));
+  }
+  double w[EM_NB_MAX][3], c[EM_NB_MAX][3];
+  for (int pass = 0; pass < 2; pass++) { /* 0: S, 1: T */
+    const em_quad *q = pass ? &qt : &qs;
+    em_cplx *M = pass ? T : S;
+    for (int k = 0; k < q->n; k++) {
+      const double *lam = q->lam + 4 * k;
+      if (vary) {
+        double x[3] = {0, 0, 0};
+        for (int a = 0; a < 4; a++)
+          for (int d = 0; d < 3; d++) x[d] += lam[a] * g->x[a][d];
+        EM_TRY(matfn(ctx, t, x, &mat));
+        EM_TRY(em_material_check(&mat, t));
+      }
+      em_basis_eval(p, lam, g->grad, w, pass ? NULL : c);
+      double(*v)[3] = pass ? w : c;
+      const em_cplx *coef = pass ? mat.eps : mat.nu;
+      double wq = q->w[k] * g->vol;
+      for (int j = 0; j < n; j++) {
+        em_cplx mv[3];
+        for (int d = 0; d < 3; d++) mv[d] = wq * coef[d] * v[j][d];
+        for (int i = 0; i <= j; i++)
+          M[i * n + j] += v[i][0] * mv[0] + v[i][1] * mv[1] + v[i][2] * mv[2];
+      }
+    }
+    for (int i = 0; i < n; i++)
+      for (int j = 0; j < i; j++) M[i * n + j] = M[j * n + i];
+  }
+  return EM_OK;
+}
+
+void em_element_ref_destroy(em_element_ref **ref) {
+  if (!*ref) return;
+  em_free(&(*ref)->mass);
+  em_free(&(*ref)->stiff);
+  em_free(ref);
+}
+
+/* Pair r -> (k, l) of reference directions. */
+static const int PAIR[6][2] = {{0, 0}, {1, 1}, {2, 2}, {0, 1}, {0, 2}, {1, 2}};
+
+/* R_r[ij] = avg over the reference tet of a_i,k a_j,l (+ a_i,l a_j,k for k != l), a = the
+ * reference values (or curls): evaluated with the reference gradients
+ * g0 = (-1,-1,-1), g_k = e_k, so that w^_i comes out in reference components. */
+em_err em_element_ref_create(int p, em_element_ref **out) {
+  EM_CHECK(p >= 1 && p <= EM_MAX_ORDER, EM_ERR_ARG, "element order %d not in 1..%d", p,
+           EM_MAX_ORDER);
+  em_err err = EM_OK;
+  em_element_ref *r = NULL;
+  EM_TRY(em_calloc(&r, 1, sizeof *r, "reference element"));
+  r->p = p;
+  r->n = em_basis_count(p);
+  r->npack = (int64_t)r->n * (r->n + 1) / 2;
+  EM_TRY_GOTO(err, em_calloc(&r->mass, (size_t)r->npack * 6, sizeof(double), "reference mass"),
+              fail);
+  EM_TRY_GOTO(err, em_calloc(&r->stiff, (size_t)r->npack * 6, sizeof(double), "reference curl"),
+              fail);
+  static const double gref[4][3] = {{-1, -1, -1}, {1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
+  double w[EM_NB_MAX][3], c[EM_NB_MAX][3];
+  for (int pass = 0; pass < 2; pass++) {
+    em_quad q;
+    EM_TRY_GOTO(err, em_quad_tet(pass ? deg_t(p, 0) : deg_s(p, 0), &q), fail);
+    double *R = pass ? r->mass : r->stiff;
+    for (int k = 0; k < q.n; k++) {
+      em_basis_eval(p, q.lam + 4 * k, gref, w, c);
+      double(*v)[3] = pass ? w : c;
+      int64_t m = 0;
+      for (int i = 0; i < r->n; i++)
+        for (int j = i; j < r->n; j++, m++)
+          for (int s = 0; s < 6; s++) {
+            int a = PAIR[s][0], b = PAIR[s][1];
+            double x = v[i][a] * v[j][b];
+            if (a != b) x += v[i][b] * v[j][a];
+            R[6 * m + s] += q.w[k] * x;
+          }
+    }
+  }
+  *out = r;
+  return EM_OK;
+fail:
+  em_element_ref_destroy(&r);
+  return err;
+}
+
+/* A = S - k0^2 T with M_r = vol (g_k . eps g_l) for T and
+ * vol (e_k . nu e_l) / D^2 for S, D = 6 vol (the sign of D cancels). */
+void em_element_ref_apply(const em_element_ref *ref, const em_tet_geom *g, const em_material *mat,
+                          double k0, em_cplx *A) {
+  double e[3][3];
+  for (int k = 0; k < 3; k++)
+    for (int d = 0; d < 3; d++) e[k][d] = g->x[k + 1][d] - g->x[0][d];
+  double D2 = 36 * g->vol * g->vol;
+  em_cplx ms[6], mt[6];
+  for (int s = 0; s < 6; s++) {
+    int a = PAIR[s][0], b = PAIR[s][1];
+    em_cplx st = 0, tt = 0;
+    for (int d = 0; d < 3; d++) {
+      st += e[a][d] * mat->nu[d] * e[b][d];
+      tt += g->grad[a + 1][d] * mat->eps[d] * g->grad[b + 1][d];
+    }
+    ms[s] = g->vol * st / D2;
+    mt[s] = -k0 * k0 * g->vol * tt;
+  }
+  /* real and imaginary parts separately: six real dot products per entry */
+  double msr[6], msi[6], mtr[6], mti[6];
+  for (int s = 0; s < 6; s++) {
+    msr[s] = creal(ms[s]);
+    msi[s] = cimag(ms[s]);
+    mtr[s] = creal(mt[s]);
+    mti[s] = cimag(mt[s]);
+  }
+  const double *RS = ref->stiff, *RT = ref->mass;
+  for (int64_t m = 0; m < ref->npack; m++) {
+    const double *rs = RS + 6 * m, *rt = RT + 6 * m;
+    double re = 0, im = 0;
+    for (int s = 0; s < 6; s++) {
+      re += msr[s] * rs[s] + mtr[s] * rt[s];
+      im += msi[s] * rs[s] + mti[s] * rt[s];
+    }
+    A[m] = CMPLX(re, im);
+  }
+}

@@ -1,0 +1,108 @@
+/* robin.c - Robin boundaries (ports, ABC):
+ *   A += gamma oint (n x w_i).(n x w_j),   b[:, rhs] += oint g . (n x w_i) x n
+ * over the triangles of a surface group, with (n x u).(n x v) = u_t . v_t
+ * (u_t = u - (u.n) n).  The trace is taken from one adjacent tet; only the
+ * functions of the face's three edges and of the face itself have a
+ * tangential trace there.  g is paired with the tangential trace of w, the
+ * only part that is single-valued across the face (a tangential g gives the
+ * same as g . w).  Triangles are processed in order on one thread so the
+ * matrix stays exactly symmetric. */
+#include <math.h>
+#include <string.h>
+
+#include "assembly_impl.h"
+#include "quadrature_impl.h"
+
+/* One triangle k of Robin boundary r. */
+static em_err robin_tri(const em_mesh *m, const em_dofmap *d, const em_pattern *pat,
+                        const em_robin *r, int32_t k, em_system *sys) {
+  int p = d->order, nb = em_basis_count(p);
+  const em_basis_fn *tab = em_basis_table(p);
+  int32_t f = m->tri_face[k], t = m->face_tet[2 * (size_t)f];
+  int lf = 0;
+  while (lf < 4 && m->tet_face[4 * (size_t)t + lf] != f) lf++;
+  EM_CHECK(lf < 4, EM_ERR_INTERNAL, "triangle %d: face %d not found in its tet %d", k, f, t);
+  em_tet_geom g;
+  em_tet_geom_make(m, t, &g);
+  int32_t code[EM_NB_MAX];
+  em_dofmap_tet(d, m, t, code);
+  int fn[3 * EM_MAX_ORDER + 6], nt = 0;
+  for (int i = 0; i < nb; i++)
+    if ((tab[i].kind == EM_ENT_FACE && tab[i].entity == lf) ||
+        (tab[i].kind == EM_ENT_EDGE && EM_TET_EDGE[tab[i].entity][0] != lf &&
+         EM_TET_EDGE[tab[i].entity][1] != lf))
+      fn[nt++] = i;
+  const int *fv = EM_TET_FACE[lf];
+  double e1[3], e2[3], n[3];
+  for (int c = 0; c < 3; c++) {
+    e1[c] = g.x[fv[1]][c] - g.x[fv[0]][c];
+    e2[c] = g.x[fv[2]][c] - g.x[fv[0]][c];
+  }
+  n[0] = e1[1] * e2[2] - e1[2] * e2[1];
+  n[1] = e1[2] * e2[0] - e1[0] * e2[2];
+  n[2] = e1[0] * e2[1] - e1[1] * e2[0];
+  double nn = sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]), area = nn / 2;
+  EM_CHECK(nn > 0, EM_ERR_INPUT, "Robin boundary '%s': triangle %d is degenerate",
+           m->group[r->group].name, k);
+  for (int c = 0; c < 3; c++) n[c] /= nn;
+  int deg = r->g ? 2 * p + 2 : 2 * p;
+  em_quad q;
+  EM_TRY(em_quad_tri(deg > EM_QUAD_MAX_DEGREE ? EM_QUAD_MAX_DEGREE : deg, &q));
+  double M[(3 * EM_MAX_ORDER + 6) * (3 * EM_MAX_ORDER + 6)] = {0}, w[EM_NB_MAX][3];
+  for (int kq = 0; kq < q.n; kq++) {
+    double lam[4] = {0, 0, 0, 0}, x[3] = {0, 0, 0};
+    for (int v = 0; v < 3; v++) lam[fv[v]] = q.lam[3 * kq + v];
+    for (int v = 0; v < 4; v++)
+      for (int c = 0; c < 3; c++) x[c] += lam[v] * g.x[v][c];
+    em_basis_eval(p, lam, g.grad, w, NULL);
+    double wt[3 * EM_MAX_ORDER + 6][3];
+    for (int i = 0; i < nt; i++) {
+      double un = w[fn[i]][0] * n[0] + w[fn[i]][1] * n[1] + w[fn[i]][2] * n[2];
+      for (int c = 0; c < 3; c++) wt[i][c] = w[fn[i]][c] - un * n[c];
+    }
+    double wq = q.w[kq] * area;
+    for (int i = 0; i < nt; i++)
+      for (int j = i; j < nt; j++)
+        M[i * nt + j] += wq * (wt[i][0] * wt[j][0] + wt[i][1] * wt[j][1] + wt[i][2] * wt[j][2]);
+    if (r->g) {
+      em_cplx gv[3];
+      EM_TRY(r->g(r->g_ctx, x, gv));
+      for (int c = 0; c < 3; c++)
+        EM_CHECK(isfinite(creal(gv[c])) && isfinite(cimag(gv[c])), EM_ERR_INPUT,
+                 "Robin boundary '%s': source g is not finite at (%g, %g, %g)",
+                 m->group[r->group].name, x[0], x[1], x[2]);
+      em_cplx *b = sys->b + (size_t)r->rhs * d->n_dof;
+      for (int i = 0; i < nt; i++)
+        if (code[fn[i]] >= 0)
+          b[code[fn[i]]] += wq * (gv[0] * wt[i][0] + gv[1] * wt[i][1] + gv[2] * wt[i][2]);
+    }
+  }
+  for (int i = 0; i < nt; i++) {
+    int32_t ci = code[fn[i]];
+    if (ci < 0) continue;
+    int32_t ent = em_pattern_entity(pat, m, t, tab + fn[i]);
+    for (int j = 0; j < nt; j++) {
+      int32_t cj = code[fn[j]];
+      em_cplx a = r->gamma * (i <= j ? M[i * nt + j] : M[j * nt + i]);
+      if (cj >= 0) {
+        EM_TRY(em_pattern_add(pat, sys->A, ent, ci, cj, a));
+      } else {
+        for (int c = 0; c < sys->n_rhs; c++)
+          sys->b[(size_t)c * d->n_dof + ci] -= a * sys->fixed[-cj - 1];
+      }
+    }
+  }
+  return EM_OK;
+}
+
+em_err em_robin_add(const em_mesh *m, const em_dofmap *d, const em_problem *prob,
+                    const em_pattern *pat, em_system *sys) {
+  for (int k = 0; k < prob->n_robin; k++) {
+    const em_robin *r = prob->robin + k;
+    EM_CHECK(isfinite(creal(r->gamma)) && isfinite(cimag(r->gamma)), EM_ERR_INPUT,
+             "Robin boundary '%s': gamma is not finite", m->group[r->group].name);
+    for (int32_t tri = 0; tri < m->n_tri; tri++)
+      if (m->tri_group[tri] == r->group) EM_TRY(robin_tri(m, d, pat, r, tri, sys));
+  }
+  return EM_OK;
+}
