@@ -29,8 +29,10 @@ static em_err check_problem(const em_mesh *m, const em_dofmap *d, const em_probl
            "n_robin = %d without a robin array", prob->n_robin);
   for (int k = 0; k < prob->n_robin; k++) {
     const em_robin *r = prob->robin + k;
-    EM_CHECK(r->group >= 0 && r->group < m->n_group && m->group[r->group].dim == 2, EM_ERR_INPUT,
-             "Robin boundary %d: group %d is not a surface group of the mesh", k, r->group);
+    EM_CHECK((r->group == -1 && (r->n_faces == 0 || r->faces)) ||
+                 (r->group >= 0 && r->group < m->n_group && m->group[r->group].dim == 2),
+             EM_ERR_INPUT, "Robin boundary %d: group %d is not a surface group of the mesh", k,
+             r->group);
     EM_CHECK(!r->g || (r->rhs >= 0 && r->rhs < prob->n_rhs), EM_ERR_INPUT,
              "Robin boundary %d ('%s'): right-hand side column %d outside 0..%d", k,
              m->group[r->group].name, r->rhs, prob->n_rhs - 1);

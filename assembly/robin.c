@@ -13,15 +13,20 @@
 #include "assembly_impl.h"
 #include "quadrature_impl.h"
 
-/* One triangle k of Robin boundary r. */
-static em_err robin_tri(const em_mesh *m, const em_dofmap *d, const em_pattern *pat,
-                        const em_robin *r, int32_t k, em_system *sys) {
+/* Name of a Robin boundary for messages. */
+static const char *robin_name(const em_mesh *m, const em_robin *r) {
+  return r->group >= 0 ? m->group[r->group].name : "outer boundary";
+}
+
+/* One face f (triangle k of a group, or a listed face) of Robin boundary r. */
+static em_err robin_face(const em_mesh *m, const em_dofmap *d, const em_pattern *pat,
+                         const em_robin *r, int32_t f, em_system *sys) {
   int p = d->order, nb = em_basis_count(p);
   const em_basis_fn *tab = em_basis_table(p);
-  int32_t f = m->tri_face[k], t = m->face_tet[2 * (size_t)f];
+  int32_t k = f, t = m->face_tet[2 * (size_t)f];
   int lf = 0;
   while (lf < 4 && m->tet_face[4 * (size_t)t + lf] != f) lf++;
-  EM_CHECK(lf < 4, EM_ERR_INTERNAL, "triangle %d: face %d not found in its tet %d", k, f, t);
+  EM_CHECK(lf < 4, EM_ERR_INTERNAL, "face %d not found in its tet %d", f, t);
   em_tet_geom g;
   em_tet_geom_make(m, t, &g);
   int32_t code[EM_NB_MAX];
@@ -42,8 +47,7 @@ static em_err robin_tri(const em_mesh *m, const em_dofmap *d, const em_pattern *
   n[1] = e1[2] * e2[0] - e1[0] * e2[2];
   n[2] = e1[0] * e2[1] - e1[1] * e2[0];
   double nn = sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]), area = nn / 2;
-  EM_CHECK(nn > 0, EM_ERR_INPUT, "Robin boundary '%s': triangle %d is degenerate",
-           m->group[r->group].name, k);
+  EM_CHECK(nn > 0, EM_ERR_INPUT, "Robin boundary '%s': face %d is degenerate", robin_name(m, r), k);
   for (int c = 0; c < 3; c++) n[c] /= nn;
   int deg = r->g ? 2 * p + 2 : 2 * p;
   em_quad q;
@@ -69,8 +73,8 @@ static em_err robin_tri(const em_mesh *m, const em_dofmap *d, const em_pattern *
       EM_TRY(r->g(r->g_ctx, x, gv));
       for (int c = 0; c < 3; c++)
         EM_CHECK(isfinite(creal(gv[c])) && isfinite(cimag(gv[c])), EM_ERR_INPUT,
-                 "Robin boundary '%s': source g is not finite at (%g, %g, %g)",
-                 m->group[r->group].name, x[0], x[1], x[2]);
+                 "Robin boundary '%s': source g is not finite at (%g, %g, %g)", robin_name(m, r),
+                 x[0], x[1], x[2]);
       em_cplx *b = sys->b + (size_t)r->rhs * d->n_dof;
       for (int i = 0; i < nt; i++)
         if (code[fn[i]] >= 0)
@@ -100,9 +104,17 @@ em_err em_robin_add(const em_mesh *m, const em_dofmap *d, const em_problem *prob
   for (int k = 0; k < prob->n_robin; k++) {
     const em_robin *r = prob->robin + k;
     EM_CHECK(isfinite(creal(r->gamma)) && isfinite(cimag(r->gamma)), EM_ERR_INPUT,
-             "Robin boundary '%s': gamma is not finite", m->group[r->group].name);
+             "Robin boundary '%s': gamma is not finite", robin_name(m, r));
+    if (r->group < 0) {
+      for (int32_t i = 0; i < r->n_faces; i++) {
+        EM_CHECK(r->faces[i] >= 0 && r->faces[i] < m->n_face, EM_ERR_ARG,
+                 "Robin boundary: face %d outside 0..%d", r->faces[i], m->n_face - 1);
+        EM_TRY(robin_face(m, d, pat, r, r->faces[i], sys));
+      }
+      continue;
+    }
     for (int32_t tri = 0; tri < m->n_tri; tri++)
-      if (m->tri_group[tri] == r->group) EM_TRY(robin_tri(m, d, pat, r, tri, sys));
+      if (m->tri_group[tri] == r->group) EM_TRY(robin_face(m, d, pat, r, m->tri_face[tri], sys));
   }
   return EM_OK;
 }
