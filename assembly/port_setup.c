@@ -2,6 +2,7 @@
  * the coaxial annulus or the rectangle, and the medium that fills it. */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "em_assembly.h"
@@ -50,29 +51,70 @@ static void plane_of(const em_mesh *m, int group, double c[3], double n[3], doub
   normalize3(n);
 }
 
-/* Principal in-plane axis of the port's vertices (2x2 covariance). */
-static void principal_axis(const em_mesh *m, int group, const double c[3], const double n[3],
-                           double u[3]) {
-  double t1[3] = {1, 0, 0}, t2[3];
-  if (fabs(n[0]) > 0.9) t1[0] = 0, t1[1] = 1;
-  double proj = dot3(t1, n);
-  for (int d = 0; d < 3; d++) t1[d] -= proj * n[d];
-  normalize3(t1);
-  cross3(n, t1, t2);
-  double sxx = 0, sxy = 0, syy = 0;
+typedef struct {
+  int32_t a, b;
+} vpair;
+
+static int vpair_cmp(const void *x, const void *y) {
+  const vpair *p = x, *q = y;
+  if (p->a != q->a) return p->a < q->a ? -1 : 1;
+  return (p->b > q->b) - (p->b < q->b);
+}
+
+/* In-plane axis of a rectangular port from its outline: the edges used by
+ * one port triangle only lie on the four sides; u is the length-weighted
+ * mean direction of the outline edges parallel to the longest one.  (A
+ * principal axis of the vertices tilts when the triangulation is not
+ * symmetric, which breaks the rectangle check on fine meshes.) */
+static em_err outline_axis(const em_mesh *m, int group, const double n[3], double u[3]) {
+  int32_t nt = 0;
+  for (int32_t k = 0; k < m->n_tri; k++) nt += m->tri_group[k] == group;
+  vpair *e = NULL;
+  EM_TRY(em_calloc(&e, 3 * (size_t)nt, sizeof *e, "port outline"));
+  int32_t ne = 0;
   for (int32_t k = 0; k < m->n_tri; k++) {
     if (m->tri_group[k] != group) continue;
-    for (int a = 0; a < 3; a++) {
-      const double *p = m->xyz + 3 * (size_t)m->tri[3 * k + a];
-      double r[3] = {p[0] - c[0], p[1] - c[1], p[2] - c[2]};
-      double x = dot3(r, t1), y = dot3(r, t2);
-      sxx += x * x, sxy += x * y, syy += y * y;
+    for (int i = 0; i < 3; i++) {
+      int32_t x = m->tri[3 * k + i], y = m->tri[3 * k + (i + 1) % 3];
+      e[ne++] = (vpair){x < y ? x : y, x < y ? y : x};
     }
   }
-  /* angle of the major axis of [[sxx sxy][sxy syy]] */
-  double th = 0.5 * atan2(2 * sxy, sxx - syy);
-  for (int d = 0; d < 3; d++) u[d] = cos(th) * t1[d] + sin(th) * t2[d];
+  qsort(e, (size_t)ne, sizeof *e, vpair_cmp);
+  double best = 0, ref[3] = {0, 0, 0};
+  for (int pass = 0; pass < 2; pass++) {
+    double acc[3] = {0, 0, 0};
+    for (int32_t i = 0; i < ne; i++) {
+      int once = (i == 0 || vpair_cmp(e + i, e + i - 1)) && (i + 1 == ne || vpair_cmp(e + i, e + i + 1));
+      if (!once) continue;
+      const double *pa = m->xyz + 3 * (size_t)e[i].a, *pb = m->xyz + 3 * (size_t)e[i].b;
+      double d[3] = {pb[0] - pa[0], pb[1] - pa[1], pb[2] - pa[2]}, len = sqrt(dot3(d, d));
+      if (pass == 0) {
+        if (len > best) best = len, memcpy(ref, d, sizeof d);
+        continue;
+      }
+      double c = dot3(d, ref) / (len * sqrt(dot3(ref, ref)));
+      if (fabs(c) < 0.99) continue;
+      for (int k = 0; k < 3; k++) acc[k] += (c > 0 ? 1 : -1) * d[k];
+    }
+    if (pass == 1) memcpy(u, acc, sizeof acc);
+  }
+  em_free(&e);
+  double s = dot3(u, n);
+  for (int k = 0; k < 3; k++) u[k] -= s * n[k];
+  EM_CHECK(dot3(u, u) > 0, EM_ERR_INPUT, "port group %d: no straight outline edge", group);
   normalize3(u);
+  return EM_OK;
+}
+
+/* Deterministic sign of an axis: its largest component positive, so two
+ * ports of the same shape and orientation get the same mode, whatever the
+ * triangulation. */
+static void canonical_sign(double a[3]) {
+  int k = 0;
+  for (int i = 1; i < 3; i++)
+    if (fabs(a[i]) > fabs(a[k]) + 1e-12) k = i;
+  if (a[k] < 0)
+    for (int i = 0; i < 3; i++) a[i] = -a[i];
 }
 
 /* Extent of the port's vertices along axis u: [lo, hi]. */
@@ -101,7 +143,7 @@ static em_err rectangle(const em_mesh *m, em_port *p, const double dir[3]) {
     normalize3(v);
     cross3(v, p->normal, u);
   } else {
-    principal_axis(m, p->group, p->center, p->normal, u);
+    EM_TRY(outline_axis(m, p->group, p->normal, u));
   }
   double v[3];
   cross3(p->normal, u, v);
@@ -125,6 +167,8 @@ static em_err rectangle(const em_mesh *m, em_port *p, const double dir[3]) {
       lu = lv, lv = x;
     }
   }
+  if (!given) canonical_sign(v); /* a given direction keeps its sign */
+  canonical_sign(u);
   memcpy(p->u, u, sizeof p->u);
   memcpy(p->v, v, sizeof p->v);
   p->a = lu;

@@ -3,6 +3,7 @@
  * the physical surfaces out of Gmsh, and build the topology. */
 #include <gmshc.h>
 #include <math.h>
+#include <omp.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -306,6 +307,8 @@ em_err em_case_mesh(em_case *c, const em_mesh_opts *opts, const em_log *log, em_
   EM_CHECK(opts->unit > 0 && isfinite(opts->unit), EM_ERR_INPUT,
            "case '%s': the unit must be > 0 metres, not %g", c->path, opts->unit);
   double t0 = em_wtime();
+  omp_set_num_threads(1); /* Gmsh's loops are not thread-safe (case_open.c) */
+  em_err err = EM_OK;
   if (c->is_msh) {
     em_log_info(log, "reading the mesh of %s ...", c->name);
     if (opts->elements_per_wavelength > 0)
@@ -314,12 +317,12 @@ em_err em_case_mesh(em_case *c, const em_mesh_opts *opts, const em_log *log, em_
                      "wavelength");
   } else {
     em_log_info(log, "meshing %s ...", c->name);
-    em_err gerr = generate(c, opts, log);
-    em_case_restore_threads(c);
-    EM_TRY(gerr);
-    em_log_info(log, "meshed %s in %.2f s", c->name, em_wtime() - t0);
+    err = generate(c, opts, log);
+    if (!err) em_log_info(log, "meshed %s in %.2f s", c->name, em_wtime() - t0);
   }
-  EM_TRY(em_case_extract(c, opts, m));
+  if (!err) err = em_case_extract(c, opts, m);
+  em_case_restore_threads(c);
+  EM_TRY(err);
   em_mesh_stats s;
   em_mesh_stats_compute(*m, &s);
   em_log_info(log,

@@ -82,11 +82,12 @@ static em_err gmsh_start(em_case *c, const em_log *log) {
   EM_CHECK(!ierr, EM_ERR_GMSH, "cannot initialise Gmsh for case '%s'", c->path);
   c->gmsh_up = 1;
   gmshOptionSetNumber("General.Terminal", log && log->level >= EM_LOG_VERBOSE, &ierr);
-  /* Gmsh 4.8 meshes on one thread: with General.NumThreads > 1 its mesher
-   * crashed in 2 of 30 runs of tests/mesh/test_case_threads (0 of 30 with
-   * one).  Setting it also sets the process-wide OpenMP count: restore ours. */
+  /* Gmsh 4.8 runs on one thread: its parallel loops log through a shared
+   * vector (a double free under ASan) and crashed in 2 of 30 meshing runs of
+   * tests/mesh/test_case_threads with more.  The option sets the
+   * process-wide OpenMP count, so every entry point here leaves Gmsh with one
+   * thread and gives ours back before returning (em_case_restore_threads). */
   if (!ierr) gmshOptionSetNumber("General.NumThreads", 1, &ierr);
-  em_case_restore_threads(c);
   if (!ierr) gmshLoggerStart(&ierr);
   if (!ierr) gmshOnelabClear("", &ierr);
   EM_CHECK(!ierr, EM_ERR_GMSH, "cannot set up Gmsh for case '%s'", c->path);
