@@ -543,7 +543,7 @@ static void bench_blockop(bench_ctx *c, bench_out *out, gpu_vecs *v) {
     EM_TRY_GOTO(err, em_blockop_create(c->Bp, &o, &op), done);
     EM_TRY_GOTO(err, upload_vec(&dx, c->x_b, n, v->p), done);
     order_ref ord = {dx, c->y_ref_b, c->scale_b};
-    run_variant(c, out, v, modes[m].name, blockop_run, op, &ord, em_blockop_bytes(op), 0, 1);
+    run_variant(c, out, v, modes[m].name, blockop_run, op, &ord, em_blockop_bytes(op), 0, 0);
   done:
     if (err) {
       bench_row *r = bench_add(out, modes[m].name, v->p);
