@@ -1,0 +1,134 @@
+/* direct_front.c - partial LDL^T of one frontal matrix (complex symmetric,
+ * no pivoting, static perturbation of tiny pivots):
+ *
+ *     [F11 F21^T]   [L11  0] [D 0] [L11^T L21^T]
+ *     [F21 F22  ] = [L21  I] [0 U] [ 0     I   ],   U = F22 - L21 D L21^T
+ *
+ * right-looking over panels of PB pivot columns: unblocked LDL^T of the
+ * panel's diagonal block, L21 of the panel by a triangular solve, update of
+ * the remaining pivot columns; the update matrix U is formed once at the
+ * end with the whole L21 (longest inner dimension for the kernels). */
+#include <complex.h>
+#include <math.h>
+
+#include "direct_impl.h"
+
+#ifdef EM_HAVE_BLAS
+void ztrsm_(const char *side, const char *uplo, const char *ta, const char *diag, const int *m,
+            const int *n, const em_cplx *alpha, const em_cplx *a, const int *lda, em_cplx *b,
+            const int *ldb, size_t l1, size_t l2, size_t l3, size_t l4);
+#endif
+
+#define PB 64  /* panel width */
+#define RB 128 /* rows per task of the panel solve */
+
+/* Pivot d after the static perturbation: |d| < tau becomes tau d / |d|
+ * (tau for d = 0).  Returns 0 when d is unusable: not finite, or zero with
+ * tau = 0 (then piv->bad_zero = 1). */
+static int pivot(em_cplx *d, em_dk_piv *piv) {
+  double a = cabs(*d);
+  if (!isfinite(creal(*d)) || !isfinite(cimag(*d))) return 0;
+  if (a >= piv->tau && a > 0) return 1;
+  if (piv->tau == 0) {
+    piv->bad_zero = 1;
+    return 0;
+  }
+  *d = a > 0 ? *d * (piv->tau / a) : piv->tau;
+  piv->perturbed++;
+  return 1;
+}
+
+/* Unblocked right-looking LDL^T of the b x b block P (ld ld), lower
+ * triangle: for each j, d_j = p_jj, l_rj = p_rj / d_j, and
+ * p_rc -= l_rj d_j l_cj for j < c <= r.  Returns the first unusable pivot
+ * or -1. */
+static int64_t diag_ldlt(em_cplx *P, int64_t ld, int64_t b, em_cplx *d, em_dk_piv *piv) {
+  for (int64_t j = 0; j < b; j++) {
+    em_cplx dj = P[j + j * ld];
+    if (!pivot(&dj, piv)) return j;
+    d[j] = dj;
+    em_cplx inv = 1 / dj;
+    em_cplx *pj = P + j * ld;
+    for (int64_t r = j + 1; r < b; r++) pj[r] *= inv;
+    for (int64_t c = j + 1; c < b; c++) {
+      em_cplx coef = pj[c] * dj, *pc = P + c * ld;
+      for (int64_t r = c; r < b; r++) pc[r] -= pj[r] * coef;
+    }
+  }
+  return -1;
+}
+
+/* Rows r0..r0+rows-1 of R (ld ld) := R L11^-T D^-1, column by column:
+ * x_j = r_j - sum_{i<j} l_i (d_i L11_ji) with l_i the finished columns,
+ * then l_j = x_j / d_j. */
+static void panel_rows_own(int64_t rows, int64_t b, const em_cplx *L11, int64_t ld,
+                           const em_cplx *d, em_cplx *R) {
+  for (int64_t j = 0; j < b; j++) {
+    em_cplx *x = R + j * ld;
+    for (int64_t i = 0; i < j; i++) {
+      em_cplx c = L11[j + i * ld] * d[i];
+      const em_cplx *l = R + i * ld;
+      for (int64_t r = 0; r < rows; r++) x[r] -= l[r] * c;
+    }
+    em_cplx inv = 1 / d[j];
+    for (int64_t r = 0; r < rows; r++) x[r] *= inv;
+  }
+}
+
+/* The same through ztrsm (X = R L11^-T), then the column scaling. */
+static void panel_rows(em_dk_kind kind, int64_t rows, int64_t b, const em_cplx *L11, int64_t ld,
+                       const em_cplx *d, em_cplx *R) {
+#ifdef EM_HAVE_BLAS
+  if (kind == EM_DK_BLAS) {
+    const em_cplx one = 1;
+    int m = (int)rows, n = (int)b, il = (int)ld;
+    ztrsm_("R", "L", "T", "U", &m, &n, &one, L11, &il, R, &il, 1, 1, 1, 1);
+    for (int64_t j = 0; j < b; j++) {
+      em_cplx inv = 1 / d[j], *x = R + j * ld;
+      for (int64_t r = 0; r < rows; r++) x[r] *= inv;
+    }
+    return;
+  }
+#endif
+  (void)kind;
+  panel_rows_own(rows, b, L11, ld, d, R);
+}
+
+/* All M rows below a panel, in blocks of RB rows (tasks when big). */
+static void panel_solve(const em_dk_ctx *ctx, int64_t M, int64_t b, const em_cplx *L11, int64_t ld,
+                        const em_cplx *d, em_cplx *R) {
+  int64_t nblk = (M + RB - 1) / RB;
+  if (ctx->parallel && nblk > 1 && (double)M * b * b > 4e6) {
+#pragma omp taskloop grainsize(1) default(shared)
+    for (int64_t t = 0; t < nblk; t++) {
+      int64_t r0 = t * RB, rows = M - r0 < RB ? M - r0 : RB;
+      panel_rows(ctx->kind, rows, b, L11, ld, d, R + r0);
+    }
+  } else {
+    panel_rows(ctx->kind, M, b, L11, ld, d, R);
+  }
+}
+
+void em_dk_front(const em_dk_ctx *ctx, int64_t m, int64_t k, em_cplx *L, em_cplx *d, em_cplx *cb,
+                 em_dk_piv *piv) {
+  int64_t nb = m - k;
+  piv->bad = -1;
+  piv->bad_zero = 0;
+  for (int64_t j0 = 0; j0 < k; j0 += PB) {
+    int64_t b = k - j0 < PB ? k - j0 : PB, M = m - j0 - b, N = k - j0 - b;
+    em_cplx *P = L + j0 + j0 * m; /* the panel's diagonal block */
+    int64_t bad = diag_ldlt(P, m, b, d + j0, piv);
+    if (bad >= 0) {
+      piv->bad = j0 + bad;
+      return;
+    }
+    panel_solve(ctx, M, b, P, m, d + j0, P + b);
+    /* remaining pivot columns: F(j0+b.., j0+b..k) -= L_p D_p L_p(top)^T */
+    em_dk_update(ctx, M, N, b, P + b, m, d + j0, P + b, m, P + b + b * m, m, 1);
+  }
+  if (nb > 0) em_dk_update(ctx, nb, nb, k, L + k, m, d, L + k, m, cb, nb, 1);
+  for (int64_t j = 0; j < k; j++) { /* clean unit triangle */
+    for (int64_t i = 0; i < j; i++) L[i + j * m] = 0;
+    L[j + j * m] = 1;
+  }
+}

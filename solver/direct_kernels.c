@@ -1,0 +1,188 @@
+/* direct_kernels.c - the block update C -= A diag(d) B^T of the supernodal
+ * factorization: own kernels for three instruction sets (chosen at run
+ * time from what the CPU supports, since the build targets baseline
+ * x86-64) or BLAS zgemm, and the split of a big update into tiles that run
+ * as OpenMP tasks. */
+#include <complex.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+#include "direct_impl.h"
+
+#define DK_FN em_dk_tile_generic
+#define DK_ATTR
+#define DK_VW 2
+#define DK_MV 2
+#define DK_NR 4
+#include "direct_kernel_tmpl.h"
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#define DK_FN em_dk_tile_avx2
+#define DK_ATTR __attribute__((target("avx2,fma")))
+#define DK_VW 4
+#define DK_MV 1
+#define DK_NR 6
+#include "direct_kernel_tmpl.h"
+
+#define DK_FN em_dk_tile_avx512
+#define DK_ATTR __attribute__((target("avx512f,avx2,fma")))
+#define DK_VW 8
+#define DK_MV 2
+#define DK_NR 6
+#include "direct_kernel_tmpl.h"
+#endif
+
+#ifdef EM_HAVE_BLAS
+/* Fortran BLAS, with the hidden lengths of the character arguments. */
+void zgemm_(const char *ta, const char *tb, const int *m, const int *n, const int *k,
+            const em_cplx *alpha, const em_cplx *a, const int *lda, const em_cplx *b,
+            const int *ldb, const em_cplx *beta, em_cplx *c, const int *ldc, size_t lta,
+            size_t ltb);
+
+/* C -= A diag(d) B^T through zgemm; with d, A is scaled into ws chunk by
+ * chunk of the inner dimension. */
+static void blas_tile(int64_t M, int64_t N, int64_t K, const em_cplx *A, int64_t lda,
+                      const em_cplx *d, const em_cplx *B, int64_t ldb, em_cplx *C, int64_t ldc,
+                      double *ws) {
+  const em_cplx mone = -1, one = 1;
+  int m = (int)M, n = (int)N, ila = (int)lda, ilb = (int)ldb, ilc = (int)ldc;
+  if (!d) {
+    int k = (int)K;
+    zgemm_("N", "T", &m, &n, &k, &mone, A, &ila, B, &ilb, &one, C, &ilc, 1, 1);
+    return;
+  }
+  em_cplx *W = (em_cplx *)ws; /* M x kc, ld M: M <= EM_DK_TB */
+  for (int64_t k0 = 0; k0 < K; k0 += EM_DK_KC) {
+    int kc = (int)(K - k0 < EM_DK_KC ? K - k0 : EM_DK_KC);
+    for (int64_t k = 0; k < kc; k++)
+      for (int64_t i = 0; i < M; i++) W[i + k * M] = A[i + (k0 + k) * lda] * d[k0 + k];
+    zgemm_("N", "T", &m, &n, &kc, &mone, W, &m, B + k0 * ldb, &ilb, &one, C, &ilc, 1, 1);
+  }
+}
+#endif
+
+em_dk_kind em_dk_best(void) {
+#if defined(__x86_64__) && defined(__GNUC__)
+  __builtin_cpu_init();
+  if (__builtin_cpu_supports("avx512f")) return EM_DK_AVX512;
+  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return EM_DK_AVX2;
+#endif
+  return EM_DK_GENERIC;
+}
+
+int em_dk_available(em_dk_kind kind) {
+  switch (kind) {
+    case EM_DK_GENERIC:
+      return 1;
+    case EM_DK_AVX2:
+      return em_dk_best() >= EM_DK_AVX2;
+    case EM_DK_AVX512:
+      return em_dk_best() == EM_DK_AVX512;
+    case EM_DK_BLAS:
+      return em_direct_blas_built();
+  }
+  return 0;
+}
+
+const char *em_dk_name(em_dk_kind kind) {
+  static const char *const names[] = {"own-generic", "own-avx2", "own-avx512", "blas"};
+  return kind >= EM_DK_GENERIC && kind <= EM_DK_BLAS ? names[kind] : "?";
+}
+
+int em_direct_blas_built(void) {
+#ifdef EM_HAVE_BLAS
+  return 1;
+#else
+  return 0;
+#endif
+}
+
+void em_dk_tile(em_dk_kind kind, int64_t M, int64_t N, int64_t K, const em_cplx *A, int64_t lda,
+                const em_cplx *d, const em_cplx *B, int64_t ldb, em_cplx *C, int64_t ldc,
+                int64_t off, double *ws) {
+  if (M <= 0 || N <= 0 || K <= 0) return;
+  switch (kind) {
+#if defined(__x86_64__) && defined(__GNUC__)
+    case EM_DK_AVX512:
+      em_dk_tile_avx512(M, N, K, A, lda, d, B, ldb, C, ldc, off, ws);
+      return;
+    case EM_DK_AVX2:
+      em_dk_tile_avx2(M, N, K, A, lda, d, B, ldb, C, ldc, off, ws);
+      return;
+#endif
+#ifdef EM_HAVE_BLAS
+    case EM_DK_BLAS:
+      blas_tile(M, N, K, A, lda, d, B, ldb, C, ldc, ws);
+      return;
+#endif
+    default:
+      em_dk_tile_generic(M, N, K, A, lda, d, B, ldb, C, ldc, off, ws);
+      return;
+  }
+}
+
+/* Workspace of the calling thread. */
+static double *thread_ws(const em_dk_ctx *ctx) {
+#ifdef _OPENMP
+  return ctx->ws[omp_get_thread_num()];
+#else
+  return ctx->ws[0];
+#endif
+}
+
+/* Tile t of the update: tile rows/columns of EM_DK_TB; with `lower` only
+ * the tiles (ri, cj), ri >= cj, in column order. */
+static void tile_of(int64_t t, int64_t nrt, int64_t nct, int lower, int64_t *ri, int64_t *cj) {
+  if (!lower) {
+    *cj = t / nrt;
+    *ri = t % nrt;
+    return;
+  }
+  for (int64_t c = 0; c < nct; c++) {
+    int64_t cnt = nrt - c;
+    if (t < cnt) {
+      *cj = c;
+      *ri = c + t;
+      return;
+    }
+    t -= cnt;
+  }
+  *cj = *ri = 0; /* not reached for t < count */
+}
+
+/* One tile of em_dk_update. */
+static void update_tile(const em_dk_ctx *ctx, int64_t t, int64_t nrt, int64_t nct, int64_t M,
+                        int64_t N, int64_t K, const em_cplx *A, int64_t lda, const em_cplx *d,
+                        const em_cplx *B, int64_t ldb, em_cplx *C, int64_t ldc, int lower) {
+  int64_t ri, cj;
+  tile_of(t, nrt, nct, lower, &ri, &cj);
+  int64_t r0 = ri * EM_DK_TB, c0 = cj * EM_DK_TB;
+  int64_t mt = M - r0 < EM_DK_TB ? M - r0 : EM_DK_TB, nt = N - c0 < EM_DK_TB ? N - c0 : EM_DK_TB;
+  em_dk_tile(ctx->kind, mt, nt, K, A + r0, lda, d, B + c0, ldb, C + r0 + c0 * ldc, ldc,
+             lower ? r0 - c0 : -1, thread_ws(ctx));
+}
+
+/* Complex multiply-adds above which an update is split into tasks. */
+#define TASK_MIN_WORK 2e6
+
+void em_dk_update(const em_dk_ctx *ctx, int64_t M, int64_t N, int64_t K, const em_cplx *A,
+                  int64_t lda, const em_cplx *d, const em_cplx *B, int64_t ldb, em_cplx *C,
+                  int64_t ldc, int lower) {
+  if (M <= 0 || N <= 0 || K <= 0) return;
+  int64_t nrt = (M + EM_DK_TB - 1) / EM_DK_TB, nct = (N + EM_DK_TB - 1) / EM_DK_TB;
+  int64_t ntile = 0;
+  if (lower)
+    for (int64_t c = 0; c < nct; c++) ntile += nrt - c;
+  else
+    ntile = nrt * nct;
+  double work = (double)M * (double)N * (double)K * (lower ? 0.5 : 1);
+  if (ctx->parallel && ntile > 1 && work > TASK_MIN_WORK) {
+#pragma omp taskloop grainsize(1) default(shared)
+    for (int64_t t = 0; t < ntile; t++)
+      update_tile(ctx, t, nrt, nct, M, N, K, A, lda, d, B, ldb, C, ldc, lower);
+  } else {
+    for (int64_t t = 0; t < ntile; t++)
+      update_tile(ctx, t, nrt, nct, M, N, K, A, lda, d, B, ldb, C, ldc, lower);
+  }
+}
