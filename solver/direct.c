@@ -367,7 +367,7 @@ em_err em_direct_solve(const em_direct *F, int nrhs, const em_cplx *b, int64_t l
   const int32_t *perm = F->S.perm;
   for (int r = 0; r < nrhs; r++)
     for (int32_t i = 0; i < n; i++) y[(int64_t)r * n + perm[i]] = b[r * ldb + i];
-  em_direct_solve_perm(F, nrhs, y, n, work);
+  EM_TRY_GOTO(err, em_direct_solve_perm(F, nrhs, y, n, work), done);
   for (int r = 0; r < nrhs; r++)
     for (int32_t i = 0; i < n; i++) x[r * ldx + i] = y[(int64_t)r * n + perm[i]];
 done:

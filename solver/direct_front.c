@@ -4,10 +4,13 @@
  *     [F11 F21^T]   [L11  0] [D 0] [L11^T L21^T]
  *     [F21 F22  ] = [L21  I] [0 U] [ 0     I   ],   U = F22 - L21 D L21^T
  *
- * right-looking over panels of PB pivot columns: unblocked LDL^T of the
- * panel's diagonal block, L21 of the panel by a triangular solve, update of
- * the remaining pivot columns; the update matrix U is formed once at the
- * end with the whole L21 (longest inner dimension for the kernels). */
+ * right-looking over panels of PB pivot columns, each factored by blocks
+ * of IB columns (unblocked LDL^T of the block's diagonal, its rows below
+ * by a triangular solve, update of the rest of the panel); the pivot
+ * columns right of a panel are updated once per panel (inner dimension
+ * PB), the update matrix U once at the end with the whole L21 (the longest
+ * inner dimension for the kernels).  The triangular solves, the only
+ * non-GEMM work of any size, cost IB/2 per entry of L. */
 #include <complex.h>
 #include <math.h>
 
@@ -19,8 +22,9 @@ void ztrsm_(const char *side, const char *uplo, const char *ta, const char *diag
             const int *ldb, size_t l1, size_t l2, size_t l3, size_t l4);
 #endif
 
-#define PB 64  /* panel width */
-#define RB 128 /* rows per task of the panel solve */
+#define PB 96  /* panel width */
+#define IB 16  /* block width inside a panel */
+#define RB 256 /* rows per task of a block's triangular solve */
 
 /* Pivot d after the static perturbation: |d| < tau becomes tau d / |d|
  * (tau for d = 0).  Returns 0 when d is unusable: not finite, or zero with
@@ -94,11 +98,11 @@ static void panel_rows(em_dk_kind kind, int64_t rows, int64_t b, const em_cplx *
   panel_rows_own(rows, b, L11, ld, d, R);
 }
 
-/* All M rows below a panel, in blocks of RB rows (tasks when big). */
+/* All M rows below a block, in pieces of RB rows (tasks when big). */
 static void panel_solve(const em_dk_ctx *ctx, int64_t M, int64_t b, const em_cplx *L11, int64_t ld,
                         const em_cplx *d, em_cplx *R) {
   int64_t nblk = (M + RB - 1) / RB;
-  if (ctx->parallel && nblk > 1 && (double)M * b * b > 4e6) {
+  if (ctx->parallel && nblk > 1 && (double)M * b * b > 1e6) {
 #pragma omp taskloop grainsize(1) default(shared)
     for (int64_t t = 0; t < nblk; t++) {
       int64_t r0 = t * RB, rows = M - r0 < RB ? M - r0 : RB;
@@ -109,6 +113,23 @@ static void panel_solve(const em_dk_ctx *ctx, int64_t M, int64_t b, const em_cpl
   }
 }
 
+/* Panel of b columns at P (ld ld) with Mt rows from its diagonal down:
+ * blocks of IB columns, each updating the rest of the panel.  Returns the
+ * first unusable pivot (column in the panel) or -1. */
+static int64_t panel_factor(const em_dk_ctx *ctx, em_cplx *P, int64_t ld, int64_t Mt, int64_t b,
+                            em_cplx *d, em_dk_piv *piv) {
+  for (int64_t q = 0; q < b; q += IB) {
+    int64_t ib = b - q < IB ? b - q : IB, M = Mt - q - ib, N = b - q - ib;
+    em_cplx *Q = P + q + q * ld; /* the block's diagonal */
+    int64_t bad = diag_ldlt(Q, ld, ib, d + q, piv);
+    if (bad >= 0) return q + bad;
+    panel_solve(ctx, M, ib, Q, ld, d + q, Q + ib);
+    /* rest of the panel: P(q+ib.., q+ib..b) -= L_q D_q L_q(top)^T */
+    em_dk_update(ctx, M, N, ib, Q + ib, ld, d + q, Q + ib, ld, Q + ib + ib * ld, ld, 1);
+  }
+  return -1;
+}
+
 void em_dk_front(const em_dk_ctx *ctx, int64_t m, int64_t k, em_cplx *L, em_cplx *d, em_cplx *cb,
                  em_dk_piv *piv) {
   int64_t nb = m - k;
@@ -117,13 +138,12 @@ void em_dk_front(const em_dk_ctx *ctx, int64_t m, int64_t k, em_cplx *L, em_cplx
   for (int64_t j0 = 0; j0 < k; j0 += PB) {
     int64_t b = k - j0 < PB ? k - j0 : PB, M = m - j0 - b, N = k - j0 - b;
     em_cplx *P = L + j0 + j0 * m; /* the panel's diagonal block */
-    int64_t bad = diag_ldlt(P, m, b, d + j0, piv);
+    int64_t bad = panel_factor(ctx, P, m, m - j0, b, d + j0, piv);
     if (bad >= 0) {
       piv->bad = j0 + bad;
       return;
     }
-    panel_solve(ctx, M, b, P, m, d + j0, P + b);
-    /* remaining pivot columns: F(j0+b.., j0+b..k) -= L_p D_p L_p(top)^T */
+    /* pivot columns right of the panel: F(j0+b.., j0+b..k) -= L_p D_p L_p(top)^T */
     em_dk_update(ctx, M, N, b, P + b, m, d + j0, P + b, m, P + b + b * m, m, 1);
   }
   if (nb > 0) em_dk_update(ctx, nb, nb, k, L + k, m, d, L + k, m, cb, nb, 1);

@@ -38,6 +38,7 @@ typedef struct em_dsym {
                        rows of s's own columns) */
   int64_t *lptr;    /* ns + 1: block of s at lval + lptr[s] (m_s k_s entries) */
   double *work;     /* ns: real flops of the front of s */
+  double *swork;    /* ns: entries of the block of s (the solves' work) */
   int64_t nnz_a;    /* entries of the lower triangle of P A P^T */
   int64_t nnz_l;    /* exact nonzeros of L, diagonal included */
   double flops;     /* sum of work */
@@ -66,6 +67,16 @@ em_err em_dsym_postorder(int32_t n, const int32_t *parent, int32_t *post);
  * > j) by Gilbert, Ng & Peyton's skeleton-leaf method. */
 em_err em_dsym_colcounts(int32_t n, const int64_t *ptr, const int32_t *adj, const int32_t *perm,
                          const int32_t *iperm, const int32_t *parent, int64_t *count);
+
+/* ----------------------------------------------------------- schedule */
+
+/* A step of a tree traversal: supernode s. */
+typedef void (*em_dtree_fn)(void *ctx, int32_t s);
+/* fn(ctx, s) for every supernode, children before parents (up) or parents
+ * before children (down), on nt OpenMP threads (direct_sched.c); work[s]
+ * weighs the subtrees for the split into tasks. */
+em_err em_dtree_up(const em_dsym *S, const double *work, int nt, em_dtree_fn fn, void *ctx);
+em_err em_dtree_down(const em_dsym *S, const double *work, int nt, em_dtree_fn fn, void *ctx);
 
 /* ------------------------------------------------------------ kernels */
 
@@ -161,9 +172,10 @@ struct em_direct {
 em_err em_direct_numeric(em_direct *F, const em_csr *S, double anorm);
 
 /* In-place solve in the new numbering: y (n x nrhs, ld ldy) = (L D L^T)^-1
- * y.  work: at least em_direct_solve_work(F) entries. */
-void em_direct_solve_perm(const em_direct *F, int nrhs, em_cplx *y, int64_t ldy, em_cplx *work);
-/* Entries of work em_direct_solve_perm needs for one right-hand side. */
+ * y.  work: at least nrhs em_direct_solve_work(F) entries.  Fails only for
+ * memory (the task schedule). */
+em_err em_direct_solve_perm(const em_direct *F, int nrhs, em_cplx *y, int64_t ldy, em_cplx *work);
+/* Entries of work em_direct_solve_perm needs per right-hand side. */
 int64_t em_direct_solve_work(const em_direct *F);
 
 /* ------------------------------------------------------ preconditioner */

@@ -4,14 +4,11 @@
  * (extend-add), partially factored (direct_front.c), and its own update
  * matrix is kept for its parent.
  *
- * Parallelism (OpenMP): subtrees whose work is below a share of the total
- * run as one task each, sequentially in postorder; a supernode above them
- * is factored by the thread that finishes its last child (an atomic count
- * of pending children), so no thread ever waits on a tree dependency and
- * the tree may be arbitrarily deep.  Inside big fronts the panel solves
- * and block updates are split into tasks (direct_kernels.c).  Errors in a
- * task are recorded (the first wins) and raised by the caller after the
- * parallel region, since the error trace is per thread. */
+ * Parallelism (OpenMP): the tree schedule of direct_sched.c (subtrees as
+ * tasks, supernodes above them after their last child); inside big fronts
+ * the triangular solves, block updates and extend-adds are split into
+ * tasks.  Errors in a task are recorded (the first wins) and raised by the
+ * caller after the parallel region, since the error trace is per thread. */
 #include <complex.h>
 #include <math.h>
 #include <stdatomic.h>
@@ -27,11 +24,10 @@ enum { FAIL_NONE = 0, FAIL_PIVOT_NAN, FAIL_PIVOT_ZERO, FAIL_MEMORY, FAIL_PATTERN
 
 typedef struct num_state {
   em_direct *F;
-  const em_csr *A;     /* symmetric values, old numbering */
-  em_dk_ctx ctx;       /* kernels, workspaces */
-  em_dk_piv piv0;      /* tau */
-  em_cplx **cb;        /* update matrix of each supernode until its parent takes it */
-  atomic_int *pending; /* children not yet factored (supernodes above the subtree tasks) */
+  const em_csr *A; /* symmetric values, old numbering */
+  em_dk_ctx ctx;   /* kernels, workspaces */
+  em_dk_piv piv0;  /* tau */
+  em_cplx **cb;    /* update matrix of each supernode until its parent takes it */
   atomic_llong perturbed;
   atomic_int failed;      /* FAIL_* of the first failure */
   int64_t fail_a, fail_b; /* its details: column / row / supernode / size */
@@ -138,73 +134,9 @@ children: /* failed: release what the children left */
   em_free(&cb);
 }
 
-/* After s: the supernodes above it whose last child this was. */
-static void climb(num_state *st, int32_t s) {
-  for (int32_t p = st->F->S.sparent[s]; p != -1; p = st->F->S.sparent[p]) {
-    if (atomic_fetch_sub(&st->pending[p], 1) != 1) return;
-    process(st, p);
-  }
-}
-
-/* A task root: a subtree run sequentially (small) or one supernode. */
-typedef struct root_item {
-  double work; /* of the subtree */
-  int32_t s;
-  int small;
-} root_item;
-
-static int cmp_root(const void *a, const void *b) {
-  double x = ((const root_item *)a)->work, y = ((const root_item *)b)->work;
-  return (x < y) - (x > y);
-}
-
-/* The parallel schedule: task roots = maximal subtrees of work <= thresh
- * and the childless supernodes above them, biggest first. */
-static em_err run_parallel(num_state *st, int nt) {
-  const em_dsym *S = &st->F->S;
-  int32_t ns = S->ns;
-  em_err err = EM_OK;
-  double *sub = NULL;
-  root_item *roots = NULL;
-  EM_TRY(em_calloc(&sub, (size_t)ns + 1, sizeof *sub, "subtree work"));
-  EM_TRY_GOTO(err, em_calloc(&roots, (size_t)ns + 1, sizeof *roots, "task roots"), done);
-  for (int32_t s = 0; s < ns; s++) {
-    sub[s] += S->work[s];
-    if (S->sparent[s] != -1) sub[S->sparent[s]] += sub[s];
-  }
-  double thresh = S->flops / (8.0 * nt);
-  int32_t nr = 0;
-  for (int32_t s = 0; s < ns; s++) {
-    int32_t p = S->sparent[s];
-    int small = sub[s] <= thresh, parent_small = p != -1 && sub[p] <= thresh;
-    if (!small) { /* count children: all are task roots or above */
-      int32_t nch = 0;
-      for (int32_t c = s - 1; c >= S->first[s]; c = S->first[c] - 1) nch++;
-      atomic_init(&st->pending[s], nch);
-      if (nch == 0) roots[nr++] = (root_item){sub[s], s, 0};
-    } else {
-      atomic_init(&st->pending[s], 0);
-      if (!parent_small) roots[nr++] = (root_item){sub[s], s, 1};
-    }
-  }
-  qsort(roots, (size_t)nr, sizeof *roots, cmp_root); /* biggest first */
-#pragma omp parallel num_threads(nt)
-#pragma omp single
-  for (int32_t r = 0; r < nr; r++) {
-    root_item it = roots[r];
-#pragma omp task firstprivate(it)
-    {
-      if (it.small)
-        for (int32_t t = S->first[it.s]; t <= it.s; t++) process(st, t);
-      else
-        process(st, it.s);
-      climb(st, it.s);
-    }
-  }
-done:
-  em_free(&sub);
-  em_free(&roots);
-  return err;
+/* process() as a tree step */
+static void process_step(void *ctx, int32_t s) {
+  process(ctx, s);
 }
 
 em_err em_direct_numeric(em_direct *F, const em_csr *A, double anorm) {
@@ -222,15 +154,10 @@ em_err em_direct_numeric(em_direct *F, const em_csr *A, double anorm) {
   atomic_init(&st.perturbed, 0);
   atomic_init(&st.failed, FAIL_NONE);
   EM_TRY(em_calloc(&st.cb, (size_t)S->ns + 1, sizeof *st.cb, "update matrix table"));
-  EM_TRY_GOTO(err, em_calloc(&st.pending, (size_t)S->ns + 1, sizeof *st.pending, "tree counts"),
-              done);
   EM_TRY_GOTO(err, em_calloc(&st.ctx.ws, (size_t)nt, sizeof *st.ctx.ws, "kernel workspaces"), done);
   for (int t = 0; t < nt; t++)
     EM_TRY_GOTO(err, em_calloc(&st.ctx.ws[t], EM_DK_WS, sizeof(double), "kernel workspace"), done);
-  if (nt == 1)
-    for (int32_t s = 0; s < S->ns; s++) process(&st, s);
-  else
-    EM_TRY_GOTO(err, run_parallel(&st, nt), done);
+  EM_TRY_GOTO(err, em_dtree_up(S, S->work, nt, process_step, &st), done);
   F->info.perturbed = atomic_load(&st.perturbed);
   switch (atomic_load(&st.failed)) {
     case FAIL_NONE:
@@ -264,7 +191,6 @@ done:
   if (st.cb)
     for (int32_t s = 0; s < S->ns; s++) em_free(&st.cb[s]);
   em_free(&st.cb);
-  em_free(&st.pending);
   if (st.ctx.ws)
     for (int t = 0; t < nt; t++) em_free(&st.ctx.ws[t]);
   em_free(&st.ctx.ws);

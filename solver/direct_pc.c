@@ -20,7 +20,7 @@ em_err em_direct_pc_host_apply(em_direct_pc *p, em_prec vec_prec, const void *r,
 #pragma omp parallel for schedule(static) if (n > 50000)
     for (int32_t i = 0; i < n; i++) y[perm[i]] = rr[i];
   }
-  em_direct_solve_perm(F, 1, y, n, p->work);
+  EM_TRY(em_direct_solve_perm(F, 1, y, n, p->work));
   if (vec_prec == EM_PREC_SINGLE) {
     em_cplxf *zz = z;
 #pragma omp parallel for schedule(static) if (n > 50000)

@@ -10,9 +10,8 @@
  * the rest into t_s; it writes nothing outside its own columns, so
  * independent subtrees may run concurrently.  The backward sweep reads the
  * finished entries of its ancestors only.  Both sweeps follow the
- * factorization's schedule on OpenMP threads when F->threads > 1: subtrees
- * of small work as one task, the supernodes above them after their
- * children (forward) or their parent (backward). */
+ * tree schedule of direct_sched.c on F->threads OpenMP threads, weighted
+ * by the entries of each block. */
 #include <complex.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -26,19 +25,57 @@ static em_cplx *tvec(const em_dsym *S, int32_t s, int nrhs, em_cplx *work) {
   return work + (S->rptr[s] - S->super[s]) * (int64_t)nrhs;
 }
 
-/* Forward sweep at supernode s. */
-static void forward_node(const em_direct *F, int32_t s, int nrhs, em_cplx *y, int64_t ldy,
-                         em_cplx *work) {
-  const em_dsym *S = &F->S;
+/* x[i] -= a[i] c for i < n (complex, vectorised in real arithmetic) */
+static void axpy_sub(int64_t n, const em_cplx *a, em_cplx c, em_cplx *x) {
+  const double *pa = (const double *)a;
+  double *px = (double *)x, cr = creal(c), ci = cimag(c);
+#pragma omp simd
+  for (int64_t i = 0; i < n; i++) {
+    double ar = pa[2 * i], ai = pa[2 * i + 1];
+    px[2 * i] -= ar * cr - ai * ci;
+    px[2 * i + 1] -= ar * ci + ai * cr;
+  }
+}
+
+/* sum a[i] b[i] for i < n (no conjugation) */
+static em_cplx dotu(int64_t n, const em_cplx *a, const em_cplx *b) {
+  const double *pa = (const double *)a, *pb = (const double *)b;
+  double sr = 0, si = 0;
+#pragma omp simd reduction(+ : sr, si)
+  for (int64_t i = 0; i < n; i++) {
+    double ar = pa[2 * i], ai = pa[2 * i + 1], br = pb[2 * i], bi = pb[2 * i + 1];
+    sr += ar * br - ai * bi;
+    si += ar * bi + ai * br;
+  }
+  return CMPLX(sr, si);
+}
+
+/* One solve: what every tree step needs. */
+typedef struct solve_ctx {
+  const em_direct *F;
+  int nrhs;
+  em_cplx *y;
+  int64_t ldy;
+  em_cplx *work;
+} solve_ctx;
+
+/* Forward sweep at supernode s: pull the children's update vectors, solve
+ * with L11, t_s = L21 x_s (plus what the children passed up). */
+static void forward_node(void *ctx, int32_t s) {
+  const solve_ctx *c = ctx;
+  const em_dsym *S = &c->F->S;
+  int nrhs = c->nrhs;
+  int64_t ldy = c->ldy;
+  em_cplx *y = c->y;
   int32_t c0 = S->super[s];
   int64_t k = S->super[s + 1] - c0, m = S->rptr[s + 1] - S->rptr[s], nb = m - k;
-  const em_cplx *L = F->lval + S->lptr[s];
-  em_cplx *ts = tvec(S, s, nrhs, work);
+  const em_cplx *L = c->F->lval + S->lptr[s];
+  em_cplx *ts = tvec(S, s, nrhs, c->work);
   memset(ts, 0, (size_t)(nb * nrhs) * sizeof *ts);
-  for (int32_t c = s - 1; c >= S->first[s]; c = S->first[c] - 1) {
-    int64_t kc = S->super[c + 1] - S->super[c], nbc = S->rptr[c + 1] - S->rptr[c] - kc;
-    const int32_t *rel = S->prel + S->rptr[c] + kc;
-    const em_cplx *tc = tvec(S, c, nrhs, work);
+  for (int32_t ch = s - 1; ch >= S->first[s]; ch = S->first[ch] - 1) {
+    int64_t kc = S->super[ch + 1] - S->super[ch], nbc = S->rptr[ch + 1] - S->rptr[ch] - kc;
+    const int32_t *rel = S->prel + S->rptr[ch] + kc;
+    const em_cplx *tc = tvec(S, ch, nrhs, c->work);
     for (int r = 0; r < nrhs; r++)
       for (int64_t i = 0; i < nbc; i++) {
         int64_t q = rel[i];
@@ -53,21 +90,24 @@ static void forward_node(const em_direct *F, int32_t s, int nrhs, em_cplx *y, in
     for (int64_t j = 0; j < k; j++) {
       const em_cplx *col = L + j * m;
       em_cplx xj = x[j];
-      for (int64_t i = j + 1; i < k; i++) x[i] -= col[i] * xj;
-      for (int64_t i = 0; i < nb; i++) t[i] += col[k + i] * xj;
+      axpy_sub(k - j - 1, col + j + 1, xj, x + j + 1);
+      axpy_sub(nb, col + k, -xj, t); /* t += L21(:, j) x_j */
     }
   }
 }
 
-/* Backward sweep at supernode s (its ancestors finished). */
-static void backward_node(const em_direct *F, int32_t s, int nrhs, em_cplx *y, int64_t ldy,
-                          em_cplx *work) {
-  const em_dsym *S = &F->S;
+/* Backward sweep at supernode s (its ancestors are finished). */
+static void backward_node(void *ctx, int32_t s) {
+  const solve_ctx *c = ctx;
+  const em_dsym *S = &c->F->S;
+  int nrhs = c->nrhs;
+  int64_t ldy = c->ldy;
+  em_cplx *y = c->y;
   int32_t c0 = S->super[s];
   int64_t k = S->super[s + 1] - c0, m = S->rptr[s + 1] - S->rptr[s], nb = m - k;
-  const em_cplx *L = F->lval + S->lptr[s];
+  const em_cplx *L = c->F->lval + S->lptr[s];
   const int32_t *below = S->rows + S->rptr[s] + k;
-  em_cplx *ts = tvec(S, s, nrhs, work); /* the gathered y(rows below s) */
+  em_cplx *ts = tvec(S, s, nrhs, c->work); /* the gathered y(rows below s) */
   for (int r = 0; r < nrhs; r++)
     for (int64_t i = 0; i < nb; i++) ts[i + r * nb] = y[r * ldy + below[i]];
   for (int r = 0; r < nrhs; r++) {
@@ -75,20 +115,17 @@ static void backward_node(const em_direct *F, int32_t s, int nrhs, em_cplx *y, i
     const em_cplx *t = ts + r * nb;
     for (int64_t j = k - 1; j >= 0; j--) {
       const em_cplx *col = L + j * m;
-      em_cplx sum = 0;
-      for (int64_t i = j + 1; i < k; i++) sum += col[i] * x[i];
-      for (int64_t i = 0; i < nb; i++) sum += col[k + i] * t[i];
-      x[j] -= sum;
+      x[j] -= dotu(k - j - 1, col + j + 1, x + j + 1) + dotu(nb, col + k, t);
     }
   }
 }
 
 /* y = D^-1 y */
-static void diagonal(const em_direct *F, int nrhs, em_cplx *y, int64_t ldy) {
+static void diagonal(const em_direct *F, int nt, int nrhs, em_cplx *y, int64_t ldy) {
   int32_t n = F->S.n;
   for (int r = 0; r < nrhs; r++) {
     em_cplx *x = y + r * ldy;
-#pragma omp parallel for schedule(static) num_threads(F->threads) if (n > 50000 && F->threads > 1)
+#pragma omp parallel for schedule(static) num_threads(nt) if (nt > 1)
     for (int32_t i = 0; i < n; i++) x[i] /= F->d[i];
   }
 }
@@ -97,9 +134,13 @@ int64_t em_direct_solve_work(const em_direct *F) {
   return F->S.ns > 0 ? F->S.rptr[F->S.ns] - F->S.n + 1 : 1;
 }
 
-void em_direct_solve_perm(const em_direct *F, int nrhs, em_cplx *y, int64_t ldy, em_cplx *work) {
+em_err em_direct_solve_perm(const em_direct *F, int nrhs, em_cplx *y, int64_t ldy, em_cplx *work) {
   const em_dsym *S = &F->S;
-  for (int32_t s = 0; s < S->ns; s++) forward_node(F, s, nrhs, y, ldy, work);
-  diagonal(F, nrhs, y, ldy);
-  for (int32_t s = S->ns - 1; s >= 0; s--) backward_node(F, s, nrhs, y, ldy, work);
+  /* a team only pays off on a few hundred thousand entries of L */
+  int nt = (double)(S->ns > 0 ? S->lptr[S->ns] : 0) * nrhs < 4e5 ? 1 : F->threads;
+  solve_ctx c = {F, nrhs, y, ldy, work};
+  EM_TRY(em_dtree_up(S, S->swork, nt, forward_node, &c));
+  diagonal(F, nt, nrhs, y, ldy);
+  EM_TRY(em_dtree_down(S, S->swork, nt, backward_node, &c));
+  return EM_OK;
 }

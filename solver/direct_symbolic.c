@@ -204,6 +204,7 @@ static void front_stats(em_dsym *S) {
     int64_t k = S->super[s + 1] - S->super[s], m = S->rptr[s + 1] - S->rptr[s], nb = m - k;
     S->lptr[s + 1] = S->lptr[s] + m * k;
     S->work[s] = front_flops(m, k);
+    S->swork[s] = (double)(m * k);
     S->flops += S->work[s];
     S->solve_flops += 16.0 * ((double)k * (double)(k - 1) / 2 + (double)nb * (double)k) + 6.0 * k;
     if (m > S->max_front) S->max_front = (int32_t)m;
@@ -262,6 +263,7 @@ em_err em_dsym_build(const em_graph *g, const int32_t *perm_ord, em_dsym *S) {
   EM_TRY_GOTO(err, em_calloc(&S->rptr, (size_t)ns + 1, sizeof *S->rptr, "supernodes"), done);
   EM_TRY_GOTO(err, em_calloc(&S->lptr, (size_t)ns + 1, sizeof *S->lptr, "supernodes"), done);
   EM_TRY_GOTO(err, em_calloc(&S->work, (size_t)ns + 1, sizeof *S->work, "supernodes"), done);
+  EM_TRY_GOTO(err, em_calloc(&S->swork, (size_t)ns + 1, sizeof *S->swork, "supernodes"), done);
   memcpy(S->super, fs, ((size_t)ns + 1) * sizeof *fs);
   for (int32_t s = 0; s < ns; s++) /* reuse post as the column -> supernode map */
     for (int32_t j = S->super[s]; j < S->super[s + 1]; j++) post[j] = s;
@@ -301,4 +303,5 @@ void em_dsym_free(em_dsym *S) {
   em_free(&S->prel);
   em_free(&S->lptr);
   em_free(&S->work);
+  em_free(&S->swork);
 }

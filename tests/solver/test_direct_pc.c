@@ -133,8 +133,9 @@ static void test_zero_pivot(em_backend be) {
   free(xt), free(b), free(x);
 }
 
-/* The parallel factorization (tree tasks and tiles) gives the sequential
- * one's factors bit for bit: every entry is computed in the same order. */
+/* The parallel factorization (tree tasks and tiles) and solves give the
+ * sequential results bit for bit: every entry is computed in the same
+ * order whatever the schedule. */
 static void test_threads(void) {
   em_csr *A = NULL;
   REQUIRE_OK(prob_curlcurl(7, 6.0, 0.05, &A)); /* 0.1 GFlop: tasks and tiles */
@@ -152,6 +153,20 @@ static void test_threads(void) {
              !memcmp(F1->lval, F2->lval, (size_t)nl * sizeof *F1->lval) &&
              !memcmp(F1->d, F2->d, (size_t)F1->S.n * sizeof *F1->d);
   EXPECT(same, "factors with 1 and 2 threads differ");
+  /* the solves: 3 right-hand sides make them big enough for tasks */
+  int32_t n = A->n_rows;
+  em_cplx *b = calloc((size_t)n * 3, sizeof *b), *x1 = calloc((size_t)n * 3, sizeof *x1),
+          *x2 = calloc((size_t)n * 3, sizeof *x2);
+  unsigned long long seed = 5;
+  for (int32_t i = 0; i < 3 * n; i++) b[i] = em_test_rand(&seed) - 0.5 + I * em_test_rand(&seed);
+  EXPECT((double)nl * 3 >= 4e5, "big enough for the parallel solve: %lld entries", (long long)nl);
+  EXPECT_OK(em_direct_solve(F1, 3, b, n, x1, n));
+  EXPECT_OK(em_direct_solve(F2, 3, b, n, x2, n));
+  EXPECT(!memcmp(x1, x2, (size_t)n * 3 * sizeof *x1), "solves with 1 and 2 threads differ");
+  for (int r = 0; r < 3; r++)
+    EXPECT(test_true_res(A, x1 + (size_t)r * n, b + (size_t)r * n) < 1e-12, "residual of rhs %d",
+           r);
+  free(b), free(x1), free(x2);
   em_direct_destroy(&F1);
   em_direct_destroy(&F2);
   em_csr_destroy(&A);
