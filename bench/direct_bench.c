@@ -8,7 +8,8 @@
  * Options: --ordering nd|rcm|natural (default nd), --kernels auto|own|blas
  * (default auto; "both" runs own then blas), --threads T (default: OpenMP's),
  * --method gmres|bicgstab|cocg (default gmres), --tol (1e-12), --gen-k0
- * (20), --gen-loss (0.001), --repeat R (numeric factorizations, default 1). */
+ * (20), --gen-loss (0.001), --repeat R (numeric factorizations, default 1),
+ * --no-krylov (skip the preconditioned solve). */
 #include <complex.h>
 #include <math.h>
 #include <stdlib.h>
@@ -20,7 +21,7 @@
 
 typedef struct dbench_opts {
   const char *matrix, *ordering, *kernels, *method;
-  int gen, threads, repeat;
+  int gen, threads, repeat, krylov;
   double tol, k0, loss;
 } dbench_opts;
 
@@ -88,6 +89,7 @@ static em_err run(const dbench_opts *bo, const em_csr *A, const em_cplx *b, em_d
       (long long)in.perturbed, res);
   fflush(stdout);
   em_direct_destroy(&F);
+  if (!bo->krylov) goto done;
   /* the same through the preconditioner and a Krylov method */
   em_pc_opts po;
   em_pc_opts_default(&po);
@@ -120,9 +122,13 @@ done:
 }
 
 int main(int argc, char **argv) {
-  dbench_opts bo = {NULL, "nd", "auto", "gmres", 0, 0, 1, 1e-12, 20, 0.001};
+  dbench_opts bo = {NULL, "nd", "auto", "gmres", 0, 0, 1, 1, 1e-12, 20, 0.001};
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+    if (!strcmp(a, "--no-krylov")) {
+      bo.krylov = 0;
+      continue;
+    }
     if (!v) goto usage;
     if (!strcmp(a, "--matrix"))
       bo.matrix = v;
@@ -170,6 +176,6 @@ usage:
   fprintf(stderr,
           "usage: direct_bench --matrix FILE | --gen N [--ordering nd|rcm|natural] "
           "[--kernels auto|own|blas|both] [--threads T] [--method gmres|bicgstab|cocg] "
-          "[--tol t] [--repeat R] [--gen-k0 k] [--gen-loss l]\n");
+          "[--tol t] [--repeat R] [--gen-k0 k] [--gen-loss l] [--no-krylov]\n");
   return 2;
 }

@@ -175,22 +175,21 @@ static em_err check_values(const em_csr *A, double *anorm) {
   em_err err = EM_OK;
   char *col = NULL;
   EM_TRY(em_calloc(&col, (size_t)A->n_cols + 1, 1, "column marks"));
-  double amax = 0;
+  double amax2 = 0;
   for (int32_t i = 0; i < A->n_rows && !err; i++) {
     int row = 0;
     for (int64_t p = A->rowptr[i]; p < A->rowptr[i + 1]; p++) {
-      em_cplx v = A->val[p];
-      if (!isfinite(creal(v)) || !isfinite(cimag(v))) {
-        err = EM_RAISE(EM_ERR_NUMERIC, "direct factorization: entry (%d, %d) is not finite", i,
-                       A->colind[p]);
+      double re = creal(A->val[p]), im = cimag(A->val[p]), a2 = re * re + im * im;
+      if (!isfinite(a2)) { /* overflowing squares too: |a| > 1e154 is no FEM entry */
+        err = EM_RAISE(EM_ERR_NUMERIC, "direct factorization: entry (%d, %d) is %s", i,
+                       A->colind[p], isfinite(re) && isfinite(im) ? "too large" : "not finite");
         break;
       }
-      double a = cabs(v);
-      if (a > 0) {
+      if (a2 > 0) {
         row = 1;
         col[A->colind[p]] = 1;
       }
-      if (a > amax) amax = a;
+      if (a2 > amax2) amax2 = a2;
     }
     if (!row && !err)
       err = EM_RAISE(EM_ERR_NUMERIC,
@@ -201,7 +200,7 @@ static em_err check_values(const em_csr *A, double *anorm) {
       err = EM_RAISE(EM_ERR_NUMERIC,
                      "direct factorization: column %d of the matrix is zero (singular)", j);
   em_free(&col);
-  *anorm = amax;
+  *anorm = sqrt(amax2);
   return err;
 }
 
@@ -219,34 +218,42 @@ static em_cplx entry(const em_csr *A, int32_t j, int32_t i) {
   return 0;
 }
 
-/* max |a_ij - a_ji|, and whether the pattern is symmetric */
-static double asymmetry(const em_csr *A, int *pattern_symmetric) {
-  double amax = 0;
-  int psym = 1;
-#pragma omp parallel for schedule(dynamic, 1024) reduction(max : amax) reduction(&& : psym) \
-    if (A->nnz > 200000)
+/* max |a_ij - a_ji|, and whether the pattern is symmetric.  One pass in
+ * O(nnz): rows are visited in increasing i, so the entries (j, i), i < j,
+ * of row j are met in increasing i; cur[j] walks row j alongside. */
+static em_err asymmetry(const em_csr *A, double *asym, int *pattern_symmetric) {
+  int64_t *cur = NULL, matched = 0, off = 0;
+  EM_TRY(em_calloc(&cur, (size_t)A->n_rows + 1, sizeof *cur, "symmetry check"));
+  for (int32_t i = 0; i < A->n_rows; i++) cur[i] = A->rowptr[i];
+  double amax2 = 0;
   for (int32_t i = 0; i < A->n_rows; i++)
     for (int64_t p = A->rowptr[i]; p < A->rowptr[i + 1]; p++) {
       int32_t j = A->colind[p];
       if (j == i) continue;
-      int64_t lo = A->rowptr[j], hi = A->rowptr[j + 1] - 1, found = -1;
-      while (lo <= hi) {
-        int64_t mid = lo + (hi - lo) / 2;
-        if (A->colind[mid] == i) {
-          found = mid;
-          break;
-        }
-        if (A->colind[mid] < i)
-          lo = mid + 1;
-        else
-          hi = mid - 1;
+      off++;
+      if (j < i) continue; /* met from row j's side */
+      int64_t q = cur[j];
+      while (q < A->rowptr[j + 1] && A->colind[q] < i) { /* (j, c), c < i: unmatched */
+        em_cplx v = A->val[q++];
+        amax2 = fmax(amax2, creal(v) * creal(v) + cimag(v) * cimag(v));
       }
-      if (found < 0) psym = 0;
-      double dv = cabs(A->val[p] - (found < 0 ? 0 : A->val[found]));
-      if (dv > amax) amax = dv;
+      em_cplx dv = A->val[p];
+      if (q < A->rowptr[j + 1] && A->colind[q] == i) {
+        dv -= A->val[q++];
+        matched += 2;
+      }
+      cur[j] = q;
+      amax2 = fmax(amax2, creal(dv) * creal(dv) + cimag(dv) * cimag(dv));
     }
-  *pattern_symmetric = psym;
-  return amax;
+  for (int32_t j = 0; j < A->n_rows; j++) /* (j, c) left in the lower part of row j */
+    for (int64_t q = cur[j]; q < A->rowptr[j + 1] && A->colind[q] < j; q++) {
+      em_cplx v = A->val[q];
+      amax2 = fmax(amax2, creal(v) * creal(v) + cimag(v) * cimag(v));
+    }
+  em_free(&cur);
+  *asym = sqrt(amax2);
+  *pattern_symmetric = matched == off;
+  return EM_OK;
 }
 
 /* S = (A + A^T) / 2 + j shift |diag(A)| */
@@ -297,7 +304,8 @@ em_err em_direct_factor(em_direct *F, const em_csr *A, const em_log *log) {
   F->factored = 0;
   EM_TRY(check_values(A, &anorm));
   int psym = 1;
-  double asym = asymmetry(A, &psym);
+  double asym = 0;
+  EM_TRY(asymmetry(A, &asym, &psym));
   F->info.anorm = anorm;
   F->info.asymmetry = anorm > 0 ? asym / anorm : 0;
   if (F->info.asymmetry > 1e-10)
@@ -310,13 +318,15 @@ em_err em_direct_factor(em_direct *F, const em_csr *A, const em_log *log) {
     EM_TRY(symmetric_part(A, psym, F->opts.shift, &S));
     M = S;
   }
+  int zeroed = 0; /* fresh zero pages: the fronts need not clear their blocks */
   if (!F->lval && F->S.n > 0) {
     EM_TRY_GOTO(err, em_calloc(&F->lval, (size_t)F->S.lptr[F->S.ns], sizeof *F->lval, "factor L"),
                 done);
+    zeroed = 1;
   }
   if (!F->d) EM_TRY_GOTO(err, em_calloc(&F->d, (size_t)F->S.n + 1, sizeof *F->d, "factor D"), done);
   double t1 = em_wtime();
-  EM_TRY_GOTO(err, em_direct_numeric(F, M, anorm), done);
+  EM_TRY_GOTO(err, em_direct_numeric(F, M, anorm, zeroed), done);
   double t2 = em_wtime();
   F->info.t_numeric = t2 - t0;
   F->factored = 1;

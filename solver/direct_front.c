@@ -16,15 +16,9 @@
 
 #include "direct_impl.h"
 
-#ifdef EM_HAVE_BLAS
-void ztrsm_(const char *side, const char *uplo, const char *ta, const char *diag, const int *m,
-            const int *n, const em_cplx *alpha, const em_cplx *a, const int *lda, em_cplx *b,
-            const int *ldb, size_t l1, size_t l2, size_t l3, size_t l4);
-#endif
-
-#define PB 96  /* panel width */
-#define IB 16  /* block width inside a panel */
-#define RB 256 /* rows per task of a block's triangular solve */
+#define PB 96       /* panel width */
+#define IB EM_DK_IB /* block width inside a panel */
+#define RB 256      /* rows per task of a block's triangular solve */
 
 /* Pivot d after the static perturbation: |d| < tau becomes tau d / |d|
  * (tau for d = 0).  Returns 0 when d is unusable: not finite, or zero with
@@ -62,42 +56,6 @@ static int64_t diag_ldlt(em_cplx *P, int64_t ld, int64_t b, em_cplx *d, em_dk_pi
   return -1;
 }
 
-/* Rows r0..r0+rows-1 of R (ld ld) := R L11^-T D^-1, column by column:
- * x_j = r_j - sum_{i<j} l_i (d_i L11_ji) with l_i the finished columns,
- * then l_j = x_j / d_j. */
-static void panel_rows_own(int64_t rows, int64_t b, const em_cplx *L11, int64_t ld,
-                           const em_cplx *d, em_cplx *R) {
-  for (int64_t j = 0; j < b; j++) {
-    em_cplx *x = R + j * ld;
-    for (int64_t i = 0; i < j; i++) {
-      em_cplx c = L11[j + i * ld] * d[i];
-      const em_cplx *l = R + i * ld;
-      for (int64_t r = 0; r < rows; r++) x[r] -= l[r] * c;
-    }
-    em_cplx inv = 1 / d[j];
-    for (int64_t r = 0; r < rows; r++) x[r] *= inv;
-  }
-}
-
-/* The same through ztrsm (X = R L11^-T), then the column scaling. */
-static void panel_rows(em_dk_kind kind, int64_t rows, int64_t b, const em_cplx *L11, int64_t ld,
-                       const em_cplx *d, em_cplx *R) {
-#ifdef EM_HAVE_BLAS
-  if (kind == EM_DK_BLAS) {
-    const em_cplx one = 1;
-    int m = (int)rows, n = (int)b, il = (int)ld;
-    ztrsm_("R", "L", "T", "U", &m, &n, &one, L11, &il, R, &il, 1, 1, 1, 1);
-    for (int64_t j = 0; j < b; j++) {
-      em_cplx inv = 1 / d[j], *x = R + j * ld;
-      for (int64_t r = 0; r < rows; r++) x[r] *= inv;
-    }
-    return;
-  }
-#endif
-  (void)kind;
-  panel_rows_own(rows, b, L11, ld, d, R);
-}
-
 /* All M rows below a block, in pieces of RB rows (tasks when big). */
 static void panel_solve(const em_dk_ctx *ctx, int64_t M, int64_t b, const em_cplx *L11, int64_t ld,
                         const em_cplx *d, em_cplx *R) {
@@ -106,10 +64,10 @@ static void panel_solve(const em_dk_ctx *ctx, int64_t M, int64_t b, const em_cpl
 #pragma omp taskloop grainsize(1) default(shared)
     for (int64_t t = 0; t < nblk; t++) {
       int64_t r0 = t * RB, rows = M - r0 < RB ? M - r0 : RB;
-      panel_rows(ctx->kind, rows, b, L11, ld, d, R + r0);
+      em_dk_trsm(ctx->kind, rows, b, L11, ld, d, R + r0);
     }
   } else {
-    panel_rows(ctx->kind, M, b, L11, ld, d, R);
+    em_dk_trsm(ctx->kind, M, b, L11, ld, d, R);
   }
 }
 

@@ -92,6 +92,8 @@ typedef enum em_dk_kind {
  * chunks of KC. */
 #define EM_DK_TB 192
 #define EM_DK_KC 256
+/* Widest block of the triangular solves (em_dk_trsm). */
+#define EM_DK_IB 16
 /* Doubles of the per-thread workspace of em_dk_update. */
 #define EM_DK_WS ((size_t)2 * EM_DK_KC * (2 * EM_DK_TB + 64))
 
@@ -110,6 +112,10 @@ const char *em_dk_name(em_dk_kind kind);
 void em_dk_tile(em_dk_kind kind, int64_t M, int64_t N, int64_t K, const em_cplx *A, int64_t lda,
                 const em_cplx *d, const em_cplx *B, int64_t ldb, em_cplx *C, int64_t ldc,
                 int64_t off, double *ws);
+/* Rows of R (rows x b, ld ld) := R L11^-T D^-1 for the unit lower b x b
+ * triangle L11 (ld ld), b <= EM_DK_IB; BLAS: ztrsm and a scaling. */
+void em_dk_trsm(em_dk_kind kind, int64_t rows, int64_t b, const em_cplx *L11, int64_t ld,
+                const em_cplx *d, em_cplx *R);
 /* Own kernels of each instruction set (direct_kernel_tmpl.h). */
 void em_dk_tile_generic(int64_t M, int64_t N, int64_t K, const em_cplx *A, int64_t lda,
                         const em_cplx *d, const em_cplx *B, int64_t ldb, em_cplx *C, int64_t ldc,
@@ -121,6 +127,10 @@ void em_dk_tile_avx2(int64_t M, int64_t N, int64_t K, const em_cplx *A, int64_t 
 void em_dk_tile_avx512(int64_t M, int64_t N, int64_t K, const em_cplx *A, int64_t lda,
                        const em_cplx *d, const em_cplx *B, int64_t ldb, em_cplx *C, int64_t ldc,
                        int64_t off, double *ws);
+void em_dk_tile_avx2_trsm(int64_t rows, int64_t b, const em_cplx *L11, int64_t ld, const em_cplx *d,
+                          em_cplx *R);
+void em_dk_tile_avx512_trsm(int64_t rows, int64_t b, const em_cplx *L11, int64_t ld,
+                            const em_cplx *d, em_cplx *R);
 #endif
 
 /* Context of the dense work of one factorization or solve. */
@@ -168,8 +178,9 @@ struct em_direct {
 };
 
 /* The numeric phase on the symmetrised values S (same numbering as A,
- * exactly symmetric, pattern within the analysed one; shift applied). */
-em_err em_direct_numeric(em_direct *F, const em_csr *S, double anorm);
+ * exactly symmetric, pattern within the analysed one; shift applied).
+ * zeroed: F->lval is all zeros already. */
+em_err em_direct_numeric(em_direct *F, const em_csr *S, double anorm, int zeroed);
 
 /* In-place solve in the new numbering: y (n x nrhs, ld ldy) = (L D L^T)^-1
  * y.  work: at least nrhs em_direct_solve_work(F) entries.  Fails only for

@@ -23,6 +23,7 @@
 #define DK_V DK_CAT(DK_FN, _vec)
 #define DK_MICRO DK_CAT(DK_FN, _micro)
 #define DK_PACK DK_CAT(DK_FN, _pack)
+#define DK_TRSM DK_CAT(DK_FN, _trsm)
 
 typedef double DK_V __attribute__((vector_size(DK_VW * sizeof(double))));
 
@@ -127,7 +128,63 @@ DK_ATTR void DK_FN(int64_t M, int64_t N, int64_t K, const em_cplx *A, int64_t ld
   }
 }
 
+/* Rows of R (rows x b, ld ld) := R L11^-T D^-1 for the unit lower b x b
+ * triangle L11 (ld ld), b <= EM_DK_IB: column j of the result is
+ * (r_j - sum_{i<j} x_i (L11_ji d_i)) / d_j with x_i the finished columns.
+ * Blocks of MR rows are held in split form (vectors of real and imaginary
+ * parts) while their b columns are solved. */
+DK_ATTR void DK_TRSM(int64_t rows, int64_t b, const em_cplx *L11, int64_t ld, const em_cplx *d,
+                     em_cplx *R) {
+  double cre[EM_DK_IB][EM_DK_IB], cim[EM_DK_IB][EM_DK_IB], ire[EM_DK_IB], iim[EM_DK_IB];
+  for (int64_t j = 0; j < b; j++) {
+    em_cplx inv = 1 / d[j];
+    ire[j] = creal(inv);
+    iim[j] = cimag(inv);
+    for (int64_t i = 0; i < j; i++) {
+      em_cplx c = L11[j + i * ld] * d[i];
+      cre[j][i] = creal(c);
+      cim[j][i] = cimag(c);
+    }
+  }
+  DK_V xr[EM_DK_IB][DK_MV], xi[EM_DK_IB][DK_MV];
+  for (int64_t r0 = 0; r0 < rows; r0 += DK_MR) {
+    int64_t mr = rows - r0 < DK_MR ? rows - r0 : DK_MR;
+    for (int64_t j = 0; j < b; j++) {
+      double *x = (double *)(R + r0 + j * ld), tr[DK_MR], ti[DK_MR];
+      for (int64_t i = 0; i < DK_MR; i++) {
+        tr[i] = i < mr ? x[2 * i] : 0;
+        ti[i] = i < mr ? x[2 * i + 1] : 0;
+      }
+      DK_V ar[DK_MV], ai[DK_MV];
+      for (int v = 0; v < DK_MV; v++) {
+        __builtin_memcpy(&ar[v], tr + v * DK_VW, sizeof ar[v]);
+        __builtin_memcpy(&ai[v], ti + v * DK_VW, sizeof ai[v]);
+      }
+      for (int64_t i = 0; i < j; i++) {
+        double c_r = cre[j][i], c_i = cim[j][i];
+        for (int v = 0; v < DK_MV; v++) { /* a -= x_i c */
+          ar[v] -= xr[i][v] * c_r;
+          ar[v] += xi[i][v] * c_i;
+          ai[v] -= xr[i][v] * c_i;
+          ai[v] -= xi[i][v] * c_r;
+        }
+      }
+      for (int v = 0; v < DK_MV; v++) { /* x_j = a / d_j */
+        xr[j][v] = ar[v] * ire[j] - ai[v] * iim[j];
+        xi[j][v] = ar[v] * iim[j] + ai[v] * ire[j];
+        __builtin_memcpy(tr + v * DK_VW, &xr[j][v], sizeof xr[j][v]);
+        __builtin_memcpy(ti + v * DK_VW, &xi[j][v], sizeof xi[j][v]);
+      }
+      for (int64_t i = 0; i < mr; i++) {
+        x[2 * i] = tr[i];
+        x[2 * i + 1] = ti[i];
+      }
+    }
+  }
+}
+
 #undef DK_MR
+#undef DK_TRSM
 #undef DK_V
 #undef DK_MICRO
 #undef DK_PACK

@@ -122,6 +122,47 @@ void em_dk_tile(em_dk_kind kind, int64_t M, int64_t N, int64_t K, const em_cplx 
   }
 }
 
+#ifdef EM_HAVE_BLAS
+void ztrsm_(const char *side, const char *uplo, const char *ta, const char *diag, const int *m,
+            const int *n, const em_cplx *alpha, const em_cplx *a, const int *lda, em_cplx *b,
+            const int *ldb, size_t l1, size_t l2, size_t l3, size_t l4);
+
+/* X = R L11^-T through ztrsm, then the columns scaled by 1/d */
+static void blas_trsm(int64_t rows, int64_t b, const em_cplx *L11, int64_t ld, const em_cplx *d,
+                      em_cplx *R) {
+  const em_cplx one = 1;
+  int m = (int)rows, n = (int)b, il = (int)ld;
+  ztrsm_("R", "L", "T", "U", &m, &n, &one, L11, &il, R, &il, 1, 1, 1, 1);
+  for (int64_t j = 0; j < b; j++) {
+    em_cplx inv = 1 / d[j], *x = R + j * ld;
+    for (int64_t r = 0; r < rows; r++) x[r] *= inv;
+  }
+}
+#endif
+
+void em_dk_trsm(em_dk_kind kind, int64_t rows, int64_t b, const em_cplx *L11, int64_t ld,
+                const em_cplx *d, em_cplx *R) {
+  if (rows <= 0 || b <= 0) return;
+  switch (kind) {
+#if defined(__x86_64__) && defined(__GNUC__)
+    case EM_DK_AVX512:
+      em_dk_tile_avx512_trsm(rows, b, L11, ld, d, R);
+      return;
+    case EM_DK_AVX2:
+      em_dk_tile_avx2_trsm(rows, b, L11, ld, d, R);
+      return;
+#endif
+#ifdef EM_HAVE_BLAS
+    case EM_DK_BLAS:
+      blas_trsm(rows, b, L11, ld, d, R);
+      return;
+#endif
+    default:
+      em_dk_tile_generic_trsm(rows, b, L11, ld, d, R);
+      return;
+  }
+}
+
 /* Workspace of the calling thread. */
 static double *thread_ws(const em_dk_ctx *ctx) {
 #ifdef _OPENMP

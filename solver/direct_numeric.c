@@ -28,6 +28,7 @@ typedef struct num_state {
   em_dk_ctx ctx;   /* kernels, workspaces */
   em_dk_piv piv0;  /* tau */
   em_cplx **cb;    /* update matrix of each supernode until its parent takes it */
+  int zeroed;      /* the blocks of L are zero already */
   atomic_llong perturbed;
   atomic_int failed;      /* FAIL_* of the first failure */
   int64_t fail_a, fail_b; /* its details: column / row / supernode / size */
@@ -98,7 +99,7 @@ static void process(num_state *st, int32_t s) {
     fail(st, FAIL_MEMORY, s, nb);
     goto children;
   }
-  memset(L, 0, (size_t)(m * k) * sizeof *L);
+  if (!st->zeroed) memset(L, 0, (size_t)(m * k) * sizeof *L);
   /* entries of A in the columns of s (lower triangle of P A P^T) */
   for (int32_t j = c0; j < c1; j++) {
     int32_t u = S->iperm[j];
@@ -139,7 +140,7 @@ static void process_step(void *ctx, int32_t s) {
   process(ctx, s);
 }
 
-em_err em_direct_numeric(em_direct *F, const em_csr *A, double anorm) {
+em_err em_direct_numeric(em_direct *F, const em_csr *A, double anorm, int zeroed) {
   em_dsym *S = &F->S;
   int nt = F->threads > 0 ? F->threads : 1;
   if (S->flops < 1e7 * nt) nt = 1; /* a millisecond of work: not worth a team */
@@ -148,6 +149,7 @@ em_err em_direct_numeric(em_direct *F, const em_csr *A, double anorm) {
   memset(&st, 0, sizeof st);
   st.F = F;
   st.A = A;
+  st.zeroed = zeroed;
   st.ctx.kind = F->kind;
   st.ctx.parallel = nt > 1;
   st.piv0.tau = F->opts.pivot_eps * anorm;

@@ -47,7 +47,10 @@ static em_cplx dotu(int64_t n, const em_cplx *a, const em_cplx *b) {
     sr += ar * br - ai * bi;
     si += ar * bi + ai * br;
   }
-  return CMPLX(sr, si);
+  em_cplx z; /* a complex is two doubles (C11 6.2.5); CMPLX is not in every libc */
+  ((double *)&z)[0] = sr;
+  ((double *)&z)[1] = si;
+  return z;
 }
 
 /* One solve: what every tree step needs. */

@@ -2,7 +2,8 @@
  * update C -= A diag(d) B^T of every instruction set this CPU runs (and
  * BLAS when built) on awkward sizes (1, odd, around the micro-tile and
  * tile sizes, inner dimension around the chunk size), with and without d,
- * full and lower; the tiled update with its tasks; the partial LDL^T of a
+ * full and lower; the tiled update with its tasks; the triangular solve
+ * of a block's rows; the partial LDL^T of a
  * front (one and several panels, no update matrix, one column) against an
  * unblocked reference, and the static pivot perturbation. */
 #include <complex.h>
@@ -130,6 +131,45 @@ static void test_update(void) {
   free(ws), free(A), free(d), free(C), free(R), free(C2);
 }
 
+/* the triangular solve R := R L11^-T D^-1 against plain loops */
+static void test_trsm(void) {
+  static const int64_t ROWS[] = {1, 2, 3, 15, 16, 17, 40};
+  static const int64_t BS[] = {1, 2, 5, EM_DK_IB};
+  for (size_t a = 0; a < sizeof ROWS / sizeof *ROWS; a++)
+    for (size_t c = 0; c < sizeof BS / sizeof *BS; c++) {
+      int64_t rows = ROWS[a], b = BS[c], ld = rows + b + 3;
+      em_cplx *L11 = rnd_array((size_t)(ld * b), 21 + b), *d = rnd_array((size_t)b, 22);
+      em_cplx *R0 = rnd_array((size_t)(ld * b), 23 + rows),
+              *X = malloc((size_t)(ld * b) * sizeof *X);
+      for (int64_t j = 0; j < b; j++) d[j] += 2;   /* away from zero */
+      memcpy(X, R0, (size_t)(ld * b) * sizeof *X); /* reference: x_j = (r_j - sum x_i L_ji) / d_j */
+      for (int64_t j = 0; j < b; j++) {
+        for (int64_t i = 0; i < j; i++)
+          for (int64_t r = 0; r < rows; r++) X[r + j * ld] -= X[r + i * ld] * L11[j + i * ld];
+      }
+      for (int64_t j = 0; j < b; j++)
+        for (int64_t r = 0; r < rows; r++) X[r + j * ld] /= d[j];
+      for (int kind = EM_DK_GENERIC; kind <= EM_DK_BLAS; kind++) {
+        if (!em_dk_available((em_dk_kind)kind)) continue;
+        em_cplx *R = malloc((size_t)(ld * b) * sizeof *R);
+        memcpy(R, R0, (size_t)(ld * b) * sizeof *R);
+        em_dk_trsm((em_dk_kind)kind, rows, b, L11, ld, d, R);
+        double e = 0;
+        int guard = 1;
+        for (int64_t j = 0; j < b; j++)
+          for (int64_t r = 0; r < ld; r++)
+            if (r < rows)
+              e = fmax(e, cabs(R[r + j * ld] - X[r + j * ld]) / fmax(1, cabs(X[r + j * ld])));
+            else
+              guard &= R[r + j * ld] == R0[r + j * ld];
+        EXPECT(e <= 1e-12 && guard, "trsm %s rows=%lld b=%lld: error %.2e, guard %d",
+               em_dk_name((em_dk_kind)kind), (long long)rows, (long long)b, e, guard);
+        free(R);
+      }
+      free(L11), free(d), free(R0), free(X);
+    }
+}
+
 /* Reference partial LDL^T of the dense symmetric front F (m x m, lower
  * used): pivots d, L (m x k), U = F22 - L21 D L21^T (nb x nb). */
 static void ref_front(int64_t m, int64_t k, const em_cplx *F0, em_cplx *L, em_cplx *d, em_cplx *U) {
@@ -217,6 +257,7 @@ int main(void) {
   fprintf(stderr, "best own kernels here: %s\n", em_dk_name(em_dk_best()));
   test_tiles();
   test_update();
+  test_trsm();
   test_front();
   return TEST_RESULT();
 }
