@@ -120,7 +120,6 @@ em_err em_direct_analyse(const em_csr *A, const em_direct_opts *o, const em_log 
   F->threads = 1;
 #endif
   F->kind = o->kernels == EM_DIRECT_BLAS ? EM_DK_BLAS : em_dk_best();
-  F->nnz_pattern = A->nnz;
   double t0 = em_wtime();
   EM_TRY_GOTO(err, em_graph_of(A, &g), fail);
   EM_TRY_GOTO(err, em_calloc(&pord, (size_t)A->n_rows + 1, sizeof *pord, "ordering"), fail);
@@ -256,6 +255,38 @@ static em_err asymmetry(const em_csr *A, double *asym, int *pattern_symmetric) {
   return EM_OK;
 }
 
+/* Symmetric equilibration (Ruiz 2001): r_i <- r_i / sqrt(max_j |r_i a_ij
+ * r_j|), twice, so that every entry of diag(r) A diag(r) is at most 1 and
+ * every row's largest is close to 1.  Real positive r keeps A complex
+ * symmetric; the pivot threshold then means the same in every row, whether
+ * its entries come from a tiny element, a PML layer or a high-order basis
+ * function.  Returns max |s_ij| of the scaled matrix in *smax. */
+static em_err equilibrate(const em_csr *A, double *r, double *smax) {
+  int32_t n = A->n_rows;
+  double *rmax = NULL;
+  EM_TRY(em_calloc(&rmax, (size_t)n + 1, sizeof *rmax, "equilibration"));
+  for (int32_t i = 0; i < n; i++) r[i] = 1;
+  for (int it = 0; it < 3; it++) {
+    double big = 0;
+#pragma omp parallel for schedule(dynamic, 1024) reduction(max : big) if (A->nnz > 200000)
+    for (int32_t i = 0; i < n; i++) {
+      double m2 = 0;
+      for (int64_t p = A->rowptr[i]; p < A->rowptr[i + 1]; p++) {
+        double re = creal(A->val[p]), im = cimag(A->val[p]), rj = r[A->colind[p]];
+        m2 = fmax(m2, (re * re + im * im) * rj * rj);
+      }
+      rmax[i] = sqrt(m2) * r[i];
+      big = fmax(big, rmax[i]);
+    }
+    *smax = big;
+    if (it == 2) break; /* the third pass only measures */
+    for (int32_t i = 0; i < n; i++)
+      if (rmax[i] > 0) r[i] /= sqrt(rmax[i]);
+  }
+  em_free(&rmax);
+  return EM_OK;
+}
+
 /* S = (A + A^T) / 2 + j shift |diag(A)| */
 static em_err symmetric_part(const em_csr *A, int pattern_symmetric, double shift, em_csr **S) {
   if (pattern_symmetric) {
@@ -325,20 +356,28 @@ em_err em_direct_factor(em_direct *F, const em_csr *A, const em_log *log) {
     zeroed = 1;
   }
   if (!F->d) EM_TRY_GOTO(err, em_calloc(&F->d, (size_t)F->S.n + 1, sizeof *F->d, "factor D"), done);
+  if (!F->scale)
+    EM_TRY_GOTO(err, em_calloc(&F->scale, (size_t)F->S.n + 1, sizeof *F->scale, "scaling"), done);
+  if (!F->scale_old)
+    EM_TRY_GOTO(err, em_calloc(&F->scale_old, (size_t)F->S.n + 1, sizeof *F->scale, "scaling"),
+                done);
   double t1 = em_wtime();
-  EM_TRY_GOTO(err, em_direct_numeric(F, M, anorm, zeroed), done);
+  double smax = 0;
+  EM_TRY_GOTO(err, equilibrate(M, F->scale_old, &smax), done);
+  for (int32_t i = 0; i < F->S.n; i++) F->scale[F->S.perm[i]] = F->scale_old[i];
+  EM_TRY_GOTO(err, em_direct_numeric(F, M, F->scale_old, smax, zeroed), done);
   double t2 = em_wtime();
   F->info.t_numeric = t2 - t0;
   F->factored = 1;
   em_log_info(log,
               "direct: numeric factorization %.2f s (%.2f s in the fronts, %.1f GFlop/s, %s, %d "
-              "threads), %lld pivots perturbed (|d| < %.1e ||A||_max)",
+              "threads), %lld pivots perturbed (|d| < %.1e, equilibrated)",
               t2 - t0, t2 - t1, t2 > t1 ? F->info.flops * 1e-9 / (t2 - t1) : 0.0, F->info.kernels,
               F->threads, (long long)F->info.perturbed, F->opts.pivot_eps);
   if (F->info.perturbed > 0)
     em_log_warn(log,
-                "direct: %lld tiny pivots replaced by %.1e ||A||_max: the factorization is a "
-                "preconditioner, not an exact inverse",
+                "direct: %lld tiny pivots replaced by %.1e (equilibrated matrix): the "
+                "factorization is a preconditioner, not an exact inverse",
                 (long long)F->info.perturbed, F->opts.pivot_eps);
 done:
   em_csr_destroy(&S);
@@ -395,5 +434,7 @@ void em_direct_destroy(em_direct **F) {
   em_dsym_free(&(*F)->S);
   em_free(&(*F)->lval);
   em_free(&(*F)->d);
+  em_free(&(*F)->scale);
+  em_free(&(*F)->scale_old);
   em_free(F);
 }

@@ -169,18 +169,21 @@ struct em_direct {
   em_direct_opts opts;
   em_direct_info info;
   em_dsym S;
-  em_dk_kind kind;     /* dense kernels */
-  int threads;         /* OpenMP threads of the numeric phase and solves */
-  int64_t nnz_pattern; /* entries of the analysed A (for refactorization checks) */
-  em_cplx *lval;       /* supernode blocks (S.lptr[ns] entries) */
-  em_cplx *d;          /* n pivots, new numbering */
-  int factored;        /* 1 after a successful numeric factorization */
+  em_dk_kind kind;   /* dense kernels */
+  int threads;       /* OpenMP threads of the numeric phase and solves */
+  em_cplx *lval;     /* supernode blocks (S.lptr[ns] entries) */
+  em_cplx *d;        /* n pivots, new numbering */
+  double *scale;     /* n: the equilibration r, new numbering: the factor is
+                        of diag(r) P A P^T diag(r) */
+  double *scale_old; /* the same in the old numbering */
+  int factored;      /* 1 after a successful numeric factorization */
 };
 
 /* The numeric phase on the symmetrised values S (same numbering as A,
- * exactly symmetric, pattern within the analysed one; shift applied).
- * zeroed: F->lval is all zeros already. */
-em_err em_direct_numeric(em_direct *F, const em_csr *S, double anorm, int zeroed);
+ * exactly symmetric, pattern within the analysed one; shift applied),
+ * scaled as s_ij r_i r_j (r in the old numbering; smax = max |s_ij r_i
+ * r_j|).  zeroed: F->lval is all zeros already. */
+em_err em_direct_numeric(em_direct *F, const em_csr *S, const double *r, double smax, int zeroed);
 
 /* In-place solve in the new numbering: y (n x nrhs, ld ldy) = (L D L^T)^-1
  * y.  work: at least nrhs em_direct_solve_work(F) entries.  Fails only for

@@ -25,6 +25,7 @@ enum { FAIL_NONE = 0, FAIL_PIVOT_NAN, FAIL_PIVOT_ZERO, FAIL_MEMORY, FAIL_PATTERN
 typedef struct num_state {
   em_direct *F;
   const em_csr *A; /* symmetric values, old numbering */
+  const double *r; /* equilibration, old numbering */
   em_dk_ctx ctx;   /* kernels, workspaces */
   em_dk_piv piv0;  /* tau */
   em_cplx **cb;    /* update matrix of each supernode until its parent takes it */
@@ -111,7 +112,7 @@ static void process(num_state *st, int32_t s) {
         fail(st, FAIL_PATTERN, u, st->A->colind[p]);
         goto children;
       }
-      L[pos + (j - c0) * m] += st->A->val[p];
+      L[pos + (j - c0) * m] += st->A->val[p] * (st->r[u] * st->r[st->A->colind[p]]);
     }
   }
   /* children's update matrices: the children are s-1, first[s-1]-1, ... */
@@ -140,7 +141,7 @@ static void process_step(void *ctx, int32_t s) {
   process(ctx, s);
 }
 
-em_err em_direct_numeric(em_direct *F, const em_csr *A, double anorm, int zeroed) {
+em_err em_direct_numeric(em_direct *F, const em_csr *A, const double *r, double smax, int zeroed) {
   em_dsym *S = &F->S;
   int nt = F->threads > 0 ? F->threads : 1;
   if (S->flops < 1e7 * nt) nt = 1; /* a millisecond of work: not worth a team */
@@ -149,10 +150,11 @@ em_err em_direct_numeric(em_direct *F, const em_csr *A, double anorm, int zeroed
   memset(&st, 0, sizeof st);
   st.F = F;
   st.A = A;
+  st.r = r;
   st.zeroed = zeroed;
   st.ctx.kind = F->kind;
   st.ctx.parallel = nt > 1;
-  st.piv0.tau = F->opts.pivot_eps * anorm;
+  st.piv0.tau = F->opts.pivot_eps * smax;
   atomic_init(&st.perturbed, 0);
   atomic_init(&st.failed, FAIL_NONE);
   EM_TRY(em_calloc(&st.cb, (size_t)S->ns + 1, sizeof *st.cb, "update matrix table"));

@@ -1,9 +1,11 @@
 /* direct_solve.c - y = (L D L^T)^-1 y in the new numbering, for nrhs
  * right-hand sides, supernode by supernode:
  *
+ *   scaling   y = R y  (the factor is of R P A P^T R, R the equilibration)
  *   forward   x_s = L11^-1 (y_s - pulled updates),  t_s = L21 x_s
  *   diagonal  y = D^-1 y
  *   backward  x_s = L11^-T (y_s - L21^T y(rows below s))
+ *   scaling   y = R y
  *
  * The forward sweep is "pull" style: supernode s subtracts its children's
  * update vectors t_c (kept in work) from its own entries and accumulates
@@ -123,6 +125,16 @@ static void backward_node(void *ctx, int32_t s) {
   }
 }
 
+/* y = R y, R the equilibration */
+static void scale(const em_direct *F, int nt, int nrhs, em_cplx *y, int64_t ldy) {
+  int32_t n = F->S.n;
+  for (int r = 0; r < nrhs; r++) {
+    em_cplx *x = y + r * ldy;
+#pragma omp parallel for schedule(static) num_threads(nt) if (nt > 1)
+    for (int32_t i = 0; i < n; i++) x[i] *= F->scale[i];
+  }
+}
+
 /* y = D^-1 y */
 static void diagonal(const em_direct *F, int nt, int nrhs, em_cplx *y, int64_t ldy) {
   int32_t n = F->S.n;
@@ -142,8 +154,10 @@ em_err em_direct_solve_perm(const em_direct *F, int nrhs, em_cplx *y, int64_t ld
   /* a team only pays off on a few hundred thousand entries of L */
   int nt = (double)(S->ns > 0 ? S->lptr[S->ns] : 0) * nrhs < 4e5 ? 1 : F->threads;
   solve_ctx c = {F, nrhs, y, ldy, work};
+  scale(F, nt, nrhs, y, ldy); /* A^-1 = R (R A R)^-1 R */
   EM_TRY(em_dtree_up(S, S->swork, nt, forward_node, &c));
   diagonal(F, nt, nrhs, y, ldy);
   EM_TRY(em_dtree_down(S, S->swork, nt, backward_node, &c));
+  scale(F, nt, nrhs, y, ldy);
   return EM_OK;
 }

@@ -127,12 +127,13 @@ void em_pc_destroy(em_pc **pc);
 
 /* ------------------------------------------- sparse direct factorization */
 
-/* P (A + j shift |diag A|) P^T = L D L^T for a complex symmetric A (plain
- * transpose, no conjugation): supernodal multifrontal, no pivoting; a pivot
- * with |d| < pivot_eps ||A||_max is replaced by pivot_eps ||A||_max with
- * the same phase and counted (static pivot perturbation: the Krylov method
- * around it corrects the rank-k difference).  docs/solvers.md, "Direct
- * factorization".  A matrix that is not symmetric is replaced by its
+/* R P (A + j shift |diag A|) P^T R = L D L^T for a complex symmetric A
+ * (plain transpose, no conjugation): P a fill-reducing ordering, R a real
+ * positive symmetric equilibration (every entry at most 1 in magnitude);
+ * supernodal multifrontal, no pivoting; a pivot with |d| < pivot_eps is
+ * replaced by pivot_eps d / |d| and counted (static pivot perturbation: the
+ * Krylov method around it corrects the rank-k difference).  docs/solvers.md,
+ * "Direct factorization".  A matrix that is not symmetric is replaced by its
  * symmetric part (A + A^T) / 2, with a warning in the log. */
 typedef struct em_direct em_direct;
 
@@ -148,7 +149,8 @@ typedef struct em_direct_opts {
   em_pc_ordering ordering;   /* fill-reducing ordering: ND (default); natural
                                 and RCM for comparison; MC/BMC are accepted
                                 but fill badly */
-  double pivot_eps;          /* static perturbation threshold (default 1e-8) */
+  double pivot_eps;          /* static perturbation threshold, relative to the
+                                equilibrated matrix (default 1e-8) */
   double shift;              /* factor A + j shift |diag(A)| (default 0) */
   em_direct_kernels kernels; /* default AUTO */
   int threads;               /* OpenMP threads; 0 = omp_get_max_threads() */
@@ -197,7 +199,7 @@ em_err em_direct_analyse(const em_csr *A, const em_direct_opts *o, const em_log 
 /* Numeric factorization of A, whose pattern must lie within the analysed
  * one (repeatable: frequency sweeps reuse the analysis).  A row or column
  * of zeros is EM_ERR_NUMERIC naming the row, so is a non-finite entry or
- * pivot; tiny pivots are perturbed and counted. */
+ * pivot; tiny pivots are perturbed and counted (info.perturbed). */
 em_err em_direct_factor(em_direct *F, const em_csr *A, const em_log *log);
 /* x = A^-1 b for nrhs right-hand sides in the operator's numbering: b and
  * x column-major n x nrhs with leading dimensions ldb, ldx >= n; x may be

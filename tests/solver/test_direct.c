@@ -6,8 +6,8 @@
  * RCM and ND orderings; own and BLAS kernels.  The symbolic factorization
  * against a plain dense symbolic elimination (nnz(L), every supernode's
  * rows); refactorization with new values; the symmetric part of a
- * non-symmetric matrix; bad input: empty and zero rows/columns, non-finite
- * entries, entries outside the analysed pattern, zero pivots. */
+ * non-symmetric matrix; badly scaled rows (equilibration); bad input: empty and zero rows/columns,
+ * non-finite entries, entries outside the analysed pattern, zero pivots. */
 #include <complex.h>
 #include <string.h>
 
@@ -415,6 +415,24 @@ static void test_nonsymmetric(void) {
   free(D), free(Ds);
 }
 
+/* Rows and columns 10..19 scaled by 1e-6 (diagonal 1e-12, below
+ * pivot_eps ||A||_max): the equilibration makes them ordinary rows, no
+ * pivot is perturbed and the solution is exact. */
+static void test_badly_scaled(void) {
+  int32_t n = 60;
+  em_cplx *D = make_dense(SPARSE, n, 1.2, 12);
+  for (int32_t j = 0; j < n; j++)
+    for (int32_t i = 0; i < n; i++)
+      D[i + (size_t)j * n] *= (i >= 10 && i < 20 ? 1e-6 : 1) * (j >= 10 && j < 20 ? 1e-6 : 1);
+  sys y = sys_make(D, n);
+  em_direct_opts o;
+  em_direct_opts_default(&o);
+  em_direct *F = check_solve("badly scaled", &y, &o, 1e-10);
+  em_direct_destroy(&F);
+  sys_free(&y);
+  free(D);
+}
+
 /* error message of the last failure contains s */
 static void expect_message(const char *s, const char *what) {
   EXPECT(strstr(em_error_message(), s) != NULL, "%s: message '%s' lacks '%s'", what,
@@ -523,6 +541,7 @@ int main(void) {
   test_not_dominant();
   test_refactor();
   test_nonsymmetric();
+  test_badly_scaled();
   test_errors();
   return TEST_RESULT();
 }
