@@ -83,7 +83,12 @@ static void log_symbolic(const em_direct *F, const em_log *log) {
               (double)in->bytes_factor / GIB, (double)in->bytes_peak / GIB);
 }
 
-/* Memory of the factor and the estimated peak of the numeric phase. */
+/* Memory of the factor and the estimated peak of the numeric phase: the
+ * frontal stack of a sequential postorder plus one largest update matrix
+ * per other thread (an estimate: concurrent subtrees may hold more), the
+ * kernel workspaces, the solve work, and the triplets of (A + A^T) / 2 for
+ * a pattern that is not symmetric (a matrix with a symmetric pattern and
+ * asymmetric values costs one more copy of A, not counted). */
 static void memory_estimate(em_direct *F, int pattern_symmetric, int64_t nnz) {
   const em_dsym *S = &F->S;
   int nt = F->threads;
@@ -149,12 +154,12 @@ em_err em_direct_analyse(const em_csr *A, const em_direct_opts *o, const em_log 
   if (avail > 0 && (double)in->bytes_peak > avail) {
     err = EM_RAISE(EM_ERR_MEMORY,
                    "direct factorization needs %.2f GiB for L (nnz(L) = %lld, %lld entries "
-                   "stored) and %.2f GiB in all, more than the %.2f GiB %s (%s ordering; try "
-                   "nd, or a smaller problem)",
+                   "stored) and %.2f GiB in all, more than the %.2f GiB %s (%s ordering%s)",
                    (double)in->bytes_factor / GIB, (long long)in->nnz_l, (long long)in->nnz_stored,
                    (double)in->bytes_peak / GIB, avail / GIB,
                    o->mem_limit > 0 ? "allowed (mem_limit)" : "available (MemAvailable)",
-                   em_pc_ordering_name(o->ordering));
+                   em_pc_ordering_name(o->ordering),
+                   o->ordering == EM_ORDERING_ND ? "" : "; 'nd' fills far less");
     goto fail;
   }
   em_graph_free(&g);

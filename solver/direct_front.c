@@ -18,7 +18,7 @@
 
 #define PB 96       /* panel width */
 #define IB EM_DK_IB /* block width inside a panel */
-#define RB 256      /* rows per task of a block's triangular solve */
+#define RB 512      /* rows per task of a block's triangular solve */
 
 /* Pivot d after the static perturbation: |d| < tau becomes tau d / |d|
  * (tau for d = 0).  Returns 0 when d is unusable: not finite, or zero with
@@ -60,7 +60,7 @@ static int64_t diag_ldlt(em_cplx *P, int64_t ld, int64_t b, em_cplx *d, em_dk_pi
 static void panel_solve(const em_dk_ctx *ctx, int64_t M, int64_t b, const em_cplx *L11, int64_t ld,
                         const em_cplx *d, em_cplx *R) {
   int64_t nblk = (M + RB - 1) / RB;
-  if (ctx->parallel && nblk > 1 && (double)M * b * b > 1e6) {
+  if (ctx->parallel && nblk > 1 && (double)M * b * b > 4e5) { /* ~0.1 ms */
 #pragma omp taskloop grainsize(1) default(shared)
     for (int64_t t = 0; t < nblk; t++) {
       int64_t r0 = t * RB, rows = M - r0 < RB ? M - r0 : RB;

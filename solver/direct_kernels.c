@@ -204,8 +204,11 @@ static void update_tile(const em_dk_ctx *ctx, int64_t t, int64_t nrt, int64_t nc
              lower ? r0 - c0 : -1, thread_ws(ctx));
 }
 
-/* Complex multiply-adds above which an update is split into tasks. */
-#define TASK_MIN_WORK 2e6
+/* Complex multiply-adds above which an update is split into tasks: ~0.1 ms
+ * of work, against a few microseconds per task.  The panels of the biggest
+ * fronts (inner dimension 16, a few tiles) must be above it, or they run
+ * on one thread while the others wait. */
+#define TASK_MIN_WORK 2e5
 
 void em_dk_update(const em_dk_ctx *ctx, int64_t M, int64_t N, int64_t K, const em_cplx *A,
                   int64_t lda, const em_cplx *d, const em_cplx *B, int64_t ldb, em_cplx *C,
