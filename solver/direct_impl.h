@@ -131,6 +131,15 @@ void em_dk_tile_avx2_trsm(int64_t rows, int64_t b, const em_cplx *L11, int64_t l
                           em_cplx *R);
 void em_dk_tile_avx512_trsm(int64_t rows, int64_t b, const em_cplx *L11, int64_t ld,
                             const em_cplx *d, em_cplx *R);
+void em_dk_tile_avx2_panels(int a, int64_t rows, const em_cplx *X, int64_t ldx, const em_cplx *d,
+                            int64_t k0, int64_t kc, int64_t p0, int64_t p1, double *P);
+void em_dk_tile_avx2_packed(int64_t r0, int64_t r1, int64_t c0, int64_t c1, int64_t kc,
+                            const double *Ap, const double *Bp, em_cplx *C, int64_t ldc, int lower);
+void em_dk_tile_avx512_panels(int a, int64_t rows, const em_cplx *X, int64_t ldx, const em_cplx *d,
+                              int64_t k0, int64_t kc, int64_t p0, int64_t p1, double *P);
+void em_dk_tile_avx512_packed(int64_t r0, int64_t r1, int64_t c0, int64_t c1, int64_t kc,
+                              const double *Ap, const double *Bp, em_cplx *C, int64_t ldc,
+                              int lower);
 #endif
 
 /* Context of the dense work of one factorization or solve. */
@@ -139,11 +148,15 @@ typedef struct em_dk_ctx {
   double **ws;     /* per-thread workspaces (EM_DK_WS doubles), by
                       omp_get_thread_num() */
   int parallel;    /* 1: inside a parallel region, big updates become tasks */
+  int shared;      /* shared packing of updates: 0 auto (big ones), 1 always,
+                      -1 never (tests compare the paths) */
 } em_dk_ctx;
 
 /* C -= A diag(d) B^T over a whole region (M x N), split into tiles; lower:
- * only the lower trapezoid i >= j is needed.  Big regions become OpenMP
- * tasks (taskloop) when ctx->parallel. */
+ * only the lower trapezoid i >= j is needed (M >= N).  Big regions become
+ * OpenMP tasks (taskloop) when ctx->parallel; very big ones with the own
+ * kernels pack their panels once for all tiles.  The result is the same
+ * bit for bit whichever way it runs. */
 void em_dk_update(const em_dk_ctx *ctx, int64_t M, int64_t N, int64_t K, const em_cplx *A,
                   int64_t lda, const em_cplx *d, const em_cplx *B, int64_t ldb, em_cplx *C,
                   int64_t ldc, int lower);

@@ -24,6 +24,8 @@
 #define DK_MICRO DK_CAT(DK_FN, _micro)
 #define DK_PACK DK_CAT(DK_FN, _pack)
 #define DK_TRSM DK_CAT(DK_FN, _trsm)
+#define DK_PANELS DK_CAT(DK_FN, _panels)
+#define DK_PACKED DK_CAT(DK_FN, _packed)
 
 typedef double DK_V __attribute__((vector_size(DK_VW * sizeof(double))));
 
@@ -128,6 +130,34 @@ DK_ATTR void DK_FN(int64_t M, int64_t N, int64_t K, const em_cplx *A, int64_t ld
   }
 }
 
+/* Shared packing of a big update (em_dk_update): panels p0..p1-1 of the
+ * rows of X (ld ldx, rows rows), columns k0..k0+kc-1, scaled by d (NULL:
+ * not), width MR (a = 1: the A operand) or NR (a = 0: B), at P + 2 kc w p. */
+DK_ATTR void DK_PANELS(int a, int64_t rows, const em_cplx *X, int64_t ldx, const em_cplx *d,
+                       int64_t k0, int64_t kc, int64_t p0, int64_t p1, double *P) {
+  int w = a ? DK_MR : DK_NR;
+  for (int64_t p = p0; p < p1; p++) {
+    int64_t r0 = p * w;
+    DK_PACK(X, ldx, d, r0, rows - r0 < w ? rows - r0 : w, k0, kc, w, P + 2 * kc * w * p);
+  }
+}
+
+/* The micro-tiles of C rows r0..r1-1, columns c0..c1-1 (r0 a multiple of
+ * MR, c0 of NR; r1 <= M, c1 <= N) from the shared panels of one chunk of
+ * kc; lower: only those with a row at or below the diagonal.  The same
+ * operations in the same order as DK_FN. */
+DK_ATTR void DK_PACKED(int64_t r0, int64_t r1, int64_t c0, int64_t c1, int64_t kc, const double *Ap,
+                       const double *Bp, em_cplx *C, int64_t ldc, int lower) {
+  for (int64_t j0 = c0; j0 < c1; j0 += DK_NR) {
+    int64_t nr = c1 - j0 < DK_NR ? c1 - j0 : DK_NR;
+    for (int64_t i0 = r0; i0 < r1; i0 += DK_MR) {
+      int64_t mr = r1 - i0 < DK_MR ? r1 - i0 : DK_MR;
+      if (lower && i0 + mr - 1 < j0) continue; /* wholly above the diagonal */
+      DK_MICRO(kc, Ap + 2 * kc * i0, Bp + 2 * kc * j0, C + i0 + j0 * ldc, ldc, mr, nr);
+    }
+  }
+}
+
 /* Rows of R (rows x b, ld ld) := R L11^-T D^-1 for the unit lower b x b
  * triangle L11 (ld ld), b <= EM_DK_IB: column j of the result is
  * (r_j - sum_{i<j} x_i (L11_ji d_i)) / d_j with x_i the finished columns.
@@ -185,6 +215,8 @@ DK_ATTR void DK_TRSM(int64_t rows, int64_t b, const em_cplx *L11, int64_t ld, co
 
 #undef DK_MR
 #undef DK_TRSM
+#undef DK_PANELS
+#undef DK_PACKED
 #undef DK_V
 #undef DK_MICRO
 #undef DK_PACK

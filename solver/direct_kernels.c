@@ -62,6 +62,37 @@ static void blas_tile(int64_t M, int64_t N, int64_t K, const em_cplx *A, int64_t
 }
 #endif
 
+/* The shared-packing entry points of an own kernel (direct_kernel_tmpl.h). */
+typedef struct own_kernel {
+  int mr, nr; /* micro-tile */
+  void (*panels)(int a, int64_t rows, const em_cplx *X, int64_t ldx, const em_cplx *d, int64_t k0,
+                 int64_t kc, int64_t p0, int64_t p1, double *P);
+  void (*packed)(int64_t r0, int64_t r1, int64_t c0, int64_t c1, int64_t kc, const double *Ap,
+                 const double *Bp, em_cplx *C, int64_t ldc, int lower);
+} own_kernel;
+
+static const own_kernel OWN_GENERIC = {4, 4, em_dk_tile_generic_panels, em_dk_tile_generic_packed};
+#if defined(__x86_64__) && defined(__GNUC__)
+static const own_kernel OWN_AVX2 = {4, 6, em_dk_tile_avx2_panels, em_dk_tile_avx2_packed};
+static const own_kernel OWN_AVX512 = {16, 6, em_dk_tile_avx512_panels, em_dk_tile_avx512_packed};
+#endif
+
+/* The own kernel of kind, NULL for BLAS. */
+static const own_kernel *own_of(em_dk_kind kind) {
+  switch (kind) {
+#if defined(__x86_64__) && defined(__GNUC__)
+    case EM_DK_AVX512:
+      return &OWN_AVX512;
+    case EM_DK_AVX2:
+      return &OWN_AVX2;
+#endif
+    case EM_DK_BLAS:
+      return NULL;
+    default:
+      return &OWN_GENERIC;
+  }
+}
+
 em_dk_kind em_dk_best(void) {
 #if defined(__x86_64__) && defined(__GNUC__)
   __builtin_cpu_init();
@@ -204,6 +235,56 @@ static void update_tile(const em_dk_ctx *ctx, int64_t t, int64_t nrt, int64_t nc
              lower ? r0 - c0 : -1, thread_ws(ctx));
 }
 
+/* C -= A diag(d) B^T from shared packing: per chunk of EM_DK_KC, every
+ * panel of A and B packed once (tasks), then the tiles (tasks) read them.
+ * Each tile performs exactly the operations of em_dk_tile, in the same
+ * order, so the result does not depend on the path.  Returns 0 when the
+ * panels cannot be allocated (the caller takes the per-tile path). */
+static int update_shared(const em_dk_ctx *ctx, const own_kernel *ok, int64_t M, int64_t N,
+                         int64_t K, const em_cplx *A, int64_t lda, const em_cplx *d,
+                         const em_cplx *B, int64_t ldb, em_cplx *C, int64_t ldc, int lower,
+                         int64_t nrt, int64_t nct, int64_t ntile) {
+  int64_t mp = (M + ok->mr - 1) / ok->mr, np = (N + ok->nr - 1) / ok->nr;
+  double *Ap = NULL, *Bp = NULL;
+  if (em_calloc(&Ap, (size_t)(2 * EM_DK_KC * mp * ok->mr), sizeof *Ap, "packed panels") ||
+      em_calloc(&Bp, (size_t)(2 * EM_DK_KC * np * ok->nr), sizeof *Bp, "packed panels")) {
+    em_error_clear();
+    em_free(&Ap);
+    return 0;
+  }
+  int64_t pstep = EM_DK_TB / ok->mr, qstep = EM_DK_TB / ok->nr; /* panels per tile */
+  for (int64_t k0 = 0; k0 < K; k0 += EM_DK_KC) {
+    int64_t kc = K - k0 < EM_DK_KC ? K - k0 : EM_DK_KC;
+#pragma omp taskloop grainsize(1) default(shared) if (ctx->parallel)
+    for (int64_t t = 0; t < nrt + nct; t++) { /* tile rows of A, then tile columns of B */
+      if (t < nrt) {
+        int64_t p1 = (t + 1) * pstep < mp ? (t + 1) * pstep : mp;
+        ok->panels(1, M, A, lda, d, k0, kc, t * pstep, p1, Ap);
+      } else {
+        int64_t c = t - nrt, q1 = (c + 1) * qstep < np ? (c + 1) * qstep : np;
+        ok->panels(0, N, B, ldb, NULL, k0, kc, c * qstep, q1, Bp);
+      }
+    }
+#pragma omp taskloop grainsize(1) default(shared) if (ctx->parallel)
+    for (int64_t t = 0; t < ntile; t++) {
+      int64_t ri, cj;
+      tile_of(t, nrt, nct, lower, &ri, &cj);
+      int64_t r0 = ri * EM_DK_TB, c0 = cj * EM_DK_TB;
+      int64_t r1 = r0 + EM_DK_TB < M ? r0 + EM_DK_TB : M,
+              c1 = c0 + EM_DK_TB < N ? c0 + EM_DK_TB : N;
+      ok->packed(r0, r1, c0, c1, kc, Ap, Bp, C, ldc, lower);
+    }
+  }
+  em_free(&Ap);
+  em_free(&Bp);
+  return 1;
+}
+
+/* Complex multiply-adds above which an update packs its panels once for
+ * all tiles: the per-tile packing then repeats each panel for every tile
+ * of its row or column (a quarter of the time of big fronts). */
+#define SHARED_MIN_WORK 2e7
+
 /* Complex multiply-adds above which an update is split into tasks: ~0.1 ms
  * of work, against a few microseconds per task.  The panels of the biggest
  * fronts (inner dimension 16, a few tiles) must be above it, or they run
@@ -221,6 +302,11 @@ void em_dk_update(const em_dk_ctx *ctx, int64_t M, int64_t N, int64_t K, const e
   else
     ntile = nrt * nct;
   double work = (double)M * (double)N * (double)K * (lower ? 0.5 : 1);
+  const own_kernel *ok = own_of(ctx->kind);
+  int shared = ctx->shared == 0 ? ntile > 1 && work > SHARED_MIN_WORK : ctx->shared > 0;
+  if (ok && shared &&
+      update_shared(ctx, ok, M, N, K, A, lda, d, B, ldb, C, ldc, lower, nrt, nct, ntile))
+    return;
   if (ctx->parallel && ntile > 1 && work > TASK_MIN_WORK) {
 #pragma omp taskloop grainsize(1) default(shared)
     for (int64_t t = 0; t < ntile; t++)

@@ -109,26 +109,37 @@ static void test_update(void) {
   em_cplx *C2 = malloc((size_t)(ld * N) * sizeof *C2);
   memcpy(R, C, (size_t)(ld * N) * sizeof *R);
   ref_update(M, N, K, A, ld, d, A, ld, R, ld); /* B = A: a symmetric update */
+  em_cplx *C3 = malloc((size_t)(ld * N) * sizeof *C3);
   for (int kind = EM_DK_GENERIC; kind <= EM_DK_BLAS; kind++) {
     if (!em_dk_available((em_dk_kind)kind)) continue;
     for (int par = 0; par < 2; par++)
-      for (int lower = 0; lower < 2; lower++) {
-        em_dk_ctx ctx = {(em_dk_kind)kind, ws, par};
-        memcpy(C2, C, (size_t)(ld * N) * sizeof *C2);
-        if (par) {
+      for (int lower = 0; lower < 2; lower++)
+        for (int shared = -1; shared <= 1; shared += 2) { /* per-tile and shared packing */
+          em_dk_ctx ctx = {(em_dk_kind)kind, ws, par, shared};
+          memcpy(C2, C, (size_t)(ld * N) * sizeof *C2);
+          if (par) {
 #pragma omp parallel
 #pragma omp single
-          em_dk_update(&ctx, M, N, K, A, ld, d, A, ld, C2, ld, lower);
-        } else {
-          em_dk_update(&ctx, M, N, K, A, ld, d, A, ld, C2, ld, lower);
+            em_dk_update(&ctx, M, N, K, A, ld, d, A, ld, C2, ld, lower);
+          } else {
+            em_dk_update(&ctx, M, N, K, A, ld, d, A, ld, C2, ld, lower);
+          }
+          double e = tile_err(M, N, C2, R, ld, lower ? 0 : -1);
+          EXPECT(e <= 1e-12, "update %s parallel %d lower %d shared %d: error %.2e",
+                 em_dk_name((em_dk_kind)kind), par, lower, shared, e);
+          if (shared < 0) {
+            memcpy(C3, C2, (size_t)(ld * N) * sizeof *C3);
+          } else if (kind != EM_DK_BLAS) { /* the two paths agree bit for bit */
+            int same = 1;
+            for (int64_t j = 0; j < N; j++)
+              for (int64_t i = lower ? j : 0; i < M; i++) same &= C2[i + j * ld] == C3[i + j * ld];
+            EXPECT(same, "update %s: shared and per-tile packing differ",
+                   em_dk_name((em_dk_kind)kind));
+          }
         }
-        double e = tile_err(M, N, C2, R, ld, lower ? 0 : -1);
-        EXPECT(e <= 1e-12, "update %s parallel %d lower %d: error %.2e",
-               em_dk_name((em_dk_kind)kind), par, lower, e);
-      }
   }
   for (int t = 0; t < nt; t++) free(ws[t]);
-  free(ws), free(A), free(d), free(C), free(R), free(C2);
+  free(ws), free(A), free(d), free(C), free(R), free(C2), free(C3);
 }
 
 /* the triangular solve R := R L11^-T D^-1 against plain loops */
@@ -195,7 +206,7 @@ static void test_front(void) {
   double *wsp[1] = {ws0};
   for (int kind = EM_DK_GENERIC; kind <= EM_DK_BLAS; kind++) {
     if (!em_dk_available((em_dk_kind)kind)) continue;
-    em_dk_ctx ctx = {(em_dk_kind)kind, wsp, 0};
+    em_dk_ctx ctx = {(em_dk_kind)kind, wsp, 0, 0};
     for (size_t c = 0; c < sizeof CASES / sizeof *CASES; c++) {
       int64_t m = CASES[c][0], k = CASES[c][1], nb = m - k;
       em_cplx *F0 = rnd_array((size_t)(m * m), 11 + m + k);
@@ -233,7 +244,7 @@ static void test_front(void) {
   }
   /* perturbation: [1e-20 1; 1 1] with tau = 1e-8: d0 = 1e-8 with the same
    * phase, counted; tau = 0 with an exact zero pivot: bad, zero */
-  em_dk_ctx ctx = {EM_DK_GENERIC, wsp, 0};
+  em_dk_ctx ctx = {EM_DK_GENERIC, wsp, 0, 0};
   em_cplx L[4] = {1e-20 * I, 1, 0, 1}, d[2], cb[1] = {0};
   em_dk_piv piv = {1e-8, 0, -1, 0};
   em_dk_front(&ctx, 2, 2, L, d, cb, &piv);
