@@ -62,8 +62,8 @@ static void panel_solve(const em_dk_ctx *ctx, int64_t M, int64_t b, const em_cpl
   int64_t nblk = (M + RB - 1) / RB;
   if (ctx->parallel && nblk > 1 && (double)M * b * b > 4e5) { /* ~0.1 ms */
 #pragma omp taskloop grainsize(1) default(shared)
-    for (int64_t t = 0; t < nblk; t++) {
-      int64_t r0 = t * RB, rows = M - r0 < RB ? M - r0 : RB;
+    for (size_t tt = 0; tt < (size_t)nblk; tt++) { /* unsigned: clang's taskloop */
+      int64_t t = (int64_t)tt, r0 = t * RB, rows = M - r0 < RB ? M - r0 : RB;
       em_dk_trsm(ctx->kind, rows, b, L11, ld, d, R + r0);
     }
   } else {

@@ -256,7 +256,8 @@ static int update_shared(const em_dk_ctx *ctx, const own_kernel *ok, int64_t M, 
   for (int64_t k0 = 0; k0 < K; k0 += EM_DK_KC) {
     int64_t kc = K - k0 < EM_DK_KC ? K - k0 : EM_DK_KC;
 #pragma omp taskloop grainsize(1) default(shared) if (ctx->parallel)
-    for (int64_t t = 0; t < nrt + nct; t++) { /* tile rows of A, then tile columns of B */
+    for (size_t tt = 0; tt < (size_t)(nrt + nct); tt++) { /* tile rows of A, then columns of B */
+      int64_t t = (int64_t)tt;
       if (t < nrt) {
         int64_t p1 = (t + 1) * pstep < mp ? (t + 1) * pstep : mp;
         ok->panels(1, M, A, lda, d, k0, kc, t * pstep, p1, Ap);
@@ -266,8 +267,8 @@ static int update_shared(const em_dk_ctx *ctx, const own_kernel *ok, int64_t M, 
       }
     }
 #pragma omp taskloop grainsize(1) default(shared) if (ctx->parallel)
-    for (int64_t t = 0; t < ntile; t++) {
-      int64_t ri, cj;
+    for (size_t tt = 0; tt < (size_t)ntile; tt++) {
+      int64_t t = (int64_t)tt, ri, cj;
       tile_of(t, nrt, nct, lower, &ri, &cj);
       int64_t r0 = ri * EM_DK_TB, c0 = cj * EM_DK_TB;
       int64_t r1 = r0 + EM_DK_TB < M ? r0 + EM_DK_TB : M,
@@ -309,8 +310,8 @@ void em_dk_update(const em_dk_ctx *ctx, int64_t M, int64_t N, int64_t K, const e
     return;
   if (ctx->parallel && ntile > 1 && work > TASK_MIN_WORK) {
 #pragma omp taskloop grainsize(1) default(shared)
-    for (int64_t t = 0; t < ntile; t++)
-      update_tile(ctx, t, nrt, nct, M, N, K, A, lda, d, B, ldb, C, ldc, lower);
+    for (size_t t = 0; t < (size_t)ntile; t++) /* unsigned: clang's taskloop */
+      update_tile(ctx, (int64_t)t, nrt, nct, M, N, K, A, lda, d, B, ldb, C, ldc, lower);
   } else {
     for (int64_t t = 0; t < ntile; t++)
       update_tile(ctx, t, nrt, nct, M, N, K, A, lda, d, B, ldb, C, ldc, lower);

@@ -79,7 +79,8 @@ static void extend_add(const em_dk_ctx *ctx, const em_cplx *U, int64_t nbc, cons
                        int64_t m, int64_t k, em_cplx *L, em_cplx *cb) {
   if (ctx->parallel && nbc > 400) {
 #pragma omp taskloop grainsize(16) default(shared)
-    for (int64_t jj = 0; jj < nbc; jj++) extend_column(U, nbc, rel, m, k, L, cb, jj);
+    for (size_t jj = 0; jj < (size_t)nbc; jj++) /* unsigned: clang's taskloop */
+      extend_column(U, nbc, rel, m, k, L, cb, (int64_t)jj);
   } else {
     for (int64_t jj = 0; jj < nbc; jj++) extend_column(U, nbc, rel, m, k, L, cb, jj);
   }
