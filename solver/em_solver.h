@@ -24,7 +24,12 @@ typedef enum em_ksp_method {
   EM_KSP_FGMRES /* flexible GMRES(m) */
 } em_ksp_method;
 
-typedef enum em_pc_type { EM_PC_NONE = 0, EM_PC_JACOBI, EM_PC_ILU0 } em_pc_type;
+typedef enum em_pc_type {
+  EM_PC_NONE = 0,
+  EM_PC_JACOBI,
+  EM_PC_ILU0,
+  EM_PC_DIRECT /* sparse LDL^T (em_direct below): M = A up to perturbed pivots */
+} em_pc_type;
 
 /* Ordering applied (symmetrically) before an ILU factorization. */
 typedef enum em_pc_ordering {
@@ -56,7 +61,7 @@ typedef enum em_ksp_reason {
   EM_KSP_DIVERGED       /* residual grew past 1e10 ||b||, or NaN */
 } em_ksp_reason;
 
-/* "bicgstab", "cocg", "cocr", "gmres", "fgmres" / "none", "jacobi", "ilu0" /
+/* "bicgstab", "cocg", "cocr", "gmres", "fgmres" / "none", "jacobi", "ilu0", "direct" /
  * "natural", "rcm", "nd" / "converged", "max-iterations", ... */
 const char *em_ksp_method_name(em_ksp_method m);
 const char *em_pc_type_name(em_pc_type p);
@@ -80,7 +85,8 @@ typedef struct em_pc_opts {
   int block_size;  /* BMC block size; 0 = 16 */
   double shift;    /* ILU(0) of A + j shift |diag(A)| instead of A: damps the
                       tiny pivots of indefinite systems (0: plain ILU(0);
-                      0.05 is a good first try when ILU(0) stagnates) */
+                      0.05 is a good first try when ILU(0) stagnates).
+                      EM_PC_DIRECT factors A + j shift |diag(A)| too. */
 } em_pc_opts;
 
 /* NONE, NATURAL, CPU, DOUBLE, AUTO, 0, 0. */
@@ -92,14 +98,19 @@ typedef struct em_pc_info {
   em_pc_type type;
   em_pc_ordering ordering;
   em_prec prec;
-  double t_setup;   /* seconds, factorization + analysis + upload */
-  size_t bytes;     /* memory of the factors / diagonal */
-  int levels_lower; /* level-schedule depth of the L solve (ILU) */
-  int levels_upper; /* of the U solve */
-  int colors;       /* colours of the MC / BMC ordering (0 otherwise) */
-  double shift;     /* the diagonal shift the ILU factors carry */
-  const char *impl; /* "identity", "jacobi", "cpu-levels", "cuda-levels",
-                       "cuda-syncfree", "cusparse-spsv" */
+  double t_setup;      /* seconds, factorization + analysis + upload */
+  size_t bytes;        /* memory of the factors / diagonal */
+  int levels_lower;    /* level-schedule depth of the L solve (ILU) */
+  int levels_upper;    /* of the U solve */
+  int colors;          /* colours of the MC / BMC ordering (0 otherwise) */
+  double shift;        /* the diagonal shift the ILU factors carry */
+  const char *impl;    /* "identity", "jacobi", "cpu-levels", "cuda-levels",
+                          "cuda-syncfree", "cusparse-spsv", "direct-ldlt" */
+  int64_t factor_nnz;  /* direct: entries of L stored (with the zeros of
+                          amalgamated supernodes); 0 for the others */
+  double factor_flops; /* direct: real floating-point operations of the
+                          numeric factorization (complex multiply-add = 8) */
+  int64_t perturbed;   /* direct: pivots replaced by the static perturbation */
 } em_pc_info;
 
 /* Build from the host CSR of the operator's matrix (same numbering). */
@@ -113,6 +124,92 @@ em_err em_pc_apply(em_pc *pc, const void *r, void *z);
 em_err em_pc_apply_prec(em_pc *pc, em_prec vec_prec, const void *r, void *z);
 void em_pc_get_info(const em_pc *pc, em_pc_info *info);
 void em_pc_destroy(em_pc **pc);
+
+/* ------------------------------------------- sparse direct factorization */
+
+/* R P (A + j shift |diag A|) P^T R = L D L^T for a complex symmetric A
+ * (plain transpose, no conjugation): P a fill-reducing ordering, R a real
+ * positive symmetric equilibration (every entry at most 1 in magnitude);
+ * supernodal multifrontal, no pivoting; a pivot with |d| < pivot_eps is
+ * replaced by pivot_eps d / |d| and counted (static pivot perturbation: the
+ * Krylov method around it corrects the rank-k difference).  docs/solvers.md,
+ * "Direct factorization".  A matrix that is not symmetric is replaced by its
+ * symmetric part (A + A^T) / 2, with a warning in the log. */
+typedef struct em_direct em_direct;
+
+/* Dense kernels of the supernode blocks. */
+typedef enum em_direct_kernels {
+  EM_DIRECT_AUTO = 0, /* own kernels (measured faster than OpenBLAS here) */
+  EM_DIRECT_OWN,      /* own blocked kernels, vectorised for the CPU found */
+  EM_DIRECT_BLAS      /* zgemm / ztrsm: EM_ERR_UNSUPPORTED in builds without
+                         BLAS (em_direct_blas_built) */
+} em_direct_kernels;
+
+typedef struct em_direct_opts {
+  em_pc_ordering ordering;   /* fill-reducing ordering: ND (default); natural
+                                and RCM for comparison; MC/BMC are accepted
+                                but fill badly */
+  double pivot_eps;          /* static perturbation threshold, relative to the
+                                equilibrated matrix (default 1e-8) */
+  double shift;              /* factor A + j shift |diag(A)| (default 0) */
+  em_direct_kernels kernels; /* default AUTO */
+  int threads;               /* OpenMP threads; 0 = omp_get_max_threads() */
+  double mem_limit;          /* bytes the factorization may use; 0 = the
+                                host's MemAvailable (/proc/meminfo) */
+} em_direct_opts;
+
+/* ND, 1e-8, 0, AUTO, 0, 0. */
+void em_direct_opts_default(em_direct_opts *o);
+/* 1 when this build has BLAS (EM_DIRECT_BLAS available). */
+int em_direct_blas_built(void);
+
+typedef struct em_direct_info {
+  int32_t n;               /* order of A */
+  em_pc_ordering ordering; /* the ordering used */
+  const char *kernels;     /* "blas", "own-avx512", "own-avx2", "own-generic" */
+  int threads;             /* OpenMP threads of the numeric phase */
+  int32_t supernodes;      /* after relaxed amalgamation */
+  int32_t max_front;       /* largest front order (columns + rows below) */
+  int32_t max_cols;        /* widest supernode */
+  int64_t nnz_a;           /* entries of the lower triangle of P A P^T */
+  int64_t nnz_l;           /* exact nonzeros of L (diagonal included) */
+  int64_t nnz_stored;      /* entries stored: supernode blocks, with the
+                              zeros of amalgamation and the upper triangles
+                              of the diagonal blocks */
+  double flops;            /* real flops of the numeric factorization */
+  double solve_flops;      /* real flops of one solve with one rhs */
+  size_t bytes_factor;     /* L, D and indices */
+  size_t bytes_peak;       /* estimated peak of the numeric phase (factor +
+                              frontal stack for the thread count) */
+  double anorm;            /* ||A||_max */
+  int64_t perturbed;       /* pivots perturbed by the last factorization */
+  double asymmetry;        /* max |a_ij - a_ji| / ||A||_max of the last A */
+  double t_order;          /* seconds: ordering (METIS, RCM ...) */
+  double t_symbolic;       /* elimination tree, counts, supernodes */
+  double t_numeric;        /* last numeric factorization */
+} em_direct_info;
+
+/* Ordering and symbolic factorization of the pattern of A (square, sorted
+ * columns; the pattern is symmetrised).  Checks that the factorization fits
+ * in o->mem_limit (or MemAvailable) before anything large is allocated:
+ * EM_ERR_MEMORY "direct factorization needs X GiB ...".  An empty row
+ * (structurally singular) is EM_ERR_NUMERIC naming it. */
+em_err em_direct_analyse(const em_csr *A, const em_direct_opts *o, const em_log *log,
+                         em_direct **F);
+/* Numeric factorization of A, whose pattern must lie within the analysed
+ * one (repeatable: frequency sweeps reuse the analysis).  A row or column
+ * of zeros is EM_ERR_NUMERIC naming the row, so is a non-finite entry or
+ * pivot; tiny pivots are perturbed and counted (info.perturbed). */
+em_err em_direct_factor(em_direct *F, const em_csr *A, const em_log *log);
+/* x = A^-1 b for nrhs right-hand sides in the operator's numbering: b and
+ * x column-major n x nrhs with leading dimensions ldb, ldx >= n; x may be
+ * b (in place). */
+em_err em_direct_solve(const em_direct *F, int nrhs, const em_cplx *b, int64_t ldb, em_cplx *x,
+                       int64_t ldx);
+/* Analyse + factor. */
+em_err em_direct_create(const em_csr *A, const em_direct_opts *o, const em_log *log, em_direct **F);
+void em_direct_get_info(const em_direct *F, em_direct_info *info);
+void em_direct_destroy(em_direct **F);
 
 /* -------------------------------------------------------------- Krylov */
 

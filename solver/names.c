@@ -5,7 +5,7 @@
 #include "em_solver.h"
 
 static const char *const METHODS[] = {"bicgstab", "cocg", "cocr", "gmres", "fgmres"};
-static const char *const PCS[] = {"none", "jacobi", "ilu0"};
+static const char *const PCS[] = {"none", "jacobi", "ilu0", "direct"};
 static const char *const ORDERINGS[] = {"natural", "rcm", "nd", "mc", "bmc"};
 static const char *const REASONS[] = {"converged", "max-iterations", "breakdown", "stagnated",
                                       "diverged"};

@@ -7,6 +7,7 @@
 #include <cuda_runtime.h>
 #endif
 
+#include "direct_impl.h"
 #include "pc_impl.h"
 
 static em_err check_opts(const em_csr *A, const em_pc_opts *o) {
@@ -14,7 +15,7 @@ static em_err check_opts(const em_csr *A, const em_pc_opts *o) {
   EM_CHECK(A->n_rows == A->n_cols, EM_ERR_ARG,
            "em_pc_create: the matrix is %d x %d, a preconditioner needs a square one", A->n_rows,
            A->n_cols);
-  EM_CHECK(o->type >= EM_PC_NONE && o->type <= EM_PC_ILU0, EM_ERR_ARG,
+  EM_CHECK(o->type >= EM_PC_NONE && o->type <= EM_PC_DIRECT, EM_ERR_ARG,
            "em_pc_create: unknown preconditioner type %d", (int)o->type);
   EM_CHECK(o->ordering >= EM_ORDERING_NATURAL && o->ordering <= EM_ORDERING_BMC, EM_ERR_ARG,
            "em_pc_create: unknown ordering %d", (int)o->ordering);
@@ -51,7 +52,8 @@ em_err em_pc_create(const em_csr *A, const em_pc_opts *o, const em_log *log, em_
   if (pc->opts.block_size == 0) pc->opts.block_size = 16;
   pc->n = A->n_rows;
   pc->info.type = o->type;
-  pc->info.ordering = o->type == EM_PC_ILU0 ? o->ordering : EM_ORDERING_NATURAL;
+  pc->info.ordering =
+      o->type == EM_PC_ILU0 || o->type == EM_PC_DIRECT ? o->ordering : EM_ORDERING_NATURAL;
   pc->info.prec = o->prec;
   em_err err = EM_OK;
   switch (o->type) {
@@ -63,6 +65,9 @@ em_err em_pc_create(const em_csr *A, const em_pc_opts *o, const em_log *log, em_
       break;
     case EM_PC_ILU0:
       err = em_pc_ilu0_build(A, pc, log);
+      break;
+    case EM_PC_DIRECT:
+      err = em_pc_direct_build(A, pc, log);
       break;
   }
   if (err) {
@@ -79,6 +84,13 @@ em_err em_pc_create(const em_csr *A, const em_pc_opts *o, const em_log *log, em_
                 o->prec == EM_PREC_SINGLE ? "single" : "double", o->shift, pc->info.levels_lower,
                 pc->info.levels_upper, pc->info.colors, (double)pc->info.bytes / 1e6,
                 pc->info.t_setup);
+  if (o->type == EM_PC_DIRECT)
+    em_log_info(log,
+                "direct (%s, shift %g): nnz(L) %lld stored, %.2f GFlop, %lld pivots perturbed, "
+                "%.1f MB, setup %.2f s",
+                em_pc_ordering_name(o->ordering), o->shift, (long long)pc->info.factor_nnz,
+                pc->info.factor_flops * 1e-9, (long long)pc->info.perturbed,
+                (double)pc->info.bytes / 1e6, pc->info.t_setup);
   *out = pc;
   return EM_OK;
 }

@@ -1,0 +1,181 @@
+/* direct_bench.c - the sparse direct solver (em_direct) on one system:
+ * ordering, symbolic and numeric times, nnz(L), GFlop and GFlop/s, the
+ * direct solve's residual, then a Krylov solve preconditioned by it.
+ *
+ *   direct_bench --matrix FILE [options]   system of `emsolve --dump-matrix`
+ *   direct_bench --gen N [options]         Whitney curl-curl on N^3 cells
+ *
+ * Options: --ordering nd|rcm|natural (default nd), --kernels auto|own|blas
+ * (default auto; "both" runs own then blas), --threads T (default: OpenMP's),
+ * --method gmres|bicgstab|cocg (default gmres), --tol (1e-12), --gen-k0
+ * (20), --gen-loss (0.001), --repeat R (numeric factorizations, default 1),
+ * --no-krylov (skip the preconditioned solve). */
+#include <complex.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../tests/solver/problems.h"
+#include "em_formats.h"
+#include "em_solver.h"
+
+typedef struct dbench_opts {
+  const char *matrix, *ordering, *kernels, *method;
+  int gen, threads, repeat, krylov;
+  double tol, k0, loss;
+} dbench_opts;
+
+/* ||b - A x|| / ||b|| */
+static double rel_res(const em_csr *A, const em_cplx *x, const em_cplx *b) {
+  int32_t n = A->n_rows;
+  double nr = 0, nb = 0;
+  for (int32_t i = 0; i < n; i++) {
+    em_cplx s = 0;
+    for (int64_t p = A->rowptr[i]; p < A->rowptr[i + 1]; p++) s += A->val[p] * x[A->colind[p]];
+    nr += pow(cabs(b[i] - s), 2);
+    nb += pow(cabs(b[i]), 2);
+  }
+  return nb > 0 ? sqrt(nr / nb) : sqrt(nr);
+}
+
+static em_err load(const dbench_opts *bo, em_csr **A, em_cplx **b) {
+  if (bo->matrix) {
+    em_blockmat *B = NULL;
+    int nrhs = 0;
+    EM_TRY(em_matfile_read(bo->matrix, &B, &nrhs, b));
+    em_err err = em_blockmat_to_csr(B, A);
+    em_blockmat_destroy(&B);
+    EM_TRY(err);
+    if (nrhs > 0) return EM_OK;
+    em_free(b);
+  } else {
+    EM_TRY(prob_curlcurl(bo->gen, bo->k0, bo->loss, A));
+  }
+  em_cplx *xt = NULL;
+  EM_TRY(em_calloc(b, (size_t)(*A)->n_rows + 1, sizeof **b, "right-hand side"));
+  EM_TRY(em_calloc(&xt, (size_t)(*A)->n_rows + 1, sizeof *xt, "solution"));
+  prob_rhs(*A, xt, *b);
+  em_free(&xt);
+  return EM_OK;
+}
+
+static em_err run(const dbench_opts *bo, const em_csr *A, const em_cplx *b, em_direct_kernels kern,
+                  const em_log *log) {
+  int32_t n = A->n_rows;
+  em_direct_opts o;
+  em_direct_opts_default(&o);
+  EM_TRY(em_pc_ordering_parse(bo->ordering, &o.ordering));
+  o.kernels = kern;
+  o.threads = bo->threads;
+  em_direct *F = NULL;
+  em_cplx *x = NULL;
+  em_err err = EM_OK;
+  EM_TRY(em_direct_analyse(A, &o, log, &F));
+  for (int r = 0; r < bo->repeat; r++) EM_TRY_GOTO(err, em_direct_factor(F, A, log), done);
+  em_direct_info in;
+  em_direct_get_info(F, &in);
+  EM_TRY_GOTO(err, em_calloc(&x, (size_t)n + 1, sizeof *x, "solution"), done);
+  double t0 = em_wtime();
+  EM_TRY_GOTO(err, em_direct_solve(F, 1, b, n, x, n), done);
+  double t_solve = em_wtime() - t0;
+  double res = rel_res(A, x, b);
+  printf(
+      "%-11s %-7s threads %d: order %.2f s, symbolic %.2f s, numeric %.2f s (%.1f GFlop/s), "
+      "solve %.3f s; nnz(L) %.3gM (%.3gM stored), %.1f GFlop, factor %.2f GB; %lld perturbed; "
+      "direct residual %.2e\n",
+      in.kernels, bo->ordering, in.threads, in.t_order, in.t_symbolic, in.t_numeric,
+      in.flops * 1e-9 / in.t_numeric, t_solve, (double)in.nnz_l * 1e-6,
+      (double)in.nnz_stored * 1e-6, in.flops * 1e-9, (double)in.bytes_factor * 1e-9,
+      (long long)in.perturbed, res);
+  fflush(stdout);
+  em_direct_destroy(&F);
+  if (!bo->krylov) goto done;
+  /* the same through the preconditioner and a Krylov method */
+  em_pc_opts po;
+  em_pc_opts_default(&po);
+  po.type = EM_PC_DIRECT;
+  po.ordering = o.ordering;
+  em_pc *pc = NULL;
+  EM_TRY_GOTO(err, em_pc_create(A, &po, NULL, &pc), done);
+  em_csrop *cop = NULL;
+  EM_TRY_GOTO(err, em_csrop_create(A, EM_BACKEND_CPU, EM_PREC_DOUBLE, &cop), done_pc);
+  em_operator op;
+  em_csrop_operator(cop, &op);
+  em_ksp_opts ko;
+  em_ksp_opts_default(&ko);
+  EM_TRY_GOTO(err, em_ksp_method_parse(bo->method, &ko.method), done_op);
+  ko.tol = bo->tol;
+  ko.max_it = 50;
+  em_ksp_stats st;
+  memset(x, 0, (size_t)n * sizeof *x);
+  EM_TRY_GOTO(err, em_ksp_solve(&op, pc, b, x, &ko, &st), done_op);
+  printf("  %s + direct: %s in %d iterations, true residual %.2e, %.3f s (pc %.3f s)\n", bo->method,
+         em_ksp_reason_name(st.reason), st.iterations, st.true_rel_res, st.t_total, st.t_pc);
+done_op:
+  em_csrop_destroy(&cop);
+done_pc:
+  em_pc_destroy(&pc);
+done:
+  em_direct_destroy(&F);
+  em_free(&x);
+  return err;
+}
+
+int main(int argc, char **argv) {
+  dbench_opts bo = {NULL, "nd", "auto", "gmres", 0, 0, 1, 1, 1e-12, 20, 0.001};
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+    if (!strcmp(a, "--no-krylov")) {
+      bo.krylov = 0;
+      continue;
+    }
+    if (!v) goto usage;
+    if (!strcmp(a, "--matrix"))
+      bo.matrix = v;
+    else if (!strcmp(a, "--gen"))
+      bo.gen = atoi(v);
+    else if (!strcmp(a, "--ordering"))
+      bo.ordering = v;
+    else if (!strcmp(a, "--kernels"))
+      bo.kernels = v;
+    else if (!strcmp(a, "--method"))
+      bo.method = v;
+    else if (!strcmp(a, "--threads"))
+      bo.threads = atoi(v);
+    else if (!strcmp(a, "--repeat"))
+      bo.repeat = atoi(v);
+    else if (!strcmp(a, "--tol"))
+      bo.tol = atof(v);
+    else if (!strcmp(a, "--gen-k0"))
+      bo.k0 = atof(v);
+    else if (!strcmp(a, "--gen-loss"))
+      bo.loss = atof(v);
+    else
+      goto usage;
+    i++;
+  }
+  if (!bo.matrix && bo.gen <= 0) goto usage;
+  em_log log;
+  em_log_init(&log, stderr, getenv("EM_VERBOSE") ? EM_LOG_VERBOSE : EM_LOG_QUIET);
+  em_csr *A = NULL;
+  em_cplx *b = NULL;
+  if (load(&bo, &A, &b)) goto fail;
+  printf("system: n = %d, nnz = %lld\n", A->n_rows, (long long)A->nnz);
+  int both = !strcmp(bo.kernels, "both");
+  if (both || !strcmp(bo.kernels, "auto") || !strcmp(bo.kernels, "own"))
+    if (run(&bo, A, b, EM_DIRECT_OWN, &log)) goto fail;
+  if (both || !strcmp(bo.kernels, "blas"))
+    if (run(&bo, A, b, EM_DIRECT_BLAS, &log)) goto fail;
+  em_csr_destroy(&A);
+  em_free(&b);
+  return 0;
+fail:
+  em_error_print(stderr);
+  return 1;
+usage:
+  fprintf(stderr,
+          "usage: direct_bench --matrix FILE | --gen N [--ordering nd|rcm|natural] "
+          "[--kernels auto|own|blas|both] [--threads T] [--method gmres|bicgstab|cocg] "
+          "[--tol t] [--repeat R] [--gen-k0 k] [--gen-loss l] [--no-krylov]\n");
+  return 2;
+}

@@ -1,0 +1,445 @@
+/* direct.c - the sparse direct solver's front end: options, input checks,
+ * ordering + symbolic analysis with the memory estimate checked before
+ * anything large is allocated, numeric factorization of the symmetric
+ * part of A, solves in the operator's numbering, log lines. */
+#include <complex.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+#include "direct_impl.h"
+
+#define GIB (1024.0 * 1024.0 * 1024.0)
+
+void em_direct_opts_default(em_direct_opts *o) {
+  memset(o, 0, sizeof *o);
+  o->ordering = EM_ORDERING_ND;
+  o->pivot_eps = 1e-8;
+  o->shift = 0;
+  o->kernels = EM_DIRECT_AUTO;
+  o->threads = 0;
+  o->mem_limit = 0;
+}
+
+double em_direct_mem_available(const em_direct_opts *o) {
+  if (o->mem_limit > 0) return o->mem_limit;
+  FILE *f = fopen("/proc/meminfo", "r");
+  if (!f) return 0;
+  char line[256];
+  double kb = 0;
+  while (fgets(line, sizeof line, f))
+    if (sscanf(line, "MemAvailable: %lf kB", &kb) == 1) break;
+  fclose(f);
+  return kb * 1024;
+}
+
+static em_err check_opts(const em_direct_opts *o) {
+  EM_CHECK(o->ordering >= EM_ORDERING_NATURAL && o->ordering <= EM_ORDERING_BMC, EM_ERR_ARG,
+           "em_direct: unknown ordering %d", (int)o->ordering);
+  EM_CHECK(o->pivot_eps >= 0 && o->pivot_eps < 1, EM_ERR_ARG,
+           "em_direct: pivot_eps = %g must be in [0, 1)", o->pivot_eps);
+  EM_CHECK(o->shift >= 0 && isfinite(o->shift), EM_ERR_ARG,
+           "em_direct: shift = %g must be finite and >= 0", o->shift);
+  EM_CHECK(o->kernels >= EM_DIRECT_AUTO && o->kernels <= EM_DIRECT_BLAS, EM_ERR_ARG,
+           "em_direct: unknown kernels %d", (int)o->kernels);
+  EM_CHECK(o->kernels != EM_DIRECT_BLAS || em_direct_blas_built(), EM_ERR_UNSUPPORTED,
+           "em_direct: BLAS kernels requested but this build has no BLAS");
+  EM_CHECK(o->threads >= 0, EM_ERR_ARG, "em_direct: threads = %d must be >= 0", o->threads);
+  EM_CHECK(o->mem_limit >= 0, EM_ERR_ARG, "em_direct: mem_limit = %g must be >= 0", o->mem_limit);
+  return EM_OK;
+}
+
+/* Every row and every column of the pattern holds an entry. */
+static em_err check_pattern(const em_csr *A) {
+  em_err err = EM_OK;
+  char *col = NULL;
+  EM_TRY(em_calloc(&col, (size_t)A->n_cols + 1, 1, "column marks"));
+  for (int64_t p = 0; p < A->nnz; p++) col[A->colind[p]] = 1;
+  for (int32_t i = 0; i < A->n_rows; i++)
+    if (A->rowptr[i + 1] == A->rowptr[i] || !col[i]) {
+      err = EM_RAISE(EM_ERR_NUMERIC,
+                     "direct factorization: %s %d of the matrix holds no entry (structurally "
+                     "singular)",
+                     A->rowptr[i + 1] == A->rowptr[i] ? "row" : "column", i);
+      break;
+    }
+  em_free(&col);
+  return err;
+}
+
+static void log_symbolic(const em_direct *F, const em_log *log) {
+  const em_direct_info *in = &F->info;
+  em_log_info(log, "direct: %s ordering %.2f s; symbolic %.2f s", em_pc_ordering_name(in->ordering),
+              in->t_order, in->t_symbolic);
+  em_log_info(log,
+              "direct: n = %d, %d supernodes (widest %d, largest front %d), nnz(L) = %lld "
+              "(%lld stored, %.1f x nnz(tril A)), %.2f GFlop, factor %.2f GiB, peak ~%.2f GiB",
+              in->n, in->supernodes, in->max_cols, in->max_front, (long long)in->nnz_l,
+              (long long)in->nnz_stored,
+              in->nnz_a > 0 ? (double)in->nnz_l / (double)in->nnz_a : 0.0, in->flops * 1e-9,
+              (double)in->bytes_factor / GIB, (double)in->bytes_peak / GIB);
+}
+
+/* Memory of the factor and the estimated peak of the numeric phase: the
+ * frontal stack of a sequential postorder plus one largest update matrix
+ * per other thread (an estimate: concurrent subtrees may hold more), the
+ * kernel workspaces, the solve work, and the triplets of (A + A^T) / 2 for
+ * a pattern that is not symmetric (a matrix with a symmetric pattern and
+ * asymmetric values costs one more copy of A, not counted). */
+static void memory_estimate(em_direct *F, int pattern_symmetric, int64_t nnz) {
+  const em_dsym *S = &F->S;
+  int nt = F->threads;
+  double factor = 16.0 * (double)S->lptr[S->ns] + 16.0 * S->n + 4.0 * 2 * (double)S->rptr[S->ns] +
+                  8.0 * 6 * S->ns + 4.0 * 2 * S->n;
+  double stack = 16.0 * ((double)S->cb_peak + (double)(nt - 1) * (double)S->cb_max);
+  double work = 8.0 * nt * (double)EM_DK_WS + 16.0 * (double)em_direct_solve_work(F);
+  double sym = pattern_symmetric ? 0 : 48.0 * (double)nnz; /* triplets of (A + A^T) / 2 */
+  F->info.bytes_factor = (size_t)factor;
+  F->info.bytes_peak = (size_t)(factor + stack + work + sym);
+}
+
+em_err em_direct_analyse(const em_csr *A, const em_direct_opts *o, const em_log *log,
+                         em_direct **out) {
+  EM_CHECK(out, EM_ERR_ARG, "em_direct_analyse: NULL result pointer");
+  *out = NULL;
+  EM_CHECK(A && o, EM_ERR_ARG, "em_direct_analyse: NULL matrix or options");
+  EM_CHECK(A->n_rows == A->n_cols, EM_ERR_ARG,
+           "em_direct_analyse: the matrix is %d x %d, LDL^T needs a square one", A->n_rows,
+           A->n_cols);
+  EM_TRY(check_opts(o));
+  EM_TRY(em_csr_check(A, "direct factorization matrix"));
+  EM_TRY(check_pattern(A));
+  em_err err = EM_OK;
+  em_direct *F = NULL;
+  em_graph g = {0};
+  int32_t *pord = NULL;
+  int colors = 0;
+  EM_TRY(em_calloc(&F, 1, sizeof *F, "direct solver"));
+  F->opts = *o;
+#ifdef _OPENMP
+  F->threads = o->threads > 0 ? o->threads : omp_get_max_threads();
+#else
+  F->threads = 1;
+#endif
+  F->kind = o->kernels == EM_DIRECT_BLAS ? EM_DK_BLAS : em_dk_best();
+  double t0 = em_wtime();
+  EM_TRY_GOTO(err, em_graph_of(A, &g), fail);
+  EM_TRY_GOTO(err, em_calloc(&pord, (size_t)A->n_rows + 1, sizeof *pord, "ordering"), fail);
+  EM_TRY_GOTO(err, em_pc_order(&g, o->ordering, 16, pord, &colors), fail);
+  double t1 = em_wtime();
+  EM_TRY_GOTO(err, em_dsym_build(&g, pord, &F->S), fail);
+  double t2 = em_wtime();
+  em_direct_info *in = &F->info;
+  const em_dsym *S = &F->S;
+  in->n = S->n;
+  in->ordering = o->ordering;
+  in->kernels = em_dk_name(F->kind);
+  in->threads = F->threads;
+  in->supernodes = S->ns;
+  in->max_front = S->max_front;
+  in->max_cols = S->max_cols;
+  in->nnz_a = S->nnz_a;
+  in->nnz_l = S->nnz_l;
+  in->nnz_stored = S->ns > 0 ? S->lptr[S->ns] : 0;
+  in->flops = S->flops;
+  in->solve_flops = S->solve_flops;
+  in->t_order = t1 - t0;
+  in->t_symbolic = t2 - t1;
+  memory_estimate(F, !g.owned, A->nnz);
+  log_symbolic(F, log);
+  double avail = em_direct_mem_available(o);
+  if (avail > 0 && (double)in->bytes_peak > avail) {
+    err = EM_RAISE(EM_ERR_MEMORY,
+                   "direct factorization needs %.2f GiB for L (nnz(L) = %lld, %lld entries "
+                   "stored) and %.2f GiB in all, more than the %.2f GiB %s (%s ordering%s)",
+                   (double)in->bytes_factor / GIB, (long long)in->nnz_l, (long long)in->nnz_stored,
+                   (double)in->bytes_peak / GIB, avail / GIB,
+                   o->mem_limit > 0 ? "allowed (mem_limit)" : "available (MemAvailable)",
+                   em_pc_ordering_name(o->ordering),
+                   o->ordering == EM_ORDERING_ND ? "" : "; 'nd' fills far less");
+    goto fail;
+  }
+  em_graph_free(&g);
+  em_free(&pord);
+  *out = F;
+  return EM_OK;
+fail:
+  em_graph_free(&g);
+  em_free(&pord);
+  em_direct_destroy(&F);
+  return err;
+}
+
+/* ||A||_max, and EM_ERR_NUMERIC for a non-finite entry or a row or column
+ * of zeros. */
+static em_err check_values(const em_csr *A, double *anorm) {
+  em_err err = EM_OK;
+  char *col = NULL;
+  EM_TRY(em_calloc(&col, (size_t)A->n_cols + 1, 1, "column marks"));
+  double amax2 = 0;
+  for (int32_t i = 0; i < A->n_rows && !err; i++) {
+    int row = 0;
+    for (int64_t p = A->rowptr[i]; p < A->rowptr[i + 1]; p++) {
+      double re = creal(A->val[p]), im = cimag(A->val[p]), a2 = re * re + im * im;
+      if (!isfinite(a2)) { /* overflowing squares too: |a| > 1e154 is no FEM entry */
+        err = EM_RAISE(EM_ERR_NUMERIC, "direct factorization: entry (%d, %d) is %s", i,
+                       A->colind[p], isfinite(re) && isfinite(im) ? "too large" : "not finite");
+        break;
+      }
+      if (a2 > 0) {
+        row = 1;
+        col[A->colind[p]] = 1;
+      }
+      if (a2 > amax2) amax2 = a2;
+    }
+    if (!row && !err)
+      err = EM_RAISE(EM_ERR_NUMERIC,
+                     "direct factorization: row %d of the matrix is zero (singular)", i);
+  }
+  for (int32_t j = 0; j < A->n_cols && !err; j++)
+    if (!col[j])
+      err = EM_RAISE(EM_ERR_NUMERIC,
+                     "direct factorization: column %d of the matrix is zero (singular)", j);
+  em_free(&col);
+  *anorm = sqrt(amax2);
+  return err;
+}
+
+/* a_ji, or 0 when row j does not hold column i */
+static em_cplx entry(const em_csr *A, int32_t j, int32_t i) {
+  int64_t lo = A->rowptr[j], hi = A->rowptr[j + 1] - 1;
+  while (lo <= hi) {
+    int64_t mid = lo + (hi - lo) / 2;
+    if (A->colind[mid] == i) return A->val[mid];
+    if (A->colind[mid] < i)
+      lo = mid + 1;
+    else
+      hi = mid - 1;
+  }
+  return 0;
+}
+
+/* max |a_ij - a_ji|, and whether the pattern is symmetric.  One pass in
+ * O(nnz): rows are visited in increasing i, so the entries (j, i), i < j,
+ * of row j are met in increasing i; cur[j] walks row j alongside. */
+static em_err asymmetry(const em_csr *A, double *asym, int *pattern_symmetric) {
+  int64_t *cur = NULL, matched = 0, off = 0;
+  EM_TRY(em_calloc(&cur, (size_t)A->n_rows + 1, sizeof *cur, "symmetry check"));
+  for (int32_t i = 0; i < A->n_rows; i++) cur[i] = A->rowptr[i];
+  double amax2 = 0;
+  for (int32_t i = 0; i < A->n_rows; i++)
+    for (int64_t p = A->rowptr[i]; p < A->rowptr[i + 1]; p++) {
+      int32_t j = A->colind[p];
+      if (j == i) continue;
+      off++;
+      if (j < i) continue; /* met from row j's side */
+      int64_t q = cur[j];
+      while (q < A->rowptr[j + 1] && A->colind[q] < i) { /* (j, c), c < i: unmatched */
+        em_cplx v = A->val[q++];
+        amax2 = fmax(amax2, creal(v) * creal(v) + cimag(v) * cimag(v));
+      }
+      em_cplx dv = A->val[p];
+      if (q < A->rowptr[j + 1] && A->colind[q] == i) {
+        dv -= A->val[q++];
+        matched += 2;
+      }
+      cur[j] = q;
+      amax2 = fmax(amax2, creal(dv) * creal(dv) + cimag(dv) * cimag(dv));
+    }
+  for (int32_t j = 0; j < A->n_rows; j++) /* (j, c) left in the lower part of row j */
+    for (int64_t q = cur[j]; q < A->rowptr[j + 1] && A->colind[q] < j; q++) {
+      em_cplx v = A->val[q];
+      amax2 = fmax(amax2, creal(v) * creal(v) + cimag(v) * cimag(v));
+    }
+  em_free(&cur);
+  *asym = sqrt(amax2);
+  *pattern_symmetric = matched == off;
+  return EM_OK;
+}
+
+/* Symmetric equilibration (Ruiz 2001): r_i <- r_i / sqrt(max_j |r_i a_ij
+ * r_j|), twice, so that every entry of diag(r) A diag(r) is at most 1 and
+ * every row's largest is close to 1.  Real positive r keeps A complex
+ * symmetric; the pivot threshold then means the same in every row, whether
+ * its entries come from a tiny element, a PML layer or a high-order basis
+ * function.  Returns max |s_ij| of the scaled matrix in *smax. */
+static em_err equilibrate(const em_csr *A, double *r, double *smax) {
+  int32_t n = A->n_rows;
+  double *rmax = NULL;
+  EM_TRY(em_calloc(&rmax, (size_t)n + 1, sizeof *rmax, "equilibration"));
+  for (int32_t i = 0; i < n; i++) r[i] = 1;
+  for (int it = 0; it < 3; it++) {
+    double big = 0;
+#pragma omp parallel for schedule(dynamic, 1024) reduction(max : big) if (A->nnz > 200000)
+    for (int32_t i = 0; i < n; i++) {
+      double m2 = 0;
+      for (int64_t p = A->rowptr[i]; p < A->rowptr[i + 1]; p++) {
+        double re = creal(A->val[p]), im = cimag(A->val[p]), rj = r[A->colind[p]];
+        m2 = fmax(m2, (re * re + im * im) * rj * rj);
+      }
+      rmax[i] = sqrt(m2) * r[i];
+      big = fmax(big, rmax[i]);
+    }
+    *smax = big;
+    if (it == 2) break; /* the third pass only measures */
+    for (int32_t i = 0; i < n; i++)
+      if (rmax[i] > 0) r[i] /= sqrt(rmax[i]);
+  }
+  em_free(&rmax);
+  return EM_OK;
+}
+
+/* S = (A + A^T) / 2 + j shift |diag(A)| */
+static em_err symmetric_part(const em_csr *A, int pattern_symmetric, double shift, em_csr **S) {
+  if (pattern_symmetric) {
+    EM_TRY(em_csr_copy(A, S));
+#pragma omp parallel for schedule(dynamic, 1024) if (A->nnz > 200000)
+    for (int32_t i = 0; i < A->n_rows; i++)
+      for (int64_t p = A->rowptr[i]; p < A->rowptr[i + 1]; p++)
+        (*S)->val[p] = 0.5 * (A->val[p] + entry(A, A->colind[p], i));
+  } else {
+    em_err err = EM_OK;
+    int32_t *ti = NULL, *tj = NULL;
+    em_cplx *tv = NULL;
+    size_t nt = 2 * (size_t)A->nnz;
+    EM_TRY(em_calloc(&ti, nt + 1, sizeof *ti, "symmetric part"));
+    EM_TRY_GOTO(err, em_calloc(&tj, nt + 1, sizeof *tj, "symmetric part"), done);
+    EM_TRY_GOTO(err, em_calloc(&tv, nt + 1, sizeof *tv, "symmetric part"), done);
+    size_t q = 0;
+    for (int32_t i = 0; i < A->n_rows; i++)
+      for (int64_t p = A->rowptr[i]; p < A->rowptr[i + 1]; p++) {
+        ti[q] = i, tj[q] = A->colind[p], tv[q++] = 0.5 * A->val[p];
+        ti[q] = A->colind[p], tj[q] = i, tv[q++] = 0.5 * A->val[p];
+      }
+    EM_TRY_GOTO(err, em_csr_from_triplets(A->n_rows, A->n_cols, (int64_t)q, ti, tj, tv, S), done);
+  done:
+    em_free(&ti);
+    em_free(&tj);
+    em_free(&tv);
+    if (err) return err;
+  }
+  if (shift > 0)
+    for (int32_t i = 0; i < (*S)->n_rows; i++)
+      for (int64_t p = (*S)->rowptr[i]; p < (*S)->rowptr[i + 1]; p++)
+        if ((*S)->colind[p] == i) (*S)->val[p] += I * shift * cabs((*S)->val[p]);
+  return EM_OK;
+}
+
+em_err em_direct_factor(em_direct *F, const em_csr *A, const em_log *log) {
+  EM_CHECK(F && A, EM_ERR_ARG, "em_direct_factor: NULL factor or matrix");
+  EM_CHECK(A->n_rows == F->S.n && A->n_cols == F->S.n, EM_ERR_ARG,
+           "em_direct_factor: the matrix is %d x %d, the analysis was for order %d", A->n_rows,
+           A->n_cols, F->S.n);
+  EM_TRY(em_csr_check(A, "direct factorization matrix"));
+  em_err err = EM_OK;
+  em_csr *S = NULL;
+  double t0 = em_wtime(), anorm = 0;
+  F->factored = 0;
+  EM_TRY(check_values(A, &anorm));
+  int psym = 1;
+  double asym = 0;
+  EM_TRY(asymmetry(A, &asym, &psym));
+  F->info.anorm = anorm;
+  F->info.asymmetry = anorm > 0 ? asym / anorm : 0;
+  if (F->info.asymmetry > 1e-10)
+    em_log_warn(log,
+                "direct: the matrix is not complex symmetric (max |a_ij - a_ji| = %.2e ||A||_max):"
+                " factoring its symmetric part",
+                F->info.asymmetry);
+  const em_csr *M = A;
+  if (asym > 0 || F->opts.shift > 0) {
+    EM_TRY(symmetric_part(A, psym, F->opts.shift, &S));
+    M = S;
+  }
+  int zeroed = 0; /* fresh zero pages: the fronts need not clear their blocks */
+  if (!F->lval && F->S.n > 0) {
+    EM_TRY_GOTO(err, em_calloc(&F->lval, (size_t)F->S.lptr[F->S.ns], sizeof *F->lval, "factor L"),
+                done);
+    zeroed = 1;
+  }
+  if (!F->d) EM_TRY_GOTO(err, em_calloc(&F->d, (size_t)F->S.n + 1, sizeof *F->d, "factor D"), done);
+  if (!F->scale)
+    EM_TRY_GOTO(err, em_calloc(&F->scale, (size_t)F->S.n + 1, sizeof *F->scale, "scaling"), done);
+  if (!F->scale_old)
+    EM_TRY_GOTO(err, em_calloc(&F->scale_old, (size_t)F->S.n + 1, sizeof *F->scale, "scaling"),
+                done);
+  double t1 = em_wtime();
+  double smax = 0;
+  EM_TRY_GOTO(err, equilibrate(M, F->scale_old, &smax), done);
+  for (int32_t i = 0; i < F->S.n; i++) F->scale[F->S.perm[i]] = F->scale_old[i];
+  EM_TRY_GOTO(err, em_direct_numeric(F, M, F->scale_old, smax, zeroed), done);
+  double t2 = em_wtime();
+  F->info.t_numeric = t2 - t0;
+  F->factored = 1;
+  em_log_info(log,
+              "direct: numeric factorization %.2f s (%.2f s in the fronts, %.1f GFlop/s, %s, %d "
+              "threads), %lld pivots perturbed (|d| < %.1e, equilibrated)",
+              t2 - t0, t2 - t1, t2 > t1 ? F->info.flops * 1e-9 / (t2 - t1) : 0.0, F->info.kernels,
+              F->threads, (long long)F->info.perturbed, F->opts.pivot_eps);
+  if (F->info.perturbed > 0)
+    em_log_warn(log,
+                "direct: %lld tiny pivots replaced by %.1e (equilibrated matrix): the "
+                "factorization is a preconditioner, not an exact inverse",
+                (long long)F->info.perturbed, F->opts.pivot_eps);
+done:
+  em_csr_destroy(&S);
+  return err;
+}
+
+em_err em_direct_create(const em_csr *A, const em_direct_opts *o, const em_log *log,
+                        em_direct **F) {
+  EM_TRY(em_direct_analyse(A, o, log, F));
+  em_err err = em_direct_factor(*F, A, log);
+  if (err) {
+    em_direct_destroy(F);
+    return em_error_trace(err, __FILE__, __LINE__);
+  }
+  return EM_OK;
+}
+
+em_err em_direct_solve(const em_direct *F, int nrhs, const em_cplx *b, int64_t ldb, em_cplx *x,
+                       int64_t ldx) {
+  EM_CHECK(F, EM_ERR_ARG, "em_direct_solve: NULL factor");
+  EM_CHECK(F->factored, EM_ERR_ARG, "em_direct_solve: no successful numeric factorization");
+  int32_t n = F->S.n;
+  EM_CHECK(nrhs >= 0, EM_ERR_ARG, "em_direct_solve: nrhs = %d is negative", nrhs);
+  EM_CHECK(ldb >= n && ldx >= n, EM_ERR_ARG,
+           "em_direct_solve: leading dimensions %lld, %lld below the order %d", (long long)ldb,
+           (long long)ldx, n);
+  if (n == 0 || nrhs == 0) return EM_OK;
+  EM_CHECK(b && x, EM_ERR_ARG, "em_direct_solve: NULL right-hand side or solution");
+  em_err err = EM_OK;
+  em_cplx *y = NULL, *work = NULL;
+  EM_TRY(em_calloc(&y, (size_t)n * (size_t)nrhs, sizeof *y, "direct solve vectors"));
+  EM_TRY_GOTO(err,
+              em_calloc(&work, (size_t)em_direct_solve_work(F) * (size_t)nrhs, sizeof *work,
+                        "direct solve work"),
+              done);
+  const int32_t *perm = F->S.perm;
+  for (int r = 0; r < nrhs; r++)
+    for (int32_t i = 0; i < n; i++) y[(int64_t)r * n + perm[i]] = b[r * ldb + i];
+  EM_TRY_GOTO(err, em_direct_solve_perm(F, nrhs, y, n, work), done);
+  for (int r = 0; r < nrhs; r++)
+    for (int32_t i = 0; i < n; i++) x[r * ldx + i] = y[(int64_t)r * n + perm[i]];
+done:
+  em_free(&y);
+  em_free(&work);
+  return err;
+}
+
+void em_direct_get_info(const em_direct *F, em_direct_info *info) {
+  *info = F->info;
+}
+
+void em_direct_destroy(em_direct **F) {
+  if (!*F) return;
+  em_dsym_free(&(*F)->S);
+  em_free(&(*F)->lval);
+  em_free(&(*F)->d);
+  em_free(&(*F)->scale);
+  em_free(&(*F)->scale_old);
+  em_free(F);
+}
