@@ -23,8 +23,14 @@ static const em_param_spec SPECS[] = {
     NUM("Solver/n_freq", 11, "number of frequencies of a sweep"),
     NUM("Solver/order", 1, "basis order p: 1, 2 or 3"),
     STR("Solver/method", "bicgstab", "Krylov method: bicgstab, cocg, cocr, gmres, fgmres"),
-    STR("Solver/preconditioner", "ilu0", "preconditioner: none, jacobi, ilu0"),
-    STR("Solver/ordering", "rcm", "ordering for the ILU factors: natural, rcm, nd, mc, bmc"),
+    STR("Solver/preconditioner", "auto",
+        "preconditioner: auto (direct when its factor fits in memory, else ilu0), direct "
+        "(sparse LDL^T), ilu0, jacobi, none"),
+    STR("Solver/ordering", "auto",
+        "ordering of the factors: auto (nd for direct, rcm for ilu0), natural, rcm, nd, mc, bmc"),
+    NUM("Solver/memory_limit", 0,
+        "GiB the direct factorization may use (0: the memory available; auto falls back to "
+        "ilu0 beyond)"),
     NUM("Solver/pc_shift", 0, "ILU of A + j s |diag A| (s > 0 damps tiny pivots of indefinite systems)"),
     STR("Solver/trsv", "auto", "GPU triangular solves of ILU: auto, levels, syncfree, cusparse"),
     STR("Solver/precision", "double", "preconditioner precision: double or single"),
@@ -139,14 +145,22 @@ static em_err read_solver(const em_case *c, em_run_config *cfg) {
   EM_TRY(integer(c, "Solver/restart", 1, 10000, &cfg->ksp.restart));
   em_pc_opts_default(&cfg->pc);
   EM_TRY(em_case_string(c, "Solver/preconditioner", &s));
+  cfg->pc_auto = strcmp(s, "auto") == 0;
+  if (cfg->pc_auto) s = "direct";
   EM_TRY(em_pc_type_parse(s, &cfg->pc.type));
   EM_TRY(em_case_string(c, "Solver/ordering", &s));
+  cfg->ordering_auto = strcmp(s, "auto") == 0;
+  if (cfg->ordering_auto) s = cfg->pc.type == EM_PC_DIRECT ? "nd" : "rcm";
   EM_TRY(em_pc_ordering_parse(s, &cfg->pc.ordering));
   static const char *const prec[] = {"double", "single"};
   int p;
   EM_TRY(choice(c, "Solver/precision", prec, 2, &p));
   cfg->pc.prec = p ? EM_PREC_SINGLE : EM_PREC_DOUBLE;
   EM_TRY(num(c, "Solver/pc_shift", &cfg->pc.shift));
+  EM_TRY(num(c, "Solver/memory_limit", &cfg->pc.mem_limit));
+  EM_CHECK(cfg->pc.mem_limit >= 0, EM_ERR_INPUT, "Solver/memory_limit = %g must be >= 0",
+           cfg->pc.mem_limit);
+  cfg->pc.mem_limit *= 1024.0 * 1024.0 * 1024.0;
   EM_CHECK(cfg->pc.shift >= 0, EM_ERR_INPUT, "Solver/pc_shift = %g must be >= 0", cfg->pc.shift);
   EM_TRY(em_case_string(c, "Solver/trsv", &s));
   EM_TRY(em_pc_trsv_parse(s, &cfg->pc.trsv));

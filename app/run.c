@@ -4,6 +4,7 @@
 #include <math.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "app_run.h"
 
@@ -153,7 +154,16 @@ static em_err solve_frequency(em_run *r, int fi) {
   em_pc_opts pco = cfg->pc;
   pco.backend = r->dev.backend;
   if (pco.type != EM_PC_NONE) EM_TRY_GOTO(err, em_blockmat_to_csr(Ap, &Acsr), done);
-  EM_TRY_GOTO(err, em_pc_create(Acsr, &pco, r->log, &pc), done);
+  err = em_pc_create(Acsr, &pco, r->log, &pc);
+  if (err == EM_ERR_MEMORY && cfg->pc_auto) {
+    /* auto: the direct factor does not fit; ILU(0) needs only nnz(A) */
+    em_log_warn(r->log, "%s; falling back to ilu0", em_error_message());
+    em_error_clear();
+    pco.type = EM_PC_ILU0;
+    if (cfg->ordering_auto) pco.ordering = EM_ORDERING_RCM;
+    err = em_pc_create(Acsr, &pco, r->log, &pc);
+  }
+  if (err) goto done;
   em_csr_destroy(&Acsr);
   em_pc_get_info(pc, &fr->pc);
   fr->t_pc = em_wtime() - t0;
@@ -306,6 +316,8 @@ static em_err run_case(em_run *r) {
     snprintf(r->out_dir, sizeof r->out_dir, "%s", a->out_dir);
   else
     snprintf(r->out_dir, sizeof r->out_dir, "out/%s", em_case_name(r->cs));
+  struct stat st;
+  r->made_out_dir = stat(r->out_dir, &st) != 0;
   EM_TRY(em_mkdir_p(r->out_dir));
   for (int i = 0; i < nf; i++) {
     em_log_info(log, "frequency %d/%d: %.6g GHz", i + 1, nf, cfg->freq[i] * 1e-9);
@@ -337,6 +349,9 @@ em_err em_app_run(const em_app_args *a, const em_log *log) {
   r.t_start = em_wtime();
   em_err err = run_case(&r);
   if (err) em_error_trace(err, __FILE__, __LINE__);
+  /* a failed run leaves no empty output directory behind (rmdir keeps a
+     directory that already holds complete files of earlier frequencies) */
+  if (err && r.made_out_dir) rmdir(r.out_dir);
   em_free(&r.S);
   em_free(&r.zin);
   em_free(&r.zref);

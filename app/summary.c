@@ -174,7 +174,7 @@ em_err em_run_write_summary(const em_run *r) {
   write_system(&j, r);
   em_json_begin_object(&j, "solver");
   em_json_string(&j, "method", em_ksp_method_name(r->cfg.ksp.method));
-  em_json_string(&j, "preconditioner", em_pc_type_name(r->cfg.pc.type));
+  em_json_string(&j, "preconditioner", r->cfg.pc_auto ? "auto" : em_pc_type_name(r->cfg.pc.type));
   em_json_number(&j, "tolerance", r->cfg.ksp.tol);
   em_json_int(&j, "max_iterations", r->cfg.ksp.max_it);
   em_json_end_object(&j);

@@ -68,6 +68,7 @@ em_err em_pc_direct_build(const em_csr *A, em_pc *pc, const em_log *log) {
   em_direct_opts_default(&o);
   o.ordering = pc->opts.ordering;
   o.shift = pc->opts.shift;
+  o.mem_limit = pc->opts.mem_limit;
   EM_TRY(em_direct_create(A, &o, log, &p->F));
   em_direct_info in;
   em_direct_get_info(p->F, &in);

@@ -87,6 +87,8 @@ typedef struct em_pc_opts {
                       tiny pivots of indefinite systems (0: plain ILU(0);
                       0.05 is a good first try when ILU(0) stagnates).
                       EM_PC_DIRECT factors A + j shift |diag(A)| too. */
+  double mem_limit; /* EM_PC_DIRECT: bytes its factorization may use; 0 = the
+                       host's MemAvailable (EM_ERR_MEMORY beyond) */
 } em_pc_opts;
 
 /* NONE, NATURAL, CPU, DOUBLE, AUTO, 0, 0. */

@@ -25,6 +25,9 @@ CASES = [
      ["cg"]),
     ("PML not touching the interior", "tests/data/pml_apart.geo", [], ["pml", "touch"]),
     ("port not planar", "tests/data/port_bent.geo", [], ["port1", "planar"]),
+    ("direct factor over the memory limit", "cases/waveguide.geo",
+     ["-setstring", "Solver/preconditioner", "direct", "-setnumber", "Solver/memory_limit",
+      "1e-4"], ["direct factorization needs", "GiB"]),
     ("waveguide port below cut-off", "cases/waveguide.geo",
      ["-setnumber", "Solver/frequency", "5e9"], ["port1", "cut off"]),
 ]
@@ -36,6 +39,13 @@ for what, case, args, needles in CASES:
     for n in needles:
         check(n.lower() in err.lower(), f"{what}: message names '{n}'")
     check(not os.path.exists(outdir), f"{what}: nothing written to {outdir}")
+
+# not an error: 'auto' falls back to ILU(0) when the direct factor does not fit
+rc, out, err, outdir = run("cases/waveguide.geo", "-setnumber", "Solver/memory_limit", "1e-4",
+                           "-setstring", "Output/fields", "none", timeout=300)
+pcs = [f["preconditioner"]["type"] for f in __import__("emtest").summary(outdir)["frequencies"]]
+check("falling back to ilu0" in err and pcs == ["ilu0"],
+      f"auto over the memory limit: ilu0 with a warning (got {pcs})")
 
 # usage errors: exit 2 with a message
 for args, needle in [(["--frobnicate", "cases/dra.geo"], "--frobnicate"),

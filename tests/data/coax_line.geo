@@ -20,3 +20,6 @@ s = 1e-6;
 Physical Surface("port1") = Surface In BoundingBox{-rb - s, -rb - s, -s, rb + s, rb + s, s};
 Physical Surface("port2") = Surface In BoundingBox{-rb - s, -rb - s, len - s, rb + s, rb + s, len + s};
 MeshSize{ PointsOf{ Volume{3}; } } = h;
+// Flat facets change the line's impedance (a polygon is not a circle):
+// 24 elements per circle keep |S11| near -60 dB at order 2.
+Mesh.MeshSizeFromCurvature = 24;
