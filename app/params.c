@@ -39,7 +39,8 @@ static const em_param_spec SPECS[] = {
     NUM("Solver/restart", 50, "GMRES restart length"),
     STR("Solver/format", "auto",
         "matrix format: auto, csr, ell, ellr, ellr-t, sellr-t, hyb, hec, ..."),
-    STR("Solver/blocks", "streams", "nine-block SpMV: streams, sequential, graph, one"),
+    STR("Solver/blocks", "streams",
+        "nine-block SpMV: streams, sequential, graph, rows (each block row fused), one"),
     NUM("Mesh/elements_per_wavelength", 0,
         "target elements per wavelength at the highest frequency (0: by order, 12/7/5)"),
     NUM("Mesh/reorder", 1, "renumber vertices by reverse Cuthill-McKee (1) or not (0)"),
@@ -171,11 +172,12 @@ static em_err read_solver(const em_case *c, em_run_config *cfg) {
   for (int i = 0; i < EM_MAX_ORDER; i++)
     for (int j = 0; j < EM_MAX_ORDER; j++) cfg->bop.format[i][j] = fmt;
   cfg->bop.whole_format = fmt;
-  static const char *const modes[] = {"streams", "sequential", "graph", "one"};
+  static const char *const modes[] = {"streams", "sequential", "graph", "one", "rows"};
   static const em_blockop_mode mode_of[] = {EM_BLOCKOP_STREAMS, EM_BLOCKOP_SEQUENTIAL,
-                                            EM_BLOCKOP_GRAPH, EM_BLOCKOP_ONE_MATRIX};
+                                            EM_BLOCKOP_GRAPH, EM_BLOCKOP_ONE_MATRIX,
+                                            EM_BLOCKOP_ROWS};
   int m;
-  EM_TRY(choice(c, "Solver/blocks", modes, 4, &m));
+  EM_TRY(choice(c, "Solver/blocks", modes, 5, &m));
   cfg->bop.mode = mode_of[m];
   return EM_OK;
 }

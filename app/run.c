@@ -48,8 +48,10 @@ static void record_blocks(em_run *r, const em_blockmat *A, const em_blockop *op)
         int32_t l = (int32_t)(B->rowptr[k + 1] - B->rowptr[k]);
         if (l > s->row_max) s->row_max = l;
       }
-      em_blockop_block_info(op, r->cfg.bop.mode == EM_BLOCKOP_ONE_MATRIX ? 0 : i,
-                            r->cfg.bop.mode == EM_BLOCKOP_ONE_MATRIX ? 0 : j, &s->info);
+      /* ONE_MATRIX stores the whole as (0, 0), ROWS block row i as (i, 0) */
+      em_blockop_mode m = r->cfg.bop.mode;
+      em_blockop_block_info(op, m == EM_BLOCKOP_ONE_MATRIX ? 0 : i,
+                            m == EM_BLOCKOP_ONE_MATRIX || m == EM_BLOCKOP_ROWS ? 0 : j, &s->info);
       em_log_info(r->log, "block A%d%d: %d x %d, nnz %lld, row length mean %.1f max %d, %s", i + 1,
                   j + 1, s->rows, s->cols, (long long)s->nnz, s->row_mean, s->row_max,
                   em_format_name(s->info.format));

@@ -82,6 +82,7 @@ static void write_system(em_json *j, const em_run *r) {
                  r->cfg.bop.mode == EM_BLOCKOP_STREAMS      ? "streams"
                  : r->cfg.bop.mode == EM_BLOCKOP_SEQUENTIAL ? "sequential"
                  : r->cfg.bop.mode == EM_BLOCKOP_GRAPH      ? "graph"
+                 : r->cfg.bop.mode == EM_BLOCKOP_ROWS       ? "rows"
                                                             : "one");
   em_json_end_object(j);
 }

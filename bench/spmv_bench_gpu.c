@@ -525,9 +525,10 @@ static void bench_blockop(bench_ctx *c, bench_out *out, gpu_vecs *v) {
   } modes[] = {{EM_BLOCKOP_ONE_MATRIX, "blockop one-matrix"},
                {EM_BLOCKOP_STREAMS, "blockop streams"},
                {EM_BLOCKOP_SEQUENTIAL, "blockop sequential"},
-               {EM_BLOCKOP_GRAPH, "blockop graph"}};
+               {EM_BLOCKOP_GRAPH, "blockop graph"},
+               {EM_BLOCKOP_ROWS, "blockop rows (fused)"}};
   int32_t n = c->A->n_rows;
-  for (int m = 0; m < 4; m++) {
+  for (int m = 0; m < 5; m++) {
     em_blockop_opts o;
     em_blockop_opts_default(&o);
     o.backend = EM_BACKEND_CUDA;

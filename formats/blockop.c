@@ -53,6 +53,29 @@ static void blockop_spmat_opts(const em_blockop_opts *o, int i, int j, em_spmat_
   so->threads_per_row = o->threads_per_row[i][j];
 }
 
+/* Block row i as one CSR [A_i1 ... A_inb] over all columns:
+ * R(r, offset_j + c) = A_ij(r, c); columns stay sorted (groups rise). */
+em_err em_blockop_row_csr(const em_blockmat *B, int i, em_csr **out) {
+  int32_t rows = B->offset[i + 1] - B->offset[i];
+  int64_t nnz = 0;
+  for (int j = 0; j < B->nb; j++) nnz += B->blk[i][j]->nnz;
+  EM_TRY(em_csr_create(rows, B->offset[B->nb], nnz, out));
+  em_csr *R = *out;
+  int64_t k = 0;
+  R->rowptr[0] = 0;
+  for (int32_t r = 0; r < rows; r++) {
+    for (int j = 0; j < B->nb; j++) {
+      const em_csr *A = B->blk[i][j];
+      for (int64_t q = A->rowptr[r]; q < A->rowptr[r + 1]; q++, k++) {
+        R->colind[k] = A->colind[q] + B->offset[j];
+        R->val[k] = A->val[q];
+      }
+    }
+    R->rowptr[r + 1] = k;
+  }
+  return EM_OK;
+}
+
 /* The stored blocks of each row, diagonal first, then cyclically. */
 static void blockop_chains(em_blockop *op) {
   for (int i = 0; i < op->nb; i++) {
@@ -70,7 +93,7 @@ em_err em_blockop_create(const em_blockmat *B, const em_blockop_opts *o, em_bloc
   EM_CHECK(out, EM_ERR_ARG, "em_blockop_create: NULL output");
   *out = NULL;
   EM_CHECK(o, EM_ERR_ARG, "em_blockop_create: NULL options");
-  EM_CHECK(o->mode >= EM_BLOCKOP_STREAMS && o->mode <= EM_BLOCKOP_ONE_MATRIX, EM_ERR_ARG,
+  EM_CHECK(o->mode >= EM_BLOCKOP_STREAMS && o->mode <= EM_BLOCKOP_ROWS, EM_ERR_ARG,
            "em_blockop_create: unknown mode %d", (int)o->mode);
   EM_CHECK(o->prec == EM_PREC_DOUBLE || o->prec == EM_PREC_SINGLE, EM_ERR_ARG,
            "em_blockop_create: unknown precision %d", (int)o->prec);
@@ -95,6 +118,18 @@ em_err em_blockop_create(const em_blockmat *B, const em_blockop_opts *o, em_bloc
     so.format = o->whole_format;
     EM_TRY_GOTO(err, em_blockmat_to_csr(B, &whole), done);
     EM_TRY_GOTO(err, em_spmat_create(whole, &so, &op->whole), done);
+  } else if (o->mode == EM_BLOCKOP_ROWS) {
+    /* block row i is stored as "block (i, 0)" with all columns: x is read
+       from offset 0, y written at offset i, as em_blockop_block_spmv does */
+    for (int i = 0; i < B->nb; i++) {
+      em_csr *row = NULL;
+      EM_TRY_GOTO(err, em_blockop_row_csr(B, i, &row), done);
+      em_spmat_opts so;
+      blockop_spmat_opts(o, i, 0, &so);
+      if (row->nnz > 0) err = em_spmat_create(row, &so, &op->blk[i][0]);
+      em_csr_destroy(&row);
+      if (err) goto done;
+    }
   } else {
     for (int i = 0; i < B->nb; i++)
       for (int j = 0; j < B->nb; j++) {
@@ -107,7 +142,7 @@ em_err em_blockop_create(const em_blockmat *B, const em_blockop_opts *o, em_bloc
   blockop_chains(op);
 #ifdef EM_HAVE_CUDA
   if (o->backend == EM_BACKEND_CUDA &&
-      (o->mode == EM_BLOCKOP_STREAMS || o->mode == EM_BLOCKOP_GRAPH))
+      (o->mode == EM_BLOCKOP_STREAMS || o->mode == EM_BLOCKOP_GRAPH || o->mode == EM_BLOCKOP_ROWS))
     EM_TRY_GOTO(err, em_blockop_cuda_init(op), done);
 #endif
   *out = op;
@@ -155,7 +190,8 @@ em_err em_blockop_apply(em_blockop *op, const void *x, void *y) {
 }
 
 /* Blocks without entries are not stored: their info has the sizes, nnz 0,
- * bytes 0 and format EM_FMT_AUTO ("none").  ONE_MATRIX: (0, 0) is the whole. */
+ * bytes 0 and format EM_FMT_AUTO ("none").  ONE_MATRIX: (0, 0) is the whole;
+ * ROWS: (i, 0) is block row i (all columns). */
 void em_blockop_block_info(const em_blockop *op, int i, int j, em_spmat_info *info) {
   memset(info, 0, sizeof *info);
   info->format = EM_FMT_AUTO;
@@ -167,7 +203,8 @@ void em_blockop_block_info(const em_blockop *op, int i, int j, em_spmat_info *in
     return;
   }
   info->n_rows = op->offset[i + 1] - op->offset[i];
-  info->n_cols = op->offset[j + 1] - op->offset[j];
+  info->n_cols = op->opts.mode == EM_BLOCKOP_ROWS ? op->offset[op->nb]
+                                                  : op->offset[j + 1] - op->offset[j];
   if (op->blk[i][j]) em_spmat_get_info(op->blk[i][j], info);
 }
 

@@ -180,6 +180,7 @@ em_err em_blockop_cuda_apply(em_blockop *op, const void *x, void *y) {
       EM_TRY(blockop_sequential(op, x, y));
       break;
     case EM_BLOCKOP_STREAMS:
+    case EM_BLOCKOP_ROWS:
       EM_TRY(blockop_issue(op, x, y, 0));
       break;
     case EM_BLOCKOP_GRAPH: {

@@ -35,6 +35,9 @@ struct em_blockop {
                                                 STREAMS and GRAPH modes) */
 };
 
+/* Block row i as one CSR over all columns (EM_BLOCKOP_ROWS). */
+em_err em_blockop_row_csr(const em_blockmat *B, int i, em_csr **out);
+
 /* y_i (+)= A_ij x_j on `stream`: block (i, j) with the vectors offset to its
  * groups. */
 em_err em_blockop_block_spmv(const em_blockop *op, int i, int j, const void *x, void *y,

@@ -11,7 +11,8 @@
  * elements around the DOF's entity times the DOFs per element of group j),
  * so the sum orders each of them almost as its own length would.  For
  * EM_BLOCKOP_ONE_MATRIX with a sliced whole, the key is the whole row's
- * length, still sorted within each group (DOFs never leave their group).
+ * length, still sorted within each group (DOFs never leave their group);
+ * for EM_BLOCKOP_ROWS with a sliced block row, its row length.
  * Longest first, ties in the original order (stable), as em_sellrt_sort_perm.
  * The row-length statistics em_fmt_choose looks at do not change under the
  * permutation, so the choice made here is the choice made on the result. */
@@ -73,9 +74,17 @@ em_err em_blockop_plan_perm(const em_blockmat *B, const em_blockop_opts *o, int3
     int32_t rows = B->offset[i + 1] - B->offset[i];
     int any = 0;
     memset(key, 0, (size_t)rows * sizeof *key);
+    int row_sliced = 0;
+    if (o->mode == EM_BLOCKOP_ROWS) {
+      em_csr *row = NULL;
+      EM_TRY_GOTO(err, em_blockop_row_csr(B, i, &row), done);
+      row_sliced = blockop_is_sliced(row, o, o->format[i][0], o->threads_per_row[i][0]);
+      em_csr_destroy(&row);
+    }
     for (int j = 0; j < B->nb; j++) {
       const em_csr *A = B->blk[i][j];
-      int sliced = o->mode == EM_BLOCKOP_ONE_MATRIX
+      int sliced = o->mode == EM_BLOCKOP_ROWS         ? row_sliced
+                   : o->mode == EM_BLOCKOP_ONE_MATRIX
                        ? whole_sliced
                        : blockop_is_sliced(A, o, o->format[i][j], o->threads_per_row[i][j]);
       if (!sliced) continue;

@@ -93,7 +93,10 @@ typedef enum em_blockop_mode {
   EM_BLOCKOP_STREAMS = 0,   /* nine blocks in their own CUDA streams, concurrently */
   EM_BLOCKOP_SEQUENTIAL,    /* nine blocks one after another on one stream */
   EM_BLOCKOP_GRAPH,         /* the concurrent launches captured in a CUDA graph */
-  EM_BLOCKOP_ONE_MATRIX     /* the whole matrix as one spmat (for comparison) */
+  EM_BLOCKOP_ONE_MATRIX,    /* the whole matrix as one spmat (for comparison) */
+  EM_BLOCKOP_ROWS           /* the blocks of a block row fused into one spmat
+                               [A_i1 A_i2 A_i3] (format[i][0], T[i][0]), the
+                               block rows concurrently in their own streams */
 } em_blockop_mode;
 
 typedef struct em_blockop_opts {

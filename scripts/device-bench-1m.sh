@@ -24,30 +24,43 @@ mkdir -p "$OUT"
 T0=$(date +%s)
 step() { echo "=== $* (t=$(( $(date +%s) - T0 ))s)"; }
 
-if [ "$STEP" = spmv ]; then
-  step "device"; nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader
-  lscpu | grep -E "Model name|^CPU\(s\)|Socket|NUMA node\(s\)" > "$OUT/cpu.txt"; cat "$OUT/cpu.txt"
+build() {
   step "configure + build"
   cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DEMSOLVE_CUDA=ON > "$OUT/configure.log" 2>&1 \
     || { tail -30 "$OUT/configure.log"; exit 1; }
   cmake --build "$BUILD" -j"$(nproc)" > "$OUT/build.log" 2>&1 \
     || { grep -E "error|Error" "$OUT/build.log" | head -30; exit 1; }
-  step "gpu tests"
-  ctest --test-dir "$BUILD" -L gpu --output-on-failure --timeout 120 > "$OUT/gpu-tests.log" 2>&1
-  grep -E "Test +#|tests passed|tests failed" "$OUT/gpu-tests.log" | tail -25
+}
+matrix() {
+  [ -s "$MAT" ] && return
   step "assemble the order-3 system (emsolve --dump-matrix)"
   "$BUILD/app/emsolve" cases/waveguide.geo --device cpu --out "$OUT/wr90" --dump-matrix "$MAT" \
     -setnumber Solver/order 3 -setnumber Geometry/length "$LEN" \
     -setnumber Mesh/elements_per_wavelength "$EPW" -setstring Solver/preconditioner jacobi \
     -setnumber Solver/max_iterations 1 -setstring Output/fields none > "$OUT/assemble.log" 2>&1
   echo "rc=$?"; grep -E "mesh:|unknowns|nnz|matrix written|error" "$OUT/assemble.log" | head -8
+  rm -rf "$OUT/wr90"
+}
+step "device"; nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader
+lscpu | grep -E "Model name|^CPU\(s\)|Socket|NUMA node\(s\)" > "$OUT/cpu.txt"; cat "$OUT/cpu.txt"
+build
+if [ "$STEP" = spmv ]; then
+  step "gpu tests"
+  ctest --test-dir "$BUILD" -L gpu --output-on-failure --timeout 120 > "$OUT/gpu-tests.log" 2>&1
+  grep -E "Test +#|tests passed|tests failed" "$OUT/gpu-tests.log" | tail -25
+  step "compute-sanitizer: block operator"
+  t=$(find "$BUILD" -name test_blockop_gpu -type f | head -1)
+  compute-sanitizer --tool memcheck --error-exitcode 99 "$t" gpu > "$OUT/sanitizer-blockop.log" 2>&1
+  echo "rc=$?"; grep -E "ERROR SUMMARY|passed|failed" "$OUT/sanitizer-blockop.log" | tail -3
+  matrix
   step "spmv bench"
   "$BUILD/bench/spmv_bench" --matrix "$MAT" --prec both --reps 20 --out "$OUT/spmv" \
     > "$OUT/spmv.log" 2>&1
   echo "rc=$?"; sed -n '/^matrix/,$p' "$OUT/spmv.log" | tail -60
 else
+  matrix
   step "solve bench"
-  "$BUILD/bench/solve_bench" --matrix "$MAT" --tol 1e-8 --budget "${BUDGET:-500}" \
+  "$BUILD/bench/solve_bench" --matrix "$MAT" --tol 1e-8 --budget "${BUDGET:-480}" \
     --gpu-cap "${GPU_CAP:-60}" --cpu-cap "${CPU_CAP:-150}" ${SOLVE_ARGS:-} \
     --out "$OUT/solve" > "$OUT/solve.log" 2>&1
   echo "rc=$?"; grep -vE "iteration +[0-9]+ " "$OUT/solve.log" | tail -45

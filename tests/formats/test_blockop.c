@@ -104,7 +104,7 @@ static void run_blockmat(const char *name, const em_blockmat *B) {
   const em_format mixed[3] = {EM_FMT_HYB, EM_FMT_HEC, EM_FMT_BITMAP};
   for (int set = 0; set < 2; set++)
     for (int p = 0; p < 2; p++)
-      for (int mode = 0; mode < 4; mode++) {
+      for (int mode = 0; mode <= EM_BLOCKOP_ROWS; mode++) {
         em_blockop_opts o;
         em_blockop_opts_default(&o);
         o.backend = backend;
@@ -127,6 +127,14 @@ static void run_blockmat(const char *name, const em_blockmat *B) {
             em_blockop_block_info(op, i, j, &in);
             sum += in.bytes;
             if (mode == EM_BLOCKOP_ONE_MATRIX) continue;
+            if (mode == EM_BLOCKOP_ROWS) { /* (i, 0) is the whole block row */
+              int64_t nnz_row = 0;
+              for (int q = 0; q < B->nb; q++) nnz_row += B->blk[i][q]->nnz;
+              EXPECT(j > 0 ? in.nnz == 0 && in.bytes == 0
+                           : in.nnz == nnz_row && in.n_cols == B->offset[B->nb],
+                     "%s: info of block row %d (%d)", name, i + 1, j + 1);
+              continue;
+            }
             EXPECT(in.nnz == B->blk[i][j]->nnz && in.n_rows == B->blk[i][j]->n_rows &&
                        in.n_cols == B->blk[i][j]->n_cols,
                    "%s: info of block %d%d", name, i + 1, j + 1);
