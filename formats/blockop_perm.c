@@ -14,8 +14,10 @@
  * length, still sorted within each group (DOFs never leave their group);
  * for EM_BLOCKOP_ROWS with a sliced block row, its row length.
  * Longest first, ties in the original order (stable), as em_sellrt_sort_perm.
- * The row-length statistics em_fmt_choose looks at do not change under the
- * permutation, so the choice made here is the choice made on the result. */
+ * Whether a block "is sliced" is judged on its padding once sorted
+ * (em_fmt_choose_sliced_sorted): the given order may pad badly, which is
+ * what this sort removes, and em_fmt_choose then picks sliced ELLR-T on the
+ * sorted result (the length histogram is unchanged by the permutation). */
 #include <string.h>
 
 #include "blockop_impl.h"
@@ -24,13 +26,13 @@
 static int blockop_is_sliced(const em_csr *A, const em_blockop_opts *o, em_format f, int T) {
   if (A->nnz == 0) return 0;
   if (f != EM_FMT_AUTO) return f == EM_FMT_SELLRT;
-  em_spmat_opts so, chosen;
+  em_spmat_opts so;
   em_spmat_opts_default(&so);
   so.backend = o->backend;
   so.prec = o->prec;
   so.threads_per_row = T;
-  em_fmt_choose(A, &so, &chosen);
-  return chosen.format == EM_FMT_SELLRT;
+  /* the sort below is what makes the given order pad little */
+  return em_fmt_choose_sliced_sorted(A, &so);
 }
 
 /* perm[offset + r] = offset + (rank of row r by key, descending, stable):

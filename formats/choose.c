@@ -105,6 +105,17 @@ int em_fmt_choose_threads(const em_csr *A, em_format f, em_backend b) {
   return T;
 }
 
+int em_fmt_choose_sliced_sorted(const em_csr *A, const em_spmat_opts *o) {
+  if (o->backend == EM_BACKEND_CPU || A->n_rows == 0 || A->nnz == 0) return 0;
+  row_stats st;
+  int S = o->slice_rows > 0 ? o->slice_rows : EM_SELLRT_DEFAULT_S;
+  int ok = stats_of(A, &st);
+  int T = o->threads_per_row ? o->threads_per_row : threads_ell(&st, S, ok);
+  int sliced = ok && pad_sorted(&st, T, S) <= CHOOSE_SELL_PAD_SORTED;
+  free(st.hist);
+  return sliced;
+}
+
 /* CPU: CSR (see docs/formats.md for the CPU measurements).  CUDA: sliced
  * ELLR-T when its sorted padding is small and the given order is not
  * pathological, else CSR-vector (CSR scalar for rows of about one entry). */

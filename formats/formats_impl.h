@@ -47,6 +47,10 @@ void em_fmt_dev_free(void **d);
 
 /* Pick a concrete format and T for A from its row-length statistics. */
 void em_fmt_choose(const em_csr *A, const em_spmat_opts *o, em_spmat_opts *chosen);
+/* Would AUTO choose sliced ELLR-T for A once its rows are sorted by length?
+ * (em_fmt_choose also refuses a given order that pads badly; a caller that
+ * is about to sort asks this instead.)  T as in o (0: automatic). */
+int em_fmt_choose_sliced_sorted(const em_csr *A, const em_spmat_opts *o);
 
 #ifdef __cplusplus
 }

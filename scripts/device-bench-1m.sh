@@ -54,7 +54,7 @@ if [ "$STEP" = spmv ]; then
   echo "rc=$?"; grep -E "ERROR SUMMARY|passed|failed" "$OUT/sanitizer-blockop.log" | tail -3
   matrix
   step "spmv bench"
-  "$BUILD/bench/spmv_bench" --matrix "$MAT" --prec both --reps 20 --out "$OUT/spmv" \
+  "$BUILD/bench/spmv_bench" --matrix "$MAT" --prec "${PREC:-both}" --reps 20 --out "$OUT/spmv" \
     > "$OUT/spmv.log" 2>&1
   echo "rc=$?"; sed -n '/^matrix/,$p' "$OUT/spmv.log" | tail -60
 else
