@@ -39,7 +39,7 @@ typedef struct em_run {
   em_dofmap *dofs;
   char out_dir[1024];
   int made_out_dir; /* 1 when this run created out_dir */
-  int n_block; /* order groups */
+  int n_block;      /* order groups */
   em_block_stat block[EM_MAX_ORDER][EM_MAX_ORDER];
   size_t operator_bytes;
   em_cplx *S;         /* [n_freq][n_port][n_port] */

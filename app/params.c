@@ -31,7 +31,8 @@ static const em_param_spec SPECS[] = {
     NUM("Solver/memory_limit", 0,
         "GiB the direct factorization may use (0: the memory available; auto falls back to "
         "ilu0 beyond)"),
-    NUM("Solver/pc_shift", 0, "ILU of A + j s |diag A| (s > 0 damps tiny pivots of indefinite systems)"),
+    NUM("Solver/pc_shift", 0,
+        "ILU of A + j s |diag A| (s > 0 damps tiny pivots of indefinite systems)"),
     STR("Solver/trsv", "auto", "GPU triangular solves of ILU: auto, levels, syncfree, cusparse"),
     STR("Solver/precision", "double", "preconditioner precision: double or single"),
     NUM("Solver/tolerance", 1e-8, "relative residual target"),
@@ -55,8 +56,11 @@ static const em_param_spec SPECS[] = {
     NUM("Ports/*/dir_z", 0, "lumped port: E direction z"),
     NUM("PML/order", 2, "PML grading exponent m in sigma(xi) ~ (xi/L)^m"),
     NUM("PML/reflection", 1e-6, "PML normal-incidence reflection target R0"),
-    STR("Boundary/outer", "pec", "outer box faces without a group: pec, or abc (first-order absorbing)"),
-    STR("Output/fields", "auto", "fields .vtk: auto (single frequency: yes), all, first, none"),
+    STR("Boundary/outer", "pec",
+        "outer box faces without a group: pec, or abc (first-order absorbing)"),
+    STR("Output/fields", "auto",
+        "fields .vtk: auto (= middle: the one frequency, or the middle of a sweep), all, first, "
+        "none"),
     STR("Output/vtk", "binary", "VTK encoding: binary or ascii"),
     NUM("Output/subdiv", 0, "VTK subdivision of each tet (0: the basis order)"),
     NUM("Output/line_points", 0, "E along a line to line_<n>.csv: number of points (0: none)"),
@@ -198,10 +202,12 @@ em_err em_run_config_read(const em_case *c, em_run_config *cfg) {
   EM_TRY(num(c, "PML/reflection", &cfg->pml_reflection));
   EM_CHECK(cfg->pml_reflection > 0 && cfg->pml_reflection < 1, EM_ERR_INPUT,
            "PML/reflection = %g must be in (0, 1)", cfg->pml_reflection);
-  static const char *const fields[] = {"auto", "all", "first", "none"};
+  static const char *const fields[] = {"auto", "all", "first", "none", "middle"};
   int f;
-  EM_TRY(choice(c, "Output/fields", fields, 4, &f));
-  cfg->fields = f == 0 ? (cfg->n_freq == 1) : f == 1 ? 2 : f == 2 ? 1 : 0;
+  EM_TRY(choice(c, "Output/fields", fields, 5, &f));
+  /* auto: the one frequency, or the middle of a sweep (the band a sweep is
+     centred on is where the fields are worth a look) */
+  cfg->fields = f == 0 ? 3 : f == 1 ? 2 : f == 2 ? 1 : f == 3 ? 0 : 3;
   static const char *const vtk[] = {"ascii", "binary"};
   EM_TRY(choice(c, "Output/vtk", vtk, 2, &cfg->vtk_binary));
   EM_TRY(integer(c, "Output/subdiv", 0, 8, &cfg->subdiv));

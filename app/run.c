@@ -211,7 +211,8 @@ static em_err solve_frequency(em_run *r, int fi) {
               em_port_sparams(np, s->port, meas, r->S + (size_t)fi * np * np, r->zref,
                               r->zin + (size_t)fi * np),
               done);
-  if (cfg->fields == 2 || (cfg->fields == 1 && fi == 0)) {
+  if (cfg->fields == 2 || (cfg->fields == 1 && fi == 0) ||
+      (cfg->fields == 3 && fi == cfg->n_freq / 2)) {
     char name[64], path[1200];
     snprintf(name, sizeof name, "fields_%d.vtk", fi);
     EM_TRY_GOTO(err, out_path(r, path, sizeof path, name), done);

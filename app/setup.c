@@ -133,9 +133,12 @@ static em_err setup_faces(const em_mesh *m, int outer_abc, em_setup *s) {
   for (int32_t k = 0; k < m->n_tri; k++) {
     const char *name = m->group[m->tri_group[k]].name;
     int32_t f = m->tri_face[k];
-    if (starts_with(name, "pec")) role[f] = 1;
-    else if (port_number(name) > 0 && role[f] != 1) role[f] = 2;
-    else if (starts_with(name, "pmc") && !role[f]) role[f] = 3;
+    if (starts_with(name, "pec"))
+      role[f] = 1;
+    else if (port_number(name) > 0 && role[f] != 1)
+      role[f] = 2;
+    else if (starts_with(name, "pmc") && !role[f])
+      role[f] = 3;
   }
   s->n_abc = 0;
   for (int32_t f = 0; f < m->n_face; f++) {
