@@ -37,10 +37,10 @@ enum { EM_ENT_EDGE = 0, EM_ENT_FACE = 1, EM_ENT_CELL = 2 };
 /* One local basis function: which mesh entity carries it, which of that
  * entity's DOFs it is, and its order group (1..3). */
 typedef struct em_basis_fn {
-  int8_t kind;    /* EM_ENT_EDGE / FACE / CELL */
-  int8_t entity;  /* local edge 0..5, local face 0..3, or 0 */
-  int8_t slot;    /* index among the entity's DOFs (0 .. dofs-1) */
-  int8_t group;   /* order group 1..3 */
+  int8_t kind;   /* EM_ENT_EDGE / FACE / CELL */
+  int8_t entity; /* local edge 0..5, local face 0..3, or 0 */
+  int8_t slot;   /* index among the entity's DOFs (0 .. dofs-1) */
+  int8_t group;  /* order group 1..3 */
 } em_basis_fn;
 
 /* Functions on a tet at complete order p: p(p+2)(p+3)/2 = 6, 20, 45. */
@@ -63,10 +63,10 @@ void em_basis_eval(int p, const double lam[4], const double grad[4][3], double (
 /* A rule on the reference simplex in barycentric coordinates; weights sum
  * to 1 (multiply by the volume / area). */
 typedef struct em_quad {
-  int n;               /* points */
-  int degree;          /* exact for polynomials of this total degree */
-  const double *lam;   /* [n x 4] for tets, [n x 3] for triangles */
-  const double *w;     /* [n] */
+  int n;             /* points */
+  int degree;        /* exact for polynomials of this total degree */
+  const double *lam; /* [n x 4] for tets, [n x 3] for triangles */
+  const double *w;   /* [n] */
 } em_quad;
 
 /* The cheapest stored rule exact to at least `degree` (error if none). */
@@ -76,9 +76,9 @@ em_err em_quad_tri(int degree, em_quad *q);
 /* ---------------------------------------------------------------- geometry */
 
 typedef struct em_tet_geom {
-  double x[4][3];      /* vertex coordinates, metres */
-  double grad[4][3];   /* gradients of the barycentric coordinates */
-  double vol;          /* |volume| */
+  double x[4][3];    /* vertex coordinates, metres */
+  double grad[4][3]; /* gradients of the barycentric coordinates */
+  double vol;        /* |volume| */
 } em_tet_geom;
 
 void em_tet_geom_make(const em_mesh *m, int32_t t, em_tet_geom *g);
@@ -110,14 +110,14 @@ em_err em_element_matrices(int p, const em_tet_geom *g, em_material_fn mat, void
  * fixed DOF number -c-1.  Unknowns are grouped by order: offset[g-1] ..
  * offset[g]-1 hold group g; inside a group they follow mesh locality. */
 typedef struct em_dofmap {
-  int order;                 /* p */
-  int32_t n_dof;             /* unknowns */
-  int32_t n_fixed;           /* eliminated (Dirichlet / PEC) DOFs */
+  int order;       /* p */
+  int32_t n_dof;   /* unknowns */
+  int32_t n_fixed; /* eliminated (Dirichlet / PEC) DOFs */
   int32_t offset[EM_MAX_ORDER + 1];
-  int32_t *edge_dof;         /* [p per edge] codes, slot order */
-  int32_t *face_dof;         /* [p(p-1) per face] */
-  int32_t *cell_dof;         /* [p(p-1)(p-2)/2 per tet] */
-  int8_t *fixed_group;       /* [n_fixed] order group of each fixed DOF */
+  int32_t *edge_dof;   /* [p per edge] codes, slot order */
+  int32_t *face_dof;   /* [p(p-1) per face] */
+  int32_t *cell_dof;   /* [p(p-1)(p-2)/2 per tet] */
+  int8_t *fixed_group; /* [n_fixed] order group of each fixed DOF */
 } em_dofmap;
 
 /* face_fixed[f] != 0 marks faces whose tangential field is prescribed; their
@@ -136,14 +136,14 @@ typedef em_err (*em_vector_fn)(void *ctx, const double x[3], em_cplx v[3]);
  * column `rhs` when g is set (w's tangential trace: only the tangential part
  * of g counts). */
 typedef struct em_robin {
-  int group;           /* surface group (index into mesh->group), or -1:
-                          the faces listed below */
-  const int32_t *faces;  /* with group == -1: mesh faces (on the boundary) */
+  int group;            /* surface group (index into mesh->group), or -1:
+                           the faces listed below */
+  const int32_t *faces; /* with group == -1: mesh faces (on the boundary) */
   int32_t n_faces;
   em_cplx gamma;
-  em_vector_fn g;      /* NULL: no source */
+  em_vector_fn g; /* NULL: no source */
   void *g_ctx;
-  int rhs;             /* right-hand side column for g */
+  int rhs; /* right-hand side column for g */
 } em_robin;
 
 /* All callbacks (material, source, dirichlet, Robin g) are called from
@@ -152,32 +152,32 @@ typedef struct em_robin {
  * The Dirichlet lift -A_uf E_fixed enters every right-hand side column, so
  * each column is a complete problem with the same fixed values. */
 typedef struct em_problem {
-  double k0;                 /* free-space wavenumber, rad/m */
-  int order;                 /* 1..3 */
-  em_material_fn material;   /* required */
+  double k0;               /* free-space wavenumber, rad/m */
+  int order;               /* 1..3 */
+  em_material_fn material; /* required */
   void *material_ctx;
-  const uint8_t *tet_vary;   /* [n_tet] nonzero where the material varies in
-                                the tet (PML); NULL: constant everywhere */
-  em_vector_fn source;       /* f in the volume (column 0), NULL: none */
+  const uint8_t *tet_vary; /* [n_tet] nonzero where the material varies in
+                              the tet (PML); NULL: constant everywhere */
+  em_vector_fn source;     /* f in the volume (column 0), NULL: none */
   void *source_ctx;
-  em_vector_fn dirichlet;    /* E_D on fixed faces, NULL: zero (PEC) */
+  em_vector_fn dirichlet; /* E_D on fixed faces, NULL: zero (PEC) */
   void *dirichlet_ctx;
   int n_robin;
   const em_robin *robin;
-  int n_rhs;                 /* right-hand side columns (>= 1) */
+  int n_rhs; /* right-hand side columns (>= 1) */
 } em_problem;
 
 /* The assembled system. */
 typedef struct em_system {
-  em_blockmat *A;            /* unknowns x unknowns, by order group */
+  em_blockmat *A; /* unknowns x unknowns, by order group */
   int n_rhs;
-  em_cplx *b;                /* [n_dof x n_rhs], column-major */
-  em_cplx *fixed;            /* [n_fixed] values of the fixed DOFs */
-  double t_assembly;         /* seconds */
+  em_cplx *b;        /* [n_dof x n_rhs], column-major */
+  em_cplx *fixed;    /* [n_fixed] values of the fixed DOFs */
+  double t_assembly; /* seconds */
 } em_system;
 
-em_err em_assemble(const em_mesh *m, const em_dofmap *d, const em_problem *prob,
-                   const em_log *log, em_system **sys);
+em_err em_assemble(const em_mesh *m, const em_dofmap *d, const em_problem *prob, const em_log *log,
+                   em_system **sys);
 void em_system_destroy(em_system **sys);
 
 /* ------------------------------------------------------------------ fields */
@@ -189,9 +189,9 @@ void em_field_eval(const em_mesh *m, const em_dofmap *d, const em_cplx *x, const
 
 /* ||E - E_ex||_L2 and ||curl(E - E_ex)||_L2 over the mesh, by quadrature of
  * degree 2p+2 (curl_ex may be NULL: then *curl_err is not computed). */
-em_err em_field_error(const em_mesh *m, const em_dofmap *d, const em_cplx *x,
-                      const em_cplx *fixed, em_vector_fn E_ex, em_vector_fn curl_ex, void *ctx,
-                      double *l2_err, double *curl_err);
+em_err em_field_error(const em_mesh *m, const em_dofmap *d, const em_cplx *x, const em_cplx *fixed,
+                      em_vector_fn E_ex, em_vector_fn curl_ex, void *ctx, double *l2_err,
+                      double *curl_err);
 
 /* ---------------------------------------------------------- media, PML */
 
@@ -213,10 +213,10 @@ typedef struct em_medium {
  * Materials become eps Lambda and (mu Lambda)^-1 with
  *   Lambda = diag(s_y s_z / s_x, s_x s_z / s_y, s_x s_y / s_z). */
 typedef struct em_pml {
-  double inner[6];   /* interior box: xmin xmax ymin ymax zmin zmax (m) */
-  double thick[6];   /* layer thickness beyond each of the six sides (0: none) */
-  int order;         /* grading exponent m */
-  double R0;         /* normal-incidence reflection of the continuous layer */
+  double inner[6]; /* interior box: xmin xmax ymin ymax zmin zmax (m) */
+  double thick[6]; /* layer thickness beyond each of the six sides (0: none) */
+  int order;       /* grading exponent m */
+  double R0;       /* normal-incidence reflection of the continuous layer */
 } em_pml;
 
 /* Interior box = bounding box of the non-PML tets; thickness per side from
@@ -229,8 +229,8 @@ void em_pml_stretch(const em_pml *p, double k0, const double x[3], em_cplx s[3])
 /* The em_material_fn context for em_problem.material. */
 typedef struct em_media {
   const em_mesh *mesh;
-  const em_medium *medium;   /* per mesh group (volume groups are read) */
-  const em_pml *pml;         /* NULL: no PML */
+  const em_medium *medium; /* per mesh group (volume groups are read) */
+  const em_pml *pml;       /* NULL: no PML */
   double k0;
 } em_media;
 
@@ -247,26 +247,26 @@ typedef enum em_port_type { EM_PORT_COAX = 0, EM_PORT_WAVEGUIDE, EM_PORT_LUMPED 
  * a lumped port is a resistive sheet (R = z_ref) of width w and length l
  * with a Norton current source along v. */
 typedef struct em_port {
-  char name[32];        /* "port1" */
-  int number;           /* N of portN */
-  int group;            /* surface group (index into mesh->group) */
+  char name[32]; /* "port1" */
+  int number;    /* N of portN */
+  int group;     /* surface group (index into mesh->group) */
   em_port_type type;
-  double center[3];     /* coax axis point / rectangle centre (m) */
-  double normal[3];     /* unit normal pointing into the meshed domain */
-  double u[3], v[3];    /* in-plane axes: waveguide u along a, v along b (the
-                           TE10 E direction); lumped u along w, v along E */
-  double a, b;          /* coax: inner, outer radius; waveguide: broad, narrow
-                           side; lumped: width w, length l (m) */
-  double area;          /* area of the port's triangles (m^2) */
-  em_cplx eps_r, mu_r;  /* filling, from the adjacent volume */
-  double z_ref;         /* reference impedance of S (ohm); 0 = mode impedance */
-  double deembed;       /* reference plane moved this far inward (m) */
+  double center[3];    /* coax axis point / rectangle centre (m) */
+  double normal[3];    /* unit normal pointing into the meshed domain */
+  double u[3], v[3];   /* in-plane axes: waveguide u along a, v along b (the
+                          TE10 E direction); lumped u along w, v along E */
+  double a, b;         /* coax: inner, outer radius; waveguide: broad, narrow
+                          side; lumped: width w, length l (m) */
+  double area;         /* area of the port's triangles (m^2) */
+  em_cplx eps_r, mu_r; /* filling, from the adjacent volume */
+  double z_ref;        /* reference impedance of S (ohm); 0 = mode impedance */
+  double deembed;      /* reference plane moved this far inward (m) */
   /* per frequency (em_port_set_frequency) */
   double k0;
-  em_cplx beta;         /* propagation constant (rad/m) */
-  em_cplx z_mode;       /* coax Z0 = eta ln(b/a) / 2 pi; TE10 Z_TE = k eta / beta;
-                           lumped: z_ref */
-  double norm;          /* mode amplitude that carries 1 W (peak phasors) */
+  em_cplx beta;   /* propagation constant (rad/m) */
+  em_cplx z_mode; /* coax Z0 = eta ln(b/a) / 2 pi; TE10 Z_TE = k eta / beta;
+                     lumped: z_ref */
+  double norm;    /* mode amplitude that carries 1 W (peak phasors) */
 } em_port;
 
 /* Geometry of the port from its triangles: planarity, inward normal,

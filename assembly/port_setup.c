@@ -84,7 +84,8 @@ static em_err outline_axis(const em_mesh *m, int group, const double n[3], doubl
   for (int pass = 0; pass < 2; pass++) {
     double acc[3] = {0, 0, 0};
     for (int32_t i = 0; i < ne; i++) {
-      int once = (i == 0 || vpair_cmp(e + i, e + i - 1)) && (i + 1 == ne || vpair_cmp(e + i, e + i + 1));
+      int once =
+          (i == 0 || vpair_cmp(e + i, e + i - 1)) && (i + 1 == ne || vpair_cmp(e + i, e + i + 1));
       if (!once) continue;
       const double *pa = m->xyz + 3 * (size_t)e[i].a, *pb = m->xyz + 3 * (size_t)e[i].b;
       double d[3] = {pb[0] - pa[0], pb[1] - pa[1], pb[2] - pa[2]}, len = sqrt(dot3(d, d));

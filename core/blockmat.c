@@ -18,7 +18,8 @@ void em_blockmat_destroy(em_blockmat **B) {
 
 /* A_ij(r, c) = A(offset[i] + r, offset[j] + c): two passes, count then fill. */
 em_err em_blockmat_from_csr(const em_csr *A, int nb, const int32_t *offset, em_blockmat **Bout) {
-  EM_CHECK(nb >= 1 && nb <= EM_MAX_ORDER, EM_ERR_ARG, "block count %d not in 1..%d", nb, EM_MAX_ORDER);
+  EM_CHECK(nb >= 1 && nb <= EM_MAX_ORDER, EM_ERR_ARG, "block count %d not in 1..%d", nb,
+           EM_MAX_ORDER);
   EM_CHECK(offset[0] == 0 && offset[nb] == A->n_rows && A->n_rows == A->n_cols, EM_ERR_ARG,
            "group offsets do not cover the %d x %d matrix", A->n_rows, A->n_cols);
   em_err err = EM_OK;
@@ -31,7 +32,10 @@ em_err em_blockmat_from_csr(const em_csr *A, int nb, const int32_t *offset, em_b
     for (int32_t r = offset[i]; r < offset[i + 1]; r++)
       for (int64_t k = A->rowptr[r]; k < A->rowptr[r + 1]; k++) cnt[group_of(B, A->colind[k])]++;
     for (int j = 0; j < nb; j++) {
-      EM_TRY_GOTO(err, em_csr_create(offset[i + 1] - offset[i], offset[j + 1] - offset[j], cnt[j], &B->blk[i][j]), fail);
+      EM_TRY_GOTO(err,
+                  em_csr_create(offset[i + 1] - offset[i], offset[j + 1] - offset[j], cnt[j],
+                                &B->blk[i][j]),
+                  fail);
       B->blk[i][j]->nnz = 0;
     }
     for (int32_t r = offset[i]; r < offset[i + 1]; r++) {
@@ -95,7 +99,10 @@ em_err em_blockmat_permute(const em_blockmat *B, const int32_t *perm, em_blockma
   memcpy(P->offset, B->offset, sizeof P->offset);
   for (int i = 0; i < B->nb; i++)
     for (int j = 0; j < B->nb; j++)
-      EM_TRY_GOTO(err, em_csr_permute(B->blk[i][j], local + B->offset[i], local + B->offset[j], &P->blk[i][j]), done);
+      EM_TRY_GOTO(
+          err,
+          em_csr_permute(B->blk[i][j], local + B->offset[i], local + B->offset[j], &P->blk[i][j]),
+          done);
   *Pout = P;
   P = NULL;
 done:

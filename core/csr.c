@@ -15,8 +15,10 @@ em_err em_csr_create(int32_t n_rows, int32_t n_cols, int64_t nnz, em_csr **A) {
   M->n_rows = n_rows;
   M->n_cols = n_cols;
   M->nnz = nnz;
-  EM_TRY_GOTO(err, em_calloc(&M->rowptr, (size_t)n_rows + 1, sizeof *M->rowptr, "CSR row pointers"), fail);
-  EM_TRY_GOTO(err, em_calloc(&M->colind, (size_t)nnz, sizeof *M->colind, "CSR column indices"), fail);
+  EM_TRY_GOTO(err, em_calloc(&M->rowptr, (size_t)n_rows + 1, sizeof *M->rowptr, "CSR row pointers"),
+              fail);
+  EM_TRY_GOTO(err, em_calloc(&M->colind, (size_t)nnz, sizeof *M->colind, "CSR column indices"),
+              fail);
   EM_TRY_GOTO(err, em_calloc(&M->val, (size_t)nnz, sizeof *M->val, "CSR values"), fail);
   *A = M;
   return EM_OK;
@@ -46,8 +48,8 @@ em_err em_csr_check(const em_csr *A, const char *name) {
   EM_CHECK(A->rowptr[0] == 0 && A->rowptr[A->n_rows] == A->nnz, EM_ERR_INPUT,
            "%s: row pointers do not span the %lld entries", name, (long long)A->nnz);
   for (int32_t i = 0; i < A->n_rows; i++) {
-    EM_CHECK(A->rowptr[i] <= A->rowptr[i + 1], EM_ERR_INPUT,
-             "%s: row pointers decrease at row %d", name, i);
+    EM_CHECK(A->rowptr[i] <= A->rowptr[i + 1], EM_ERR_INPUT, "%s: row pointers decrease at row %d",
+             name, i);
     for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++) {
       EM_CHECK(A->colind[k] >= 0 && A->colind[k] < A->n_cols, EM_ERR_INPUT,
                "%s: row %d has column %d outside 0..%d", name, i, A->colind[k], A->n_cols - 1);
@@ -110,8 +112,8 @@ em_err em_csr_from_triplets(int32_t n_rows, int32_t n_cols, int64_t n, const int
   EM_TRY(em_calloc(&cnt, (size_t)n_rows + 1, sizeof *cnt, "triplet row counts"));
   for (int64_t k = 0; k < n; k++) {
     if (ti[k] < 0 || ti[k] >= n_rows || tj[k] < 0 || tj[k] >= n_cols) {
-      err = EM_RAISE(EM_ERR_ARG, "triplet %lld at (%d, %d) outside %d x %d", (long long)k,
-                     ti[k], tj[k], n_rows, n_cols);
+      err = EM_RAISE(EM_ERR_ARG, "triplet %lld at (%d, %d) outside %d x %d", (long long)k, ti[k],
+                     tj[k], n_rows, n_cols);
       goto done;
     }
     cnt[ti[k] + 1]++;
@@ -172,8 +174,7 @@ done:
 }
 
 /* B = P A Q^T with perm[old] = new; rows are re-sorted by new column. */
-em_err em_csr_permute(const em_csr *A, const int32_t *rperm, const int32_t *cperm,
-                      em_csr **B) {
+em_err em_csr_permute(const em_csr *A, const int32_t *rperm, const int32_t *cperm, em_csr **B) {
   em_csr *M = NULL;
   csr_pair *buf = NULL;
   int64_t longest = 0;
@@ -205,8 +206,7 @@ em_err em_csr_permute(const em_csr *A, const int32_t *rperm, const int32_t *cper
 }
 
 /* y = alpha A x + beta y */
-void em_csr_spmv_ref(const em_csr *A, em_cplx alpha, const em_cplx *x, em_cplx beta,
-                     em_cplx *y) {
+void em_csr_spmv_ref(const em_csr *A, em_cplx alpha, const em_cplx *x, em_cplx beta, em_cplx *y) {
   for (int32_t i = 0; i < A->n_rows; i++) {
     em_cplx s = 0;
     for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++) s += A->val[k] * x[A->colind[k]];

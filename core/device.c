@@ -35,12 +35,14 @@ static int try_cuda(em_device *dev, char *why, size_t n) {
   int count = 0;
   cudaError_t e = cudaGetDeviceCount(&count);
   if (e != cudaSuccess || count == 0) {
-    snprintf(why, n, "no CUDA GPU answered (%s)", e != cudaSuccess ? cudaGetErrorName(e) : "0 devices");
+    snprintf(why, n, "no CUDA GPU answered (%s)",
+             e != cudaSuccess ? cudaGetErrorName(e) : "0 devices");
     (void)cudaGetLastError();
     return 0;
   }
   struct cudaDeviceProp prop;
-  if ((e = cudaGetDeviceProperties(&prop, 0)) != cudaSuccess || (e = cudaSetDevice(0)) != cudaSuccess) {
+  if ((e = cudaGetDeviceProperties(&prop, 0)) != cudaSuccess ||
+      (e = cudaSetDevice(0)) != cudaSuccess) {
     snprintf(why, n, "CUDA device 0 unusable (%s)", cudaGetErrorName(e));
     return 0;
   }

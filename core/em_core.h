@@ -17,12 +17,16 @@
 
 #ifdef __cplusplus
 extern "C" {
-typedef struct { double re, im; } em_cplx;  /* == double complex in C */
-typedef struct { float re, im; } em_cplxf;  /* == float complex in C */
+typedef struct {
+  double re, im;
+} em_cplx; /* == double complex in C */
+typedef struct {
+  float re, im;
+} em_cplxf; /* == float complex in C */
 #else
 #include <complex.h>
-typedef double complex em_cplx;  /* complex double, the default scalar */
-typedef float complex em_cplxf;  /* complex single, for inner work */
+typedef double complex em_cplx; /* complex double, the default scalar */
+typedef float complex em_cplxf; /* complex single, for inner work */
 #endif
 
 #if defined(__GNUC__)
@@ -39,26 +43,26 @@ typedef float complex em_cplxf;  /* complex single, for inner work */
  * what kind of failure; the message in the trace names the culprit. */
 typedef enum em_err {
   EM_OK = 0,
-  EM_ERR_ARG,          /* invalid argument passed by the caller */
-  EM_ERR_INPUT,        /* bad user input: case file, parameter, mesh, physics */
-  EM_ERR_IO,           /* file missing, unreadable, unwritable, corrupt */
-  EM_ERR_MEMORY,       /* host allocation failed */
-  EM_ERR_GMSH,         /* Gmsh reported an error */
-  EM_ERR_CUDA,         /* CUDA runtime error */
-  EM_ERR_CUSPARSE,     /* cuSPARSE status */
-  EM_ERR_CUBLAS,       /* cuBLAS status */
-  EM_ERR_GPU_MEMORY,   /* GPU out of memory */
-  EM_ERR_NUMERIC,      /* singular matrix, zero pivot, NaN/Inf */
-  EM_ERR_UNSUPPORTED,  /* not built in (e.g. CUDA) or not available here */
-  EM_ERR_INTERNAL      /* a broken invariant: a bug */
+  EM_ERR_ARG,         /* invalid argument passed by the caller */
+  EM_ERR_INPUT,       /* bad user input: case file, parameter, mesh, physics */
+  EM_ERR_IO,          /* file missing, unreadable, unwritable, corrupt */
+  EM_ERR_MEMORY,      /* host allocation failed */
+  EM_ERR_GMSH,        /* Gmsh reported an error */
+  EM_ERR_CUDA,        /* CUDA runtime error */
+  EM_ERR_CUSPARSE,    /* cuSPARSE status */
+  EM_ERR_CUBLAS,      /* cuBLAS status */
+  EM_ERR_GPU_MEMORY,  /* GPU out of memory */
+  EM_ERR_NUMERIC,     /* singular matrix, zero pivot, NaN/Inf */
+  EM_ERR_UNSUPPORTED, /* not built in (e.g. CUDA) or not available here */
+  EM_ERR_INTERNAL     /* a broken invariant: a bug */
 } em_err;
 
 /* Name of a code, e.g. "EM_ERR_INPUT". */
 const char *em_err_name(em_err code);
 
 /* Start a new trace with a message naming the culprit; returns code. */
-em_err em_error_raise(em_err code, const char *file, int line, const char *fmt,
-                      ...) EM_PRINTF(4, 5);
+em_err em_error_raise(em_err code, const char *file, int line, const char *fmt, ...)
+    EM_PRINTF(4, 5);
 /* Append a file:line frame to the current trace; returns code. */
 em_err em_error_trace(em_err code, const char *file, int line);
 /* Message of the current trace ("" when none). */
@@ -72,24 +76,24 @@ void em_error_clear(void);
 /* Raise an error: return EM_RAISE(EM_ERR_INPUT, "no volume in %s", path); */
 #define EM_RAISE(code, ...) em_error_raise((code), __FILE__, __LINE__, __VA_ARGS__)
 /* Check a condition, raising with a message when it fails. */
-#define EM_CHECK(cond, code, ...)                \
-  do {                                           \
+#define EM_CHECK(cond, code, ...)                    \
+  do {                                               \
     if (!(cond)) return EM_RAISE(code, __VA_ARGS__); \
   } while (0)
 /* Propagate: return the error of expr, adding this file:line to the trace. */
-#define EM_TRY(expr)                                             \
-  do {                                                           \
-    em_err em_try_err_ = (expr);                                 \
+#define EM_TRY(expr)                                                         \
+  do {                                                                       \
+    em_err em_try_err_ = (expr);                                             \
     if (em_try_err_) return em_error_trace(em_try_err_, __FILE__, __LINE__); \
   } while (0)
 /* Propagate to a cleanup label: err = expr; on failure trace and goto label. */
-#define EM_TRY_GOTO(err, expr, label)                        \
-  do {                                                       \
-    (err) = (expr);                                          \
-    if (err) {                                               \
-      em_error_trace((err), __FILE__, __LINE__);             \
-      goto label;                                            \
-    }                                                        \
+#define EM_TRY_GOTO(err, expr, label)            \
+  do {                                           \
+    (err) = (expr);                              \
+    if (err) {                                   \
+      em_error_trace((err), __FILE__, __LINE__); \
+      goto label;                                \
+    }                                            \
   } while (0)
 
 /* Adapters: turn a library status into em_err with the library's own name for
@@ -110,9 +114,9 @@ em_err em_cublas_status(int status, const char *what, const char *file, int line
 typedef enum { EM_LOG_QUIET = 0, EM_LOG_INFO = 1, EM_LOG_VERBOSE = 2 } em_log_level;
 
 typedef struct em_log {
-  FILE *stream;  /* usually stderr */
-  int level;     /* em_log_level */
-  double t0;     /* wall time at creation: lines carry time since t0 */
+  FILE *stream; /* usually stderr */
+  int level;    /* em_log_level */
+  double t0;    /* wall time at creation: lines carry time since t0 */
 } em_log;
 
 void em_log_init(em_log *log, FILE *stream, int level);
@@ -140,9 +144,9 @@ em_err em_strdup(char **out, const char *s);
 /* Outputs are written to "<path>.tmp.<pid>" and renamed over <path> only when
  * complete, so a killed run never leaves a half file that looks whole. */
 typedef struct em_outfile {
-  FILE *f;          /* write here */
-  char *path;       /* final name */
-  char *tmp_path;   /* temporary name */
+  FILE *f;        /* write here */
+  char *path;     /* final name */
+  char *tmp_path; /* temporary name */
 } em_outfile;
 
 em_err em_outfile_open(em_outfile *o, const char *path, int binary);
@@ -164,12 +168,12 @@ size_t em_prec_size(em_prec p);
 /* Compressed sparse rows, complex double, on the host.
  * Column indices are sorted and unique within a row. */
 typedef struct em_csr {
-  int32_t n_rows;   /* number of rows */
-  int32_t n_cols;   /* number of columns */
-  int64_t nnz;      /* number of stored entries = rowptr[n_rows] */
-  int64_t *rowptr;  /* row i holds entries rowptr[i] .. rowptr[i+1]-1 */
-  int32_t *colind;  /* column of each entry */
-  em_cplx *val;     /* value of each entry */
+  int32_t n_rows;  /* number of rows */
+  int32_t n_cols;  /* number of columns */
+  int64_t nnz;     /* number of stored entries = rowptr[n_rows] */
+  int64_t *rowptr; /* row i holds entries rowptr[i] .. rowptr[i+1]-1 */
+  int32_t *colind; /* column of each entry */
+  em_cplx *val;    /* value of each entry */
 } em_csr;
 
 /* Allocate an n_rows x n_cols matrix with room for nnz entries; rowptr is
@@ -180,17 +184,14 @@ em_err em_csr_copy(const em_csr *A, em_csr **B);
 /* Check the structure: rowptr monotone, columns in range, sorted, unique. */
 em_err em_csr_check(const em_csr *A, const char *name);
 /* Build from triplets (i, j, v); duplicates are summed, entries sorted. */
-em_err em_csr_from_triplets(int32_t n_rows, int32_t n_cols, int64_t n,
-                            const int32_t *ti, const int32_t *tj,
-                            const em_cplx *tv, em_csr **A);
+em_err em_csr_from_triplets(int32_t n_rows, int32_t n_cols, int64_t n, const int32_t *ti,
+                            const int32_t *tj, const em_cplx *tv, em_csr **A);
 /* B = P A Q^T: row i of A becomes row rperm[i] of B, column j becomes
  * column cperm[j] (perm[old] = new).  NULL means identity. */
-em_err em_csr_permute(const em_csr *A, const int32_t *rperm,
-                      const int32_t *cperm, em_csr **B);
+em_err em_csr_permute(const em_csr *A, const int32_t *rperm, const int32_t *cperm, em_csr **B);
 /* y = alpha A x + beta y: the plain serial reference every kernel is
  * checked against. */
-void em_csr_spmv_ref(const em_csr *A, em_cplx alpha, const em_cplx *x,
-                     em_cplx beta, em_cplx *y);
+void em_csr_spmv_ref(const em_csr *A, em_cplx alpha, const em_cplx *x, em_cplx beta, em_cplx *y);
 /* Bytes of the CSR arrays (values + column indices + row pointers). */
 size_t em_csr_bytes(const em_csr *A, em_prec p);
 
@@ -203,20 +204,18 @@ size_t em_csr_bytes(const em_csr *A, em_prec p);
  * functions of group i with the basis functions of group j, in indices local
  * to the groups.  Every block exists (nnz may be 0). */
 typedef struct em_blockmat {
-  int nb;                             /* number of groups, 1..3 */
-  int32_t offset[EM_MAX_ORDER + 1];   /* group g = DOFs offset[g]..offset[g+1]-1 */
+  int nb;                           /* number of groups, 1..3 */
+  int32_t offset[EM_MAX_ORDER + 1]; /* group g = DOFs offset[g]..offset[g+1]-1 */
   em_csr *blk[EM_MAX_ORDER][EM_MAX_ORDER];
 } em_blockmat;
 
 /* Split a square CSR by the group offsets (offset[0] = 0, offset[nb] = n). */
-em_err em_blockmat_from_csr(const em_csr *A, int nb, const int32_t *offset,
-                            em_blockmat **B);
+em_err em_blockmat_from_csr(const em_csr *A, int nb, const int32_t *offset, em_blockmat **B);
 /* The whole matrix as one CSR. */
 em_err em_blockmat_to_csr(const em_blockmat *B, em_csr **A);
 /* Apply a symmetric permutation that keeps every DOF in its group:
  * perm[old] = new, with offset[g] <= perm[i] < offset[g+1] for i in group g. */
-em_err em_blockmat_permute(const em_blockmat *B, const int32_t *perm,
-                           em_blockmat **P);
+em_err em_blockmat_permute(const em_blockmat *B, const int32_t *perm, em_blockmat **P);
 void em_blockmat_destroy(em_blockmat **B);
 
 /* ------------------------------------------------------------------ device */
@@ -225,12 +224,12 @@ typedef enum { EM_BACKEND_CPU = 0, EM_BACKEND_CUDA = 1 } em_backend;
 
 /* Which device computes: chosen once by the app (--device auto|cpu|gpu). */
 typedef struct em_device {
-  em_backend backend;     /* CPU, or CUDA when a GPU answered */
-  int cuda_id;            /* CUDA device ordinal (CUDA only) */
-  char name[128];         /* "NVIDIA H100 80GB HBM3" or "CPU (16 threads)" */
-  size_t mem_total;       /* device memory, bytes (CUDA only) */
-  int sm_count;           /* multiprocessors (CUDA only) */
-  int cpu_threads;        /* OpenMP threads available */
+  em_backend backend; /* CPU, or CUDA when a GPU answered */
+  int cuda_id;        /* CUDA device ordinal (CUDA only) */
+  char name[128];     /* "NVIDIA H100 80GB HBM3" or "CPU (16 threads)" */
+  size_t mem_total;   /* device memory, bytes (CUDA only) */
+  int sm_count;       /* multiprocessors (CUDA only) */
+  int cpu_threads;    /* OpenMP threads available */
 } em_device;
 
 /* 1 when this build has CUDA compiled in. */

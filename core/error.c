@@ -13,7 +13,7 @@
 
 typedef struct {
   em_err code;
-  int n;                               /* frames recorded */
+  int n; /* frames recorded */
   char msg[EM_TRACE_MSG];
   char frame[EM_TRACE_FRAMES][96];
 } em_trace;
@@ -22,19 +22,32 @@ static _Thread_local em_trace trace_;
 
 const char *em_err_name(em_err code) {
   switch (code) {
-    case EM_OK: return "EM_OK";
-    case EM_ERR_ARG: return "EM_ERR_ARG";
-    case EM_ERR_INPUT: return "EM_ERR_INPUT";
-    case EM_ERR_IO: return "EM_ERR_IO";
-    case EM_ERR_MEMORY: return "EM_ERR_MEMORY";
-    case EM_ERR_GMSH: return "EM_ERR_GMSH";
-    case EM_ERR_CUDA: return "EM_ERR_CUDA";
-    case EM_ERR_CUSPARSE: return "EM_ERR_CUSPARSE";
-    case EM_ERR_CUBLAS: return "EM_ERR_CUBLAS";
-    case EM_ERR_GPU_MEMORY: return "EM_ERR_GPU_MEMORY";
-    case EM_ERR_NUMERIC: return "EM_ERR_NUMERIC";
-    case EM_ERR_UNSUPPORTED: return "EM_ERR_UNSUPPORTED";
-    case EM_ERR_INTERNAL: return "EM_ERR_INTERNAL";
+    case EM_OK:
+      return "EM_OK";
+    case EM_ERR_ARG:
+      return "EM_ERR_ARG";
+    case EM_ERR_INPUT:
+      return "EM_ERR_INPUT";
+    case EM_ERR_IO:
+      return "EM_ERR_IO";
+    case EM_ERR_MEMORY:
+      return "EM_ERR_MEMORY";
+    case EM_ERR_GMSH:
+      return "EM_ERR_GMSH";
+    case EM_ERR_CUDA:
+      return "EM_ERR_CUDA";
+    case EM_ERR_CUSPARSE:
+      return "EM_ERR_CUSPARSE";
+    case EM_ERR_CUBLAS:
+      return "EM_ERR_CUBLAS";
+    case EM_ERR_GPU_MEMORY:
+      return "EM_ERR_GPU_MEMORY";
+    case EM_ERR_NUMERIC:
+      return "EM_ERR_NUMERIC";
+    case EM_ERR_UNSUPPORTED:
+      return "EM_ERR_UNSUPPORTED";
+    case EM_ERR_INTERNAL:
+      return "EM_ERR_INTERNAL";
   }
   return "EM_ERR_?";
 }
@@ -42,8 +55,7 @@ const char *em_err_name(em_err code) {
 static void add_frame(const char *file, int line) {
   if (trace_.n >= EM_TRACE_FRAMES) return;
   const char *base = strrchr(file, '/');
-  snprintf(trace_.frame[trace_.n++], sizeof trace_.frame[0], "%s:%d",
-           base ? base + 1 : file, line);
+  snprintf(trace_.frame[trace_.n++], sizeof trace_.frame[0], "%s:%d", base ? base + 1 : file, line);
 }
 
 em_err em_error_raise(em_err code, const char *file, int line, const char *fmt, ...) {
@@ -68,9 +80,13 @@ em_err em_error_trace(em_err code, const char *file, int line) {
   return code;
 }
 
-const char *em_error_message(void) { return trace_.code ? trace_.msg : ""; }
+const char *em_error_message(void) {
+  return trace_.code ? trace_.msg : "";
+}
 
-em_err em_error_code(void) { return trace_.code; }
+em_err em_error_code(void) {
+  return trace_.code;
+}
 
 void em_error_print(FILE *f) {
   if (trace_.code == EM_OK) return;

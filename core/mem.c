@@ -8,26 +8,25 @@ em_err em_calloc(void *pptr, size_t n, size_t size, const char *what) {
   void **p = (void **)pptr;
   *p = NULL;
   if (size && n > SIZE_MAX / size)
-    return EM_RAISE(EM_ERR_MEMORY, "size overflow allocating %zu x %zu bytes for %s",
-                    n, size, what);
+    return EM_RAISE(EM_ERR_MEMORY, "size overflow allocating %zu x %zu bytes for %s", n, size,
+                    what);
   /* calloc(0) may return NULL; ask for one byte so success is unambiguous. */
   *p = calloc(n ? n : 1, size ? size : 1);
   if (!*p)
-    return EM_RAISE(EM_ERR_MEMORY, "out of host memory allocating %zu bytes for %s",
-                    n * size, what);
+    return EM_RAISE(EM_ERR_MEMORY, "out of host memory allocating %zu bytes for %s", n * size,
+                    what);
   return EM_OK;
 }
 
 em_err em_realloc(void *pptr, size_t n, size_t size, const char *what) {
   void **p = (void **)pptr;
   if (size && n > SIZE_MAX / size)
-    return EM_RAISE(EM_ERR_MEMORY, "size overflow allocating %zu x %zu bytes for %s",
-                    n, size, what);
+    return EM_RAISE(EM_ERR_MEMORY, "size overflow allocating %zu x %zu bytes for %s", n, size,
+                    what);
   size_t bytes = n * size;
   void *q = realloc(*p, bytes ? bytes : 1);
   if (!q)
-    return EM_RAISE(EM_ERR_MEMORY, "out of host memory resizing %s to %zu bytes",
-                    what, n * size);
+    return EM_RAISE(EM_ERR_MEMORY, "out of host memory resizing %s to %zu bytes", what, n * size);
   *p = q;
   return EM_OK;
 }
@@ -45,4 +44,6 @@ em_err em_strdup(char **out, const char *s) {
   return EM_OK;
 }
 
-size_t em_prec_size(em_prec p) { return p == EM_PREC_SINGLE ? 8 : 16; }
+size_t em_prec_size(em_prec p) {
+  return p == EM_PREC_SINGLE ? 8 : 16;
+}

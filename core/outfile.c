@@ -37,8 +37,8 @@ em_err em_outfile_commit(em_outfile *o) {
     return e;
   }
   if (rename(o->tmp_path, o->path) != 0) {
-    em_err e = EM_RAISE(EM_ERR_IO, "cannot rename %s to %s: %s", o->tmp_path, o->path,
-                        strerror(errno));
+    em_err e =
+        EM_RAISE(EM_ERR_IO, "cannot rename %s to %s: %s", o->tmp_path, o->path, strerror(errno));
     em_outfile_abort(o);
     return e;
   }

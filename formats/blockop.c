@@ -203,8 +203,8 @@ void em_blockop_block_info(const em_blockop *op, int i, int j, em_spmat_info *in
     return;
   }
   info->n_rows = op->offset[i + 1] - op->offset[i];
-  info->n_cols = op->opts.mode == EM_BLOCKOP_ROWS ? op->offset[op->nb]
-                                                  : op->offset[j + 1] - op->offset[j];
+  info->n_cols =
+      op->opts.mode == EM_BLOCKOP_ROWS ? op->offset[op->nb] : op->offset[j + 1] - op->offset[j];
   if (op->blk[i][j]) em_spmat_get_info(op->blk[i][j], info);
 }
 

@@ -85,7 +85,7 @@ em_err em_blockop_plan_perm(const em_blockmat *B, const em_blockop_opts *o, int3
     }
     for (int j = 0; j < B->nb; j++) {
       const em_csr *A = B->blk[i][j];
-      int sliced = o->mode == EM_BLOCKOP_ROWS         ? row_sliced
+      int sliced = o->mode == EM_BLOCKOP_ROWS ? row_sliced
                    : o->mode == EM_BLOCKOP_ONE_MATRIX
                        ? whole_sliced
                        : blockop_is_sliced(A, o, o->format[i][j], o->threads_per_row[i][j]);

@@ -12,7 +12,8 @@ em_err em_fmt_dev_upload(void **d, const void *h, size_t bytes, const char *what
     *d = NULL;
     (void)cudaGetLastError();
     if (e == cudaErrorMemoryAllocation)
-      return EM_RAISE(EM_ERR_GPU_MEMORY, "GPU out of memory allocating %zu bytes for %s", bytes, what);
+      return EM_RAISE(EM_ERR_GPU_MEMORY, "GPU out of memory allocating %zu bytes for %s", bytes,
+                      what);
     return EM_RAISE(EM_ERR_CUDA, "cudaMalloc of %zu bytes for %s failed: %s", bytes, what,
                     cudaGetErrorName(e));
   }

@@ -19,16 +19,16 @@ extern "C" {
 #endif
 
 typedef enum em_format {
-  EM_FMT_AUTO = -1,     /* chosen from the row-length statistics */
-  EM_FMT_CSR = 0,       /* CSR, one thread per row ("scalar") */
-  EM_FMT_CSR_VECTOR,    /* CSR, T threads per row ("vector") */
-  EM_FMT_ELL,           /* ELLPACK, column-major, padded to the longest row */
-  EM_FMT_ELLR,          /* ELLPACK-R: ELL plus row lengths, padding skipped */
-  EM_FMT_ELLRT,         /* ELLR-T: T threads per row, rows padded to 16 */
-  EM_FMT_SELLRT,        /* sliced ELLR-T: slices of S rows, own width each */
-  EM_FMT_HYB,           /* ELL (width K) + COO remainder */
-  EM_FMT_HEC,           /* ELL (width K) + CSR remainder */
-  EM_FMT_BITMAP,        /* per-row bitmaps of non-empty 64-column words */
+  EM_FMT_AUTO = -1,  /* chosen from the row-length statistics */
+  EM_FMT_CSR = 0,    /* CSR, one thread per row ("scalar") */
+  EM_FMT_CSR_VECTOR, /* CSR, T threads per row ("vector") */
+  EM_FMT_ELL,        /* ELLPACK, column-major, padded to the longest row */
+  EM_FMT_ELLR,       /* ELLPACK-R: ELL plus row lengths, padding skipped */
+  EM_FMT_ELLRT,      /* ELLR-T: T threads per row, rows padded to 16 */
+  EM_FMT_SELLRT,     /* sliced ELLR-T: slices of S rows, own width each */
+  EM_FMT_HYB,        /* ELL (width K) + COO remainder */
+  EM_FMT_HEC,        /* ELL (width K) + CSR remainder */
+  EM_FMT_BITMAP,     /* per-row bitmaps of non-empty 64-column words */
   EM_FMT_COUNT
 } em_format;
 
@@ -41,15 +41,15 @@ typedef struct em_spmat_opts {
   em_format format;
   em_backend backend;
   em_prec prec;
-  int threads_per_row;  /* T in 1,2,4,8,16,32 for CSR-vector / ELLR-T /
-                           sliced ELLR-T; 0 = chosen from the row lengths */
-  int slice_rows;       /* S for sliced ELLR-T; 0 = default */
-  int ell_width;        /* K for HYB / HEC; -1 = the rule "grow K while the
-                           nonzeros in the first K columns exceed half of
-                           the K*n slots" */
+  int threads_per_row; /* T in 1,2,4,8,16,32 for CSR-vector / ELLR-T /
+                          sliced ELLR-T; 0 = chosen from the row lengths */
+  int slice_rows;      /* S for sliced ELLR-T; 0 = default */
+  int ell_width;       /* K for HYB / HEC; -1 = the rule "grow K while the
+                          nonzeros in the first K columns exceed half of
+                          the K*n slots" */
 } em_spmat_opts;
 
-void em_spmat_opts_default(em_spmat_opts *o);  /* AUTO, CPU, double, 0, 0, -1 */
+void em_spmat_opts_default(em_spmat_opts *o); /* AUTO, CPU, double, 0, 0, -1 */
 
 typedef struct em_spmat em_spmat;
 
@@ -59,12 +59,12 @@ typedef struct em_spmat_info {
   em_backend backend;
   em_prec prec;
   int32_t n_rows, n_cols;
-  int64_t nnz;          /* true nonzeros */
-  int64_t stored;       /* stored slots including padding */
-  size_t bytes;         /* exact bytes of every array the format holds */
-  int threads_per_row;  /* T (0 when not applicable) */
-  int slice_rows;       /* S (0 when not applicable) */
-  int ell_width;        /* K (0 when not applicable) */
+  int64_t nnz;         /* true nonzeros */
+  int64_t stored;      /* stored slots including padding */
+  size_t bytes;        /* exact bytes of every array the format holds */
+  int threads_per_row; /* T (0 when not applicable) */
+  int slice_rows;      /* S (0 when not applicable) */
+  int ell_width;       /* K (0 when not applicable) */
 } em_spmat_info;
 
 em_err em_spmat_create(const em_csr *A, const em_spmat_opts *o, em_spmat **M);
@@ -90,22 +90,22 @@ em_err em_bitmap_to_csr(const em_spmat *M, em_csr **A);
 /* ------------------------------------------------------------ block operator */
 
 typedef enum em_blockop_mode {
-  EM_BLOCKOP_STREAMS = 0,   /* nine blocks in their own CUDA streams, concurrently */
-  EM_BLOCKOP_SEQUENTIAL,    /* nine blocks one after another on one stream */
-  EM_BLOCKOP_GRAPH,         /* the concurrent launches captured in a CUDA graph */
-  EM_BLOCKOP_ONE_MATRIX,    /* the whole matrix as one spmat (for comparison) */
-  EM_BLOCKOP_ROWS           /* the blocks of a block row fused into one spmat
-                               [A_i1 A_i2 A_i3] (format[i][0], T[i][0]), the
-                               block rows concurrently in their own streams */
+  EM_BLOCKOP_STREAMS = 0, /* nine blocks in their own CUDA streams, concurrently */
+  EM_BLOCKOP_SEQUENTIAL,  /* nine blocks one after another on one stream */
+  EM_BLOCKOP_GRAPH,       /* the concurrent launches captured in a CUDA graph */
+  EM_BLOCKOP_ONE_MATRIX,  /* the whole matrix as one spmat (for comparison) */
+  EM_BLOCKOP_ROWS         /* the blocks of a block row fused into one spmat
+                             [A_i1 A_i2 A_i3] (format[i][0], T[i][0]), the
+                             block rows concurrently in their own streams */
 } em_blockop_mode;
 
 typedef struct em_blockop_opts {
   em_backend backend;
   em_prec prec;
   em_blockop_mode mode;
-  em_format format[EM_MAX_ORDER][EM_MAX_ORDER];  /* EM_FMT_AUTO: per block */
+  em_format format[EM_MAX_ORDER][EM_MAX_ORDER];    /* EM_FMT_AUTO: per block */
   int threads_per_row[EM_MAX_ORDER][EM_MAX_ORDER]; /* 0: per block */
-  em_format whole_format;   /* for EM_BLOCKOP_ONE_MATRIX (AUTO allowed) */
+  em_format whole_format;                          /* for EM_BLOCKOP_ONE_MATRIX (AUTO allowed) */
 } em_blockop_opts;
 
 void em_blockop_opts_default(em_blockop_opts *o);

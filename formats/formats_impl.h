@@ -20,16 +20,16 @@ typedef struct em_spmat_ops {
 } em_spmat_ops;
 
 struct em_spmat {
-  em_spmat_info info;       /* filled by the dispatcher (generic fields) and
-                               the builder (stored, bytes, T, S, K) */
+  em_spmat_info info; /* filled by the dispatcher (generic fields) and
+                         the builder (stored, bytes, T, S, K) */
   const em_spmat_ops *ops;
-  void *data;               /* the format's own layout */
+  void *data; /* the format's own layout */
 };
 
 /* Builders: o->format is already concrete (never AUTO); info's generic
  * fields (format, backend, prec, sizes, nnz) are already set. */
-em_err em_fmt_csr_build(const em_csr *A, const em_spmat_opts *o, em_spmat *M);    /* CSR, CSR_VECTOR */
-em_err em_fmt_ell_build(const em_csr *A, const em_spmat_opts *o, em_spmat *M);    /* ELL, ELLR */
+em_err em_fmt_csr_build(const em_csr *A, const em_spmat_opts *o, em_spmat *M); /* CSR, CSR_VECTOR */
+em_err em_fmt_ell_build(const em_csr *A, const em_spmat_opts *o, em_spmat *M); /* ELL, ELLR */
 em_err em_fmt_ellrt_build(const em_csr *A, const em_spmat_opts *o, em_spmat *M);  /* ELLRT */
 em_err em_fmt_sellrt_build(const em_csr *A, const em_spmat_opts *o, em_spmat *M); /* SELLRT */
 em_err em_fmt_hyb_build(const em_csr *A, const em_spmat_opts *o, em_spmat *M);    /* HYB, HEC */

@@ -4,8 +4,8 @@
 
 #include "formats_impl.h"
 
-static const char *const NAMES[EM_FMT_COUNT] = {"csr", "csr-vector", "ell", "ellr", "ellr-t",
-                                                "sellr-t", "hyb", "hec", "bitmap"};
+static const char *const NAMES[EM_FMT_COUNT] = {"csr",     "csr-vector", "ell", "ellr",  "ellr-t",
+                                                "sellr-t", "hyb",        "hec", "bitmap"};
 
 const char *em_format_name(em_format f) {
   if (f == EM_FMT_AUTO) return "auto";
@@ -24,7 +24,8 @@ em_err em_format_parse(const char *s, em_format *f) {
     }
   return EM_RAISE(EM_ERR_INPUT,
                   "unknown matrix format '%s' (known: auto, csr, csr-vector, ell, ellr, ellr-t, "
-                  "sellr-t, hyb, hec, bitmap)", s);
+                  "sellr-t, hyb, hec, bitmap)",
+                  s);
 }
 
 void em_spmat_opts_default(em_spmat_opts *o) {
@@ -41,8 +42,8 @@ em_err em_spmat_create(const em_csr *A, const em_spmat_opts *o, em_spmat **Mout)
   int T = o->threads_per_row;
   EM_CHECK(T == 0 || T == 1 || T == 2 || T == 4 || T == 8 || T == 16 || T == 32, EM_ERR_ARG,
            "threads per row %d not in 1, 2, 4, 8, 16, 32", T);
-  EM_CHECK(o->format >= EM_FMT_AUTO && o->format < EM_FMT_COUNT, EM_ERR_ARG,
-           "unknown format %d", (int)o->format);
+  EM_CHECK(o->format >= EM_FMT_AUTO && o->format < EM_FMT_COUNT, EM_ERR_ARG, "unknown format %d",
+           (int)o->format);
 #ifndef EM_HAVE_CUDA
   EM_CHECK(o->backend == EM_BACKEND_CPU, EM_ERR_UNSUPPORTED,
            "the CUDA backend was requested but this build has no CUDA");
@@ -60,15 +61,28 @@ em_err em_spmat_create(const em_csr *A, const em_spmat_opts *o, em_spmat **Mout)
   em_err err = EM_OK;
   switch (c.format) {
     case EM_FMT_CSR:
-    case EM_FMT_CSR_VECTOR: err = em_fmt_csr_build(A, &c, M); break;
+    case EM_FMT_CSR_VECTOR:
+      err = em_fmt_csr_build(A, &c, M);
+      break;
     case EM_FMT_ELL:
-    case EM_FMT_ELLR: err = em_fmt_ell_build(A, &c, M); break;
-    case EM_FMT_ELLRT: err = em_fmt_ellrt_build(A, &c, M); break;
-    case EM_FMT_SELLRT: err = em_fmt_sellrt_build(A, &c, M); break;
+    case EM_FMT_ELLR:
+      err = em_fmt_ell_build(A, &c, M);
+      break;
+    case EM_FMT_ELLRT:
+      err = em_fmt_ellrt_build(A, &c, M);
+      break;
+    case EM_FMT_SELLRT:
+      err = em_fmt_sellrt_build(A, &c, M);
+      break;
     case EM_FMT_HYB:
-    case EM_FMT_HEC: err = em_fmt_hyb_build(A, &c, M); break;
-    case EM_FMT_BITMAP: err = em_fmt_bitmap_build(A, &c, M); break;
-    default: err = EM_RAISE(EM_ERR_INTERNAL, "no builder for format %d", (int)c.format);
+    case EM_FMT_HEC:
+      err = em_fmt_hyb_build(A, &c, M);
+      break;
+    case EM_FMT_BITMAP:
+      err = em_fmt_bitmap_build(A, &c, M);
+      break;
+    default:
+      err = EM_RAISE(EM_ERR_INTERNAL, "no builder for format %d", (int)c.format);
   }
   if (err) {
     em_error_trace(err, __FILE__, __LINE__);
@@ -86,7 +100,9 @@ em_err em_spmat_spmv(const em_spmat *M, const void *x, void *y, int accumulate, 
   return M->ops->spmv(M, x, y, accumulate, stream);
 }
 
-void em_spmat_get_info(const em_spmat *M, em_spmat_info *info) { *info = M->info; }
+void em_spmat_get_info(const em_spmat *M, em_spmat_info *info) {
+  *info = M->info;
+}
 
 void em_spmat_destroy(em_spmat **M) {
   if (!*M) return;

@@ -41,8 +41,8 @@ em_err em_mesh_box(int nx, int ny, int nz, double lx, double ly, double lz, doub
         double *p = xyz + 3 * (size_t)VID(i, j, k);
         for (int d = 0; d < 3; d++) {
           p[d] = idx[d] * h[d];
-          int interior = idx[0] > 0 && idx[0] < nx && idx[1] > 0 && idx[1] < ny && idx[2] > 0 &&
-                         idx[2] < nz;
+          int interior =
+              idx[0] > 0 && idx[0] < nx && idx[1] > 0 && idx[1] < ny && idx[2] > 0 && idx[2] < nz;
           if (interior && jitter > 0) p[d] += jitter * h[d] * (2 * rnd(&s) - 1);
           (void)n;
         }
@@ -57,7 +57,7 @@ em_err em_mesh_box(int nx, int ny, int nz, double lx, double ly, double lz, doub
             tet[4 * t + a] = VID(i + (c & 1), j + ((c >> 1) & 1), k + ((c >> 2) & 1));
           }
 #undef VID
-  em_group groups[7] = {{"box", 1, 3}, {"xmin", 2, 2}, {"xmax", 3, 2}, {"ymin", 4, 2},
+  em_group groups[7] = {{"box", 1, 3},  {"xmin", 2, 2}, {"xmax", 3, 2}, {"ymin", 4, 2},
                         {"ymax", 5, 2}, {"zmin", 6, 2}, {"zmax", 7, 2}};
   /* first pass without triangles to find the boundary faces */
   EM_TRY_GOTO(err, em_mesh_from_tets(nv, xyz, nt, tet, tg, 0, NULL, NULL, 7, groups, 1, &m), done);
@@ -95,7 +95,8 @@ em_err em_mesh_box(int nx, int ny, int nz, double lx, double ly, double lz, doub
   em_free(&m->tri_group);
   EM_TRY_GOTO(err, em_calloc(&m->tri, 3 * (size_t)nb, sizeof *m->tri, "box boundary"), done);
   EM_TRY_GOTO(err, em_calloc(&m->tri_face, (size_t)nb, sizeof *m->tri_face, "box boundary"), done);
-  EM_TRY_GOTO(err, em_calloc(&m->tri_group, (size_t)nb, sizeof *m->tri_group, "box boundary"), done);
+  EM_TRY_GOTO(err, em_calloc(&m->tri_group, (size_t)nb, sizeof *m->tri_group, "box boundary"),
+              done);
   {
     int32_t fb = 0;
     for (int32_t f = 0; f < m->n_face; f++) {

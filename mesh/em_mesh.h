@@ -23,9 +23,9 @@ extern "C" {
 
 /* A Gmsh physical group. */
 typedef struct em_group {
-  char *name;  /* "air", "dra", "pml_xp", "pec", "port1", ... */
-  int tag;     /* Gmsh physical tag */
-  int dim;     /* 3: volume, 2: surface */
+  char *name; /* "air", "dra", "pml_xp", "pec", "port1", ... */
+  int tag;    /* Gmsh physical tag */
+  int dim;    /* 3: volume, 2: surface */
 } em_group;
 
 /* Local numbering inside a tet (vertices 0..3 in ascending global id):
@@ -37,26 +37,26 @@ extern const int EM_TET_FACE[4][3];
 
 typedef struct em_mesh {
   int32_t n_vert;
-  double *xyz;          /* [x0 y0 z0 x1 ...] in metres */
+  double *xyz; /* [x0 y0 z0 x1 ...] in metres */
   int32_t n_tet;
-  int32_t *tet;         /* [4 per tet] vertex ids, ascending */
-  int32_t *tet_group;   /* volume group of each tet (index into group[]) */
+  int32_t *tet;       /* [4 per tet] vertex ids, ascending */
+  int32_t *tet_group; /* volume group of each tet (index into group[]) */
   int32_t n_edge;
-  int32_t *edge;        /* [2 per edge] vertex ids, ascending */
-  int32_t *tet_edge;    /* [6 per tet] global edge of each local edge */
+  int32_t *edge;     /* [2 per edge] vertex ids, ascending */
+  int32_t *tet_edge; /* [6 per tet] global edge of each local edge */
   int32_t n_face;
-  int32_t *face;        /* [3 per face] vertex ids, ascending */
-  int32_t *tet_face;    /* [4 per tet] global face of each local face */
-  int32_t *face_tet;    /* [2 per face] adjacent tets; second is -1 on the
-                           outer boundary of the meshed domain */
+  int32_t *face;     /* [3 per face] vertex ids, ascending */
+  int32_t *tet_face; /* [4 per tet] global face of each local face */
+  int32_t *face_tet; /* [2 per face] adjacent tets; second is -1 on the
+                        outer boundary of the meshed domain */
   int32_t n_tri;
-  int32_t *tri;         /* [3 per tri] vertex ids, ascending: the triangles
-                           of the surface groups (one row per group it is in) */
-  int32_t *tri_face;    /* global face of each triangle */
-  int32_t *tri_group;   /* surface group of each triangle (index into group[]) */
+  int32_t *tri;       /* [3 per tri] vertex ids, ascending: the triangles
+                         of the surface groups (one row per group it is in) */
+  int32_t *tri_face;  /* global face of each triangle */
+  int32_t *tri_group; /* surface group of each triangle (index into group[]) */
   int n_group;
-  em_group *group;      /* all physical groups, volumes and surfaces */
-  double unit;          /* metres per model unit of the case geometry */
+  em_group *group; /* all physical groups, volumes and surfaces */
+  double unit;     /* metres per model unit of the case geometry */
 } em_mesh;
 
 /* Build a mesh from tets (any vertex order) and optional group triangles:
@@ -67,8 +67,8 @@ typedef struct em_mesh {
  * lexicographic order of their vertices, inherit locality. */
 em_err em_mesh_from_tets(int32_t n_vert, const double *xyz, int32_t n_tet, const int32_t *tet,
                          const int32_t *tet_group, int32_t n_tri, const int32_t *tri,
-                         const int32_t *tri_group, int n_group, const em_group *group,
-                         int reorder, em_mesh **m);
+                         const int32_t *tri_group, int n_group, const em_group *group, int reorder,
+                         em_mesh **m);
 
 /* A structured mesh of the box [0,lx] x [0,ly] x [0,lz], n cells a side, six
  * tets per cell, for tests without Gmsh.  jitter (0 .. 0.3) moves interior
@@ -85,10 +85,10 @@ int em_mesh_group_find(const em_mesh *m, const char *name, int dim);
 
 typedef struct em_mesh_stats {
   int32_t n_vert, n_tet, n_edge, n_face, n_tri, n_boundary_face;
-  double q_min, q_mean;   /* quality 3 r_in / r_circ: 1 regular, 0 flat */
-  double h_min, h_max;    /* shortest and longest edge, metres */
-  double volume;          /* total, cubic metres */
-  double bbox[6];         /* xmin xmax ymin ymax zmin zmax, metres */
+  double q_min, q_mean; /* quality 3 r_in / r_circ: 1 regular, 0 flat */
+  double h_min, h_max;  /* shortest and longest edge, metres */
+  double volume;        /* total, cubic metres */
+  double bbox[6];       /* xmin xmax ymin ymax zmin zmax, metres */
 } em_mesh_stats;
 
 void em_mesh_stats_compute(const em_mesh *m, em_mesh_stats *s);
@@ -119,10 +119,10 @@ em_err em_order_nd(int32_t n, const int64_t *ptr, const int32_t *adj, int32_t *p
 typedef struct em_param_spec {
   const char *name;
   int is_string;
-  double number;        /* default (numbers), used when the case is silent */
-  const char *string;   /* default (strings); NULL: no default */
-  int has_default;      /* 0: the parameter must come from the case/CLI */
-  const char *help;     /* one line */
+  double number;      /* default (numbers), used when the case is silent */
+  const char *string; /* default (strings); NULL: no default */
+  int has_default;    /* 0: the parameter must come from the case/CLI */
+  const char *help;   /* one line */
 } em_param_spec;
 
 /* A -setnumber / -setstring from the command line. */
@@ -139,7 +139,7 @@ typedef struct em_param {
   int is_string;
   double number;
   char *string;
-  const char *source;   /* "case file", "command line" or "default" */
+  const char *source; /* "case file", "command line" or "default" */
 } em_param;
 
 typedef struct em_case em_case;
@@ -170,14 +170,14 @@ em_err em_case_string(const em_case *c, const char *name, const char **s);
 
 /* How the mesher sizes elements. */
 typedef struct em_mesh_opts {
-  double unit;                 /* metres per model unit */
-  double freq_max;             /* Hz: the wavelength is taken here */
-  double elements_per_wavelength;  /* <= 0: only the case's own sizes */
+  double unit;                    /* metres per model unit */
+  double freq_max;                /* Hz: the wavelength is taken here */
+  double elements_per_wavelength; /* <= 0: only the case's own sizes */
   /* refractive index sqrt(|eps_r mu_r|) of each volume group by name, for the
    * local wavelength; NULL or an unknown name means 1 */
   double (*index_of)(void *ctx, const char *group_name);
   void *index_ctx;
-  int reorder;                 /* RCM vertex renumbering (default 1) */
+  int reorder; /* RCM vertex renumbering (default 1) */
 } em_mesh_opts;
 
 /* Generate (for .geo) or read (for .msh) the tet mesh, and build the

@@ -22,7 +22,8 @@ static int barycentric(const em_mesh *m, int32_t t, const double x[3], double la
       for (int j = 0; j < 3; j++) b[i][j] = j == k ? r[i] : a[i][j];
     lam[k + 1] = (b[0][0] * (b[1][1] * b[2][2] - b[1][2] * b[2][1]) -
                   b[0][1] * (b[1][0] * b[2][2] - b[1][2] * b[2][0]) +
-                  b[0][2] * (b[1][0] * b[2][1] - b[1][1] * b[2][0])) / det;
+                  b[0][2] * (b[1][0] * b[2][1] - b[1][1] * b[2][0])) /
+                 det;
   }
   lam[0] = 1 - lam[1] - lam[2] - lam[3];
   const double tol = -1e-10;

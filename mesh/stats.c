@@ -11,7 +11,9 @@ static void cross(const double *a, const double *b, double *c) {
   c[1] = a[2] * b[0] - a[0] * b[2];
   c[2] = a[0] * b[1] - a[1] * b[0];
 }
-static double dot(const double *a, const double *b) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
+static double dot(const double *a, const double *b) {
+  return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+}
 
 /* V = (x1-x0) . ((x2-x0) x (x3-x0)) / 6 */
 double em_tet_volume(const em_mesh *m, int32_t t) {

@@ -109,7 +109,10 @@ static int32_t find_face(const em_mesh *m, const int32_t v[3]) {
     int c = 0;
     for (int i = 0; i < 3 && !c; i++) c = (f[i] > v[i]) - (f[i] < v[i]);
     if (!c) return mid;
-    if (c < 0) lo = mid + 1; else hi = mid - 1;
+    if (c < 0)
+      lo = mid + 1;
+    else
+      hi = mid - 1;
   }
   return -1;
 }
@@ -143,8 +146,14 @@ static em_err build_edges(em_mesh *m, const int64_t *ptr, const int32_t *adj) {
       int64_t lo = first[a], hi = first[a + 1] - 1, id = -1;
       while (lo <= hi) {
         int64_t mid = (lo + hi) / 2;
-        if (m->edge[2 * mid + 1] == b) { id = mid; break; }
-        if (m->edge[2 * mid + 1] < b) lo = mid + 1; else hi = mid - 1;
+        if (m->edge[2 * mid + 1] == b) {
+          id = mid;
+          break;
+        }
+        if (m->edge[2 * mid + 1] < b)
+          lo = mid + 1;
+        else
+          hi = mid - 1;
       }
       m->tet_edge[6 * t + le] = (int32_t)id;
     }
@@ -170,8 +179,10 @@ static em_err build_faces(em_mesh *m) {
   m->n_face = nf;
   em_err err = EM_OK;
   EM_TRY_GOTO(err, em_calloc(&m->face, 3 * (size_t)nf, sizeof *m->face, "mesh faces"), done);
-  EM_TRY_GOTO(err, em_calloc(&m->face_tet, 2 * (size_t)nf, sizeof *m->face_tet, "mesh faces"), done);
-  EM_TRY_GOTO(err, em_calloc(&m->tet_face, 4 * (size_t)m->n_tet, sizeof *m->tet_face, "mesh faces"), done);
+  EM_TRY_GOTO(err, em_calloc(&m->face_tet, 2 * (size_t)nf, sizeof *m->face_tet, "mesh faces"),
+              done);
+  EM_TRY_GOTO(err, em_calloc(&m->tet_face, 4 * (size_t)m->n_tet, sizeof *m->tet_face, "mesh faces"),
+              done);
   int32_t f = -1;
   int count = 0;
   for (size_t k = 0; k < n; k++) {
@@ -186,7 +197,8 @@ static em_err build_faces(em_mesh *m) {
     } else {
       err = EM_RAISE(EM_ERR_INPUT,
                      "non-manifold mesh: face (%d, %d, %d) is shared by more than two tets "
-                     "(overlapping volumes?)", r[k].v[0], r[k].v[1], r[k].v[2]);
+                     "(overlapping volumes?)",
+                     r[k].v[0], r[k].v[1], r[k].v[2]);
       goto done;
     }
     count++;
@@ -217,7 +229,8 @@ static em_err build_tris(em_mesh *m, int32_t n_tri, const int32_t *tri, const in
     int32_t f = find_face(m, v);
     EM_CHECK(f >= 0, EM_ERR_INPUT,
              "surface group '%s': a triangle is not a face of any tet (the surface is not "
-             "embedded in the volume mesh)", m->group[g].name);
+             "embedded in the volume mesh)",
+             m->group[g].name);
     memcpy(m->tri + 3 * (size_t)k, v, sizeof v);
     m->tri_face[k] = f;
     m->tri_group[k] = g;
@@ -225,8 +238,8 @@ static em_err build_tris(em_mesh *m, int32_t n_tri, const int32_t *tri, const in
   return EM_OK;
 }
 
-static em_err check_input(int32_t n_vert, int32_t n_tet, const int32_t *tet, const int32_t *tet_group,
-                          int n_group, const em_group *group) {
+static em_err check_input(int32_t n_vert, int32_t n_tet, const int32_t *tet,
+                          const int32_t *tet_group, int n_group, const em_group *group) {
   for (int32_t t = 0; t < n_tet; t++) {
     for (int a = 0; a < 4; a++) {
       int32_t v = tet[4 * t + a];
@@ -244,8 +257,8 @@ static em_err check_input(int32_t n_vert, int32_t n_tet, const int32_t *tet, con
 
 em_err em_mesh_from_tets(int32_t n_vert, const double *xyz, int32_t n_tet, const int32_t *tet,
                          const int32_t *tet_group, int32_t n_tri, const int32_t *tri,
-                         const int32_t *tri_group, int n_group, const em_group *group,
-                         int reorder, em_mesh **out) {
+                         const int32_t *tri_group, int n_group, const em_group *group, int reorder,
+                         em_mesh **out) {
   em_err err = EM_OK;
   em_mesh *m = NULL;
   int64_t *ptr = NULL;
@@ -266,7 +279,8 @@ em_err em_mesh_from_tets(int32_t n_vert, const double *xyz, int32_t n_tet, const
   }
   EM_TRY_GOTO(err, em_calloc(&m->xyz, 3 * (size_t)n_vert, sizeof *m->xyz, "mesh vertices"), fail);
   EM_TRY_GOTO(err, em_calloc(&m->tet, 4 * (size_t)n_tet, sizeof *m->tet, "mesh tets"), fail);
-  EM_TRY_GOTO(err, em_calloc(&m->tet_group, (size_t)n_tet, sizeof *m->tet_group, "mesh tets"), fail);
+  EM_TRY_GOTO(err, em_calloc(&m->tet_group, (size_t)n_tet, sizeof *m->tet_group, "mesh tets"),
+              fail);
   memcpy(m->tet_group, tet_group, (size_t)n_tet * sizeof *tet_group);
   EM_TRY_GOTO(err, vertex_graph(n_vert, n_tet, tet, &ptr, &adj), fail);
   if (reorder) {

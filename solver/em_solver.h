@@ -79,14 +79,14 @@ typedef struct em_pc_opts {
   em_pc_type type;
   em_pc_ordering ordering;
   em_backend backend;
-  em_prec prec;    /* factor storage precision (our triangular solves compute
-                      in double on the rounded factors; cuSPARSE's in prec) */
-  em_pc_trsv trsv; /* GPU triangular solve (ILU); AUTO = 0 */
-  int block_size;  /* BMC block size; 0 = 16 */
-  double shift;    /* ILU(0) of A + j shift |diag(A)| instead of A: damps the
-                      tiny pivots of indefinite systems (0: plain ILU(0);
-                      0.05 is a good first try when ILU(0) stagnates).
-                      EM_PC_DIRECT factors A + j shift |diag(A)| too. */
+  em_prec prec;     /* factor storage precision (our triangular solves compute
+                       in double on the rounded factors; cuSPARSE's in prec) */
+  em_pc_trsv trsv;  /* GPU triangular solve (ILU); AUTO = 0 */
+  int block_size;   /* BMC block size; 0 = 16 */
+  double shift;     /* ILU(0) of A + j shift |diag(A)| instead of A: damps the
+                       tiny pivots of indefinite systems (0: plain ILU(0);
+                       0.05 is a good first try when ILU(0) stagnates).
+                       EM_PC_DIRECT factors A + j shift |diag(A)| too. */
   double mem_limit; /* EM_PC_DIRECT: bytes its factorization may use; 0 = the
                        host's MemAvailable (EM_ERR_MEMORY beyond) */
 } em_pc_opts;

@@ -29,8 +29,8 @@ int main(void) {
     em_dofmap *d = NULL;
     REQUIRE_OK(em_dofmap_build(m, p, NULL, &d));
     em_robin byg = {.group = g, .gamma = 2.0 * I, .g = source_g, .rhs = 0};
-    em_robin byf = {.group = -1, .faces = faces, .n_faces = n, .gamma = 2.0 * I, .g = source_g,
-                    .rhs = 0};
+    em_robin byf = {
+        .group = -1, .faces = faces, .n_faces = n, .gamma = 2.0 * I, .g = source_g, .rhs = 0};
     em_problem prob = {.k0 = 3.0, .order = p, .material = unit_material, .n_robin = 1, .n_rhs = 1};
     em_system *s1 = NULL, *s2 = NULL;
     prob.robin = &byg;
@@ -42,14 +42,16 @@ int main(void) {
     REQUIRE_OK(em_blockmat_to_csr(s2->A, &A2));
     EXPECT(A1->nnz == A2->nnz && !memcmp(A1->val, A2->val, sizeof *A1->val * (size_t)A1->nnz),
            "p=%d: face-list Robin matrix differs from the group one", p);
-    EXPECT(!memcmp(s1->b, s2->b, sizeof *s1->b * (size_t)d->n_dof), "p=%d: right-hand sides differ", p);
+    EXPECT(!memcmp(s1->b, s2->b, sizeof *s1->b * (size_t)d->n_dof), "p=%d: right-hand sides differ",
+           p);
     /* and the Robin term is really there: it changes the matrix */
     prob.n_robin = 0;
     em_system *s0 = NULL;
     em_csr *A0 = NULL;
     REQUIRE_OK(em_assemble(m, d, &prob, NULL, &s0));
     REQUIRE_OK(em_blockmat_to_csr(s0->A, &A0));
-    EXPECT(memcmp(A0->val, A1->val, sizeof *A1->val * (size_t)A1->nnz) != 0, "p=%d: no Robin term", p);
+    EXPECT(memcmp(A0->val, A1->val, sizeof *A1->val * (size_t)A1->nnz) != 0, "p=%d: no Robin term",
+           p);
     /* a face outside the mesh is refused */
     int32_t bad = m->n_face;
     em_robin badr = {.group = -1, .faces = &bad, .n_faces = 1, .gamma = 1};

@@ -16,63 +16,63 @@
 
 static int em_test_failures_ = 0;
 
-#define EXPECT(cond, ...)                                                  \
-  do {                                                                     \
-    if (!(cond)) {                                                         \
-      fprintf(stderr, "%s:%d: FAIL (%s): ", __FILE__, __LINE__, #cond);    \
-      fprintf(stderr, __VA_ARGS__);                                        \
-      fputc('\n', stderr);                                                 \
-      em_test_failures_++;                                                 \
-    }                                                                      \
+#define EXPECT(cond, ...)                                               \
+  do {                                                                  \
+    if (!(cond)) {                                                      \
+      fprintf(stderr, "%s:%d: FAIL (%s): ", __FILE__, __LINE__, #cond); \
+      fprintf(stderr, __VA_ARGS__);                                     \
+      fputc('\n', stderr);                                              \
+      em_test_failures_++;                                              \
+    }                                                                   \
   } while (0)
 
 /* An emsolve call that must succeed; prints the error trace otherwise. */
-#define EXPECT_OK(expr)                                                    \
-  do {                                                                     \
-    em_err e_ = (expr);                                                    \
-    if (e_) {                                                              \
-      fprintf(stderr, "%s:%d: FAIL: %s returned %s\n", __FILE__, __LINE__, \
-              #expr, em_err_name(e_));                                     \
-      em_error_print(stderr);                                              \
-      em_error_clear();                                                    \
-      em_test_failures_++;                                                 \
-    }                                                                      \
+#define EXPECT_OK(expr)                                                           \
+  do {                                                                            \
+    em_err e_ = (expr);                                                           \
+    if (e_) {                                                                     \
+      fprintf(stderr, "%s:%d: FAIL: %s returned %s\n", __FILE__, __LINE__, #expr, \
+              em_err_name(e_));                                                   \
+      em_error_print(stderr);                                                     \
+      em_error_clear();                                                           \
+      em_test_failures_++;                                                        \
+    }                                                                             \
   } while (0)
 
 /* A call that must fail with a given code. */
-#define EXPECT_ERR(expr, code)                                             \
-  do {                                                                     \
-    em_err e_ = (expr);                                                    \
-    if (e_ != (code)) {                                                    \
-      fprintf(stderr, "%s:%d: FAIL: %s returned %s, expected %s\n",        \
-              __FILE__, __LINE__, #expr, em_err_name(e_), em_err_name(code)); \
-      em_test_failures_++;                                                 \
-    }                                                                      \
-    em_error_clear();                                                      \
+#define EXPECT_ERR(expr, code)                                                                 \
+  do {                                                                                         \
+    em_err e_ = (expr);                                                                        \
+    if (e_ != (code)) {                                                                        \
+      fprintf(stderr, "%s:%d: FAIL: %s returned %s, expected %s\n", __FILE__, __LINE__, #expr, \
+              em_err_name(e_), em_err_name(code));                                             \
+      em_test_failures_++;                                                                     \
+    }                                                                                          \
+    em_error_clear();                                                                          \
   } while (0)
 
 /* |a - b| <= tol * max(1, |b|)  (relative, absolute near zero). */
-#define EXPECT_NEAR(a, b, tol)                                             \
-  do {                                                                     \
-    double a_ = (a), b_ = (b), t_ = (tol);                                 \
-    double s_ = fabs(b_) > 1 ? fabs(b_) : 1;                               \
-    if (!(fabs(a_ - b_) <= t_ * s_)) {                                     \
-      fprintf(stderr, "%s:%d: FAIL: %s = %.12g, expected %s = %.12g (tol %g)\n", \
-              __FILE__, __LINE__, #a, a_, #b, b_, t_);                     \
-      em_test_failures_++;                                                 \
-    }                                                                      \
+#define EXPECT_NEAR(a, b, tol)                                                             \
+  do {                                                                                     \
+    double a_ = (a), b_ = (b), t_ = (tol);                                                 \
+    double s_ = fabs(b_) > 1 ? fabs(b_) : 1;                                               \
+    if (!(fabs(a_ - b_) <= t_ * s_)) {                                                     \
+      fprintf(stderr, "%s:%d: FAIL: %s = %.12g, expected %s = %.12g (tol %g)\n", __FILE__, \
+              __LINE__, #a, a_, #b, b_, t_);                                               \
+      em_test_failures_++;                                                                 \
+    }                                                                                      \
   } while (0)
 
 /* Abort the program at once (setup failed, nothing else is meaningful). */
-#define REQUIRE_OK(expr)                                                   \
-  do {                                                                     \
-    em_err e_ = (expr);                                                    \
-    if (e_) {                                                              \
-      fprintf(stderr, "%s:%d: FATAL: %s returned %s\n", __FILE__, __LINE__, \
-              #expr, em_err_name(e_));                                     \
-      em_error_print(stderr);                                              \
-      exit(1);                                                             \
-    }                                                                      \
+#define REQUIRE_OK(expr)                                                           \
+  do {                                                                             \
+    em_err e_ = (expr);                                                            \
+    if (e_) {                                                                      \
+      fprintf(stderr, "%s:%d: FATAL: %s returned %s\n", __FILE__, __LINE__, #expr, \
+              em_err_name(e_));                                                    \
+      em_error_print(stderr);                                                      \
+      exit(1);                                                                     \
+    }                                                                              \
   } while (0)
 
 #define TEST_RESULT() (em_test_failures_ ? 1 : 0)

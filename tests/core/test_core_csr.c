@@ -9,7 +9,8 @@
 static void dense_of(const em_csr *A, em_cplx *D) {
   memset(D, 0, sizeof(em_cplx) * (size_t)A->n_rows * (size_t)A->n_cols);
   for (int32_t i = 0; i < A->n_rows; i++)
-    for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++) D[i * A->n_cols + A->colind[k]] += A->val[k];
+    for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++)
+      D[i * A->n_cols + A->colind[k]] += A->val[k];
 }
 
 int main(void) {
@@ -22,8 +23,8 @@ int main(void) {
   memset(D, 0, sizeof D);
   for (int64_t k = 0; k < nt; k++) {
     ti[k] = (int32_t)(em_test_rand(&s) * N);
-    if (ti[k] == 5) ti[k] = 6;                       /* row 5 stays empty */
-    if (k % 7 == 0) ti[k] = 11;                      /* row 11 is long */
+    if (ti[k] == 5) ti[k] = 6;  /* row 5 stays empty */
+    if (k % 7 == 0) ti[k] = 11; /* row 11 is long */
     tj[k] = (int32_t)(em_test_rand(&s) * N);
     tv[k] = em_test_rand(&s) - 0.5 + I * (em_test_rand(&s) - 0.5);
     D[ti[k] * N + tj[k]] += tv[k];
@@ -49,7 +50,7 @@ int main(void) {
 
   /* symmetric permutation: B(p[i], p[j]) = A(i, j) */
   int32_t p[N];
-  for (int i = 0; i < N; i++) p[i] = (i * 17 + 3) % N;  /* 17 coprime with 37 */
+  for (int i = 0; i < N; i++) p[i] = (i * 17 + 3) % N; /* 17 coprime with 37 */
   em_csr *B = NULL;
   REQUIRE_OK(em_csr_permute(A, p, p, &B));
   EXPECT_OK(em_csr_check(B, "B"));
@@ -67,7 +68,8 @@ int main(void) {
   for (int i = 0; i < 3; i++)
     for (int j = 0; j < 3; j++) {
       EXPECT_OK(em_csr_check(BM->blk[i][j], "block"));
-      EXPECT(BM->blk[i][j]->n_rows == off[i + 1] - off[i] && BM->blk[i][j]->n_cols == off[j + 1] - off[j],
+      EXPECT(BM->blk[i][j]->n_rows == off[i + 1] - off[i] &&
+                 BM->blk[i][j]->n_cols == off[j + 1] - off[j],
              "block %d%d shape", i, j);
       total += BM->blk[i][j]->nnz;
     }

@@ -16,7 +16,8 @@ int main(void) {
   EXPECT(em_error_code() == EM_OK, "fresh trace not empty");
   em_err e = outer("Solver/frobnicate");
   EXPECT(e == EM_ERR_INPUT, "code %s", em_err_name(e));
-  EXPECT(strstr(em_error_message(), "Solver/frobnicate") != NULL, "message '%s'", em_error_message());
+  EXPECT(strstr(em_error_message(), "Solver/frobnicate") != NULL, "message '%s'",
+         em_error_message());
   char buf[4096] = {0};
   FILE *f = fmemopen(buf, sizeof buf, "w");
   em_error_print(f);

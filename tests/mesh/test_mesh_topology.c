@@ -16,7 +16,8 @@ static void check_mesh(const em_mesh *m, int n) {
     EXPECT(v[0] < v[1] && v[1] < v[2] && v[2] < v[3], "tet %d not ascending", t);
     for (int e = 0; e < 6; e++) {
       const int32_t *ev = m->edge + 2 * m->tet_edge[6 * t + e];
-      EXPECT(ev[0] == v[EM_TET_EDGE[e][0]] && ev[1] == v[EM_TET_EDGE[e][1]], "tet %d edge %d", t, e);
+      EXPECT(ev[0] == v[EM_TET_EDGE[e][0]] && ev[1] == v[EM_TET_EDGE[e][1]], "tet %d edge %d", t,
+             e);
     }
     for (int f = 0; f < 4; f++) {
       int32_t g = m->tet_face[4 * t + f];
@@ -41,10 +42,12 @@ static void check_mesh(const em_mesh *m, int n) {
   }
   for (int g = 1; g <= 6; g++) EXPECT(per_side[g] == 2 * n * n, "side %d: %d", g, per_side[g]);
   EXPECT(em_mesh_group_find(m, "xmax", 2) == 2 && em_mesh_group_find(m, "box", 3) == 0 &&
-             em_mesh_group_find(m, "box", 2) == -1, "group lookup");
+             em_mesh_group_find(m, "box", 2) == -1,
+         "group lookup");
   em_mesh_stats st;
   em_mesh_stats_compute(m, &st);
-  EXPECT(st.q_min > 0 && st.q_mean <= 1 && st.q_min <= st.q_mean, "quality %g %g", st.q_min, st.q_mean);
+  EXPECT(st.q_min > 0 && st.q_mean <= 1 && st.q_min <= st.q_mean, "quality %g %g", st.q_min,
+         st.q_mean);
   EXPECT_NEAR(st.bbox[1], 2.0, 1e-14);
   EXPECT_NEAR(st.volume, 3.0, 1e-12);
 }
