@@ -116,7 +116,12 @@ static em_err read_frequencies(const em_case *c, em_run_config *cfg) {
            "case %s sets no frequency: define Solver/frequency, or Solver/f_start and "
            "Solver/f_stop (e.g. -setnumber Solver/frequency 5e9)",
            em_case_path(c));
-  if (f0 && f1) {
+  /* both defined: the one set on the command line wins (a case with a sweep
+     asked for one frequency, or the reverse); else the sweep */
+  int cl_single = single && !strcmp(single->source, "command line");
+  int cl_sweep = (f0 && !strcmp(f0->source, "command line")) ||
+                 (f1 && !strcmp(f1->source, "command line"));
+  if (f0 && f1 && !(cl_single && !cl_sweep)) {
     double a, b;
     int n;
     EM_TRY(num(c, "Solver/f_start", &a));

@@ -7,7 +7,7 @@ import os
 import meshio
 import numpy as np
 
-from emtest import check, finish, run, setn
+from emtest import check, finish, run, setn, summary
 
 for enc in ["ascii", "binary"]:
     args = setn("Solver/order", 3) + setn("Mesh/elements_per_wavelength", 4)
@@ -40,4 +40,16 @@ for enc in ["ascii", "binary"]:
     for fn in ["waveguide.s2p", "ports.csv", "summary.json"]:
         check(os.path.exists(os.path.join(d, fn)), f"{fn} written")
     check(not any(".tmp." in x for x in os.listdir(d)), "no temporary files left")
+
+# A sweep case asked for one frequency on the command line solves that one;
+# a sweep writes the fields of its middle frequency by default.
+rc, out, err, d = run("cases/dra.geo", "-setnumber", "Solver/order", "1",
+                      "-setnumber", "Solver/frequency", "5.8e9")
+fr = [f["f_hz"] for f in summary(d)["frequencies"]]
+check(fr == [5.8e9], f"-setnumber Solver/frequency on a sweep case: solved {fr}")
+check(os.path.exists(os.path.join(d, "fields_0.vtk")), "fields of the one frequency written")
+rc, out, err, d = run("cases/dra.geo", "-setnumber", "Solver/order", "1",
+                      "-setnumber", "Solver/n_freq", "3")
+check(sorted(x for x in os.listdir(d) if x.endswith(".vtk")) == ["fields_1.vtk"],
+      f"a 3-frequency sweep writes the middle one's fields: {os.listdir(d)}")
 finish()
