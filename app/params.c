@@ -119,8 +119,8 @@ static em_err read_frequencies(const em_case *c, em_run_config *cfg) {
   /* both defined: the one set on the command line wins (a case with a sweep
      asked for one frequency, or the reverse); else the sweep */
   int cl_single = single && !strcmp(single->source, "command line");
-  int cl_sweep = (f0 && !strcmp(f0->source, "command line")) ||
-                 (f1 && !strcmp(f1->source, "command line"));
+  int cl_sweep =
+      (f0 && !strcmp(f0->source, "command line")) || (f1 && !strcmp(f1->source, "command line"));
   if (f0 && f1 && !(cl_single && !cl_sweep)) {
     double a, b;
     int n;
