@@ -95,17 +95,8 @@ static em_err integer(const em_case *c, const char *name, int lo, int hi, int *v
 static em_err choice(const em_case *c, const char *name, const char *const *opts, int n, int *v) {
   const char *s;
   EM_TRY(em_case_string(c, name, &s));
-  for (int i = 0; i < n; i++)
-    if (!strcmp(s, opts[i])) {
-      *v = i;
-      return EM_OK;
-    }
-  char known[256] = "";
-  for (int i = 0; i < n; i++) {
-    strncat(known, opts[i], sizeof known - strlen(known) - 1);
-    if (i + 1 < n) strncat(known, ", ", sizeof known - strlen(known) - 1);
-  }
-  return EM_RAISE(EM_ERR_INPUT, "parameter %s = '%s' is not one of: %s", name, s, known);
+  EM_TRY(em_name_parse(opts, n, s, name, v));
+  return EM_OK;
 }
 
 static em_err read_frequencies(const em_case *c, em_run_config *cfg) {
@@ -161,7 +152,7 @@ static em_err read_solver(const em_case *c, em_run_config *cfg) {
   EM_TRY(em_case_string(c, "Solver/ordering", &s));
   cfg->ordering_auto = strcmp(s, "auto") == 0;
   if (cfg->ordering_auto) s = cfg->pc.type == EM_PC_DIRECT ? "nd" : "rcm";
-  EM_TRY(em_pc_ordering_parse(s, &cfg->pc.ordering));
+  EM_TRY(em_ordering_parse(s, &cfg->pc.ordering));
   static const char *const prec[] = {"double", "single"};
   int p;
   EM_TRY(choice(c, "Solver/precision", prec, 2, &p));

@@ -103,7 +103,7 @@ static void write_frequency(em_json *j, const em_run *r, int i) {
   em_json_end_object(j);
   em_json_begin_object(j, "preconditioner");
   em_json_string(j, "type", em_pc_type_name(f->pc.type));
-  em_json_string(j, "ordering", em_pc_ordering_name(f->pc.ordering));
+  em_json_string(j, "ordering", em_ordering_name(f->pc.ordering));
   em_json_string(j, "precision", f->pc.prec == EM_PREC_SINGLE ? "single" : "double");
   em_json_string(j, "implementation", f->pc.impl ? f->pc.impl : "");
   em_json_number(j, "setup_s", f->pc.t_setup);

@@ -64,7 +64,7 @@ static em_err run(const dbench_opts *bo, const em_csr *A, const em_cplx *b, em_d
   int32_t n = A->n_rows;
   em_direct_opts o;
   em_direct_opts_default(&o);
-  EM_TRY(em_pc_ordering_parse(bo->ordering, &o.ordering));
+  EM_TRY(em_ordering_parse(bo->ordering, &o.ordering));
   o.kernels = kern;
   o.threads = bo->threads;
   em_direct *F = NULL;

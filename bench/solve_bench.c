@@ -381,7 +381,7 @@ static em_err pc_runs(bench *B, const em_operator *op, em_backend be, const em_p
     return EM_OK;
   }
   em_log_info(&B->log, "bench: %s %s %s %s %s", be_name(be), em_pc_type_name(po->type),
-              em_pc_ordering_name(po->ordering), em_pc_trsv_name(po->trsv),
+              em_ordering_name(po->ordering), em_pc_trsv_name(po->trsv),
               po->prec == EM_PREC_SINGLE ? "single" : "double");
   EM_TRY(em_pc_create(B->A, po, &B->log, &pc));
   em_pc_get_info(pc, &info);
@@ -399,7 +399,7 @@ static em_err pc_runs(bench *B, const em_operator *op, em_backend be, const em_p
     snprintf(r->pc, sizeof r->pc, "%s", em_pc_type_name(po->type));
     snprintf(r->impl, sizeof r->impl, "%s", info.impl);
     snprintf(r->ordering, sizeof r->ordering, "%s",
-             po->type == EM_PC_ILU0 ? em_pc_ordering_name(po->ordering) : "-");
+             po->type == EM_PC_ILU0 ? em_ordering_name(po->ordering) : "-");
     snprintf(r->prec, sizeof r->prec, "%s", po->prec == EM_PREC_SINGLE ? "single" : "double");
     r->study = study;
     r->t_setup = info.t_setup;
@@ -456,7 +456,7 @@ static em_err ordering_study(bench *B, const em_operator *op, em_backend be) {
   char *save = NULL;
   for (char *tok = strtok_r(list, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
     em_pc_ordering ord;
-    EM_TRY(em_pc_ordering_parse(tok, &ord));
+    EM_TRY(em_ordering_parse(tok, &ord));
     em_pc_opts po;
     em_pc_opts_default(&po);
     po.type = EM_PC_ILU0;
@@ -605,7 +605,7 @@ static void write_json(const bench *B, FILE *f) {
           "  \"spmv\": {\"cpu_s\": %.6e, \"cpu_gbs\": %.2f, \"gpu_s\": %.6e, \"gpu_gbs\": %.2f},\n",
           B->spmv[0], B->spmv_gbs[0], B->spmv[1], B->spmv_gbs[1]);
   fprintf(f, "  \"ordering\": \"%s\", \"ilu_shift\": %g,\n  \"runs\": [\n",
-          em_pc_ordering_name(B->ordering), B->o.shift);
+          em_ordering_name(B->ordering), B->o.shift);
   for (int k = 0; k < B->nruns; k++) {
     const run *r = &B->runs[k];
     fprintf(f,
@@ -644,7 +644,7 @@ static em_err write_reports(const bench *B) {
   fprintf(of.f,
           "Ordering for the main table: %s. Times per iteration in ms; `*`: "
           "extrapolated from a run cut by iterations.\n\n",
-          em_pc_ordering_name(B->ordering));
+          em_ordering_name(B->ordering));
   print_table(B, of.f, 1);
   print_speedups(B, of.f, 1);
   EM_TRY(em_outfile_commit(&of));
@@ -681,10 +681,10 @@ int main(int argc, char **argv) {
   em_backend sb = B->have_gpu ? EM_BACKEND_CUDA : EM_BACKEND_CPU;
   EM_CHECK(B->have_gpu || B->o.use_cpu, EM_ERR_INPUT, "no backend left to run (--no-cpu, no GPU)");
   if (B->o.ordering)
-    EM_TRY_GOTO(err, em_pc_ordering_parse(B->o.ordering, &B->ordering), fail);
+    EM_TRY_GOTO(err, em_ordering_parse(B->o.ordering, &B->ordering), fail);
   else
     EM_TRY_GOTO(err, ordering_study(B, &ops[sb], sb), fail);
-  printf("ordering for the main table: %s\n", em_pc_ordering_name(B->ordering));
+  printf("ordering for the main table: %s\n", em_ordering_name(B->ordering));
   EM_TRY_GOTO(err, main_table(B, ops), fail);
   printf("\n");
   print_table(B, stdout, 0);

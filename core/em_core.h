@@ -157,6 +157,20 @@ void em_outfile_abort(em_outfile *o);
 /* mkdir -p. */
 em_err em_mkdir_p(const char *path);
 
+/* ------------------------------------------------------------------ names */
+
+/* The words of an enumeration, names[0 .. count-1], indexed by its values. */
+/* names[i], or "?" for an index out of range. */
+const char *em_name_of(const char *const *names, int count, int i);
+/* Index of s among names, or -1. */
+int em_name_index(const char *const *names, int count, const char *s);
+/* "a, b, c" into buf (truncated to n bytes). */
+void em_name_list(const char *const *names, int count, char *buf, size_t n);
+/* *index = position of s, or EM_ERR_INPUT "unknown <what> '<s>' (known:
+ * a, b, c)". */
+em_err em_name_parse(const char *const *names, int count, const char *s, const char *what,
+                     int *index);
+
 /* ----------------------------------------------------------------- scalars */
 
 typedef enum { EM_PREC_DOUBLE = 0, EM_PREC_SINGLE = 1 } em_prec;

@@ -4,28 +4,19 @@
 
 #include "formats_impl.h"
 
-static const char *const NAMES[EM_FMT_COUNT] = {"csr",     "csr-vector", "ell", "ellr",  "ellr-t",
-                                                "sellr-t", "hyb",        "hec", "bitmap"};
+/* "auto" (EM_FMT_AUTO = -1) first, then the formats in enum order */
+static const char *const WORDS[EM_FMT_COUNT + 1] = {
+    "auto", "csr", "csr-vector", "ell", "ellr", "ellr-t", "sellr-t", "hyb", "hec", "bitmap"};
 
 const char *em_format_name(em_format f) {
-  if (f == EM_FMT_AUTO) return "auto";
-  return f >= 0 && f < EM_FMT_COUNT ? NAMES[f] : "?";
+  return em_name_of(WORDS, EM_FMT_COUNT + 1, (int)f + 1);
 }
 
 em_err em_format_parse(const char *s, em_format *f) {
-  if (!strcmp(s, "auto")) {
-    *f = EM_FMT_AUTO;
-    return EM_OK;
-  }
-  for (int i = 0; i < EM_FMT_COUNT; i++)
-    if (!strcmp(s, NAMES[i])) {
-      *f = (em_format)i;
-      return EM_OK;
-    }
-  return EM_RAISE(EM_ERR_INPUT,
-                  "unknown matrix format '%s' (known: auto, csr, csr-vector, ell, ellr, ellr-t, "
-                  "sellr-t, hyb, hec, bitmap)",
-                  s);
+  int i;
+  EM_TRY(em_name_parse(WORDS, EM_FMT_COUNT + 1, s, "matrix format", &i));
+  *f = (em_format)(i - 1);
+  return EM_OK;
 }
 
 void em_spmat_opts_default(em_spmat_opts *o) {

@@ -14,6 +14,7 @@
 #define EM_MESH_H
 
 #include "em_core.h"
+#include "em_graph.h" /* em_order_rcm for the vertex numbering */
 
 #ifdef __cplusplus
 extern "C" {
@@ -101,15 +102,6 @@ double em_tet_volume(const em_mesh *m, int32_t t);
  * there; *t = -1 when x lies outside the mesh.  Brute force with a bounding
  * box test: meant for a few hundred probe points, not for millions. */
 void em_mesh_locate(const em_mesh *m, const double x[3], int32_t *t, double lam[4]);
-
-/* --------------------------------------------------------------- orderings */
-
-/* Fill-reducing and locality orderings of a graph given as adjacency lists
- * in CSR form (ptr[n+1], adj[ptr[n]]; self loops allowed and ignored).
- * perm[old] = new. */
-em_err em_order_rcm(int32_t n, const int64_t *ptr, const int32_t *adj, int32_t *perm);
-/* METIS nested dissection (METIS_NodeND). */
-em_err em_order_nd(int32_t n, const int64_t *ptr, const int32_t *adj, int32_t *perm);
 
 /* ------------------------------------------------------------------- cases */
 

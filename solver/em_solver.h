@@ -11,6 +11,7 @@
 
 #include "em_core.h"
 #include "em_formats.h"
+#include "em_graph.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -31,15 +32,8 @@ typedef enum em_pc_type {
   EM_PC_DIRECT /* sparse LDL^T (em_direct below): M = A up to perturbed pivots */
 } em_pc_type;
 
-/* Ordering applied (symmetrically) before an ILU factorization. */
-typedef enum em_pc_ordering {
-  EM_ORDERING_NATURAL = 0,
-  EM_ORDERING_RCM,
-  EM_ORDERING_ND, /* METIS nested dissection */
-  EM_ORDERING_MC, /* greedy multicolouring: few levels, more iterations */
-  EM_ORDERING_BMC /* block multicolouring (Iwashita et al. 2012): blocks of
-                     em_pc_opts.block_size neighbours, blocks coloured */
-} em_pc_ordering;
+/* Ordering applied (symmetrically) before a factorization (graph/). */
+typedef em_ordering em_pc_ordering;
 
 /* How the ILU(0) triangular solves run on the GPU (docs/solvers.md).  The
  * CPU always runs its OpenMP level-scheduled solve. */
@@ -62,15 +56,13 @@ typedef enum em_ksp_reason {
 } em_ksp_reason;
 
 /* "bicgstab", "cocg", "cocr", "gmres", "fgmres" / "none", "jacobi", "ilu0", "direct" /
- * "natural", "rcm", "nd" / "converged", "max-iterations", ... */
+ * "converged", "max-iterations", ... (orderings: em_ordering_name) */
 const char *em_ksp_method_name(em_ksp_method m);
 const char *em_pc_type_name(em_pc_type p);
-const char *em_pc_ordering_name(em_pc_ordering o);
 const char *em_ksp_reason_name(em_ksp_reason r);
 const char *em_pc_trsv_name(em_pc_trsv t); /* "auto", "levels", "syncfree", "cusparse" */
 em_err em_ksp_method_parse(const char *s, em_ksp_method *m);
 em_err em_pc_type_parse(const char *s, em_pc_type *p);
-em_err em_pc_ordering_parse(const char *s, em_pc_ordering *o); /* also "mc", "bmc" */
 em_err em_pc_trsv_parse(const char *s, em_pc_trsv *t);
 
 /* ------------------------------------------------------- preconditioners */

@@ -238,7 +238,7 @@ static em_direct *check_solve(const char *what, const sys *y, const em_direct_op
   if (F) {
     EXPECT_OK(em_direct_solve(F, NRHS, B, ld, X, ld));
     double e = rel_diff(X, ld, y->Xd, n, NRHS);
-    EXPECT(e <= tol, "%s (%s, %s): error %.2e to zgesv", what, em_pc_ordering_name(o->ordering),
+    EXPECT(e <= tol, "%s (%s, %s): error %.2e to zgesv", what, em_ordering_name(o->ordering),
            F->info.kernels, e);
     EXPECT(F->info.perturbed == 0, "%s: %lld pivots perturbed", what, (long long)F->info.perturbed);
     EXPECT_OK(em_direct_solve(F, NRHS, B, ld, B, ld)); /* in place */

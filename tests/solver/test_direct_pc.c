@@ -64,14 +64,13 @@ static void test_indefinite(em_backend be) {
       it = solve(&op, pc, methods[m], 20, b, x, &st);
       double res = test_true_res(A, x, b);
       EXPECT(it >= 0 && it <= 3 && res <= 1e-10,
-             "direct (%s) + %s: %d iterations (%s), true residual %.2e",
-             em_pc_ordering_name(ords[o]), em_ksp_method_name(methods[m]), st.iterations,
-             em_ksp_reason_name(st.reason), res);
+             "direct (%s) + %s: %d iterations (%s), true residual %.2e", em_ordering_name(ords[o]),
+             em_ksp_method_name(methods[m]), st.iterations, em_ksp_reason_name(st.reason), res);
       EXPECT(test_rel_err(x, xt, n) < 1e-6, "direct + %s: error %.2e",
              em_ksp_method_name(methods[m]), test_rel_err(x, xt, n));
       if (getenv("EM_TEST_VERBOSE"))
         fprintf(stderr, "direct %s + %s: %d iterations, residual %.2e, pc %.3f s\n",
-                em_pc_ordering_name(ords[o]), em_ksp_method_name(methods[m]), st.iterations, res,
+                em_ordering_name(ords[o]), em_ksp_method_name(methods[m]), st.iterations, res,
                 st.t_pc);
     }
     em_pc_destroy(&pc);

@@ -44,7 +44,7 @@ static void ordering_perm(const em_csr *A, em_pc_ordering o, int block, int32_t 
   em_graph g;
   int colors;
   REQUIRE_OK(em_graph_of(A, &g));
-  REQUIRE_OK(em_pc_order(&g, o, block, perm, &colors));
+  REQUIRE_OK(em_graph_order(&g, o, block, perm, &colors));
   em_graph_free(&g);
 }
 
@@ -88,8 +88,8 @@ static void check_matrix(const char *name, const em_csr *A, em_backend be) {
           double e = test_rel_err(z, zr, n), tol = p || vp ? 2e-5 : 1e-12;
           EXPECT(e <= tol,
                  "%s, %s ordering (block %d, shift %g), %s factors, %s vectors, %s: error %.2e",
-                 name, em_pc_ordering_name(o.ordering), o.block_size, o.shift,
-                 p ? "single" : "double", vp ? "single" : "double", info.impl, e);
+                 name, em_ordering_name(o.ordering), o.block_size, o.shift, p ? "single" : "double",
+                 vp ? "single" : "double", info.impl, e);
           EXPECT(info.shift == o.shift, "%s: shift %g reported as %g", name, o.shift, info.shift);
           EXPECT(info.levels_lower >= (n > 0) && info.levels_lower <= n &&
                      info.levels_upper >= (n > 0) && info.levels_upper <= n,

@@ -94,11 +94,11 @@ static void check_problem(const char *name, const em_csr *A, em_backend be, unsi
         double err = test_rel_err(x, xd, n), res = test_true_res(A, x, b);
         const char *what = em_ksp_method_name(ko.method);
         EXPECT(st.reason == EM_KSP_CONVERGED, "%s, %s + %s (%s, %s, %s): %s after %d iterations",
-               name, what, em_pc_type_name(po.type), em_pc_ordering_name(po.ordering),
+               name, what, em_pc_type_name(po.type), em_ordering_name(po.ordering),
                po.prec ? "single" : "double", info.impl, em_ksp_reason_name(st.reason),
                st.iterations);
         EXPECT(err <= 1e-7, "%s, %s + %s (%s, %s, %s): error %.2e to the direct solution", name,
-               what, em_pc_type_name(po.type), em_pc_ordering_name(po.ordering),
+               what, em_pc_type_name(po.type), em_ordering_name(po.ordering),
                po.prec ? "single" : "double", info.impl, err);
         EXPECT(fabs(st.true_rel_res - res) <= 1e-3 * res + 1e-15,
                "%s, %s: reported true residual %.3e, recomputed %.3e", name, what, st.true_rel_res,
@@ -110,7 +110,7 @@ static void check_problem(const char *name, const em_csr *A, em_backend be, unsi
                (long long)st.n_spmv, (long long)st.n_pc, st.iterations);
         if (getenv("EM_TEST_VERBOSE"))
           fprintf(stderr, "%-32s %-8s %-6s %-7s %-6s %5d it %.3f s\n", name, what,
-                  em_pc_type_name(po.type), em_pc_ordering_name(po.ordering),
+                  em_pc_type_name(po.type), em_ordering_name(po.ordering),
                   po.prec ? "single" : "double", st.iterations, em_wtime() - t0);
       }
       em_pc_destroy(&pc);

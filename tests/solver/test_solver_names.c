@@ -18,7 +18,7 @@ int main(void) {
   }
   for (int o = EM_ORDERING_NATURAL; o <= EM_ORDERING_BMC; o++) {
     em_pc_ordering p;
-    EXPECT_OK(em_pc_ordering_parse(em_pc_ordering_name((em_pc_ordering)o), &p));
+    EXPECT_OK(em_ordering_parse(em_ordering_name((em_pc_ordering)o), &p));
     EXPECT((int)p == o, "ordering %d", o);
   }
   for (int t = EM_TRSV_AUTO; t <= EM_TRSV_CUSPARSE; t++) {
@@ -27,7 +27,7 @@ int main(void) {
     EXPECT((int)p == t, "trsv %d", t);
   }
   EXPECT(!strcmp(em_ksp_method_name(EM_KSP_COCR), "cocr"), "cocr");
-  EXPECT(!strcmp(em_pc_ordering_name(EM_ORDERING_ND), "nd"), "nd");
+  EXPECT(!strcmp(em_ordering_name(EM_ORDERING_ND), "nd"), "nd");
   EXPECT(!strcmp(em_ksp_reason_name(EM_KSP_MAX_ITER), "max-iterations"), "reason");
   EXPECT(!strcmp(em_ksp_reason_name((em_ksp_reason)99), "?"), "unknown reason");
   em_ksp_method m;
@@ -40,7 +40,7 @@ int main(void) {
   EXPECT_ERR(em_pc_type_parse("ilu1", &t), EM_ERR_INPUT);
   EXPECT_ERR(em_pc_type_parse(NULL, &t), EM_ERR_INPUT);
   em_pc_ordering o;
-  e = em_pc_ordering_parse("metis", &o);
+  e = em_ordering_parse("metis", &o);
   EXPECT(e == EM_ERR_INPUT && strstr(em_error_message(), "Solver/ordering"), "%s",
          em_error_message());
   em_error_clear();

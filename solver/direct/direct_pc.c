@@ -63,7 +63,7 @@ em_err em_pc_direct_build(const em_csr *A, em_pc *pc, const em_log *log) {
     em_log_warn(log,
                 "direct preconditioner with the '%s' ordering: 'nd' (nested dissection) needs "
                 "far less memory and time (7-27x fewer flops on the DRA systems)",
-                em_pc_ordering_name(pc->opts.ordering));
+                em_ordering_name(pc->opts.ordering));
   em_direct_opts o;
   em_direct_opts_default(&o);
   o.ordering = pc->opts.ordering;

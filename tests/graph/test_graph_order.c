@@ -2,7 +2,7 @@
  * of a scrambled grid graph back to about its natural width. */
 #include <string.h>
 
-#include "em_mesh.h"
+#include "em_graph.h"
 #include "em_test.h"
 
 #define NX 20

@@ -21,7 +21,7 @@ em_err em_pc_ilu0_build(const em_csr *A, em_pc *pc, const em_log *log) {
     }
   double t1 = em_wtime();
   em_log_verbose(log, "ilu0: %s ordering and level schedules in %.2f s (%d + %d levels)",
-                 em_pc_ordering_name(pc->opts.ordering), t1 - t0, F->lev_l.n_levels,
+                 em_ordering_name(pc->opts.ordering), t1 - t0, F->lev_l.n_levels,
                  F->lev_u.n_levels);
 #ifdef EM_HAVE_CUDA
   if (pc->opts.backend == EM_BACKEND_CUDA && pc->opts.trsv == EM_TRSV_CUSPARSE)

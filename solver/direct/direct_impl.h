@@ -18,7 +18,7 @@
 #define EM_SOLVER_DIRECT_IMPL_H
 
 #include "em_solver.h"
-#include "ilu_impl.h" /* em_graph, em_pc_order */
+#include "em_graph.h"
 
 /* ------------------------------------------------------------ symbolic */
 

@@ -91,12 +91,12 @@ em_err em_ilu0_analyse(const em_csr *A, em_pc_ordering o, int block, em_ilu0 **o
   EM_TRY_GOTO(err, em_calloc(&lev, (size_t)n, sizeof *lev, "levels"), fail);
   EM_TRY_GOTO(err, em_calloc(&ls, (size_t)n, sizeof *ls, "level order"), fail);
   EM_TRY_GOTO(err, em_graph_of(A, &g), fail);
-  EM_TRY_GOTO(err, em_pc_order(&g, o, block, pord, &F->colors), fail);
+  EM_TRY_GOTO(err, em_graph_order(&g, o, block, pord, &F->colors), fail);
   for (int32_t i = 0; i < n; i++) iord[i] = -1;
   for (int32_t i = 0; i < n; i++) {
     if (pord[i] < 0 || pord[i] >= n || iord[pord[i]] >= 0) {
       err = EM_RAISE(EM_ERR_INTERNAL, "ordering %s is not a permutation (row %d -> %d)",
-                     em_pc_ordering_name(o), i, pord[i]);
+                     em_ordering_name(o), i, pord[i]);
       goto fail;
     }
     iord[pord[i]] = i;

@@ -80,7 +80,7 @@ em_err em_pc_create(const em_csr *A, const em_pc_opts *o, const em_log *log, em_
     em_log_info(log,
                 "ilu0 (%s, %s, %s, shift %g): levels L %d / U %d, %d colours, %.1f MB, "
                 "setup %.2f s",
-                em_pc_ordering_name(o->ordering), pc->info.impl,
+                em_ordering_name(o->ordering), pc->info.impl,
                 o->prec == EM_PREC_SINGLE ? "single" : "double", o->shift, pc->info.levels_lower,
                 pc->info.levels_upper, pc->info.colors, (double)pc->info.bytes / 1e6,
                 pc->info.t_setup);
@@ -88,7 +88,7 @@ em_err em_pc_create(const em_csr *A, const em_pc_opts *o, const em_log *log, em_
     em_log_info(log,
                 "direct (%s, shift %g): nnz(L) %lld stored, %.2f GFlop, %lld pivots perturbed, "
                 "%.1f MB, setup %.2f s",
-                em_pc_ordering_name(o->ordering), o->shift, (long long)pc->info.factor_nnz,
+                em_ordering_name(o->ordering), o->shift, (long long)pc->info.factor_nnz,
                 pc->info.factor_flops * 1e-9, (long long)pc->info.perturbed,
                 (double)pc->info.bytes / 1e6, pc->info.t_setup);
   *out = pc;

@@ -72,7 +72,7 @@ static em_err check_pattern(const em_csr *A) {
 
 static void log_symbolic(const em_direct *F, const em_log *log) {
   const em_direct_info *in = &F->info;
-  em_log_info(log, "direct: %s ordering %.2f s; symbolic %.2f s", em_pc_ordering_name(in->ordering),
+  em_log_info(log, "direct: %s ordering %.2f s; symbolic %.2f s", em_ordering_name(in->ordering),
               in->t_order, in->t_symbolic);
   em_log_info(log,
               "direct: n = %d, %d supernodes (widest %d, largest front %d), nnz(L) = %lld "
@@ -128,7 +128,7 @@ em_err em_direct_analyse(const em_csr *A, const em_direct_opts *o, const em_log 
   double t0 = em_wtime();
   EM_TRY_GOTO(err, em_graph_of(A, &g), fail);
   EM_TRY_GOTO(err, em_calloc(&pord, (size_t)A->n_rows + 1, sizeof *pord, "ordering"), fail);
-  EM_TRY_GOTO(err, em_pc_order(&g, o->ordering, 16, pord, &colors), fail);
+  EM_TRY_GOTO(err, em_graph_order(&g, o->ordering, 16, pord, &colors), fail);
   double t1 = em_wtime();
   EM_TRY_GOTO(err, em_dsym_build(&g, pord, &F->S), fail);
   double t2 = em_wtime();
@@ -158,7 +158,7 @@ em_err em_direct_analyse(const em_csr *A, const em_direct_opts *o, const em_log 
                    (double)in->bytes_factor / GIB, (long long)in->nnz_l, (long long)in->nnz_stored,
                    (double)in->bytes_peak / GIB, avail / GIB,
                    o->mem_limit > 0 ? "allowed (mem_limit)" : "available (MemAvailable)",
-                   em_pc_ordering_name(o->ordering),
+                   em_ordering_name(o->ordering),
                    o->ordering == EM_ORDERING_ND ? "" : "; 'nd' fills far less");
     goto fail;
   }

@@ -12,22 +12,6 @@
 
 #include "em_solver.h"
 
-/* Adjacency of A + A^T (self loops may appear and are ignored). */
-typedef struct em_graph {
-  int32_t n;    /* vertices */
-  int64_t *ptr; /* n+1 offsets into adj */
-  int32_t *adj; /* neighbours, sorted within each vertex */
-  int owned;    /* 1: ptr/adj allocated here; 0: they are A's arrays */
-} em_graph;
-
-/* The graph of A; A's own arrays when its pattern is symmetric. */
-em_err em_graph_of(const em_csr *A, em_graph *g);
-void em_graph_free(em_graph *g);
-
-/* perm[old] = new for an ordering of g; *colors = colours of MC / BMC
- * (0 for the others).  block: BMC block size (1 for MC). */
-em_err em_pc_order(const em_graph *g, em_pc_ordering o, int block, int32_t *perm, int *colors);
-
 /* Levels of a schedule: level l holds positions ptr[l] .. ptr[l+1]-1. */
 typedef struct em_levels {
   int n_levels;

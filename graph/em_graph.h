@@ -1,0 +1,57 @@
+/* em_graph.h - sparse graphs and their orderings, below mesh/ and solver/.
+ *
+ * The adjacency graph of a symmetric pattern (a mesh's vertex graph, or the
+ * graph of A + A^T for a matrix), and the orderings of it that the rest of
+ * the code applies: reverse Cuthill-McKee for locality, METIS nested
+ * dissection for fill, greedy (block) multicolouring for short level
+ * schedules.  Every permutation is perm[old] = new.
+ */
+#ifndef EM_GRAPH_H
+#define EM_GRAPH_H
+
+#include "em_core.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Adjacency lists: the neighbours of vertex i are adj[ptr[i] .. ptr[i+1]-1],
+ * sorted; self loops may appear and are ignored by every ordering. */
+typedef struct em_graph {
+  int32_t n;    /* vertices */
+  int64_t *ptr; /* n+1 offsets into adj */
+  int32_t *adj; /* neighbours, sorted within each vertex */
+  int owned;    /* 1: ptr/adj allocated here; 0: they are A's arrays */
+} em_graph;
+
+/* The graph of A + A^T for a square CSR with sorted columns; A's own arrays
+ * (no copy) when its pattern is already symmetric. */
+em_err em_graph_of(const em_csr *A, em_graph *g);
+void em_graph_free(em_graph *g);
+
+typedef enum em_ordering {
+  EM_ORDERING_NATURAL = 0,
+  EM_ORDERING_RCM,
+  EM_ORDERING_ND, /* METIS nested dissection */
+  EM_ORDERING_MC, /* greedy multicolouring: few levels, more iterations */
+  EM_ORDERING_BMC /* block multicolouring (Iwashita et al. 2012): blocks of
+                     `block` neighbours grown breadth-first, blocks coloured */
+} em_ordering;
+
+/* "natural", "rcm", "nd", "mc", "bmc". */
+const char *em_ordering_name(em_ordering o);
+em_err em_ordering_parse(const char *s, em_ordering *o);
+
+/* perm[old] = new for ordering o of g; *colors = colours of MC / BMC (0
+ * for the others).  block: the BMC block size (1 for MC). */
+em_err em_graph_order(const em_graph *g, em_ordering o, int block, int32_t *perm, int *colors);
+
+/* The orderings one by one, on adjacency lists (ptr, adj) of n vertices. */
+em_err em_order_rcm(int32_t n, const int64_t *ptr, const int32_t *adj, int32_t *perm);
+em_err em_order_nd(int32_t n, const int64_t *ptr, const int32_t *adj, int32_t *perm);
+em_err em_order_color(const em_graph *g, int block, int32_t *perm, int *colors);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* EM_GRAPH_H */
