@@ -105,10 +105,17 @@ typedef struct em_pc_info {
   double factor_flops; /* direct: real floating-point operations of the
                           numeric factorization (complex multiply-add = 8) */
   int64_t perturbed;   /* direct: pivots replaced by the static perturbation */
+  int updates;         /* em_pc_update calls since em_pc_create */
 } em_pc_info;
 
 /* Build from the host CSR of the operator's matrix (same numbering). */
 em_err em_pc_create(const em_csr *A, const em_pc_opts *o, const em_log *log, em_pc **pc);
+/* New values of A with the pattern the pc was built for (a frequency sweep):
+ * types that keep an analysis (direct: ordering, symbolic factorization)
+ * refactor on it; the others are rebuilt with the same options.  The
+ * result equals em_pc_create on the new A.  info.t_setup becomes the
+ * time of this update. */
+em_err em_pc_update(em_pc *pc, const em_csr *A, const em_log *log);
 /* z = M^-1 r, vectors in the pc's backend memory, in complex double (the
  * pc converts internally when its own precision differs).  r and z may not
  * alias. */

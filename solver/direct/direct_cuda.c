@@ -17,7 +17,7 @@ static em_err direct_apply_cuda(em_pc *pc, em_prec vec_prec, const void *r, void
   return EM_OK;
 }
 
-static const em_pc_ops DIRECT_CUDA = {direct_apply_cuda, em_direct_pc_destroy};
+static const em_pc_ops DIRECT_CUDA = {direct_apply_cuda, em_direct_pc_destroy, em_direct_pc_update};
 
 em_err em_pc_direct_use_cuda(em_pc *pc) {
   em_direct_pc *p = pc->data;

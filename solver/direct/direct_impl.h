@@ -218,6 +218,8 @@ typedef struct em_direct_pc {
 /* The pc builder (pc.c dispatches): factor A on the host, CPU or CUDA
  * apply. */
 em_err em_pc_direct_build(const em_csr *A, em_pc *pc, const em_log *log);
+/* Refactor on the kept analysis: every backend's update. */
+em_err em_direct_pc_update(em_pc *pc, const em_csr *A, const em_log *log);
 /* Free pc->data (an em_direct_pc) and what it owns: every backend's destroy. */
 void em_direct_pc_destroy(em_pc *pc);
 /* z = (L D L^T)^-1 r for host vectors of precision vec_prec. */

@@ -48,7 +48,17 @@ void em_direct_pc_destroy(em_pc *pc) {
   em_free(&pc->data);
 }
 
-static const em_pc_ops DIRECT_CPU = {direct_apply, em_direct_pc_destroy};
+/* New values on the kept ordering and symbolic factorization. */
+em_err em_direct_pc_update(em_pc *pc, const em_csr *A, const em_log *log) {
+  em_direct_pc *p = pc->data;
+  EM_TRY(em_direct_factor(p->F, A, log));
+  em_direct_info in;
+  em_direct_get_info(p->F, &in);
+  pc->info.perturbed = in.perturbed;
+  return EM_OK;
+}
+
+static const em_pc_ops DIRECT_CPU = {direct_apply, em_direct_pc_destroy, em_direct_pc_update};
 
 em_err em_pc_direct_build(const em_csr *A, em_pc *pc, const em_log *log) {
   EM_CHECK(pc->opts.prec == EM_PREC_DOUBLE, EM_ERR_UNSUPPORTED,

@@ -40,42 +40,23 @@ static em_err check_opts(const em_csr *A, const em_pc_opts *o) {
   return EM_OK;
 }
 
-em_err em_pc_create(const em_csr *A, const em_pc_opts *o, const em_log *log, em_pc **out) {
-  EM_CHECK(out, EM_ERR_ARG, "em_pc_create: NULL result pointer");
-  *out = NULL;
-  EM_TRY(check_opts(A, o));
-  double t0 = em_wtime();
-  em_pc *pc = NULL;
-  EM_TRY(em_calloc(&pc, 1, sizeof *pc, "preconditioner"));
-  pc->opts = *o;
-  if (pc->opts.trsv == EM_TRSV_AUTO) pc->opts.trsv = EM_TRSV_LEVELS;
-  if (pc->opts.block_size == 0) pc->opts.block_size = 16;
-  pc->n = A->n_rows;
-  pc->info.type = o->type;
-  pc->info.ordering =
-      o->type == EM_PC_ILU0 || o->type == EM_PC_DIRECT ? o->ordering : EM_ORDERING_NATURAL;
-  pc->info.prec = o->prec;
-  em_err err = EM_OK;
-  switch (o->type) {
+/* The type's builder on pc (opts, n set). */
+static em_err build(em_pc *pc, const em_csr *A, const em_log *log) {
+  switch (pc->opts.type) {
     case EM_PC_NONE:
-      err = em_pc_identity_build(A, pc);
-      break;
+      return em_pc_identity_build(A, pc);
     case EM_PC_JACOBI:
-      err = em_pc_jacobi_build(A, pc);
-      break;
+      return em_pc_jacobi_build(A, pc);
     case EM_PC_ILU0:
-      err = em_pc_ilu0_build(A, pc, log);
-      break;
+      return em_pc_ilu0_build(A, pc, log);
     case EM_PC_DIRECT:
-      err = em_pc_direct_build(A, pc, log);
-      break;
+      return em_pc_direct_build(A, pc, log);
   }
-  if (err) {
-    em_error_trace(err, __FILE__, __LINE__);
-    em_pc_destroy(&pc);
-    return err;
-  }
-  pc->info.t_setup = em_wtime() - t0;
+  return EM_RAISE(EM_ERR_ARG, "em_pc_create: unknown preconditioner type %d", (int)pc->opts.type);
+}
+
+static void log_setup(const em_pc *pc, const em_log *log) {
+  const em_pc_opts *o = &pc->opts;
   if (o->type == EM_PC_ILU0)
     em_log_info(log,
                 "ilu0 (%s, %s, %s, shift %g): levels L %d / U %d, %d colours, %.1f MB, "
@@ -91,7 +72,58 @@ em_err em_pc_create(const em_csr *A, const em_pc_opts *o, const em_log *log, em_
                 em_ordering_name(o->ordering), o->shift, (long long)pc->info.factor_nnz,
                 pc->info.factor_flops * 1e-9, (long long)pc->info.perturbed,
                 (double)pc->info.bytes / 1e6, pc->info.t_setup);
+}
+
+em_err em_pc_create(const em_csr *A, const em_pc_opts *o, const em_log *log, em_pc **out) {
+  EM_CHECK(out, EM_ERR_ARG, "em_pc_create: NULL result pointer");
+  *out = NULL;
+  EM_TRY(check_opts(A, o));
+  double t0 = em_wtime();
+  em_pc *pc = NULL;
+  EM_TRY(em_calloc(&pc, 1, sizeof *pc, "preconditioner"));
+  pc->opts = *o;
+  if (pc->opts.trsv == EM_TRSV_AUTO) pc->opts.trsv = EM_TRSV_LEVELS;
+  if (pc->opts.block_size == 0) pc->opts.block_size = 16;
+  pc->n = A->n_rows;
+  pc->info.type = o->type;
+  pc->info.ordering =
+      o->type == EM_PC_ILU0 || o->type == EM_PC_DIRECT ? o->ordering : EM_ORDERING_NATURAL;
+  pc->info.prec = o->prec;
+  em_err err = build(pc, A, log);
+  if (err) {
+    em_error_trace(err, __FILE__, __LINE__);
+    em_pc_destroy(&pc);
+    return err;
+  }
+  pc->info.t_setup = em_wtime() - t0;
+  log_setup(pc, log);
   *out = pc;
+  return EM_OK;
+}
+
+em_err em_pc_update(em_pc *pc, const em_csr *A, const em_log *log) {
+  EM_CHECK(pc, EM_ERR_ARG, "em_pc_update: NULL preconditioner");
+  EM_TRY(check_opts(A, &pc->opts));
+  EM_CHECK(A->n_rows == pc->n, EM_ERR_ARG,
+           "em_pc_update: the matrix has %d rows, the preconditioner was built for %d", A->n_rows,
+           pc->n);
+  double t0 = em_wtime();
+  if (pc->ops && pc->ops->update) {
+    EM_TRY(pc->ops->update(pc, A, log));
+  } else { /* no kept analysis: rebuild with the same options */
+    if (pc->ops && pc->ops->destroy) pc->ops->destroy(pc);
+    pc->ops = NULL;
+    pc->data = NULL;
+    em_pc_info keep = pc->info;
+    memset(&pc->info, 0, sizeof pc->info);
+    pc->info.type = keep.type;
+    pc->info.ordering = keep.ordering;
+    pc->info.prec = keep.prec;
+    EM_TRY(build(pc, A, log));
+  }
+  pc->info.t_setup = em_wtime() - t0;
+  pc->info.updates++;
+  log_setup(pc, log);
   return EM_OK;
 }
 
@@ -152,7 +184,7 @@ static void identity_destroy(em_pc *pc) {
   (void)pc;
 }
 
-static const em_pc_ops IDENTITY = {identity_apply, identity_destroy};
+static const em_pc_ops IDENTITY = {identity_apply, identity_destroy, NULL};
 
 em_err em_pc_identity_build(const em_csr *A, em_pc *pc) {
   (void)A;

@@ -10,6 +10,9 @@ typedef struct em_pc_ops {
   em_err (*apply)(em_pc *pc, em_prec vec_prec, const void *r, void *z);
   /* free pc->data and everything it owns */
   void (*destroy)(em_pc *pc);
+  /* new values of A, same pattern: refactor on the kept analysis (NULL:
+     em_pc_update rebuilds the preconditioner from scratch) */
+  em_err (*update)(em_pc *pc, const em_csr *A, const em_log *log);
 } em_pc_ops;
 
 struct em_pc {
