@@ -34,7 +34,9 @@ static const em_param_spec SPECS[] = {
     NUM("Solver/pc_shift", 0,
         "ILU of A + j s |diag A| (s > 0 damps tiny pivots of indefinite systems)"),
     STR("Solver/trsv", "auto", "GPU triangular solves of ILU: auto, levels, syncfree, cusparse"),
-    STR("Solver/precision", "double", "preconditioner precision: double or single"),
+    STR("Solver/precision", "double",
+        "preconditioner precision: double, or mixed (= single: factors and smoothers in complex "
+        "single inside the Krylov method in double)"),
     NUM("Solver/tolerance", 1e-8, "relative residual target"),
     NUM("Solver/max_iterations", 5000, "iteration limit"),
     NUM("Solver/restart", 50, "GMRES restart length"),
@@ -153,9 +155,9 @@ static em_err read_solver(const em_case *c, em_run_config *cfg) {
   cfg->ordering_auto = strcmp(s, "auto") == 0;
   if (cfg->ordering_auto) s = cfg->pc.type == EM_PC_DIRECT ? "nd" : "rcm";
   EM_TRY(em_ordering_parse(s, &cfg->pc.ordering));
-  static const char *const prec[] = {"double", "single"};
+  static const char *const prec[] = {"double", "single", "mixed"};
   int p;
-  EM_TRY(choice(c, "Solver/precision", prec, 2, &p));
+  EM_TRY(choice(c, "Solver/precision", prec, 3, &p));
   cfg->pc.prec = p ? EM_PREC_SINGLE : EM_PREC_DOUBLE;
   EM_TRY(num(c, "Solver/pc_shift", &cfg->pc.shift));
   EM_TRY(num(c, "Solver/memory_limit", &cfg->pc.mem_limit));

@@ -8,8 +8,14 @@
  * Options: --ordering nd|rcm|natural (default nd), --kernels auto|own|blas
  * (default auto; "both" runs own then blas), --threads T (default: OpenMP's),
  * --method gmres|bicgstab|cocg (default gmres), --tol (1e-12), --gen-k0
- * (20), --gen-loss (0.001), --repeat R (numeric factorizations, default 1),
- * --no-krylov (skip the preconditioned solve). */
+ * (20), --gen-loss (0.001), --repeat R (numeric factorizations and solves,
+ * the median reported, default 1), --no-krylov (skip the preconditioned
+ * solve), --device cpu|gpu|both (where the numeric factorization and the
+ * solves run; default cpu), --prec double|single|both (the GPU factor's
+ * precision), --nrhs R (a second solve timing with R right-hand sides,
+ * default 8).  With the GPU, cublasZgemm on a square matrix is timed in the
+ * same run for the device's dense rate.  Exits 1 when a direct solve's
+ * residual is above 1e-6 (double) / 1e-3 (single factor): a wrong result. */
 #include <complex.h>
 #include <math.h>
 #include <stdlib.h>
@@ -20,10 +26,25 @@
 #include "em_solver.h"
 
 typedef struct dbench_opts {
-  const char *matrix, *ordering, *kernels, *method;
-  int gen, threads, repeat, krylov;
+  const char *matrix, *ordering, *kernels, *method, *device, *prec;
+  int gen, threads, repeat, krylov, nrhs;
   double tol, k0, loss;
 } dbench_opts;
+
+#ifdef EM_HAVE_CUDA
+/* direct_bench_gpu.c: TFlop/s of cublasZgemm on n x n (median of reps) */
+double dbench_zgemm_tflops(int n, int reps);
+#endif
+
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+static double median(double *v, int n) {
+  qsort(v, (size_t)n, sizeof *v, cmp_double);
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
 
 /* ||b - A x|| / ||b|| */
 static double rel_res(const em_csr *A, const em_cplx *x, const em_cplx *b) {
@@ -59,34 +80,66 @@ static em_err load(const dbench_opts *bo, em_csr **A, em_cplx **b) {
   return EM_OK;
 }
 
+static int wrong = 0; /* a residual above its bound was seen */
+
 static em_err run(const dbench_opts *bo, const em_csr *A, const em_cplx *b, em_direct_kernels kern,
-                  const em_log *log) {
+                  em_backend be, em_prec prec, const em_log *log) {
   int32_t n = A->n_rows;
   em_direct_opts o;
   em_direct_opts_default(&o);
   EM_TRY(em_ordering_parse(bo->ordering, &o.ordering));
   o.kernels = kern;
   o.threads = bo->threads;
+  o.backend = be;
+  o.prec = prec;
   em_direct *F = NULL;
-  em_cplx *x = NULL;
+  em_cplx *x = NULL, *B = NULL, *X = NULL;
   em_err err = EM_OK;
-  EM_TRY(em_direct_analyse(A, &o, log, &F));
-  for (int r = 0; r < bo->repeat; r++) EM_TRY_GOTO(err, em_direct_factor(F, A, log), done);
+  int R = bo->repeat > 0 ? bo->repeat : 1, nr = bo->nrhs > 0 ? bo->nrhs : 1;
+  double *tf = NULL, *ts = NULL, *tm = NULL;
+  EM_TRY(em_calloc(&tf, (size_t)R, sizeof *tf, "timings"));
+  EM_TRY_GOTO(err, em_calloc(&ts, (size_t)R, sizeof *ts, "timings"), done);
+  EM_TRY_GOTO(err, em_calloc(&tm, (size_t)R, sizeof *tm, "timings"), done);
+  EM_TRY_GOTO(err, em_direct_analyse(A, &o, log, &F), done);
+  for (int r = 0; r < R; r++) {
+    double t0 = em_wtime();
+    EM_TRY_GOTO(err, em_direct_factor(F, A, log), done);
+    tf[r] = em_wtime() - t0;
+  }
   em_direct_info in;
   em_direct_get_info(F, &in);
   EM_TRY_GOTO(err, em_calloc(&x, (size_t)n + 1, sizeof *x, "solution"), done);
-  double t0 = em_wtime();
-  EM_TRY_GOTO(err, em_direct_solve(F, 1, b, n, x, n), done);
-  double t_solve = em_wtime() - t0;
+  for (int r = 0; r < R; r++) {
+    double t0 = em_wtime();
+    EM_TRY_GOTO(err, em_direct_solve(F, 1, b, n, x, n), done);
+    ts[r] = em_wtime() - t0;
+  }
   double res = rel_res(A, x, b);
+  /* several right-hand sides: b shifted and scaled per column */
+  EM_TRY_GOTO(err, em_calloc(&B, (size_t)n * nr + 1, sizeof *B, "right-hand sides"), done);
+  EM_TRY_GOTO(err, em_calloc(&X, (size_t)n * nr + 1, sizeof *X, "solutions"), done);
+  for (int c = 0; c < nr; c++)
+    for (int32_t i = 0; i < n; i++) B[(size_t)c * n + i] = b[(i + 7 * c) % n] * (1.0 + 0.1 * c);
+  for (int r = 0; r < R; r++) {
+    double t0 = em_wtime();
+    EM_TRY_GOTO(err, em_direct_solve(F, nr, B, n, X, n), done);
+    tm[r] = em_wtime() - t0;
+  }
+  double res_m = 0;
+  for (int c = 0; c < nr; c++)
+    res_m = fmax(res_m, rel_res(A, X + (size_t)c * n, B + (size_t)c * n));
+  double bound = prec == EM_PREC_SINGLE ? 1e-3 : 1e-6;
+  int bad = !(res <= bound) || !(res_m <= bound);
+  wrong |= bad;
+  double tfm = median(tf, R), tsm = median(ts, R), tmm = median(tm, R);
   printf(
-      "%-11s %-7s threads %d: order %.2f s, symbolic %.2f s, numeric %.2f s (%.1f GFlop/s), "
-      "solve %.3f s; nnz(L) %.3gM (%.3gM stored), %.1f GFlop, factor %.2f GB; %lld perturbed; "
-      "direct residual %.2e\n",
-      in.kernels, bo->ordering, in.threads, in.t_order, in.t_symbolic, in.t_numeric,
-      in.flops * 1e-9 / in.t_numeric, t_solve, (double)in.nnz_l * 1e-6,
+      "%-4s %-6s %-11s %-7s: order %.2f s, symbolic %.2f s, numeric %.3f s median of %d (%.1f "
+      "GFlop/s), solve %.4f s, %d rhs %.4f s; nnz(L) %.3gM (%.3gM stored), %.1f GFlop, factor "
+      "%.2f GB; %lld perturbed; direct residual %.2e / %.2e%s\n",
+      in.where, prec == EM_PREC_SINGLE ? "single" : "double", in.kernels, bo->ordering, in.t_order,
+      in.t_symbolic, tfm, R, in.flops * 1e-9 / tfm, tsm, nr, tmm, (double)in.nnz_l * 1e-6,
       (double)in.nnz_stored * 1e-6, in.flops * 1e-9, (double)in.bytes_factor * 1e-9,
-      (long long)in.perturbed, res);
+      (long long)in.perturbed, res, res_m, bad ? "  WRONG" : "");
   fflush(stdout);
   em_direct_destroy(&F);
   if (!bo->krylov) goto done;
@@ -118,11 +171,16 @@ done_pc:
 done:
   em_direct_destroy(&F);
   em_free(&x);
+  em_free(&B);
+  em_free(&X);
+  em_free(&tf);
+  em_free(&ts);
+  em_free(&tm);
   return err;
 }
 
 int main(int argc, char **argv) {
-  dbench_opts bo = {NULL, "nd", "auto", "gmres", 0, 0, 1, 1, 1e-12, 20, 0.001};
+  dbench_opts bo = {NULL, "nd", "auto", "gmres", "cpu", "double", 0, 0, 1, 1, 8, 1e-12, 20, 0.001};
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
     if (!strcmp(a, "--no-krylov")) {
@@ -144,6 +202,12 @@ int main(int argc, char **argv) {
       bo.threads = atoi(v);
     else if (!strcmp(a, "--repeat"))
       bo.repeat = atoi(v);
+    else if (!strcmp(a, "--device"))
+      bo.device = v;
+    else if (!strcmp(a, "--prec"))
+      bo.prec = v;
+    else if (!strcmp(a, "--nrhs"))
+      bo.nrhs = atoi(v);
     else if (!strcmp(a, "--tol"))
       bo.tol = atof(v);
     else if (!strcmp(a, "--gen-k0"))
@@ -162,13 +226,33 @@ int main(int argc, char **argv) {
   if (load(&bo, &A, &b)) goto fail;
   printf("system: n = %d, nnz = %lld\n", A->n_rows, (long long)A->nnz);
   int both = !strcmp(bo.kernels, "both");
-  if (both || !strcmp(bo.kernels, "auto") || !strcmp(bo.kernels, "own"))
-    if (run(&bo, A, b, EM_DIRECT_OWN, &log)) goto fail;
-  if (both || !strcmp(bo.kernels, "blas"))
-    if (run(&bo, A, b, EM_DIRECT_BLAS, &log)) goto fail;
+  int cpu = !strcmp(bo.device, "cpu") || !strcmp(bo.device, "both");
+  int gpu = !strcmp(bo.device, "gpu") || !strcmp(bo.device, "both");
+  if (cpu) {
+    if (both || !strcmp(bo.kernels, "auto") || !strcmp(bo.kernels, "own"))
+      if (run(&bo, A, b, EM_DIRECT_OWN, EM_BACKEND_CPU, EM_PREC_DOUBLE, &log)) goto fail;
+    if (both || !strcmp(bo.kernels, "blas"))
+      if (run(&bo, A, b, EM_DIRECT_BLAS, EM_BACKEND_CPU, EM_PREC_DOUBLE, &log)) goto fail;
+  }
+  if (gpu) {
+#ifdef EM_HAVE_CUDA
+    em_device dev;
+    if (em_device_open("gpu", &log, &dev)) goto fail;
+    printf("device: %s; cublasZgemm 8192^3: %.2f TFlop/s (median of 5)\n", dev.name,
+           dbench_zgemm_tflops(8192, 5));
+    fflush(stdout);
+    int d = !strcmp(bo.prec, "double") || !strcmp(bo.prec, "both");
+    int sgl = !strcmp(bo.prec, "single") || !strcmp(bo.prec, "both");
+    if (d && run(&bo, A, b, EM_DIRECT_AUTO, EM_BACKEND_CUDA, EM_PREC_DOUBLE, &log)) goto fail;
+    if (sgl && run(&bo, A, b, EM_DIRECT_AUTO, EM_BACKEND_CUDA, EM_PREC_SINGLE, &log)) goto fail;
+#else
+    fprintf(stderr, "direct_bench: this build has no CUDA\n");
+    return 2;
+#endif
+  }
   em_csr_destroy(&A);
   em_free(&b);
-  return 0;
+  return wrong ? 1 : 0;
 fail:
   em_error_print(stderr);
   return 1;
@@ -176,6 +260,7 @@ usage:
   fprintf(stderr,
           "usage: direct_bench --matrix FILE | --gen N [--ordering nd|rcm|natural] "
           "[--kernels auto|own|blas|both] [--threads T] [--method gmres|bicgstab|cocg] "
-          "[--tol t] [--repeat R] [--gen-k0 k] [--gen-loss l] [--no-krylov]\n");
+          "[--tol t] [--repeat R] [--gen-k0 k] [--gen-loss l] [--no-krylov] [--device "
+          "cpu|gpu|both] [--prec double|single|both] [--nrhs R]\n");
   return 2;
 }

@@ -157,9 +157,15 @@ typedef struct em_direct_opts {
   int threads;               /* OpenMP threads; 0 = omp_get_max_threads() */
   double mem_limit;          /* bytes the factorization may use; 0 = the
                                 host's MemAvailable (/proc/meminfo) */
+  em_backend backend;        /* CUDA: numeric factorization and solves on
+                                the GPU, the factor in device memory (the
+                                host when it does not fit); default CPU */
+  em_prec prec;              /* factor precision: SINGLE (CUDA only) factors
+                                in complex single for a Krylov method in
+                                double to refine ("mixed"); default DOUBLE */
 } em_direct_opts;
 
-/* ND, 1e-8, 0, AUTO, 0, 0. */
+/* ND, 1e-8, 0, AUTO, 0, 0, CPU, DOUBLE. */
 void em_direct_opts_default(em_direct_opts *o);
 /* 1 when this build has BLAS (EM_DIRECT_BLAS available). */
 int em_direct_blas_built(void);
@@ -188,6 +194,8 @@ typedef struct em_direct_info {
   double t_order;          /* seconds: ordering (METIS, RCM ...) */
   double t_symbolic;       /* elimination tree, counts, supernodes */
   double t_numeric;        /* last numeric factorization */
+  const char *where;       /* "cpu" or "gpu": where the factor lives */
+  size_t bytes_gpu;        /* estimated device memory of the GPU factor */
 } em_direct_info;
 
 /* Ordering and symbolic factorization of the pattern of A (square, sorted

@@ -11,6 +11,9 @@
 #endif
 
 #include "direct_impl.h"
+#ifdef EM_HAVE_CUDA
+#include "direct_gpu_impl.h"
+#endif
 
 #define GIB (1024.0 * 1024.0 * 1024.0)
 
@@ -22,6 +25,8 @@ void em_direct_opts_default(em_direct_opts *o) {
   o->kernels = EM_DIRECT_AUTO;
   o->threads = 0;
   o->mem_limit = 0;
+  o->backend = EM_BACKEND_CPU;
+  o->prec = EM_PREC_DOUBLE;
 }
 
 double em_direct_mem_available(const em_direct_opts *o) {
@@ -49,6 +54,17 @@ static em_err check_opts(const em_direct_opts *o) {
            "em_direct: BLAS kernels requested but this build has no BLAS");
   EM_CHECK(o->threads >= 0, EM_ERR_ARG, "em_direct: threads = %d must be >= 0", o->threads);
   EM_CHECK(o->mem_limit >= 0, EM_ERR_ARG, "em_direct: mem_limit = %g must be >= 0", o->mem_limit);
+  EM_CHECK(o->backend == EM_BACKEND_CPU || o->backend == EM_BACKEND_CUDA, EM_ERR_ARG,
+           "em_direct: unknown backend %d", (int)o->backend);
+#ifndef EM_HAVE_CUDA
+  EM_CHECK(o->backend == EM_BACKEND_CPU, EM_ERR_UNSUPPORTED,
+           "em_direct: the GPU factorization was requested but this build has no CUDA");
+#endif
+  EM_CHECK(o->prec == EM_PREC_DOUBLE || o->backend == EM_BACKEND_CUDA, EM_ERR_UNSUPPORTED,
+           "em_direct: a complex single factor (Solver/precision mixed) is built on the GPU "
+           "only; the CPU factors in complex double");
+  EM_CHECK(o->prec == EM_PREC_DOUBLE || o->prec == EM_PREC_SINGLE, EM_ERR_ARG,
+           "em_direct: unknown precision %d", (int)o->prec);
   return EM_OK;
 }
 
@@ -148,6 +164,7 @@ em_err em_direct_analyse(const em_csr *A, const em_direct_opts *o, const em_log 
   in->solve_flops = S->solve_flops;
   in->t_order = t1 - t0;
   in->t_symbolic = t2 - t1;
+  in->where = "cpu";
   memory_estimate(F, !g.owned, A->nnz);
   log_symbolic(F, log);
   double avail = em_direct_mem_available(o);
@@ -354,13 +371,6 @@ em_err em_direct_factor(em_direct *F, const em_csr *A, const em_log *log) {
     EM_TRY(symmetric_part(A, psym, F->opts.shift, &S));
     M = S;
   }
-  int zeroed = 0; /* fresh zero pages: the fronts need not clear their blocks */
-  if (!F->lval && F->S.n > 0) {
-    EM_TRY_GOTO(err, em_calloc(&F->lval, (size_t)F->S.lptr[F->S.ns], sizeof *F->lval, "factor L"),
-                done);
-    zeroed = 1;
-  }
-  if (!F->d) EM_TRY_GOTO(err, em_calloc(&F->d, (size_t)F->S.n + 1, sizeof *F->d, "factor D"), done);
   if (!F->scale)
     EM_TRY_GOTO(err, em_calloc(&F->scale, (size_t)F->S.n + 1, sizeof *F->scale, "scaling"), done);
   if (!F->scale_old)
@@ -370,15 +380,50 @@ em_err em_direct_factor(em_direct *F, const em_csr *A, const em_log *log) {
   double smax = 0;
   EM_TRY_GOTO(err, equilibrate(M, F->scale_old, &smax), done);
   for (int32_t i = 0; i < F->S.n; i++) F->scale[F->S.perm[i]] = F->scale_old[i];
+#ifdef EM_HAVE_CUDA
+  if (F->opts.backend == EM_BACKEND_CUDA && !F->on_host) {
+    err = em_direct_numeric_cuda(F, M, F->scale_old, smax, log);
+    if (err == EM_ERR_GPU_MEMORY && !F->gpu) { /* it does not fit: the host factors */
+      em_log_warn(log, "%s: factoring on the host (%d threads) instead", em_error_message(),
+                  F->threads);
+      em_error_clear();
+      err = EM_OK;
+      F->on_host = 1;
+    } else if (err) {
+      em_error_trace(err, __FILE__, __LINE__);
+      goto done;
+    } else {
+      F->info.where = "gpu";
+      goto factored;
+    }
+  }
+#endif
+  F->info.where = "cpu";
+  int zeroed = 0; /* fresh zero pages: the fronts need not clear their blocks */
+  if (!F->lval && F->S.n > 0) {
+    EM_TRY_GOTO(err, em_calloc(&F->lval, (size_t)F->S.lptr[F->S.ns], sizeof *F->lval, "factor L"),
+                done);
+    zeroed = 1;
+  }
+  if (!F->d) EM_TRY_GOTO(err, em_calloc(&F->d, (size_t)F->S.n + 1, sizeof *F->d, "factor D"), done);
   EM_TRY_GOTO(err, em_direct_numeric(F, M, F->scale_old, smax, zeroed), done);
+#ifdef EM_HAVE_CUDA
+factored:;
+#endif
   double t2 = em_wtime();
   F->info.t_numeric = t2 - t0;
   F->factored = 1;
+  char kernels[96];
+  if (F->gpu && !F->on_host)
+    snprintf(kernels, sizeof kernels, "GPU, complex %s",
+             F->opts.prec == EM_PREC_SINGLE ? "single" : "double");
+  else
+    snprintf(kernels, sizeof kernels, "%s, %d threads", F->info.kernels, F->threads);
   em_log_info(log,
-              "direct: numeric factorization %.2f s (%.2f s in the fronts, %.1f GFlop/s, %s, %d "
-              "threads), %lld pivots perturbed (|d| < %.1e, equilibrated)",
-              t2 - t0, t2 - t1, t2 > t1 ? F->info.flops * 1e-9 / (t2 - t1) : 0.0, F->info.kernels,
-              F->threads, (long long)F->info.perturbed, F->opts.pivot_eps);
+              "direct: numeric factorization %.2f s (%.2f s in the fronts, %.1f GFlop/s, %s), "
+              "%lld pivots perturbed (|d| < %.1e, equilibrated)",
+              t2 - t0, t2 - t1, t2 > t1 ? F->info.flops * 1e-9 / (t2 - t1) : 0.0, kernels,
+              (long long)F->info.perturbed, F->opts.pivot_eps);
   if (F->info.perturbed > 0)
     em_log_warn(log,
                 "direct: %lld tiny pivots replaced by %.1e (equilibrated matrix): the "
@@ -411,6 +456,9 @@ em_err em_direct_solve(const em_direct *F, int nrhs, const em_cplx *b, int64_t l
            (long long)ldx, n);
   if (n == 0 || nrhs == 0) return EM_OK;
   EM_CHECK(b && x, EM_ERR_ARG, "em_direct_solve: NULL right-hand side or solution");
+#ifdef EM_HAVE_CUDA
+  if (F->gpu && !F->on_host) return em_direct_solve_gpu_host(F, nrhs, b, ldb, x, ldx);
+#endif
   em_err err = EM_OK;
   em_cplx *y = NULL, *work = NULL;
   EM_TRY(em_calloc(&y, (size_t)n * (size_t)nrhs, sizeof *y, "direct solve vectors"));
@@ -436,6 +484,9 @@ void em_direct_get_info(const em_direct *F, em_direct_info *info) {
 
 void em_direct_destroy(em_direct **F) {
   if (!*F) return;
+#ifdef EM_HAVE_CUDA
+  em_dgpu_destroy(&(*F)->gpu);
+#endif
   em_dsym_free(&(*F)->S);
   em_free(&(*F)->lval);
   em_free(&(*F)->d);

@@ -182,14 +182,18 @@ struct em_direct {
   em_direct_opts opts;
   em_direct_info info;
   em_dsym S;
-  em_dk_kind kind;   /* dense kernels */
-  int threads;       /* OpenMP threads of the numeric phase and solves */
-  em_cplx *lval;     /* supernode blocks (S.lptr[ns] entries) */
-  em_cplx *d;        /* n pivots, new numbering */
-  double *scale;     /* n: the equilibration r, new numbering: the factor is
-                        of diag(r) P A P^T diag(r) */
-  double *scale_old; /* the same in the old numbering */
-  int factored;      /* 1 after a successful numeric factorization */
+  em_dk_kind kind;     /* dense kernels */
+  int threads;         /* OpenMP threads of the numeric phase and solves */
+  em_cplx *lval;       /* supernode blocks (S.lptr[ns] entries) */
+  em_cplx *d;          /* n pivots, new numbering */
+  double *scale;       /* n: the equilibration r, new numbering: the factor is
+                          of diag(r) P A P^T diag(r) */
+  double *scale_old;   /* the same in the old numbering */
+  int factored;        /* 1 after a successful numeric factorization */
+  struct em_dgpu *gpu; /* the factor on the GPU (opts.backend CUDA), else
+                          NULL; lval and d then stay NULL on the host */
+  int on_host;         /* CUDA asked, but the factor lives on the host (it
+                          did not fit in GPU memory) */
 };
 
 /* The numeric phase on the symmetrised values S (same numbering as A,

@@ -3,6 +3,8 @@
  * precision), forward / diagonal / backward solves, scatter into z.  With
  * the CUDA backend the vectors travel to the host and back
  * (direct_cuda.c); the transfers count in the pc time. */
+#include <string.h>
+
 #include "direct_impl.h"
 #include "pc_impl.h"
 
@@ -61,9 +63,10 @@ em_err em_direct_pc_update(em_pc *pc, const em_csr *A, const em_log *log) {
 static const em_pc_ops DIRECT_CPU = {direct_apply, em_direct_pc_destroy, em_direct_pc_update};
 
 em_err em_pc_direct_build(const em_csr *A, em_pc *pc, const em_log *log) {
-  EM_CHECK(pc->opts.prec == EM_PREC_DOUBLE, EM_ERR_UNSUPPORTED,
-           "em_pc_create: the direct preconditioner stores its factors in complex double only "
-           "(single precision is for ilu0 and jacobi)");
+  EM_CHECK(pc->opts.prec == EM_PREC_DOUBLE || pc->opts.backend == EM_BACKEND_CUDA,
+           EM_ERR_UNSUPPORTED,
+           "em_pc_create: the direct preconditioner factors in complex single on the GPU only "
+           "(Solver/precision mixed with --device gpu); the CPU factor is complex double");
   em_direct_pc *p = NULL;
   EM_TRY(em_calloc(&p, 1, sizeof *p, "direct preconditioner"));
   pc->data = p;
@@ -79,13 +82,17 @@ em_err em_pc_direct_build(const em_csr *A, em_pc *pc, const em_log *log) {
   o.ordering = pc->opts.ordering;
   o.shift = pc->opts.shift;
   o.mem_limit = pc->opts.mem_limit;
+  o.backend = pc->opts.backend;
+  o.prec = pc->opts.prec;
   EM_TRY(em_direct_create(A, &o, log, &p->F));
   em_direct_info in;
   em_direct_get_info(p->F, &in);
   EM_TRY(em_calloc(&p->y, (size_t)in.n + 1, sizeof *p->y, "direct preconditioner vector"));
   EM_TRY(em_calloc(&p->work, (size_t)em_direct_solve_work(p->F), sizeof *p->work,
                    "direct preconditioner work"));
-  pc->info.bytes = in.bytes_factor + ((size_t)in.n + (size_t)em_direct_solve_work(p->F)) * 16;
+  pc->info.bytes = !strcmp(in.where, "gpu")
+                       ? in.bytes_gpu
+                       : in.bytes_factor + ((size_t)in.n + (size_t)em_direct_solve_work(p->F)) * 16;
   pc->info.levels_lower = pc->info.levels_upper = 0;
   pc->info.shift = o.shift;
   pc->info.factor_nnz = in.nnz_stored;

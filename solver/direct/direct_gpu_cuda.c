@@ -1,0 +1,724 @@
+/* direct_gpu_cuda.c - the numeric LDL^T and the solves on the GPU
+ * (direct_gpu_impl.h): the device copy of the symbolic structure, the level
+ * schedule, the scatter map of A into the fronts (built once per pattern),
+ * the per-level loop over small fronts (one kernel) and big fronts (cuBLAS
+ * on streams), the memory estimate, and the supernodal solves by level.
+ *
+ * A big front of k pivot columns and m rows, in panels of PB columns:
+ *
+ *   P11 = L11 D L11^T              own kernel (b x b, unblocked)
+ *   X   = P21 L11^-T  (= L21 D)     ZTRSM
+ *   W   = X,  L21 = X D^-1          own kernel
+ *   F(trailing pivot columns) -= W L21(top)^T          ZGEMM
+ *
+ * and at the end the update matrix U -= (L21 D) L21^T by ZSYRKX (complex
+ * symmetric: transposes, never conjugates). */
+#include <complex.h>
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cuda_impl.h"
+#include "direct_gpu_impl.h"
+
+#define GIB (1024.0 * 1024.0 * 1024.0)
+
+struct em_dgpu {
+  int single; /* factor in complex single */
+  size_t esz; /* bytes of one factor entry */
+  cublasHandle_t blas;
+  cudaStream_t st[EM_DG_STREAMS + 1]; /* st[0]: small fronts and solves */
+  /* symbolic structure on the device */
+  void *sym[6];
+  em_dg_sym S;
+  int32_t *perm;  /* old -> new */
+  double *r_old;  /* equilibration, old numbering */
+  void *lval, *d; /* the factor */
+  em_dg_piv *piv; /* pivot statistics */
+  /* level schedule: level l holds lev_sn[lev_ptr[l] .. lev_ptr[l+1]), its
+     small fronts first (n_small[l] of them) */
+  int nlev;
+  int32_t *lev_ptr, *n_small, *lev_sn; /* host */
+  int32_t *level;                      /* host: level of each supernode */
+  int32_t *d_lev_sn;                   /* device copy of lev_sn */
+  int32_t *solve_small;                /* host: per level, supernodes of the
+                                          solve kernels first (count below) */
+  int32_t *n_solve_small, *d_solve_sn;
+  /* update matrices */
+  void **cb_host;    /* pinned host table */
+  void **cb_dev;     /* device table */
+  void **lev_buf;    /* per level: the buffer of its small fronts' update
+                        matrices (NULL when none) */
+  int32_t *lev_free; /* per level: the level after which lev_buf can go */
+  /* workspaces of the big fronts, one per stream */
+  void *W[EM_DG_STREAMS + 1];
+  size_t w_entries;
+  /* the scatter map of A (pattern fingerprint, selected entries) */
+  uint64_t pattern_hash;
+  int64_t nnz_pattern, n_sel;
+  int64_t *sel_src; /* host: position in A of each selected entry */
+  int32_t *sel_row; /* host: its row (old numbering) */
+  int64_t *dest;    /* device: its place in lval */
+  em_cplx *vals_h;  /* host staging (pinned) of the scaled values */
+  void *vals;       /* device */
+  /* solve work */
+  void *y, *t;
+  int64_t y_cap, t_cap;
+  size_t bytes; /* device bytes held */
+};
+
+/* ------------------------------------------------------------ schedule */
+
+/* Levels (height in the supernodal tree) and the per-level lists. */
+static em_err build_levels(const em_dsym *S, em_dgpu *g) {
+  int32_t ns = S->ns;
+  EM_TRY(em_calloc(&g->level, (size_t)ns + 1, sizeof *g->level, "supernode levels"));
+  int32_t nlev = 0;
+  for (int32_t s = 0; s < ns; s++) { /* postorder: children first */
+    int32_t l = 0;
+    for (int32_t c = s - 1; c >= S->first[s]; c = S->first[c] - 1)
+      if (g->level[c] + 1 > l) l = g->level[c] + 1;
+    g->level[s] = l;
+    if (l + 1 > nlev) nlev = l + 1;
+  }
+  g->nlev = nlev;
+  EM_TRY(em_calloc(&g->lev_ptr, (size_t)nlev + 2, sizeof *g->lev_ptr, "levels"));
+  EM_TRY(em_calloc(&g->n_small, (size_t)nlev + 1, sizeof *g->n_small, "levels"));
+  EM_TRY(em_calloc(&g->n_solve_small, (size_t)nlev + 1, sizeof *g->n_solve_small, "levels"));
+  EM_TRY(em_calloc(&g->lev_sn, (size_t)ns + 1, sizeof *g->lev_sn, "levels"));
+  EM_TRY(em_calloc(&g->solve_small, (size_t)ns + 1, sizeof *g->solve_small, "levels"));
+  EM_TRY(em_calloc(&g->lev_free, (size_t)nlev + 1, sizeof *g->lev_free, "levels"));
+  for (int32_t s = 0; s < ns; s++) g->lev_ptr[g->level[s] + 1]++;
+  for (int32_t l = 0; l < nlev; l++) g->lev_ptr[l + 1] += g->lev_ptr[l];
+  /* small fronts first, then big; the solve lists: small supernodes first */
+  int32_t *fill = NULL;
+  EM_TRY(em_calloc(&fill, (size_t)nlev + 1, sizeof *fill, "levels"));
+  for (int pass = 0; pass < 2; pass++)
+    for (int32_t s = 0; s < ns; s++) {
+      int32_t l = g->level[s];
+      int64_t m = S->rptr[s + 1] - S->rptr[s];
+      int small = m <= EM_DG_SMALL;
+      if (small != (pass == 0)) continue;
+      g->lev_sn[g->lev_ptr[l] + fill[l]++] = s;
+      if (small) g->n_small[l]++;
+    }
+  memset(fill, 0, ((size_t)nlev + 1) * sizeof *fill);
+  for (int pass = 0; pass < 2; pass++)
+    for (int32_t s = 0; s < ns; s++) {
+      int32_t l = g->level[s];
+      int small = S->super[s + 1] - S->super[s] < EM_DG_SOLVE_BIG;
+      if (small != (pass == 0)) continue;
+      g->solve_small[g->lev_ptr[l] + fill[l]++] = s;
+      if (small) g->n_solve_small[l]++;
+    }
+  em_free(&fill);
+  /* a level's small update matrices can go once their last parent is done */
+  for (int32_t l = 0; l < nlev; l++) g->lev_free[l] = l;
+  for (int32_t s = 0; s < ns; s++)
+    if (S->sparent[s] >= 0 && S->rptr[s + 1] - S->rptr[s] <= EM_DG_SMALL) {
+      int32_t pl = g->level[S->sparent[s]];
+      if (pl > g->lev_free[g->level[s]]) g->lev_free[g->level[s]] = pl;
+    }
+  return EM_OK;
+}
+
+/* Entries of the workspace W of a big front: max(M PB, nb k). */
+static int64_t w_entries(const em_dsym *S) {
+  int64_t w = 0;
+  for (int32_t s = 0; s < S->ns; s++) {
+    int64_t k = S->super[s + 1] - S->super[s], m = S->rptr[s + 1] - S->rptr[s], nb = m - k;
+    if (m <= EM_DG_SMALL) continue;
+    int64_t a = m * EM_DG_PB, b = nb * k;
+    if (a > w) w = a;
+    if (b > w) w = b;
+  }
+  return w;
+}
+
+/* Peak entries of update matrices alive under the level schedule: the one
+ * of s from its level until its parent's level is done. */
+static int64_t cb_peak_levels(const em_dsym *S, const int32_t *level, int32_t nlev) {
+  int64_t *delta = NULL;
+  if (em_calloc(&delta, (size_t)nlev + 2, sizeof *delta, "update matrix peak")) {
+    em_error_clear();
+    return (int64_t)S->cb_peak * 4; /* a pessimistic guess */
+  }
+  for (int32_t s = 0; s < S->ns; s++) {
+    int64_t k = S->super[s + 1] - S->super[s], nb = S->rptr[s + 1] - S->rptr[s] - k;
+    if (nb == 0) continue;
+    int32_t until = S->sparent[s] >= 0 ? level[S->sparent[s]] : level[s];
+    delta[level[s]] += nb * nb;
+    delta[until + 1] -= nb * nb;
+  }
+  int64_t cur = 0, peak = 0;
+  for (int32_t l = 0; l <= nlev; l++) {
+    cur += delta[l];
+    if (cur > peak) peak = cur;
+  }
+  em_free(&delta);
+  return peak;
+}
+
+double em_dgpu_estimate(const em_direct *F, em_prec prec, int64_t nnz_a) {
+  const em_dsym *S = &F->S;
+  double esz = prec == EM_PREC_SINGLE ? 8 : 16;
+  int32_t *level = NULL;
+  int32_t nlev = 0;
+  double cb = 0;
+  if (!em_calloc(&level, (size_t)S->ns + 1, sizeof *level, "levels")) {
+    for (int32_t s = 0; s < S->ns; s++) {
+      int32_t l = 0;
+      for (int32_t c = s - 1; c >= S->first[s]; c = S->first[c] - 1)
+        if (level[c] + 1 > l) l = level[c] + 1;
+      level[s] = l;
+      if (l + 1 > nlev) nlev = l + 1;
+    }
+    cb = (double)cb_peak_levels(S, level, nlev);
+    em_free(&level);
+  } else {
+    em_error_clear();
+    cb = 4.0 * (double)S->cb_peak;
+  }
+  double factor = esz * ((double)S->lptr[S->ns] + S->n);
+  double sym = 8.0 * (double)S->rptr[S->ns] + 32.0 * S->ns + 12.0 * S->n;
+  double work = esz * (double)EM_DG_STREAMS * (double)w_entries(S);
+  double avals = 24.0 * (double)(nnz_a + S->n) / 2; /* half the entries: dest + value */
+  double solve = 16.0 * 2 * (double)S->n;
+  return factor + sym + esz * cb + work + avals + solve;
+}
+
+/* ------------------------------------------------------------- set-up */
+
+void em_dgpu_destroy(em_dgpu **gp) {
+  em_dgpu *g = *gp;
+  if (!g) return;
+  cudaDeviceSynchronize();
+  for (int i = 0; i < 6; i++) cudaFree(g->sym[i]);
+  cudaFree(g->perm);
+  cudaFree(g->r_old);
+  cudaFree(g->lval);
+  cudaFree(g->d);
+  cudaFree(g->piv);
+  cudaFree(g->d_lev_sn);
+  cudaFree(g->d_solve_sn);
+  cudaFree(g->cb_dev);
+  cudaFree(g->dest);
+  cudaFree(g->vals);
+  cudaFree(g->y);
+  cudaFree(g->t);
+  for (int i = 0; i <= EM_DG_STREAMS; i++) {
+    cudaFree(g->W[i]);
+    if (g->st[i]) cudaStreamDestroy(g->st[i]);
+  }
+  if (g->cb_host) cudaFreeHost(g->cb_host);
+  if (g->vals_h) cudaFreeHost(g->vals_h);
+  if (g->blas) cublasDestroy(g->blas);
+  em_free(&g->lev_ptr);
+  em_free(&g->n_small);
+  em_free(&g->n_solve_small);
+  em_free(&g->lev_sn);
+  em_free(&g->solve_small);
+  em_free(&g->level);
+  em_free(&g->lev_buf);
+  em_free(&g->lev_free);
+  em_free(&g->sel_src);
+  em_free(&g->sel_row);
+  (void)cudaGetLastError();
+  em_free(gp);
+}
+
+static em_err dev_alloc(em_dgpu *g, void **p, const void *h, size_t bytes, const char *what) {
+  return em_sv_dev_alloc(p, h, bytes, &g->bytes, what);
+}
+
+/* The device state of F: symbolic arrays, schedule, factor storage. */
+static em_err dgpu_create(em_direct *F, em_prec prec, em_dgpu **out) {
+  const em_dsym *S = &F->S;
+  em_err err = EM_OK;
+  em_dgpu *g = NULL;
+  EM_TRY(em_calloc(&g, 1, sizeof *g, "GPU factor"));
+  g->single = prec == EM_PREC_SINGLE;
+  g->esz = g->single ? 8 : 16;
+  EM_CUBLAS_GOTO(err, cublasCreate(&g->blas), fail);
+  for (int i = 0; i <= EM_DG_STREAMS; i++)
+    EM_CUDA_GOTO(err, cudaStreamCreateWithFlags(&g->st[i], cudaStreamNonBlocking), fail);
+  int32_t ns = S->ns;
+  int64_t nr = S->rptr[ns];
+  EM_TRY_GOTO(err, dev_alloc(g, &g->sym[0], S->super, 4 * ((size_t)ns + 1), "supernodes"), fail);
+  EM_TRY_GOTO(err, dev_alloc(g, &g->sym[1], S->first, 4 * ((size_t)ns + 1), "subtrees"), fail);
+  EM_TRY_GOTO(err, dev_alloc(g, &g->sym[2], S->rptr, 8 * ((size_t)ns + 1), "row offsets"), fail);
+  EM_TRY_GOTO(err, dev_alloc(g, &g->sym[3], S->rows, 4 * (size_t)nr, "row indices"), fail);
+  EM_TRY_GOTO(err, dev_alloc(g, &g->sym[4], S->prel, 4 * (size_t)nr, "relative rows"), fail);
+  EM_TRY_GOTO(err, dev_alloc(g, &g->sym[5], S->lptr, 8 * ((size_t)ns + 1), "block offsets"), fail);
+  g->S = (em_dg_sym){g->sym[0], g->sym[1], g->sym[2], g->sym[3], g->sym[4], g->sym[5]};
+  EM_TRY_GOTO(err, dev_alloc(g, (void **)&g->perm, S->perm, 4 * (size_t)S->n, "permutation"), fail);
+  EM_TRY_GOTO(err, dev_alloc(g, (void **)&g->r_old, NULL, 8 * (size_t)S->n, "equilibration"), fail);
+  EM_TRY_GOTO(err, dev_alloc(g, &g->lval, NULL, g->esz * (size_t)S->lptr[ns], "factor L"), fail);
+  EM_TRY_GOTO(err, dev_alloc(g, &g->d, NULL, g->esz * (size_t)S->n, "factor D"), fail);
+  EM_TRY_GOTO(err, dev_alloc(g, (void **)&g->piv, NULL, sizeof(em_dg_piv), "pivot statistics"),
+              fail);
+  EM_TRY_GOTO(err, build_levels(S, g), fail);
+  EM_TRY_GOTO(err, dev_alloc(g, (void **)&g->d_lev_sn, g->lev_sn, 4 * ((size_t)ns + 1), "levels"),
+              fail);
+  EM_TRY_GOTO(
+      err,
+      dev_alloc(g, (void **)&g->d_solve_sn, g->solve_small, 4 * ((size_t)ns + 1), "solve levels"),
+      fail);
+  EM_CUDA_GOTO(err, cudaMallocHost((void **)&g->cb_host, sizeof(void *) * ((size_t)ns + 1)), fail);
+  memset(g->cb_host, 0, sizeof(void *) * ((size_t)ns + 1));
+  EM_TRY_GOTO(err,
+              dev_alloc(g, (void **)&g->cb_dev, g->cb_host, sizeof(void *) * ((size_t)ns + 1),
+                        "update matrix table"),
+              fail);
+  EM_TRY_GOTO(err, em_calloc(&g->lev_buf, (size_t)g->nlev + 1, sizeof *g->lev_buf, "levels"), fail);
+  g->w_entries = (size_t)w_entries(S);
+  for (int i = 1; i <= EM_DG_STREAMS && g->w_entries > 0; i++)
+    EM_TRY_GOTO(err, dev_alloc(g, &g->W[i], NULL, g->esz * g->w_entries, "front workspace"), fail);
+  *out = g;
+  return EM_OK;
+fail:
+  em_dgpu_destroy(&g);
+  return err;
+}
+
+/* FNV-1a of the pattern: the scatter map is rebuilt when it changes. */
+static uint64_t pattern_hash(const em_csr *A) {
+  uint64_t h = 14695981039346656037ULL;
+  for (int32_t i = 0; i <= A->n_rows; i++) h = (h ^ (uint64_t)A->rowptr[i]) * 1099511628211ULL;
+  for (int64_t p = 0; p < A->nnz; p++) h = (h ^ (uint64_t)A->colind[p]) * 1099511628211ULL;
+  return h;
+}
+
+/* Position of row i in the sorted rows r[0..m), or -1. */
+static int64_t find_row(const int32_t *r, int64_t m, int32_t i) {
+  int64_t lo = 0, hi = m - 1;
+  while (lo <= hi) {
+    int64_t mid = lo + (hi - lo) / 2;
+    if (r[mid] == i) return mid;
+    if (r[mid] < i)
+      lo = mid + 1;
+    else
+      hi = mid - 1;
+  }
+  return -1;
+}
+
+/* The entries of A in the lower triangle of P A P^T and their places in
+ * L: sel_src/sel_row on the host, dest on the device. */
+static em_err build_map(em_direct *F, em_dgpu *g, const em_csr *A) {
+  const em_dsym *S = &F->S;
+  em_err err = EM_OK;
+  int32_t n = S->n, *snode = NULL;
+  int64_t *cnt = NULL, *dest = NULL;
+  em_free(&g->sel_src);
+  em_free(&g->sel_row);
+  cudaFree(g->dest);
+  cudaFree(g->vals);
+  if (g->vals_h) cudaFreeHost(g->vals_h);
+  g->dest = NULL;
+  g->vals = NULL;
+  g->vals_h = NULL;
+  EM_TRY(em_calloc(&snode, (size_t)n + 1, sizeof *snode, "column supernodes"));
+  for (int32_t s = 0; s < S->ns; s++)
+    for (int32_t j = S->super[s]; j < S->super[s + 1]; j++) snode[j] = s;
+  EM_TRY_GOTO(err, em_calloc(&cnt, (size_t)n + 1, sizeof *cnt, "scatter counts"), done);
+  for (int32_t u = 0; u < n; u++)
+    for (int64_t p = A->rowptr[u]; p < A->rowptr[u + 1]; p++)
+      if (S->perm[A->colind[p]] >= S->perm[u]) cnt[u + 1]++;
+  for (int32_t u = 0; u < n; u++) cnt[u + 1] += cnt[u];
+  int64_t nsel = cnt[n];
+  EM_TRY_GOTO(err, em_calloc(&g->sel_src, (size_t)nsel + 1, sizeof *g->sel_src, "scatter map"),
+              done);
+  EM_TRY_GOTO(err, em_calloc(&g->sel_row, (size_t)nsel + 1, sizeof *g->sel_row, "scatter map"),
+              done);
+  EM_TRY_GOTO(err, em_calloc(&dest, (size_t)nsel + 1, sizeof *dest, "scatter map"), done);
+  int bad = 0;
+#pragma omp parallel for schedule(dynamic, 256) reduction(| : bad)
+  for (int32_t u = 0; u < n; u++) {
+    int32_t j = S->perm[u], s = snode[j];
+    int64_t q = cnt[u], m = S->rptr[s + 1] - S->rptr[s];
+    const int32_t *rows = S->rows + S->rptr[s];
+    for (int64_t p = A->rowptr[u]; p < A->rowptr[u + 1]; p++) {
+      int32_t i = S->perm[A->colind[p]];
+      if (i < j) continue;
+      int64_t pos = find_row(rows, m, i);
+      if (pos < 0) {
+        bad = 1;
+        continue;
+      }
+      g->sel_src[q] = p;
+      g->sel_row[q] = u;
+      dest[q++] = S->lptr[s] + pos + (int64_t)(j - S->super[s]) * m;
+    }
+  }
+  if (bad) {
+    err = EM_RAISE(EM_ERR_ARG,
+                   "direct factorization (GPU): the matrix has entries outside the analysed "
+                   "pattern (analyse the new pattern first)");
+    goto done;
+  }
+  g->n_sel = nsel;
+  EM_TRY_GOTO(err, dev_alloc(g, (void **)&g->dest, dest, 8 * (size_t)nsel, "scatter map"), done);
+  EM_TRY_GOTO(err, dev_alloc(g, &g->vals, NULL, 16 * (size_t)nsel, "values of A"), done);
+  EM_CUDA_GOTO(err, cudaMallocHost((void **)&g->vals_h, 16 * ((size_t)nsel + 1)), done);
+  g->pattern_hash = pattern_hash(A);
+  g->nnz_pattern = A->nnz;
+done:
+  em_free(&snode);
+  em_free(&cnt);
+  em_free(&dest);
+  return err;
+}
+
+/* ------------------------------------------------------------ numeric */
+
+/* cuBLAS of the factor's precision. */
+static em_err trsm_right(em_dgpu *g, int M, int b, const void *P, int ld, void *X) {
+  if (g->single) {
+    const cuComplex one = {1, 0};
+    EM_CUBLAS(cublasCtrsm(g->blas, CUBLAS_SIDE_RIGHT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_T,
+                          CUBLAS_DIAG_UNIT, M, b, &one, P, ld, X, ld));
+  } else {
+    const cuDoubleComplex one = {1, 0};
+    EM_CUBLAS(cublasZtrsm(g->blas, CUBLAS_SIDE_RIGHT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_T,
+                          CUBLAS_DIAG_UNIT, M, b, &one, P, ld, X, ld));
+  }
+  return EM_OK;
+}
+
+/* C -= A B^T (C M x N, A M x K, B N x K) */
+static em_err gemm_nt(em_dgpu *g, int M, int N, int K, const void *A, int lda, const void *B,
+                      int ldb, void *C, int ldc) {
+  if (g->single) {
+    const cuComplex one = {1, 0}, mone = {-1, 0};
+    EM_CUBLAS(cublasCgemm(g->blas, CUBLAS_OP_N, CUBLAS_OP_T, M, N, K, &mone, A, lda, B, ldb, &one,
+                          C, ldc));
+  } else {
+    const cuDoubleComplex one = {1, 0}, mone = {-1, 0};
+    EM_CUBLAS(cublasZgemm(g->blas, CUBLAS_OP_N, CUBLAS_OP_T, M, N, K, &mone, A, lda, B, ldb, &one,
+                          C, ldc));
+  }
+  return EM_OK;
+}
+
+/* C (lower) -= A B^T, C N x N, A and B N x K, result symmetric */
+static em_err syrkx(em_dgpu *g, int N, int K, const void *A, int lda, const void *B, int ldb,
+                    void *C, int ldc) {
+  if (g->single) {
+    const cuComplex one = {1, 0}, mone = {-1, 0};
+    EM_CUBLAS(cublasCsyrkx(g->blas, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, N, K, &mone, A, lda, B,
+                           ldb, &one, C, ldc));
+  } else {
+    const cuDoubleComplex one = {1, 0}, mone = {-1, 0};
+    EM_CUBLAS(cublasZsyrkx(g->blas, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, N, K, &mone, A, lda, B,
+                           ldb, &one, C, ldc));
+  }
+  return EM_OK;
+}
+
+#define AT(base, off) ((void *)((char *)(base) + (size_t)(off)*g->esz))
+
+/* Big front s on stream slot i (its update matrix allocated already). */
+static em_err big_front(em_direct *F, em_dgpu *g, int32_t s, int i, double tau) {
+  const em_dsym *S = &F->S;
+  cudaStream_t st = g->st[i];
+  int64_t c0 = S->super[s], k = S->super[s + 1] - c0, m = S->rptr[s + 1] - S->rptr[s], nb = m - k;
+  void *L = AT(g->lval, S->lptr[s]), *W = g->W[i], *cb = g->cb_host[s];
+  EM_CUBLAS(cublasSetStream(g->blas, st));
+  EM_CUDA(em_dg_extend_add(g->S, s, g->lval, g->cb_dev, g->single, st));
+  for (int64_t j0 = 0; j0 < k; j0 += EM_DG_PB) {
+    int b = (int)(k - j0 < EM_DG_PB ? k - j0 : EM_DG_PB);
+    int64_t M = m - j0 - b, N = k - j0 - b;
+    void *P = AT(L, j0 + j0 * m);
+    EM_CUDA(em_dg_diag_ldlt(P, m, b, AT(g->d, c0 + j0), c0 + j0, tau, g->piv, g->single, st));
+    if (M == 0) continue;
+    void *X = AT(P, b);
+    EM_TRY(trsm_right(g, (int)M, b, P, (int)m, X));
+    EM_CUDA(em_dg_scale_cols(M, b, X, m, AT(g->d, c0 + j0), W, M, g->single, st));
+    if (N > 0) EM_TRY(gemm_nt(g, (int)M, (int)N, b, W, (int)M, X, (int)m, AT(X, b * m), (int)m));
+  }
+  if (nb > 0) {
+    EM_CUDA(em_dg_make_w(nb, k, AT(L, k), m, AT(g->d, c0), W, g->single, st));
+    EM_TRY(syrkx(g, (int)nb, (int)k, W, (int)nb, AT(L, k), (int)m, cb, (int)nb));
+  }
+  EM_CUDA(em_dg_clean_l11(k, m, L, g->single, st));
+  return EM_OK;
+}
+
+/* Release the update matrices of the children of s (big children only: the
+ * small ones go with their level's buffer). */
+static void free_children(const em_dsym *S, em_dgpu *g, int32_t s, cudaStream_t st) {
+  for (int32_t c = s - 1; c >= S->first[s]; c = S->first[c] - 1)
+    if (S->rptr[c + 1] - S->rptr[c] > EM_DG_SMALL && g->cb_host[c]) {
+      cudaFreeAsync(g->cb_host[c], st);
+      g->cb_host[c] = NULL;
+    }
+}
+
+static em_err sync_all(em_dgpu *g) {
+  for (int i = 0; i <= EM_DG_STREAMS; i++) EM_CUDA(cudaStreamSynchronize(g->st[i]));
+  return EM_OK;
+}
+
+/* One level: the small fronts in one launch, the big ones on the streams. */
+static em_err factor_level(em_direct *F, em_dgpu *g, int32_t l, double tau) {
+  const em_dsym *S = &F->S;
+  int32_t p0 = g->lev_ptr[l], ns_small = g->n_small[l], p1 = g->lev_ptr[l + 1];
+  /* one buffer for the small fronts' update matrices */
+  int64_t tot = 0;
+  for (int32_t q = p0; q < p0 + ns_small; q++) {
+    int32_t s = g->lev_sn[q];
+    int64_t k = S->super[s + 1] - S->super[s], nb = S->rptr[s + 1] - S->rptr[s] - k;
+    tot += nb * nb;
+  }
+  int32_t lo = INT32_MAX, hi = -1;
+  if (tot > 0) {
+    EM_CUDA(cudaMallocAsync(&g->lev_buf[l], (size_t)tot * g->esz, g->st[0]));
+    int64_t off = 0;
+    for (int32_t q = p0; q < p0 + ns_small; q++) {
+      int32_t s = g->lev_sn[q];
+      int64_t k = S->super[s + 1] - S->super[s], nb = S->rptr[s + 1] - S->rptr[s] - k;
+      g->cb_host[s] = nb > 0 ? AT(g->lev_buf[l], off) : NULL;
+      off += nb * nb;
+      if (s < lo) lo = s;
+      if (s > hi) hi = s;
+    }
+  }
+  for (int32_t q = p0 + ns_small; q < p1; q++) { /* big fronts' update matrices */
+    int32_t s = g->lev_sn[q];
+    int64_t k = S->super[s + 1] - S->super[s], nb = S->rptr[s + 1] - S->rptr[s] - k;
+    cudaStream_t st = g->st[1 + (q - p0 - ns_small) % EM_DG_STREAMS];
+    g->cb_host[s] = NULL;
+    if (nb > 0) {
+      EM_CUDA(cudaMallocAsync(&g->cb_host[s], (size_t)(nb * nb) * g->esz, st));
+      EM_CUDA(cudaMemsetAsync(g->cb_host[s], 0, (size_t)(nb * nb) * g->esz, st));
+    }
+    if (s < lo) lo = s;
+    if (s > hi) hi = s;
+  }
+  if (hi >= lo) { /* publish the new table entries (pinned: waits for nothing) */
+    EM_CUDA(cudaMemcpyAsync(g->cb_dev + lo, g->cb_host + lo, sizeof(void *) * (size_t)(hi - lo + 1),
+                            cudaMemcpyHostToDevice, g->st[0]));
+    EM_CUDA(cudaStreamSynchronize(g->st[0]));
+  }
+  EM_CUDA(em_dg_small_fronts(g->S, g->d_lev_sn + p0, ns_small, g->lval, g->d, g->cb_dev, tau,
+                             g->piv, g->single, g->st[0]));
+  for (int32_t q = p0 + ns_small; q < p1; q++)
+    EM_TRY(big_front(F, g, g->lev_sn[q], 1 + (q - p0 - ns_small) % EM_DG_STREAMS, tau));
+  EM_TRY(sync_all(g));
+  /* children consumed: free what no later level needs */
+  for (int32_t q = p0; q < p1; q++) free_children(S, g, g->lev_sn[q], g->st[0]);
+  for (int32_t m = 0; m <= l; m++)
+    if (g->lev_buf[m] && g->lev_free[m] <= l) {
+      EM_CUDA(cudaFreeAsync(g->lev_buf[m], g->st[0]));
+      g->lev_buf[m] = NULL;
+    }
+  return EM_OK;
+}
+
+em_err em_direct_numeric_cuda(em_direct *F, const em_csr *M, const double *r, double smax,
+                              const em_log *log) {
+  const em_dsym *S = &F->S;
+  em_err err = EM_OK;
+  if (!F->gpu) {
+    size_t free_b = 0, total_b = 0;
+    EM_CUDA(cudaMemGetInfo(&free_b, &total_b));
+    double need = em_dgpu_estimate(F, F->opts.prec, M->nnz);
+    F->info.bytes_gpu = (size_t)need;
+    if (need > 0.92 * (double)free_b)
+      return EM_RAISE(EM_ERR_GPU_MEMORY,
+                      "direct factorization on the GPU needs ~%.2f GiB, %.2f GiB of %.2f GiB "
+                      "are free",
+                      need / GIB, (double)free_b / GIB, (double)total_b / GIB);
+    EM_TRY(dgpu_create(F, F->opts.prec, &F->gpu));
+    em_log_info(log,
+                "direct: GPU factor in complex %s, %d levels, ~%.2f GiB of device memory (%.2f "
+                "GiB free)",
+                F->gpu->single ? "single" : "double", F->gpu->nlev, need / GIB,
+                (double)free_b / GIB);
+  }
+  em_dgpu *g = F->gpu;
+  if (!g->dest || g->nnz_pattern != M->nnz || g->pattern_hash != pattern_hash(M))
+    EM_TRY(build_map(F, g, M));
+    /* scaled values of the selected entries, in map order */
+#pragma omp parallel for schedule(static) if (g->n_sel > 100000)
+  for (int64_t q = 0; q < g->n_sel; q++) {
+    int64_t p = g->sel_src[q];
+    g->vals_h[q] = M->val[p] * (r[g->sel_row[q]] * r[M->colind[p]]);
+  }
+  cudaStream_t s0 = g->st[0];
+  EM_CUDA(cudaMemcpyAsync(g->r_old, r, 8 * (size_t)S->n, cudaMemcpyHostToDevice, s0));
+  EM_CUDA(cudaMemcpyAsync(g->vals, g->vals_h, 16 * (size_t)g->n_sel, cudaMemcpyHostToDevice, s0));
+  EM_CUDA(cudaMemsetAsync(g->lval, 0, g->esz * (size_t)S->lptr[S->ns], s0));
+  EM_CUDA(em_dg_scatter(g->n_sel, g->dest, g->vals, g->lval, g->single, s0));
+  em_dg_piv piv0 = {0, LLONG_MAX, 0};
+  EM_CUDA(cudaMemcpyAsync(g->piv, &piv0, sizeof piv0, cudaMemcpyHostToDevice, s0));
+  EM_CUDA(cudaStreamSynchronize(s0));
+  double tau = F->opts.pivot_eps * smax;
+  for (int32_t l = 0; l < g->nlev; l++) EM_TRY_GOTO(err, factor_level(F, g, l, tau), fail);
+  em_dg_piv piv;
+  EM_CUDA(cudaMemcpy(&piv, g->piv, sizeof piv, cudaMemcpyDeviceToHost));
+  F->info.perturbed = (int64_t)piv.perturbed;
+  if (piv.bad != LLONG_MAX) {
+    if (piv.bad_zero)
+      return EM_RAISE(EM_ERR_NUMERIC,
+                      "direct factorization: zero pivot at row %d (pivot perturbation is off: "
+                      "pivot_eps = 0)",
+                      S->iperm[piv.bad]);
+    return EM_RAISE(EM_ERR_NUMERIC,
+                    "direct factorization: the pivot of row %d is not finite (overflow or a "
+                    "non-finite entry; LDL^T without pivoting cannot factor this matrix)",
+                    S->iperm[piv.bad]);
+  }
+  return EM_OK;
+fail: /* release the update matrices still held */
+  cudaDeviceSynchronize();
+  for (int32_t s = 0; s < S->ns; s++)
+    if (S->rptr[s + 1] - S->rptr[s] > EM_DG_SMALL && g->cb_host[s]) cudaFree(g->cb_host[s]);
+  for (int32_t l = 0; l < g->nlev; l++)
+    if (g->lev_buf[l]) cudaFree(g->lev_buf[l]);
+  memset(g->cb_host, 0, sizeof(void *) * (size_t)S->ns);
+  memset(g->lev_buf, 0, sizeof(void *) * (size_t)g->nlev);
+  (void)cudaGetLastError();
+  return err;
+}
+
+/* -------------------------------------------------------------- solves */
+
+static em_err solve_work(em_dgpu *g, int32_t n, int nrhs, const em_dsym *S) {
+  int64_t ny = (int64_t)n * nrhs;
+  if (ny > g->y_cap) {
+    cudaFree(g->y);
+    g->y = NULL;
+    EM_TRY(dev_alloc(g, &g->y, NULL, 16 * (size_t)ny, "solve vectors"));
+    g->y_cap = ny;
+  }
+  int64_t nt = 0;
+  for (int32_t s = 0; s < S->ns; s++) {
+    int64_t k = S->super[s + 1] - S->super[s], nb = S->rptr[s + 1] - S->rptr[s] - k;
+    if (k >= EM_DG_SOLVE_BIG && nb > nt) nt = nb;
+  }
+  nt *= nrhs;
+  if (nt > g->t_cap) {
+    cudaFree(g->t);
+    g->t = NULL;
+    EM_TRY(dev_alloc(g, &g->t, NULL, 16 * (size_t)nt, "solve work"));
+    g->t_cap = nt;
+  }
+  return EM_OK;
+}
+
+/* Forward or backward part of a big supernode (double factor: cuBLAS). */
+static em_err solve_big(const em_direct *F, em_dgpu *g, int32_t s, int nrhs, int forward) {
+  const em_dsym *S = &F->S;
+  cudaStream_t st = g->st[0];
+  int64_t c0 = S->super[s], k = S->super[s + 1] - c0, m = S->rptr[s + 1] - S->rptr[s], nb = m - k;
+  const cuDoubleComplex *L = (const cuDoubleComplex *)g->lval + S->lptr[s];
+  cuDoubleComplex *y = (cuDoubleComplex *)g->y + c0, *t = g->t;
+  const int32_t *below = g->S.rows + S->rptr[s] + k;
+  int ldy = (int)S->n;
+  const cuDoubleComplex one = {1, 0}, mone = {-1, 0}, zero = {0, 0};
+  EM_CUBLAS(cublasSetStream(g->blas, st));
+  if (forward) {
+    EM_CUBLAS(cublasZtrsm(g->blas, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N,
+                          CUBLAS_DIAG_UNIT, (int)k, nrhs, &one, L, (int)m, y, ldy));
+    if (nb > 0) {
+      EM_CUBLAS(cublasZgemm(g->blas, CUBLAS_OP_N, CUBLAS_OP_N, (int)nb, nrhs, (int)k, &one, L + k,
+                            (int)m, y, ldy, &zero, t, (int)nb));
+      EM_CUDA(em_dg_scatter_sub(nb, nrhs, below, t, g->y, ldy, st));
+    }
+  } else {
+    if (nb > 0) {
+      EM_CUDA(em_dg_gather(nb, nrhs, below, g->y, ldy, t, st));
+      EM_CUBLAS(cublasZgemm(g->blas, CUBLAS_OP_T, CUBLAS_OP_N, (int)k, nrhs, (int)nb, &mone, L + k,
+                            (int)m, t, (int)nb, &one, y, ldy));
+    }
+    EM_CUBLAS(cublasZtrsm(g->blas, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_T,
+                          CUBLAS_DIAG_UNIT, (int)k, nrhs, &one, L, (int)m, y, ldy));
+  }
+  return EM_OK;
+}
+
+em_err em_direct_solve_cuda(const em_direct *F, int nrhs, const void *b, int64_t ldb, void *x,
+                            int64_t ldx, int v_single) {
+  em_dgpu *g = F->gpu;
+  EM_CHECK(g && F->factored, EM_ERR_ARG, "em_direct_solve_cuda: no factor on the GPU");
+  const em_dsym *S = &F->S;
+  int32_t n = S->n;
+  if (n == 0 || nrhs == 0) return EM_OK;
+  EM_TRY(solve_work(g, n, nrhs, S));
+  cudaStream_t st = g->st[0];
+  int64_t ldy = n;
+  /* the caller's vectors come from the legacy default stream */
+  EM_CUDA(cudaStreamSynchronize(0));
+  EM_CUDA(em_dg_permute_in(n, nrhs, g->perm, g->r_old, b, ldb, v_single, g->y, ldy, st));
+  for (int32_t l = 0; l < g->nlev; l++) {
+    int32_t p0 = g->lev_ptr[l], p1 = g->lev_ptr[l + 1];
+    int32_t cs = g->single ? p1 - p0 : g->n_solve_small[l];
+    EM_CUDA(em_dg_fwd_level(g->S, g->d_solve_sn + p0, cs, g->lval, nrhs, g->y, ldy, g->single, st));
+    for (int32_t q = p0 + cs; q < p1; q++) EM_TRY(solve_big(F, g, g->solve_small[q], nrhs, 1));
+  }
+  EM_CUDA(em_dg_diag_solve(n, nrhs, g->d, g->y, ldy, g->single, st));
+  for (int32_t l = g->nlev - 1; l >= 0; l--) {
+    int32_t p0 = g->lev_ptr[l], p1 = g->lev_ptr[l + 1];
+    int32_t cs = g->single ? p1 - p0 : g->n_solve_small[l];
+    for (int32_t q = p0 + cs; q < p1; q++) EM_TRY(solve_big(F, g, g->solve_small[q], nrhs, 0));
+    EM_CUDA(em_dg_bwd_level(g->S, g->d_solve_sn + p0, cs, g->lval, nrhs, g->y, ldy, g->single, st));
+  }
+  EM_CUDA(em_dg_permute_out(n, nrhs, g->perm, g->r_old, g->y, ldy, x, ldx, v_single, st));
+  EM_CUDA(cudaStreamSynchronize(st));
+  return EM_OK;
+}
+
+em_err em_direct_solve_gpu_host(const em_direct *F, int nrhs, const em_cplx *b, int64_t ldb,
+                                em_cplx *x, int64_t ldx) {
+  int32_t n = F->S.n;
+  if (n == 0 || nrhs == 0) return EM_OK;
+  em_err err = EM_OK;
+  void *db = NULL;
+  size_t bytes = 16 * (size_t)n * (size_t)nrhs;
+  EM_TRY(em_sv_dev_alloc(&db, NULL, bytes, NULL, "solve right-hand sides"));
+  for (int r = 0; r < nrhs; r++)
+    EM_CUDA_GOTO(err,
+                 cudaMemcpy((char *)db + 16 * (size_t)n * r, b + r * ldb, 16 * (size_t)n,
+                            cudaMemcpyHostToDevice),
+                 done);
+  EM_TRY_GOTO(err, em_direct_solve_cuda(F, nrhs, db, n, db, n, 0), done);
+  for (int r = 0; r < nrhs; r++)
+    EM_CUDA_GOTO(err,
+                 cudaMemcpy(x + r * ldx, (char *)db + 16 * (size_t)n * r, 16 * (size_t)n,
+                            cudaMemcpyDeviceToHost),
+                 done);
+done:
+  cudaFree(db);
+  return err;
+}
+
+em_err em_direct_download(const em_direct *F, em_cplx **lval, em_cplx **d) {
+  em_dgpu *g = F->gpu;
+  *lval = NULL;
+  *d = NULL;
+  EM_CHECK(g, EM_ERR_ARG, "em_direct_download: no factor on the GPU");
+  const em_dsym *S = &F->S;
+  int64_t nl = S->lptr[S->ns];
+  em_err err = EM_OK;
+  void *tmp = NULL;
+  EM_TRY(em_calloc(lval, (size_t)nl + 1, sizeof **lval, "downloaded L"));
+  EM_TRY_GOTO(err, em_calloc(d, (size_t)S->n + 1, sizeof **d, "downloaded D"), fail);
+  EM_TRY_GOTO(err, dev_alloc(g, &tmp, NULL, 16 * ((size_t)nl + S->n), "download buffer"), fail);
+  EM_CUDA_GOTO(err, em_dg_convert(nl, g->lval, g->single, tmp, 0, 0), fail);
+  EM_CUDA_GOTO(err, em_dg_convert(S->n, g->d, g->single, (char *)tmp + 16 * nl, 0, 0), fail);
+  EM_CUDA_GOTO(err, cudaMemcpy(*lval, tmp, 16 * (size_t)nl, cudaMemcpyDeviceToHost), fail);
+  EM_CUDA_GOTO(
+      err, cudaMemcpy(*d, (char *)tmp + 16 * nl, 16 * (size_t)S->n, cudaMemcpyDeviceToHost), fail);
+  cudaFree(tmp);
+  g->bytes -= 16 * ((size_t)nl + S->n);
+  return EM_OK;
+fail:
+  cudaFree(tmp);
+  em_free(lval);
+  em_free(d);
+  return err;
+}

@@ -1,0 +1,146 @@
+/* direct_gpu_impl.h - the sparse LDL^T on the GPU (private to
+ * solver/direct): the factor in device memory, the level schedule of the
+ * supernodal tree, and the launchers of direct_gpu_kernels.cu.
+ *
+ * Numbering and storage are those of direct_impl.h: supernode s owns the
+ * columns super[s] .. super[s+1]-1 of the new numbering, its block of L is
+ * m x k column-major at lval + lptr[s].  The factor lives on the device
+ * (complex double, or complex single for the mixed-precision option); D,
+ * the permutation and the equilibration too, so a solve never leaves the
+ * device.
+ *
+ * Schedule.  The level of a supernode is its height in the supernodal tree
+ * (leaves 0): every child is on a lower level than its parent, so the
+ * fronts of one level are independent.  Fronts with m <= EM_DG_SMALL are
+ * factored by one thread block each, a launch per level; bigger ones
+ * through cuBLAS (ZTRSM, ZGEMM, ZSYRKX) and own kernels, spread over
+ * streams.  Update matrices live in stream-ordered device allocations
+ * (cudaMallocAsync) from their front's level until their parent has
+ * added them. */
+#ifndef EM_SOLVER_DIRECT_GPU_IMPL_H
+#define EM_SOLVER_DIRECT_GPU_IMPL_H
+
+#include "direct_impl.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Fronts of at most this order are factored by one thread block each. */
+#define EM_DG_SMALL 256
+/* Panel width of the big fronts. */
+#define EM_DG_PB 64
+/* Supernodes of the solves with at least this many columns go through
+ * cuBLAS (ZTRSM / ZGEMM), the others through the per-level kernels. */
+#define EM_DG_SOLVE_BIG 192
+/* Streams of the big fronts. */
+#define EM_DG_STREAMS 4
+
+/* The symbolic structure on the device (read by the kernels). */
+typedef struct em_dg_sym {
+  const int32_t *super; /* ns + 1 */
+  const int32_t *first; /* ns */
+  const int64_t *rptr;  /* ns + 1 */
+  const int32_t *rows;  /* rptr[ns] */
+  const int32_t *prel;  /* rptr[ns] */
+  const int64_t *lptr;  /* ns + 1 */
+} em_dg_sym;
+
+/* Pivot statistics the kernels update on the device. */
+typedef struct em_dg_piv {
+  unsigned long long perturbed; /* pivots replaced */
+  long long bad;                /* smallest column (new numbering) with an
+                                   unusable pivot, or LLONG_MAX */
+  int bad_zero;                 /* 1: that pivot was zero with tau = 0 */
+} em_dg_piv;
+
+/* ---------------------------------------------- direct_gpu_kernels.cu */
+/* Launchers return the cudaError_t of the launch (0 = success).  `single`:
+ * the factor (L, D, update matrices) is complex single, else double.  Every
+ * launch goes to `stream`. */
+
+/* L[dest[q]] = v[q] for q < n (v complex double, converted). */
+int em_dg_scatter(int64_t n, const int64_t *dest, const void *v, void *L, int single, void *stream);
+/* The fronts sn[0..count) (all with m <= EM_DG_SMALL), one thread block
+ * each: add the children's update matrices cb[c], factor the k pivot
+ * columns (static perturbation at tau), form the front's own update matrix
+ * in cb[s] (zeroed here). */
+int em_dg_small_fronts(em_dg_sym S, const int32_t *sn, int32_t count, void *lval, void *d,
+                       void *const *cb, double tau, em_dg_piv *piv, int single, void *stream);
+/* Front s (big): cb_s (nb x nb, zeroed by the caller) and the pivot
+ * columns of L get the children's update matrices added (atomics: the
+ * children run in parallel). */
+int em_dg_extend_add(em_dg_sym S, int32_t s, void *lval, void *const *cb, int single, void *stream);
+/* Unblocked LDL^T of the b x b diagonal block P (ld ld) of a panel whose
+ * first column is column c0 of the new numbering: d[0..b) the pivots. */
+int em_dg_diag_ldlt(void *P, int64_t ld, int b, void *d, int64_t c0, double tau, em_dg_piv *piv,
+                    int single, void *stream);
+/* W = X (M x b, ld ldw), X = X D^-1 (X M x b, ld ldx). */
+int em_dg_scale_cols(int64_t M, int b, void *X, int64_t ldx, const void *d, void *W, int64_t ldw,
+                     int single, void *stream);
+/* W = L21 D: W (nb x k, ld nb) from L21 (nb x k, ld m). */
+int em_dg_make_w(int64_t nb, int64_t k, const void *L21, int64_t m, const void *d, void *W,
+                 int single, void *stream);
+/* The unit triangle of L11 (k x k, ld m): zeros above, ones on the
+ * diagonal. */
+int em_dg_clean_l11(int64_t k, int64_t m, void *L, int single, void *stream);
+
+/* Solves: y complex double, n x nrhs, ld ldy, in the new numbering. */
+/* y[perm[i]] = r[i] b[i] (b in the vector precision, b_single). */
+int em_dg_permute_in(int32_t n, int nrhs, const int32_t *perm, const double *r, const void *b,
+                     int64_t ldb, int b_single, void *y, int64_t ldy, void *stream);
+/* x[i] = r[i] y[perm[i]] (x in the vector precision). */
+int em_dg_permute_out(int32_t n, int nrhs, const int32_t *perm, const double *r, const void *y,
+                      int64_t ldy, void *x, int64_t ldx, int x_single, void *stream);
+/* Forward sweep of the small supernodes sn[0..count) of one level: x_s =
+ * L11^-1 y_s, then y(rows below) -= L21 x_s (atomics). */
+int em_dg_fwd_level(em_dg_sym S, const int32_t *sn, int32_t count, const void *lval, int nrhs,
+                    void *y, int64_t ldy, int single, void *stream);
+/* y = D^-1 y. */
+int em_dg_diag_solve(int32_t n, int nrhs, const void *d, void *y, int64_t ldy, int single,
+                     void *stream);
+/* Backward sweep of the small supernodes of one level: y_s = L11^-T (y_s -
+ * L21^T y(rows below)). */
+int em_dg_bwd_level(em_dg_sym S, const int32_t *sn, int32_t count, const void *lval, int nrhs,
+                    void *y, int64_t ldy, int single, void *stream);
+/* t (nb x nrhs, ld nb) = y(rows, :) (gather) or y(rows, :) -= t (scatter,
+ * atomics). */
+int em_dg_gather(int64_t nb, int nrhs, const int32_t *rows, const void *y, int64_t ldy, void *t,
+                 void *stream);
+int em_dg_scatter_sub(int64_t nb, int nrhs, const int32_t *rows, const void *t, void *y,
+                      int64_t ldy, void *stream);
+/* Convert between the factor precision and double: dst (n) = src. */
+int em_dg_convert(int64_t n, const void *src, int src_single, void *dst, int dst_single,
+                  void *stream);
+
+/* ----------------------------------------------- direct_gpu_cuda.c */
+
+/* The device state of a factor (F->gpu). */
+typedef struct em_dgpu em_dgpu;
+
+/* Estimated device bytes of the factorization of F in precision prec:
+ * factor, symbolic arrays, the peak of update matrices alive under the
+ * level schedule, workspaces, the values of A. */
+double em_dgpu_estimate(const em_direct *F, em_prec prec, int64_t nnz_a);
+/* Numeric factorization of the symmetrised, shifted values M (old
+ * numbering) with the equilibration r (old numbering, smax its max |s_ij|)
+ * on the device; builds F->gpu on the first call.  EM_ERR_GPU_MEMORY when
+ * it does not fit (nothing is left allocated then). */
+em_err em_direct_numeric_cuda(em_direct *F, const em_csr *M, const double *r, double smax,
+                              const em_log *log);
+/* x = A^-1 b on the device for nrhs columns (b, x device arrays in the
+ * vector precision; x may be b). */
+em_err em_direct_solve_cuda(const em_direct *F, int nrhs, const void *b, int64_t ldb, void *x,
+                            int64_t ldx, int v_single);
+/* The same for host arrays in complex double (through device copies). */
+em_err em_direct_solve_gpu_host(const em_direct *F, int nrhs, const em_cplx *b, int64_t ldb,
+                                em_cplx *x, int64_t ldx);
+/* The factor in complex double, new numbering, in new host arrays *lval
+ * (lptr[ns] entries) and *d (n): tests compare them with the CPU factor. */
+em_err em_direct_download(const em_direct *F, em_cplx **lval, em_cplx **d);
+void em_dgpu_destroy(em_dgpu **g);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

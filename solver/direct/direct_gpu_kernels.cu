@@ -1,0 +1,562 @@
+// direct_gpu_kernels.cu - the kernels of the GPU LDL^T (direct_gpu_impl.h):
+// scatter of A into the fronts, the small fronts of a level (one thread
+// block each: extend-add, partial LDL^T, update matrix), the pieces of the
+// big fronts that are not BLAS (extend-add with atomics, the diagonal block
+// of a panel, column scaling, the unit triangle), and the supernodal
+// triangular solves by level.
+//
+// Every kernel is written once for the factor type F (cuDoubleComplex or
+// cuFloatComplex); arithmetic of the solves is in double.  A front's
+// update matrix U is nb x nb column-major, lower triangle used.
+#include <climits>
+#include <cuComplex.h>
+#include <cuda_runtime.h>
+
+#include "direct_gpu_impl.h"
+
+namespace {
+
+// ------------------------------------------------- complex arithmetic
+__device__ inline double2 to_d(double2 a) {
+  return a;
+}
+__device__ inline double2 to_d(float2 a) {
+  return make_double2(a.x, a.y);
+}
+template <typename F>
+__device__ inline F from_d(double2 a);
+template <>
+__device__ inline double2 from_d<double2>(double2 a) {
+  return a;
+}
+template <>
+__device__ inline float2 from_d<float2>(double2 a) {
+  return make_float2((float)a.x, (float)a.y);
+}
+template <typename F>
+__device__ inline F cadd(F a, F b) {
+  a.x += b.x;
+  a.y += b.y;
+  return a;
+}
+template <typename F>
+__device__ inline F csub(F a, F b) {
+  a.x -= b.x;
+  a.y -= b.y;
+  return a;
+}
+template <typename F>
+__device__ inline F cmul(F a, F b) {
+  F c;
+  c.x = a.x * b.x - a.y * b.y;
+  c.y = a.x * b.y + a.y * b.x;
+  return c;
+}
+// s - a b
+template <typename F>
+__device__ inline F cfms(F s, F a, F b) {
+  s.x -= a.x * b.x - a.y * b.y;
+  s.y -= a.x * b.y + a.y * b.x;
+  return s;
+}
+__device__ inline double2 cdiv(double2 a, double2 b) {
+  return cuCdiv(a, b);
+}
+__device__ inline void atomic_add(double2 *p, double2 v) {
+  atomicAdd(&p->x, v.x);
+  atomicAdd(&p->y, v.y);
+}
+__device__ inline void atomic_add(float2 *p, float2 v) {
+  atomicAdd(&p->x, v.x);
+  atomicAdd(&p->y, v.y);
+}
+
+// Pivot after the static perturbation (direct_front.c): |d| < tau becomes
+// tau d / |d| (tau for 0); a non-finite pivot, or zero with tau = 0, is
+// recorded as bad (column c) and replaced by 1 so the kernels run out.
+__device__ double2 pivot(double2 d, double tau, long long c, em_dg_piv *piv) {
+  double a = hypot(d.x, d.y);
+  if (!isfinite(d.x) || !isfinite(d.y) || (a == 0 && tau == 0)) {
+    atomicMin(&piv->bad, c);
+    if (a == 0) piv->bad_zero = 1;
+    return make_double2(1, 0);
+  }
+  if (a >= tau && a > 0) return d;
+  atomicAdd(&piv->perturbed, 1ULL);
+  return a > 0 ? make_double2(d.x * (tau / a), d.y * (tau / a)) : make_double2(tau, 0);
+}
+
+// Front of supernode s.
+struct front {
+  int32_t c0;
+  int64_t k, m, nb;
+};
+__device__ inline front front_of(const em_dg_sym &S, int32_t s) {
+  front f;
+  f.c0 = S.super[s];
+  f.k = S.super[s + 1] - f.c0;
+  f.m = S.rptr[s + 1] - S.rptr[s];
+  f.nb = f.m - f.k;
+  return f;
+}
+
+// Entry (ii, jj >= ii... lower: ii >= jj) of child c's update matrix U goes
+// to front row rel[ii], column rel[jj] of the parent (k pivot columns in L,
+// ld m; the rest in its update matrix P, ld nb).
+template <typename F, bool ATOMIC>
+__device__ inline void extend_entry(const F *U, int64_t nbc, const int32_t *rel, int64_t ii,
+                                    int64_t jj, F *L, int64_t m, int64_t k, F *P) {
+  F u = U[ii + jj * nbc];
+  int64_t pr = rel[ii], pc = rel[jj];
+  F *dst = pc < k ? L + pr + pc * m : P + (pr - k) + (pc - k) * (m - k);
+  if (ATOMIC)
+    atomic_add(dst, u);
+  else
+    *dst = cadd(*dst, u);
+}
+
+// All children of s into its front; the block's threads share the entries.
+template <typename F, bool ATOMIC>
+__device__ void extend_children(const em_dg_sym &S, int32_t s, F *L, int64_t m, int64_t k, F *P,
+                                F *const *cb, int tid, int nthr) {
+  for (int32_t c = s - 1; c >= S.first[s]; c = S.first[c] - 1) {
+    int64_t kc = S.super[c + 1] - S.super[c], nbc = S.rptr[c + 1] - S.rptr[c] - kc;
+    if (nbc == 0) continue;
+    const int32_t *rel = S.prel + S.rptr[c] + kc;
+    const F *U = cb[c];
+    for (int64_t t = tid; t < nbc * nbc; t += nthr) {
+      int64_t ii = t % nbc, jj = t / nbc;
+      if (ii >= jj) extend_entry<F, ATOMIC>(U, nbc, rel, ii, jj, L, m, k, P);
+    }
+    if (!ATOMIC) __syncthreads();  // the next child may touch the same entries
+  }
+}
+
+// ------------------------------------------------------------- scatter
+template <typename F>
+__global__ void scatter_kernel(int64_t n, const int64_t *dest, const double2 *v, F *L) {
+  for (int64_t q = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; q < n;
+       q += (int64_t)gridDim.x * blockDim.x)
+    L[dest[q]] = from_d<F>(v[q]);
+}
+
+// -------------------------------------------------------- small fronts
+// One block per front: zero U, extend-add the children, right-looking
+// LDL^T of the k pivot columns, U -= L21 D L21^T, unit triangle.
+template <typename F>
+__global__ void small_fronts_kernel(em_dg_sym S, const int32_t *sn, F *lval, F *d, F *const *cb,
+                                    double tau, em_dg_piv *piv) {
+  __shared__ double2 dsh[EM_DG_SMALL];
+  int32_t s = sn[blockIdx.x];
+  front f = front_of(S, s);
+  int tid = threadIdx.x, nthr = blockDim.x;
+  F *L = lval + S.lptr[s];
+  F *P = f.nb > 0 ? cb[s] : nullptr;
+  for (int64_t t = tid; t < f.nb * f.nb; t += nthr) P[t] = from_d<F>(make_double2(0, 0));
+  __syncthreads();
+  extend_children<F, false>(S, s, L, f.m, f.k, P, cb, tid, nthr);
+  __syncthreads();
+  for (int64_t j = 0; j < f.k; j++) {
+    if (tid == 0) dsh[j] = pivot(to_d(L[j + j * f.m]), tau, f.c0 + j, piv);
+    __syncthreads();
+    double2 dj = dsh[j], inv = cdiv(make_double2(1, 0), dj);
+    for (int64_t i = j + 1 + tid; i < f.m; i += nthr)
+      L[i + j * f.m] = from_d<F>(cmul(to_d(L[i + j * f.m]), inv));
+    __syncthreads();
+    // L(r, c) -= l_rj d_j l_cj for j < c < k, c <= r < m
+    int64_t nc = f.k - j - 1, nr = f.m - j - 1;
+    for (int64_t t = tid; t < nc * nr; t += nthr) {
+      int64_t c = j + 1 + t / nr, r = j + 1 + t % nr;
+      if (r < c) continue;
+      double2 lc = cmul(to_d(L[c + j * f.m]), dj);
+      L[r + c * f.m] = from_d<F>(cfms(to_d(L[r + c * f.m]), to_d(L[r + j * f.m]), lc));
+    }
+    __syncthreads();
+  }
+  // U(a, b) -= sum_j L21(a, j) d_j L21(b, j), a >= b
+  for (int64_t t = tid; t < f.nb * f.nb; t += nthr) {
+    int64_t a = t % f.nb, b = t / f.nb;
+    if (a < b) continue;
+    double2 acc = to_d(P[t]);
+    for (int64_t j = 0; j < f.k; j++)
+      acc = cfms(acc, to_d(L[f.k + a + j * f.m]), cmul(dsh[j], to_d(L[f.k + b + j * f.m])));
+    P[t] = from_d<F>(acc);
+  }
+  for (int64_t t = tid; t < f.k * f.k; t += nthr) {
+    int64_t i = t % f.k, j = t / f.k;
+    if (i < j) L[i + j * f.m] = from_d<F>(make_double2(0, 0));
+    if (i == j) L[i + j * f.m] = from_d<F>(make_double2(1, 0));
+  }
+  for (int64_t j = tid; j < f.k; j += nthr) d[f.c0 + j] = from_d<F>(dsh[j]);
+}
+
+// ------------------------------------------------------ big-front pieces
+template <typename F>
+__global__ void extend_add_kernel(em_dg_sym S, int32_t s, F *lval, F *const *cb) {
+  front f = front_of(S, s);
+  F *P = f.nb > 0 ? cb[s] : nullptr;
+  extend_children<F, true>(S, s, lval + S.lptr[s], f.m, f.k, P, cb,
+                           blockIdx.x * blockDim.x + threadIdx.x, gridDim.x * blockDim.x);
+}
+
+// One block: unblocked LDL^T of the b x b block P (lower triangle).
+template <typename F>
+__global__ void diag_ldlt_kernel(F *P, int64_t ld, int b, F *d, int64_t c0, double tau,
+                                 em_dg_piv *piv) {
+  __shared__ double2 dj_sh;
+  int tid = threadIdx.x, nthr = blockDim.x;
+  for (int j = 0; j < b; j++) {
+    if (tid == 0) {
+      dj_sh = pivot(to_d(P[j + j * ld]), tau, c0 + j, piv);
+      d[j] = from_d<F>(dj_sh);
+    }
+    __syncthreads();
+    double2 dj = dj_sh, inv = cdiv(make_double2(1, 0), dj);
+    for (int i = j + 1 + tid; i < b; i += nthr)
+      P[i + j * ld] = from_d<F>(cmul(to_d(P[i + j * ld]), inv));
+    __syncthreads();
+    int n = b - j - 1;
+    for (int t = tid; t < n * n; t += nthr) {
+      int r = j + 1 + t % n, c = j + 1 + t / n;
+      if (r < c) continue;
+      double2 lc = cmul(to_d(P[c + j * ld]), dj);
+      P[r + c * ld] = from_d<F>(cfms(to_d(P[r + c * ld]), to_d(P[r + j * ld]), lc));
+    }
+    __syncthreads();
+  }
+}
+
+template <typename F>
+__global__ void scale_cols_kernel(int64_t M, int b, F *X, int64_t ldx, const F *d, F *W,
+                                  int64_t ldw) {
+  for (int64_t t = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; t < M * b;
+       t += (int64_t)gridDim.x * blockDim.x) {
+    int64_t i = t % M, j = t / M;
+    double2 x = to_d(X[i + j * ldx]);
+    W[i + j * ldw] = from_d<F>(x);
+    X[i + j * ldx] = from_d<F>(cdiv(x, to_d(d[j])));
+  }
+}
+
+template <typename F>
+__global__ void make_w_kernel(int64_t nb, int64_t k, const F *L21, int64_t m, const F *d, F *W) {
+  for (int64_t t = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; t < nb * k;
+       t += (int64_t)gridDim.x * blockDim.x) {
+    int64_t i = t % nb, j = t / nb;
+    W[i + j * nb] = from_d<F>(cmul(to_d(L21[i + j * m]), to_d(d[j])));
+  }
+}
+
+template <typename F>
+__global__ void clean_l11_kernel(int64_t k, int64_t m, F *L) {
+  for (int64_t t = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; t < k * k;
+       t += (int64_t)gridDim.x * blockDim.x) {
+    int64_t i = t % k, j = t / k;
+    if (i < j) L[i + j * m] = from_d<F>(make_double2(0, 0));
+    if (i == j) L[i + j * m] = from_d<F>(make_double2(1, 0));
+  }
+}
+
+// --------------------------------------------------------------- solves
+template <typename V>
+__device__ inline double2 load_v(const V *p, int64_t i) {
+  return to_d(p[i]);
+}
+
+template <typename V>
+__global__ void permute_in_kernel(int32_t n, int nrhs, const int32_t *perm, const double *r,
+                                  const V *b, int64_t ldb, double2 *y, int64_t ldy) {
+  for (int64_t t = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; t < (int64_t)n * nrhs;
+       t += (int64_t)gridDim.x * blockDim.x) {
+    int64_t i = t % n, c = t / n;
+    double2 v = to_d(b[i + c * ldb]);
+    y[perm[i] + c * ldy] = make_double2(v.x * r[i], v.y * r[i]);
+  }
+}
+
+template <typename V>
+__global__ void permute_out_kernel(int32_t n, int nrhs, const int32_t *perm, const double *r,
+                                   const double2 *y, int64_t ldy, V *x, int64_t ldx) {
+  for (int64_t t = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; t < (int64_t)n * nrhs;
+       t += (int64_t)gridDim.x * blockDim.x) {
+    int64_t i = t % n, c = t / n;
+    double2 v = y[perm[i] + c * ldy];
+    x[i + c * ldx] = from_d<V>(make_double2(v.x * r[i], v.y * r[i]));
+  }
+}
+
+// Forward, one block per supernode: x = L11^-1 y_s column by column, then
+// y(rows below) -= L21 x.
+template <typename F>
+__global__ void fwd_level_kernel(em_dg_sym S, const int32_t *sn, const F *lval, int nrhs,
+                                 double2 *y, int64_t ldy) {
+  int32_t s = sn[blockIdx.x];
+  front f = front_of(S, s);
+  const F *L = lval + S.lptr[s];
+  const int32_t *below = S.rows + S.rptr[s] + f.k;
+  int tid = threadIdx.x, nthr = blockDim.x;
+  for (int r = 0; r < nrhs; r++) {
+    double2 *x = y + r * ldy + f.c0;
+    for (int64_t j = 0; j < f.k; j++) {
+      __syncthreads();
+      double2 xj = x[j];
+      for (int64_t i = j + 1 + tid; i < f.k; i += nthr) x[i] = cfms(x[i], to_d(L[i + j * f.m]), xj);
+    }
+    __syncthreads();
+    for (int64_t a = tid; a < f.nb; a += nthr) {
+      double2 t = make_double2(0, 0);
+      for (int64_t j = 0; j < f.k; j++) t = cfms(t, to_d(L[f.k + a + j * f.m]), x[j]);
+      atomic_add(y + r * ldy + below[a], t);  // y -= L21 x
+    }
+  }
+}
+
+// Backward, one block per supernode: u = y_s - L21^T y(below), then
+// x = L11^-T u, last column first.
+template <typename F>
+__global__ void bwd_level_kernel(em_dg_sym S, const int32_t *sn, const F *lval, int nrhs,
+                                 double2 *y, int64_t ldy) {
+  int32_t s = sn[blockIdx.x];
+  front f = front_of(S, s);
+  const F *L = lval + S.lptr[s];
+  const int32_t *below = S.rows + S.rptr[s] + f.k;
+  int tid = threadIdx.x, nthr = blockDim.x, lane = tid & 31, warp = tid >> 5, nw = nthr >> 5;
+  for (int r = 0; r < nrhs; r++) {
+    double2 *yr = y + r * ldy, *x = yr + f.c0;
+    for (int64_t j = warp; j < f.k; j += nw) {  // a warp per column: dot of length nb
+      double2 t = make_double2(0, 0);
+      for (int64_t a = lane; a < f.nb; a += 32)
+        t = cfms(t, to_d(L[f.k + a + j * f.m]), yr[below[a]]);
+      for (int o = 16; o > 0; o >>= 1) {
+        t.x += __shfl_down_sync(0xffffffffu, t.x, o);
+        t.y += __shfl_down_sync(0xffffffffu, t.y, o);
+      }
+      if (lane == 0) x[j] = cadd(x[j], t);
+    }
+    for (int64_t j = f.k - 1; j >= 0; j--) {
+      __syncthreads();
+      double2 xj = x[j];
+      for (int64_t i = tid; i < j; i += nthr) x[i] = cfms(x[i], to_d(L[j + i * f.m]), xj);
+    }
+    __syncthreads();
+  }
+}
+
+template <typename F>
+__global__ void diag_solve_kernel(int32_t n, int nrhs, const F *d, double2 *y, int64_t ldy) {
+  for (int64_t t = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; t < (int64_t)n * nrhs;
+       t += (int64_t)gridDim.x * blockDim.x) {
+    int64_t i = t % n, c = t / n;
+    y[i + c * ldy] = cdiv(y[i + c * ldy], to_d(d[i]));
+  }
+}
+
+__global__ void gather_kernel(int64_t nb, int nrhs, const int32_t *rows, const double2 *y,
+                              int64_t ldy, double2 *t) {
+  for (int64_t q = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; q < nb * nrhs;
+       q += (int64_t)gridDim.x * blockDim.x)
+    t[q] = y[rows[q % nb] + (q / nb) * ldy];
+}
+
+__global__ void scatter_sub_kernel(int64_t nb, int nrhs, const int32_t *rows, const double2 *t,
+                                   double2 *y, int64_t ldy) {
+  for (int64_t q = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; q < nb * nrhs;
+       q += (int64_t)gridDim.x * blockDim.x) {
+    double2 v = t[q];
+    atomic_add(y + rows[q % nb] + (q / nb) * ldy, make_double2(-v.x, -v.y));
+  }
+}
+
+template <typename D, typename S>
+__global__ void convert_kernel(int64_t n, const S *src, D *dst) {
+  for (int64_t q = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; q < n;
+       q += (int64_t)gridDim.x * blockDim.x)
+    dst[q] = from_d<D>(to_d(src[q]));
+}
+
+// Grid of a grid-stride kernel over n items.
+inline unsigned grid_for(int64_t n) {
+  int64_t g = (n + 255) / 256;
+  if (g < 1) g = 1;
+  if (g > 65535 * 4) g = 65535 * 4;
+  return (unsigned)g;
+}
+
+inline cudaStream_t st(void *s) {
+  return (cudaStream_t)s;
+}
+
+}  // namespace
+
+extern "C" {
+
+int em_dg_scatter(int64_t n, const int64_t *dest, const void *v, void *L, int single, void *s) {
+  if (n == 0) return 0;
+  if (single)
+    scatter_kernel<<<grid_for(n), 256, 0, st(s)>>>(n, dest, (const double2 *)v, (float2 *)L);
+  else
+    scatter_kernel<<<grid_for(n), 256, 0, st(s)>>>(n, dest, (const double2 *)v, (double2 *)L);
+  return (int)cudaGetLastError();
+}
+
+int em_dg_small_fronts(em_dg_sym S, const int32_t *sn, int32_t count, void *lval, void *d,
+                       void *const *cb, double tau, em_dg_piv *piv, int single, void *s) {
+  if (count == 0) return 0;
+  if (single)
+    small_fronts_kernel<float2><<<count, 256, 0, st(s)>>>(S, sn, (float2 *)lval, (float2 *)d,
+                                                          (float2 *const *)cb, tau, piv);
+  else
+    small_fronts_kernel<double2><<<count, 256, 0, st(s)>>>(S, sn, (double2 *)lval, (double2 *)d,
+                                                           (double2 *const *)cb, tau, piv);
+  return (int)cudaGetLastError();
+}
+
+int em_dg_extend_add(em_dg_sym S, int32_t sn, void *lval, void *const *cb, int single, void *s) {
+  if (single)
+    extend_add_kernel<float2><<<264, 256, 0, st(s)>>>(S, sn, (float2 *)lval, (float2 *const *)cb);
+  else
+    extend_add_kernel<double2>
+        <<<264, 256, 0, st(s)>>>(S, sn, (double2 *)lval, (double2 *const *)cb);
+  return (int)cudaGetLastError();
+}
+
+int em_dg_diag_ldlt(void *P, int64_t ld, int b, void *d, int64_t c0, double tau, em_dg_piv *piv,
+                    int single, void *s) {
+  if (single)
+    diag_ldlt_kernel<float2><<<1, 256, 0, st(s)>>>((float2 *)P, ld, b, (float2 *)d, c0, tau, piv);
+  else
+    diag_ldlt_kernel<double2>
+        <<<1, 256, 0, st(s)>>>((double2 *)P, ld, b, (double2 *)d, c0, tau, piv);
+  return (int)cudaGetLastError();
+}
+
+int em_dg_scale_cols(int64_t M, int b, void *X, int64_t ldx, const void *d, void *W, int64_t ldw,
+                     int single, void *s) {
+  if (M * b == 0) return 0;
+  if (single)
+    scale_cols_kernel<float2><<<grid_for(M * b), 256, 0, st(s)>>>(
+        M, b, (float2 *)X, ldx, (const float2 *)d, (float2 *)W, ldw);
+  else
+    scale_cols_kernel<double2><<<grid_for(M * b), 256, 0, st(s)>>>(
+        M, b, (double2 *)X, ldx, (const double2 *)d, (double2 *)W, ldw);
+  return (int)cudaGetLastError();
+}
+
+int em_dg_make_w(int64_t nb, int64_t k, const void *L21, int64_t m, const void *d, void *W,
+                 int single, void *s) {
+  if (nb * k == 0) return 0;
+  if (single)
+    make_w_kernel<float2><<<grid_for(nb * k), 256, 0, st(s)>>>(nb, k, (const float2 *)L21, m,
+                                                               (const float2 *)d, (float2 *)W);
+  else
+    make_w_kernel<double2><<<grid_for(nb * k), 256, 0, st(s)>>>(nb, k, (const double2 *)L21, m,
+                                                                (const double2 *)d, (double2 *)W);
+  return (int)cudaGetLastError();
+}
+
+int em_dg_clean_l11(int64_t k, int64_t m, void *L, int single, void *s) {
+  if (k == 0) return 0;
+  if (single)
+    clean_l11_kernel<float2><<<grid_for(k * k), 256, 0, st(s)>>>(k, m, (float2 *)L);
+  else
+    clean_l11_kernel<double2><<<grid_for(k * k), 256, 0, st(s)>>>(k, m, (double2 *)L);
+  return (int)cudaGetLastError();
+}
+
+int em_dg_permute_in(int32_t n, int nrhs, const int32_t *perm, const double *r, const void *b,
+                     int64_t ldb, int b_single, void *y, int64_t ldy, void *s) {
+  int64_t tot = (int64_t)n * nrhs;
+  if (tot == 0) return 0;
+  if (b_single)
+    permute_in_kernel<float2><<<grid_for(tot), 256, 0, st(s)>>>(n, nrhs, perm, r, (const float2 *)b,
+                                                                ldb, (double2 *)y, ldy);
+  else
+    permute_in_kernel<double2><<<grid_for(tot), 256, 0, st(s)>>>(
+        n, nrhs, perm, r, (const double2 *)b, ldb, (double2 *)y, ldy);
+  return (int)cudaGetLastError();
+}
+
+int em_dg_permute_out(int32_t n, int nrhs, const int32_t *perm, const double *r, const void *y,
+                      int64_t ldy, void *x, int64_t ldx, int x_single, void *s) {
+  int64_t tot = (int64_t)n * nrhs;
+  if (tot == 0) return 0;
+  if (x_single)
+    permute_out_kernel<float2><<<grid_for(tot), 256, 0, st(s)>>>(
+        n, nrhs, perm, r, (const double2 *)y, ldy, (float2 *)x, ldx);
+  else
+    permute_out_kernel<double2><<<grid_for(tot), 256, 0, st(s)>>>(
+        n, nrhs, perm, r, (const double2 *)y, ldy, (double2 *)x, ldx);
+  return (int)cudaGetLastError();
+}
+
+int em_dg_fwd_level(em_dg_sym S, const int32_t *sn, int32_t count, const void *lval, int nrhs,
+                    void *y, int64_t ldy, int single, void *s) {
+  if (count == 0) return 0;
+  if (single)
+    fwd_level_kernel<float2>
+        <<<count, 128, 0, st(s)>>>(S, sn, (const float2 *)lval, nrhs, (double2 *)y, ldy);
+  else
+    fwd_level_kernel<double2>
+        <<<count, 128, 0, st(s)>>>(S, sn, (const double2 *)lval, nrhs, (double2 *)y, ldy);
+  return (int)cudaGetLastError();
+}
+
+int em_dg_diag_solve(int32_t n, int nrhs, const void *d, void *y, int64_t ldy, int single,
+                     void *s) {
+  int64_t tot = (int64_t)n * nrhs;
+  if (tot == 0) return 0;
+  if (single)
+    diag_solve_kernel<float2>
+        <<<grid_for(tot), 256, 0, st(s)>>>(n, nrhs, (const float2 *)d, (double2 *)y, ldy);
+  else
+    diag_solve_kernel<double2>
+        <<<grid_for(tot), 256, 0, st(s)>>>(n, nrhs, (const double2 *)d, (double2 *)y, ldy);
+  return (int)cudaGetLastError();
+}
+
+int em_dg_bwd_level(em_dg_sym S, const int32_t *sn, int32_t count, const void *lval, int nrhs,
+                    void *y, int64_t ldy, int single, void *s) {
+  if (count == 0) return 0;
+  if (single)
+    bwd_level_kernel<float2>
+        <<<count, 128, 0, st(s)>>>(S, sn, (const float2 *)lval, nrhs, (double2 *)y, ldy);
+  else
+    bwd_level_kernel<double2>
+        <<<count, 128, 0, st(s)>>>(S, sn, (const double2 *)lval, nrhs, (double2 *)y, ldy);
+  return (int)cudaGetLastError();
+}
+
+int em_dg_gather(int64_t nb, int nrhs, const int32_t *rows, const void *y, int64_t ldy, void *t,
+                 void *s) {
+  if (nb * nrhs == 0) return 0;
+  gather_kernel<<<grid_for(nb * nrhs), 256, 0, st(s)>>>(nb, nrhs, rows, (const double2 *)y, ldy,
+                                                        (double2 *)t);
+  return (int)cudaGetLastError();
+}
+
+int em_dg_scatter_sub(int64_t nb, int nrhs, const int32_t *rows, const void *t, void *y,
+                      int64_t ldy, void *s) {
+  if (nb * nrhs == 0) return 0;
+  scatter_sub_kernel<<<grid_for(nb * nrhs), 256, 0, st(s)>>>(nb, nrhs, rows, (const double2 *)t,
+                                                             (double2 *)y, ldy);
+  return (int)cudaGetLastError();
+}
+
+int em_dg_convert(int64_t n, const void *src, int src_single, void *dst, int dst_single, void *s) {
+  if (n == 0) return 0;
+  if (src_single && dst_single)
+    convert_kernel<float2, float2>
+        <<<grid_for(n), 256, 0, st(s)>>>(n, (const float2 *)src, (float2 *)dst);
+  else if (src_single)
+    convert_kernel<double2, float2>
+        <<<grid_for(n), 256, 0, st(s)>>>(n, (const float2 *)src, (double2 *)dst);
+  else if (dst_single)
+    convert_kernel<float2, double2>
+        <<<grid_for(n), 256, 0, st(s)>>>(n, (const double2 *)src, (float2 *)dst);
+  else
+    convert_kernel<double2, double2>
+        <<<grid_for(n), 256, 0, st(s)>>>(n, (const double2 *)src, (double2 *)dst);
+  return (int)cudaGetLastError();
+}
+
+}  // extern "C"
