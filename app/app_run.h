@@ -47,6 +47,11 @@ typedef struct em_run {
   em_cplx *zin;       /* [n_freq][n_port] */
   em_freq_result *fr; /* [n_freq] */
   int n_done;         /* frequencies finished */
+  /* kept across the frequencies of a sweep (the pattern does not change):
+     the operator's row permutation and the preconditioner, refactored on
+     its kept ordering and analysis by em_pc_update */
+  int32_t *perm;
+  em_pc *pc;
   int n_files;
   char files[64][256]; /* outputs written, relative to out_dir */
 } em_run;

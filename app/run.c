@@ -108,8 +108,6 @@ static em_err solve_frequency(em_run *r, int fi) {
   em_blockmat *Ap = NULL;
   em_csr *Acsr = NULL;
   em_blockop *op = NULL;
-  em_pc *pc = NULL;
-  int32_t *perm = NULL;
   em_cplx *bp = NULL, *xp = NULL, *x = NULL, *meas = NULL;
   uint8_t *vary = NULL;
 
@@ -140,11 +138,14 @@ static em_err solve_frequency(em_run *r, int fi) {
   /* the operator wants its rows sorted (sliced formats): permute once */
   t0 = em_wtime();
   int32_t n = r->dofs->n_dof;
-  EM_TRY_GOTO(err, em_calloc(&perm, (size_t)n, sizeof *perm, "permutation"), done);
   em_blockop_opts bop = cfg->bop;
   bop.backend = r->dev.backend;
   bop.prec = EM_PREC_DOUBLE;
-  EM_TRY_GOTO(err, em_blockop_plan_perm(sys->A, &bop, perm), done);
+  if (!r->perm) { /* the row order depends on the pattern only: once per sweep */
+    EM_TRY_GOTO(err, em_calloc(&r->perm, (size_t)n, sizeof *r->perm, "permutation"), done);
+    EM_TRY_GOTO(err, em_blockop_plan_perm(sys->A, &bop, r->perm), done);
+  }
+  const int32_t *perm = r->perm;
   EM_TRY_GOTO(err, em_blockmat_permute(sys->A, perm, &Ap), done);
   EM_TRY_GOTO(err, em_blockop_create(Ap, &bop, &op), done);
   em_operator A;
@@ -156,16 +157,21 @@ static em_err solve_frequency(em_run *r, int fi) {
   em_pc_opts pco = cfg->pc;
   pco.backend = r->dev.backend;
   if (pco.type != EM_PC_NONE) EM_TRY_GOTO(err, em_blockmat_to_csr(Ap, &Acsr), done);
-  err = em_pc_create(Acsr, &pco, r->log, &pc);
-  if (err == EM_ERR_MEMORY && cfg->pc_auto) {
-    /* auto: the direct factor does not fit; ILU(0) needs only nnz(A) */
-    em_log_warn(r->log, "%s; falling back to ilu0", em_error_message());
-    em_error_clear();
-    pco.type = EM_PC_ILU0;
-    if (cfg->ordering_auto) pco.ordering = EM_ORDERING_RCM;
-    err = em_pc_create(Acsr, &pco, r->log, &pc);
+  if (r->pc) { /* later frequencies: new values on the kept analysis */
+    EM_TRY_GOTO(err, em_pc_update(r->pc, Acsr, r->log), done);
+  } else {
+    err = em_pc_create(Acsr, &pco, r->log, &r->pc);
+    if (err == EM_ERR_MEMORY && cfg->pc_auto) {
+      /* auto: the direct factor does not fit; ILU(0) needs only nnz(A) */
+      em_log_warn(r->log, "%s; falling back to ilu0", em_error_message());
+      em_error_clear();
+      pco.type = EM_PC_ILU0;
+      if (cfg->ordering_auto) pco.ordering = EM_ORDERING_RCM;
+      err = em_pc_create(Acsr, &pco, r->log, &r->pc);
+    }
+    if (err) goto done;
   }
-  if (err) goto done;
+  em_pc *pc = r->pc;
   em_csr_destroy(&Acsr);
   em_pc_get_info(pc, &fr->pc);
   fr->t_pc = em_wtime() - t0;
@@ -245,8 +251,6 @@ done:
   em_blockmat_destroy(&Ap);
   em_csr_destroy(&Acsr);
   em_blockop_destroy(&op);
-  em_pc_destroy(&pc);
-  em_free(&perm);
   em_free(&bp);
   em_free(&xp);
   em_free(&x);
@@ -359,6 +363,8 @@ em_err em_app_run(const em_app_args *a, const em_log *log) {
   em_free(&r.zin);
   em_free(&r.zref);
   em_free(&r.fr);
+  em_free(&r.perm);
+  em_pc_destroy(&r.pc);
   em_dofmap_destroy(&r.dofs);
   em_setup_free(&r.setup);
   em_mesh_destroy(&r.mesh);

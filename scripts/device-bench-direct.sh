@@ -52,8 +52,21 @@ timeout "$(cap 240)" "$B/app/emsolve" cases/dra.geo -setnumber Solver/order 3 \
 echo "emsolve rc=$?"
 grep -E "unknowns|direct:|f = |error|warning" "$OUT/emsolve-dra-o3.log" | head -20
 step "direct_bench: CPU (all cores) vs GPU, double and single"
-timeout "$(cap 300)" "$B/bench/direct_bench" --matrix "$M" --device both --prec both \
-  --repeat "$REPEAT" --nrhs 8 --no-krylov > "$OUT/direct-bench.log" 2>&1
+EM_VERBOSE=1 timeout "$(cap 300)" "$B/bench/direct_bench" --matrix "$M" --device both \
+  --prec both --repeat "$REPEAT" --nrhs 8 --no-krylov > "$OUT/direct-bench.log" \
+  2> "$OUT/direct-bench-verbose.log"
 echo "direct_bench rc=$?"
 cat "$OUT/direct-bench.log"
+grep "GPU level" "$OUT/direct-bench-verbose.log" | head -"${LEVELS:-30}"
+for dev in gpu cpu; do
+  step "the default 13-frequency order-3 DRA sweep, mesh to S11, --device $dev"
+  [ "$(left)" -lt 100 ] && { echo "skipped: $(left) s left"; continue; }
+  /usr/bin/time -v -o "$OUT/sweep-o3-$dev.time" timeout "$(cap 200)" "$B/app/emsolve" \
+    cases/dra.geo -setnumber Solver/order 3 --device $dev --out /tmp/sweep-o3-$dev \
+    -setstring Output/fields none > "$OUT/sweep-o3-$dev.log" 2>&1
+  echo "emsolve rc=$?"
+  grep -E "Elapsed|Maximum resident" "$OUT/sweep-o3-$dev.time"
+  grep -E "ordering|numeric factorization" "$OUT/sweep-o3-$dev.log" | head -3
+  grep -E "^[0-9]" "$OUT/sweep-o3-$dev.log" | head -13
+done
 step "done"

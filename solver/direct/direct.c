@@ -3,6 +3,7 @@
  * anything large is allocated, numeric factorization of the symmetric
  * part of A, solves in the operator's numbering, log lines. */
 #include <complex.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -191,30 +192,46 @@ fail:
 }
 
 /* ||A||_max, and EM_ERR_NUMERIC for a non-finite entry or a row or column
- * of zeros. */
+ * of zeros (the first such row in row order; rows in parallel). */
 static em_err check_values(const em_csr *A, double *anorm) {
   em_err err = EM_OK;
   char *col = NULL;
   EM_TRY(em_calloc(&col, (size_t)A->n_cols + 1, 1, "column marks"));
   double amax2 = 0;
-  for (int32_t i = 0; i < A->n_rows && !err; i++) {
+  int32_t bad_row = INT32_MAX, zero_row = INT32_MAX;
+#pragma omp parallel for schedule(dynamic, 1024) reduction(max      \
+                                                           : amax2) \
+    reduction(min                                                   \
+              : bad_row, zero_row) if (A->nnz > 200000)
+  for (int32_t i = 0; i < A->n_rows; i++) {
     int row = 0;
     for (int64_t p = A->rowptr[i]; p < A->rowptr[i + 1]; p++) {
       double re = creal(A->val[p]), im = cimag(A->val[p]), a2 = re * re + im * im;
       if (!isfinite(a2)) { /* overflowing squares too: |a| > 1e154 is no FEM entry */
-        err = EM_RAISE(EM_ERR_NUMERIC, "direct factorization: entry (%d, %d) is %s", i,
-                       A->colind[p], isfinite(re) && isfinite(im) ? "too large" : "not finite");
+        if (i < bad_row) bad_row = i;
+        row = 1;
         break;
       }
       if (a2 > 0) {
         row = 1;
+#pragma omp atomic write
         col[A->colind[p]] = 1;
       }
       if (a2 > amax2) amax2 = a2;
     }
-    if (!row && !err)
-      err = EM_RAISE(EM_ERR_NUMERIC,
-                     "direct factorization: row %d of the matrix is zero (singular)", i);
+    if (!row && i < zero_row) zero_row = i;
+  }
+  if (bad_row < zero_row) {
+    for (int64_t p = A->rowptr[bad_row]; p < A->rowptr[bad_row + 1]; p++) {
+      double re = creal(A->val[p]), im = cimag(A->val[p]);
+      if (isfinite(re * re + im * im)) continue;
+      err = EM_RAISE(EM_ERR_NUMERIC, "direct factorization: entry (%d, %d) is %s", bad_row,
+                     A->colind[p], isfinite(re) && isfinite(im) ? "too large" : "not finite");
+      break;
+    }
+  } else if (zero_row < INT32_MAX) {
+    err = EM_RAISE(EM_ERR_NUMERIC, "direct factorization: row %d of the matrix is zero (singular)",
+                   zero_row);
   }
   for (int32_t j = 0; j < A->n_cols && !err; j++)
     if (!col[j])
@@ -225,53 +242,48 @@ static em_err check_values(const em_csr *A, double *anorm) {
   return err;
 }
 
-/* a_ji, or 0 when row j does not hold column i */
-static em_cplx entry(const em_csr *A, int32_t j, int32_t i) {
+/* Position of column i in row j, or -1 */
+static int64_t find_entry(const em_csr *A, int32_t j, int32_t i) {
   int64_t lo = A->rowptr[j], hi = A->rowptr[j + 1] - 1;
   while (lo <= hi) {
     int64_t mid = lo + (hi - lo) / 2;
-    if (A->colind[mid] == i) return A->val[mid];
+    if (A->colind[mid] == i) return mid;
     if (A->colind[mid] < i)
       lo = mid + 1;
     else
       hi = mid - 1;
   }
-  return 0;
+  return -1;
 }
 
-/* max |a_ij - a_ji|, and whether the pattern is symmetric.  One pass in
- * O(nnz): rows are visited in increasing i, so the entries (j, i), i < j,
- * of row j are met in increasing i; cur[j] walks row j alongside. */
+/* a_ji, or 0 when row j does not hold column i */
+static em_cplx entry(const em_csr *A, int32_t j, int32_t i) {
+  int64_t q = find_entry(A, j, i);
+  return q >= 0 ? A->val[q] : 0;
+}
+
+/* max |a_ij - a_ji| (an entry without its mirror counts whole), and
+ * whether the pattern is symmetric: every off-diagonal entry finds its
+ * mirror by a binary search in the other row, rows in parallel. */
 static em_err asymmetry(const em_csr *A, double *asym, int *pattern_symmetric) {
-  int64_t *cur = NULL, matched = 0, off = 0;
-  EM_TRY(em_calloc(&cur, (size_t)A->n_rows + 1, sizeof *cur, "symmetry check"));
-  for (int32_t i = 0; i < A->n_rows; i++) cur[i] = A->rowptr[i];
   double amax2 = 0;
+  int64_t matched = 0, off = 0;
+#pragma omp parallel for schedule(dynamic, 1024) reduction(max : amax2) \
+    reduction(+ : matched, off) if (A->nnz > 200000)
   for (int32_t i = 0; i < A->n_rows; i++)
     for (int64_t p = A->rowptr[i]; p < A->rowptr[i + 1]; p++) {
       int32_t j = A->colind[p];
       if (j == i) continue;
       off++;
-      if (j < i) continue; /* met from row j's side */
-      int64_t q = cur[j];
-      while (q < A->rowptr[j + 1] && A->colind[q] < i) { /* (j, c), c < i: unmatched */
-        em_cplx v = A->val[q++];
-        amax2 = fmax(amax2, creal(v) * creal(v) + cimag(v) * cimag(v));
-      }
+      int64_t q = find_entry(A, j, i);
       em_cplx dv = A->val[p];
-      if (q < A->rowptr[j + 1] && A->colind[q] == i) {
-        dv -= A->val[q++];
-        matched += 2;
+      if (q >= 0) {
+        dv -= A->val[q];
+        matched++;
       }
-      cur[j] = q;
-      amax2 = fmax(amax2, creal(dv) * creal(dv) + cimag(dv) * cimag(dv));
+      double a2 = creal(dv) * creal(dv) + cimag(dv) * cimag(dv);
+      if (a2 > amax2) amax2 = a2;
     }
-  for (int32_t j = 0; j < A->n_rows; j++) /* (j, c) left in the lower part of row j */
-    for (int64_t q = cur[j]; q < A->rowptr[j + 1] && A->colind[q] < j; q++) {
-      em_cplx v = A->val[q];
-      amax2 = fmax(amax2, creal(v) * creal(v) + cimag(v) * cimag(v));
-    }
-  em_free(&cur);
   *asym = sqrt(amax2);
   *pattern_symmetric = matched == off;
   return EM_OK;

@@ -64,8 +64,8 @@ struct em_dgpu {
   em_cplx *vals_h;  /* host staging (pinned) of the scaled values */
   void *vals;       /* device */
   /* solve work */
-  void *y, *t;
-  int64_t y_cap, t_cap;
+  void *y, *t, *ys; /* ys: complex single copy of a big supernode's y_s */
+  int64_t y_cap, t_cap, ys_cap;
   size_t bytes; /* device bytes held */
 };
 
@@ -124,13 +124,13 @@ static em_err build_levels(const em_dsym *S, em_dgpu *g) {
   return EM_OK;
 }
 
-/* Entries of the workspace W of a big front: max(M PB, nb k). */
+/* Entries of the workspace W of a big front: max(m NB, nb k). */
 static int64_t w_entries(const em_dsym *S) {
   int64_t w = 0;
   for (int32_t s = 0; s < S->ns; s++) {
     int64_t k = S->super[s + 1] - S->super[s], m = S->rptr[s + 1] - S->rptr[s], nb = m - k;
     if (m <= EM_DG_SMALL) continue;
-    int64_t a = m * EM_DG_PB, b = nb * k;
+    int64_t a = m * EM_DG_NB, b = nb * k;
     if (a > w) w = a;
     if (b > w) w = b;
   }
@@ -208,6 +208,7 @@ void em_dgpu_destroy(em_dgpu **gp) {
   cudaFree(g->vals);
   cudaFree(g->y);
   cudaFree(g->t);
+  cudaFree(g->ys);
   for (int i = 0; i <= EM_DG_STREAMS; i++) {
     cudaFree(g->W[i]);
     if (g->st[i]) cudaStreamDestroy(g->st[i]);
@@ -420,7 +421,10 @@ static em_err syrkx(em_dgpu *g, int N, int K, const void *A, int lda, const void
 
 #define AT(base, off) ((void *)((char *)(base) + (size_t)(off)*g->esz))
 
-/* Big front s on stream slot i (its update matrix allocated already). */
+/* Big front s on stream slot i (its update matrix allocated already):
+ * blocks of NB pivot columns, each factored in panels of PB that update
+ * only the block's own columns; the columns right of a block get its
+ * update in one ZGEMM of inner dimension NB. */
 static em_err big_front(em_direct *F, em_dgpu *g, int32_t s, int i, double tau) {
   const em_dsym *S = &F->S;
   cudaStream_t st = g->st[i];
@@ -428,16 +432,26 @@ static em_err big_front(em_direct *F, em_dgpu *g, int32_t s, int i, double tau) 
   void *L = AT(g->lval, S->lptr[s]), *W = g->W[i], *cb = g->cb_host[s];
   EM_CUBLAS(cublasSetStream(g->blas, st));
   EM_CUDA(em_dg_extend_add(g->S, s, g->lval, g->cb_dev, g->single, st));
-  for (int64_t j0 = 0; j0 < k; j0 += EM_DG_PB) {
-    int b = (int)(k - j0 < EM_DG_PB ? k - j0 : EM_DG_PB);
-    int64_t M = m - j0 - b, N = k - j0 - b;
-    void *P = AT(L, j0 + j0 * m);
-    EM_CUDA(em_dg_diag_ldlt(P, m, b, AT(g->d, c0 + j0), c0 + j0, tau, g->piv, g->single, st));
-    if (M == 0) continue;
-    void *X = AT(P, b);
-    EM_TRY(trsm_right(g, (int)M, b, P, (int)m, X));
-    EM_CUDA(em_dg_scale_cols(M, b, X, m, AT(g->d, c0 + j0), W, M, g->single, st));
-    if (N > 0) EM_TRY(gemm_nt(g, (int)M, (int)N, b, W, (int)M, X, (int)m, AT(X, b * m), (int)m));
+  for (int64_t J0 = 0; J0 < k; J0 += EM_DG_NB) {
+    int64_t Bk = k - J0 < EM_DG_NB ? k - J0 : EM_DG_NB, J1 = J0 + Bk;
+    for (int64_t j0 = J0; j0 < J1; j0 += EM_DG_PB) {
+      int b = (int)(J1 - j0 < EM_DG_PB ? J1 - j0 : EM_DG_PB);
+      int64_t M = m - j0 - b, N = J1 - j0 - b;
+      void *P = AT(L, j0 + j0 * m);
+      EM_CUDA(em_dg_diag_ldlt(P, m, b, AT(g->d, c0 + j0), c0 + j0, tau, g->piv, g->single, st));
+      if (M == 0) continue;
+      void *X = AT(P, b);
+      EM_TRY(trsm_right(g, (int)M, b, P, (int)m, X));
+      EM_CUDA(em_dg_scale_cols(M, b, X, m, AT(g->d, c0 + j0), W, M, g->single, st));
+      if (N > 0) EM_TRY(gemm_nt(g, (int)M, (int)N, b, W, (int)M, X, (int)m, AT(X, b * m), (int)m));
+    }
+    int64_t M = m - J1, N = k - J1;
+    if (N > 0) { /* F(J1.., J1..k) -= (L D)(J1.., J0..J1) L(J1..k, J0..J1)^T */
+      void *Lb = AT(L, J1 + J0 * m);
+      EM_CUDA(em_dg_make_w(M, Bk, Lb, m, AT(g->d, c0 + J0), W, g->single, st));
+      EM_TRY(
+          gemm_nt(g, (int)M, (int)N, (int)Bk, W, (int)M, Lb, (int)m, AT(L, J1 + J1 * m), (int)m));
+    }
   }
   if (nb > 0) {
     EM_CUDA(em_dg_make_w(nb, k, AT(L, k), m, AT(g->d, c0), W, g->single, st));
@@ -462,8 +476,10 @@ static em_err sync_all(em_dgpu *g) {
   return EM_OK;
 }
 
-/* One level: the small fronts in one launch, the big ones on the streams. */
-static em_err factor_level(em_direct *F, em_dgpu *g, int32_t l, double tau) {
+/* One level: the small fronts in one launch, the big ones on the streams;
+ * its time in the verbose log (the small fronts' kernel timed by events). */
+static em_err factor_level(em_direct *F, em_dgpu *g, int32_t l, double tau, const em_log *log) {
+  double tw = em_wtime();
   const em_dsym *S = &F->S;
   int32_t p0 = g->lev_ptr[l], ns_small = g->n_small[l], p1 = g->lev_ptr[l + 1];
   /* one buffer for the small fronts' update matrices */
@@ -503,11 +519,32 @@ static em_err factor_level(em_direct *F, em_dgpu *g, int32_t l, double tau) {
                             cudaMemcpyHostToDevice, g->st[0]));
     EM_CUDA(cudaStreamSynchronize(g->st[0]));
   }
+  cudaEvent_t ev[2] = {NULL, NULL};
+  int timed = log && log->level >= EM_LOG_VERBOSE;
+  if (timed) {
+    cudaEventCreate(&ev[0]);
+    cudaEventCreate(&ev[1]);
+    cudaEventRecord(ev[0], g->st[0]);
+  }
   EM_CUDA(em_dg_small_fronts(g->S, g->d_lev_sn + p0, ns_small, g->lval, g->d, g->cb_dev, tau,
                              g->piv, g->single, g->st[0]));
+  if (timed) cudaEventRecord(ev[1], g->st[0]);
   for (int32_t q = p0 + ns_small; q < p1; q++)
     EM_TRY(big_front(F, g, g->lev_sn[q], 1 + (q - p0 - ns_small) % EM_DG_STREAMS, tau));
   EM_TRY(sync_all(g));
+  if (timed) {
+    float ms = 0;
+    cudaEventElapsedTime(&ms, ev[0], ev[1]);
+    cudaEventDestroy(ev[0]);
+    cudaEventDestroy(ev[1]);
+    double fs = 0, fb = 0;
+    for (int32_t q = p0; q < p1; q++) *(q < p0 + ns_small ? &fs : &fb) += S->work[g->lev_sn[q]];
+    em_log_verbose(log,
+                   "direct GPU level %2d: %6d small fronts %8.2f GFlop %8.2f ms | %4d big "
+                   "%9.2f GFlop | level %8.2f ms",
+                   l, ns_small, fs * 1e-9, ms, p1 - p0 - ns_small, fb * 1e-9,
+                   (em_wtime() - tw) * 1e3);
+  }
   /* children consumed: free what no later level needs */
   for (int32_t q = p0; q < p1; q++) free_children(S, g, g->lev_sn[q], g->st[0]);
   for (int32_t m = 0; m <= l; m++)
@@ -557,7 +594,7 @@ em_err em_direct_numeric_cuda(em_direct *F, const em_csr *M, const double *r, do
   EM_CUDA(cudaMemcpyAsync(g->piv, &piv0, sizeof piv0, cudaMemcpyHostToDevice, s0));
   EM_CUDA(cudaStreamSynchronize(s0));
   double tau = F->opts.pivot_eps * smax;
-  for (int32_t l = 0; l < g->nlev; l++) EM_TRY_GOTO(err, factor_level(F, g, l, tau), fail);
+  for (int32_t l = 0; l < g->nlev; l++) EM_TRY_GOTO(err, factor_level(F, g, l, tau, log), fail);
   em_dg_piv piv;
   EM_CUDA(cudaMemcpy(&piv, g->piv, sizeof piv, cudaMemcpyDeviceToHost));
   F->info.perturbed = (int64_t)piv.perturbed;
@@ -595,49 +632,80 @@ static em_err solve_work(em_dgpu *g, int32_t n, int nrhs, const em_dsym *S) {
     EM_TRY(dev_alloc(g, &g->y, NULL, 16 * (size_t)ny, "solve vectors"));
     g->y_cap = ny;
   }
-  int64_t nt = 0;
+  int64_t nt = 0, nk = 0;
   for (int32_t s = 0; s < S->ns; s++) {
     int64_t k = S->super[s + 1] - S->super[s], nb = S->rptr[s + 1] - S->rptr[s] - k;
     if (k >= EM_DG_SOLVE_BIG && nb > nt) nt = nb;
+    if (k >= EM_DG_SOLVE_BIG && k > nk) nk = k;
   }
   nt *= nrhs;
+  nk *= nrhs;
   if (nt > g->t_cap) {
     cudaFree(g->t);
     g->t = NULL;
     EM_TRY(dev_alloc(g, &g->t, NULL, 16 * (size_t)nt, "solve work"));
     g->t_cap = nt;
   }
+  if (g->single && nk > g->ys_cap) {
+    cudaFree(g->ys);
+    g->ys = NULL;
+    EM_TRY(dev_alloc(g, &g->ys, NULL, 8 * (size_t)nk, "solve work"));
+    g->ys_cap = nk;
+  }
   return EM_OK;
 }
 
-/* Forward or backward part of a big supernode (double factor: cuBLAS). */
+/* Forward or backward part of a big supernode through cuBLAS.  A single
+ * factor works on a complex single copy ys of y_s (k x nrhs). */
 static em_err solve_big(const em_direct *F, em_dgpu *g, int32_t s, int nrhs, int forward) {
   const em_dsym *S = &F->S;
   cudaStream_t st = g->st[0];
   int64_t c0 = S->super[s], k = S->super[s + 1] - c0, m = S->rptr[s + 1] - S->rptr[s], nb = m - k;
-  const cuDoubleComplex *L = (const cuDoubleComplex *)g->lval + S->lptr[s];
-  cuDoubleComplex *y = (cuDoubleComplex *)g->y + c0, *t = g->t;
+  const void *L = AT(g->lval, S->lptr[s]), *L21 = AT(L, k);
+  void *y = (char *)g->y + 16 * (size_t)c0, *t = g->t;
   const int32_t *below = g->S.rows + S->rptr[s] + k;
-  int ldy = (int)S->n;
+  int ldy = (int)S->n, sg = g->single;
+  /* the triangle and the product work on ys, ld ldys: y itself in double */
+  void *ys = sg ? g->ys : y;
+  int ldys = sg ? (int)k : ldy;
   const cuDoubleComplex one = {1, 0}, mone = {-1, 0}, zero = {0, 0};
+  const cuComplex onef = {1, 0}, monef = {-1, 0}, zerof = {0, 0};
   EM_CUBLAS(cublasSetStream(g->blas, st));
+  if (sg) EM_CUDA(em_dg_copy2d(k, nrhs, y, ldy, 0, ys, ldys, 1, st));
   if (forward) {
-    EM_CUBLAS(cublasZtrsm(g->blas, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N,
-                          CUBLAS_DIAG_UNIT, (int)k, nrhs, &one, L, (int)m, y, ldy));
+    if (sg)
+      EM_CUBLAS(cublasCtrsm(g->blas, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N,
+                            CUBLAS_DIAG_UNIT, (int)k, nrhs, &onef, L, (int)m, ys, ldys));
+    else
+      EM_CUBLAS(cublasZtrsm(g->blas, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N,
+                            CUBLAS_DIAG_UNIT, (int)k, nrhs, &one, L, (int)m, ys, ldys));
     if (nb > 0) {
-      EM_CUBLAS(cublasZgemm(g->blas, CUBLAS_OP_N, CUBLAS_OP_N, (int)nb, nrhs, (int)k, &one, L + k,
-                            (int)m, y, ldy, &zero, t, (int)nb));
-      EM_CUDA(em_dg_scatter_sub(nb, nrhs, below, t, g->y, ldy, st));
+      if (sg)
+        EM_CUBLAS(cublasCgemm(g->blas, CUBLAS_OP_N, CUBLAS_OP_N, (int)nb, nrhs, (int)k, &onef, L21,
+                              (int)m, ys, ldys, &zerof, t, (int)nb));
+      else
+        EM_CUBLAS(cublasZgemm(g->blas, CUBLAS_OP_N, CUBLAS_OP_N, (int)nb, nrhs, (int)k, &one, L21,
+                              (int)m, ys, ldys, &zero, t, (int)nb));
+      EM_CUDA(em_dg_scatter_sub(nb, nrhs, below, t, sg, g->y, ldy, st));
     }
   } else {
     if (nb > 0) {
-      EM_CUDA(em_dg_gather(nb, nrhs, below, g->y, ldy, t, st));
-      EM_CUBLAS(cublasZgemm(g->blas, CUBLAS_OP_T, CUBLAS_OP_N, (int)k, nrhs, (int)nb, &mone, L + k,
-                            (int)m, t, (int)nb, &one, y, ldy));
+      EM_CUDA(em_dg_gather(nb, nrhs, below, g->y, ldy, t, sg, st));
+      if (sg)
+        EM_CUBLAS(cublasCgemm(g->blas, CUBLAS_OP_T, CUBLAS_OP_N, (int)k, nrhs, (int)nb, &monef, L21,
+                              (int)m, t, (int)nb, &onef, ys, ldys));
+      else
+        EM_CUBLAS(cublasZgemm(g->blas, CUBLAS_OP_T, CUBLAS_OP_N, (int)k, nrhs, (int)nb, &mone, L21,
+                              (int)m, t, (int)nb, &one, ys, ldys));
     }
-    EM_CUBLAS(cublasZtrsm(g->blas, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_T,
-                          CUBLAS_DIAG_UNIT, (int)k, nrhs, &one, L, (int)m, y, ldy));
+    if (sg)
+      EM_CUBLAS(cublasCtrsm(g->blas, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_T,
+                            CUBLAS_DIAG_UNIT, (int)k, nrhs, &onef, L, (int)m, ys, ldys));
+    else
+      EM_CUBLAS(cublasZtrsm(g->blas, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_T,
+                            CUBLAS_DIAG_UNIT, (int)k, nrhs, &one, L, (int)m, ys, ldys));
   }
+  if (sg) EM_CUDA(em_dg_copy2d(k, nrhs, ys, ldys, 1, y, ldy, 0, st));
   return EM_OK;
 }
 
@@ -656,14 +724,14 @@ em_err em_direct_solve_cuda(const em_direct *F, int nrhs, const void *b, int64_t
   EM_CUDA(em_dg_permute_in(n, nrhs, g->perm, g->r_old, b, ldb, v_single, g->y, ldy, st));
   for (int32_t l = 0; l < g->nlev; l++) {
     int32_t p0 = g->lev_ptr[l], p1 = g->lev_ptr[l + 1];
-    int32_t cs = g->single ? p1 - p0 : g->n_solve_small[l];
+    int32_t cs = g->n_solve_small[l];
     EM_CUDA(em_dg_fwd_level(g->S, g->d_solve_sn + p0, cs, g->lval, nrhs, g->y, ldy, g->single, st));
     for (int32_t q = p0 + cs; q < p1; q++) EM_TRY(solve_big(F, g, g->solve_small[q], nrhs, 1));
   }
   EM_CUDA(em_dg_diag_solve(n, nrhs, g->d, g->y, ldy, g->single, st));
   for (int32_t l = g->nlev - 1; l >= 0; l--) {
     int32_t p0 = g->lev_ptr[l], p1 = g->lev_ptr[l + 1];
-    int32_t cs = g->single ? p1 - p0 : g->n_solve_small[l];
+    int32_t cs = g->n_solve_small[l];
     for (int32_t q = p0 + cs; q < p1; q++) EM_TRY(solve_big(F, g, g->solve_small[q], nrhs, 0));
     EM_CUDA(em_dg_bwd_level(g->S, g->d_solve_sn + p0, cs, g->lval, nrhs, g->y, ldy, g->single, st));
   }

@@ -28,7 +28,9 @@ extern "C" {
 
 /* Fronts of at most this order are factored by one thread block each. */
 #define EM_DG_SMALL 256
-/* Panel width of the big fronts. */
+/* Big fronts: blocks of NB pivot columns (the inner dimension of the
+ * trailing ZGEMM), factored in panels of PB. */
+#define EM_DG_NB 512
 #define EM_DG_PB 64
 /* Supernodes of the solves with at least this many columns go through
  * cuBLAS (ZTRSM / ZGEMM), the others through the per-level kernels. */
@@ -103,12 +105,15 @@ int em_dg_diag_solve(int32_t n, int nrhs, const void *d, void *y, int64_t ldy, i
  * L21^T y(rows below)). */
 int em_dg_bwd_level(em_dg_sym S, const int32_t *sn, int32_t count, const void *lval, int nrhs,
                     void *y, int64_t ldy, int single, void *stream);
-/* t (nb x nrhs, ld nb) = y(rows, :) (gather) or y(rows, :) -= t (scatter,
- * atomics). */
+/* t (nb x nrhs, ld nb, complex single when t_single) = y(rows, :) (gather)
+ * or y(rows, :) -= t (scatter, atomics). */
 int em_dg_gather(int64_t nb, int nrhs, const int32_t *rows, const void *y, int64_t ldy, void *t,
-                 void *stream);
-int em_dg_scatter_sub(int64_t nb, int nrhs, const int32_t *rows, const void *t, void *y,
-                      int64_t ldy, void *stream);
+                 int t_single, void *stream);
+int em_dg_scatter_sub(int64_t nb, int nrhs, const int32_t *rows, const void *t, int t_single,
+                      void *y, int64_t ldy, void *stream);
+/* dst (rows x cols, ld ldd) = src (ld lds), each in double or single. */
+int em_dg_copy2d(int64_t rows, int cols, const void *src, int64_t lds, int src_single, void *dst,
+                 int64_t ldd, int dst_single, void *stream);
 /* Convert between the factor precision and double: dst (n) = src. */
 int em_dg_convert(int64_t n, const void *src, int src_single, void *dst, int dst_single,
                   void *stream);

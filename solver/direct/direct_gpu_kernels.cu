@@ -351,19 +351,32 @@ __global__ void diag_solve_kernel(int32_t n, int nrhs, const F *d, double2 *y, i
   }
 }
 
+template <typename T>
 __global__ void gather_kernel(int64_t nb, int nrhs, const int32_t *rows, const double2 *y,
-                              int64_t ldy, double2 *t) {
+                              int64_t ldy, T *t) {
   for (int64_t q = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; q < nb * nrhs;
        q += (int64_t)gridDim.x * blockDim.x)
-    t[q] = y[rows[q % nb] + (q / nb) * ldy];
+    t[q] = from_d<T>(y[rows[q % nb] + (q / nb) * ldy]);
 }
 
-__global__ void scatter_sub_kernel(int64_t nb, int nrhs, const int32_t *rows, const double2 *t,
+template <typename T>
+__global__ void scatter_sub_kernel(int64_t nb, int nrhs, const int32_t *rows, const T *t,
                                    double2 *y, int64_t ldy) {
   for (int64_t q = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; q < nb * nrhs;
        q += (int64_t)gridDim.x * blockDim.x) {
-    double2 v = t[q];
+    double2 v = to_d(t[q]);
     atomic_add(y + rows[q % nb] + (q / nb) * ldy, make_double2(-v.x, -v.y));
+  }
+}
+
+// dst (rows x cols, ld ldd) = src (ld lds), converted
+template <typename D, typename S>
+__global__ void copy2d_kernel(int64_t rows, int cols, const S *src, int64_t lds, D *dst,
+                              int64_t ldd) {
+  for (int64_t q = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; q < rows * cols;
+       q += (int64_t)gridDim.x * blockDim.x) {
+    int64_t i = q % rows, c = q / rows;
+    dst[i + c * ldd] = from_d<D>(to_d(src[i + c * lds]));
   }
 }
 
@@ -527,18 +540,45 @@ int em_dg_bwd_level(em_dg_sym S, const int32_t *sn, int32_t count, const void *l
 }
 
 int em_dg_gather(int64_t nb, int nrhs, const int32_t *rows, const void *y, int64_t ldy, void *t,
-                 void *s) {
+                 int t_single, void *s) {
   if (nb * nrhs == 0) return 0;
-  gather_kernel<<<grid_for(nb * nrhs), 256, 0, st(s)>>>(nb, nrhs, rows, (const double2 *)y, ldy,
-                                                        (double2 *)t);
+  if (t_single)
+    gather_kernel<float2><<<grid_for(nb * nrhs), 256, 0, st(s)>>>(
+        nb, nrhs, rows, (const double2 *)y, ldy, (float2 *)t);
+  else
+    gather_kernel<double2><<<grid_for(nb * nrhs), 256, 0, st(s)>>>(
+        nb, nrhs, rows, (const double2 *)y, ldy, (double2 *)t);
   return (int)cudaGetLastError();
 }
 
-int em_dg_scatter_sub(int64_t nb, int nrhs, const int32_t *rows, const void *t, void *y,
-                      int64_t ldy, void *s) {
+int em_dg_scatter_sub(int64_t nb, int nrhs, const int32_t *rows, const void *t, int t_single,
+                      void *y, int64_t ldy, void *s) {
   if (nb * nrhs == 0) return 0;
-  scatter_sub_kernel<<<grid_for(nb * nrhs), 256, 0, st(s)>>>(nb, nrhs, rows, (const double2 *)t,
-                                                             (double2 *)y, ldy);
+  if (t_single)
+    scatter_sub_kernel<float2><<<grid_for(nb * nrhs), 256, 0, st(s)>>>(
+        nb, nrhs, rows, (const float2 *)t, (double2 *)y, ldy);
+  else
+    scatter_sub_kernel<double2><<<grid_for(nb * nrhs), 256, 0, st(s)>>>(
+        nb, nrhs, rows, (const double2 *)t, (double2 *)y, ldy);
+  return (int)cudaGetLastError();
+}
+
+int em_dg_copy2d(int64_t rows, int cols, const void *src, int64_t lds, int src_single, void *dst,
+                 int64_t ldd, int dst_single, void *s) {
+  int64_t n = rows * cols;
+  if (n == 0) return 0;
+  if (src_single && !dst_single)
+    copy2d_kernel<double2, float2>
+        <<<grid_for(n), 256, 0, st(s)>>>(rows, cols, (const float2 *)src, lds, (double2 *)dst, ldd);
+  else if (!src_single && dst_single)
+    copy2d_kernel<float2, double2>
+        <<<grid_for(n), 256, 0, st(s)>>>(rows, cols, (const double2 *)src, lds, (float2 *)dst, ldd);
+  else if (src_single)
+    copy2d_kernel<float2, float2>
+        <<<grid_for(n), 256, 0, st(s)>>>(rows, cols, (const float2 *)src, lds, (float2 *)dst, ldd);
+  else
+    copy2d_kernel<double2, double2><<<grid_for(n), 256, 0, st(s)>>>(
+        rows, cols, (const double2 *)src, lds, (double2 *)dst, ldd);
   return (int)cudaGetLastError();
 }
 

@@ -7,6 +7,9 @@
  * with 1 and 2 threads.  Usage: test_direct_pc cpu|gpu. */
 #include "direct_impl.h"
 #include "pc_impl.h"
+#ifdef EM_HAVE_CUDA
+#include "direct_gpu_impl.h"
+#endif
 #include "solver_test.h"
 
 /* Solve with pc and method; returns iterations (-1 when not converged) */
@@ -56,9 +59,10 @@ static void test_indefinite(em_backend be) {
     REQUIRE_OK(em_pc_create(A, &po, NULL, &pc));
     em_pc_info info;
     em_pc_get_info(pc, &info);
-    EXPECT(!strcmp(info.impl, "direct-ldlt") && info.type == EM_PC_DIRECT &&
-               info.ordering == ords[o] && info.bytes > 0 && info.factor_nnz >= n &&
-               info.factor_flops > 0 && info.perturbed == 0 && info.levels_lower == 0,
+    const char *impl = be == EM_BACKEND_CPU ? "direct-ldlt" : "direct-ldlt-gpu";
+    EXPECT(!strcmp(info.impl, impl) && info.type == EM_PC_DIRECT && info.ordering == ords[o] &&
+               info.bytes > 0 && info.factor_nnz >= n && info.factor_flops > 0 &&
+               info.perturbed == 0 && info.levels_lower == 0,
            "info: %s, %zu bytes, nnz %lld, %g flops, %lld perturbed", info.impl, info.bytes,
            (long long)info.factor_nnz, info.factor_flops, (long long)info.perturbed);
     for (int m = 0; m < 3; m++) {
@@ -92,9 +96,9 @@ static void test_indefinite(em_backend be) {
          st.true_rel_res);
   em_pc_destroy(&pc);
   test_op_destroy(&op);
-  /* single-precision factors are not offered */
+  /* single-precision factors only on the GPU (test_direct_gpu checks them) */
   po.prec = EM_PREC_SINGLE;
-  EXPECT_ERR(em_pc_create(A, &po, NULL, &pc), EM_ERR_UNSUPPORTED);
+  if (be == EM_BACKEND_CPU) EXPECT_ERR(em_pc_create(A, &po, NULL, &pc), EM_ERR_UNSUPPORTED);
   em_csr_destroy(&A);
   free(xt), free(b), free(x);
 }
@@ -204,9 +208,17 @@ static void test_update(em_backend be) {
     if (types[t] == EM_PC_DIRECT) {
       const em_direct *F = ((em_direct_pc *)pc->data)->F, *G = ((em_direct_pc *)fresh->data)->F;
       int64_t nl = F->S.lptr[F->S.ns];
-      EXPECT(nl == G->S.lptr[G->S.ns] && !memcmp(F->lval, G->lval, (size_t)nl * sizeof *F->lval) &&
-                 !memcmp(F->d, G->d, (size_t)n * sizeof *F->d),
+      em_cplx *fl = F->lval, *fd = F->d, *gl = G->lval, *gd = G->d;
+#ifdef EM_HAVE_CUDA
+      if (F->gpu) { /* the factors live on the device */
+        REQUIRE_OK(em_direct_download(F, &fl, &fd));
+        REQUIRE_OK(em_direct_download(G, &gl, &gd));
+      }
+#endif
+      EXPECT(nl == G->S.lptr[G->S.ns] && !memcmp(fl, gl, (size_t)nl * sizeof *fl) &&
+                 !memcmp(fd, gd, (size_t)n * sizeof *fd),
              "refactored and fresh factors differ");
+      if (fl != F->lval) free(fl), free(fd), free(gl), free(gd);
       em_direct_info di;
       em_direct_get_info(F, &di);
       EXPECT(di.t_order >= 0, "info");
