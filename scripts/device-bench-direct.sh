@@ -66,7 +66,7 @@ for dev in gpu cpu; do
   $TV timeout "$(cap 200)" "$B/app/emsolve" \
     cases/dra.geo -setnumber Solver/order 3 --device $dev --out /tmp/sweep-o3-$dev \
     -setstring Output/fields none > "$OUT/sweep-o3-$dev.log" 2>&1
-  echo "emsolve rc=$? wall $(echo "$(date +%s.%N) - $ts" | bc) s"
+  echo "emsolve rc=$? wall $(python3 -c "print(round($(date +%s.%N) - $ts, 1))") s"
   [ -n "$TV" ] && grep -E "Maximum resident" "$OUT/sweep-o3-$dev.time"
   grep -E "ordering|numeric factorization" "$OUT/sweep-o3-$dev.log" | head -3
   grep -E "^[0-9]" "$OUT/sweep-o3-$dev.log" | head -13
