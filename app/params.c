@@ -25,7 +25,7 @@ static const em_param_spec SPECS[] = {
     STR("Solver/method", "bicgstab", "Krylov method: bicgstab, cocg, cocr, gmres, fgmres"),
     STR("Solver/preconditioner", "auto",
         "preconditioner: auto (direct when its factor fits in memory, else ilu0), direct "
-        "(sparse LDL^T), ilu0, jacobi, none"),
+        "(sparse LDL^T), pmg (V-cycle over the basis orders), ilu0, jacobi, none"),
     STR("Solver/ordering", "auto",
         "ordering of the factors: auto (nd for direct, rcm for ilu0), natural, rcm, nd, mc, bmc"),
     NUM("Solver/memory_limit", 0,
@@ -44,6 +44,13 @@ static const em_param_spec SPECS[] = {
         "matrix format: auto, csr, ell, ellr, ellr-t, sellr-t, hyb, hec, ..."),
     STR("Solver/blocks", "streams",
         "nine-block SpMV: streams, sequential, graph, rows (each block row fused), one"),
+    NUM("PMG/coarse", 1, "pmg: order groups solved exactly by the direct factor (1 or 2)"),
+    STR("PMG/smoother", "block",
+        "pmg smoother: block (entity-block Jacobi), jacobi (point), ilu0 (of the diagonal block)"),
+    NUM("PMG/sweeps", 1, "pmg: smoothing steps per level before and after the coarse solve"),
+    NUM("PMG/damping", 0, "pmg: smoother damping omega (0: 0.5 for Jacobi, 1 for ilu0)"),
+    STR("PMG/smooth", "group", "pmg: a level smooths its own order group, or all its DOFs"),
+    NUM("PMG/shift", 0, "pmg: smoothers from A + j s |diag A| (s > 0 damps the indefinite part)"),
     NUM("Mesh/elements_per_wavelength", 0,
         "target elements per wavelength at the highest frequency (0: by order, 12/7/5)"),
     NUM("Mesh/reorder", 1, "renumber vertices by reverse Cuthill-McKee (1) or not (0)"),
@@ -153,7 +160,8 @@ static em_err read_solver(const em_case *c, em_run_config *cfg) {
   EM_TRY(em_pc_type_parse(s, &cfg->pc.type));
   EM_TRY(em_case_string(c, "Solver/ordering", &s));
   cfg->ordering_auto = strcmp(s, "auto") == 0;
-  if (cfg->ordering_auto) s = cfg->pc.type == EM_PC_DIRECT ? "nd" : "rcm";
+  if (cfg->ordering_auto)
+    s = cfg->pc.type == EM_PC_DIRECT || cfg->pc.type == EM_PC_PMG ? "nd" : "rcm";
   EM_TRY(em_ordering_parse(s, &cfg->pc.ordering));
   static const char *const prec[] = {"double", "single", "mixed"};
   int p;
@@ -165,6 +173,18 @@ static em_err read_solver(const em_case *c, em_run_config *cfg) {
            cfg->pc.mem_limit);
   cfg->pc.mem_limit *= 1024.0 * 1024.0 * 1024.0;
   EM_CHECK(cfg->pc.shift >= 0, EM_ERR_INPUT, "Solver/pc_shift = %g must be >= 0", cfg->pc.shift);
+  em_pmg_opts *g = &cfg->pc.pmg;
+  EM_TRY(integer(c, "PMG/coarse", 1, 2, &g->coarse));
+  EM_TRY(em_case_string(c, "PMG/smoother", &s));
+  EM_TRY(em_pmg_smoother_parse(s, &g->smoother));
+  EM_TRY(integer(c, "PMG/sweeps", 1, 100, &g->sweeps));
+  EM_TRY(num(c, "PMG/damping", &g->damping));
+  EM_CHECK(g->damping >= 0 && g->damping <= 2, EM_ERR_INPUT, "PMG/damping = %g must be in [0, 2]",
+           g->damping);
+  static const char *const smooth[] = {"group", "all"};
+  EM_TRY(choice(c, "PMG/smooth", smooth, 2, &g->all));
+  EM_TRY(num(c, "PMG/shift", &g->shift));
+  EM_CHECK(g->shift >= 0, EM_ERR_INPUT, "PMG/shift = %g must be >= 0", g->shift);
   EM_TRY(em_case_string(c, "Solver/trsv", &s));
   EM_TRY(em_pc_trsv_parse(s, &cfg->pc.trsv));
   em_blockop_opts_default(&cfg->bop);

@@ -156,6 +156,8 @@ static em_err solve_frequency(em_run *r, int fi) {
   t0 = em_wtime();
   em_pc_opts pco = cfg->pc;
   pco.backend = r->dev.backend;
+  pco.pmg.nb = Ap->nb; /* the V-cycle's levels: the order groups */
+  memcpy(pco.pmg.offset, Ap->offset, sizeof pco.pmg.offset);
   if (pco.type != EM_PC_NONE) EM_TRY_GOTO(err, em_blockmat_to_csr(Ap, &Acsr), done);
   if (r->pc) { /* later frequencies: new values on the kept analysis */
     EM_TRY_GOTO(err, em_pc_update(r->pc, Acsr, r->log), done);
@@ -204,6 +206,11 @@ static em_err solve_frequency(em_run *r, int fi) {
     }
   }
   fr->t_solve = em_wtime() - t0;
+  em_pc_get_info(pc, &fr->pc); /* with what the solves added (pmg's split of time) */
+  if (fr->pc.type == EM_PC_PMG)
+    em_log_info(r->log,
+                "pmg: %lld V-cycles, smoother %.2f s, coarse solves %.2f s, residual SpMVs %.2f s",
+                (long long)fr->pc.applies, fr->pc.t_smooth, fr->pc.t_coarse, fr->pc.t_residual);
 
   t0 = em_wtime();
   EM_TRY_GOTO(err, em_calloc(&meas, (size_t)np * np, sizeof *meas, "port measurements"), done);

@@ -110,6 +110,18 @@ static void write_frequency(em_json *j, const em_run *r, int i) {
   em_json_int(j, "bytes", (int64_t)f->pc.bytes);
   em_json_int(j, "levels_lower", f->pc.levels_lower);
   em_json_int(j, "levels_upper", f->pc.levels_upper);
+  if (f->pc.type == EM_PC_DIRECT || f->pc.type == EM_PC_PMG) {
+    em_json_number(j, "factor_gflop", f->pc.factor_flops * 1e-9);
+    em_json_int(j, "perturbed_pivots", f->pc.perturbed);
+  }
+  if (f->pc.type == EM_PC_PMG) { /* the V-cycle's split of time over this frequency */
+    em_json_int(j, "coarse_unknowns", f->pc.coarse_n);
+    em_json_int(j, "coarse_bytes", (int64_t)f->pc.coarse_bytes);
+    em_json_int(j, "applies", f->pc.applies);
+    em_json_number(j, "smoother_s", f->pc.t_smooth);
+    em_json_number(j, "coarse_solve_s", f->pc.t_coarse);
+    em_json_number(j, "residual_spmv_s", f->pc.t_residual);
+  }
   em_json_end_object(j);
   em_json_begin_array(j, "solves");
   for (int e = 0; e < f->n_solve; e++) {

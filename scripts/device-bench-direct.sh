@@ -16,6 +16,10 @@ DEADLINE=${DEADLINE:-570}
 EPW=${EPW:-11}
 REPEAT=${REPEAT:-3}
 mkdir -p "$OUT"
+LOGS=$OUT
+OUT=/tmp/direct-logs # everything here, bundled at the end (the tool returns few files)
+mkdir -p "$OUT"
+trap 'tar czf "$LOGS/direct-logs.tgz" -C /tmp direct-logs 2>/dev/null' EXIT
 T0=$(date +%s)
 left() { echo $((DEADLINE - ($(date +%s) - T0))); }
 cap() { local w=$1 l; l=$(left); [ "$l" -lt "$w" ] && w=$l; [ "$w" -lt 5 ] && w=5; echo "$w"; }
@@ -70,5 +74,11 @@ for dev in gpu cpu; do
   [ -n "$TV" ] && grep -E "Maximum resident" "$OUT/sweep-o3-$dev.time"
   grep -E "ordering|numeric factorization" "$OUT/sweep-o3-$dev.log" | head -3
   grep -E "^[0-9]" "$OUT/sweep-o3-$dev.log" | head -13
+  cp /tmp/sweep-o3-$dev/summary.json "$OUT/sweep-o3-$dev-summary.json" 2>/dev/null
+  python3 -c "
+import json; s = json.load(open('/tmp/sweep-o3-$dev/summary.json'))
+print('  time split:', {k: round(v, 2) for k, v in s['time_s'].items()})
+print('  per frequency:', [round(sum(f['time_s'].values()), 2) for f in s['frequencies']])
+" 2>/dev/null
 done
 step "done"

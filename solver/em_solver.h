@@ -29,8 +29,36 @@ typedef enum em_pc_type {
   EM_PC_NONE = 0,
   EM_PC_JACOBI,
   EM_PC_ILU0,
-  EM_PC_DIRECT /* sparse LDL^T (em_direct below): M = A up to perturbed pivots */
+  EM_PC_DIRECT, /* sparse LDL^T (em_direct below): M = A up to perturbed pivots */
+  EM_PC_PMG     /* V-cycle over the basis-order groups (em_pmg_opts) */
 } em_pc_type;
+
+/* Smoothers of the order-group V-cycle. */
+typedef enum em_pmg_smoother {
+  EM_PMG_JACOBI = 0, /* damped point Jacobi */
+  EM_PMG_BLOCK,      /* damped block Jacobi, one dense block per mesh entity
+                        (found as the rows with identical patterns: the DOFs
+                        of one edge, face or cell in one group) */
+  EM_PMG_ILU0        /* ILU(0) of the smoothed rows' diagonal block */
+} em_pmg_smoother;
+
+/* The p-multigrid V-cycle (solver/pmg/): the unknowns are numbered by basis
+ * order group (offset[]), so the spaces of orders 1..p are nested and
+ * restriction / prolongation are sub-vector views.  From the highest group
+ * down, each level smooths, then the first `coarse` groups are solved
+ * exactly (the sparse direct factor of their block), then the levels smooth
+ * again in reverse order: M is complex symmetric (COCG can use it). */
+typedef struct em_pmg_opts {
+  int nb;                           /* order groups of the matrix */
+  int32_t offset[EM_MAX_ORDER + 1]; /* group g = rows offset[g] .. offset[g+1]-1 */
+  int coarse;                       /* groups solved exactly: 1 (order 1) or 2 */
+  em_pmg_smoother smoother;
+  int sweeps;     /* smoothing steps per level, before and after (>= 1) */
+  double damping; /* omega of the Jacobi smoothers (0: 0.5 / 1 for ILU) */
+  int all;        /* 1: a level smooths every DOF of its space (groups
+                     1..g); 0: only its own group g (the complement) */
+  double shift;   /* smoothers built from A + j shift |diag A| */
+} em_pmg_opts;
 
 /* Ordering applied (symmetrically) before a factorization (graph/). */
 typedef em_ordering em_pc_ordering;
@@ -60,7 +88,9 @@ typedef enum em_ksp_reason {
 const char *em_ksp_method_name(em_ksp_method m);
 const char *em_pc_type_name(em_pc_type p);
 const char *em_ksp_reason_name(em_ksp_reason r);
-const char *em_pc_trsv_name(em_pc_trsv t); /* "auto", "levels", "syncfree", "cusparse" */
+const char *em_pc_trsv_name(em_pc_trsv t);           /* "auto", "levels", "syncfree", "cusparse" */
+const char *em_pmg_smoother_name(em_pmg_smoother s); /* "jacobi", "block", "ilu0" */
+em_err em_pmg_smoother_parse(const char *s, em_pmg_smoother *m);
 em_err em_ksp_method_parse(const char *s, em_ksp_method *m);
 em_err em_pc_type_parse(const char *s, em_pc_type *p);
 em_err em_pc_trsv_parse(const char *s, em_pc_trsv *t);
@@ -81,6 +111,8 @@ typedef struct em_pc_opts {
                        EM_PC_DIRECT factors A + j shift |diag(A)| too. */
   double mem_limit; /* EM_PC_DIRECT: bytes its factorization may use; 0 = the
                        host's MemAvailable (EM_ERR_MEMORY beyond) */
+  em_pmg_opts pmg;  /* EM_PC_PMG (its coarse factor takes ordering, prec,
+                       mem_limit from here) */
 } em_pc_opts;
 
 /* NONE, NATURAL, CPU, DOUBLE, AUTO, 0, 0. */
@@ -106,6 +138,14 @@ typedef struct em_pc_info {
                           numeric factorization (complex multiply-add = 8) */
   int64_t perturbed;   /* direct: pivots replaced by the static perturbation */
   int updates;         /* em_pc_update calls since em_pc_create */
+  /* pmg: the coarse problem and where an apply spends its time (seconds
+     summed over the applies since the last em_pc_create / update) */
+  int32_t coarse_n;    /* unknowns solved exactly */
+  size_t coarse_bytes; /* memory of the coarse factor */
+  int64_t applies;     /* applications */
+  double t_smooth;     /* smoother updates */
+  double t_coarse;     /* coarse solves */
+  double t_residual;   /* residual SpMVs of the levels */
 } em_pc_info;
 
 /* Build from the host CSR of the operator's matrix (same numbering). */

@@ -5,7 +5,8 @@
 #include "em_solver.h"
 
 static const char *const METHODS[] = {"bicgstab", "cocg", "cocr", "gmres", "fgmres"};
-static const char *const PCS[] = {"none", "jacobi", "ilu0", "direct"};
+static const char *const PCS[] = {"none", "jacobi", "ilu0", "direct", "pmg"};
+static const char *const SMOOTHERS[] = {"jacobi", "block", "ilu0"};
 static const char *const REASONS[] = {"converged", "max-iterations", "breakdown", "stagnated",
                                       "diverged"};
 static const char *const TRSVS[] = {"auto", "levels", "syncfree", "cusparse"};
@@ -39,6 +40,17 @@ em_err em_pc_type_parse(const char *s, em_pc_type *p) {
   return EM_OK;
 }
 
+const char *em_pmg_smoother_name(em_pmg_smoother m) {
+  return em_name_of(SMOOTHERS, COUNT(SMOOTHERS), m);
+}
+
+em_err em_pmg_smoother_parse(const char *s, em_pmg_smoother *m) {
+  int i;
+  EM_TRY(em_name_parse(SMOOTHERS, COUNT(SMOOTHERS), s, "PMG/smoother", &i));
+  *m = (em_pmg_smoother)i;
+  return EM_OK;
+}
+
 em_err em_pc_trsv_parse(const char *s, em_pc_trsv *t) {
   int i;
   EM_TRY(em_name_parse(TRSVS, COUNT(TRSVS), s, "triangular solve", &i));
@@ -61,4 +73,7 @@ void em_pc_opts_default(em_pc_opts *o) {
   o->backend = EM_BACKEND_CPU;
   o->prec = EM_PREC_DOUBLE;
   o->trsv = EM_TRSV_AUTO;
+  o->pmg.coarse = 1;
+  o->pmg.smoother = EM_PMG_BLOCK;
+  o->pmg.sweeps = 1;
 }

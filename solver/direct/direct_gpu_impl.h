@@ -31,12 +31,12 @@ extern "C" {
 /* Big fronts: blocks of NB pivot columns (the inner dimension of the
  * trailing ZGEMM), factored in panels of PB. */
 #define EM_DG_NB 512
-#define EM_DG_PB 64
+#define EM_DG_PB 32
 /* Supernodes of the solves with at least this many columns go through
  * cuBLAS (ZTRSM / ZGEMM), the others through the per-level kernels. */
 #define EM_DG_SOLVE_BIG 192
 /* Streams of the big fronts. */
-#define EM_DG_STREAMS 4
+#define EM_DG_STREAMS 8
 
 /* The symbolic structure on the device (read by the kernels). */
 typedef struct em_dg_sym {

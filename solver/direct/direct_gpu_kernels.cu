@@ -199,31 +199,37 @@ __global__ void extend_add_kernel(em_dg_sym S, int32_t s, F *lval, F *const *cb)
                            blockIdx.x * blockDim.x + threadIdx.x, gridDim.x * blockDim.x);
 }
 
-// One block: unblocked LDL^T of the b x b block P (lower triangle).
+// One warp: unblocked LDL^T of the b x b block P (lower triangle, b <=
+// EM_DG_PB = 32) in shared memory, lane i owning row i: a warp barrier per
+// column instead of a block barrier (this kernel is on the critical path
+// of every big front, once per panel).
 template <typename F>
 __global__ void diag_ldlt_kernel(F *P, int64_t ld, int b, F *d, int64_t c0, double tau,
                                  em_dg_piv *piv) {
+  __shared__ double2 a[EM_DG_PB][EM_DG_PB + 1];  // a[row][col], padded
   __shared__ double2 dj_sh;
-  int tid = threadIdx.x, nthr = blockDim.x;
+  int i = threadIdx.x;
+  if (i < b)
+    for (int c = 0; c <= i; c++) a[i][c] = to_d(P[i + c * ld]);
+  __syncwarp();
   for (int j = 0; j < b; j++) {
-    if (tid == 0) {
-      dj_sh = pivot(to_d(P[j + j * ld]), tau, c0 + j, piv);
-      d[j] = from_d<F>(dj_sh);
+    if (i == j) dj_sh = pivot(a[j][j], tau, c0 + j, piv);
+    __syncwarp();
+    double2 dj = dj_sh;
+    if (i > j && i < b) a[i][j] = cmul(a[i][j], cdiv(make_double2(1, 0), dj));
+    __syncwarp();
+    if (i > j && i < b) {
+      double2 lij = a[i][j];
+      for (int c = j + 1; c <= i; c++) a[i][c] = cfms(a[i][c], lij, cmul(dj, a[c][j]));
     }
-    __syncthreads();
-    double2 dj = dj_sh, inv = cdiv(make_double2(1, 0), dj);
-    for (int i = j + 1 + tid; i < b; i += nthr)
-      P[i + j * ld] = from_d<F>(cmul(to_d(P[i + j * ld]), inv));
-    __syncthreads();
-    int n = b - j - 1;
-    for (int t = tid; t < n * n; t += nthr) {
-      int r = j + 1 + t % n, c = j + 1 + t / n;
-      if (r < c) continue;
-      double2 lc = cmul(to_d(P[c + j * ld]), dj);
-      P[r + c * ld] = from_d<F>(cfms(to_d(P[r + c * ld]), to_d(P[r + j * ld]), lc));
+    if (i == j) {
+      d[j] = from_d<F>(dj);
+      a[j][j] = dj;
     }
-    __syncthreads();
+    __syncwarp();
   }
+  if (i < b)
+    for (int c = 0; c < i; c++) P[i + c * ld] = from_d<F>(a[i][c]);
 }
 
 template <typename F>

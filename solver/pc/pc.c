@@ -15,7 +15,7 @@ static em_err check_opts(const em_csr *A, const em_pc_opts *o) {
   EM_CHECK(A->n_rows == A->n_cols, EM_ERR_ARG,
            "em_pc_create: the matrix is %d x %d, a preconditioner needs a square one", A->n_rows,
            A->n_cols);
-  EM_CHECK(o->type >= EM_PC_NONE && o->type <= EM_PC_DIRECT, EM_ERR_ARG,
+  EM_CHECK(o->type >= EM_PC_NONE && o->type <= EM_PC_PMG, EM_ERR_ARG,
            "em_pc_create: unknown preconditioner type %d", (int)o->type);
   EM_CHECK(o->ordering >= EM_ORDERING_NATURAL && o->ordering <= EM_ORDERING_BMC, EM_ERR_ARG,
            "em_pc_create: unknown ordering %d", (int)o->ordering);
@@ -51,6 +51,8 @@ static em_err build(em_pc *pc, const em_csr *A, const em_log *log) {
       return em_pc_ilu0_build(A, pc, log);
     case EM_PC_DIRECT:
       return em_pc_direct_build(A, pc, log);
+    case EM_PC_PMG:
+      return em_pc_pmg_build(A, pc, log);
   }
   return EM_RAISE(EM_ERR_ARG, "em_pc_create: unknown preconditioner type %d", (int)pc->opts.type);
 }
@@ -86,8 +88,9 @@ em_err em_pc_create(const em_csr *A, const em_pc_opts *o, const em_log *log, em_
   if (pc->opts.block_size == 0) pc->opts.block_size = 16;
   pc->n = A->n_rows;
   pc->info.type = o->type;
-  pc->info.ordering =
-      o->type == EM_PC_ILU0 || o->type == EM_PC_DIRECT ? o->ordering : EM_ORDERING_NATURAL;
+  pc->info.ordering = o->type == EM_PC_ILU0 || o->type == EM_PC_DIRECT || o->type == EM_PC_PMG
+                          ? o->ordering
+                          : EM_ORDERING_NATURAL;
   pc->info.prec = o->prec;
   em_err err = build(pc, A, log);
   if (err) {

@@ -28,6 +28,7 @@ struct em_pc {
 em_err em_pc_identity_build(const em_csr *A, em_pc *pc);
 em_err em_pc_jacobi_build(const em_csr *A, em_pc *pc);
 em_err em_pc_ilu0_build(const em_csr *A, em_pc *pc, const em_log *log);
+em_err em_pc_pmg_build(const em_csr *A, em_pc *pc, const em_log *log); /* solver/pmg */
 #ifdef EM_HAVE_CUDA
 em_err em_pc_jacobi_build_cuda(const em_csr *A, em_pc *pc);
 #endif

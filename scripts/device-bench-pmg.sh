@@ -1,0 +1,79 @@
+#!/bin/bash
+# device-bench-pmg.sh - on the GPU machine, from the repository root: the
+# order-3 DRA at about a million unknowns (Mesh/elements_per_wavelength
+# EPW, default 13.3) at 5.8 GHz solved three ways in one run: the pmg
+# V-cycle with GMRES on the GPU, the direct factorization on all host cores
+# (the CPU baseline), and the direct factorization on the GPU; then pmg on
+# the GPU at larger sizes (EPW_BIG, default "17 20") while time lasts.
+# Per run: wall time, the summary's stage times, iterations, host peak
+# memory (summary.json), GPU memory in use (nvidia-smi, sampled).  Logs and
+# the summaries go to $OUT (bundled: the device tool returns few files).
+set -uo pipefail
+OUT=${OUT:-out/device}
+DEADLINE=${DEADLINE:-570}
+EPW=${EPW:-13.3}
+EPW_BIG=${EPW_BIG:-17 20}
+mkdir -p "$OUT"
+T0=$(date +%s)
+left() { echo $((DEADLINE - ($(date +%s) - T0))); }
+cap() { local w=$1 l; l=$(left); [ "$l" -lt "$w" ] && w=$l; [ "$w" -lt 5 ] && w=5; echo "$w"; }
+step() { echo "=== $* (t=$(($(date +%s) - T0)) s)"; }
+. scripts/device-setup.sh
+B=${BUILD:-/tmp/emsolve-build}
+L=/tmp/pmg-logs
+mkdir -p "$L"
+trap 'tar czf "$OUT/pmg-logs.tgz" -C /tmp pmg-logs 2>/dev/null' EXIT
+if [ ! -x "$B/app/emsolve" ]; then
+  step "configure + build"
+  cmake -S . -B "$B" -G Ninja -DCMAKE_BUILD_TYPE=Release -DEMSOLVE_CUDA=ON > "$L/configure.log" 2>&1
+  timeout "$(cap 300)" cmake --build "$B" -j"$(nproc)" > "$L/build.log" 2>&1 ||
+    { grep -E "error" "$L/build.log" | head -20; exit 1; }
+fi
+PMG=(-setstring Solver/preconditioner pmg -setstring Solver/method gmres -setnumber Solver/restart
+  150 -setnumber Solver/max_iterations 3000 -setnumber PMG/sweeps 2)
+# run LABEL EPW DEVICE [options]: one emsolve run, GPU memory sampled
+run() {
+  local lab=$1 epw=$2 dev=$3
+  shift 3
+  step "$lab: epw $epw, --device $dev $*"
+  nvidia-smi --query-gpu=memory.used --format=csv,noheader,nounits -lms 250 > "$L/$lab.gpumem" &
+  local smi=$! ts
+  ts=$(date +%s.%N)
+  timeout "$(cap 300)" "$B/app/emsolve" cases/dra.geo -setnumber Solver/order 3 \
+    -setnumber Mesh/elements_per_wavelength "$epw" -setnumber Solver/frequency 5.8e9 \
+    -setstring Output/fields none --device "$dev" --out "$L/$lab" "$@" > "$L/$lab.log" 2>&1
+  local rc=$?
+  kill $smi 2>/dev/null
+  python3 - "$L/$lab" "$rc" "$(python3 -c "print($(date +%s.%N) - $ts)")" "$L/$lab.gpumem" <<'PY'
+import json, sys
+d, rc, wall, gm = sys.argv[1], sys.argv[2], float(sys.argv[3]), sys.argv[4]
+try:
+    s = json.load(open(d + "/summary.json"))
+except Exception as e:
+    print(f"  rc={rc} wall {wall:.1f} s: no summary ({e})"); sys.exit()
+f = s["frequencies"][0]; t = f["time_s"]; pc = f["preconditioner"]; sv = f["solves"][0]
+mem = [int(x) for x in open(gm).read().split() if x.strip().isdigit()]
+print(f"  rc={rc} unknowns {s['dofs']['unknowns'] if 'dofs' in s else '?'}  wall {wall:.1f} s  "
+      f"mesh {s['time_s']['mesh']:.1f} s  assembly {t['assembly']:.1f} s  pc setup "
+      f"{t['preconditioner_setup']:.2f} s  solve {t['solve']:.2f} s  => per frequency "
+      f"(pc + solve) {t['preconditioner_setup'] + t['solve']:.2f} s")
+print(f"  {pc['implementation']}: {sv['iterations']} iterations, {sv['reason']}, true residual "
+      f"{sv['true_relative_residual']:.2e}; spmv {sv['spmv_s']:.2f} s, pc {sv['preconditioner_s']:.2f}"
+      f" s, vectors {sv['vector_s']:.2f} s; host peak {s['memory']['host_peak_bytes']/2**30:.2f} GiB,"
+      f" GPU peak {max(mem or [0])/1024:.2f} GiB (nvidia-smi), pc {pc['bytes']/2**30:.2f} GiB")
+if "applies" in pc:
+    print(f"  pmg: {pc['applies']} V-cycles, coarse {pc['coarse_unknowns']} unknowns "
+          f"({pc['coarse_bytes']/2**20:.0f} MiB), smoother {pc['smoother_s']:.2f} s, coarse solves "
+          f"{pc['coarse_solve_s']:.2f} s, residual SpMVs {pc['residual_spmv_s']:.2f} s")
+print(f"  S11 {f['ports'][0]['S_dB']:.4f} dB, Zin {f['ports'][0]['Zin_ohm']}")
+PY
+}
+nvidia-smi --query-gpu=name,memory.total --format=csv,noheader
+run pmg-gpu "$EPW" gpu "${PMG[@]}"
+run direct-cpu "$EPW" cpu -setstring Solver/preconditioner direct
+run direct-gpu "$EPW" gpu -setstring Solver/preconditioner direct
+for e in $EPW_BIG; do
+  [ "$(left)" -lt 150 ] && { echo "skipped epw $e: $(left) s left"; break; }
+  run "pmg-gpu-epw$e" "$e" gpu "${PMG[@]}"
+done
+step "done"

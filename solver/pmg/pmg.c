@@ -1,0 +1,251 @@
+/* pmg.c - EM_PC_PMG: the symmetric V-cycle over the basis-order groups.
+ *
+ *   z = 0
+ *   for each level, highest first:      (pre-smoothing)
+ *     repeat sweeps: w = r_L - A(L, :) z;  z_L += S_L w
+ *   w = r_C - A(C, :) z;  z_C += A_CC^-1 w   (coarse: the first groups,
+ *                                              the sparse direct factor)
+ *   for each level, lowest first:       (post-smoothing, the same steps)
+ *
+ * L is a level's rows (its own group, or with `all` groups 1..g), C the
+ * coarse groups, S_L the smoother: omega times the inverse of the point or
+ * entity-block diagonal, or omega ILU(0)^-1 of A(L, L).  Restriction and
+ * prolongation are views (the hierarchical spaces are nested and numbered
+ * group by group); with symmetric smoothers visited in reverse order M is
+ * complex symmetric, so COCG may use it.  Every step runs on the pc's
+ * backend; the only host traffic is the timers' synchronisation. */
+#include <string.h>
+
+#include "pmg_impl.h"
+
+static em_err check(const em_csr *A, const em_pmg_opts *o) {
+  EM_CHECK(o->nb >= 2 && o->nb <= EM_MAX_ORDER, EM_ERR_INPUT,
+           "pmg needs the unknowns of at least two basis orders (Solver/order 2 or 3); this "
+           "system has %d order group(s)",
+           o->nb);
+  EM_CHECK(o->offset[0] == 0 && o->offset[o->nb] == A->n_rows, EM_ERR_ARG,
+           "pmg: group offsets end at %d, the matrix has %d rows", o->offset[o->nb], A->n_rows);
+  for (int g = 0; g < o->nb; g++)
+    EM_CHECK(o->offset[g + 1] >= o->offset[g], EM_ERR_ARG, "pmg: group offsets decrease");
+  EM_CHECK(o->coarse >= 1 && o->coarse < o->nb, EM_ERR_INPUT,
+           "PMG/coarse = %d: the coarse level is 1 .. %d order groups (there are %d)", o->coarse,
+           o->nb - 1, o->nb);
+  EM_CHECK(o->sweeps >= 1 && o->sweeps <= 100, EM_ERR_INPUT, "PMG/sweeps = %d must be 1 .. 100",
+           o->sweeps);
+  EM_CHECK(o->damping >= 0 && o->damping <= 2, EM_ERR_INPUT,
+           "PMG/damping = %g must be in [0, 2] (0: the default)", o->damping);
+  EM_CHECK(o->shift >= 0, EM_ERR_INPUT, "PMG/shift = %g must be >= 0", o->shift);
+  return EM_OK;
+}
+
+static em_err spmat_of(const em_csr *A, em_backend be, em_spmat **M) {
+  em_spmat_opts so;
+  em_spmat_opts_default(&so);
+  so.backend = be;
+  EM_TRY(em_spmat_create(A, &so, M));
+  return EM_OK;
+}
+
+static void pmg_free(em_pmg *p) {
+  for (int l = 0; l < p->nlev; l++) {
+    em_spmat_destroy(&p->lev[l].rows);
+    em_spmat_destroy(&p->lev[l].dinv);
+    em_pc_destroy(&p->lev[l].ilu);
+  }
+  em_spmat_destroy(&p->crows);
+  em_pc_destroy(&p->coarse);
+#ifdef EM_HAVE_CUDA
+  if (p->be == EM_BACKEND_CUDA) {
+    em_pmg_cuda_free(&p->t);
+    em_pmg_cuda_free(&p->w);
+    em_pmg_cuda_free(&p->u);
+  } else
+#endif
+  {
+    em_free(&p->t);
+    em_free(&p->w);
+    em_free(&p->u);
+  }
+}
+
+static void pmg_destroy(em_pc *pc) {
+  em_pmg *p = pc->data;
+  if (!p) return;
+  pmg_free(p);
+  em_free(&pc->data);
+}
+
+/* Level l: its smoother and its rows. */
+static em_err build_level(em_pc *pc, em_pmg *p, const em_csr *A, pmg_level *L, size_t *bytes,
+                          const em_log *log) {
+  const em_pmg_opts *o = &p->o;
+  em_err err = EM_OK;
+  em_csr *R = NULL, *D = NULL;
+  em_spmat_info si;
+  EM_TRY(em_pmg_submatrix(A, L->a, L->b, 0, A->n_cols, &R));
+  EM_TRY_GOTO(err, spmat_of(R, p->be, &L->rows), done);
+  em_spmat_get_info(L->rows, &si);
+  *bytes += si.bytes;
+  if (o->smoother == EM_PMG_ILU0) {
+    L->omega = o->damping > 0 ? o->damping : 1.0;
+    em_csr_destroy(&R);
+    EM_TRY_GOTO(err, em_pmg_submatrix(A, L->a, L->b, L->a, L->b, &D), done);
+    em_pc_opts io;
+    em_pc_opts_default(&io);
+    io.type = EM_PC_ILU0;
+    io.ordering = EM_ORDERING_RCM;
+    io.backend = p->be;
+    io.shift = o->shift;
+    EM_TRY_GOTO(err, em_pc_create(D, &io, NULL, &L->ilu), done);
+    em_pc_info ii;
+    em_pc_get_info(L->ilu, &ii);
+    *bytes += ii.bytes;
+  } else {
+    L->omega = o->damping > 0 ? o->damping : 0.5;
+    int block = o->smoother == EM_PMG_BLOCK ? EM_PMG_MAX_BLOCK : 1;
+    EM_TRY_GOTO(err, em_pmg_block_inverse(A, L->a, L->b, block, o->shift, L->omega, &D, &L->blocks),
+                done);
+    EM_TRY_GOTO(err, spmat_of(D, p->be, &L->dinv), done);
+    em_spmat_get_info(L->dinv, &si);
+    *bytes += si.bytes;
+  }
+  em_log_verbose(log, "pmg: level rows %d .. %d, %s smoother (omega %.2f%s)", L->a, L->b - 1,
+                 em_pmg_smoother_name(o->smoother), L->omega, "");
+  (void)pc;
+done:
+  em_csr_destroy(&R);
+  em_csr_destroy(&D);
+  return err;
+}
+
+static em_err pmg_apply(em_pc *pc, em_prec vec_prec, const void *r, void *z);
+
+static const em_pc_ops PMG = {pmg_apply, pmg_destroy, NULL};
+
+em_err em_pc_pmg_build(const em_csr *A, em_pc *pc, const em_log *log) {
+  em_pmg_opts o = pc->opts.pmg;
+  EM_TRY(check(A, &o));
+  em_pmg *p = NULL;
+  EM_TRY(em_calloc(&p, 1, sizeof *p, "pmg preconditioner"));
+  pc->data = p;
+  pc->ops = &PMG;
+  pc->info.impl = pc->opts.backend == EM_BACKEND_CUDA ? "pmg-cuda" : "pmg-cpu";
+  p->o = o;
+  p->n = A->n_rows;
+  p->be = pc->opts.backend;
+  p->v = &em_pmg_vops_cpu;
+#ifdef EM_HAVE_CUDA
+  if (p->be == EM_BACKEND_CUDA) p->v = &em_pmg_vops_cuda;
+#endif
+  size_t bytes = 0;
+  /* levels: the groups above the coarse ones, the highest first */
+  p->nc = o.offset[o.coarse];
+  for (int g = o.nb - 1; g >= o.coarse; g--) {
+    pmg_level *L = &p->lev[p->nlev++];
+    L->a = o.all ? 0 : o.offset[g];
+    L->b = o.offset[g + 1];
+    EM_TRY(build_level(pc, p, A, L, &bytes, log));
+  }
+  /* the coarse groups: their rows for the residual, the direct factor */
+  em_err err = EM_OK;
+  em_csr *C = NULL;
+  EM_TRY(em_pmg_submatrix(A, 0, p->nc, 0, A->n_cols, &C));
+  err = spmat_of(C, p->be, &p->crows);
+  em_csr_destroy(&C);
+  EM_TRY(err);
+  em_spmat_info si;
+  em_spmat_get_info(p->crows, &si);
+  bytes += si.bytes;
+  EM_TRY(em_pmg_submatrix(A, 0, p->nc, 0, p->nc, &C));
+  em_pc_opts co;
+  em_pc_opts_default(&co);
+  co.type = EM_PC_DIRECT;
+  co.ordering = EM_ORDERING_ND;
+  co.backend = p->be;
+  co.prec = pc->opts.prec;
+  co.mem_limit = pc->opts.mem_limit;
+  err = em_pc_create(C, &co, log, &p->coarse);
+  em_csr_destroy(&C);
+  EM_TRY(err);
+  em_pc_info ci;
+  em_pc_get_info(p->coarse, &ci);
+  pc->info.coarse_n = p->nc;
+  pc->info.coarse_bytes = ci.bytes;
+  pc->info.factor_nnz = ci.factor_nnz;
+  pc->info.factor_flops = ci.factor_flops;
+  pc->info.perturbed = ci.perturbed;
+  size_t vb = 16 * (size_t)p->n;
+#ifdef EM_HAVE_CUDA
+  if (p->be == EM_BACKEND_CUDA) {
+    EM_TRY(em_pmg_cuda_alloc(&p->t, vb));
+    EM_TRY(em_pmg_cuda_alloc(&p->w, vb));
+    EM_TRY(em_pmg_cuda_alloc(&p->u, vb));
+  } else
+#endif
+  {
+    EM_TRY(em_calloc(&p->t, (size_t)p->n + 1, 16, "pmg work"));
+    EM_TRY(em_calloc(&p->w, (size_t)p->n + 1, 16, "pmg work"));
+    EM_TRY(em_calloc(&p->u, (size_t)p->n + 1, 16, "pmg work"));
+  }
+  pc->info.bytes = bytes + ci.bytes + 3 * vb;
+  em_log_info(log,
+              "pmg: %d levels above %d coarse group(s) (%d unknowns, direct factor %.1f MB), %s "
+              "smoother x %d sweeps%s, %.1f MB in all",
+              p->nlev, o.coarse, p->nc, (double)ci.bytes / 1e6, em_pmg_smoother_name(o.smoother),
+              o.sweeps, o.all ? " on whole levels" : "", (double)pc->info.bytes / 1e6);
+  return EM_OK;
+}
+
+#define AT(x, i) ((void *)((char *)(x) + 16 * (size_t)(i)))
+
+/* One smoothing step of level L; fresh: z is still zero. */
+static em_err smooth(em_pc *pc, em_pmg *p, const pmg_level *L, const void *r, void *z, int fresh) {
+  const pmg_vops *v = p->v;
+  int32_t m = L->b - L->a;
+  double t0 = em_wtime();
+  if (fresh) {
+    EM_TRY(v->copy(m, AT(r, L->a), p->w));
+  } else {
+    EM_TRY(em_spmat_spmv(L->rows, z, p->t, 0, NULL));
+    EM_TRY(v->sub(m, AT(r, L->a), p->t, p->w));
+  }
+  EM_TRY(v->sync());
+  double t1 = em_wtime();
+  if (L->dinv) {
+    EM_TRY(em_spmat_spmv(L->dinv, p->w, AT(z, L->a), 1, NULL));
+  } else {
+    EM_TRY(em_pc_apply(L->ilu, p->w, p->u));
+    EM_TRY(v->axpy(m, L->omega, p->u, AT(z, L->a)));
+  }
+  EM_TRY(v->sync());
+  double t2 = em_wtime();
+  pc->info.t_residual += t1 - t0;
+  pc->info.t_smooth += t2 - t1;
+  return EM_OK;
+}
+
+static em_err pmg_apply(em_pc *pc, em_prec vec_prec, const void *r, void *z) {
+  em_pmg *p = pc->data;
+  const pmg_vops *v = p->v;
+  EM_CHECK(vec_prec == EM_PREC_DOUBLE, EM_ERR_UNSUPPORTED,
+           "pmg: Krylov vectors in complex single are not supported (the V-cycle works in "
+           "double; Solver/precision mixed keeps them double)");
+  EM_TRY(v->zero(p->n, z));
+  int fresh = 1;
+  for (int l = 0; l < p->nlev; l++)
+    for (int s = 0; s < p->o.sweeps; s++, fresh = 0) EM_TRY(smooth(pc, p, &p->lev[l], r, z, fresh));
+  double t0 = em_wtime();
+  EM_TRY(em_spmat_spmv(p->crows, z, p->t, 0, NULL));
+  EM_TRY(v->sub(p->nc, r, p->t, p->w));
+  EM_TRY(v->sync());
+  double t1 = em_wtime();
+  EM_TRY(em_pc_apply(p->coarse, p->w, p->u));
+  EM_TRY(v->axpy(p->nc, 1.0, p->u, z));
+  EM_TRY(v->sync());
+  pc->info.t_residual += t1 - t0;
+  pc->info.t_coarse += em_wtime() - t1;
+  for (int l = p->nlev - 1; l >= 0; l--)
+    for (int s = 0; s < p->o.sweeps; s++) EM_TRY(smooth(pc, p, &p->lev[l], r, z, 0));
+  pc->info.applies++;
+  return EM_OK;
+}
