@@ -24,7 +24,8 @@ static const em_param_spec SPECS[] = {
     NUM("Solver/order", 1, "basis order p: 1, 2 or 3"),
     STR("Solver/method", "bicgstab", "Krylov method: bicgstab, cocg, cocr, gmres, fgmres"),
     STR("Solver/preconditioner", "auto",
-        "preconditioner: auto (direct when its factor fits in memory, else ilu0), direct "
+        "preconditioner: auto (direct: on the GPU when it fits there, else the host; pmg, or ilu0 "
+        "at order 1, when it fits nowhere), direct "
         "(sparse LDL^T), pmg (V-cycle over the basis orders), ilu0, jacobi, none"),
     STR("Solver/ordering", "auto",
         "ordering of the factors: auto (nd for direct, rcm for ilu0), natural, rcm, nd, mc, bmc"),

@@ -164,11 +164,15 @@ static em_err solve_frequency(em_run *r, int fi) {
   } else {
     err = em_pc_create(Acsr, &pco, r->log, &r->pc);
     if (err == EM_ERR_MEMORY && cfg->pc_auto) {
-      /* auto: the direct factor does not fit; ILU(0) needs only nnz(A) */
-      em_log_warn(r->log, "%s; falling back to ilu0", em_error_message());
+      /* auto: the direct factor fits neither on the GPU (it falls back to
+         the host by itself) nor on the host.  The order-group V-cycle needs
+         about nnz(A) plus the order-1 factor; with a single order group
+         there is no V-cycle and ILU(0), nnz(A) only, is what is left. */
+      em_pc_type next = Ap->nb >= 2 ? EM_PC_PMG : EM_PC_ILU0;
+      em_log_warn(r->log, "%s; auto: %s instead", em_error_message(), em_pc_type_name(next));
       em_error_clear();
-      pco.type = EM_PC_ILU0;
-      if (cfg->ordering_auto) pco.ordering = EM_ORDERING_RCM;
+      pco.type = next;
+      if (next == EM_PC_ILU0 && cfg->ordering_auto) pco.ordering = EM_ORDERING_RCM;
       err = em_pc_create(Acsr, &pco, r->log, &r->pc);
     }
     if (err) goto done;

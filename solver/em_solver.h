@@ -111,8 +111,8 @@ typedef struct em_pc_opts {
                        EM_PC_DIRECT factors A + j shift |diag(A)| too. */
   double mem_limit; /* EM_PC_DIRECT: bytes its factorization may use; 0 = the
                        host's MemAvailable (EM_ERR_MEMORY beyond) */
-  em_pmg_opts pmg;  /* EM_PC_PMG (its coarse factor takes ordering, prec,
-                       mem_limit from here) */
+  em_pmg_opts pmg;  /* EM_PC_PMG (its coarse factor takes prec from here;
+                       mem_limit does not bound it) */
 } em_pc_opts;
 
 /* NONE, NATURAL, CPU, DOUBLE, AUTO, 0, 0. */

@@ -163,7 +163,9 @@ em_err em_pc_pmg_build(const em_csr *A, em_pc *pc, const em_log *log) {
   co.ordering = EM_ORDERING_ND;
   co.backend = p->be;
   co.prec = pc->opts.prec;
-  co.mem_limit = pc->opts.mem_limit;
+  /* mem_limit bounds the direct factorization of the whole system (auto
+     comes here when that does not fit); the coarse factor, a few percent
+     of it, is checked against the memory available */
   err = em_pc_create(C, &co, log, &p->coarse);
   em_csr_destroy(&C);
   EM_TRY(err);

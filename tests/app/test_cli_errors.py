@@ -40,12 +40,16 @@ for what, case, args, needles in CASES:
         check(n.lower() in err.lower(), f"{what}: message names '{n}'")
     check(not os.path.exists(outdir), f"{what}: nothing written to {outdir}")
 
-# not an error: 'auto' falls back to ILU(0) when the direct factor does not fit
-rc, out, err, outdir = run("cases/waveguide.geo", "-setnumber", "Solver/memory_limit", "1e-4",
-                           "-setstring", "Output/fields", "none", timeout=300)
-pcs = [f["preconditioner"]["type"] for f in __import__("emtest").summary(outdir)["frequencies"]]
-check("falling back to ilu0" in err and pcs == ["ilu0"],
-      f"auto over the memory limit: ilu0 with a warning (got {pcs})")
+# not an error: 'auto' takes the order-group V-cycle when the direct factor
+# does not fit (order 2: pmg, whose order-1 factor does fit), ILU(0) at order 1
+for order, want in [("2", "pmg"), ("1", "ilu0")]:
+    rc, out, err, outdir = run("cases/waveguide.geo", "-setnumber", "Solver/memory_limit", "1e-3",
+                               "-setnumber", "Solver/order", order,
+                               "-setstring", "Output/fields", "none", timeout=300)
+    pcs = [f["preconditioner"]["type"]
+           for f in __import__("emtest").summary(outdir)["frequencies"]]
+    check(rc == 0 and f"auto: {want} instead" in err and pcs == [want],
+          f"auto over the memory limit at order {order}: {want} with a warning (got {pcs}, rc {rc})")
 
 # usage errors: exit 2 with a message
 for args, needle in [(["--frobnicate", "cases/dra.geo"], "--frobnicate"),
