@@ -36,7 +36,50 @@ int ff_axis_nodes(const ff_axis *a, double *node, int cap) {
   return total;
 }
 
-em_err ff_box_mesh(int n[3], double *node[3], const double w[3], const double *src, em_mesh **out) {
+/* Centroid of tet t strictly inside the box |x_d| < s_d. */
+static int inside_box(const em_mesh *m, int32_t t, const double *s) {
+  int in = 1;
+  for (int d = 0; d < 3; d++) {
+    double c = 0;
+    for (int a = 0; a < 4; a++) c += 0.25 * m->xyz[3 * (size_t)m->tet[4 * t + a] + d];
+    in &= fabs(c) < s[d];
+  }
+  return in;
+}
+
+/* The faces between tets inside and outside the box s as group 3. */
+static em_err add_surface(em_mesh **m, const double *s) {
+  em_mesh *a = *m, *b = NULL;
+  int32_t n = 0, *tri = NULL, *tg = NULL;
+  for (int pass = 0; pass < 2; pass++) {
+    n = 0;
+    for (int32_t f = 0; f < a->n_face; f++) {
+      int32_t t0 = a->face_tet[2 * f], t1 = a->face_tet[2 * f + 1];
+      if (t1 < 0 || inside_box(a, t0, s) == inside_box(a, t1, s)) continue;
+      if (pass) {
+        for (int k = 0; k < 3; k++) tri[3 * n + k] = a->face[3 * f + k];
+        tg[n] = 3;
+      }
+      n++;
+    }
+    if (!pass) {
+      EM_TRY(em_calloc(&tri, 3 * (size_t)n + 3, sizeof *tri, "surface"));
+      EM_TRY(em_calloc(&tg, (size_t)n + 1, sizeof *tg, "surface"));
+    }
+  }
+  em_group groups[4] = {{"air", 1, 3}, {"src", 2, 3}, {"pml", 3, 3}, {"nf2ff", 4, 2}};
+  em_err err = em_mesh_from_tets(a->n_vert, a->xyz, a->n_tet, a->tet, a->tet_group, n, tri, tg, 4,
+                                 groups, 0, &b);
+  em_free(&tri);
+  em_free(&tg);
+  EM_TRY(err);
+  em_mesh_destroy(m);
+  *m = b;
+  return EM_OK;
+}
+
+em_err ff_box_mesh(int n[3], double *node[3], const double w[3], const double *src,
+                   const double *surf, em_mesh **out) {
   em_err err = EM_OK;
   em_mesh *box = NULL;
   double *xyz = NULL;
@@ -63,6 +106,7 @@ em_err ff_box_mesh(int n[3], double *node[3], const double w[3], const double *s
               em_mesh_from_tets(box->n_vert, xyz, box->n_tet, box->tet, grp, 0, NULL, NULL, 3,
                                 groups, 1, out),
               done);
+  if (surf) EM_TRY_GOTO(err, add_surface(out, surf), done);
 done:
   em_mesh_destroy(&box);
   em_free(&xyz);

@@ -29,8 +29,11 @@ int ff_axis_nodes(const ff_axis *a, double *node, int cap);
 /* The tensor-product box of the three node lists, six Kuhn tets per cell.
  * Groups: 0 "air" (interior), 1 "src" (cells inside the source box
  * |x| <= src[0], |y| <= src[1], |z| <= src[2]; none when src is NULL),
- * 2 "pml" (outside the interior box |x_d| <= w_d).  No triangles. */
-em_err ff_box_mesh(int n[3], double *node[3], const double w[3], const double *src, em_mesh **m);
+ * 2 "pml" (outside the interior box |x_d| <= w_d), 3 "nf2ff": the
+ * triangles of the closed box |x_d| = surf[d] (none when surf is NULL;
+ * its half-widths should be node coordinates). */
+em_err ff_box_mesh(int n[3], double *node[3], const double w[3], const double *src,
+                   const double *surf, em_mesh **m);
 
 /* x = A^-1 b (column 0 of sys) with em_direct and two steps of iterative
  * refinement; returns the relative residual in *res. */

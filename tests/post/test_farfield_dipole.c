@@ -15,6 +15,8 @@
  *     bisection), no half-power point in the H-plane (omnidirectional);
  *   - the complex F_theta at theta = 90 deg (phase: exp(+j w t) and the
  *     signs of J = n x H, M = -n x E);
+ *   - a closed surface group at 0.375 lambda instead of the PML boundary
+ *     gives the same far field and power;
  *   - mirror planes: z = 0 is a symmetry plane with E_t = 0, so the upper
  *     half of the surface over an infinite ground must give the same far
  *     field above it, half the power, and D = 3 (4.77 dBi, a monopole on
@@ -97,9 +99,9 @@ int main(void) {
   REQUIRE_OK(nn > 0 ? EM_OK : EM_ERR_ARG);
   int n[3] = {nn, nn, nn};
   double *nodes[3] = {node, node, node}, wv[3] = {w, w, w};
-  double src[3] = {side / 2, side / 2, side / 2};
+  double src[3] = {side / 2, side / 2, side / 2}, surf[3] = {0.375, 0.375, 0.375};
   em_mesh *m = NULL;
-  REQUIRE_OK(ff_box_mesh(n, nodes, wv, src, &m));
+  REQUIRE_OK(ff_box_mesh(n, nodes, wv, src, surf, &m));
   em_medium med[3] = {{1, 1, 0}, {1, 1, 0}, {1, 1, 1}};
   em_pml pml;
   REQUIRE_OK(em_pml_detect(m, med, 2, 1e-6, &pml));
@@ -192,6 +194,29 @@ int main(void) {
   printf("  delivered by the source -1/2 Re int E.J* = %.6g W (surface %+.3f%%)\n", pd,
          100 * (a.p_surface / pd - 1));
   EXPECT(fabs(a.p_surface / pd - 1) < 5e-4, "P_surface %g vs delivered %g", a.p_surface, pd);
+
+  /* a closed surface group nearer the source: the same far field */
+  em_nf2ff_opts og = o;
+  og.group = em_mesh_group_find(m, "nf2ff", 2);
+  em_nf2ff *ng = NULL;
+  REQUIRE_OK(em_nf2ff_create(m, d, x, sys->fixed, &og, &ng));
+  double pg = em_nf2ff_power(ng), wg = 0;
+  for (int k = 0; k < 6; k++) {
+    em_cplx fgt, fgp;
+    double th = 0.4 + 0.45 * k, phi = 1.1 * k;
+    em_nf2ff_far(ng, th, phi, &fgt, &fgp);
+    em_nf2ff_far(nf, th, phi, &ft, &fp);
+    wg = fmax(wg, (cabs(fgt - ft) + cabs(fgp - fp)) / (cabs(ft) + 1e-30));
+  }
+  printf(
+      "group 'nf2ff' (|x_d| = 0.375 lambda): %d faces, P_surface = %.6g W (%+.3f%%), P_far = "
+      "%.6g W (%+.3f%%), largest far-field difference %.2e\n",
+      ng->n_face, ng->p_surface, 100 * (ng->p_surface / a.p_surface - 1), pg,
+      100 * (pg / a.p_far - 1), wg);
+  EXPECT(fabs(ng->p_surface / a.p_surface - 1) < 0.005, "group P_surface %g", ng->p_surface);
+  EXPECT(fabs(pg / a.p_far - 1) < 0.005, "group P_far %g", pg);
+  EXPECT(wg < 0.005, "group far field differs by %g", wg);
+  em_nf2ff_destroy(&ng);
 
   /* an infinite ground z = 0 (half space) */
   em_nf2ff_opts oi = o;
