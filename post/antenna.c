@@ -90,6 +90,7 @@ em_err em_antenna_figures(const em_nf2ff *nf, const em_ff_grid *g, double p_acc,
   EM_CHECK(nf && g && g->f && a, EM_ERR_ARG, "antenna figures: NULL argument");
   memset(a, 0, sizeof *a);
   a->p_acc = p_acc;
+  a->p_acc_s11 = NAN;
   a->mismatch = mismatch;
   a->p_loss = p_loss;
   a->p_surface = nf->p_surface;

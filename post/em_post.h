@@ -113,6 +113,11 @@ em_err em_port_sparams(int n, const em_port *ports, const em_cplx *meas, em_cplx
  * 1/2 Re(V I*), I = 1 - V / R.  These refer to the port's own (mode)
  * impedance, not to a renormalised z_ref. */
 void em_port_power(const em_port *p, em_cplx meas, double *p_inc, double *p_acc);
+/* The power the solution carries into the domain through port p's plane,
+ * 1/2 Re oint (E x H*) . n dS (n inward, H from curl E): P_acc as the mesh
+ * sees it (a faceted coax differs from the analytic mode by a few %). */
+em_err em_port_flux(const em_port *p, const em_mesh *m, const em_dofmap *d, const em_cplx *x,
+                    const em_cplx *fixed, double *flux);
 
 /* ------------------------------------------------------------- far field */
 
@@ -216,7 +221,11 @@ void em_ff_grid_free(em_ff_grid *g);
  * beamwidth is the angle between the half-power points on either side of
  * the maximum in each (NaN when the cut never falls 3 dB). */
 typedef struct em_antenna {
-  double p_acc;               /* W accepted (input; NaN: unknown) */
+  double p_acc;               /* W accepted, the gain's reference (input; NaN:
+                                 unknown); emsolve gives em_port_flux */
+  double p_acc_s11;           /* W accepted by the port's own count,
+                                 P_inc (1 - |S11|^2) (em_port_power; set by the
+                                 caller, NaN: not computed) */
   double mismatch;            /* 1 - |S11|^2 in the reference impedance (input) */
   double p_loss;              /* W lost in the media (input; NaN: not computed) */
   double p_surface;           /* W through S (surface Poynting integral) */

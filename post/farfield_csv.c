@@ -106,7 +106,8 @@ em_err em_antenna_csv_write(const char *path, int n, const double *freq, const e
   EM_TRY(em_outfile_open(&out, path, 0));
   FILE *f = out.f;
   fputs(
-      "f_Hz,P_acc_W,mismatch,P_rad_surface_W,P_rad_farfield_W,P_loss_W,directivity_dBi,"
+      "f_Hz,P_acc_W,P_acc_S11_W,mismatch,P_rad_surface_W,P_rad_farfield_W,P_loss_W,directivity_"
+      "dBi,"
       "gain_dBi,realized_gain_dBi,efficiency,efficiency_loss,theta_max_deg,phi_max_deg,"
       "front_to_back_dB,copol,xpol_axis_dB,xpol_peak_dB,beamwidth_E_deg,beamwidth_H_deg\n",
       f);
@@ -114,6 +115,7 @@ em_err em_antenna_csv_write(const char *path, int n, const double *freq, const e
     const em_antenna *r = a + i;
     put(f, freq[i], 1);
     put(f, r->p_acc, 0);
+    put(f, r->p_acc_s11, 0);
     put(f, r->mismatch, 0);
     put(f, r->p_surface, 0);
     put(f, r->p_far, 0);

@@ -14,7 +14,8 @@
  *   a group with a face missing (not closed), a lossy medium, grid steps
  *   that do not divide 180 / 360, and a zero field;
  * - the plane wave: direction, polarisation, curl by finite differences,
- *   bad arguments; em_port_power for matched and shorted ports. */
+ *   bad arguments; em_port_power for matched and shorted ports;
+ * - the port modes carry 1 W (the coax through its wave impedance eta). */
 #include <string.h>
 #include <unistd.h>
 
@@ -311,6 +312,48 @@ static void port_power(void) {
   EXPECT(fabs(pa - 0.5) < 1e-15, "wave port %g", pa);
 }
 
+/* The port modes carry 1 W: 1/2 oint |e|^2 / Z_w over the port plane,
+ * Z_w = eta for the coax TEM mode (not its line impedance), Z_TE for TE10,
+ * integrated by the midpoint rule on a fine polar / Cartesian grid. */
+static void port_modes(void) {
+  em_port p;
+  memset(&p, 0, sizeof p);
+  snprintf(p.name, sizeof p.name, "port1");
+  p.normal[2] = 1;
+  p.u[0] = 1;
+  p.v[1] = 1;
+  p.eps_r = p.mu_r = 1;
+  p.type = EM_PORT_COAX;
+  p.a = 0.65e-3;
+  p.b = 1.5e-3;
+  REQUIRE_OK(em_port_set_frequency(&p, 2 * M_PI * 6e9 / EM_C0));
+  double sum = 0;
+  int nr = 4000, nphi = 64;
+  for (int i = 0; i < nr; i++)
+    for (int j = 0; j < nphi; j++) {
+      double r = p.a + (p.b - p.a) * (i + 0.5) / nr, ph = 2 * M_PI * j / nphi, e[3];
+      double x[3] = {r * cos(ph), r * sin(ph), 0};
+      em_port_mode(&p, x, e);
+      double dA = r * (p.b - p.a) / nr * 2 * M_PI / nphi;
+      sum += 0.5 * (e[0] * e[0] + e[1] * e[1] + e[2] * e[2]) / EM_Z0 * dA;
+    }
+  printf("coax mode power %.8f W (line impedance %.4f ohm)\n", sum, creal(p.z_mode));
+  EXPECT(fabs(sum - 1) < 1e-6, "coax mode carries %.8f W", sum);
+  p.type = EM_PORT_WAVEGUIDE;
+  p.a = 22.86e-3;
+  p.b = 10.16e-3;
+  REQUIRE_OK(em_port_set_frequency(&p, 2 * M_PI * 10e9 / EM_C0));
+  sum = 0;
+  int nu = 2000;
+  for (int i = 0; i < nu; i++) {
+    double x[3] = {-p.a / 2 + p.a * (i + 0.5) / nu, 0, 0}, e[3];
+    em_port_mode(&p, x, e);
+    sum += 0.5 * creal(1 / p.z_mode) * (e[0] * e[0] + e[1] * e[1] + e[2] * e[2]) * p.a / nu * p.b;
+  }
+  printf("TE10 mode power %.8f W (Z_TE %.4f ohm)\n", sum, creal(p.z_mode));
+  EXPECT(fabs(sum - 1) < 1e-6, "TE10 mode carries %.8f W", sum);
+}
+
 int main(void) {
   char dir[] = "/tmp/em_ff_unit_XXXXXX";
   REQUIRE_OK(mkdtemp(dir) ? EM_OK : EM_ERR_IO);
@@ -319,6 +362,7 @@ int main(void) {
   surfaces();
   plane_wave();
   port_power();
+  port_modes();
   char cmd[256];
   snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
   if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", dir);
