@@ -20,6 +20,16 @@ static em_err pick(const em_case *c, const char *name, const char *const *opts, 
   return EM_OK;
 }
 
+/* A grid step in (0, 90] degrees that divides range evenly. */
+static em_err check_step(const char *name, double step, double range) {
+  double n = range / step;
+  EM_CHECK(step > 0 && step <= 90 && fabs(n - round(n)) < 1e-9 * n, EM_ERR_INPUT,
+           "%s = %g deg: the step must lie in (0, 90] and divide %g deg evenly (e.g. 1, 2, 5, "
+           "10)",
+           name, step, range);
+  return EM_OK;
+}
+
 static em_err read_mirrors(const em_case *c, double unit, em_app_ff *ff) {
   static const char *const kinds[] = {"none", "pec", "pmc"};
   static const char *const names[3] = {"Farfield/mirror_x", "Farfield/mirror_y",
@@ -68,6 +78,8 @@ em_err em_app_ff_setup(em_run *r) {
   ff->enabled = mode == 1 || (mode == 0 && (r->setup.has_pml || ff->planewave));
   EM_TRY(number(c, "Farfield/theta_step", &ff->theta_step));
   EM_TRY(number(c, "Farfield/phi_step", &ff->phi_step));
+  EM_TRY(check_step("Farfield/theta_step", ff->theta_step, 180));
+  EM_TRY(check_step("Farfield/phi_step", ff->phi_step, 360));
   EM_TRY(read_mirrors(c, r->cfg.unit, ff));
   double plots;
   EM_TRY(number(c, "Output/plots", &plots));
@@ -168,7 +180,8 @@ static em_err write_vtk(em_run *r, const char *name, const em_ff_grid *g, const 
     if (!a)
       v[k] = db10(4 * M_PI * f2 / (e0 * e0));
     else
-      v[k] = db10(4 * M_PI * f2 / (2 * nf->eta) / (gain ? a->p_acc / a->mismatch : a->p_far));
+      v[k] =
+          db10(4 * M_PI * f2 / (2 * nf->eta) / a->p_far * (gain ? a->efficiency * a->mismatch : 1));
   }
   em_err err = out_file(r, name, path, sizeof path);
   if (!err)
@@ -218,9 +231,9 @@ static em_err antenna(em_run *r, int fi, const em_nf2ff *nf, const em_ff_grid *g
   em_log_info(r->log,
               "far field: P_rad %.4g W (surface) / %.4g W (far field), P_acc %.4g W (port "
               "flux; P_inc (1 - |S11|^2) = %.4g W), P_loss %.3g W; D %.2f dBi, G %.2f dBi, "
-              "realized %.2f dBi at (%.1f, %.1f) deg, efficiency %.1f%%",
+              "realized %.2f dBi at (%.1f, %.1f) deg, efficiency %.2f%%, power balance %.4f",
               a->p_surface, a->p_far, flux, p_acc_s11, p_loss, db10(a->directivity), db10(a->gain),
-              db10(a->realized_gain), a->theta_max, a->phi_max, 100 * a->efficiency);
+              db10(a->realized_gain), a->theta_max, a->phi_max, 100 * a->efficiency, a->balance);
   return EM_OK;
 }
 

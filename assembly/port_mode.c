@@ -17,7 +17,7 @@ em_err em_port_set_frequency(em_port *p, double k0) {
   p->k0 = k0;
   em_cplx k = k0 * decaying_sqrt(p->eps_r * p->mu_r);
   em_cplx eta = EM_Z0 * csqrt(p->mu_r / p->eps_r);
-  double int_e2 = 1; /* oint |e_hat|^2 dS of the unnormalised mode */
+  double int_e2 = 1;  /* oint |e_hat|^2 dS of the unnormalised mode */
   em_cplx z_wave = 1; /* E_t / H_t of the mode: what carries the power */
   switch (p->type) {
     case EM_PORT_COAX:

@@ -115,10 +115,13 @@ em_err em_antenna_figures(const em_nf2ff *nf, const em_ff_grid *g, double p_acc,
   a->theta_max = th * 180 / M_PI;
   a->phi_max = ph * 180 / M_PI;
   a->directivity = 4 * M_PI * u / a->p_far;
-  a->gain = 4 * M_PI * u / p_acc;
+  /* e = P_rad / (P_rad + P_loss): both terms carry small relative errors,
+   * where P_rad / P_acc carries the whole discretisation error of the
+   * power balance (a few % on coarse antenna meshes) */
+  a->efficiency = isnan(p_loss) ? a->p_far / p_acc : a->p_far / (a->p_far + p_loss);
+  a->gain = a->efficiency * a->directivity;
   a->realized_gain = a->gain * mismatch;
-  a->efficiency = a->p_far / p_acc;
-  a->efficiency_loss = a->p_surface / (a->p_surface + p_loss);
+  a->balance = (a->p_far + (isnan(p_loss) ? 0 : p_loss)) / p_acc;
   double st = sin(th), ct = cos(th), sp = sin(ph), cp = cos(ph);
   double r[3] = {st * cp, st * sp, ct}, tv[3] = {ct * cp, ct * sp, -st}, pv[3] = {-sp, cp, 0};
   memcpy(a->dir_max, r, sizeof r);

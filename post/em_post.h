@@ -210,19 +210,21 @@ em_err em_ff_grid_eval(const em_nf2ff *nf, double dtheta, double dphi, em_ff_gri
 void em_ff_grid_free(em_ff_grid *g);
 
 /* Antenna figures of one frequency (docs/farfield.md).  D = 4 pi U / P_rad
- * with P_rad the far-field integral; G = 4 pi U / P_acc; realized gain
- * G (1 - |S11|^2) (S11 in the reported reference impedance); radiation
- * efficiency P_rad / P_acc, and from the loss integral P_rad / (P_rad +
- * P_loss).  Co- and cross-polar components are Ludwig's third definition
- * with the reference along x or y, whichever carries more of the field at
- * the maximum.  The E-plane is the great circle through the maximum and
- * the major axis of the polarisation ellipse of E there, the H-plane the
- * one at right angles; the -3 dB
- * beamwidth is the angle between the half-power points on either side of
- * the maximum in each (NaN when the cut never falls 3 dB). */
+ * with P_rad the far-field integral; radiation efficiency
+ * e = P_rad / (P_rad + P_loss) from the loss integral (P_rad / P_acc when
+ * P_loss is NaN); gain G = e D; realized gain G (1 - |S11|^2) (S11 in the
+ * reported reference impedance).  The power balance (P_rad + P_loss) /
+ * P_acc is 1 up to the discretisation: a check of the mesh and the port,
+ * not an input of the gain.  Co- and cross-polar components are Ludwig's
+ * third definition with the reference along x or y, whichever carries more
+ * of the field at the maximum.  The E-plane is the great circle through the
+ * maximum and the major axis of the polarisation ellipse of E there, the
+ * H-plane the one at right angles; the -3 dB beamwidth is the angle between
+ * the half-power points on either side of the maximum in each (NaN when the
+ * cut never falls 3 dB). */
 typedef struct em_antenna {
-  double p_acc;               /* W accepted, the gain's reference (input; NaN:
-                                 unknown); emsolve gives em_port_flux */
+  double p_acc;               /* W accepted (input; NaN: unknown); emsolve
+                                 gives the port-plane flux em_port_flux */
   double p_acc_s11;           /* W accepted by the port's own count,
                                  P_inc (1 - |S11|^2) (em_port_power; set by the
                                  caller, NaN: not computed) */
@@ -233,9 +235,9 @@ typedef struct em_antenna {
   double u_max;               /* W/sr */
   double theta_max, phi_max;  /* degrees */
   double directivity;         /* linear, at the maximum */
-  double gain, realized_gain; /* linear; NaN without p_acc */
-  double efficiency;          /* P_rad / P_acc */
-  double efficiency_loss;     /* P_rad / (P_rad + P_loss) */
+  double efficiency;          /* radiation efficiency (above) */
+  double gain, realized_gain; /* linear, at the maximum */
+  double balance;             /* (P_rad + P_loss) / P_acc */
   double front_to_back;       /* dB: U(max) / U(opposite direction) */
   int copol;                  /* 0: x, 1: y (Ludwig 3 reference) */
   double xpol_axis;           /* dB: cross / co at the maximum */

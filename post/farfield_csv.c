@@ -53,8 +53,8 @@ em_err em_farfield_csv_write(const char *path, double freq, const em_ff_grid *g,
       put(f, creal(F[1]), 0);
       put(f, cimag(F[1]), 0);
       put(f, db(u * to_d), 0);
-      put(f, db(4 * M_PI * u / a->p_acc), 0);
-      put(f, db(4 * M_PI * u / a->p_acc * a->mismatch), 0);
+      put(f, db(u * to_d * a->efficiency), 0);
+      put(f, db(u * to_d * a->efficiency * a->mismatch), 0);
       put(f, db((a->copol ? uy : ux) * to_d), 0);
       put(f, db((a->copol ? ux : uy) * to_d), 0);
       fputc('\n', f);
@@ -92,7 +92,7 @@ em_err em_pattern_cuts_write(const char *path, double freq, double step, const e
       put(f, th, 0);
       put(f, ph, 0);
       put(f, db(4 * M_PI * u / a->p_far), 0);
-      put(f, db(4 * M_PI * u / a->p_acc * a->mismatch), 0);
+      put(f, db(4 * M_PI * u / a->p_far * a->efficiency * a->mismatch), 0);
     }
     fputc('\n', f);
   }
@@ -108,7 +108,7 @@ em_err em_antenna_csv_write(const char *path, int n, const double *freq, const e
   fputs(
       "f_Hz,P_acc_W,P_acc_S11_W,mismatch,P_rad_surface_W,P_rad_farfield_W,P_loss_W,directivity_"
       "dBi,"
-      "gain_dBi,realized_gain_dBi,efficiency,efficiency_loss,theta_max_deg,phi_max_deg,"
+      "gain_dBi,realized_gain_dBi,efficiency,power_balance,theta_max_deg,phi_max_deg,"
       "front_to_back_dB,copol,xpol_axis_dB,xpol_peak_dB,beamwidth_E_deg,beamwidth_H_deg\n",
       f);
   for (int i = 0; i < n; i++) {
@@ -124,7 +124,7 @@ em_err em_antenna_csv_write(const char *path, int n, const double *freq, const e
     put(f, db(r->gain), 0);
     put(f, db(r->realized_gain), 0);
     put(f, r->efficiency, 0);
-    put(f, r->efficiency_loss, 0);
+    put(f, r->balance, 0);
     put(f, r->theta_max, 0);
     put(f, r->phi_max, 0);
     put(f, r->front_to_back, 0);

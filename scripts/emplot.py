@@ -82,6 +82,14 @@ def ghz(f):
     return f * 1e-9
 
 
+def freq_text(f):
+    """A frequency with its unit: 5.75 GHz, 47.71 MHz."""
+    for scale, unit in ((1e9, "GHz"), (1e6, "MHz"), (1e3, "kHz")):
+        if f >= scale:
+            return f"{f / scale:.4g} {unit}"
+    return f"{f:.4g} Hz"
+
+
 def plot_ports(d, case, zref, out):
     path = os.path.join(d, "ports.csv")
     _, rows = read_table(path)
@@ -204,7 +212,7 @@ def plot_pattern(path, case, out, name):
     ax.set_yticklabels([f"{v} dBi" for v in range(int(floor), int(top) + 1, 10)], fontsize=8)
     ax.legend(loc="lower left", bbox_to_anchor=(-0.1, -0.1))
     label = "realized gain" if use_g else "directivity"
-    ax.set_title(f"{case}: {label} (dBi) at {ghz(f):.4g} GHz\nangle from the maximum", fontsize=11)
+    ax.set_title(f"{case}: {label} (dBi) at {freq_text(f)}\nangle from the maximum", fontsize=11)
     return save(fig, out, name)
 
 
@@ -230,7 +238,7 @@ def plot_rcs(path, case, out, name):
     ax.set_xticks(range(-180, 181, 45))
     ax.grid(True, alpha=0.4)
     ax.legend()
-    ax.set_title(f"{case}: bistatic RCS at {ghz(f):.4g} GHz")
+    ax.set_title(f"{case}: bistatic RCS at {freq_text(f)}")
     return save(fig, out, name)
 
 

@@ -3,7 +3,7 @@
 // shell of thickness t.  pec = 1: the sphere is a hole with the surface
 // group "pec"; pec = 0: a volume "sphere".  quarter = 1 keeps x >= 0,
 // y >= 0 only (the symmetry planes of a wave along z with E along x: x = 0
-// is an electric wall, y = 0 a magnetic one).  Element sizes: h_s on the
+// is an electric wall, y = 0 a magnetic one, the group "pmc_y0").  Element sizes: h_s on the
 // sphere, growing linearly with the distance from it (a Threshold field on
 // the exact distance) to h_air in the air and the PML and to h_in inside a
 // dielectric sphere over d_grow.  Lengths in metres (Geometry/unit = 1).
@@ -55,6 +55,10 @@ air() = inbox();
 air() -= ball();
 Physical Volume("air") = {air()};
 Physical Volume("pml") = {pml()};
+If (quarter)
+  // the magnetic wall y = 0 (emsolve: pmc* groups are natural boundaries)
+  Physical Surface("pmc_y0") = Surface In BoundingBox{-e, -e, -L, L, e, L};
+EndIf
 If (pec)
   Physical Surface("pec") = Surface In BoundingBox{-a - e, -a - e, -a - e, a + e, a + e, a + e};
 Else
