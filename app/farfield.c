@@ -116,6 +116,24 @@ em_err em_app_ff_setup(em_run *r) {
     EM_CHECK(cimag(bg->eps_r) == 0 && cimag(bg->mu_r) == 0, EM_ERR_INPUT,
              "Excitation/type planewave: the background (the PML's medium) must be lossless");
   }
+  EM_CHECK(!ff->enabled || r->setup.has_pml || ff->group >= 0 || r->cfg.outer_abc, EM_ERR_INPUT,
+           "Farfield/compute on: case %s is closed by PEC (no PML, no Boundary/outer abc) and "
+           "has no surface group 'nf2ff': nothing radiates",
+           em_case_path(c));
+  if (ff->enabled) {
+    /* the NF2FF surface exists and lies in one lossless medium: checked
+     * now, before anything is solved or written */
+    em_nf2ff_opts o = {
+        .group = ff->group, .medium = r->setup.medium, .k0 = 1, .half_space = ff->half_space};
+    for (int d = 0; d < 3; d++) o.mirror[d] = ff->mirror[d], o.mirror_at[d] = ff->mirror_at[d];
+    int32_t n = 0, *face = NULL, *tin = NULL;
+    double *nrm = NULL;
+    em_err err = em_nf2ff_surface(m, &o, &n, &face, &tin, &nrm);
+    em_free(&face);
+    em_free(&tin);
+    em_free(&nrm);
+    EM_TRY(err);
+  }
   int nf = r->cfg.n_freq;
   EM_TRY(em_calloc(&ff->ant, (size_t)nf, sizeof *ff->ant, "antenna figures"));
   EM_TRY(em_calloc(&ff->rcs_back, (size_t)nf, sizeof *ff->rcs_back, "RCS"));

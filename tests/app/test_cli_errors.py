@@ -40,6 +40,8 @@ CASES = [
      ["-setnumber", "Farfield/infinite_ground", "1"], ["Farfield/infinite_ground", "mirror_z"]),
     ("unknown NF2FF surface", "cases/waveguide.geo", ["-setstring", "Farfield/surface", "box"],
      ["Farfield/surface", "box"]),
+    ("far field of a closed PEC box", "cases/waveguide.geo",
+     ["-setstring", "Farfield/compute", "on"], ["Farfield/compute", "radiates"]),
 ]
 
 for what, case, args, needles in CASES:
