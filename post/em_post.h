@@ -192,7 +192,7 @@ void em_nf2ff_destroy(em_nf2ff **nf);
 void em_nf2ff_far(const em_nf2ff *nf, double theta, double phi, em_cplx *f_theta, em_cplx *f_phi);
 /* P_rad = int U dOmega (W): Gauss-Legendre in cos(theta) times the
  * trapezoidal rule in phi, with enough points for the surface's electrical
- * size (k radius + 12 in theta, twice that in phi); the upper hemisphere
+ * size (k radius + 12 in theta, at most 256, twice that in phi); the upper hemisphere
  * with half_space. */
 double em_nf2ff_power(const em_nf2ff *nf);
 

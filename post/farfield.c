@@ -86,9 +86,8 @@ void em_nf2ff_far(const em_nf2ff *nf, double theta, double phi, em_cplx *f_theta
  * in cos theta over [-1, 1] ([0, 1] with half_space), trapezoid in phi
  * (exact for the band-limited periodic integrand). */
 double em_nf2ff_power(const em_nf2ff *nf) {
-  int nt = (int)ceil(nf->k * nf->radius) + 12, np = 2 * nt;
   double s[256], w[256];
-  if (nt > 256) nt = 256;
+  int nt = (int)fmin(ceil(nf->k * nf->radius) + 12, 256), np = 2 * nt;
   em_quad_line(nt, s, w);
   double lo = nf->half_space ? 0 : -1, span = 1 - lo, p = 0;
 #pragma omp parallel for reduction(+ : p) collapse(2) schedule(dynamic, 4)
