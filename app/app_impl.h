@@ -15,6 +15,7 @@ typedef struct em_app_args {
   const char *out_dir;     /* --out DIR, NULL: out/<case> */
   const char *device;      /* --device auto|cpu|gpu */
   const char *dump_matrix; /* --dump-matrix FILE, NULL: none */
+  const char *plot_dir;    /* --plot DIR: plot an output directory, no case */
   int list_params;         /* --list-params */
   int log_level;           /* --quiet / --verbose */
   int n_over;

@@ -2,6 +2,7 @@
 #ifndef EM_APP_RUN_H
 #define EM_APP_RUN_H
 
+#include "app_ff.h"
 #include "app_setup.h"
 
 #define EM_RUN_MAX_PORTS 16
@@ -36,6 +37,7 @@ typedef struct em_run {
   em_mesh_stats mstats;
   double t_mesh;
   em_setup setup;
+  em_app_ff ff; /* far field, plane wave, plots (app/farfield.c) */
   em_dofmap *dofs;
   char out_dir[1024];
   int made_out_dir; /* 1 when this run created out_dir */

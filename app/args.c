@@ -20,6 +20,7 @@ void em_app_usage(FILE *f) {
           "  --out DIR               output directory (default out/<case>)\n"
           "  --device auto|cpu|gpu   where to compute (auto: the GPU when one answers)\n"
           "  --dump-matrix FILE      write the assembled system (first frequency)\n"
+          "  --plot OUTDIR           plot an output directory (PNG and SVG in OUTDIR/plots)\n"
           "  --quiet                 no progress on stderr (errors and results stay)\n"
           "  --verbose               more progress\n"
           "  --version, --help\n"
@@ -27,7 +28,8 @@ void em_app_usage(FILE *f) {
           "examples:\n"
           "  emsolve cases/dra.geo\n"
           "  emsolve cases/dra.geo -setnumber Solver/order 3 -setnumber Materials/dra/eps_r 10\n"
-          "  emsolve --list-params cases/waveguide.geo\n");
+          "  emsolve --list-params cases/waveguide.geo\n"
+          "  emsolve --plot out/dra\n");
 }
 
 static em_err push_override(em_app_args *a, const char *name, int is_string, double v,
@@ -73,13 +75,16 @@ em_err em_app_parse_args(int argc, char **argv, em_app_args *a, int *want_help, 
       a->log_level = EM_LOG_QUIET;
     } else if (!strcmp(s, "--verbose") || !strcmp(s, "-v")) {
       a->log_level = EM_LOG_VERBOSE;
-    } else if (!strcmp(s, "--out") || !strcmp(s, "--device") || !strcmp(s, "--dump-matrix")) {
+    } else if (!strcmp(s, "--out") || !strcmp(s, "--device") || !strcmp(s, "--dump-matrix") ||
+               !strcmp(s, "--plot")) {
       EM_CHECK(i + 1 < argc, EM_ERR_INPUT, "%s needs a value", s);
       const char *v = argv[++i];
       if (!strcmp(s, "--out"))
         a->out_dir = v;
       else if (!strcmp(s, "--device"))
         a->device = v;
+      else if (!strcmp(s, "--plot"))
+        a->plot_dir = v;
       else
         a->dump_matrix = v;
     } else if (s[0] == '-' && s[1] != '\0') {
@@ -90,7 +95,11 @@ em_err em_app_parse_args(int argc, char **argv, em_app_args *a, int *want_help, 
       a->case_path = s;
     }
   }
-  EM_CHECK(a->case_path || *want_help || *want_version, EM_ERR_INPUT,
+  EM_CHECK(!(a->plot_dir && a->case_path), EM_ERR_INPUT,
+           "--plot %s plots an existing output directory: give no case with it (a run plots "
+           "its own outputs with -setnumber Output/plots 1)",
+           a->plot_dir);
+  EM_CHECK(a->case_path || a->plot_dir || *want_help || *want_version, EM_ERR_INPUT,
            "no case file given (usage: emsolve [options] CASE.geo)");
   return EM_OK;
 }

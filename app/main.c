@@ -1,7 +1,7 @@
 /* main.c - emsolve: parse the command line, run, report errors. */
 #include <stdio.h>
 
-#include "app_impl.h"
+#include "app_ff.h"
 
 int main(int argc, char **argv) {
   em_app_args a;
@@ -22,7 +22,7 @@ int main(int argc, char **argv) {
   }
   em_log log;
   em_log_init(&log, stderr, a.log_level);
-  err = em_app_run(&a, &log);
+  err = a.plot_dir ? em_app_plot(a.plot_dir, &log) : em_app_run(&a, &log);
   em_app_args_free(&a);
   if (err) {
     em_error_print(stderr);

@@ -4,7 +4,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "app_impl.h"
+#include "app_ff.h"
 
 #define NUM(n, v, h) \
   { n, 0, v, NULL, 1, h }
@@ -80,6 +80,7 @@ static const em_param_spec SPECS[] = {
     NUM("Output/line_to_x", 0, "line end x (model units)"),
     NUM("Output/line_to_y", 0, "line end y"),
     NUM("Output/line_to_z", 0, "line end z"),
+    EM_APP_FF_SPECS /* app_ff.h */
 };
 
 const em_param_spec *em_app_specs(int *n) {

@@ -127,6 +127,9 @@ static em_err solve_frequency(em_run *r, int fi) {
                      .n_robin = n_rb,
                      .robin = rb,
                      .n_rhs = np};
+  /* a plane wave drives column 0 instead of the ports (app/farfield.c) */
+  EM_TRY_GOTO(err, em_app_ff_problem(r, k0, &prob), done);
+  int ns = prob.n_rhs; /* solves: one per port, or the plane wave */
   double t0 = em_wtime();
   EM_TRY_GOTO(err, em_assemble(r->mesh, r->dofs, &prob, r->log, &sys), done);
   fr->t_assembly = em_wtime() - t0;
@@ -185,18 +188,19 @@ static em_err solve_frequency(em_run *r, int fi) {
   t0 = em_wtime();
   EM_TRY_GOTO(err, em_calloc(&bp, (size_t)n, sizeof *bp, "right-hand side"), done);
   EM_TRY_GOTO(err, em_calloc(&xp, (size_t)n, sizeof *xp, "solution"), done);
-  EM_TRY_GOTO(err, em_calloc(&x, (size_t)n * np, sizeof *x, "solutions"), done);
+  EM_TRY_GOTO(err, em_calloc(&x, (size_t)n * ns, sizeof *x, "solutions"), done);
   em_ksp_opts ko = cfg->ksp;
   ko.log = r->log;
   ko.log_every = r->log && r->log->level >= EM_LOG_VERBOSE ? 10 : 100;
   fr->converged = 1;
-  fr->n_solve = np;
-  for (int e = 0; e < np; e++) {
+  fr->n_solve = ns;
+  for (int e = 0; e < ns; e++) {
     for (int32_t i = 0; i < n; i++) {
       bp[perm[i]] = sys->b[(size_t)e * n + i];
       xp[i] = 0;
     }
-    em_log_info(r->log, "solving for %s (%d unknowns)", s->port[e].name, n);
+    const char *what = np ? s->port[e].name : "the plane wave";
+    em_log_info(r->log, "solving for %s (%d unknowns)", what, n);
     EM_TRY_GOTO(err, em_ksp_solve(&A, pc, bp, xp, &ko, &fr->ksp[e]), done);
     for (int32_t i = 0; i < n; i++) x[(size_t)e * n + i] = xp[perm[i]];
     const em_ksp_stats *st = &fr->ksp[e];
@@ -205,7 +209,7 @@ static em_err solve_frequency(em_run *r, int fi) {
       em_log_warn(r->log,
                   "%s: %s stopped (%s) after %d iterations at true residual %.3g; the "
                   "results of this frequency are not converged",
-                  s->port[e].name, em_ksp_method_name(ko.method), em_ksp_reason_name(st->reason),
+                  what, em_ksp_method_name(ko.method), em_ksp_reason_name(st->reason),
                   st->iterations, st->true_rel_res);
     }
   }
@@ -224,10 +228,12 @@ static em_err solve_frequency(em_run *r, int fi) {
                   em_port_measure(&s->port[j], r->mesh, r->dofs, x + (size_t)e * n, sys->fixed,
                                   &meas[e * np + j]),
                   done);
-  EM_TRY_GOTO(err,
-              em_port_sparams(np, s->port, meas, r->S + (size_t)fi * np * np, r->zref,
-                              r->zin + (size_t)fi * np),
-              done);
+  if (np)
+    EM_TRY_GOTO(err,
+                em_port_sparams(np, s->port, meas, r->S + (size_t)fi * np * np, r->zref,
+                                r->zin + (size_t)fi * np),
+                done);
+  EM_TRY_GOTO(err, em_app_ff_frequency(r, fi, k0, x, sys->fixed, np ? meas : NULL), done);
   if (cfg->fields == 2 || (cfg->fields == 1 && fi == 0) ||
       (cfg->fields == 3 && fi == cfg->n_freq / 2)) {
     char name[64], path[1200];
@@ -246,7 +252,7 @@ static em_err solve_frequency(em_run *r, int fi) {
     EM_TRY_GOTO(err, add_file(r, name), done);
   }
   fr->t_post = em_wtime() - t0;
-  {
+  if (np) {
     em_cplx s11 = r->S[(size_t)fi * np * np], z = r->zin[(size_t)fi * np];
     int its = 0;
     for (int e = 0; e < np; e++) its += fr->ksp[e].iterations;
@@ -272,6 +278,7 @@ done:
 
 static em_err write_port_tables(em_run *r) {
   int np = r->setup.n_port, nf = r->cfg.n_freq;
+  if (!np) return EM_OK; /* a plane wave drove the structure */
   char name[300], path[1400];
   snprintf(name, sizeof name, "%s.s%dp", em_case_name(r->cs), np);
   EM_TRY(out_path(r, path, sizeof path, name));
@@ -306,9 +313,10 @@ static em_err run_case(em_run *r) {
   r->t_mesh = em_wtime() - t0;
   em_mesh_stats_compute(r->mesh, &r->mstats);
   EM_TRY(em_setup_build(r->cs, r->mesh, cfg, log, &r->setup));
-  EM_CHECK(r->setup.n_port > 0, EM_ERR_INPUT,
+  EM_TRY(em_app_ff_setup(r));
+  EM_CHECK(r->setup.n_port > 0 || r->ff.planewave, EM_ERR_INPUT,
            "case %s has no port: nothing excites the structure (add a surface group 'port1' "
-           "and Ports/port1/type)",
+           "and Ports/port1/type, or set Excitation/type planewave)",
            em_case_path(r->cs));
   EM_CHECK(r->setup.n_port <= EM_RUN_MAX_PORTS, EM_ERR_INPUT, "%d ports: at most %d supported",
            r->setup.n_port, EM_RUN_MAX_PORTS);
@@ -346,15 +354,19 @@ static em_err run_case(em_run *r) {
   EM_TRY(add_file(r, "summary.json"));
   EM_TRY(em_run_write_summary(r));
   /* results on stdout, not only in files */
-  printf("# %s: S-parameters and input impedance (reference %g ohm)\n", em_case_name(r->cs),
-         r->zref[0]);
-  printf("# f_GHz        |S11|_dB   phase_deg   Re_Zin      Im_Zin\n");
-  for (int i = 0; i < nf; i++) {
-    em_cplx s11 = r->S[(size_t)i * np * np], z = r->zin[(size_t)i * np];
-    printf("%-14.9g %-10.4f %-11.3f %-11.4f %-11.4f%s\n", cfg->freq[i] * 1e-9,
-           20 * log10(cabs(s11)), carg(s11) * 180 / M_PI, creal(z), cimag(z),
-           r->fr[i].converged ? "" : "  (not converged)");
+  if (np) {
+    printf("# %s: S-parameters and input impedance (reference %g ohm)\n", em_case_name(r->cs),
+           r->zref[0]);
+    printf("# f_GHz        |S11|_dB   phase_deg   Re_Zin      Im_Zin\n");
+    for (int i = 0; i < nf; i++) {
+      em_cplx s11 = r->S[(size_t)i * np * np], z = r->zin[(size_t)i * np];
+      printf("%-14.9g %-10.4f %-11.3f %-11.4f %-11.4f%s\n", cfg->freq[i] * 1e-9,
+             20 * log10(cabs(s11)), carg(s11) * 180 / M_PI, creal(z), cimag(z),
+             r->fr[i].converged ? "" : "  (not converged)");
+    }
   }
+  em_app_ff_print(r, stdout);
+  if (r->ff.plots) EM_TRY(em_app_plot(r->out_dir, log));
   printf("# outputs in %s/\n", r->out_dir);
   return EM_OK;
 }
@@ -376,6 +388,7 @@ em_err em_app_run(const em_app_args *a, const em_log *log) {
   em_free(&r.fr);
   em_free(&r.perm);
   em_pc_destroy(&r.pc);
+  em_app_ff_free(&r.ff);
   em_dofmap_destroy(&r.dofs);
   em_setup_free(&r.setup);
   em_mesh_destroy(&r.mesh);

@@ -127,7 +127,7 @@ static void write_frequency(em_json *j, const em_run *r, int i) {
   for (int e = 0; e < f->n_solve; e++) {
     const em_ksp_stats *k = &f->ksp[e];
     em_json_begin_object(j, NULL);
-    em_json_string(j, "excitation", r->setup.port[e].name);
+    em_json_string(j, "excitation", r->setup.n_port ? r->setup.port[e].name : "planewave");
     em_json_string(j, "reason", em_ksp_reason_name(k->reason));
     em_json_int(j, "iterations", k->iterations);
     em_json_number(j, "true_relative_residual", k->true_rel_res);

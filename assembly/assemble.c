@@ -76,7 +76,13 @@ static em_err element(const em_mesh *m, const em_problem *prob, const em_element
   return EM_OK;
 }
 
-/* int f . w_i over tet t into column 0 (degree 2p+2, capped by the table). */
+static int finite3(const em_cplx v[3]) {
+  return isfinite(creal(v[0]) + cimag(v[0]) + creal(v[1]) + cimag(v[1]) + creal(v[2]) +
+                  cimag(v[2]));
+}
+
+/* int f . w_i + int h . curl w_i over tet t into column 0 (degree 2p+2,
+ * capped by the table); f from source and tet_source, h from tet_source. */
 static em_err source(const em_mesh *m, const em_problem *prob, int32_t t, const int32_t *code,
                      em_cplx *b) {
   int p = prob->order, n = em_basis_count(p);
@@ -85,21 +91,29 @@ static em_err source(const em_mesh *m, const em_problem *prob, int32_t t, const 
   EM_TRY(em_quad_tet(deg, &q));
   em_tet_geom g;
   em_tet_geom_make(m, t, &g);
-  double w[EM_NB_MAX][3];
+  double w[EM_NB_MAX][3], c[EM_NB_MAX][3];
   for (int k = 0; k < q.n; k++) {
     const double *lam = q.lam + 4 * k;
     double x[3] = {0, 0, 0};
     for (int a = 0; a < 4; a++)
       for (int d = 0; d < 3; d++) x[d] += lam[a] * g.x[a][d];
-    em_cplx f[3];
-    EM_TRY(prob->source(prob->source_ctx, x, f));
-    EM_CHECK(
-        isfinite(creal(f[0]) + cimag(f[0]) + creal(f[1]) + cimag(f[1]) + creal(f[2]) + cimag(f[2])),
-        EM_ERR_INPUT, "volume source is not finite at (%g, %g, %g) in tet %d", x[0], x[1], x[2], t);
-    em_basis_eval(p, lam, g.grad, w, NULL);
+    em_cplx f[3] = {0, 0, 0}, h[3] = {0, 0, 0};
+    if (prob->source) EM_TRY(prob->source(prob->source_ctx, x, f));
+    if (prob->tet_source) {
+      em_cplx ft[3] = {0, 0, 0};
+      EM_TRY(prob->tet_source(prob->tet_source_ctx, t, x, ft, h));
+      for (int d = 0; d < 3; d++) f[d] += ft[d];
+    }
+    EM_CHECK(finite3(f) && finite3(h), EM_ERR_INPUT,
+             "volume source is not finite at (%g, %g, %g) in tet %d", x[0], x[1], x[2], t);
+    em_basis_eval(p, lam, g.grad, w, prob->tet_source ? c : NULL);
     double wq = q.w[k] * g.vol;
-    for (int i = 0; i < n; i++)
-      if (code[i] >= 0) b[code[i]] += wq * (f[0] * w[i][0] + f[1] * w[i][1] + f[2] * w[i][2]);
+    for (int i = 0; i < n; i++) {
+      if (code[i] < 0) continue;
+      em_cplx v = f[0] * w[i][0] + f[1] * w[i][1] + f[2] * w[i][2];
+      if (prob->tet_source) v += h[0] * c[i][0] + h[1] * c[i][1] + h[2] * c[i][2];
+      b[code[i]] += wq * v;
+    }
   }
   return EM_OK;
 }
@@ -150,7 +164,7 @@ static em_err do_tet(const em_mesh *m, const em_dofmap *d, const em_problem *pro
   em_dofmap_tet(d, m, t, code);
   EM_TRY(element(m, prob, ref, t, w));
   scatter(m, d, pat, t, w->A, code, sys->fixed, sys->n_rhs, sys->A, sys->b);
-  if (prob->source) EM_TRY(source(m, prob, t, code, sys->b));
+  if (prob->source || prob->tet_source) EM_TRY(source(m, prob, t, code, sys->b));
   return EM_OK;
 }
 
@@ -231,7 +245,7 @@ em_err em_assemble(const em_mesh *m, const em_dofmap *d, const em_problem *prob,
     EM_TRY_GOTO(err, em_calloc(&w.S, (size_t)n * n, sizeof *w.S, "element matrix"), bad_done);
     EM_TRY_GOTO(err, em_calloc(&w.T, (size_t)n * n, sizeof *w.T, "element matrix"), bad_done);
     EM_TRY_GOTO(err, element(m, prob, ref, bad, &w), bad_done);
-    if (prob->source) {
+    if (prob->source || prob->tet_source) {
       int32_t code[EM_NB_MAX];
       em_cplx *scratch = NULL;
       em_dofmap_tet(d, m, bad, code);

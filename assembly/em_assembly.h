@@ -72,6 +72,9 @@ typedef struct em_quad {
 /* The cheapest stored rule exact to at least `degree` (error if none). */
 em_err em_quad_tet(int degree, em_quad *q);
 em_err em_quad_tri(int degree, em_quad *q);
+/* Gauss-Legendre on [0,1] with n >= 1 points, exact to degree 2n-1:
+ * nodes s[i] ascending in (0,1), weights w[i] summing to 1. */
+void em_quad_line(int n, double *s, double *w);
 
 /* ---------------------------------------------------------------- geometry */
 
@@ -131,6 +134,14 @@ void em_dofmap_tet(const em_dofmap *d, const em_mesh *m, int32_t t, int32_t *cod
 
 typedef em_err (*em_vector_fn)(void *ctx, const double x[3], em_cplx v[3]);
 
+/* A volume source given per tet: the right-hand side gets
+ *   int f . w + int h . curl w
+ * (the h term is the weak form of a source -curl h, e.g. the scattered-field
+ * source of a magnetic scatterer, which has no pointwise value on material
+ * interfaces).  f and h are zero on entry; leave them for no source. */
+typedef em_err (*em_tet_source_fn)(void *ctx, int32_t t, const double x[3], em_cplx f[3],
+                                   em_cplx h[3]);
+
 /* A Robin boundary: gamma oint (n x E).(n x w) added to the matrix over the
  * triangles of a surface group, and oint g . w added to right-hand side
  * column `rhs` when g is set (w's tangential trace: only the tangential part
@@ -160,6 +171,9 @@ typedef struct em_problem {
                               the tet (PML); NULL: constant everywhere */
   em_vector_fn source;     /* f in the volume (column 0), NULL: none */
   void *source_ctx;
+  em_tet_source_fn tet_source; /* f and h per tet (column 0, added to
+                                  source's), NULL: none */
+  void *tet_source_ctx;
   em_vector_fn dirichlet; /* E_D on fixed faces, NULL: zero (PEC) */
   void *dirichlet_ctx;
   int n_robin;
@@ -235,6 +249,48 @@ typedef struct em_media {
 } em_media;
 
 em_err em_media_material(void *ctx, int32_t t, const double x[3], em_material *mat);
+
+/* ------------------------------------------------------------ plane wave */
+
+/* An incident plane wave in a lossless background medium (eps_b, mu_b):
+ *   E_inc(x) = E0 p exp(-j k khat . x),   k = k0 sqrt(eps_b mu_b),
+ *   khat = (sin th cos ph, sin th sin ph, cos th)   (direction of travel),
+ *   p = cos(psi) theta_hat + sin(psi) phi_hat       (theta_hat, phi_hat at th, ph),
+ * phase zero at the origin; curl E_inc = -j k khat x E_inc.  The default
+ * th = 0, psi = 0 travels along +z with E along +x. */
+typedef struct em_planewave {
+  double k0, k;       /* free-space and background wavenumbers, rad/m */
+  double khat[3];     /* unit direction of travel */
+  em_cplx e0[3];      /* E0 p, V/m */
+  double amplitude;   /* E0, V/m */
+  double eps_b, mu_b; /* background medium (real, > 0) */
+} em_planewave;
+
+/* Angles in radians; errors for a non-finite angle, amplitude <= 0 or a
+ * background that is not real and positive. */
+em_err em_planewave_make(double k0, double theta, double phi, double psi, double amplitude,
+                         em_cplx eps_b, em_cplx mu_b, em_planewave *pw);
+/* E_inc and curl E_inc at x (curlE may be NULL). */
+void em_planewave_field(const em_planewave *pw, const double x[3], em_cplx E[3], em_cplx curlE[3]);
+
+/* Scattered-field formulation: the unknown is E_s = E - E_inc.  Where the
+ * medium differs from the background,
+ *   curl nu curl E_s - k0^2 eps E_s = k0^2 (eps - eps_b) E_inc - curl((nu - nu_b) curl E_inc),
+ * so em_scatter_source gives f = k0^2 (eps_r - eps_b) E_inc and
+ * h = -(1/mu_r - 1/mu_b) curl E_inc in every non-PML tet (zero in the PML,
+ * which absorbs the outgoing E_s), and em_scatter_dirichlet gives
+ * E_s = -E_inc on fixed (PEC) faces inside the PML's interior box and 0
+ * on the walls beyond it (everywhere -E_inc when pml is NULL).  Scatterers
+ * must lie inside the interior box; the PML media must be the background. */
+typedef struct em_scatter {
+  const em_planewave *pw;
+  const em_mesh *mesh;
+  const em_medium *medium; /* per mesh group */
+  const em_pml *pml;       /* NULL: no PML */
+} em_scatter;
+
+em_err em_scatter_source(void *ctx, int32_t t, const double x[3], em_cplx f[3], em_cplx h[3]);
+em_err em_scatter_dirichlet(void *ctx, const double x[3], em_cplx E[3]);
 
 /* ------------------------------------------------------------------ ports */
 

@@ -17,12 +17,14 @@ em_err em_port_set_frequency(em_port *p, double k0) {
   p->k0 = k0;
   em_cplx k = k0 * decaying_sqrt(p->eps_r * p->mu_r);
   em_cplx eta = EM_Z0 * csqrt(p->mu_r / p->eps_r);
-  double int_e2 = 1; /* oint |e_hat|^2 dS of the unnormalised mode */
+  double int_e2 = 1;  /* oint |e_hat|^2 dS of the unnormalised mode */
+  em_cplx z_wave = 1; /* E_t / H_t of the mode: what carries the power */
   switch (p->type) {
     case EM_PORT_COAX:
       /* TEM: beta = k, Z0 = eta ln(b/a) / 2 pi, e_hat = r_hat / r */
       p->beta = k;
       p->z_mode = eta * log(p->b / p->a) / (2 * M_PI);
+      z_wave = eta; /* TEM: the line impedance is V/I, the wave's is eta */
       int_e2 = 2 * M_PI * log(p->b / p->a);
       break;
     case EM_PORT_WAVEGUIDE: {
@@ -35,6 +37,7 @@ em_err em_port_set_frequency(em_port *p, double k0) {
                p->name, fc * 1e-9, p->a * 1e3, k0 * EM_C0 / (2 * M_PI) * 1e-9);
       p->beta = decaying_sqrt(k * k - kc * kc);
       p->z_mode = k0 * EM_Z0 * p->mu_r / p->beta;
+      z_wave = p->z_mode;
       int_e2 = p->a * p->b / 2;
       break;
     }
@@ -43,8 +46,8 @@ em_err em_port_set_frequency(em_port *p, double k0) {
       p->z_mode = p->z_ref > 0 ? p->z_ref : 50.0;
       break;
   }
-  /* P = 1/2 Re(1/Z) N^2 oint |e_hat|^2 = 1 W */
-  p->norm = sqrt(2 / (creal(1 / p->z_mode) * int_e2));
+  /* P = 1/2 oint Re(E x H*) . n = 1/2 Re(1/Z_wave) N^2 oint |e_hat|^2 = 1 W */
+  p->norm = sqrt(2 / (creal(1 / z_wave) * int_e2));
   return EM_OK;
 }
 

@@ -10,8 +10,6 @@
 extern const em_quad em_quad_tri_rules[EM_QUAD_MAX_DEGREE];
 extern const em_quad em_quad_tet_rules[EM_QUAD_MAX_DEGREE];
 
-/* Gauss-Legendre on [0,1] with n points (n = 1..8), exact to degree 2n-1:
- * s[i] in (0,1), w[i] summing to 1. */
-void em_quad_line(int n, double *s, double *w);
+/* em_quad_line (Gauss-Legendre on [0,1]) is public: em_assembly.h. */
 
 #endif

@@ -106,6 +106,188 @@ em_err em_ports_csv_write(const char *path, int n_ports, int n_freq, const doubl
 em_err em_port_sparams(int n, const em_port *ports, const em_cplx *meas, em_cplx *S, double *zref,
                        em_cplx *zin);
 
+/* Incident and accepted power of port p's own excitation in the solve,
+ * from what it measured itself (meas = em_port_measure while driven):
+ * wave ports carry P_inc = 1 W and accept 1 - |c - 1|^2; a lumped port's
+ * 1 A Norton source has P_inc = R / 8 (R = Re z_mode) and accepts
+ * 1/2 Re(V I*), I = 1 - V / R.  These refer to the port's own (mode)
+ * impedance, not to a renormalised z_ref. */
+void em_port_power(const em_port *p, em_cplx meas, double *p_inc, double *p_acc);
+/* The power the solution carries into the domain through port p's plane,
+ * 1/2 Re oint (E x H*) . n dS (n inward, H from curl E): P_acc as the mesh
+ * sees it (a faceted coax differs from the analytic mode by a few %). */
+em_err em_port_flux(const em_port *p, const em_mesh *m, const em_dofmap *d, const em_cplx *x,
+                    const em_cplx *fixed, double *flux);
+
+/* ------------------------------------------------------------- far field */
+
+/* Near-to-far-field transform (docs/farfield.md).  On a closed surface S in
+ * a homogeneous lossless medium (eps_r, mu_r; k = k0 sqrt(eps_r mu_r),
+ * eta = Z0 sqrt(mu_r / eps_r)) with outward normal n, the equivalent
+ * currents J = n x H, M = -n x E (H = j curl E / (k0 Z0 mu_r), exp(+j w t))
+ * radiate, outside S, the field of the sources inside.  With
+ *   N = oint J exp(j k r_hat . x') dS',  L = oint M exp(j k r_hat . x') dS'
+ * the far field is E = F(theta, phi) exp(-j k r) / r with
+ *   F_theta = -j k / (4 pi) (L_phi + eta N_theta),
+ *   F_phi   =  j k / (4 pi) (L_theta - eta N_phi)
+ * (phase referred to the model origin), and the radiation intensity is
+ * U = |F|^2 / (2 eta) W/sr.  E and curl E come from the tet on the inside
+ * of each face, at the points of a triangle rule of degree 2p + 2 (exact
+ * for the order-p fields times the first terms of the exponential).
+ *
+ * Mirror planes x_d = mirror_at[d] (symmetry planes of a model cut in two,
+ * four or eight, or an infinite ground) complete the surface by image
+ * theory: a PEC plane (tangential E = 0 on it) images J as minus its mirror
+ * image and M as minus the mirror image of an axial vector, i.e. J
+ * tangential reversed, M normal reversed; a PMC plane the opposite (J
+ * normal reversed, M tangential reversed).  Faces on the far side of a
+ * mirror are dropped.  With half_space the z mirror is an infinite PEC
+ * ground: the far field lives in z > mirror_at[2] only (zero below) and the
+ * powers count that half; otherwise a mirrored model radiates into the
+ * whole sphere and the surface power is that of the whole (2^mirrors times
+ * the power through the faces). */
+typedef enum em_mirror { EM_MIRROR_NONE = 0, EM_MIRROR_PEC, EM_MIRROR_PMC } em_mirror;
+
+typedef struct em_nf2ff {
+  double k0, k, eta;   /* free-space and medium wavenumbers (rad/m), eta (ohm) */
+  int64_t n;           /* quadrature points on the faces of S */
+  double *x;           /* [3 n] points (metres), relative to centre */
+  em_cplx *J, *M;      /* [3 n] currents times quadrature weight (A m, V m) */
+  double centre[3];    /* centre of the bounding box of S and its images (m) */
+  double radius;       /* half the diagonal of that box (metres) */
+  int32_t n_face;      /* faces of S used (without images) */
+  double area;         /* their area (m^2) */
+  double p_surface;    /* 1/2 Re oint (E x H*) . n dS (W) over S and its
+                          images: the power through the whole surface */
+  em_mirror mirror[3]; /* per axis */
+  double mirror_at[3]; /* metres */
+  int half_space;      /* 1: infinite ground at z = mirror_at[2] */
+} em_nf2ff;
+
+typedef struct em_nf2ff_opts {
+  int group;               /* closed surface group (e.g. "nf2ff"), or -1: the
+                              boundary of the non-PML region (without PML: the
+                              exterior faces on the mesh's bounding box) */
+  const em_medium *medium; /* per mesh group: PML marks and the media */
+  double k0;               /* rad/m */
+  em_mirror mirror[3];     /* symmetry / image planes (NONE: none) */
+  double mirror_at[3];     /* their coordinates, metres */
+  int half_space;          /* the z mirror (PEC) is an infinite ground */
+} em_nf2ff_opts;
+
+/* The faces of S with the tet on their inside (in_tet[i]) and the outward
+ * unit normal (normal[3 i ..]); allocated here.  With a group, the inside
+ * is what cannot be reached from the PML (or the outer bounding-box faces)
+ * without crossing the group; a face with the same side on both sides
+ * (the group is not closed), an inside tet that is PML, or media that are
+ * not one lossless medium on the inside of S are errors naming the group. */
+em_err em_nf2ff_surface(const em_mesh *m, const em_nf2ff_opts *o, int32_t *n_face, int32_t **face,
+                        int32_t **in_tet, double **normal);
+/* Currents on S from the solution x (and fixed values) and the power
+ * through S. */
+em_err em_nf2ff_create(const em_mesh *m, const em_dofmap *d, const em_cplx *x, const em_cplx *fixed,
+                       const em_nf2ff_opts *o, em_nf2ff **nf);
+void em_nf2ff_destroy(em_nf2ff **nf);
+/* F_theta, F_phi (V) in direction (theta, phi), radians. */
+void em_nf2ff_far(const em_nf2ff *nf, double theta, double phi, em_cplx *f_theta, em_cplx *f_phi);
+/* P_rad = int U dOmega (W): Gauss-Legendre in cos(theta) times the
+ * trapezoidal rule in phi, with enough points for the surface's electrical
+ * size (k radius + 12 in theta, at most 256, twice that in phi); the upper hemisphere
+ * with half_space. */
+double em_nf2ff_power(const em_nf2ff *nf);
+
+/* The far field on a regular (theta, phi) grid: theta_i = i dtheta from 0
+ * to 180 deg (90 with half_space), phi_j = j dphi from 0 to 360 - dphi. */
+typedef struct em_ff_grid {
+  int n_theta, n_phi;
+  double dtheta, dphi; /* degrees */
+  em_cplx *f;          /* [(i n_phi + j) 2 + c]: F_theta (c = 0), F_phi (c = 1), V */
+} em_ff_grid;
+
+/* Steps in degrees must divide 180 (theta) and 360 (phi) and lie in
+ * (0, 90]; errors name the step. */
+em_err em_ff_grid_eval(const em_nf2ff *nf, double dtheta, double dphi, em_ff_grid *g);
+void em_ff_grid_free(em_ff_grid *g);
+
+/* Antenna figures of one frequency (docs/farfield.md).  D = 4 pi U / P_rad
+ * with P_rad the far-field integral; radiation efficiency
+ * e = P_rad / (P_rad + P_loss) from the loss integral (P_rad / P_acc when
+ * P_loss is NaN); gain G = e D; realized gain G (1 - |S11|^2) (S11 in the
+ * reported reference impedance).  The power balance (P_rad + P_loss) /
+ * P_acc is 1 up to the discretisation: a check of the mesh and the port,
+ * not an input of the gain.  Co- and cross-polar components are Ludwig's
+ * third definition with the reference along x or y, whichever carries more
+ * of the field at the maximum.  The E-plane is the great circle through the
+ * maximum and the major axis of the polarisation ellipse of E there, the
+ * H-plane the one at right angles; the -3 dB beamwidth is the angle between
+ * the half-power points on either side of the maximum in each (NaN when the
+ * cut never falls 3 dB). */
+typedef struct em_antenna {
+  double p_acc;               /* W accepted (input; NaN: unknown); emsolve
+                                 gives the port-plane flux em_port_flux */
+  double p_acc_s11;           /* W accepted by the port's own count,
+                                 P_inc (1 - |S11|^2) (em_port_power; set by the
+                                 caller, NaN: not computed) */
+  double mismatch;            /* 1 - |S11|^2 in the reference impedance (input) */
+  double p_loss;              /* W lost in the media (input; NaN: not computed) */
+  double p_surface;           /* W through S (surface Poynting integral) */
+  double p_far;               /* W, far-field integral */
+  double u_max;               /* W/sr */
+  double theta_max, phi_max;  /* degrees */
+  double directivity;         /* linear, at the maximum */
+  double efficiency;          /* radiation efficiency (above) */
+  double gain, realized_gain; /* linear, at the maximum */
+  double balance;             /* (P_rad + P_loss) / P_acc */
+  double front_to_back;       /* dB: U(max) / U(opposite direction) */
+  int copol;                  /* 0: x, 1: y (Ludwig 3 reference) */
+  double xpol_axis;           /* dB: cross / co at the maximum */
+  double xpol_peak;           /* dB: largest cross-polar U / co-polar U at the maximum */
+  double bw_e, bw_h;          /* degrees */
+  double dir_max[3];          /* unit vector towards the maximum */
+  double e_dir[3], h_dir[3];  /* unit vectors spanning the E- and H-plane
+                                 cuts with dir_max */
+} em_antenna;
+
+em_err em_antenna_figures(const em_nf2ff *nf, const em_ff_grid *g, double p_acc, double mismatch,
+                          double p_loss, em_antenna *a);
+
+/* U (W/sr) and its Ludwig-3 co/cross split (copol 0: x, 1: y) at one
+ * direction (radians); u_co, u_cr may be NULL. */
+double em_antenna_intensity(const em_nf2ff *nf, double theta, double phi, int copol, double *u_co,
+                            double *u_cr);
+/* One principal cut (plane 0: E, 1: H) of the pattern at angle alpha
+ * (radians) from the maximum: the direction and U there. */
+double em_antenna_cut(const em_nf2ff *nf, const em_antenna *a, int plane, double alpha,
+                      double dir[3]);
+
+/* Power dissipated in the non-PML media by a solution:
+ *   P_loss = k0 / (2 Z0) int (-Im eps_r) |E|^2 + 1 / (2 k0 Z0) int (-Im mu_r) / |mu_r|^2 |curl E|^2
+ */
+em_err em_field_loss(const em_mesh *m, const em_dofmap *d, const em_cplx *x, const em_cplx *fixed,
+                     const em_medium *medium, double k0, double *p_loss);
+
+/* ------------------------------------------------------ far-field files */
+
+/* farfield_<f>.csv: theta_deg, phi_deg, Re/Im F_theta, Re/Im F_phi (V),
+ * directivity_dBi, gain_dBi (realized), co_dBi, cross_dBi (directivity
+ * components); a comment line with the frequency first. */
+em_err em_farfield_csv_write(const char *path, double freq, const em_ff_grid *g, const em_nf2ff *nf,
+                             const em_antenna *a);
+/* E- and H-plane cuts (pattern_<f>.csv): angle_deg from the maximum in
+ * -180..180 by step, directivity and realized gain in dBi in each plane. */
+em_err em_pattern_cuts_write(const char *path, double freq, double step, const em_nf2ff *nf,
+                             const em_antenna *a);
+/* antenna.csv: one row per frequency (rows 0..n-1 of a and freq). */
+em_err em_antenna_csv_write(const char *path, int n, const double *freq, const em_antenna *a);
+/* rcs_<f>.csv: theta_deg, phi_deg, sigma_m2, sigma_dBsm, sigma_theta_m2,
+ * sigma_phi_m2 with sigma = 4 pi |F|^2 / |E0|^2 (bistatic). */
+em_err em_rcs_csv_write(const char *path, double freq, const em_ff_grid *g, double e0);
+/* The pattern as a closed surface for ParaView (legacy VTK POLYDATA,
+ * ASCII): radius r = radius (1 + (v - v_max) / range) (clipped at 0) with v
+ * the scalar in dB, centred on centre; point data "<name>" (dB). */
+em_err em_ff_vtk_write(const char *path, const em_ff_grid *g, const double *v_db, const char *name,
+                       double range_db, const double centre[3], double radius, const char *title);
+
 #ifdef __cplusplus
 }
 #endif

@@ -96,3 +96,18 @@ em_err em_port_sparams(int n, const em_port *ports, const em_cplx *meas, em_cplx
   }
   return EM_OK;
 }
+
+/* Wave port: a = sqrt 2 (1 W), b = sqrt 2 (c - 1): P_acc = 1 - |c - 1|^2.
+ * Lumped: a = sqrt(R) / 2 (R / 8 W), P_acc = 1/2 Re(V conj(I)), I = 1 - V / R. */
+void em_port_power(const em_port *p, em_cplx meas, double *p_inc, double *p_acc) {
+  if (p->type == EM_PORT_LUMPED) {
+    double R = creal(p->z_mode);
+    em_cplx I_in = 1 - meas / R;
+    *p_inc = R / 8;
+    *p_acc = 0.5 * creal(meas * conj(I_in));
+  } else {
+    em_cplx b = meas - 1;
+    *p_inc = 1;
+    *p_acc = 1 - creal(b * conj(b));
+  }
+}

@@ -3,7 +3,7 @@
 # it installs them; otherwise it names them and fails.
 set -eu
 PKGS="cmake make gcc g++ libgmsh-dev libmetis-dev liblapack-dev libblas-dev libopenblas-dev
-      python3 python3-numpy python3-scipy python3-meshio clang-format"
+      python3 python3-numpy python3-scipy python3-meshio python3-matplotlib clang-format"
 missing=""
 for p in $PKGS; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

@@ -30,6 +30,18 @@ CASES = [
       "1e-4"], ["direct factorization needs", "GiB"]),
     ("waveguide port below cut-off", "cases/waveguide.geo",
      ["-setnumber", "Solver/frequency", "5e9"], ["port1", "cut off"]),
+    ("plane wave on a case with ports", "cases/waveguide.geo",
+     ["-setstring", "Excitation/type", "planewave"], ["planewave", "port"]),
+    ("far-field step", "cases/waveguide.geo", ["-setnumber", "Farfield/theta_step", "7"],
+     ["Farfield/theta_step", "180"]),
+    ("unknown mirror", "cases/waveguide.geo", ["-setstring", "Farfield/mirror_x", "pcm"],
+     ["Farfield/mirror_x", "pmc"]),
+    ("ground without its mirror", "cases/waveguide.geo",
+     ["-setnumber", "Farfield/infinite_ground", "1"], ["Farfield/infinite_ground", "mirror_z"]),
+    ("unknown NF2FF surface", "cases/waveguide.geo", ["-setstring", "Farfield/surface", "box"],
+     ["Farfield/surface", "box"]),
+    ("far field of a closed PEC box", "cases/waveguide.geo",
+     ["-setstring", "Farfield/compute", "on"], ["Farfield/compute", "radiates"]),
 ]
 
 for what, case, args, needles in CASES:

@@ -50,6 +50,6 @@ check(fr == [5.8e9], f"-setnumber Solver/frequency on a sweep case: solved {fr}"
 check(os.path.exists(os.path.join(d, "fields_0.vtk")), "fields of the one frequency written")
 rc, out, err, d = run("cases/dra.geo", "-setnumber", "Solver/order", "1",
                       "-setnumber", "Solver/n_freq", "3")
-check(sorted(x for x in os.listdir(d) if x.endswith(".vtk")) == ["fields_1.vtk"],
+check(sorted(x for x in os.listdir(d) if x.startswith("fields_")) == ["fields_1.vtk"],
       f"a 3-frequency sweep writes the middle one's fields: {os.listdir(d)}")
 finish()

@@ -1,0 +1,79 @@
+/* app_ff.h - far field, antenna figures, plane-wave excitation and plots in
+ * the emsolve pipeline (private to app/; the physics is in post/ and
+ * assembly/, docs/farfield.md). */
+#ifndef EM_APP_FF_H
+#define EM_APP_FF_H
+
+#include "app_impl.h"
+
+typedef struct em_run em_run;
+
+/* What the case asks for (Farfield/ *, Excitation/ *, Output/plots). */
+typedef struct em_app_ff {
+  int enabled;                             /* compute the far field at each frequency */
+  int planewave;                           /* Excitation/type planewave (no ports) */
+  double theta_step, phi_step;             /* degrees */
+  int group;                               /* NF2FF surface group, -1: PML boundary */
+  em_mirror mirror[3];                     /* Farfield/mirror_x|y|z */
+  double mirror_at[3];                     /* metres */
+  int half_space;                          /* Farfield/infinite_ground */
+  double pw_theta, pw_phi, pw_psi, pw_amp; /* radians, V/m */
+  em_planewave pw;                         /* at the current frequency */
+  em_scatter sc;                           /* its scattered-field sources */
+  em_antenna *ant;                         /* [n_freq] figures (ports) */
+  double *rcs_back, *rcs_fwd;              /* [n_freq] m^2 (plane wave) */
+  int plots;                               /* Output/plots */
+} em_app_ff;
+
+/* The parameters of the far field, the excitation and the plots (spliced
+ * into the table of app/params.c). */
+#define EM_FF_NUM(n, v, h) \
+  { n, 0, v, NULL, 1, h }
+#define EM_FF_STR(n, v, h) \
+  { n, 1, 0, v, 1, h }
+#define EM_APP_FF_SPECS                                                                            \
+  EM_FF_STR(                                                                                       \
+      "Farfield/compute", "auto",                                                                  \
+      "far field and antenna figures / RCS at every frequency: auto (when the case has a PML "     \
+      "or a plane wave), on, off"),                                                                \
+      EM_FF_NUM("Farfield/theta_step", 5, "far-field grid step in theta, degrees (divides 180)"),  \
+      EM_FF_NUM("Farfield/phi_step", 5, "far-field grid step in phi, degrees (divides 360)"),      \
+      EM_FF_STR("Farfield/surface", "auto",                                                        \
+                "NF2FF surface: auto (the surface group 'nf2ff' if any, else the boundary of the " \
+                "non-PML region), or the name of a closed surface group"),                         \
+      EM_FF_STR("Farfield/mirror_x", "none", "symmetry plane x = mirror_x_at: none, pec or pmc"),  \
+      EM_FF_STR("Farfield/mirror_y", "none", "symmetry plane y = mirror_y_at: none, pec or pmc"),  \
+      EM_FF_STR("Farfield/mirror_z", "none", "symmetry plane z = mirror_z_at: none, pec or pmc"),  \
+      EM_FF_NUM("Farfield/mirror_x_at", 0, "x of the symmetry plane (model units)"),               \
+      EM_FF_NUM("Farfield/mirror_y_at", 0, "y of the symmetry plane (model units)"),               \
+      EM_FF_NUM("Farfield/mirror_z_at", 0, "z of the symmetry plane or ground (model units)"),     \
+      EM_FF_NUM("Farfield/infinite_ground", 0,                                                     \
+                "1: the z mirror (pec) is an infinite ground plane: far field above it only"),     \
+      EM_FF_STR("Excitation/type", "port",                                                         \
+                "what drives the structure: port (each port in turn) or "                          \
+                "planewave (scattering; the case has no ports)"),                                  \
+      EM_FF_NUM("Excitation/theta", 0,                                                             \
+                "plane wave: direction of travel, polar angle in degrees (0: along +z)"),          \
+      EM_FF_NUM("Excitation/phi", 0, "plane wave: direction of travel, azimuth in degrees"),       \
+      EM_FF_NUM("Excitation/polarization", 0,                                                      \
+                "plane wave: E at this angle (degrees) from theta_hat towards phi_hat"),           \
+      EM_FF_NUM("Excitation/amplitude", 1, "plane wave: |E_inc|, V/m"),                            \
+      EM_FF_NUM("Output/plots", 0,                                                                 \
+                "1: write PNG and SVG plots to <out>/plots (scripts/emplot.py)"),
+
+/* Read the settings and check them against the mesh and the setup. */
+em_err em_app_ff_setup(em_run *r);
+void em_app_ff_free(em_app_ff *ff);
+/* Plane wave: column 0 of prob gets the scattered-field sources. */
+em_err em_app_ff_problem(em_run *r, double k0, em_problem *prob);
+/* After the solve of frequency fi: NF2FF, figures / RCS, files. x is the
+ * solution of the first excitation (port 1 or the plane wave); meas what
+ * the ports measured (NULL with a plane wave). */
+em_err em_app_ff_frequency(em_run *r, int fi, double k0, const em_cplx *x, const em_cplx *fixed,
+                           const em_cplx *meas);
+/* One line per frequency of the far-field results on f. */
+void em_app_ff_print(const em_run *r, FILE *f);
+/* Run scripts/emplot.py on dir (PNG and SVG in dir/plots). */
+em_err em_app_plot(const char *dir, const em_log *log);
+
+#endif

@@ -1,0 +1,167 @@
+/* antenna.c - the figures of merit of a radiation pattern: maximum,
+ * directivity, gain, efficiency, front-to-back ratio, cross-polar levels,
+ * -3 dB beamwidths in the principal planes (definitions in em_post.h). */
+#include <math.h>
+#include <string.h>
+
+#include "em_post.h"
+
+static double db(double x) {
+  return 10 * log10(x);
+}
+
+/* Ludwig 3: co_x = F_theta cos(phi) - F_phi sin(phi), co_y = F_theta sin(phi) + F_phi cos(phi);
+ * U = (|F_theta|^2 + |F_phi|^2) / (2 eta) = (|co_x|^2 + |co_y|^2) / (2 eta). */
+double em_antenna_intensity(const em_nf2ff *nf, double theta, double phi, int copol, double *u_co,
+                            double *u_cr) {
+  em_cplx ft, fp;
+  em_nf2ff_far(nf, theta, phi, &ft, &fp);
+  em_cplx cx = ft * cos(phi) - fp * sin(phi), cy = ft * sin(phi) + fp * cos(phi);
+  double ux = creal(cx * conj(cx)) / (2 * nf->eta), uy = creal(cy * conj(cy)) / (2 * nf->eta);
+  if (u_co) *u_co = copol ? uy : ux;
+  if (u_cr) *u_cr = copol ? ux : uy;
+  return ux + uy;
+}
+
+static void angles_of(const double d[3], double *theta, double *phi) {
+  double z = fmax(-1.0, fmin(1.0, d[2]));
+  *theta = acos(z);
+  *phi = atan2(d[1], d[0]);
+  if (*phi < 0) *phi += 2 * M_PI;
+}
+
+static double u_dir(const em_nf2ff *nf, const double d[3]) {
+  double t, p;
+  angles_of(d, &t, &p);
+  return em_antenna_intensity(nf, t, p, 0, NULL, NULL);
+}
+
+/* direction cos(alpha) dir_max + sin(alpha) e (plane 0) or h (plane 1) */
+double em_antenna_cut(const em_nf2ff *nf, const em_antenna *a, int plane, double alpha,
+                      double dir[3]) {
+  const double *v = plane ? a->h_dir : a->e_dir;
+  for (int c = 0; c < 3; c++) dir[c] = cos(alpha) * a->dir_max[c] + sin(alpha) * v[c];
+  return u_dir(nf, dir);
+}
+
+/* Refine the grid maximum by a compass search in (theta, phi), the step
+ * halving from the grid step down to 1e-5 rad. */
+static void refine_max(const em_nf2ff *nf, double step, double *theta, double *phi, double *u) {
+  double tmax = nf->half_space ? M_PI / 2 : M_PI;
+  while (step > 1e-5) {
+    int moved = 0;
+    static const int dt[4] = {1, -1, 0, 0}, dp[4] = {0, 0, 1, -1};
+    for (int k = 0; k < 4; k++) {
+      double t = *theta + dt[k] * step, p = *phi + dp[k] * step / fmax(sin(*theta), 0.05);
+      if (t < 0 || t > tmax) continue;
+      double v = em_antenna_intensity(nf, t, p, 0, NULL, NULL);
+      if (v > *u) *theta = t, *phi = p, *u = v, moved = 1;
+    }
+    if (!moved) step /= 2;
+  }
+  *phi = fmod(*phi, 2 * M_PI);
+  if (*phi < 0) *phi += 2 * M_PI;
+}
+
+/* Half-power point of a cut on the side sign (+1 / -1): march by 0.5 deg,
+ * then bisect; NaN when the cut never falls to u_max / 2. */
+static double half_power(const em_nf2ff *nf, const em_antenna *a, int plane, double sign) {
+  double d[3], h = 0.5 * M_PI / 180, lo = 0, hi = -1;
+  for (double al = h; al <= M_PI + 1e-12; al += h) {
+    if (em_antenna_cut(nf, a, plane, sign * al, d) < 0.5 * a->u_max) {
+      hi = al;
+      break;
+    }
+    lo = al;
+  }
+  if (hi < 0) return NAN;
+  for (int it = 0; it < 40; it++) {
+    double mid = 0.5 * (lo + hi);
+    if (em_antenna_cut(nf, a, plane, sign * mid, d) < 0.5 * a->u_max)
+      hi = mid;
+    else
+      lo = mid;
+  }
+  return 0.5 * (lo + hi);
+}
+
+em_err em_antenna_figures(const em_nf2ff *nf, const em_ff_grid *g, double p_acc, double mismatch,
+                          double p_loss, em_antenna *a) {
+  EM_CHECK(nf && g && g->f && a, EM_ERR_ARG, "antenna figures: NULL argument");
+  memset(a, 0, sizeof *a);
+  a->p_acc = p_acc;
+  a->p_acc_s11 = NAN;
+  a->mismatch = mismatch;
+  a->p_loss = p_loss;
+  a->p_surface = nf->p_surface;
+  a->p_far = em_nf2ff_power(nf);
+  EM_CHECK(isfinite(a->p_far) && a->p_far > 0, EM_ERR_NUMERIC,
+           "antenna figures: the radiated power %g W is not positive (no field on the NF2FF "
+           "surface?)",
+           a->p_far);
+  /* the grid maximum, refined */
+  int best = 0;
+  double ub = -1;
+  for (int k = 0; k < g->n_theta * g->n_phi; k++) {
+    double u =
+        creal(g->f[2 * k] * conj(g->f[2 * k])) + creal(g->f[2 * k + 1] * conj(g->f[2 * k + 1]));
+    if (u > ub) ub = u, best = k;
+  }
+  double th = (best / g->n_phi) * g->dtheta * M_PI / 180,
+         ph = (best % g->n_phi) * g->dphi * M_PI / 180;
+  double u = em_antenna_intensity(nf, th, ph, 0, NULL, NULL);
+  refine_max(nf, 0.5 * fmin(g->dtheta, g->dphi) * M_PI / 180, &th, &ph, &u);
+  a->u_max = u;
+  a->theta_max = th * 180 / M_PI;
+  a->phi_max = ph * 180 / M_PI;
+  a->directivity = 4 * M_PI * u / a->p_far;
+  /* e = P_rad / (P_rad + P_loss): both terms carry small relative errors,
+   * where P_rad / P_acc carries the whole discretisation error of the
+   * power balance (a few % on coarse antenna meshes) */
+  a->efficiency = isnan(p_loss) ? a->p_far / p_acc : a->p_far / (a->p_far + p_loss);
+  a->gain = a->efficiency * a->directivity;
+  a->realized_gain = a->gain * mismatch;
+  a->balance = (a->p_far + (isnan(p_loss) ? 0 : p_loss)) / p_acc;
+  double st = sin(th), ct = cos(th), sp = sin(ph), cp = cos(ph);
+  double r[3] = {st * cp, st * sp, ct}, tv[3] = {ct * cp, ct * sp, -st}, pv[3] = {-sp, cp, 0};
+  memcpy(a->dir_max, r, sizeof r);
+  /* front to back */
+  double back[3] = {-r[0], -r[1], -r[2]};
+  a->front_to_back = nf->half_space ? NAN : db(u / u_dir(nf, back));
+  /* polarisation: Ludwig 3 along x or y, whichever dominates at the maximum */
+  double ux, uy;
+  em_antenna_intensity(nf, th, ph, 0, &ux, &uy);
+  a->copol = uy > ux;
+  double uco = a->copol ? uy : ux, ucr = a->copol ? ux : uy;
+  a->xpol_axis = db(ucr / uco);
+  double peak = 0;
+  for (int k = 0; k < g->n_theta * g->n_phi; k++) {
+    double p = (k % g->n_phi) * g->dphi * M_PI / 180;
+    em_cplx cx = g->f[2 * k] * cos(p) - g->f[2 * k + 1] * sin(p);
+    em_cplx cy = g->f[2 * k] * sin(p) + g->f[2 * k + 1] * cos(p);
+    double v = creal(a->copol ? cx * conj(cx) : cy * conj(cy)) / (2 * nf->eta);
+    peak = fmax(peak, v);
+  }
+  a->xpol_peak = db(peak / uco);
+  /* E-plane: through the maximum and the major axis of the polarisation
+   * ellipse there, the real unit e = cos(b) theta_hat + sin(b) phi_hat
+   * maximising |F . e|^2 = A cos^2 b + B sin^2 b + 2 C sin b cos b with
+   * A = |F_theta|^2, B = |F_phi|^2, C = Re(F_theta F_phi*):
+   * tan 2b = 2 C / (A - B) */
+  em_cplx ft, fp;
+  em_nf2ff_far(nf, th, ph, &ft, &fp);
+  double A = creal(ft * conj(ft)), B = creal(fp * conj(fp)), C = creal(ft * conj(fp));
+  double beta = 0.5 * atan2(2 * C, A - B);
+  for (int k = 0; k < 3; k++) a->e_dir[k] = cos(beta) * tv[k] + sin(beta) * pv[k];
+  a->h_dir[0] = r[1] * a->e_dir[2] - r[2] * a->e_dir[1];
+  a->h_dir[1] = r[2] * a->e_dir[0] - r[0] * a->e_dir[2];
+  a->h_dir[2] = r[0] * a->e_dir[1] - r[1] * a->e_dir[0];
+  double bw[2];
+  for (int plane = 0; plane < 2; plane++) {
+    double up = half_power(nf, a, plane, 1), dn = half_power(nf, a, plane, -1);
+    bw[plane] = (up + dn) * 180 / M_PI;
+  }
+  a->bw_e = bw[0];
+  a->bw_h = bw[1];
+  return EM_OK;
+}
