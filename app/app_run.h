@@ -5,15 +5,13 @@
 #include "app_ff.h"
 #include "app_setup.h"
 
-#define EM_RUN_MAX_PORTS 16
-
 /* What one frequency produced. */
 typedef struct em_freq_result {
   double f;                                             /* Hz */
   double k0;                                            /* rad/m */
   double t_assembly, t_operator, t_pc, t_solve, t_post; /* seconds */
   em_pc_info pc;
-  em_ksp_stats ksp[EM_RUN_MAX_PORTS]; /* one solve per excited port */
+  em_ksp_stats ksp[EM_MAX_PORTS]; /* one solve per excited port */
   int n_solve;
   int converged; /* every solve converged */
 } em_freq_result;

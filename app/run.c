@@ -73,7 +73,7 @@ static em_err build_robins(em_run *r, double k0, em_robin *rb, int *n_rb, int32_
     int32_t n = 0;
     for (int32_t k = 0; k < s->n_abc; k++) n += m->tet_group[m->face_tet[2 * s->abc_face[k]]] == g;
     if (!n) continue;
-    EM_CHECK(*n_rb < 2 * EM_RUN_MAX_PORTS, EM_ERR_INPUT, "too many media on the outer boundary");
+    EM_CHECK(*n_rb < 2 * EM_MAX_PORTS, EM_ERR_INPUT, "too many media on the outer boundary");
     int32_t *list = NULL;
     EM_TRY(em_calloc(&list, (size_t)n, sizeof *list, "ABC faces"));
     abc_lists[*n_rb] = list;
@@ -101,8 +101,8 @@ static em_err solve_frequency(em_run *r, int fi) {
   int np = s->n_port;
   fr->f = f;
   fr->k0 = k0;
-  em_robin rb[3 * EM_RUN_MAX_PORTS];
-  int32_t *abc_lists[3 * EM_RUN_MAX_PORTS] = {0};
+  em_robin rb[3 * EM_MAX_PORTS];
+  int32_t *abc_lists[3 * EM_MAX_PORTS] = {0};
   int n_rb = 0;
   em_system *sys = NULL;
   em_blockmat *Ap = NULL;
@@ -318,8 +318,8 @@ static em_err run_case(em_run *r) {
            "case %s has no port: nothing excites the structure (add a surface group 'port1' "
            "and Ports/port1/type, or set Excitation/type planewave)",
            em_case_path(r->cs));
-  EM_CHECK(r->setup.n_port <= EM_RUN_MAX_PORTS, EM_ERR_INPUT, "%d ports: at most %d supported",
-           r->setup.n_port, EM_RUN_MAX_PORTS);
+  EM_CHECK(r->setup.n_port <= EM_MAX_PORTS, EM_ERR_INPUT, "%d ports: at most %d supported",
+           r->setup.n_port, EM_MAX_PORTS);
   /* frequencies below a waveguide port's cut-off fail here, before any output */
   for (int i = 0; i < cfg->n_freq; i++)
     for (int p = 0; p < r->setup.n_port; p++)

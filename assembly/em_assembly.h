@@ -24,12 +24,6 @@
 extern "C" {
 #endif
 
-/* Physical constants (SI, CODATA 2018). */
-#define EM_C0 299792458.0
-#define EM_MU0 1.25663706212e-6
-#define EM_EPS0 8.8541878128e-12
-#define EM_Z0 376.730313668
-
 /* ------------------------------------------------------------------ basis */
 
 enum { EM_ENT_EDGE = 0, EM_ENT_FACE = 1, EM_ENT_CELL = 2 };
@@ -293,6 +287,9 @@ em_err em_scatter_source(void *ctx, int32_t t, const double x[3], em_cplx f[3], 
 em_err em_scatter_dirichlet(void *ctx, const double x[3], em_cplx E[3]);
 
 /* ------------------------------------------------------------------ ports */
+
+/* Ports of one case at most: the S matrix is at most this square. */
+#define EM_MAX_PORTS 16
 
 typedef enum em_port_type { EM_PORT_COAX = 0, EM_PORT_WAVEGUIDE, EM_PORT_LUMPED } em_port_type;
 

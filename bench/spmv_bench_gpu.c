@@ -589,6 +589,10 @@ static em_err bench_prec(bench_ctx *c, bench_out *out, em_prec p, cusparseHandle
   for (int T = 1; T <= 32; T *= 2) run_format(c, out, &v, EM_FMT_SELLRT, T, 0);
   for (int T = 1; T <= 32; T *= 2) run_format(c, out, &v, EM_FMT_SELLRT, T, 1);
   run_format(c, out, &v, EM_FMT_AUTO, 0, 1);
+  /* the formats AUTO does not pick (yet): ELL + tail, and the bitmap */
+  run_format(c, out, &v, EM_FMT_HYB, 0, 0);
+  run_format(c, out, &v, EM_FMT_HEC, 0, 0);
+  run_format(c, out, &v, EM_FMT_BITMAP, 0, 0);
   EM_TRY_GOTO(err, cusparse_csr(c, out, &v, h), done);
   EM_TRY_GOTO(err, cusparse_sell(c, out, &v, h, 0), done);
   EM_TRY_GOTO(err, cusparse_sell(c, out, &v, h, 1), done);

@@ -1,8 +1,9 @@
 /* em_core.h - the vocabulary every emsolve module shares.
  *
- * Errors with a trace, a progress log, complex scalars, host memory, atomic
- * output files, the CSR matrix and the 3x3 block matrix by basis order, and
- * the compute device.  Nothing here knows about meshes, physics or formats.
+ * Errors with a trace, a progress log, complex scalars, host and device
+ * memory, atomic output files, the CSR matrix and the 3x3 block matrix by
+ * basis order, the matrix files of --dump-matrix, and the compute device.  Nothing here knows about
+ * meshes, physics or formats.
  *
  * This header is also included from CUDA (C++) sources: there the complex
  * types are layout-compatible structs (two doubles / two floats), the same
@@ -36,6 +37,12 @@ typedef float complex em_cplxf; /* complex single, for inner work */
 #endif
 
 #define EM_VERSION "0.1.0"
+
+/* Physical constants (SI, CODATA 2018). */
+#define EM_C0 299792458.0        /* speed of light in vacuum, m/s */
+#define EM_MU0 1.25663706212e-6  /* vacuum permeability, H/m */
+#define EM_EPS0 8.8541878128e-12 /* vacuum permittivity, F/m */
+#define EM_Z0 376.730313668      /* impedance of free space, ohm */
 
 /* ------------------------------------------------------------------ errors */
 
@@ -105,6 +112,16 @@ em_err em_cublas_status(int status, const char *what, const char *file, int line
 #define EM_CUDA(call) EM_TRY(em_cuda_status((int)(call), #call, __FILE__, __LINE__))
 #define EM_CUSPARSE(call) EM_TRY(em_cusparse_status((int)(call), #call, __FILE__, __LINE__))
 #define EM_CUBLAS(call) EM_TRY(em_cublas_status((int)(call), #call, __FILE__, __LINE__))
+/* The same to a cleanup label (EM_TRY_GOTO). */
+#define EM_CUDA_GOTO(err, call, label) \
+  EM_TRY_GOTO(err, em_cuda_status((int)(call), #call, __FILE__, __LINE__), label)
+#define EM_CUBLAS_GOTO(err, call, label) \
+  EM_TRY_GOTO(err, em_cublas_status((int)(call), #call, __FILE__, __LINE__), label)
+#define EM_CUSPARSE_GOTO(err, call, label) \
+  EM_TRY_GOTO(err, em_cusparse_status((int)(call), #call, __FILE__, __LINE__), label)
+/* The status of the kernel launches just queued (a CUDA launcher's last
+ * line: every launcher of every module returns em_err). */
+#define EM_CUDA_LAUNCHED() EM_CUDA(cudaGetLastError())
 
 /* --------------------------------------------------------------------- log */
 
@@ -177,6 +194,21 @@ typedef enum { EM_PREC_DOUBLE = 0, EM_PREC_SINGLE = 1 } em_prec;
 /* Bytes of one complex scalar of a precision: 16 or 8. */
 size_t em_prec_size(em_prec p);
 
+/* ----------------------------------------------------------- device memory */
+
+/* GPU arrays of every module (core/devmem_cuda.c; builds with CUDA only).
+ * Errors name `what`: GPU out of memory says which array did not fit. */
+/* *d = a device array of `bytes` bytes (a valid pointer even for 0), a copy
+ * of h when h is not NULL; *total += bytes when total is not NULL.  On
+ * failure *d is NULL and nothing is counted. */
+em_err em_dev_alloc(void **d, const void *h, size_t bytes, size_t *total, const char *what);
+/* *d = a device array of the n complex double host values h in precision p
+ * (converted on the host when p is single); *total as above. */
+em_err em_dev_upload_vals(void **d, const em_cplx *h, size_t n, em_prec p, size_t *total,
+                          const char *what);
+/* cudaFree(*pptr) when not NULL; *pptr = NULL (pptr: address of a pointer). */
+void em_dev_free(void *pptr);
+
 /* ------------------------------------------------------------------- CSR */
 
 /* Compressed sparse rows, complex double, on the host.
@@ -231,6 +263,17 @@ em_err em_blockmat_to_csr(const em_blockmat *B, em_csr **A);
  * perm[old] = new, with offset[g] <= perm[i] < offset[g+1] for i in group g. */
 em_err em_blockmat_permute(const em_blockmat *B, const int32_t *perm, em_blockmat **P);
 void em_blockmat_destroy(em_blockmat **B);
+
+/* ------------------------------------------------------------ matrix files */
+
+/* The system as written by `emsolve --dump-matrix FILE` (docs/matrix-file.md):
+ * the nine blocks, the order group offsets and the right-hand sides.  In
+ * core because it reads and writes core types only (em_blockmat, em_cplx)
+ * and its users span app/, bench/ and the tests of several modules.
+ * Corrupt or truncated files are an EM_ERR_IO naming the file and what is
+ * wrong with it. */
+em_err em_matfile_write(const char *path, const em_blockmat *B, int n_rhs, const em_cplx *b);
+em_err em_matfile_read(const char *path, em_blockmat **B, int *n_rhs, em_cplx **b);
 
 /* ------------------------------------------------------------------ device */
 

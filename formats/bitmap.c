@@ -1,5 +1,6 @@
-/* bitmap.c - the bitmap format from CSR and back, random access by popcount,
- * and the spmat plumbing.  Layout in bitmap_impl.h. */
+/* bitmap.c - the bitmap format from CSR, the spmat plumbing, and the front
+ * ends of the bitmap's own operations (argument checks, then the backend's
+ * em_bitmap_xops).  Layout in bitmap_impl.h. */
 #include <string.h>
 
 #include "bitmap_impl.h"
@@ -11,43 +12,28 @@ size_t em_bitmap_bytes(const em_bitmap *bm, em_prec p) {
          (size_t)bm->nnz * em_prec_size(p);
 }
 
-/* y (+)= A x on the matrix's backend. */
-static em_err bitmap_spmv(const em_spmat *M, const void *x, void *y, int accumulate, void *stream) {
-  if (M->info.backend == EM_BACKEND_CUDA) {
-#ifdef EM_HAVE_CUDA
-    return em_bitmap_spmv_cuda(M, x, y, accumulate, stream);
-#else
-    return EM_RAISE(EM_ERR_UNSUPPORTED, "bitmap SpMV on CUDA: the CUDA backend is not built in");
-#endif
-  }
-  (void)stream;
-  return em_bitmap_spmv_cpu(M, x, y, accumulate);
-}
-
-/* Free the arrays of a bitmap that live on backend b, and the header. */
-static void bitmap_release(em_bitmap **bm, em_backend b) {
+/* Free the arrays of a bitmap that live on backend be, and the header. */
+static void bitmap_release(em_bitmap **bm, const em_fmt_backend *be) {
   if (!*bm) return;
-  em_fmt_release((void **)&(*bm)->wptr, b);
-  em_fmt_release((void **)&(*bm)->widx, b);
-  em_fmt_release((void **)&(*bm)->mask, b);
-  em_fmt_release((void **)&(*bm)->vptr, b);
-  em_fmt_release(&(*bm)->val, b);
+  be->release(&(*bm)->wptr);
+  be->release(&(*bm)->widx);
+  be->release(&(*bm)->mask);
+  be->release(&(*bm)->vptr);
+  be->release(&(*bm)->val);
   em_free(bm);
 }
 
 /* A host bitmap (built by add / mul, not yet wrapped). */
 void em_bitmap_free(em_bitmap **bm) {
-  bitmap_release(bm, EM_BACKEND_CPU);
+  bitmap_release(bm, &em_fmt_backend_cpu);
 }
 
 /* The spmat's destroy: arrays where they live, then the header. */
-static void bitmap_destroy(em_spmat *M) {
+void em_bitmap_destroy(em_spmat *M) {
   em_bitmap *bm = M->data;
-  bitmap_release(&bm, M->info.backend);
+  bitmap_release(&bm, M->be);
   M->data = NULL;
 }
-
-static const em_spmat_ops BITMAP_OPS = {bitmap_spmv, bitmap_destroy};
 
 /* The spmat around a host bitmap: generic info, exact bytes, bitmap ops. */
 em_err em_bitmap_wrap(em_bitmap **bm, em_prec p, em_spmat **Mout) {
@@ -66,22 +52,11 @@ em_err em_bitmap_wrap(em_bitmap **bm, em_prec p, em_spmat **Mout) {
   M->info.nnz = (*bm)->nnz;
   M->info.stored = (*bm)->nnz;
   M->info.bytes = em_bitmap_bytes(*bm, p);
-  M->ops = &BITMAP_OPS;
+  M->be = &em_fmt_backend_cpu;
+  M->ops = em_fmt_backend_cpu.ops[EM_FMT_BITMAP];
   M->data = *bm;
   *bm = NULL;
   *Mout = M;
-  return EM_OK;
-}
-
-/* The extras need the host arrays: only a CPU bitmap has them. */
-em_err em_bitmap_host(const em_spmat *M, const char *who, const em_bitmap **bm) {
-  *bm = NULL;
-  EM_CHECK(M, EM_ERR_ARG, "%s: NULL matrix", who);
-  EM_CHECK(M->info.format == EM_FMT_BITMAP, EM_ERR_ARG, "%s: the matrix is %s, not bitmap", who,
-           em_format_name(M->info.format));
-  EM_CHECK(M->info.backend == EM_BACKEND_CPU, EM_ERR_UNSUPPORTED,
-           "%s: works on CPU bitmaps only; this one lives on the GPU", who);
-  *bm = M->data;
   return EM_OK;
 }
 
@@ -138,11 +113,9 @@ em_err em_fmt_bitmap_build(const em_csr *A, const em_spmat_opts *o, em_spmat *M)
   em_err err = EM_OK;
   em_bitmap h = {0}, *bm = NULL;
   em_cplx *hv = NULL;
-  em_backend b = o->backend;
   size_t n1 = (size_t)A->n_rows + 1;
   EM_TRY(em_calloc(&bm, 1, sizeof *bm, "bitmap header"));
-  M->data = bm;
-  M->ops = &BITMAP_OPS; /* from here on, a failure is cleaned up by bitmap_destroy */
+  M->data = bm; /* from here on, a failure is cleaned up by em_bitmap_destroy */
   bm->n_rows = h.n_rows = A->n_rows;
   bm->n_cols = h.n_cols = A->n_cols;
   bm->nnz = h.nnz = A->nnz;
@@ -154,22 +127,14 @@ em_err em_fmt_bitmap_build(const em_csr *A, const em_spmat_opts *o, em_spmat *M)
   EM_TRY_GOTO(err, em_calloc(&hv, (size_t)A->nnz, sizeof *hv, "bitmap values"), done);
   if (A->nnz > 0) memcpy(hv, A->val, (size_t)A->nnz * sizeof *hv);
   size_t nw = (size_t)h.n_words;
-  EM_TRY_GOTO(err,
-              em_fmt_place((void **)&h.wptr, n1 * 8, b, (void **)&bm->wptr, "bitmap word pointers"),
-              done);
-  EM_TRY_GOTO(err,
-              em_fmt_place((void **)&h.widx, nw * 4, b, (void **)&bm->widx, "bitmap word indices"),
-              done);
-  EM_TRY_GOTO(err, em_fmt_place((void **)&h.mask, nw * 8, b, (void **)&bm->mask, "bitmap masks"),
-              done);
-  EM_TRY_GOTO(err,
-              em_fmt_place((void **)&h.vptr, n1 * 8, b, (void **)&bm->vptr, "bitmap value offsets"),
-              done);
-  EM_TRY_GOTO(err, em_fmt_place_vals(&hv, (size_t)A->nnz, o->prec, b, &bm->val, "bitmap values"),
-              done);
+  EM_TRY_GOTO(err, em_fmt_place(M, &h.wptr, n1 * 8, &bm->wptr, "bitmap word pointers"), done);
+  EM_TRY_GOTO(err, em_fmt_place(M, &h.widx, nw * 4, &bm->widx, "bitmap word indices"), done);
+  EM_TRY_GOTO(err, em_fmt_place(M, &h.mask, nw * 8, &bm->mask, "bitmap masks"), done);
+  EM_TRY_GOTO(err, em_fmt_place(M, &h.vptr, n1 * 8, &bm->vptr, "bitmap value offsets"), done);
+  EM_TRY_GOTO(err, em_fmt_place_vals(M, &hv, (size_t)A->nnz, &bm->val, "bitmap values"), done);
   M->info.stored = A->nnz;
   M->info.bytes = em_bitmap_bytes(bm, o->prec);
-  M->info.threads_per_row = b == EM_BACKEND_CUDA ? 32 : 0; /* a warp per row on the GPU */
+  M->info.threads_per_row = 0; /* the CUDA setup reports its warp per row */
   M->info.slice_rows = 0;
   M->info.ell_width = 0;
 done:
@@ -181,53 +146,68 @@ done:
   return err;
 }
 
-/* a(i, j) = val[vptr[i] + popcount(earlier words of row i)
- *                       + popcount(mask of j's word below bit j % 64)],
- * the word found by binary search; 0 when (i, j) is not stored. */
-em_err em_bitmap_get(const em_spmat *M, int32_t i, int32_t j, em_cplx *a) {
-  const em_bitmap *bm = NULL;
-  EM_TRY(em_bitmap_host(M, "em_bitmap_get", &bm));
-  EM_CHECK(a, EM_ERR_ARG, "em_bitmap_get: NULL output");
-  EM_CHECK(i >= 0 && i < bm->n_rows, EM_ERR_ARG, "em_bitmap_get: row %d outside 0..%d", i,
-           bm->n_rows - 1);
-  EM_CHECK(j >= 0 && j < bm->n_cols, EM_ERR_ARG, "em_bitmap_get: column %d outside 0..%d", j,
-           bm->n_cols - 1);
-  *a = 0;
-  int64_t lo = bm->wptr[i], hi = bm->wptr[i + 1]; /* search widx[lo..hi) for j / 64 */
-  while (lo < hi) {
-    int64_t mid = lo + (hi - lo) / 2;
-    if (bm->widx[mid] < j >> 6)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
-  uint64_t bit = 1ULL << (j & 63);
-  if (lo == bm->wptr[i + 1] || bm->widx[lo] != j >> 6 || !(bm->mask[lo] & bit)) return EM_OK;
-  int64_t p = bm->vptr[i] + __builtin_popcountll(bm->mask[lo] & (bit - 1));
-  for (int64_t w = bm->wptr[i]; w < lo; w++) p += __builtin_popcountll(bm->mask[w]);
-  if (M->info.prec == EM_PREC_SINGLE)
-    *a = ((const em_cplxf *)bm->val)[p];
-  else
-    *a = ((const em_cplx *)bm->val)[p];
+/* M must be a bitmap whose backend has the bitmap operations. */
+static em_err bitmap_xops(const em_spmat *M, const char *who, const em_bitmap_xops **x) {
+  *x = NULL;
+  EM_CHECK(M, EM_ERR_ARG, "%s: NULL matrix", who);
+  EM_CHECK(M->info.format == EM_FMT_BITMAP, EM_ERR_ARG, "%s: the matrix is %s, not bitmap", who,
+           em_format_name(M->info.format));
+  EM_CHECK(M->be->bitmap, EM_ERR_UNSUPPORTED,
+           "%s: works on CPU bitmaps only; this one lives on the GPU", who);
+  *x = M->be->bitmap;
   return EM_OK;
 }
 
-/* CSR in complex double: set bits in order give the columns. */
-em_err em_bitmap_to_csr(const em_spmat *M, em_csr **Aout) {
-  const em_bitmap *bm = NULL;
-  EM_CHECK(Aout, EM_ERR_ARG, "em_bitmap_to_csr: NULL output");
-  *Aout = NULL;
-  EM_TRY(em_bitmap_host(M, "em_bitmap_to_csr", &bm));
-  em_csr *A = NULL;
-  EM_TRY(em_csr_create(bm->n_rows, bm->n_cols, bm->nnz, &A));
-  memcpy(A->rowptr, bm->vptr, ((size_t)bm->n_rows + 1) * sizeof *A->rowptr);
-  int64_t p = 0;
-  for (int64_t w = 0; w < bm->n_words; w++)
-    for (uint64_t m = bm->mask[w]; m; m &= m - 1)
-      A->colind[p++] = bm->widx[w] * 64 + __builtin_ctzll(m);
-  for (int64_t k = 0; k < bm->nnz; k++)
-    A->val[k] = M->info.prec == EM_PREC_SINGLE ? (em_cplx)((const em_cplxf *)bm->val)[k]
-                                               : ((const em_cplx *)bm->val)[k];
-  *Aout = A;
+em_err em_bitmap_get(const em_spmat *M, int32_t i, int32_t j, em_cplx *a) {
+  const em_bitmap_xops *x = NULL;
+  EM_TRY(bitmap_xops(M, "em_bitmap_get", &x));
+  EM_CHECK(a, EM_ERR_ARG, "em_bitmap_get: NULL output");
+  EM_CHECK(i >= 0 && i < M->info.n_rows, EM_ERR_ARG, "em_bitmap_get: row %d outside 0..%d", i,
+           M->info.n_rows - 1);
+  EM_CHECK(j >= 0 && j < M->info.n_cols, EM_ERR_ARG, "em_bitmap_get: column %d outside 0..%d", j,
+           M->info.n_cols - 1);
+  return x->get(M, i, j, a);
+}
+
+em_err em_bitmap_to_csr(const em_spmat *M, em_csr **A) {
+  EM_CHECK(A, EM_ERR_ARG, "em_bitmap_to_csr: NULL output");
+  *A = NULL;
+  const em_bitmap_xops *x = NULL;
+  EM_TRY(bitmap_xops(M, "em_bitmap_to_csr", &x));
+  return x->to_csr(M, A);
+}
+
+/* Arguments of a binary operation: two bitmaps on one backend in one
+ * precision. */
+static em_err bitmap_operands(const em_spmat *A, const em_spmat *B, em_spmat **C, const char *who,
+                              const em_bitmap_xops **x) {
+  EM_CHECK(C, EM_ERR_ARG, "%s: NULL output", who);
+  *C = NULL;
+  const em_bitmap_xops *xb = NULL;
+  EM_TRY(bitmap_xops(A, who, x));
+  EM_TRY(bitmap_xops(B, who, &xb));
+  EM_CHECK(A->be == B->be, EM_ERR_ARG, "%s: A and B live on different backends", who);
+  EM_CHECK(A->info.prec == B->info.prec, EM_ERR_ARG,
+           "%s: A is complex %s and B complex %s; convert one first", who,
+           A->info.prec == EM_PREC_SINGLE ? "single" : "double",
+           B->info.prec == EM_PREC_SINGLE ? "single" : "double");
   return EM_OK;
+}
+
+em_err em_bitmap_add(const em_spmat *A, const em_spmat *B, em_spmat **C) {
+  const em_bitmap_xops *x = NULL;
+  EM_TRY(bitmap_operands(A, B, C, "em_bitmap_add", &x));
+  EM_CHECK(A->info.n_rows == B->info.n_rows && A->info.n_cols == B->info.n_cols, EM_ERR_ARG,
+           "em_bitmap_add: A is %d x %d but B is %d x %d", A->info.n_rows, A->info.n_cols,
+           B->info.n_rows, B->info.n_cols);
+  return x->add(A, B, C);
+}
+
+em_err em_bitmap_mul(const em_spmat *A, const em_spmat *B, em_spmat **C) {
+  const em_bitmap_xops *x = NULL;
+  EM_TRY(bitmap_operands(A, B, C, "em_bitmap_mul", &x));
+  EM_CHECK(A->info.n_cols == B->info.n_rows, EM_ERR_ARG,
+           "em_bitmap_mul: A is %d x %d and B is %d x %d: inner sizes differ", A->info.n_rows,
+           A->info.n_cols, B->info.n_rows, B->info.n_cols);
+  return x->mul(A, B, C);
 }

@@ -15,10 +15,14 @@
 #undef BM_FN
 
 /* Dispatch on the precision; the kernel cannot fail. */
-em_err em_bitmap_spmv_cpu(const em_spmat *M, const void *x, void *y, int accumulate) {
+static em_err bitmap_spmv_cpu(const em_spmat *M, const void *x, void *y, int accumulate,
+                              void *stream) {
+  (void)stream;
   if (M->info.prec == EM_PREC_SINGLE)
     bitmap_spmv_c(M->data, x, y, accumulate);
   else
     bitmap_spmv_z(M->data, x, y, accumulate);
   return EM_OK;
 }
+
+const em_spmat_ops em_fmt_bitmap_cpu = {NULL, bitmap_spmv_cpu, em_bitmap_destroy};

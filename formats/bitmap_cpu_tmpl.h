@@ -6,7 +6,7 @@
  * val[p++] x[64 widx[w] + b], p running from vptr[i] in bit order. */
 static void BM_FN(spmv)(const em_bitmap *bm, const BM_T *x, BM_T *y, int acc) {
   const BM_T *val = (const BM_T *)bm->val;
-#pragma omp parallel for schedule(static) if (bm->nnz > EM_OMP_MIN_WORK)
+#pragma omp parallel for schedule(static) if (bm->nnz > EM_FMT_OMP_MIN)
   for (int32_t i = 0; i < bm->n_rows; i++) {
     BM_T s = 0;
     int64_t p = bm->vptr[i];

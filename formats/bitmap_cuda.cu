@@ -3,13 +3,11 @@
  * words, an exclusive warp scan of the popcounts; the lane then walks its
  * word's bits.  One template for double2 and float2. */
 #include "bitmap_impl.h"
-#include "hyb_cuda.cuh"
-
-#define BM_THREADS 256
+#include "fmt_cuda.cuh"
 
 /* y_i = (acc ? y_i : 0) + sum over the row's set bits of val[p] x[64 w + b]. */
 template <typename V>
-__global__ void __launch_bounds__(BM_THREADS)
+__global__ void __launch_bounds__(EM_FMT_BLOCK)
     bitmap_spmv(int32_t n, const int64_t *__restrict__ wptr, const int32_t *__restrict__ widx,
                 const uint64_t *__restrict__ mask, const int64_t *__restrict__ vptr,
                 const V *__restrict__ val, const V *__restrict__ x, V *__restrict__ y, int acc) {
@@ -47,15 +45,15 @@ __global__ void __launch_bounds__(BM_THREADS)
 template <typename V>
 static em_err bitmap_launch(const em_bitmap *bm, const V *x, V *y, int acc, cudaStream_t st) {
   if (bm->n_rows == 0) return EM_OK;
-  bitmap_spmv<V><<<em_grid(bm->n_rows, 32, BM_THREADS), BM_THREADS, 0, st>>>(
+  bitmap_spmv<V><<<em_grid(bm->n_rows, 32, EM_FMT_BLOCK), EM_FMT_BLOCK, 0, st>>>(
       bm->n_rows, bm->wptr, bm->widx, bm->mask, bm->vptr, (const V *)bm->val, x, y, acc);
-  EM_CUDA(cudaGetLastError());
+  EM_CUDA_LAUNCHED();
   return EM_OK;
 }
 
 /* Dispatch on the precision. */
-extern "C" em_err em_bitmap_spmv_cuda(const em_spmat *M, const void *x, void *y, int accumulate,
-                                      void *stream) {
+static em_err bitmap_spmv_cuda(const em_spmat *M, const void *x, void *y, int accumulate,
+                               void *stream) {
   const em_bitmap *bm = (const em_bitmap *)M->data;
   cudaStream_t st = (cudaStream_t)stream;
   if (M->info.prec == EM_PREC_SINGLE)
@@ -64,3 +62,11 @@ extern "C" em_err em_bitmap_spmv_cuda(const em_spmat *M, const void *x, void *y,
     EM_TRY(bitmap_launch<double2>(bm, (const double2 *)x, (double2 *)y, accumulate, st));
   return EM_OK;
 }
+
+/* A warp per row: reported as T = 32. */
+static em_err bitmap_setup_cuda(em_spmat *M) {
+  M->info.threads_per_row = 32;
+  return EM_OK;
+}
+
+const em_spmat_ops em_fmt_bitmap_cuda = {bitmap_setup_cuda, bitmap_spmv_cuda, em_bitmap_destroy};

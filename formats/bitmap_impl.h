@@ -13,7 +13,7 @@
 #ifndef EM_BITMAP_IMPL_H
 #define EM_BITMAP_IMPL_H
 
-#include "hyb_impl.h"
+#include "formats_impl.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -32,6 +32,18 @@ typedef struct em_bitmap {
   void *val;       /* [nnz] values (em_cplx or em_cplxf), column order */
 } em_bitmap;
 
+/* The bitmap's own operations on one backend (em_fmt_backend.bitmap).  The
+ * public em_bitmap_get / add / mul / to_csr (bitmap.c) check their
+ * arguments (format, bounds, sizes, one backend and one precision for both
+ * operands) and hand over to these.  The CPU table is bitmap_ops.c's; a GPU
+ * table goes beside the CUDA kernels and into backend_cuda.c. */
+struct em_bitmap_xops {
+  em_err (*get)(const em_spmat *M, int32_t i, int32_t j, em_cplx *a);
+  em_err (*add)(const em_spmat *A, const em_spmat *B, em_spmat **C);
+  em_err (*mul)(const em_spmat *A, const em_spmat *B, em_spmat **C);
+  em_err (*to_csr)(const em_spmat *M, em_csr **A);
+};
+
 /* Exact bytes of the arrays of a bitmap in precision p. */
 size_t em_bitmap_bytes(const em_bitmap *bm, em_prec p);
 /* A CPU spmat that takes over the host bitmap *bm (freed, *bm = NULL,
@@ -39,13 +51,13 @@ size_t em_bitmap_bytes(const em_bitmap *bm, em_prec p);
 em_err em_bitmap_wrap(em_bitmap **bm, em_prec p, em_spmat **M);
 /* Free a host bitmap and its arrays. */
 void em_bitmap_free(em_bitmap **bm);
-/* The host bitmap of a CPU bitmap spmat, or an error naming `who` when M is
- * not one. */
-em_err em_bitmap_host(const em_spmat *M, const char *who, const em_bitmap **bm);
+/* Frees the arrays where they live (bitmap.c). */
+void em_bitmap_destroy(em_spmat *M);
 
-em_err em_bitmap_spmv_cpu(const em_spmat *M, const void *x, void *y, int accumulate);
+extern const em_spmat_ops em_fmt_bitmap_cpu;    /* bitmap_cpu.c */
+extern const em_bitmap_xops em_bitmap_xops_cpu; /* bitmap_ops.c */
 #ifdef EM_HAVE_CUDA
-em_err em_bitmap_spmv_cuda(const em_spmat *M, const void *x, void *y, int accumulate, void *stream);
+extern const em_spmat_ops em_fmt_bitmap_cuda; /* bitmap_cuda.cu */
 #endif
 
 #ifdef __cplusplus

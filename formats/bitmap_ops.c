@@ -1,7 +1,9 @@
-/* bitmap_ops.c - structural operations on CPU bitmaps: the element-wise sum
- * C = A + B and the product C = A B.  Both count C's pattern first (words and
+/* bitmap_ops.c - the bitmap's own operations on the CPU (em_bitmap_xops_cpu):
+ * random access by popcount, back to CSR, the element-wise sum C = A + B and
+ * the product C = A B.  Sum and product count C's pattern first (words and
  * set bits per row, in parallel), allocate once, then fill the rows in
- * parallel: no reallocation, no locks. */
+ * parallel: no reallocation, no locks.  Arguments are checked by the front
+ * ends in bitmap.c. */
 #include <stdlib.h>
 #include <string.h>
 #ifdef _OPENMP
@@ -69,36 +71,18 @@ static void add_row_count(const em_bitmap *a, const em_bitmap *b, int32_t i, int
   }
 }
 
-/* Arguments of a binary bitmap operation: both CPU bitmaps, one precision. */
-static em_err bitmap_operands(const em_spmat *A, const em_spmat *B, em_spmat **C, const char *who,
-                              const em_bitmap **a, const em_bitmap **b) {
-  EM_CHECK(C, EM_ERR_ARG, "%s: NULL output", who);
-  *C = NULL;
-  EM_TRY(em_bitmap_host(A, who, a));
-  EM_TRY(em_bitmap_host(B, who, b));
-  EM_CHECK(A->info.prec == B->info.prec, EM_ERR_ARG,
-           "%s: A is complex %s and B complex %s; convert one first", who,
-           A->info.prec == EM_PREC_SINGLE ? "single" : "double",
-           B->info.prec == EM_PREC_SINGLE ? "single" : "double");
-  return EM_OK;
-}
-
 /* C = A + B: count the union pattern per row, allocate, fill per row. */
-em_err em_bitmap_add(const em_spmat *A, const em_spmat *B, em_spmat **C) {
-  const em_bitmap *a = NULL, *b = NULL;
-  EM_TRY(bitmap_operands(A, B, C, "em_bitmap_add", &a, &b));
-  EM_CHECK(a->n_rows == b->n_rows && a->n_cols == b->n_cols, EM_ERR_ARG,
-           "em_bitmap_add: A is %d x %d but B is %d x %d", a->n_rows, a->n_cols, b->n_rows,
-           b->n_cols);
+static em_err cpu_add(const em_spmat *A, const em_spmat *B, em_spmat **C) {
+  const em_bitmap *a = A->data, *b = B->data;
   em_prec p = A->info.prec;
   em_bitmap *c = NULL;
   em_err err = EM_OK;
   const int64_t work = a->nnz + b->nnz;
   EM_TRY(bitmap_start(a->n_rows, a->n_cols, &c));
-#pragma omp parallel for schedule(static) if (work > EM_OMP_MIN_WORK)
+#pragma omp parallel for schedule(static) if (work > EM_FMT_OMP_MIN)
   for (int32_t i = 0; i < a->n_rows; i++) add_row_count(a, b, i, &c->wptr[i + 1], &c->vptr[i + 1]);
   EM_TRY_GOTO(err, bitmap_alloc(c, p), done);
-#pragma omp parallel for schedule(static) if (work > EM_OMP_MIN_WORK)
+#pragma omp parallel for schedule(static) if (work > EM_FMT_OMP_MIN)
   for (int32_t i = 0; i < a->n_rows; i++) {
     if (p == EM_PREC_SINGLE)
       bitmap_add_row_c(a, b, c, i);
@@ -152,12 +136,8 @@ static int bitmap_thread(void) {
 /* C = A B, Gustavson row by row with a per-thread word-mask accumulator
  * (ceil(n/64) words), list of touched words and dense value row (n values),
  * n = columns of B. */
-em_err em_bitmap_mul(const em_spmat *A, const em_spmat *B, em_spmat **C) {
-  const em_bitmap *a = NULL, *b = NULL;
-  EM_TRY(bitmap_operands(A, B, C, "em_bitmap_mul", &a, &b));
-  EM_CHECK(a->n_cols == b->n_rows, EM_ERR_ARG,
-           "em_bitmap_mul: A is %d x %d and B is %d x %d: inner sizes differ", a->n_rows, a->n_cols,
-           b->n_rows, b->n_cols);
+static em_err cpu_mul(const em_spmat *A, const em_spmat *B, em_spmat **C) {
+  const em_bitmap *a = A->data, *b = B->data;
   em_prec p = A->info.prec;
   const int64_t work = a->nnz + b->nnz; /* a lower bound on the product's cost */
   size_t nwb = ((size_t)b->n_cols + 63) / 64, nthr = (size_t)bitmap_threads();
@@ -171,13 +151,13 @@ em_err em_bitmap_mul(const em_spmat *A, const em_spmat *B, em_spmat **C) {
               done);
   EM_TRY_GOTO(err, em_calloc(&acc, nthr * nwb * 64, em_prec_size(p), "bitmap product rows"), done);
   EM_TRY_GOTO(err, bitmap_start(a->n_rows, b->n_cols, &c), done);
-#pragma omp parallel for schedule(dynamic, 64) if (work > EM_OMP_MIN_WORK)
+#pragma omp parallel for schedule(dynamic, 64) if (work > EM_FMT_OMP_MIN)
   for (int32_t i = 0; i < a->n_rows; i++) {
     size_t t = (size_t)bitmap_thread();
     mul_row_count(a, b, i, wmask + t * nwb, touched + t * nwb, &c->wptr[i + 1], &c->vptr[i + 1]);
   }
   EM_TRY_GOTO(err, bitmap_alloc(c, p), done);
-#pragma omp parallel for schedule(dynamic, 64) if (work > EM_OMP_MIN_WORK)
+#pragma omp parallel for schedule(dynamic, 64) if (work > EM_FMT_OMP_MIN)
   for (int32_t i = 0; i < a->n_rows; i++) {
     size_t t = (size_t)bitmap_thread();
     char *row = acc + t * nwb * 64 * em_prec_size(p);
@@ -194,3 +174,47 @@ done:
   em_free(&acc);
   return err;
 }
+
+/* a(i, j) = val[vptr[i] + popcount(earlier words of row i)
+ *                       + popcount(mask of j's word below bit j % 64)],
+ * the word found by binary search; 0 when (i, j) is not stored. */
+static em_err cpu_get(const em_spmat *M, int32_t i, int32_t j, em_cplx *a) {
+  const em_bitmap *bm = M->data;
+  *a = 0;
+  int64_t lo = bm->wptr[i], hi = bm->wptr[i + 1]; /* search widx[lo..hi) for j / 64 */
+  while (lo < hi) {
+    int64_t mid = lo + (hi - lo) / 2;
+    if (bm->widx[mid] < j >> 6)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  uint64_t bit = 1ULL << (j & 63);
+  if (lo == bm->wptr[i + 1] || bm->widx[lo] != j >> 6 || !(bm->mask[lo] & bit)) return EM_OK;
+  int64_t p = bm->vptr[i] + __builtin_popcountll(bm->mask[lo] & (bit - 1));
+  for (int64_t w = bm->wptr[i]; w < lo; w++) p += __builtin_popcountll(bm->mask[w]);
+  if (M->info.prec == EM_PREC_SINGLE)
+    *a = ((const em_cplxf *)bm->val)[p];
+  else
+    *a = ((const em_cplx *)bm->val)[p];
+  return EM_OK;
+}
+
+/* CSR in complex double: set bits in order give the columns. */
+static em_err cpu_to_csr(const em_spmat *M, em_csr **Aout) {
+  const em_bitmap *bm = M->data;
+  em_csr *A = NULL;
+  EM_TRY(em_csr_create(bm->n_rows, bm->n_cols, bm->nnz, &A));
+  memcpy(A->rowptr, bm->vptr, ((size_t)bm->n_rows + 1) * sizeof *A->rowptr);
+  int64_t p = 0;
+  for (int64_t w = 0; w < bm->n_words; w++)
+    for (uint64_t m = bm->mask[w]; m; m &= m - 1)
+      A->colind[p++] = bm->widx[w] * 64 + __builtin_ctzll(m);
+  for (int64_t k = 0; k < bm->nnz; k++)
+    A->val[k] = M->info.prec == EM_PREC_SINGLE ? (em_cplx)((const em_cplxf *)bm->val)[k]
+                                               : ((const em_cplx *)bm->val)[k];
+  *Aout = A;
+  return EM_OK;
+}
+
+const em_bitmap_xops em_bitmap_xops_cpu = {cpu_get, cpu_add, cpu_mul, cpu_to_csr};

@@ -97,16 +97,16 @@ em_err em_blockop_create(const em_blockmat *B, const em_blockop_opts *o, em_bloc
            "em_blockop_create: unknown mode %d", (int)o->mode);
   EM_CHECK(o->prec == EM_PREC_DOUBLE || o->prec == EM_PREC_SINGLE, EM_ERR_ARG,
            "em_blockop_create: unknown precision %d", (int)o->prec);
-#ifndef EM_HAVE_CUDA
-  EM_CHECK(o->backend == EM_BACKEND_CPU, EM_ERR_UNSUPPORTED,
+  const em_fmt_backend *be = em_fmt_backend_of(o->backend);
+  EM_CHECK(be, EM_ERR_UNSUPPORTED,
            "em_blockop_create: the CUDA backend was requested but this build has no CUDA");
-#endif
   EM_TRY(blockop_check(B));
   em_err err = EM_OK;
   em_blockop *op = NULL;
   em_csr *whole = NULL;
   EM_TRY(em_calloc(&op, 1, sizeof *op, "block operator"));
   op->opts = *o;
+  op->ops = be->blockop;
   op->nb = B->nb;
   memcpy(op->offset, B->offset, sizeof op->offset);
   op->elem = em_prec_size(o->prec);
@@ -140,11 +140,7 @@ em_err em_blockop_create(const em_blockmat *B, const em_blockop_opts *o, em_bloc
       }
   }
   blockop_chains(op);
-#ifdef EM_HAVE_CUDA
-  if (o->backend == EM_BACKEND_CUDA &&
-      (o->mode == EM_BLOCKOP_STREAMS || o->mode == EM_BLOCKOP_GRAPH || o->mode == EM_BLOCKOP_ROWS))
-    EM_TRY_GOTO(err, em_blockop_cuda_init(op), done);
-#endif
+  if (op->ops->init) EM_TRY_GOTO(err, op->ops->init(op), done);
   *out = op;
   op = NULL;
 done:
@@ -161,7 +157,7 @@ em_err em_blockop_block_spmv(const em_blockop *op, int i, int j, const void *x, 
 }
 
 /* CPU: the chains one after another, OpenMP inside each block. */
-static em_err blockop_apply_cpu(const em_blockop *op, const void *x, void *y) {
+static em_err blockop_apply_cpu(em_blockop *op, const void *x, void *y) {
   if (op->whole) return em_spmat_spmv(op->whole, x, y, 0, NULL);
   for (int i = 0; i < op->nb; i++) {
     size_t rows = (size_t)(op->offset[i + 1] - op->offset[i]);
@@ -181,13 +177,10 @@ em_err em_blockop_apply(em_blockop *op, const void *x, void *y) {
   EM_CHECK((x && y) || n == 0, EM_ERR_ARG, "em_blockop_apply: NULL vector");
   if (n == 0) return EM_OK;
   EM_CHECK(x != y, EM_ERR_ARG, "em_blockop_apply: x and y are the same vector");
-  if (op->opts.backend == EM_BACKEND_CPU) return blockop_apply_cpu(op, x, y);
-#ifdef EM_HAVE_CUDA
-  return em_blockop_cuda_apply(op, x, y);
-#else
-  return EM_RAISE(EM_ERR_UNSUPPORTED, "em_blockop_apply: this build has no CUDA");
-#endif
+  return op->ops->apply(op, x, y);
 }
+
+const em_blockop_ops em_blockop_ops_cpu = {NULL, blockop_apply_cpu, NULL};
 
 /* Blocks without entries are not stored: their info has the sizes, nnz 0,
  * bytes 0 and format EM_FMT_AUTO ("none").  ONE_MATRIX: (0, 0) is the whole;
@@ -229,9 +222,7 @@ size_t em_blockop_bytes(const em_blockop *op) {
 /* Streams and graphs first, then the blocks. */
 void em_blockop_destroy(em_blockop **op) {
   if (!*op) return;
-#ifdef EM_HAVE_CUDA
-  em_blockop_cuda_free(*op);
-#endif
+  if ((*op)->ops && (*op)->ops->free) (*op)->ops->free(*op);
   for (int i = 0; i < EM_MAX_ORDER; i++)
     for (int j = 0; j < EM_MAX_ORDER; j++) em_spmat_destroy(&(*op)->blk[i][j]);
   em_spmat_destroy(&(*op)->whole);

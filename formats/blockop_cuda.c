@@ -39,12 +39,14 @@ struct em_blockop_cuda {
   uint64_t clock; /* apply counter for the LRU */
 };
 
-/* A non-blocking stream and an event per block, the fork event, and the
- * capture origin for GRAPH. */
-em_err em_blockop_cuda_init(em_blockop *op) {
+/* STREAMS, GRAPH and ROWS: a non-blocking stream and an event per block,
+ * the fork event, and the capture origin for GRAPH. */
+static em_err blockop_cuda_init(em_blockop *op) {
+  em_blockop_mode m = op->opts.mode;
+  if (m != EM_BLOCKOP_STREAMS && m != EM_BLOCKOP_GRAPH && m != EM_BLOCKOP_ROWS) return EM_OK;
   em_blockop_cuda *C = NULL;
   EM_TRY(em_calloc(&C, 1, sizeof *C, "block operator streams"));
-  op->cuda = C; /* from here on, em_blockop_cuda_free releases what exists */
+  op->cuda = C; /* from here on, blockop_cuda_free releases what exists */
   for (int i = 0; i < op->nb; i++)
     for (int j = 0; j < op->nb; j++) {
       EM_CUDA(cudaStreamCreateWithFlags(&C->s[i][j], cudaStreamNonBlocking));
@@ -57,7 +59,7 @@ em_err em_blockop_cuda_init(em_blockop *op) {
 }
 
 /* Release what init created (any subset of it, after a failed init). */
-void em_blockop_cuda_free(em_blockop *op) {
+static void blockop_cuda_free(em_blockop *op) {
   em_blockop_cuda *C = op->cuda;
   if (!C) return;
   /* destroying streams, events and graphs with work in flight is allowed:
@@ -173,7 +175,7 @@ static em_err blockop_sequential(const em_blockop *op, const void *x, void *y) {
 }
 
 /* The mode's schedule, all asynchronous on stream 0's timeline. */
-em_err em_blockop_cuda_apply(em_blockop *op, const void *x, void *y) {
+static em_err blockop_cuda_apply(em_blockop *op, const void *x, void *y) {
   if (op->whole) return em_spmat_spmv(op->whole, x, y, 0, NULL);
   switch (op->opts.mode) {
     case EM_BLOCKOP_SEQUENTIAL:
@@ -194,3 +196,6 @@ em_err em_blockop_cuda_apply(em_blockop *op, const void *x, void *y) {
   }
   return EM_OK;
 }
+
+const em_blockop_ops em_blockop_ops_cuda = {blockop_cuda_init, blockop_cuda_apply,
+                                            blockop_cuda_free};

@@ -22,8 +22,22 @@ extern "C" {
 
 typedef struct em_blockop_cuda em_blockop_cuda;
 
+/* How a backend schedules the blocks (em_fmt_backend.blockop). */
+struct em_blockop_ops {
+  em_err (*init)(em_blockop *op); /* after the blocks exist (NULL: nothing) */
+  /* y = A x in op's mode, vectors in backend memory, sizes checked */
+  em_err (*apply)(em_blockop *op, const void *x, void *y);
+  void (*free)(em_blockop *op); /* what init made, any part of it (NULL: nothing) */
+};
+
+extern const em_blockop_ops em_blockop_ops_cpu; /* blockop.c */
+#ifdef EM_HAVE_CUDA
+extern const em_blockop_ops em_blockop_ops_cuda; /* blockop_cuda.c */
+#endif
+
 struct em_blockop {
   em_blockop_opts opts;                      /* as given (formats may be AUTO) */
+  const em_blockop_ops *ops;                 /* the backend's schedule */
   int nb;                                    /* order groups, 1..3 */
   int32_t offset[EM_MAX_ORDER + 1];          /* group g = offset[g]..offset[g+1]-1 */
   size_t elem;                               /* bytes of one vector element */
@@ -42,14 +56,6 @@ em_err em_blockop_row_csr(const em_blockmat *B, int i, em_csr **out);
  * groups. */
 em_err em_blockop_block_spmv(const em_blockop *op, int i, int j, const void *x, void *y,
                              int accumulate, void *stream);
-
-#ifdef EM_HAVE_CUDA
-em_err em_blockop_cuda_init(em_blockop *op);
-void em_blockop_cuda_free(em_blockop *op);
-/* Apply on the GPU in op's mode, ordered after the caller's work on the
- * legacy default stream and before its later work there. */
-em_err em_blockop_cuda_apply(em_blockop *op, const void *x, void *y);
-#endif
 
 #ifdef __cplusplus
 }

@@ -1,6 +1,6 @@
 /* csr_cpu.c - CSR SpMV on the CPU (OpenMP over rows), complex double and
- * complex single from one body. */
-#include "ell_impl.h"
+ * complex single from one body; the CPU ops table of CSR. */
+#include "csr_impl.h"
 
 /* y_i = sum_k val[k] x[colind[k]] (+ y_i), k over row i.  Rows are dealt
  * in small dynamic chunks: after the length sort of sliced ELLR-T the
@@ -25,10 +25,15 @@
 CSR_SPMV_CPU(csr_spmv_z, em_cplx, double, CMPLX)
 CSR_SPMV_CPU(csr_spmv_c, em_cplxf, float, CMPLXF)
 
-void em_csrx_spmv_cpu(const em_csrx *A, int32_t n_rows, em_prec p, const void *x, void *y,
-                      int accumulate) {
-  if (p == EM_PREC_DOUBLE)
-    csr_spmv_z(A, n_rows, (const em_cplx *)x, (em_cplx *)y, accumulate);
+static em_err csr_spmv_cpu(const em_spmat *M, const void *x, void *y, int accumulate,
+                           void *stream) {
+  (void)stream;
+  const em_csrx *A = (const em_csrx *)M->data;
+  if (M->info.prec == EM_PREC_DOUBLE)
+    csr_spmv_z(A, M->info.n_rows, (const em_cplx *)x, (em_cplx *)y, accumulate);
   else
-    csr_spmv_c(A, n_rows, (const em_cplxf *)x, (em_cplxf *)y, accumulate);
+    csr_spmv_c(A, M->info.n_rows, (const em_cplxf *)x, (em_cplxf *)y, accumulate);
+  return EM_OK;
 }
+
+const em_spmat_ops em_fmt_csr_cpu = {NULL, csr_spmv_cpu, em_csrx_destroy};

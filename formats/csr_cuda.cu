@@ -1,7 +1,8 @@
 /* csr_cuda.cu - CSR SpMV on the GPU: T lanes per row (T = 1 is the scalar
  * kernel, one thread per row), warp-shuffle sum, complex double and single
  * from one template. */
-#include "ell_cuda_impl.cuh"
+#include "csr_impl.h"
+#include "fmt_cuda.cuh"
 
 /* y_i = sum_{k in row i} val[k] x[colind[k]] (+ y_i).  Lane l of row i
  * reads entries rowptr[i] + l, + l + T, ...: the T lanes of a row read T
@@ -31,10 +32,10 @@ __global__ void __launch_bounds__(EM_FMT_BLOCK, 4)
           a[u] = em_ld_stream(val + k + u * T);
         }
 #pragma unroll
-        for (int u = 0; u < EM_FMT_UNROLL; u++) em_cfma(sum, a[u], em_ld_x(x + c[u]));
+        for (int u = 0; u < EM_FMT_UNROLL; u++) em_cacc(sum, a[u], em_ldg(x + c[u]));
       }
       for (; k < end; k += T)
-        em_cfma(sum, em_ld_stream(val + k), em_ld_x(x + em_ld_stream(colind + k)));
+        em_cacc(sum, em_ld_stream(val + k), em_ldg(x + em_ld_stream(colind + k)));
     }
     sum = em_row_reduce<T>(sum);
     if (g < total && lane == 0) em_row_store(y, i, sum, acc);
@@ -76,14 +77,25 @@ static int csr_dispatch(const em_csrx *A, int32_t n, const void *x, void *y, int
   }
 }
 
-extern "C" em_err em_csrx_spmv_cuda(const em_csrx *A, int32_t n_rows, em_prec p, const void *x,
-                                    void *y, int accumulate, void *stream) {
+/* y (+)= A x on the stream: T lanes per row, the precision's kernel. */
+static em_err csr_spmv_cuda(const em_spmat *M, const void *x, void *y, int accumulate,
+                            void *stream) {
+  const em_csrx *A = (const em_csrx *)M->data;
+  int32_t n_rows = M->info.n_rows;
   if (n_rows == 0) return EM_OK;
   EM_CHECK(A->grid_cap > 0, EM_ERR_INTERNAL, "CSR SpMV: no launch geometry");
   cudaStream_t st = (cudaStream_t)stream;
-  int ok = p == EM_PREC_DOUBLE ? csr_dispatch<double2>(A, n_rows, x, y, accumulate, st)
-                               : csr_dispatch<float2>(A, n_rows, x, y, accumulate, st);
+  int ok = M->info.prec == EM_PREC_DOUBLE ? csr_dispatch<double2>(A, n_rows, x, y, accumulate, st)
+                                          : csr_dispatch<float2>(A, n_rows, x, y, accumulate, st);
   EM_CHECK(ok, EM_ERR_INTERNAL, "CSR SpMV: no kernel for T = %d", A->T);
-  EM_CUDA(cudaGetLastError());
+  EM_CUDA_LAUNCHED();
   return EM_OK;
 }
+
+/* The launch geometry of the current GPU. */
+static em_err csr_setup_cuda(em_spmat *M) {
+  EM_TRY(em_fmt_cuda_grid_cap(&((em_csrx *)M->data)->grid_cap));
+  return EM_OK;
+}
+
+const em_spmat_ops em_fmt_csr_cuda = {csr_setup_cuda, csr_spmv_cuda, em_csrx_destroy};

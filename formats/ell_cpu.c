@@ -1,7 +1,8 @@
-/* ell_cpu.c - SpMV of the ELL-family layout on the CPU (OpenMP over rows).
- * It walks exactly the slots the CUDA kernels read (em_ellx_slot), so the
- * CPU tests check the layout the GPU will see: ELL reads every slot of its
- * width and skips column -1; the others read rowlen[i] slots. */
+/* ell_cpu.c - SpMV of the ELL-family layout on the CPU (OpenMP over rows);
+ * the CPU ops table of the ELL family.  It walks exactly the slots the
+ * CUDA kernels read (em_ellx_slot), so the CPU tests check the layout the
+ * GPU will see: ELL reads every slot of its width and skips column -1; the
+ * others read rowlen[i] slots. */
 #include "ell_impl.h"
 
 /* y_i = sum_{k < len_i} val[q] x[col[q]] (+ y_i), q = slot(i, k) =
@@ -35,9 +36,15 @@
 ELLX_SPMV_CPU(ellx_spmv_z, em_cplx, double, CMPLX)
 ELLX_SPMV_CPU(ellx_spmv_c, em_cplxf, float, CMPLXF)
 
-void em_ellx_spmv_cpu(const em_ellx *E, em_prec p, const void *x, void *y, int accumulate) {
-  if (p == EM_PREC_DOUBLE)
+static em_err ellx_spmv_cpu(const em_spmat *M, const void *x, void *y, int accumulate,
+                            void *stream) {
+  (void)stream;
+  const em_ellx *E = (const em_ellx *)M->data;
+  if (M->info.prec == EM_PREC_DOUBLE)
     ellx_spmv_z(E, (const em_cplx *)x, (em_cplx *)y, accumulate);
   else
     ellx_spmv_c(E, (const em_cplxf *)x, (em_cplxf *)y, accumulate);
+  return EM_OK;
 }
+
+const em_spmat_ops em_fmt_ellx_cpu = {NULL, ellx_spmv_cpu, em_ellx_destroy};

@@ -2,7 +2,8 @@
  * ELL (all slots, column -1 skipped), and ELLR / ELLR-T / sliced ELLR-T (row
  * lengths, T lanes per row, warp-shuffle sum), in complex double and single
  * from one template. */
-#include "ell_cuda_impl.cuh"
+#include "ell_impl.h"
+#include "fmt_cuda.cuh"
 
 /* y_i = sum_k val[q] x[col[q]] (+ y_i) with q = slot(i, k), k = lane + jT.
  * Thread g serves row i = g / T as lane g % T and starts at slot(i, lane);
@@ -39,13 +40,13 @@ __global__ void __launch_bounds__(EM_FMT_BLOCK, 4)
         }
 #pragma unroll
         for (int u = 0; u < EM_FMT_UNROLL; u++)
-          if (ROWLEN || c[u] >= 0) em_cfma(sum, a[u], em_ld_x(x + c[u]));
+          if (ROWLEN || c[u] >= 0) em_cacc(sum, a[u], em_ldg(x + c[u]));
         q += EM_FMT_UNROLL * step;
       }
       for (; j < cnt; j++, q += step) {
         const int32_t c = em_ld_stream(col + q);
         const V a = em_ld_stream(val + q);
-        if (ROWLEN || c >= 0) em_cfma(sum, a, em_ld_x(x + c));
+        if (ROWLEN || c >= 0) em_cacc(sum, a, em_ldg(x + c));
       }
     }
     sum = em_row_reduce<T>(sum);
@@ -93,27 +94,25 @@ static int ellx_dispatch(const em_ellx *E, const void *x, void *y, int acc, cuda
   }
 }
 
-extern "C" em_err em_ellx_spmv_cuda(const em_ellx *E, em_prec p, const void *x, void *y,
-                                    int accumulate, void *stream) {
+/* y (+)= A x on the stream: the kernel of the layout's T and precision. */
+static em_err ellx_spmv_cuda(const em_spmat *M, const void *x, void *y, int accumulate,
+                             void *stream) {
+  const em_ellx *E = (const em_ellx *)M->data;
   if (E->n_rows == 0) return EM_OK;
   EM_CHECK(E->grid_cap > 0, EM_ERR_INTERNAL, "ELL-family SpMV: no launch geometry");
   cudaStream_t st = (cudaStream_t)stream;
-  int ok = p == EM_PREC_DOUBLE ? ellx_dispatch<double2>(E, x, y, accumulate, st)
-                               : ellx_dispatch<float2>(E, x, y, accumulate, st);
+  int ok = M->info.prec == EM_PREC_DOUBLE ? ellx_dispatch<double2>(E, x, y, accumulate, st)
+                                          : ellx_dispatch<float2>(E, x, y, accumulate, st);
   EM_CHECK(ok, EM_ERR_INTERNAL, "ELL-family SpMV: no kernel for T = %d%s", E->T,
            E->rowlen ? "" : " without row lengths");
-  EM_CUDA(cudaGetLastError());
+  EM_CUDA_LAUNCHED();
   return EM_OK;
 }
 
-/* A few waves of full-occupancy blocks: enough to hide the tail, few enough
- * that the grid-stride loop, not the block scheduler, spreads long rows. */
-extern "C" em_err em_fmt_cuda_grid_cap(int *cap) {
-  int dev = 0, sms = 0, threads = 0;
-  EM_CUDA(cudaGetDevice(&dev));
-  EM_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-  EM_CUDA(cudaDeviceGetAttribute(&threads, cudaDevAttrMaxThreadsPerMultiProcessor, dev));
-  *cap = sms * (threads / EM_FMT_BLOCK) * 4;
-  EM_CHECK(*cap > 0, EM_ERR_CUDA, "GPU %d reports %d SMs of %d threads", dev, sms, threads);
+/* The launch geometry of the current GPU. */
+static em_err ellx_setup_cuda(em_spmat *M) {
+  EM_TRY(em_fmt_cuda_grid_cap(&((em_ellx *)M->data)->grid_cap));
   return EM_OK;
 }
+
+const em_spmat_ops em_fmt_ellx_cuda = {ellx_setup_cuda, ellx_spmv_cuda, em_ellx_destroy};

@@ -1,5 +1,5 @@
-/* ell_impl.h - layouts of the CSR and ELL-family formats (private to
- * formats/), shared by their builders, CPU kernels and CUDA kernels.
+/* ell_impl.h - the layout of the ELL-family formats (private to formats/),
+ * shared by their builder, CPU kernel and CUDA kernels.
  *
  * ELL, ELLR, ELLR-T and sliced ELLR-T are one layout ("ellx"): rows cut into
  * slices of S rows; a slice of width W stores W/T steps, each step holding
@@ -32,23 +32,10 @@ extern "C" {
 #define EM_ELL_ROW_ALIGN 32
 /* ELLR-T widths are padded to a multiple of max(this, T) (see docs/formats.md). */
 #define EM_ELLRT_WIDTH_ALIGN 16
-/* Below this many slots a CPU kernel or layout pass runs on one thread: an
- * OpenMP region costs more than the work (and much more on a busy machine). */
-#define EM_FMT_OMP_MIN 32768
 /* Default rows per slice of sliced ELLR-T: one warp of rows at T = 1. */
 #define EM_SELLRT_DEFAULT_S 32
 /* Largest slice height accepted (a slice pads every row to its widest). */
 #define EM_SELLRT_MAX_S 65536
-
-/* CSR arrays, host or device. */
-typedef struct em_csrx {
-  int64_t *rowptr; /* n_rows + 1 offsets */
-  int32_t *colind; /* nnz column indices */
-  void *val;       /* nnz values, em_cplx or em_cplxf by precision */
-  int T;           /* threads per row of the kernel (1 = scalar) */
-  int device;      /* 1: the arrays are in GPU memory */
-  int grid_cap;    /* CUDA: most blocks per launch (grid-stride beyond) */
-} em_csrx;
 
 /* ELL-family arrays, host or device (see the layout above). */
 typedef struct em_ellx {
@@ -64,7 +51,6 @@ typedef struct em_ellx {
                          whose kernel reads all `width` slots */
   int32_t *col;       /* stored column indices, -1 in padding */
   void *val;          /* stored values (em_cplx or em_cplxf), 0 in padding */
-  int device;         /* 1: the arrays are in GPU memory */
   int grid_cap;       /* CUDA: most blocks per launch (grid-stride beyond) */
 } em_ellx;
 
@@ -76,19 +62,6 @@ EM_HD int64_t em_ellx_slot(const int64_t *slice_ptr, int32_t S, int32_t T, int32
   return base + (int64_t)(k / T) * ((int64_t)S * T) + (int64_t)r * T + (k % T);
 }
 
-/* CPU kernels: (sr, si) += a b for complex a, b, in real arithmetic (C's
- * complex `*` calls the Annex G routine __muldc3, several times slower). */
-#define EM_CMAC(sr, si, A, B)                                      \
-  do {                                                             \
-    __typeof__(A) a_ = (A);                                        \
-    __typeof__(B) b_ = (B);                                        \
-    (sr) += __real__ a_ * __real__ b_ - __imag__ a_ * __imag__ b_; \
-    (si) += __real__ a_ * __imag__ b_ + __imag__ a_ * __real__ b_; \
-  } while (0)
-
-/* T for a format chosen by em_fmt_choose's rule when the caller gave 0. */
-int em_fmt_choose_threads(const em_csr *A, em_format f, em_backend b);
-
 /* Host layout from a CSR (values in double).  kind: EM_FMT_ELL, EM_FMT_ELLR,
  * EM_FMT_ELLRT or EM_FMT_SELLRT; T and S as given (S ignored for the
  * one-slice formats).  Arrays are em_calloc'ed; free with em_ellx_free_host. */
@@ -96,23 +69,12 @@ em_err em_ellx_layout(const em_csr *A, em_format kind, int T, int S, em_ellx *E,
 void em_ellx_free_host(em_ellx *E);
 /* Exact bytes of the arrays of E in precision p. */
 size_t em_ellx_bytes(const em_ellx *E, em_prec p);
-/* Shared builder of the ELL family: layout, then host (CPU) or device copy. */
-em_err em_ellx_build(const em_csr *A, const em_spmat_opts *o, em_spmat *M);
+/* Frees the arrays where they live (ell_build.c). */
+void em_ellx_destroy(em_spmat *M);
 
-/* CPU kernels: y = A x or y += A x in the matrix precision. */
-void em_csrx_spmv_cpu(const em_csrx *A, int32_t n_rows, em_prec p, const void *x, void *y,
-                      int accumulate);
-void em_ellx_spmv_cpu(const em_ellx *E, em_prec p, const void *x, void *y, int accumulate);
-
+extern const em_spmat_ops em_fmt_ellx_cpu; /* ell_cpu.c */
 #ifdef EM_HAVE_CUDA
-/* CUDA launchers (csr_cuda.cu, ell_cuda.cu): asynchronous on `stream`,
- * launch errors checked.  grid_cap from em_fmt_cuda_grid_cap. */
-em_err em_csrx_spmv_cuda(const em_csrx *A, int32_t n_rows, em_prec p, const void *x, void *y,
-                         int accumulate, void *stream);
-em_err em_ellx_spmv_cuda(const em_ellx *E, em_prec p, const void *x, void *y, int accumulate,
-                         void *stream);
-/* Blocks of 256 threads that fill the current GPU a few times over. */
-em_err em_fmt_cuda_grid_cap(int *cap);
+extern const em_spmat_ops em_fmt_ellx_cuda; /* ell_cuda.cu */
 #endif
 
 #ifdef __cplusplus

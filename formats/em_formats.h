@@ -1,6 +1,5 @@
 /* em_formats.h - sparse storage formats with CPU and CUDA SpMV, the
- * nine-block operator, the operator handed to the Krylov solvers, and the
- * matrix files written by --dump-matrix.
+ * nine-block operator, and the operator handed to the Krylov solvers.
  *
  * One interface, several backends (libCEED style): em_spmat is an opaque
  * handle with an ops table; em_spmat_create converts a host CSR into the
@@ -139,15 +138,6 @@ typedef struct em_operator {
 
 em_err em_spmat_operator(em_spmat *M, em_operator *op);
 em_err em_blockop_operator(em_blockop *B, em_operator *op);
-
-/* ------------------------------------------------------------- matrix files */
-
-/* The system as written by `emsolve --dump-matrix FILE` (docs/matrix-file.md):
- * the nine blocks, the order group offsets and the right-hand sides.
- * Corrupt or truncated files are an EM_ERR_IO naming the file and what is
- * wrong with it. */
-em_err em_matfile_write(const char *path, const em_blockmat *B, int n_rhs, const em_cplx *b);
-em_err em_matfile_read(const char *path, em_blockmat **B, int *n_rhs, em_cplx **b);
 
 #ifdef __cplusplus
 }

@@ -30,34 +30,18 @@ em_err em_hyb_auto_width(const em_csr *A, int32_t *K) {
   return EM_OK;
 }
 
-/* y (+)= A x on the matrix's backend. */
-static em_err hyb_spmv(const em_spmat *M, const void *x, void *y, int accumulate, void *stream) {
-  if (M->info.backend == EM_BACKEND_CUDA) {
-#ifdef EM_HAVE_CUDA
-    return em_hyb_spmv_cuda(M, x, y, accumulate, stream);
-#else
-    return EM_RAISE(EM_ERR_UNSUPPORTED, "HYB SpMV on CUDA: the CUDA backend is not built in");
-#endif
-  }
-  (void)stream;
-  return em_hyb_spmv_cpu(M, x, y, accumulate);
-}
-
 /* Free every array where it lives, then the header. */
-static void hyb_destroy(em_spmat *M) {
+void em_hyb_destroy(em_spmat *M) {
   em_hyb *H = M->data;
   if (!H) return;
-  em_backend b = M->info.backend;
   void **arrays[] = {(void **)&H->ell_len, (void **)&H->ell_col, &H->ell_val,
                      (void **)&H->coo_row, (void **)&H->coo_col, &H->coo_val,
                      (void **)&H->bnd_row, (void **)&H->bnd_ptr, &H->carry,
                      (void **)&H->rem_row, (void **)&H->rem_ptr, (void **)&H->rem_col,
                      &H->rem_val};
-  for (size_t k = 0; k < sizeof arrays / sizeof *arrays; k++) em_fmt_release(arrays[k], b);
+  for (size_t k = 0; k < sizeof arrays / sizeof *arrays; k++) M->be->release(arrays[k]);
   em_free(&M->data);
 }
-
-static const em_spmat_ops HYB_OPS = {hyb_spmv, hyb_destroy};
 
 /* Row lengths, checking what the kernels will index with: row pointers
  * rising from 0 to nnz, columns inside 0..n_cols-1. */
@@ -163,39 +147,37 @@ static em_err hyb_fill(const em_csr *A, em_hyb *H, hyb_host *h) {
 }
 
 /* Move the host arrays to the backend and count their bytes exactly. */
-static em_err hyb_place_all(em_hyb *H, hyb_host *h, const em_spmat_opts *o, size_t *bytes) {
-  em_backend b = o->backend;
+static em_err hyb_place_all(const em_spmat *M, em_hyb *H, hyb_host *h, size_t *bytes) {
+  const em_spmat_info *o = &M->info;
   size_t s = em_prec_size(o->prec), n = (size_t)H->n_rows, t = (size_t)H->tail_nnz;
   size_t slots = (size_t)H->K * (size_t)H->pitch;
   *bytes = n * 4 + slots * (4 + s);
-  EM_TRY(em_fmt_place((void **)&h->len, n * 4, b, (void **)&H->ell_len, "HYB ELL row lengths"));
-  EM_TRY(em_fmt_place((void **)&h->col, slots * 4, b, (void **)&H->ell_col, "HYB ELL columns"));
-  EM_TRY(em_fmt_place_vals(&h->val, slots, o->prec, b, &H->ell_val, "HYB ELL values"));
+  EM_TRY(em_fmt_place(M, &h->len, n * 4, &H->ell_len, "HYB ELL row lengths"));
+  EM_TRY(em_fmt_place(M, &h->col, slots * 4, &H->ell_col, "HYB ELL columns"));
+  EM_TRY(em_fmt_place_vals(M, &h->val, slots, &H->ell_val, "HYB ELL values"));
   if (t == 0) return EM_OK;
   if (H->hec) {
     size_t m = (size_t)H->n_rem;
     *bytes += m * 4 + (m + 1) * 8 + t * (4 + s);
-    EM_TRY(em_fmt_place((void **)&h->rem_row, m * 4, b, (void **)&H->rem_row, "HEC tail rows"));
-    EM_TRY(em_fmt_place((void **)&h->rem_ptr, (m + 1) * 8, b, (void **)&H->rem_ptr,
-                        "HEC tail pointers"));
-    EM_TRY(em_fmt_place((void **)&h->tcol, t * 4, b, (void **)&H->rem_col, "HEC tail columns"));
-    EM_TRY(em_fmt_place_vals(&h->tval, t, o->prec, b, &H->rem_val, "HEC tail values"));
+    EM_TRY(em_fmt_place(M, &h->rem_row, m * 4, &H->rem_row, "HEC tail rows"));
+    EM_TRY(em_fmt_place(M, &h->rem_ptr, (m + 1) * 8, &H->rem_ptr, "HEC tail pointers"));
+    EM_TRY(em_fmt_place(M, &h->tcol, t * 4, &H->rem_col, "HEC tail columns"));
+    EM_TRY(em_fmt_place_vals(M, &h->tval, t, &H->rem_val, "HEC tail values"));
     return EM_OK;
   }
   size_t nb = (size_t)H->n_bnd, slots2 = 2 * (size_t)H->n_chunk;
   *bytes += t * (8 + s) + nb * 4 + (nb + 1) * 8 + slots2 * s;
-  EM_TRY(em_fmt_place((void **)&h->row, t * 4, b, (void **)&H->coo_row, "HYB COO rows"));
-  EM_TRY(em_fmt_place((void **)&h->tcol, t * 4, b, (void **)&H->coo_col, "HYB COO columns"));
-  EM_TRY(em_fmt_place_vals(&h->tval, t, o->prec, b, &H->coo_val, "HYB COO values"));
-  EM_TRY(em_fmt_place((void **)&h->bnd_row, nb * 4, b, (void **)&H->bnd_row, "HYB boundary rows"));
-  EM_TRY(em_fmt_place((void **)&h->bnd_ptr, (nb + 1) * 8, b, (void **)&H->bnd_ptr,
-                      "HYB boundary slots"));
+  EM_TRY(em_fmt_place(M, &h->row, t * 4, &H->coo_row, "HYB COO rows"));
+  EM_TRY(em_fmt_place(M, &h->tcol, t * 4, &H->coo_col, "HYB COO columns"));
+  EM_TRY(em_fmt_place_vals(M, &h->tval, t, &H->coo_val, "HYB COO values"));
+  EM_TRY(em_fmt_place(M, &h->bnd_row, nb * 4, &H->bnd_row, "HYB boundary rows"));
+  EM_TRY(em_fmt_place(M, &h->bnd_ptr, (nb + 1) * 8, &H->bnd_ptr, "HYB boundary slots"));
   /* scratch that every SpMV writes before reading: start it as NaN so that a
    * slot read before it is written shows in y instead of hiding as 0 */
   em_cplx *carry = NULL;
   EM_TRY(em_calloc(&carry, slots2, sizeof *carry, "HYB chunk carries"));
   for (size_t k = 0; k < slots2; k++) carry[k] = NAN;
-  EM_TRY(em_fmt_place_vals(&carry, slots2, o->prec, b, &H->carry, "HYB chunk carries"));
+  EM_TRY(em_fmt_place_vals(M, &carry, slots2, &H->carry, "HYB chunk carries"));
   return EM_OK;
 }
 
@@ -211,8 +193,7 @@ em_err em_fmt_hyb_build(const em_csr *A, const em_spmat_opts *o, em_spmat *M) {
   hyb_host h = {0};
   em_hyb *H = NULL;
   EM_TRY(em_calloc(&H, 1, sizeof *H, "HYB header"));
-  M->data = H;
-  M->ops = &HYB_OPS; /* from here on, a failure is cleaned up by hyb_destroy */
+  M->data = H; /* from here on, a failure is cleaned up by em_hyb_destroy */
   H->hec = o->format == EM_FMT_HEC;
   H->n_rows = A->n_rows;
   if (o->ell_width < 0) {
@@ -223,7 +204,7 @@ em_err em_fmt_hyb_build(const em_csr *A, const em_spmat_opts *o, em_spmat *M) {
   H->pitch = ((int64_t)A->n_rows + EM_HYB_PITCH - 1) / EM_HYB_PITCH * EM_HYB_PITCH;
   EM_TRY_GOTO(err, hyb_fill(A, H, &h), done);
   size_t bytes = 0;
-  EM_TRY_GOTO(err, hyb_place_all(H, &h, o, &bytes), done);
+  EM_TRY_GOTO(err, hyb_place_all(M, H, &h, &bytes), done);
   M->info.bytes = bytes;
   M->info.stored = (int64_t)H->K * H->pitch + H->tail_nnz;
   M->info.ell_width = H->K;

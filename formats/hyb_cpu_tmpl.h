@@ -9,7 +9,7 @@ static void HYB_FN(ell)(const em_hyb *H, const HYB_T *x, HYB_T *y, int acc) {
   const HYB_T *val = (const HYB_T *)H->ell_val;
   const int32_t n = H->n_rows;
   const int64_t ntile = ((int64_t)n + HYB_TILE - 1) / HYB_TILE;
-#pragma omp parallel for schedule(static) if ((int64_t)n * H->K > EM_OMP_MIN_WORK)
+#pragma omp parallel for schedule(static) if ((int64_t)n * H->K > EM_FMT_OMP_MIN)
   for (int64_t t = 0; t < ntile; t++) {
     HYB_T s[HYB_TILE];
     const int32_t i0 = (int32_t)(t * HYB_TILE);
@@ -35,7 +35,7 @@ static void HYB_FN(coo)(const em_hyb *H, const HYB_T *x, HYB_T *y) {
   const HYB_T *val = (const HYB_T *)H->coo_val;
   HYB_T *carry = (HYB_T *)H->carry;
   const int64_t t = H->tail_nnz;
-#pragma omp parallel for schedule(static) if (t > EM_OMP_MIN_WORK)
+#pragma omp parallel for schedule(static) if (t > EM_FMT_OMP_MIN)
   for (int64_t w = 0; w < H->n_chunk; w++) {
     const int64_t b = w * EM_HYB_CHUNK, e = t - b < EM_HYB_CHUNK ? t : b + EM_HYB_CHUNK;
     const int32_t fr = H->coo_row[b], lr = H->coo_row[e - 1];
@@ -57,7 +57,7 @@ static void HYB_FN(coo)(const em_hyb *H, const HYB_T *x, HYB_T *y) {
       s += val[k] * x[H->coo_col[k]];
     }
   }
-#pragma omp parallel for schedule(static) if (H->n_bnd > EM_OMP_MIN_WORK)
+#pragma omp parallel for schedule(static) if (H->n_bnd > EM_FMT_OMP_MIN)
   for (int64_t q = 0; q < H->n_bnd; q++) {
     HYB_T s = 0;
     for (int64_t p = H->bnd_ptr[q]; p < H->bnd_ptr[q + 1]; p++) s += carry[p];
@@ -68,7 +68,7 @@ static void HYB_FN(coo)(const em_hyb *H, const HYB_T *x, HYB_T *y) {
 /* HEC tail, y += T x: one task per overflowing row. */
 static void HYB_FN(hec)(const em_hyb *H, const HYB_T *x, HYB_T *y) {
   const HYB_T *val = (const HYB_T *)H->rem_val;
-#pragma omp parallel for schedule(dynamic, 64) if (H->tail_nnz > EM_OMP_MIN_WORK)
+#pragma omp parallel for schedule(dynamic, 64) if (H->tail_nnz > EM_FMT_OMP_MIN)
   for (int32_t q = 0; q < H->n_rem; q++) {
     HYB_T s = 0;
     for (int64_t k = H->rem_ptr[q]; k < H->rem_ptr[q + 1]; k++) s += val[k] * x[H->rem_col[k]];

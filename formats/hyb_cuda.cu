@@ -3,15 +3,13 @@
  * tail by a deterministic segmented reduction over chunks (warp per chunk,
  * then one thread per boundary row), the HEC tail by a warp per row.
  * One template per kernel for double2 and float2. */
-#include "hyb_cuda.cuh"
+#include "fmt_cuda.cuh"
 #include "hyb_impl.h"
-
-#define HYB_THREADS 256
 
 /* y_i = (acc ? y_i : 0) + sum_{k < len_i} val[k pitch + i] x[col[k pitch + i]];
  * consecutive threads read consecutive slots of each ELL column. */
 template <typename V>
-__global__ void __launch_bounds__(HYB_THREADS)
+__global__ void __launch_bounds__(EM_FMT_BLOCK)
     hyb_ell_spmv(int32_t n, int64_t pitch, const int32_t *__restrict__ len,
                  const int32_t *__restrict__ col, const V *__restrict__ val,
                  const V *__restrict__ x, V *__restrict__ y, int acc) {
@@ -35,7 +33,7 @@ __global__ void __launch_bounds__(HYB_THREADS)
  * carry); carry[2w] for the chunk's first row, carry[2w+1] for its last;
  * y[r] += sum for a row inside the chunk (no other warp touches it). */
 template <typename V>
-__global__ void __launch_bounds__(HYB_THREADS)
+__global__ void __launch_bounds__(EM_FMT_BLOCK)
     hyb_coo_chunks(int64_t nnz, int64_t n_chunk, const int32_t *__restrict__ row,
                    const int32_t *__restrict__ col, const V *__restrict__ val,
                    const V *__restrict__ x, V *__restrict__ y, V *__restrict__ carry) {
@@ -85,7 +83,7 @@ __global__ void __launch_bounds__(HYB_THREADS)
 
 /* COO tail, pass 2: boundary row b adds its carry slots in order. */
 template <typename V>
-__global__ void __launch_bounds__(HYB_THREADS)
+__global__ void __launch_bounds__(EM_FMT_BLOCK)
     hyb_coo_boundaries(int64_t n_bnd, const int32_t *__restrict__ bnd_row,
                        const int64_t *__restrict__ bnd_ptr, const V *__restrict__ carry,
                        V *__restrict__ y) {
@@ -99,7 +97,7 @@ __global__ void __launch_bounds__(HYB_THREADS)
 
 /* HEC tail: warp q sums row rem_row[q]'s tail, lane 0 adds it to y. */
 template <typename V>
-__global__ void __launch_bounds__(HYB_THREADS)
+__global__ void __launch_bounds__(EM_FMT_BLOCK)
     hec_tail_spmv(int32_t n_rem, const int32_t *__restrict__ rem_row,
                   const int64_t *__restrict__ rem_ptr, const int32_t *__restrict__ col,
                   const V *__restrict__ val, const V *__restrict__ x, V *__restrict__ y) {
@@ -122,29 +120,29 @@ __global__ void __launch_bounds__(HYB_THREADS)
 template <typename V>
 static em_err hyb_launch(const em_hyb *H, const V *x, V *y, int acc, cudaStream_t st) {
   if (H->n_rows > 0 && (!acc || H->K > 0)) {
-    hyb_ell_spmv<V><<<em_grid(H->n_rows, 1, HYB_THREADS), HYB_THREADS, 0, st>>>(
+    hyb_ell_spmv<V><<<em_grid(H->n_rows, 1, EM_FMT_BLOCK), EM_FMT_BLOCK, 0, st>>>(
         H->n_rows, H->pitch, H->ell_len, H->ell_col, (const V *)H->ell_val, x, y, acc);
-    EM_CUDA(cudaGetLastError());
+    EM_CUDA_LAUNCHED();
   }
   if (H->tail_nnz == 0) return EM_OK;
   if (H->hec) {
-    hec_tail_spmv<V><<<em_grid(H->n_rem, 32, HYB_THREADS), HYB_THREADS, 0, st>>>(
+    hec_tail_spmv<V><<<em_grid(H->n_rem, 32, EM_FMT_BLOCK), EM_FMT_BLOCK, 0, st>>>(
         H->n_rem, H->rem_row, H->rem_ptr, H->rem_col, (const V *)H->rem_val, x, y);
-    EM_CUDA(cudaGetLastError());
+    EM_CUDA_LAUNCHED();
     return EM_OK;
   }
-  hyb_coo_chunks<V><<<em_grid(H->n_chunk, 32, HYB_THREADS), HYB_THREADS, 0, st>>>(
+  hyb_coo_chunks<V><<<em_grid(H->n_chunk, 32, EM_FMT_BLOCK), EM_FMT_BLOCK, 0, st>>>(
       H->tail_nnz, H->n_chunk, H->coo_row, H->coo_col, (const V *)H->coo_val, x, y, (V *)H->carry);
-  EM_CUDA(cudaGetLastError());
-  hyb_coo_boundaries<V><<<em_grid(H->n_bnd, 1, HYB_THREADS), HYB_THREADS, 0, st>>>(
+  EM_CUDA_LAUNCHED();
+  hyb_coo_boundaries<V><<<em_grid(H->n_bnd, 1, EM_FMT_BLOCK), EM_FMT_BLOCK, 0, st>>>(
       H->n_bnd, H->bnd_row, H->bnd_ptr, (const V *)H->carry, y);
-  EM_CUDA(cudaGetLastError());
+  EM_CUDA_LAUNCHED();
   return EM_OK;
 }
 
 /* Dispatch on the precision. */
-extern "C" em_err em_hyb_spmv_cuda(const em_spmat *M, const void *x, void *y, int accumulate,
-                                   void *stream) {
+static em_err hyb_spmv_cuda(const em_spmat *M, const void *x, void *y, int accumulate,
+                            void *stream) {
   const em_hyb *H = (const em_hyb *)M->data;
   cudaStream_t st = (cudaStream_t)stream;
   if (M->info.prec == EM_PREC_SINGLE)
@@ -153,3 +151,5 @@ extern "C" em_err em_hyb_spmv_cuda(const em_spmat *M, const void *x, void *y, in
     EM_TRY(hyb_launch<double2>(H, (const double2 *)x, (double2 *)y, accumulate, st));
   return EM_OK;
 }
+
+const em_spmat_ops em_fmt_hyb_cuda = {NULL, hyb_spmv_cuda, em_hyb_destroy};

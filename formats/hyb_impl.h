@@ -1,6 +1,5 @@
 /* hyb_impl.h - HYB (ELL + COO) and HEC (ELL + CSR) layouts, private to
- * formats/, plus the host/device placement helpers that the HYB, HEC and
- * bitmap builders share.
+ * formats/.
  *
  * Both formats keep the first K entries of every row in a column-major ELL
  * part (slot k of row i at k * pitch + i, pitch = n_rows rounded up to 32 so
@@ -32,10 +31,6 @@ extern "C" {
 
 #define EM_HYB_PITCH 32  /* ELL column stride is a multiple of this */
 #define EM_HYB_CHUNK 256 /* COO entries per chunk: one warp, 8 rounds of 32 */
-/* Host loops with less work than this (entries or slots) stay on one thread:
- * waking a team costs more than they do, and far more when the cores are
- * oversubscribed and OpenMP threads spin. */
-#define EM_OMP_MIN_WORK 32768
 
 typedef struct em_hyb {
   int hec;          /* 0: HYB (COO tail), 1: HEC (CSR tail) */
@@ -72,24 +67,13 @@ typedef struct em_hyb {
  * ELL columns exceed half of the K * n slots", from the row lengths. */
 em_err em_hyb_auto_width(const em_csr *A, int32_t *K);
 
-/* y = A x or y += A x with the host arrays (OpenMP). */
-em_err em_hyb_spmv_cpu(const em_spmat *M, const void *x, void *y, int accumulate);
+/* Frees the arrays where they live (hyb.c). */
+void em_hyb_destroy(em_spmat *M);
+
+extern const em_spmat_ops em_fmt_hyb_cpu; /* hyb_cpu.c */
 #ifdef EM_HAVE_CUDA
-/* The same with the device arrays, asynchronous on `stream`. */
-em_err em_hyb_spmv_cuda(const em_spmat *M, const void *x, void *y, int accumulate, void *stream);
+extern const em_spmat_ops em_fmt_hyb_cuda; /* hyb_cuda.cu */
 #endif
-
-/* ------------------------------------------- placement of built arrays */
-
-/* Move a host array built by a format builder to where the matrix lives:
- * on the CPU *dst takes it over; on CUDA it is uploaded and freed.  *h is
- * NULL afterwards either way; on failure *dst is NULL too. */
-em_err em_fmt_place(void **h, size_t bytes, em_backend b, void **dst, const char *what);
-/* The same for n complex double values, converted to the precision p. */
-em_err em_fmt_place_vals(em_cplx **h, size_t n, em_prec p, em_backend b, void **dst,
-                         const char *what);
-/* Free an array placed by the two functions above; *p is NULL afterwards. */
-void em_fmt_release(void **p, em_backend b);
 
 #ifdef __cplusplus
 }

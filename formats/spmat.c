@@ -1,5 +1,6 @@
 /* spmat.c - the format-independent front end: check arguments, pick a
- * format, hand over to the format's builder and ops. */
+ * format and the backend's table, hand over to the format's builder and
+ * the (format, backend) ops. */
 #include <string.h>
 
 #include "formats_impl.h"
@@ -27,6 +28,24 @@ void em_spmat_opts_default(em_spmat_opts *o) {
   o->ell_width = -1;
 }
 
+/* The backends of this build: the one place that asks. */
+const em_fmt_backend *em_fmt_backend_of(em_backend b) {
+  if (b == EM_BACKEND_CPU) return &em_fmt_backend_cpu;
+#ifdef EM_HAVE_CUDA
+  if (b == EM_BACKEND_CUDA) return &em_fmt_backend_cuda;
+#endif
+  return NULL;
+}
+
+/* The builder of each format (format families share one). */
+typedef em_err (*fmt_build)(const em_csr *A, const em_spmat_opts *o, em_spmat *M);
+static const fmt_build BUILD[EM_FMT_COUNT] = {
+    [EM_FMT_CSR] = em_fmt_csr_build,      [EM_FMT_CSR_VECTOR] = em_fmt_csr_build,
+    [EM_FMT_ELL] = em_fmt_ellx_build,     [EM_FMT_ELLR] = em_fmt_ellx_build,
+    [EM_FMT_ELLRT] = em_fmt_ellx_build,   [EM_FMT_SELLRT] = em_fmt_ellx_build,
+    [EM_FMT_HYB] = em_fmt_hyb_build,      [EM_FMT_HEC] = em_fmt_hyb_build,
+    [EM_FMT_BITMAP] = em_fmt_bitmap_build};
+
 em_err em_spmat_create(const em_csr *A, const em_spmat_opts *o, em_spmat **Mout) {
   *Mout = NULL;
   EM_CHECK(A && o, EM_ERR_ARG, "em_spmat_create: NULL matrix or options");
@@ -35,12 +54,12 @@ em_err em_spmat_create(const em_csr *A, const em_spmat_opts *o, em_spmat **Mout)
            "threads per row %d not in 1, 2, 4, 8, 16, 32", T);
   EM_CHECK(o->format >= EM_FMT_AUTO && o->format < EM_FMT_COUNT, EM_ERR_ARG, "unknown format %d",
            (int)o->format);
-#ifndef EM_HAVE_CUDA
-  EM_CHECK(o->backend == EM_BACKEND_CPU, EM_ERR_UNSUPPORTED,
-           "the CUDA backend was requested but this build has no CUDA");
-#endif
+  const em_fmt_backend *be = em_fmt_backend_of(o->backend);
+  EM_CHECK(be, EM_ERR_UNSUPPORTED, "the CUDA backend was requested but this build has no CUDA");
   em_spmat_opts c = *o;
   if (c.format == EM_FMT_AUTO) em_fmt_choose(A, o, &c);
+  EM_CHECK(be->ops[c.format] && BUILD[c.format], EM_ERR_UNSUPPORTED, "%s has no kernels on the %s",
+           em_format_name(c.format), c.backend == EM_BACKEND_CPU ? "CPU" : "GPU");
   em_spmat *M = NULL;
   EM_TRY(em_calloc(&M, 1, sizeof *M, "sparse matrix"));
   M->info.format = c.format;
@@ -49,35 +68,13 @@ em_err em_spmat_create(const em_csr *A, const em_spmat_opts *o, em_spmat **Mout)
   M->info.n_rows = A->n_rows;
   M->info.n_cols = A->n_cols;
   M->info.nnz = A->nnz;
-  em_err err = EM_OK;
-  switch (c.format) {
-    case EM_FMT_CSR:
-    case EM_FMT_CSR_VECTOR:
-      err = em_fmt_csr_build(A, &c, M);
-      break;
-    case EM_FMT_ELL:
-    case EM_FMT_ELLR:
-      err = em_fmt_ell_build(A, &c, M);
-      break;
-    case EM_FMT_ELLRT:
-      err = em_fmt_ellrt_build(A, &c, M);
-      break;
-    case EM_FMT_SELLRT:
-      err = em_fmt_sellrt_build(A, &c, M);
-      break;
-    case EM_FMT_HYB:
-    case EM_FMT_HEC:
-      err = em_fmt_hyb_build(A, &c, M);
-      break;
-    case EM_FMT_BITMAP:
-      err = em_fmt_bitmap_build(A, &c, M);
-      break;
-    default:
-      err = EM_RAISE(EM_ERR_INTERNAL, "no builder for format %d", (int)c.format);
-  }
+  M->be = be;
+  M->ops = be->ops[c.format];
+  em_err err = BUILD[c.format](A, &c, M);
+  if (!err && M->ops->setup) err = M->ops->setup(M);
   if (err) {
     em_error_trace(err, __FILE__, __LINE__);
-    if (M->ops && M->ops->destroy) M->ops->destroy(M);
+    M->ops->destroy(M);
     em_free(&M);
     return err;
   }
@@ -97,7 +94,7 @@ void em_spmat_get_info(const em_spmat *M, em_spmat_info *info) {
 
 void em_spmat_destroy(em_spmat **M) {
   if (!*M) return;
-  if ((*M)->ops && (*M)->ops->destroy) (*M)->ops->destroy(*M);
+  (*M)->ops->destroy(*M);
   em_free(M);
 }
 

@@ -17,8 +17,7 @@
 
 #include "case_impl.h"
 
-#define C0 299792458.0 /* speed of light in vacuum, m/s */
-#define NO_SIZE 1e22   /* Gmsh's MAX_LC: no constraint from this source */
+#define NO_SIZE 1e22 /* Gmsh's MAX_LC: no constraint from this source */
 
 struct em_case_size {
   int max_tag[4]; /* largest entity tag of each dimension */
@@ -71,7 +70,7 @@ static em_err volume_sizes(const em_case *c, const em_mesh_opts *o, const em_log
   int *dt = NULL, *ent = NULL, ierr = 0;
   size_t n = 0, n_ent = 0;
   char *name = NULL;
-  double lambda0 = C0 / o->freq_max;
+  double lambda0 = EM_C0 / o->freq_max;
   gmshModelGetPhysicalGroups(&dt, &n, 3, &ierr);
   if (ierr) return EM_GMSH_RAISE(mark, "case '%s': cannot list its physical volumes", c->path);
   em_log_info(log, "mesh sizes from the wavelength at %.6g GHz, %g elements per wavelength:",

@@ -5,8 +5,6 @@
 
 #include "em_post.h"
 
-#define EM_PORTS_MAX 16
-
 /* X = A^-1 B for n x n complex matrices (Gauss-Jordan, partial pivoting). */
 static em_err solve_small(int n, em_cplx *A, em_cplx *B) {
   for (int c = 0; c < n; c++) {
@@ -37,7 +35,7 @@ static em_err solve_small(int n, em_cplx *A, em_cplx *B) {
 /* Z = sqrt(R) (1 + S)(1 - S)^-1 sqrt(R); S' = D (Z - R')(Z + R')^-1 D^-1,
  * D = diag(1 / sqrt(R')) (power waves, real references).  In place on S. */
 static em_err renormalise(int n, em_cplx *S, const double *R, const double *Rn) {
-  em_cplx A[EM_PORTS_MAX * EM_PORTS_MAX], B[EM_PORTS_MAX * EM_PORTS_MAX];
+  em_cplx A[EM_MAX_PORTS * EM_MAX_PORTS], B[EM_MAX_PORTS * EM_MAX_PORTS];
   /* (1 - S)^T Z^T = ((1 + S) ...)^T: solve with transposes so that the
    * right factor is inverted: Z = sqrt R (1+S) (1-S)^-1 sqrt R */
   for (int i = 0; i < n; i++)
@@ -46,7 +44,7 @@ static em_err renormalise(int n, em_cplx *S, const double *R, const double *Rn) 
       B[i * n + j] = (i == j) + S[j * n + i]; /* (1 + S)^T */
     }
   EM_TRY(solve_small(n, A, B)); /* B = ((1+S)(1-S)^-1)^T */
-  em_cplx Z[EM_PORTS_MAX * EM_PORTS_MAX];
+  em_cplx Z[EM_MAX_PORTS * EM_MAX_PORTS];
   for (int i = 0; i < n; i++)
     for (int j = 0; j < n; j++) Z[i * n + j] = sqrt(R[i]) * B[j * n + i] * sqrt(R[j]);
   /* X = (Z - R')(Z + R')^-1: X^T = (Z + R')^-T (Z - R')^T */
@@ -63,8 +61,8 @@ static em_err renormalise(int n, em_cplx *S, const double *R, const double *Rn) 
 
 em_err em_port_sparams(int n, const em_port *ports, const em_cplx *meas, em_cplx *S, double *zref,
                        em_cplx *zin) {
-  EM_CHECK(n >= 1 && n <= EM_PORTS_MAX, EM_ERR_ARG, "%d ports (1..%d supported)", n, EM_PORTS_MAX);
-  double Rm[EM_PORTS_MAX];
+  EM_CHECK(n >= 1 && n <= EM_MAX_PORTS, EM_ERR_ARG, "%d ports (1..%d supported)", n, EM_MAX_PORTS);
+  double Rm[EM_MAX_PORTS];
   int renorm = 0;
   for (int i = 0; i < n; i++) {
     Rm[i] = creal(ports[i].z_mode);

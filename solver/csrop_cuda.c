@@ -65,11 +65,10 @@ em_err em_csrop_cuda_create(em_csrop *c, const em_csr *A) {
     for (size_t k = 0; k < nnz; k++) f[k] = (em_cplxf)A->val[k];
     hv = f;
   }
-  EM_TRY_GOTO(err, em_sv_dev_alloc((void **)&g->rowptr, rp, (n + 1) * 4, NULL, "CSR row offsets"),
+  EM_TRY_GOTO(err, em_dev_alloc((void **)&g->rowptr, rp, (n + 1) * 4, NULL, "CSR row offsets"),
               done);
-  EM_TRY_GOTO(err, em_sv_dev_alloc((void **)&g->col, A->colind, nnz * 4, NULL, "CSR columns"),
-              done);
-  EM_TRY_GOTO(err, em_sv_dev_alloc(&g->val, hv, nnz * es, NULL, "CSR values"), done);
+  EM_TRY_GOTO(err, em_dev_alloc((void **)&g->col, A->colind, nnz * 4, NULL, "CSR columns"), done);
+  EM_TRY_GOTO(err, em_dev_alloc(&g->val, hv, nnz * es, NULL, "CSR values"), done);
   c->bytes = (n + 1) * 4 + nnz * (4 + es);
   if (n == 0) goto done;
   EM_CUSPARSE_GOTO(err, cusparseCreate(&g->h), done);
@@ -80,7 +79,7 @@ em_err em_csrop_cuda_create(em_csrop *c, const em_csr *A) {
                         CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, t),
       done);
   /* the workspace query needs vectors: bind scratch ones, rebound per product */
-  EM_TRY_GOTO(err, em_sv_dev_alloc(&tmp, NULL, 2 * n * es, NULL, "SpMV scratch vectors"), done);
+  EM_TRY_GOTO(err, em_dev_alloc(&tmp, NULL, 2 * n * es, NULL, "SpMV scratch vectors"), done);
   EM_CUSPARSE_GOTO(err, cusparseCreateDnVec(&g->x, A->n_cols, tmp, t), done);
   EM_CUSPARSE_GOTO(err, cusparseCreateDnVec(&g->y, A->n_rows, (char *)tmp + n * es, t), done);
   cuDoubleComplex one = {1, 0}, zero = {0, 0};
@@ -92,7 +91,7 @@ em_err em_csrop_cuda_create(em_csrop *c, const em_csr *A) {
                    cusparseSpMV_bufferSize(g->h, CUSPARSE_OPERATION_NON_TRANSPOSE, a, g->A, g->x, b,
                                            g->y, t, CUSPARSE_SPMV_ALG_DEFAULT, &bytes),
                    done);
-  EM_TRY_GOTO(err, em_sv_dev_alloc(&g->buf, NULL, bytes, NULL, "SpMV workspace"), done);
+  EM_TRY_GOTO(err, em_dev_alloc(&g->buf, NULL, bytes, NULL, "SpMV workspace"), done);
 done:
   if (tmp) cudaFree(tmp);
   if (hv != A->val) em_free(&hv);

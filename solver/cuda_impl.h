@@ -1,12 +1,11 @@
 /* cuda_impl.h - the CUDA launchers of solver/ (private; the kernels live in
- * *.cu files behind extern "C") and error macros for functions with a
- * cleanup label.
+ * *.cu files behind extern "C").
  *
- * Launchers return the cudaError_t of the launch (as int, 0 = success) so
- * that C callers wrap them in EM_CUDA.  Vectors are device pointers; `single`
- * selects cuFloatComplex entries instead of cuDoubleComplex.  Every launch
- * goes to `stream` (NULL: the legacy default stream, which the cuBLAS and
- * cuSPARSE calls of solver/ also use). */
+ * Launchers return em_err, like every launcher of every module (the status
+ * of the launch through em_cuda_status, so a C caller writes EM_TRY).  Vectors are device pointers;
+ * `single` selects cuFloatComplex entries instead of cuDoubleComplex.  Every launch goes to
+ * `stream` (NULL: the legacy default stream, which the cuBLAS and cuSPARSE calls of solver/ also
+ * use). */
 #ifndef EM_SOLVER_CUDA_IMPL_H
 #define EM_SOLVER_CUDA_IMPL_H
 
@@ -18,13 +17,6 @@
 extern "C" {
 #endif
 
-/* ------------------------------------------------------- devmem_cuda.c */
-
-/* *d = a device array of `bytes` bytes (a valid pointer even for 0), a copy
- * of h when h is not NULL; *total += bytes when total is not NULL.  Errors
- * name `what`; on a failed copy *d stays allocated for the caller to free. */
-em_err em_sv_dev_alloc(void **d, const void *h, size_t bytes, size_t *total, const char *what);
-
 /* ----------------------------------------------------- vec_kernels.cu */
 
 /* threads per block and most blocks of the reduction kernels */
@@ -32,67 +24,59 @@ em_err em_sv_dev_alloc(void **d, const void *h, size_t bytes, size_t *total, con
 #define EM_SV_RED_BLOCKS 1024
 
 /* x = a */
-int em_sv_cuda_set(int32_t n, int single, double ar, double ai, void *x);
+em_err em_sv_cuda_set(int32_t n, int single, double ar, double ai, void *x);
 /* y = a x + b y */
-int em_sv_cuda_axpby(int32_t n, int single, double ar, double ai, const void *x, double br,
-                     double bi, void *y);
+em_err em_sv_cuda_axpby(int32_t n, int single, double ar, double ai, const void *x, double br,
+                        double bi, void *y);
 /* z = a x + b y + c z */
-int em_sv_cuda_axpbypcz(int32_t n, int single, const double *abc, const void *x, const void *y,
-                        void *z);
+em_err em_sv_cuda_axpbypcz(int32_t n, int single, const double *abc, const void *x, const void *y,
+                           void *z);
 /* result[j] (k double2 on the device) = x_j^H y_j or x_j^T y_j, through
  * partial (EM_SV_RED_BLOCKS * k double2 on the device) */
-int em_sv_cuda_dots(int32_t n, int single, int k, const void *const *x, const void *const *y,
-                    const int *conj, void *partial, void *result);
+em_err em_sv_cuda_dots(int32_t n, int single, int k, const void *const *x, const void *const *y,
+                       const int *conj, void *partial, void *result);
 /* dst = src converted between precisions (either may be single) */
-int em_sv_cuda_convert(int64_t n, const void *src, int src_single, void *dst, int dst_single,
-                       void *stream);
+em_err em_sv_cuda_convert(int64_t n, const void *src, int src_single, void *dst, int dst_single,
+                          void *stream);
 
 /* ---------------------------------------------------- trsv_kernels.cu */
 
 /* y[p] = (PC type) r[iperm[p]]: r in the vector precision, y in the pc's
  * (iperm NULL: identity) */
-int em_sv_cuda_gather(int32_t n, const int32_t *iperm, const void *r, int r_single, void *y,
-                      int y_single, void *stream);
+em_err em_sv_cuda_gather(int32_t n, const int32_t *iperm, const void *r, int r_single, void *y,
+                         int y_single, void *stream);
 /* z[i] = y[perm[i]] */
-int em_sv_cuda_scatter(int32_t n, const int32_t *perm, const void *y, int y_single, void *z,
-                       int z_single, void *stream);
+em_err em_sv_cuda_scatter(int32_t n, const int32_t *perm, const void *y, int y_single, void *z,
+                          int z_single, void *stream);
 /* z = d .* r (d in the pc's precision, r and z in the vector precision) */
-int em_sv_cuda_pointwise(int32_t n, const void *d, int d_single, const void *r, void *z,
-                         int v_single, void *stream);
+em_err em_sv_cuda_pointwise(int32_t n, const void *d, int d_single, const void *r, void *z,
+                            int v_single, void *stream);
 
 /* One triangular level, rows t = t0..t1-1 of a factor stored row by row:
  * i = rows ? rows[t] : t;  y_i = (y_i - sum_k val[k] y[col[k]]) * dinv_i
  * (dinv NULL: unit diagonal).  T threads per row (2..32).  val and dinv in
  * complex single when `single`, y always complex double. */
-int em_sv_cuda_trsv_level(int32_t t0, int32_t t1, const int64_t *ptr, const int32_t *col,
-                          const void *val, const int32_t *rows, const void *dinv, void *y,
-                          int single, int T, void *stream);
+em_err em_sv_cuda_trsv_level(int32_t t0, int32_t t1, const int64_t *ptr, const int32_t *col,
+                             const void *val, const int32_t *rows, const void *dinv, void *y,
+                             int single, int T, void *stream);
 /* Several consecutive thin levels in one block of threads, a block barrier
  * between levels: level l is rows lev[l]..lev[l+1]-1, l = l0..l1-1 (lev on
  * the device). */
-int em_sv_cuda_trsv_thin(int32_t l0, int32_t l1, const int32_t *lev, const int64_t *ptr,
-                         const int32_t *col, const void *val, const int32_t *rows, const void *dinv,
-                         void *y, int single, int T, void *stream);
+em_err em_sv_cuda_trsv_thin(int32_t l0, int32_t l1, const int32_t *lev, const int64_t *ptr,
+                            const int32_t *col, const void *val, const int32_t *rows,
+                            const void *dinv, void *y, int single, int T, void *stream);
 /* The whole triangle in one launch: `blocks` resident blocks take chunks of
  * rows in schedule order by an atomic ticket; each row spins on the flags of
  * the rows it reads (flags and *ticket zero on entry).  A wait longer than
  * about a second sets *fail to 1 + the row and lets the solve run out. */
-int em_sv_cuda_trsv_syncfree(int32_t n, const int64_t *ptr, const int32_t *col, const void *val,
-                             const int32_t *rows, const void *dinv, void *y, int single, int *flags,
-                             unsigned *ticket, int *fail, int blocks, void *stream);
+em_err em_sv_cuda_trsv_syncfree(int32_t n, const int64_t *ptr, const int32_t *col, const void *val,
+                                const int32_t *rows, const void *dinv, void *y, int single,
+                                int *flags, unsigned *ticket, int *fail, int blocks, void *stream);
 /* Blocks of the sync-free kernel that fit on the device at once. */
-int em_sv_cuda_syncfree_blocks(int single, int *blocks);
+em_err em_sv_cuda_syncfree_blocks(int single, int *blocks);
 
 #ifdef __cplusplus
 }
 #endif
-
-/* Cleanup-label variants of EM_CUDA / EM_CUBLAS / EM_CUSPARSE. */
-#define EM_CUDA_GOTO(err, call, label) \
-  EM_TRY_GOTO(err, em_cuda_status((int)(call), #call, __FILE__, __LINE__), label)
-#define EM_CUBLAS_GOTO(err, call, label) \
-  EM_TRY_GOTO(err, em_cublas_status((int)(call), #call, __FILE__, __LINE__), label)
-#define EM_CUSPARSE_GOTO(err, call, label) \
-  EM_TRY_GOTO(err, em_cusparse_status((int)(call), #call, __FILE__, __LINE__), label)
 
 #endif

@@ -231,7 +231,7 @@ void em_dgpu_destroy(em_dgpu **gp) {
 }
 
 static em_err dev_alloc(em_dgpu *g, void **p, const void *h, size_t bytes, const char *what) {
-  return em_sv_dev_alloc(p, h, bytes, &g->bytes, what);
+  return em_dev_alloc(p, h, bytes, &g->bytes, what);
 }
 
 /* The device state of F: symbolic arrays, schedule, factor storage. */
@@ -431,33 +431,33 @@ static em_err big_front(em_direct *F, em_dgpu *g, int32_t s, int i, double tau) 
   int64_t c0 = S->super[s], k = S->super[s + 1] - c0, m = S->rptr[s + 1] - S->rptr[s], nb = m - k;
   void *L = AT(g->lval, S->lptr[s]), *W = g->W[i], *cb = g->cb_host[s];
   EM_CUBLAS(cublasSetStream(g->blas, st));
-  EM_CUDA(em_dg_extend_add(g->S, s, g->lval, g->cb_dev, g->single, st));
+  EM_TRY(em_dg_extend_add(g->S, s, g->lval, g->cb_dev, g->single, st));
   for (int64_t J0 = 0; J0 < k; J0 += EM_DG_NB) {
     int64_t Bk = k - J0 < EM_DG_NB ? k - J0 : EM_DG_NB, J1 = J0 + Bk;
     for (int64_t j0 = J0; j0 < J1; j0 += EM_DG_PB) {
       int b = (int)(J1 - j0 < EM_DG_PB ? J1 - j0 : EM_DG_PB);
       int64_t M = m - j0 - b, N = J1 - j0 - b;
       void *P = AT(L, j0 + j0 * m);
-      EM_CUDA(em_dg_diag_ldlt(P, m, b, AT(g->d, c0 + j0), c0 + j0, tau, g->piv, g->single, st));
+      EM_TRY(em_dg_diag_ldlt(P, m, b, AT(g->d, c0 + j0), c0 + j0, tau, g->piv, g->single, st));
       if (M == 0) continue;
       void *X = AT(P, b);
       EM_TRY(trsm_right(g, (int)M, b, P, (int)m, X));
-      EM_CUDA(em_dg_scale_cols(M, b, X, m, AT(g->d, c0 + j0), W, M, g->single, st));
+      EM_TRY(em_dg_scale_cols(M, b, X, m, AT(g->d, c0 + j0), W, M, g->single, st));
       if (N > 0) EM_TRY(gemm_nt(g, (int)M, (int)N, b, W, (int)M, X, (int)m, AT(X, b * m), (int)m));
     }
     int64_t M = m - J1, N = k - J1;
     if (N > 0) { /* F(J1.., J1..k) -= (L D)(J1.., J0..J1) L(J1..k, J0..J1)^T */
       void *Lb = AT(L, J1 + J0 * m);
-      EM_CUDA(em_dg_make_w(M, Bk, Lb, m, AT(g->d, c0 + J0), W, g->single, st));
+      EM_TRY(em_dg_make_w(M, Bk, Lb, m, AT(g->d, c0 + J0), W, g->single, st));
       EM_TRY(
           gemm_nt(g, (int)M, (int)N, (int)Bk, W, (int)M, Lb, (int)m, AT(L, J1 + J1 * m), (int)m));
     }
   }
   if (nb > 0) {
-    EM_CUDA(em_dg_make_w(nb, k, AT(L, k), m, AT(g->d, c0), W, g->single, st));
+    EM_TRY(em_dg_make_w(nb, k, AT(L, k), m, AT(g->d, c0), W, g->single, st));
     EM_TRY(syrkx(g, (int)nb, (int)k, W, (int)nb, AT(L, k), (int)m, cb, (int)nb));
   }
-  EM_CUDA(em_dg_clean_l11(k, m, L, g->single, st));
+  EM_TRY(em_dg_clean_l11(k, m, L, g->single, st));
   return EM_OK;
 }
 
@@ -526,8 +526,8 @@ static em_err factor_level(em_direct *F, em_dgpu *g, int32_t l, double tau, cons
     cudaEventCreate(&ev[1]);
     cudaEventRecord(ev[0], g->st[0]);
   }
-  EM_CUDA(em_dg_small_fronts(g->S, g->d_lev_sn + p0, ns_small, g->lval, g->d, g->cb_dev, tau,
-                             g->piv, g->single, g->st[0]));
+  EM_TRY(em_dg_small_fronts(g->S, g->d_lev_sn + p0, ns_small, g->lval, g->d, g->cb_dev, tau, g->piv,
+                            g->single, g->st[0]));
   if (timed) cudaEventRecord(ev[1], g->st[0]);
   for (int32_t q = p0 + ns_small; q < p1; q++)
     EM_TRY(big_front(F, g, g->lev_sn[q], 1 + (q - p0 - ns_small) % EM_DG_STREAMS, tau));
@@ -589,7 +589,7 @@ em_err em_direct_numeric_cuda(em_direct *F, const em_csr *M, const double *r, do
   EM_CUDA(cudaMemcpyAsync(g->r_old, r, 8 * (size_t)S->n, cudaMemcpyHostToDevice, s0));
   EM_CUDA(cudaMemcpyAsync(g->vals, g->vals_h, 16 * (size_t)g->n_sel, cudaMemcpyHostToDevice, s0));
   EM_CUDA(cudaMemsetAsync(g->lval, 0, g->esz * (size_t)S->lptr[S->ns], s0));
-  EM_CUDA(em_dg_scatter(g->n_sel, g->dest, g->vals, g->lval, g->single, s0));
+  EM_TRY(em_dg_scatter(g->n_sel, g->dest, g->vals, g->lval, g->single, s0));
   em_dg_piv piv0 = {0, LLONG_MAX, 0};
   EM_CUDA(cudaMemcpyAsync(g->piv, &piv0, sizeof piv0, cudaMemcpyHostToDevice, s0));
   EM_CUDA(cudaStreamSynchronize(s0));
@@ -671,7 +671,7 @@ static em_err solve_big(const em_direct *F, em_dgpu *g, int32_t s, int nrhs, int
   const cuDoubleComplex one = {1, 0}, mone = {-1, 0}, zero = {0, 0};
   const cuComplex onef = {1, 0}, monef = {-1, 0}, zerof = {0, 0};
   EM_CUBLAS(cublasSetStream(g->blas, st));
-  if (sg) EM_CUDA(em_dg_copy2d(k, nrhs, y, ldy, 0, ys, ldys, 1, st));
+  if (sg) EM_TRY(em_dg_copy2d(k, nrhs, y, ldy, 0, ys, ldys, 1, st));
   if (forward) {
     if (sg)
       EM_CUBLAS(cublasCtrsm(g->blas, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N,
@@ -686,11 +686,11 @@ static em_err solve_big(const em_direct *F, em_dgpu *g, int32_t s, int nrhs, int
       else
         EM_CUBLAS(cublasZgemm(g->blas, CUBLAS_OP_N, CUBLAS_OP_N, (int)nb, nrhs, (int)k, &one, L21,
                               (int)m, ys, ldys, &zero, t, (int)nb));
-      EM_CUDA(em_dg_scatter_sub(nb, nrhs, below, t, sg, g->y, ldy, st));
+      EM_TRY(em_dg_scatter_sub(nb, nrhs, below, t, sg, g->y, ldy, st));
     }
   } else {
     if (nb > 0) {
-      EM_CUDA(em_dg_gather(nb, nrhs, below, g->y, ldy, t, sg, st));
+      EM_TRY(em_dg_gather(nb, nrhs, below, g->y, ldy, t, sg, st));
       if (sg)
         EM_CUBLAS(cublasCgemm(g->blas, CUBLAS_OP_T, CUBLAS_OP_N, (int)k, nrhs, (int)nb, &monef, L21,
                               (int)m, t, (int)nb, &onef, ys, ldys));
@@ -705,7 +705,7 @@ static em_err solve_big(const em_direct *F, em_dgpu *g, int32_t s, int nrhs, int
       EM_CUBLAS(cublasZtrsm(g->blas, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_T,
                             CUBLAS_DIAG_UNIT, (int)k, nrhs, &one, L, (int)m, ys, ldys));
   }
-  if (sg) EM_CUDA(em_dg_copy2d(k, nrhs, ys, ldys, 1, y, ldy, 0, st));
+  if (sg) EM_TRY(em_dg_copy2d(k, nrhs, ys, ldys, 1, y, ldy, 0, st));
   return EM_OK;
 }
 
@@ -721,21 +721,21 @@ em_err em_direct_solve_cuda(const em_direct *F, int nrhs, const void *b, int64_t
   int64_t ldy = n;
   /* the caller's vectors come from the legacy default stream */
   EM_CUDA(cudaStreamSynchronize(0));
-  EM_CUDA(em_dg_permute_in(n, nrhs, g->perm, g->r_old, b, ldb, v_single, g->y, ldy, st));
+  EM_TRY(em_dg_permute_in(n, nrhs, g->perm, g->r_old, b, ldb, v_single, g->y, ldy, st));
   for (int32_t l = 0; l < g->nlev; l++) {
     int32_t p0 = g->lev_ptr[l], p1 = g->lev_ptr[l + 1];
     int32_t cs = g->n_solve_small[l];
-    EM_CUDA(em_dg_fwd_level(g->S, g->d_solve_sn + p0, cs, g->lval, nrhs, g->y, ldy, g->single, st));
+    EM_TRY(em_dg_fwd_level(g->S, g->d_solve_sn + p0, cs, g->lval, nrhs, g->y, ldy, g->single, st));
     for (int32_t q = p0 + cs; q < p1; q++) EM_TRY(solve_big(F, g, g->solve_small[q], nrhs, 1));
   }
-  EM_CUDA(em_dg_diag_solve(n, nrhs, g->d, g->y, ldy, g->single, st));
+  EM_TRY(em_dg_diag_solve(n, nrhs, g->d, g->y, ldy, g->single, st));
   for (int32_t l = g->nlev - 1; l >= 0; l--) {
     int32_t p0 = g->lev_ptr[l], p1 = g->lev_ptr[l + 1];
     int32_t cs = g->n_solve_small[l];
     for (int32_t q = p0 + cs; q < p1; q++) EM_TRY(solve_big(F, g, g->solve_small[q], nrhs, 0));
-    EM_CUDA(em_dg_bwd_level(g->S, g->d_solve_sn + p0, cs, g->lval, nrhs, g->y, ldy, g->single, st));
+    EM_TRY(em_dg_bwd_level(g->S, g->d_solve_sn + p0, cs, g->lval, nrhs, g->y, ldy, g->single, st));
   }
-  EM_CUDA(em_dg_permute_out(n, nrhs, g->perm, g->r_old, g->y, ldy, x, ldx, v_single, st));
+  EM_TRY(em_dg_permute_out(n, nrhs, g->perm, g->r_old, g->y, ldy, x, ldx, v_single, st));
   EM_CUDA(cudaStreamSynchronize(st));
   return EM_OK;
 }
@@ -747,7 +747,7 @@ em_err em_direct_solve_gpu_host(const em_direct *F, int nrhs, const em_cplx *b, 
   em_err err = EM_OK;
   void *db = NULL;
   size_t bytes = 16 * (size_t)n * (size_t)nrhs;
-  EM_TRY(em_sv_dev_alloc(&db, NULL, bytes, NULL, "solve right-hand sides"));
+  EM_TRY(em_dev_alloc(&db, NULL, bytes, NULL, "solve right-hand sides"));
   for (int r = 0; r < nrhs; r++)
     EM_CUDA_GOTO(err,
                  cudaMemcpy((char *)db + 16 * (size_t)n * r, b + r * ldb, 16 * (size_t)n,
@@ -776,8 +776,8 @@ em_err em_direct_download(const em_direct *F, em_cplx **lval, em_cplx **d) {
   EM_TRY(em_calloc(lval, (size_t)nl + 1, sizeof **lval, "downloaded L"));
   EM_TRY_GOTO(err, em_calloc(d, (size_t)S->n + 1, sizeof **d, "downloaded D"), fail);
   EM_TRY_GOTO(err, dev_alloc(g, &tmp, NULL, 16 * ((size_t)nl + S->n), "download buffer"), fail);
-  EM_CUDA_GOTO(err, em_dg_convert(nl, g->lval, g->single, tmp, 0, 0), fail);
-  EM_CUDA_GOTO(err, em_dg_convert(S->n, g->d, g->single, (char *)tmp + 16 * nl, 0, 0), fail);
+  EM_TRY_GOTO(err, em_dg_convert(nl, g->lval, g->single, tmp, 0, 0), fail);
+  EM_TRY_GOTO(err, em_dg_convert(S->n, g->d, g->single, (char *)tmp + 16 * nl, 0, 0), fail);
   EM_CUDA_GOTO(err, cudaMemcpy(*lval, tmp, 16 * (size_t)nl, cudaMemcpyDeviceToHost), fail);
   EM_CUDA_GOTO(
       err, cudaMemcpy(*d, (char *)tmp + 16 * nl, 16 * (size_t)S->n, cudaMemcpyDeviceToHost), fail);

@@ -57,66 +57,68 @@ typedef struct em_dg_piv {
 } em_dg_piv;
 
 /* ---------------------------------------------- direct_gpu_kernels.cu */
-/* Launchers return the cudaError_t of the launch (0 = success).  `single`:
+/* Launchers return em_err (the launch status through em_cuda_status).  `single`:
  * the factor (L, D, update matrices) is complex single, else double.  Every
  * launch goes to `stream`. */
 
 /* L[dest[q]] = v[q] for q < n (v complex double, converted). */
-int em_dg_scatter(int64_t n, const int64_t *dest, const void *v, void *L, int single, void *stream);
+em_err em_dg_scatter(int64_t n, const int64_t *dest, const void *v, void *L, int single,
+                     void *stream);
 /* The fronts sn[0..count) (all with m <= EM_DG_SMALL), one thread block
  * each: add the children's update matrices cb[c], factor the k pivot
  * columns (static perturbation at tau), form the front's own update matrix
  * in cb[s] (zeroed here). */
-int em_dg_small_fronts(em_dg_sym S, const int32_t *sn, int32_t count, void *lval, void *d,
-                       void *const *cb, double tau, em_dg_piv *piv, int single, void *stream);
+em_err em_dg_small_fronts(em_dg_sym S, const int32_t *sn, int32_t count, void *lval, void *d,
+                          void *const *cb, double tau, em_dg_piv *piv, int single, void *stream);
 /* Front s (big): cb_s (nb x nb, zeroed by the caller) and the pivot
  * columns of L get the children's update matrices added (atomics: the
  * children run in parallel). */
-int em_dg_extend_add(em_dg_sym S, int32_t s, void *lval, void *const *cb, int single, void *stream);
+em_err em_dg_extend_add(em_dg_sym S, int32_t s, void *lval, void *const *cb, int single,
+                        void *stream);
 /* Unblocked LDL^T of the b x b diagonal block P (ld ld) of a panel whose
  * first column is column c0 of the new numbering: d[0..b) the pivots. */
-int em_dg_diag_ldlt(void *P, int64_t ld, int b, void *d, int64_t c0, double tau, em_dg_piv *piv,
-                    int single, void *stream);
+em_err em_dg_diag_ldlt(void *P, int64_t ld, int b, void *d, int64_t c0, double tau, em_dg_piv *piv,
+                       int single, void *stream);
 /* W = X (M x b, ld ldw), X = X D^-1 (X M x b, ld ldx). */
-int em_dg_scale_cols(int64_t M, int b, void *X, int64_t ldx, const void *d, void *W, int64_t ldw,
-                     int single, void *stream);
+em_err em_dg_scale_cols(int64_t M, int b, void *X, int64_t ldx, const void *d, void *W, int64_t ldw,
+                        int single, void *stream);
 /* W = L21 D: W (nb x k, ld nb) from L21 (nb x k, ld m). */
-int em_dg_make_w(int64_t nb, int64_t k, const void *L21, int64_t m, const void *d, void *W,
-                 int single, void *stream);
+em_err em_dg_make_w(int64_t nb, int64_t k, const void *L21, int64_t m, const void *d, void *W,
+                    int single, void *stream);
 /* The unit triangle of L11 (k x k, ld m): zeros above, ones on the
  * diagonal. */
-int em_dg_clean_l11(int64_t k, int64_t m, void *L, int single, void *stream);
+em_err em_dg_clean_l11(int64_t k, int64_t m, void *L, int single, void *stream);
 
 /* Solves: y complex double, n x nrhs, ld ldy, in the new numbering. */
 /* y[perm[i]] = r[i] b[i] (b in the vector precision, b_single). */
-int em_dg_permute_in(int32_t n, int nrhs, const int32_t *perm, const double *r, const void *b,
-                     int64_t ldb, int b_single, void *y, int64_t ldy, void *stream);
+em_err em_dg_permute_in(int32_t n, int nrhs, const int32_t *perm, const double *r, const void *b,
+                        int64_t ldb, int b_single, void *y, int64_t ldy, void *stream);
 /* x[i] = r[i] y[perm[i]] (x in the vector precision). */
-int em_dg_permute_out(int32_t n, int nrhs, const int32_t *perm, const double *r, const void *y,
-                      int64_t ldy, void *x, int64_t ldx, int x_single, void *stream);
+em_err em_dg_permute_out(int32_t n, int nrhs, const int32_t *perm, const double *r, const void *y,
+                         int64_t ldy, void *x, int64_t ldx, int x_single, void *stream);
 /* Forward sweep of the small supernodes sn[0..count) of one level: x_s =
  * L11^-1 y_s, then y(rows below) -= L21 x_s (atomics). */
-int em_dg_fwd_level(em_dg_sym S, const int32_t *sn, int32_t count, const void *lval, int nrhs,
-                    void *y, int64_t ldy, int single, void *stream);
+em_err em_dg_fwd_level(em_dg_sym S, const int32_t *sn, int32_t count, const void *lval, int nrhs,
+                       void *y, int64_t ldy, int single, void *stream);
 /* y = D^-1 y. */
-int em_dg_diag_solve(int32_t n, int nrhs, const void *d, void *y, int64_t ldy, int single,
-                     void *stream);
+em_err em_dg_diag_solve(int32_t n, int nrhs, const void *d, void *y, int64_t ldy, int single,
+                        void *stream);
 /* Backward sweep of the small supernodes of one level: y_s = L11^-T (y_s -
  * L21^T y(rows below)). */
-int em_dg_bwd_level(em_dg_sym S, const int32_t *sn, int32_t count, const void *lval, int nrhs,
-                    void *y, int64_t ldy, int single, void *stream);
+em_err em_dg_bwd_level(em_dg_sym S, const int32_t *sn, int32_t count, const void *lval, int nrhs,
+                       void *y, int64_t ldy, int single, void *stream);
 /* t (nb x nrhs, ld nb, complex single when t_single) = y(rows, :) (gather)
  * or y(rows, :) -= t (scatter, atomics). */
-int em_dg_gather(int64_t nb, int nrhs, const int32_t *rows, const void *y, int64_t ldy, void *t,
-                 int t_single, void *stream);
-int em_dg_scatter_sub(int64_t nb, int nrhs, const int32_t *rows, const void *t, int t_single,
-                      void *y, int64_t ldy, void *stream);
+em_err em_dg_gather(int64_t nb, int nrhs, const int32_t *rows, const void *y, int64_t ldy, void *t,
+                    int t_single, void *stream);
+em_err em_dg_scatter_sub(int64_t nb, int nrhs, const int32_t *rows, const void *t, int t_single,
+                         void *y, int64_t ldy, void *stream);
 /* dst (rows x cols, ld ldd) = src (ld lds), each in double or single. */
-int em_dg_copy2d(int64_t rows, int cols, const void *src, int64_t lds, int src_single, void *dst,
-                 int64_t ldd, int dst_single, void *stream);
+em_err em_dg_copy2d(int64_t rows, int cols, const void *src, int64_t lds, int src_single, void *dst,
+                    int64_t ldd, int dst_single, void *stream);
 /* Convert between the factor precision and double: dst (n) = src. */
-int em_dg_convert(int64_t n, const void *src, int src_single, void *dst, int dst_single,
-                  void *stream);
+em_err em_dg_convert(int64_t n, const void *src, int src_single, void *dst, int dst_single,
+                     void *stream);
 
 /* ----------------------------------------------- direct_gpu_cuda.c */
 

@@ -409,170 +409,184 @@ inline cudaStream_t st(void *s) {
 
 extern "C" {
 
-int em_dg_scatter(int64_t n, const int64_t *dest, const void *v, void *L, int single, void *s) {
-  if (n == 0) return 0;
+em_err em_dg_scatter(int64_t n, const int64_t *dest, const void *v, void *L, int single, void *s) {
+  if (n == 0) return EM_OK;
   if (single)
     scatter_kernel<<<grid_for(n), 256, 0, st(s)>>>(n, dest, (const double2 *)v, (float2 *)L);
   else
     scatter_kernel<<<grid_for(n), 256, 0, st(s)>>>(n, dest, (const double2 *)v, (double2 *)L);
-  return (int)cudaGetLastError();
+  EM_CUDA_LAUNCHED();
+  return EM_OK;
 }
 
-int em_dg_small_fronts(em_dg_sym S, const int32_t *sn, int32_t count, void *lval, void *d,
-                       void *const *cb, double tau, em_dg_piv *piv, int single, void *s) {
-  if (count == 0) return 0;
+em_err em_dg_small_fronts(em_dg_sym S, const int32_t *sn, int32_t count, void *lval, void *d,
+                          void *const *cb, double tau, em_dg_piv *piv, int single, void *s) {
+  if (count == 0) return EM_OK;
   if (single)
     small_fronts_kernel<float2><<<count, 256, 0, st(s)>>>(S, sn, (float2 *)lval, (float2 *)d,
                                                           (float2 *const *)cb, tau, piv);
   else
     small_fronts_kernel<double2><<<count, 256, 0, st(s)>>>(S, sn, (double2 *)lval, (double2 *)d,
                                                            (double2 *const *)cb, tau, piv);
-  return (int)cudaGetLastError();
+  EM_CUDA_LAUNCHED();
+  return EM_OK;
 }
 
-int em_dg_extend_add(em_dg_sym S, int32_t sn, void *lval, void *const *cb, int single, void *s) {
+em_err em_dg_extend_add(em_dg_sym S, int32_t sn, void *lval, void *const *cb, int single, void *s) {
   if (single)
     extend_add_kernel<float2><<<264, 256, 0, st(s)>>>(S, sn, (float2 *)lval, (float2 *const *)cb);
   else
     extend_add_kernel<double2>
         <<<264, 256, 0, st(s)>>>(S, sn, (double2 *)lval, (double2 *const *)cb);
-  return (int)cudaGetLastError();
+  EM_CUDA_LAUNCHED();
+  return EM_OK;
 }
 
-int em_dg_diag_ldlt(void *P, int64_t ld, int b, void *d, int64_t c0, double tau, em_dg_piv *piv,
-                    int single, void *s) {
+em_err em_dg_diag_ldlt(void *P, int64_t ld, int b, void *d, int64_t c0, double tau, em_dg_piv *piv,
+                       int single, void *s) {
   if (single)
     diag_ldlt_kernel<float2><<<1, 256, 0, st(s)>>>((float2 *)P, ld, b, (float2 *)d, c0, tau, piv);
   else
     diag_ldlt_kernel<double2>
         <<<1, 256, 0, st(s)>>>((double2 *)P, ld, b, (double2 *)d, c0, tau, piv);
-  return (int)cudaGetLastError();
+  EM_CUDA_LAUNCHED();
+  return EM_OK;
 }
 
-int em_dg_scale_cols(int64_t M, int b, void *X, int64_t ldx, const void *d, void *W, int64_t ldw,
-                     int single, void *s) {
-  if (M * b == 0) return 0;
+em_err em_dg_scale_cols(int64_t M, int b, void *X, int64_t ldx, const void *d, void *W, int64_t ldw,
+                        int single, void *s) {
+  if (M * b == 0) return EM_OK;
   if (single)
     scale_cols_kernel<float2><<<grid_for(M * b), 256, 0, st(s)>>>(
         M, b, (float2 *)X, ldx, (const float2 *)d, (float2 *)W, ldw);
   else
     scale_cols_kernel<double2><<<grid_for(M * b), 256, 0, st(s)>>>(
         M, b, (double2 *)X, ldx, (const double2 *)d, (double2 *)W, ldw);
-  return (int)cudaGetLastError();
+  EM_CUDA_LAUNCHED();
+  return EM_OK;
 }
 
-int em_dg_make_w(int64_t nb, int64_t k, const void *L21, int64_t m, const void *d, void *W,
-                 int single, void *s) {
-  if (nb * k == 0) return 0;
+em_err em_dg_make_w(int64_t nb, int64_t k, const void *L21, int64_t m, const void *d, void *W,
+                    int single, void *s) {
+  if (nb * k == 0) return EM_OK;
   if (single)
     make_w_kernel<float2><<<grid_for(nb * k), 256, 0, st(s)>>>(nb, k, (const float2 *)L21, m,
                                                                (const float2 *)d, (float2 *)W);
   else
     make_w_kernel<double2><<<grid_for(nb * k), 256, 0, st(s)>>>(nb, k, (const double2 *)L21, m,
                                                                 (const double2 *)d, (double2 *)W);
-  return (int)cudaGetLastError();
+  EM_CUDA_LAUNCHED();
+  return EM_OK;
 }
 
-int em_dg_clean_l11(int64_t k, int64_t m, void *L, int single, void *s) {
-  if (k == 0) return 0;
+em_err em_dg_clean_l11(int64_t k, int64_t m, void *L, int single, void *s) {
+  if (k == 0) return EM_OK;
   if (single)
     clean_l11_kernel<float2><<<grid_for(k * k), 256, 0, st(s)>>>(k, m, (float2 *)L);
   else
     clean_l11_kernel<double2><<<grid_for(k * k), 256, 0, st(s)>>>(k, m, (double2 *)L);
-  return (int)cudaGetLastError();
+  EM_CUDA_LAUNCHED();
+  return EM_OK;
 }
 
-int em_dg_permute_in(int32_t n, int nrhs, const int32_t *perm, const double *r, const void *b,
-                     int64_t ldb, int b_single, void *y, int64_t ldy, void *s) {
+em_err em_dg_permute_in(int32_t n, int nrhs, const int32_t *perm, const double *r, const void *b,
+                        int64_t ldb, int b_single, void *y, int64_t ldy, void *s) {
   int64_t tot = (int64_t)n * nrhs;
-  if (tot == 0) return 0;
+  if (tot == 0) return EM_OK;
   if (b_single)
     permute_in_kernel<float2><<<grid_for(tot), 256, 0, st(s)>>>(n, nrhs, perm, r, (const float2 *)b,
                                                                 ldb, (double2 *)y, ldy);
   else
     permute_in_kernel<double2><<<grid_for(tot), 256, 0, st(s)>>>(
         n, nrhs, perm, r, (const double2 *)b, ldb, (double2 *)y, ldy);
-  return (int)cudaGetLastError();
+  EM_CUDA_LAUNCHED();
+  return EM_OK;
 }
 
-int em_dg_permute_out(int32_t n, int nrhs, const int32_t *perm, const double *r, const void *y,
-                      int64_t ldy, void *x, int64_t ldx, int x_single, void *s) {
+em_err em_dg_permute_out(int32_t n, int nrhs, const int32_t *perm, const double *r, const void *y,
+                         int64_t ldy, void *x, int64_t ldx, int x_single, void *s) {
   int64_t tot = (int64_t)n * nrhs;
-  if (tot == 0) return 0;
+  if (tot == 0) return EM_OK;
   if (x_single)
     permute_out_kernel<float2><<<grid_for(tot), 256, 0, st(s)>>>(
         n, nrhs, perm, r, (const double2 *)y, ldy, (float2 *)x, ldx);
   else
     permute_out_kernel<double2><<<grid_for(tot), 256, 0, st(s)>>>(
         n, nrhs, perm, r, (const double2 *)y, ldy, (double2 *)x, ldx);
-  return (int)cudaGetLastError();
+  EM_CUDA_LAUNCHED();
+  return EM_OK;
 }
 
-int em_dg_fwd_level(em_dg_sym S, const int32_t *sn, int32_t count, const void *lval, int nrhs,
-                    void *y, int64_t ldy, int single, void *s) {
-  if (count == 0) return 0;
+em_err em_dg_fwd_level(em_dg_sym S, const int32_t *sn, int32_t count, const void *lval, int nrhs,
+                       void *y, int64_t ldy, int single, void *s) {
+  if (count == 0) return EM_OK;
   if (single)
     fwd_level_kernel<float2>
         <<<count, 128, 0, st(s)>>>(S, sn, (const float2 *)lval, nrhs, (double2 *)y, ldy);
   else
     fwd_level_kernel<double2>
         <<<count, 128, 0, st(s)>>>(S, sn, (const double2 *)lval, nrhs, (double2 *)y, ldy);
-  return (int)cudaGetLastError();
+  EM_CUDA_LAUNCHED();
+  return EM_OK;
 }
 
-int em_dg_diag_solve(int32_t n, int nrhs, const void *d, void *y, int64_t ldy, int single,
-                     void *s) {
+em_err em_dg_diag_solve(int32_t n, int nrhs, const void *d, void *y, int64_t ldy, int single,
+                        void *s) {
   int64_t tot = (int64_t)n * nrhs;
-  if (tot == 0) return 0;
+  if (tot == 0) return EM_OK;
   if (single)
     diag_solve_kernel<float2>
         <<<grid_for(tot), 256, 0, st(s)>>>(n, nrhs, (const float2 *)d, (double2 *)y, ldy);
   else
     diag_solve_kernel<double2>
         <<<grid_for(tot), 256, 0, st(s)>>>(n, nrhs, (const double2 *)d, (double2 *)y, ldy);
-  return (int)cudaGetLastError();
+  EM_CUDA_LAUNCHED();
+  return EM_OK;
 }
 
-int em_dg_bwd_level(em_dg_sym S, const int32_t *sn, int32_t count, const void *lval, int nrhs,
-                    void *y, int64_t ldy, int single, void *s) {
-  if (count == 0) return 0;
+em_err em_dg_bwd_level(em_dg_sym S, const int32_t *sn, int32_t count, const void *lval, int nrhs,
+                       void *y, int64_t ldy, int single, void *s) {
+  if (count == 0) return EM_OK;
   if (single)
     bwd_level_kernel<float2>
         <<<count, 128, 0, st(s)>>>(S, sn, (const float2 *)lval, nrhs, (double2 *)y, ldy);
   else
     bwd_level_kernel<double2>
         <<<count, 128, 0, st(s)>>>(S, sn, (const double2 *)lval, nrhs, (double2 *)y, ldy);
-  return (int)cudaGetLastError();
+  EM_CUDA_LAUNCHED();
+  return EM_OK;
 }
 
-int em_dg_gather(int64_t nb, int nrhs, const int32_t *rows, const void *y, int64_t ldy, void *t,
-                 int t_single, void *s) {
-  if (nb * nrhs == 0) return 0;
+em_err em_dg_gather(int64_t nb, int nrhs, const int32_t *rows, const void *y, int64_t ldy, void *t,
+                    int t_single, void *s) {
+  if (nb * nrhs == 0) return EM_OK;
   if (t_single)
     gather_kernel<float2><<<grid_for(nb * nrhs), 256, 0, st(s)>>>(
         nb, nrhs, rows, (const double2 *)y, ldy, (float2 *)t);
   else
     gather_kernel<double2><<<grid_for(nb * nrhs), 256, 0, st(s)>>>(
         nb, nrhs, rows, (const double2 *)y, ldy, (double2 *)t);
-  return (int)cudaGetLastError();
+  EM_CUDA_LAUNCHED();
+  return EM_OK;
 }
 
-int em_dg_scatter_sub(int64_t nb, int nrhs, const int32_t *rows, const void *t, int t_single,
-                      void *y, int64_t ldy, void *s) {
-  if (nb * nrhs == 0) return 0;
+em_err em_dg_scatter_sub(int64_t nb, int nrhs, const int32_t *rows, const void *t, int t_single,
+                         void *y, int64_t ldy, void *s) {
+  if (nb * nrhs == 0) return EM_OK;
   if (t_single)
     scatter_sub_kernel<float2><<<grid_for(nb * nrhs), 256, 0, st(s)>>>(
         nb, nrhs, rows, (const float2 *)t, (double2 *)y, ldy);
   else
     scatter_sub_kernel<double2><<<grid_for(nb * nrhs), 256, 0, st(s)>>>(
         nb, nrhs, rows, (const double2 *)t, (double2 *)y, ldy);
-  return (int)cudaGetLastError();
+  EM_CUDA_LAUNCHED();
+  return EM_OK;
 }
 
-int em_dg_copy2d(int64_t rows, int cols, const void *src, int64_t lds, int src_single, void *dst,
-                 int64_t ldd, int dst_single, void *s) {
+em_err em_dg_copy2d(int64_t rows, int cols, const void *src, int64_t lds, int src_single, void *dst,
+                    int64_t ldd, int dst_single, void *s) {
   int64_t n = rows * cols;
-  if (n == 0) return 0;
+  if (n == 0) return EM_OK;
   if (src_single && !dst_single)
     copy2d_kernel<double2, float2>
         <<<grid_for(n), 256, 0, st(s)>>>(rows, cols, (const float2 *)src, lds, (double2 *)dst, ldd);
@@ -585,11 +599,13 @@ int em_dg_copy2d(int64_t rows, int cols, const void *src, int64_t lds, int src_s
   else
     copy2d_kernel<double2, double2><<<grid_for(n), 256, 0, st(s)>>>(
         rows, cols, (const double2 *)src, lds, (double2 *)dst, ldd);
-  return (int)cudaGetLastError();
+  EM_CUDA_LAUNCHED();
+  return EM_OK;
 }
 
-int em_dg_convert(int64_t n, const void *src, int src_single, void *dst, int dst_single, void *s) {
-  if (n == 0) return 0;
+em_err em_dg_convert(int64_t n, const void *src, int src_single, void *dst, int dst_single,
+                     void *s) {
+  if (n == 0) return EM_OK;
   if (src_single && dst_single)
     convert_kernel<float2, float2>
         <<<grid_for(n), 256, 0, st(s)>>>(n, (const float2 *)src, (float2 *)dst);
@@ -602,7 +618,8 @@ int em_dg_convert(int64_t n, const void *src, int src_single, void *dst, int dst
   else
     convert_kernel<double2, double2>
         <<<grid_for(n), 256, 0, st(s)>>>(n, (const double2 *)src, (double2 *)dst);
-  return (int)cudaGetLastError();
+  EM_CUDA_LAUNCHED();
+  return EM_OK;
 }
 
 }  // extern "C"

@@ -62,11 +62,11 @@ static em_err launch_solve(const ilu0_cuda *c, int upper, cudaStream_t s) {
   const void *val = upper ? c->uval : c->lval, *dinv = upper ? c->dinv : NULL;
   for (int k = 0; k < ns; k++) {
     if (seg[k].thin)
-      EM_CUDA(em_sv_cuda_trsv_thin(seg[k].l0, seg[k].l1, dlev, ptr, col, val, rows, dinv, c->y,
-                                   c->single, T, s));
+      EM_TRY(em_sv_cuda_trsv_thin(seg[k].l0, seg[k].l1, dlev, ptr, col, val, rows, dinv, c->y,
+                                  c->single, T, s));
     else
-      EM_CUDA(em_sv_cuda_trsv_level(hlev[seg[k].l0], hlev[seg[k].l1], ptr, col, val, rows, dinv,
-                                    c->y, c->single, T, s));
+      EM_TRY(em_sv_cuda_trsv_level(hlev[seg[k].l0], hlev[seg[k].l1], ptr, col, val, rows, dinv,
+                                   c->y, c->single, T, s));
   }
   return EM_OK;
 }
@@ -96,17 +96,17 @@ static em_err ilu0_apply(em_pc *pc, em_prec vec_prec, const void *r, void *z) {
   int32_t n = c->n;
   int vs = vec_prec == EM_PREC_SINGLE;
   if (n == 0) return EM_OK;
-  EM_CUDA(em_sv_cuda_gather(n, c->iperm, r, vs, c->y, 0, NULL)); /* y = P r */
+  EM_TRY(em_sv_cuda_gather(n, c->iperm, r, vs, c->y, 0, NULL)); /* y = P r */
   if (pc->opts.trsv == EM_TRSV_LEVELS) {
     EM_CUDA(cudaGraphLaunch(c->exec, 0)); /* y = U^-1 L^-1 y */
   } else {
     int *fail = c->flags + 2 * (size_t)n + 2;
     unsigned *ticket = (unsigned *)(c->flags + 2 * (size_t)n);
     EM_CUDA(cudaMemsetAsync(c->flags, 0, (2 * (size_t)n + 3) * sizeof(int), 0));
-    EM_CUDA(em_sv_cuda_trsv_syncfree(n, c->lptr, c->lcol, c->lval, NULL, NULL, c->y, c->single,
-                                     c->flags, ticket, fail, c->blocks, NULL));
-    EM_CUDA(em_sv_cuda_trsv_syncfree(n, c->uptr, c->ucol, c->uval, c->urow, c->dinv, c->y,
-                                     c->single, c->flags + n, ticket + 1, fail, c->blocks, NULL));
+    EM_TRY(em_sv_cuda_trsv_syncfree(n, c->lptr, c->lcol, c->lval, NULL, NULL, c->y, c->single,
+                                    c->flags, ticket, fail, c->blocks, NULL));
+    EM_TRY(em_sv_cuda_trsv_syncfree(n, c->uptr, c->ucol, c->uval, c->urow, c->dinv, c->y, c->single,
+                                    c->flags + n, ticket + 1, fail, c->blocks, NULL));
     int failed = 0; /* the copy waits for both solves */
     EM_CUDA(cudaMemcpy(&failed, fail, sizeof failed, cudaMemcpyDeviceToHost));
     EM_CHECK(!failed, EM_ERR_INTERNAL,
@@ -114,7 +114,7 @@ static em_err ilu0_apply(em_pc *pc, em_prec vec_prec, const void *r, void *z) {
              "dependency; use the 'levels' triangular solve and report this",
              failed - 1);
   }
-  EM_CUDA(em_sv_cuda_scatter(n, c->perm, c->y, 0, z, vs, NULL)); /* z = P^T y */
+  EM_TRY(em_sv_cuda_scatter(n, c->perm, c->y, 0, z, vs, NULL)); /* z = P^T y */
   return EM_OK;
 }
 
@@ -140,19 +140,17 @@ static const em_pc_ops ILU0_CUDA = {ilu0_apply, ilu0_destroy, NULL};
 static em_err upload_factors(ilu0_cuda *c, const em_ilu0 *F) {
   size_t n = (size_t)F->n, es = em_prec_size(F->prec), *b = &c->bytes;
   size_t nl = (size_t)F->lptr[n], nu = (size_t)F->uptr[n];
-  EM_TRY(em_sv_dev_alloc((void **)&c->perm, F->perm, n * sizeof(int32_t), b, "ILU permutation"));
-  EM_TRY(em_sv_dev_alloc((void **)&c->iperm, F->iperm, n * sizeof(int32_t), b, "ILU permutation"));
-  EM_TRY(
-      em_sv_dev_alloc((void **)&c->lptr, F->lptr, (n + 1) * sizeof(int64_t), b, "ILU L offsets"));
-  EM_TRY(em_sv_dev_alloc((void **)&c->lcol, F->lcol, nl * sizeof(int32_t), b, "ILU L columns"));
-  EM_TRY(em_sv_dev_alloc(&c->lval, F->lval, nl * es, b, "ILU L values"));
-  EM_TRY(
-      em_sv_dev_alloc((void **)&c->uptr, F->uptr, (n + 1) * sizeof(int64_t), b, "ILU U offsets"));
-  EM_TRY(em_sv_dev_alloc((void **)&c->ucol, F->ucol, nu * sizeof(int32_t), b, "ILU U columns"));
-  EM_TRY(em_sv_dev_alloc(&c->uval, F->uval, nu * es, b, "ILU U values"));
-  EM_TRY(em_sv_dev_alloc((void **)&c->urow, F->urow, n * sizeof(int32_t), b, "ILU U schedule"));
-  EM_TRY(em_sv_dev_alloc(&c->dinv, F->dinv, n * es, b, "ILU inverse diagonal"));
-  EM_TRY(em_sv_dev_alloc(&c->y, NULL, n * sizeof(em_cplx), b, "ILU work vector"));
+  EM_TRY(em_dev_alloc((void **)&c->perm, F->perm, n * sizeof(int32_t), b, "ILU permutation"));
+  EM_TRY(em_dev_alloc((void **)&c->iperm, F->iperm, n * sizeof(int32_t), b, "ILU permutation"));
+  EM_TRY(em_dev_alloc((void **)&c->lptr, F->lptr, (n + 1) * sizeof(int64_t), b, "ILU L offsets"));
+  EM_TRY(em_dev_alloc((void **)&c->lcol, F->lcol, nl * sizeof(int32_t), b, "ILU L columns"));
+  EM_TRY(em_dev_alloc(&c->lval, F->lval, nl * es, b, "ILU L values"));
+  EM_TRY(em_dev_alloc((void **)&c->uptr, F->uptr, (n + 1) * sizeof(int64_t), b, "ILU U offsets"));
+  EM_TRY(em_dev_alloc((void **)&c->ucol, F->ucol, nu * sizeof(int32_t), b, "ILU U columns"));
+  EM_TRY(em_dev_alloc(&c->uval, F->uval, nu * es, b, "ILU U values"));
+  EM_TRY(em_dev_alloc((void **)&c->urow, F->urow, n * sizeof(int32_t), b, "ILU U schedule"));
+  EM_TRY(em_dev_alloc(&c->dinv, F->dinv, n * es, b, "ILU inverse diagonal"));
+  EM_TRY(em_dev_alloc(&c->y, NULL, n * sizeof(em_cplx), b, "ILU work vector"));
   c->T_l = threads_per_row((int64_t)nl, F->n);
   c->T_u = threads_per_row((int64_t)nu, F->n);
   return EM_OK;
@@ -170,11 +168,9 @@ em_err em_pc_ilu0_build_cuda(em_ilu0 *F, em_pc *pc) {
   if (pc->opts.trsv == EM_TRSV_LEVELS) {
     pc->info.impl = "cuda-levels";
     size_t nl = (size_t)F->lev_l.n_levels + 1, nu = (size_t)F->lev_u.n_levels + 1;
-    EM_TRY_GOTO(err,
-                em_sv_dev_alloc((void **)&c->lev_l, F->lev_l.ptr, nl * 4, &c->bytes, "L levels"),
+    EM_TRY_GOTO(err, em_dev_alloc((void **)&c->lev_l, F->lev_l.ptr, nl * 4, &c->bytes, "L levels"),
                 done);
-    EM_TRY_GOTO(err,
-                em_sv_dev_alloc((void **)&c->lev_u, F->lev_u.ptr, nu * 4, &c->bytes, "U levels"),
+    EM_TRY_GOTO(err, em_dev_alloc((void **)&c->lev_u, F->lev_u.ptr, nu * 4, &c->bytes, "U levels"),
                 done);
     c->hlev_l = F->lev_l.ptr; /* keep the host copies: the launches read them */
     c->hlev_u = F->lev_u.ptr;
@@ -192,10 +188,10 @@ em_err em_pc_ilu0_build_cuda(em_ilu0 *F, em_pc *pc) {
   } else {
     pc->info.impl = "cuda-syncfree";
     EM_TRY_GOTO(err,
-                em_sv_dev_alloc((void **)&c->flags, NULL, (2 * (size_t)c->n + 3) * sizeof(int),
-                                &c->bytes, "sync-free flags"),
+                em_dev_alloc((void **)&c->flags, NULL, (2 * (size_t)c->n + 3) * sizeof(int),
+                             &c->bytes, "sync-free flags"),
                 done);
-    EM_CUDA_GOTO(err, em_sv_cuda_syncfree_blocks(c->single, &c->blocks), done);
+    EM_TRY_GOTO(err, em_sv_cuda_syncfree_blocks(c->single, &c->blocks), done);
   }
   pc->info.bytes = c->bytes;
 done:

@@ -38,12 +38,12 @@ static em_err apply(em_pc *pc, em_prec vec_prec, const void *r, void *z) {
   cuDoubleComplex one = {1, 0};
   cuComplex onef = {1, 0};
   const void *alpha = c->single ? (const void *)&onef : (const void *)&one;
-  EM_CUDA(em_sv_cuda_gather(c->n, c->iperm, r, vs, c->y1, c->single, NULL)); /* y1 = P r */
+  EM_TRY(em_sv_cuda_gather(c->n, c->iperm, r, vs, c->y1, c->single, NULL)); /* y1 = P r */
   EM_CUSPARSE(cusparseSpSV_solve(c->h, CUSPARSE_OPERATION_NON_TRANSPOSE, alpha, c->L, c->v1, c->v2,
                                  t, CUSPARSE_SPSV_ALG_DEFAULT, c->sL)); /* y2 = L^-1 y1 */
   EM_CUSPARSE(cusparseSpSV_solve(c->h, CUSPARSE_OPERATION_NON_TRANSPOSE, alpha, c->U, c->v2, c->v1,
-                                 t, CUSPARSE_SPSV_ALG_DEFAULT, c->sU));      /* y1 = U^-1 y2 */
-  EM_CUDA(em_sv_cuda_scatter(c->n, c->perm, c->y1, c->single, z, vs, NULL)); /* z = P^T y1 */
+                                 t, CUSPARSE_SPSV_ALG_DEFAULT, c->sU));     /* y1 = U^-1 y2 */
+  EM_TRY(em_sv_cuda_scatter(c->n, c->perm, c->y1, c->single, z, vs, NULL)); /* z = P^T y1 */
   return EM_OK;
 }
 
@@ -126,7 +126,7 @@ static em_err spsv_setup(ilu0_cusparse *c, int upper, int nnz) {
   cusparseDnVecDescr_t in = upper ? c->v2 : c->v1, out = upper ? c->v1 : c->v2;
   EM_CUSPARSE(cusparseSpSV_bufferSize(c->h, CUSPARSE_OPERATION_NON_TRANSPOSE, alpha, *m, in, out, t,
                                       CUSPARSE_SPSV_ALG_DEFAULT, *s, &bytes));
-  EM_TRY(em_sv_dev_alloc(buf, NULL, bytes, &c->bytes, "cusparseSpSV buffer"));
+  EM_TRY(em_dev_alloc(buf, NULL, bytes, &c->bytes, "cusparseSpSV buffer"));
   EM_CUSPARSE(cusparseSpSV_analysis(c->h, CUSPARSE_OPERATION_NON_TRANSPOSE, alpha, *m, in, out, t,
                                     CUSPARSE_SPSV_ALG_DEFAULT, *s, *buf));
   return EM_OK;
@@ -145,23 +145,20 @@ static em_err build(ilu0_cusparse *c, const em_ilu0 *F) {
   EM_CUSPARSE(cusparseSetStream(c->h, 0));
   EM_TRY(em_calloc(&rp, n + 1, sizeof *rp, "32-bit row offsets"));
   for (size_t i = 0; i <= n; i++) rp[i] = (int32_t)A->rowptr[i];
-  EM_TRY_GOTO(err,
-              em_sv_dev_alloc((void **)&c->rowptr, rp, (n + 1) * 4, &c->bytes, "ILU row offsets"),
+  EM_TRY_GOTO(err, em_dev_alloc((void **)&c->rowptr, rp, (n + 1) * 4, &c->bytes, "ILU row offsets"),
               done);
-  EM_TRY_GOTO(err, em_sv_dev_alloc((void **)&c->col, A->colind, nnz * 4, &c->bytes, "ILU columns"),
+  EM_TRY_GOTO(err, em_dev_alloc((void **)&c->col, A->colind, nnz * 4, &c->bytes, "ILU columns"),
               done);
-  EM_TRY_GOTO(err, em_sv_dev_alloc(&c->val, A->val, nnz * 16, &c->bytes, "ILU values"), done);
-  EM_TRY_GOTO(err, em_sv_dev_alloc((void **)&c->perm, F->perm, n * 4, &c->bytes, "ILU permutation"),
+  EM_TRY_GOTO(err, em_dev_alloc(&c->val, A->val, nnz * 16, &c->bytes, "ILU values"), done);
+  EM_TRY_GOTO(err, em_dev_alloc((void **)&c->perm, F->perm, n * 4, &c->bytes, "ILU permutation"),
               done);
-  EM_TRY_GOTO(err,
-              em_sv_dev_alloc((void **)&c->iperm, F->iperm, n * 4, &c->bytes, "ILU permutation"),
+  EM_TRY_GOTO(err, em_dev_alloc((void **)&c->iperm, F->iperm, n * 4, &c->bytes, "ILU permutation"),
               done);
   EM_TRY_GOTO(err, factor(c, F, (int)nnz), done);
   if (c->single) { /* convert the factors, free the double copy */
     void *f = NULL;
-    EM_TRY_GOTO(err, em_sv_dev_alloc(&f, NULL, nnz * 8, &c->bytes, "ILU single values"), done);
-    err = em_cuda_status(em_sv_cuda_convert((int64_t)nnz, c->val, 0, f, 1, NULL),
-                         "converting the ILU factors to single", __FILE__, __LINE__);
+    EM_TRY_GOTO(err, em_dev_alloc(&f, NULL, nnz * 8, &c->bytes, "ILU single values"), done);
+    err = em_sv_cuda_convert((int64_t)nnz, c->val, 0, f, 1, NULL);
     cudaFree(c->val);
     c->bytes -= nnz * 16;
     c->val = f;
@@ -169,8 +166,8 @@ static em_err build(ilu0_cusparse *c, const em_ilu0 *F) {
   }
   size_t es = c->single ? 8 : 16;
   cudaDataType t = c->single ? CUDA_C_32F : CUDA_C_64F;
-  EM_TRY_GOTO(err, em_sv_dev_alloc(&c->y1, NULL, n * es, &c->bytes, "ILU work vector"), done);
-  EM_TRY_GOTO(err, em_sv_dev_alloc(&c->y2, NULL, n * es, &c->bytes, "ILU work vector"), done);
+  EM_TRY_GOTO(err, em_dev_alloc(&c->y1, NULL, n * es, &c->bytes, "ILU work vector"), done);
+  EM_TRY_GOTO(err, em_dev_alloc(&c->y2, NULL, n * es, &c->bytes, "ILU work vector"), done);
   EM_CUSPARSE_GOTO(err, cusparseCreateDnVec(&c->v1, c->n, c->y1, t), done);
   EM_CUSPARSE_GOTO(err, cusparseCreateDnVec(&c->v2, c->n, c->y2, t), done);
   EM_TRY_GOTO(err, spsv_setup(c, 0, (int)nnz), done);

@@ -300,27 +300,37 @@ int blocks_1d(int32_t n) {
 
 }  // namespace
 
-extern "C" int em_sv_cuda_trsv_level(int32_t t0, int32_t t1, const int64_t *ptr, const int32_t *col,
-                                     const void *val, const int32_t *rows, const void *dinv,
-                                     void *y, int single, int T, void *stream) {
+extern "C" em_err em_sv_cuda_trsv_level(int32_t t0, int32_t t1, const int64_t *ptr,
+                                        const int32_t *col, const void *val, const int32_t *rows,
+                                        const void *dinv, void *y, int single, int T,
+                                        void *stream) {
   cudaStream_t s = (cudaStream_t)stream;
-  if (single) return launch_level<cuFloatComplex>(t0, t1, ptr, col, val, rows, dinv, y, T, s);
-  return launch_level<cuDoubleComplex>(t0, t1, ptr, col, val, rows, dinv, y, T, s);
+  if (single) {
+    EM_CUDA(launch_level<cuFloatComplex>(t0, t1, ptr, col, val, rows, dinv, y, T, s));
+    return EM_OK;
+  }
+  EM_CUDA(launch_level<cuDoubleComplex>(t0, t1, ptr, col, val, rows, dinv, y, T, s));
+  return EM_OK;
 }
 
-extern "C" int em_sv_cuda_trsv_thin(int32_t l0, int32_t l1, const int32_t *lev, const int64_t *ptr,
-                                    const int32_t *col, const void *val, const int32_t *rows,
-                                    const void *dinv, void *y, int single, int T, void *stream) {
+extern "C" em_err em_sv_cuda_trsv_thin(int32_t l0, int32_t l1, const int32_t *lev,
+                                       const int64_t *ptr, const int32_t *col, const void *val,
+                                       const int32_t *rows, const void *dinv, void *y, int single,
+                                       int T, void *stream) {
   cudaStream_t s = (cudaStream_t)stream;
-  if (single) return launch_thin<cuFloatComplex>(l0, l1, lev, ptr, col, val, rows, dinv, y, T, s);
-  return launch_thin<cuDoubleComplex>(l0, l1, lev, ptr, col, val, rows, dinv, y, T, s);
+  if (single) {
+    EM_CUDA(launch_thin<cuFloatComplex>(l0, l1, lev, ptr, col, val, rows, dinv, y, T, s));
+    return EM_OK;
+  }
+  EM_CUDA(launch_thin<cuDoubleComplex>(l0, l1, lev, ptr, col, val, rows, dinv, y, T, s));
+  return EM_OK;
 }
 
-extern "C" int em_sv_cuda_trsv_syncfree(int32_t n, const int64_t *ptr, const int32_t *col,
-                                        const void *val, const int32_t *rows, const void *dinv,
-                                        void *y, int single, int *flags, unsigned *ticket,
-                                        int *fail, int blocks, void *stream) {
-  if (n == 0) return 0;
+extern "C" em_err em_sv_cuda_trsv_syncfree(int32_t n, const int64_t *ptr, const int32_t *col,
+                                           const void *val, const int32_t *rows, const void *dinv,
+                                           void *y, int single, int *flags, unsigned *ticket,
+                                           int *fail, int blocks, void *stream) {
+  if (n == 0) return EM_OK;
   cudaStream_t s = (cudaStream_t)stream;
   if (single)
     trsv_syncfree_kernel<cuFloatComplex>
@@ -330,10 +340,11 @@ extern "C" int em_sv_cuda_trsv_syncfree(int32_t n, const int64_t *ptr, const int
     trsv_syncfree_kernel<cuDoubleComplex>
         <<<blocks, SF_THREADS, 0, s>>>(n, ptr, col, (const cuDoubleComplex *)val, rows,
                                        (const cuDoubleComplex *)dinv, (Z *)y, flags, ticket, fail);
-  return (int)cudaGetLastError();
+  EM_CUDA_LAUNCHED();
+  return EM_OK;
 }
 
-extern "C" int em_sv_cuda_syncfree_blocks(int single, int *blocks) {
+extern "C" em_err em_sv_cuda_syncfree_blocks(int single, int *blocks) {
   int dev = 0, sms = 0, per = 0;
   cudaError_t e = cudaGetDevice(&dev);
   if (e == cudaSuccess) e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
@@ -343,12 +354,13 @@ extern "C" int em_sv_cuda_syncfree_blocks(int single, int *blocks) {
                : cudaOccupancyMaxActiveBlocksPerMultiprocessor(
                      &per, trsv_syncfree_kernel<cuDoubleComplex>, SF_THREADS, 0);
   *blocks = per * sms > 0 ? per * sms : 1;
-  return (int)e;
+  EM_CUDA((int)e);
+  return EM_OK;
 }
 
-extern "C" int em_sv_cuda_gather(int32_t n, const int32_t *iperm, const void *r, int r_single,
-                                 void *y, int y_single, void *stream) {
-  if (n == 0) return 0;
+extern "C" em_err em_sv_cuda_gather(int32_t n, const int32_t *iperm, const void *r, int r_single,
+                                    void *y, int y_single, void *stream) {
+  if (n == 0) return EM_OK;
   cudaStream_t s = (cudaStream_t)stream;
   int g = blocks_1d(n);
   if (!r_single && !y_single)
@@ -359,12 +371,13 @@ extern "C" int em_sv_cuda_gather(int32_t n, const int32_t *iperm, const void *r,
     gather_kernel<<<g, 256, 0, s>>>(n, iperm, (const cuFloatComplex *)r, (cuDoubleComplex *)y);
   else
     gather_kernel<<<g, 256, 0, s>>>(n, iperm, (const cuFloatComplex *)r, (cuFloatComplex *)y);
-  return (int)cudaGetLastError();
+  EM_CUDA_LAUNCHED();
+  return EM_OK;
 }
 
-extern "C" int em_sv_cuda_scatter(int32_t n, const int32_t *perm, const void *y, int y_single,
-                                  void *z, int z_single, void *stream) {
-  if (n == 0) return 0;
+extern "C" em_err em_sv_cuda_scatter(int32_t n, const int32_t *perm, const void *y, int y_single,
+                                     void *z, int z_single, void *stream) {
+  if (n == 0) return EM_OK;
   cudaStream_t s = (cudaStream_t)stream;
   int g = blocks_1d(n);
   if (!y_single && !z_single)
@@ -375,12 +388,13 @@ extern "C" int em_sv_cuda_scatter(int32_t n, const int32_t *perm, const void *y,
     scatter_kernel<<<g, 256, 0, s>>>(n, perm, (const cuFloatComplex *)y, (cuDoubleComplex *)z);
   else
     scatter_kernel<<<g, 256, 0, s>>>(n, perm, (const cuFloatComplex *)y, (cuFloatComplex *)z);
-  return (int)cudaGetLastError();
+  EM_CUDA_LAUNCHED();
+  return EM_OK;
 }
 
-extern "C" int em_sv_cuda_pointwise(int32_t n, const void *d, int d_single, const void *r, void *z,
-                                    int v_single, void *stream) {
-  if (n == 0) return 0;
+extern "C" em_err em_sv_cuda_pointwise(int32_t n, const void *d, int d_single, const void *r,
+                                       void *z, int v_single, void *stream) {
+  if (n == 0) return EM_OK;
   cudaStream_t s = (cudaStream_t)stream;
   int g = blocks_1d(n);
   if (!d_single && !v_single)
@@ -395,5 +409,6 @@ extern "C" int em_sv_cuda_pointwise(int32_t n, const void *d, int d_single, cons
   else
     pointwise_kernel<<<g, 256, 0, s>>>(n, (const cuFloatComplex *)d, (const cuFloatComplex *)r,
                                        (cuFloatComplex *)z);
-  return (int)cudaGetLastError();
+  EM_CUDA_LAUNCHED();
+  return EM_OK;
 }

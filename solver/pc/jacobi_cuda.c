@@ -11,8 +11,8 @@ typedef struct jacobi_cuda {
 
 static em_err jacobi_apply(em_pc *pc, em_prec vec_prec, const void *r, void *z) {
   jacobi_cuda *j = pc->data;
-  EM_CUDA(em_sv_cuda_pointwise(pc->n, j->dinv, pc->opts.prec == EM_PREC_SINGLE, r, z,
-                               vec_prec == EM_PREC_SINGLE, NULL));
+  EM_TRY(em_sv_cuda_pointwise(pc->n, j->dinv, pc->opts.prec == EM_PREC_SINGLE, r, z,
+                              vec_prec == EM_PREC_SINGLE, NULL));
   return EM_OK;
 }
 
@@ -42,7 +42,7 @@ em_err em_pc_jacobi_build_cuda(const em_csr *A, em_pc *pc) {
     for (size_t i = 0; i < n; i++) f[i] = (em_cplxf)d[i];
     h = f;
   }
-  EM_TRY_GOTO(err, em_sv_dev_alloc(&j->dinv, h, n * es, NULL, "Jacobi inverse diagonal"), done);
+  EM_TRY_GOTO(err, em_dev_alloc(&j->dinv, h, n * es, NULL, "Jacobi inverse diagonal"), done);
   pc->info.bytes = n * es;
 done:
   em_free(&d);

@@ -54,17 +54,10 @@ static void pmg_free(em_pmg *p) {
   }
   em_spmat_destroy(&p->crows);
   em_pc_destroy(&p->coarse);
-#ifdef EM_HAVE_CUDA
-  if (p->be == EM_BACKEND_CUDA) {
-    em_pmg_cuda_free(&p->t);
-    em_pmg_cuda_free(&p->w);
-    em_pmg_cuda_free(&p->u);
-  } else
-#endif
-  {
-    em_free(&p->t);
-    em_free(&p->w);
-    em_free(&p->u);
+  if (p->v) {
+    p->v->release(&p->t);
+    p->v->release(&p->w);
+    p->v->release(&p->u);
   }
 }
 
@@ -177,18 +170,9 @@ em_err em_pc_pmg_build(const em_csr *A, em_pc *pc, const em_log *log) {
   pc->info.factor_flops = ci.factor_flops;
   pc->info.perturbed = ci.perturbed;
   size_t vb = 16 * (size_t)p->n;
-#ifdef EM_HAVE_CUDA
-  if (p->be == EM_BACKEND_CUDA) {
-    EM_TRY(em_pmg_cuda_alloc(&p->t, vb));
-    EM_TRY(em_pmg_cuda_alloc(&p->w, vb));
-    EM_TRY(em_pmg_cuda_alloc(&p->u, vb));
-  } else
-#endif
-  {
-    EM_TRY(em_calloc(&p->t, (size_t)p->n + 1, 16, "pmg work"));
-    EM_TRY(em_calloc(&p->w, (size_t)p->n + 1, 16, "pmg work"));
-    EM_TRY(em_calloc(&p->u, (size_t)p->n + 1, 16, "pmg work"));
-  }
+  EM_TRY(p->v->alloc(p->n, &p->t));
+  EM_TRY(p->v->alloc(p->n, &p->w));
+  EM_TRY(p->v->alloc(p->n, &p->u));
   pc->info.bytes = bytes + ci.bytes + 3 * vb;
   em_log_info(log,
               "pmg: %d levels above %d coarse group(s) (%d unknowns, direct factor %.1f MB), %s "

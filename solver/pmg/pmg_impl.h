@@ -19,15 +19,17 @@ typedef struct pmg_vops {
   em_err (*copy)(int32_t n, const void *x, void *y);               /* y = x */
   em_err (*sub)(int32_t n, const void *a, const void *b, void *c); /* c = a - b */
   em_err (*axpy)(int32_t n, double w, const void *x, void *y);     /* y += w x */
-  em_err (*sync)(void); /* wait for queued work (timings) */
+  em_err (*sync)(void);                 /* wait for queued work (timings) */
+  em_err (*alloc)(int32_t n, void **x); /* a work vector of n entries */
+  void (*release)(void **x);            /* free it; *x = NULL */
 } pmg_vops;
 
 extern const pmg_vops em_pmg_vops_cpu;
 #ifdef EM_HAVE_CUDA
 extern const pmg_vops em_pmg_vops_cuda;
-/* Device work vectors (pmg_vops_cuda.c). */
-em_err em_pmg_cuda_alloc(void **p, size_t bytes);
-void em_pmg_cuda_free(void **p);
+/* Launchers of pmg_kernels.cu: c = a - b, y += w x (complex double). */
+em_err em_pmg_cuda_sub(int32_t n, const void *a, const void *b, void *c);
+em_err em_pmg_cuda_axpy(int32_t n, double w, const void *x, void *y);
 #endif
 
 /* One smoothed level: rows a .. b-1. */

@@ -3,6 +3,8 @@
 #include <cuda_runtime.h>
 #include <stdint.h>
 
+#include "em_core.h"
+
 namespace {
 
 __global__ void sub_kernel(int32_t n, const double2 *a, const double2 *b, double2 *c) {
@@ -22,14 +24,16 @@ unsigned grid(int32_t n) {
 
 }  // namespace
 
-extern "C" int em_pmg_cuda_sub(int32_t n, const void *a, const void *b, void *c) {
-  if (n == 0) return 0;
+extern "C" em_err em_pmg_cuda_sub(int32_t n, const void *a, const void *b, void *c) {
+  if (n == 0) return EM_OK;
   sub_kernel<<<grid(n), 256>>>(n, (const double2 *)a, (const double2 *)b, (double2 *)c);
-  return (int)cudaGetLastError();
+  EM_CUDA_LAUNCHED();
+  return EM_OK;
 }
 
-extern "C" int em_pmg_cuda_axpy(int32_t n, double w, const void *x, void *y) {
-  if (n == 0) return 0;
+extern "C" em_err em_pmg_cuda_axpy(int32_t n, double w, const void *x, void *y) {
+  if (n == 0) return EM_OK;
   axpy_kernel<<<grid(n), 256>>>(n, w, (const double2 *)x, (double2 *)y);
-  return (int)cudaGetLastError();
+  EM_CUDA_LAUNCHED();
+  return EM_OK;
 }

@@ -35,4 +35,12 @@ static em_err sync(void) {
   return EM_OK;
 }
 
-const pmg_vops em_pmg_vops_cpu = {zero, copy, sub, axpy, sync};
+static em_err alloc(int32_t n, void **x) {
+  return em_calloc(x, (size_t)n + 1, 16, "pmg work");
+}
+
+static void release(void **x) {
+  em_free(x);
+}
+
+const pmg_vops em_pmg_vops_cpu = {zero, copy, sub, axpy, sync, alloc, release};

@@ -5,9 +5,6 @@
 
 #include "pmg_impl.h"
 
-int em_pmg_cuda_sub(int32_t n, const void *a, const void *b, void *c);
-int em_pmg_cuda_axpy(int32_t n, double w, const void *x, void *y);
-
 static em_err zero(int32_t n, void *x) {
   EM_CUDA(cudaMemsetAsync(x, 0, 16 * (size_t)n, 0));
   return EM_OK;
@@ -19,12 +16,12 @@ static em_err copy(int32_t n, const void *x, void *y) {
 }
 
 static em_err sub(int32_t n, const void *a, const void *b, void *c) {
-  EM_CUDA(em_pmg_cuda_sub(n, a, b, c));
+  EM_TRY(em_pmg_cuda_sub(n, a, b, c));
   return EM_OK;
 }
 
 static em_err axpy(int32_t n, double w, const void *x, void *y) {
-  EM_CUDA(em_pmg_cuda_axpy(n, w, x, y));
+  EM_TRY(em_pmg_cuda_axpy(n, w, x, y));
   return EM_OK;
 }
 
@@ -33,19 +30,12 @@ static em_err sync(void) {
   return EM_OK;
 }
 
-const pmg_vops em_pmg_vops_cuda = {zero, copy, sub, axpy, sync};
-
-em_err em_pmg_cuda_alloc(void **p, size_t bytes) {
-  *p = NULL;
-  cudaError_t e = cudaMalloc(p, bytes ? bytes : 16);
-  if (e != cudaSuccess) {
-    *p = NULL;
-    return em_cuda_status((int)e, "cudaMalloc of the pmg work vectors", __FILE__, __LINE__);
-  }
-  return EM_OK;
+static em_err alloc(int32_t n, void **x) {
+  return em_dev_alloc(x, NULL, 16 * (size_t)n, NULL, "pmg work vectors");
 }
 
-void em_pmg_cuda_free(void **p) {
-  if (*p) cudaFree(*p);
-  *p = NULL;
+static void release(void **x) {
+  em_dev_free(x);
 }
+
+const pmg_vops em_pmg_vops_cuda = {zero, copy, sub, axpy, sync, alloc, release};

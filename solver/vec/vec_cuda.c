@@ -68,7 +68,7 @@ static em_err cu_download(em_vec *v, const void *x, em_cplx *h) {
 }
 
 static em_err cu_set(em_vec *v, em_cplx a, void *x) {
-  EM_CUDA(em_sv_cuda_set(v->n, single_of(v), creal(a), cimag(a), x));
+  EM_TRY(em_sv_cuda_set(v->n, single_of(v), creal(a), cimag(a), x));
   return EM_OK;
 }
 
@@ -100,7 +100,7 @@ static em_err cu_axpby(em_vec *v, em_cplx a, const void *x, em_cplx b, void *y) 
     cuDoubleComplex s = {creal(a), cimag(a)};
     EM_CUBLAS(cublasZaxpy(c->blas, v->n, &s, x, 1, y, 1));
   } else {
-    EM_CUDA(em_sv_cuda_axpby(v->n, single_of(v), creal(a), cimag(a), x, creal(b), cimag(b), y));
+    EM_TRY(em_sv_cuda_axpby(v->n, single_of(v), creal(a), cimag(a), x, creal(b), cimag(b), y));
   }
   return EM_OK;
 }
@@ -108,7 +108,7 @@ static em_err cu_axpby(em_vec *v, em_cplx a, const void *x, em_cplx b, void *y) 
 static em_err cu_axpbypcz(em_vec *v, em_cplx a, const void *x, em_cplx b, const void *y, em_cplx cc,
                           void *z) {
   double abc[6] = {creal(a), cimag(a), creal(b), cimag(b), creal(cc), cimag(cc)};
-  EM_CUDA(em_sv_cuda_axpbypcz(v->n, single_of(v), abc, x, y, z));
+  EM_TRY(em_sv_cuda_axpbypcz(v->n, single_of(v), abc, x, y, z));
   return EM_OK;
 }
 
@@ -118,7 +118,7 @@ static em_err cu_dots(em_vec *v, int k, const void *const *x, const void *const 
   vec_cuda *c = v->data;
   EM_CHECK(k >= 1 && k <= EM_VEC_MAX_DOTS, EM_ERR_INTERNAL, "%d fused dot products", k);
   double r[2 * EM_VEC_MAX_DOTS];
-  EM_CUDA(em_sv_cuda_dots(v->n, single_of(v), k, x, y, conj, c->partial, c->result));
+  EM_TRY(em_sv_cuda_dots(v->n, single_of(v), k, x, y, conj, c->partial, c->result));
   EM_CUDA(cudaMemcpy(r, c->result, (size_t)k * 2 * sizeof(double), cudaMemcpyDeviceToHost));
   for (int j = 0; j < k; j++) out[j] = r[2 * j] + I * r[2 * j + 1];
   return EM_OK;

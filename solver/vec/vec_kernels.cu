@@ -171,19 +171,20 @@ __global__ void convert_kernel(int64_t n, const S *src, D *dst) {
 
 }  // namespace
 
-extern "C" int em_sv_cuda_set(int32_t n, int single, double ar, double ai, void *x) {
-  if (n == 0) return 0;
+extern "C" em_err em_sv_cuda_set(int32_t n, int single, double ar, double ai, void *x) {
+  if (n == 0) return EM_OK;
   cuDoubleComplex a = make_cuDoubleComplex(ar, ai);
   if (single)
     set_kernel<<<blocks_for(n, 256), 256>>>(n, a, (cuFloatComplex *)x);
   else
     set_kernel<<<blocks_for(n, 256), 256>>>(n, a, (cuDoubleComplex *)x);
-  return (int)cudaGetLastError();
+  EM_CUDA_LAUNCHED();
+  return EM_OK;
 }
 
-extern "C" int em_sv_cuda_axpby(int32_t n, int single, double ar, double ai, const void *x,
-                                double br, double bi, void *y) {
-  if (n == 0) return 0;
+extern "C" em_err em_sv_cuda_axpby(int32_t n, int single, double ar, double ai, const void *x,
+                                   double br, double bi, void *y) {
+  if (n == 0) return EM_OK;
   cuDoubleComplex a = make_cuDoubleComplex(ar, ai), b = make_cuDoubleComplex(br, bi);
   if (single)
     axpby_kernel<<<blocks_for(n, 256), 256>>>(n, a, (const cuFloatComplex *)x, b,
@@ -191,12 +192,13 @@ extern "C" int em_sv_cuda_axpby(int32_t n, int single, double ar, double ai, con
   else
     axpby_kernel<<<blocks_for(n, 256), 256>>>(n, a, (const cuDoubleComplex *)x, b,
                                               (cuDoubleComplex *)y);
-  return (int)cudaGetLastError();
+  EM_CUDA_LAUNCHED();
+  return EM_OK;
 }
 
-extern "C" int em_sv_cuda_axpbypcz(int32_t n, int single, const double *abc, const void *x,
-                                   const void *y, void *z) {
-  if (n == 0) return 0;
+extern "C" em_err em_sv_cuda_axpbypcz(int32_t n, int single, const double *abc, const void *x,
+                                      const void *y, void *z) {
+  if (n == 0) return EM_OK;
   cuDoubleComplex a = make_cuDoubleComplex(abc[0], abc[1]);
   cuDoubleComplex b = make_cuDoubleComplex(abc[2], abc[3]);
   cuDoubleComplex c = make_cuDoubleComplex(abc[4], abc[5]);
@@ -206,18 +208,24 @@ extern "C" int em_sv_cuda_axpbypcz(int32_t n, int single, const double *abc, con
   else
     axpbypcz_kernel<<<blocks_for(n, 256), 256>>>(
         n, a, (const cuDoubleComplex *)x, b, (const cuDoubleComplex *)y, c, (cuDoubleComplex *)z);
-  return (int)cudaGetLastError();
+  EM_CUDA_LAUNCHED();
+  return EM_OK;
 }
 
-extern "C" int em_sv_cuda_dots(int32_t n, int single, int k, const void *const *x,
-                               const void *const *y, const int *conj, void *partial, void *result) {
-  if (single) return dots_for_k<cuFloatComplex>(n, k, x, y, conj, partial, result);
-  return dots_for_k<cuDoubleComplex>(n, k, x, y, conj, partial, result);
+extern "C" em_err em_sv_cuda_dots(int32_t n, int single, int k, const void *const *x,
+                                  const void *const *y, const int *conj, void *partial,
+                                  void *result) {
+  if (single) {
+    EM_CUDA(dots_for_k<cuFloatComplex>(n, k, x, y, conj, partial, result));
+    return EM_OK;
+  }
+  EM_CUDA(dots_for_k<cuDoubleComplex>(n, k, x, y, conj, partial, result));
+  return EM_OK;
 }
 
-extern "C" int em_sv_cuda_convert(int64_t n, const void *src, int src_single, void *dst,
-                                  int dst_single, void *stream) {
-  if (n == 0) return 0;
+extern "C" em_err em_sv_cuda_convert(int64_t n, const void *src, int src_single, void *dst,
+                                     int dst_single, void *stream) {
+  if (n == 0) return EM_OK;
   cudaStream_t s = (cudaStream_t)stream;
   int nb = blocks_for(n, 256);
   if (src_single && dst_single)
@@ -228,5 +236,6 @@ extern "C" int em_sv_cuda_convert(int64_t n, const void *src, int src_single, vo
     convert_kernel<<<nb, 256, 0, s>>>(n, (const cuDoubleComplex *)src, (cuFloatComplex *)dst);
   else
     convert_kernel<<<nb, 256, 0, s>>>(n, (const cuDoubleComplex *)src, (cuDoubleComplex *)dst);
-  return (int)cudaGetLastError();
+  EM_CUDA_LAUNCHED();
+  return EM_OK;
 }

@@ -9,6 +9,7 @@
  * the value of lane l - d, or its own when l < d; shfl_down(v, 1) gives lane
  * l + 1's, or its own on lane 31; shfl(v, 31) gives lane 31's. */
 #include "bitmap_impl.h"
+#include "hyb_impl.h"
 #include "test_hyb_util.h"
 
 #define W 32

@@ -14,8 +14,6 @@
 
 #include "case_test_util.h"
 
-#define C0 299792458.0
-
 static double tri_area(const em_mesh *m, int32_t k) {
   const double *p[3];
   for (int i = 0; i < 3; i++) p[i] = m->xyz + 3 * (size_t)m->tri[3 * k + i];
@@ -191,7 +189,7 @@ static sizes two_media(int n_over, const em_param_override *over, const em_log *
 }
 
 static void wavelength_sizes(const char *tmpdir) {
-  const double lambda = C0 / 10e9, h_air = lambda / 4, h_diel = lambda / 8;
+  const double lambda = EM_C0 / 10e9, h_air = lambda / 4, h_diel = lambda / 8;
   char logname[600];
   snprintf(logname, sizeof logname, "%s/mesh.log", tmpdir);
   FILE *lf = fopen(logname, "w+");

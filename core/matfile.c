@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "formats_impl.h"
+#include "em_core.h"
 
 #define MF_MAGIC "EMSYSMAT"
 #define MF_VERSION 1u

@@ -1,13 +1,17 @@
-/* hyb_cuda.cuh - complex arithmetic, read-only loads and warp shuffles on
- * double2 / float2, shared by the HYB, HEC and bitmap kernels.  The device
- * value arrays are em_cplx / em_cplxf on the host side: the same layout as
- * double2 / float2 (two reals, re first). */
-#ifndef EM_HYB_CUDA_CUH
-#define EM_HYB_CUDA_CUH
+/* fmt_cuda.cuh - device helpers of every format's kernels: complex
+ * arithmetic on double2 / float2 (the layout of em_cplx / em_cplxf: two
+ * reals, re first), the load paths, warp shuffles and reductions, and the
+ * launch geometry. */
+#ifndef EM_FMT_CUDA_CUH
+#define EM_FMT_CUDA_CUH
 
 #include <cuda_runtime.h>
 #include <stdint.h>
 
+#include "formats_impl.h"
+
+/* Independent slots each thread loads before it uses the first. */
+#define EM_FMT_UNROLL 4
 #define EM_FULL_WARP 0xffffffffu
 
 template <typename V>
@@ -21,7 +25,7 @@ __device__ __forceinline__ float2 em_czero<float2>() {
   return make_float2(0.f, 0.f);
 }
 
-/* c + a b */
+/* c + a b (complex), in fused multiply-adds. */
 __device__ __forceinline__ double2 em_cfma(double2 a, double2 b, double2 c) {
   c.x = fma(a.x, b.x, c.x);
   c.x = fma(-a.y, b.y, c.x);
@@ -36,6 +40,11 @@ __device__ __forceinline__ float2 em_cfma(float2 a, float2 b, float2 c) {
   c.y = fmaf(a.y, b.x, c.y);
   return c;
 }
+/* s += a b: the same fused multiply-adds in the same order. */
+template <typename V>
+__device__ __forceinline__ void em_cacc(V &s, V a, V b) {
+  s = em_cfma(a, b, s);
+}
 
 /* a + b */
 __device__ __forceinline__ double2 em_cadd(double2 a, double2 b) {
@@ -45,11 +54,16 @@ __device__ __forceinline__ float2 em_cadd(float2 a, float2 b) {
   return make_float2(a.x + b.x, a.y + b.y);
 }
 
-/* One 16-byte (8-byte) load through the read-only path. */
-__device__ __forceinline__ double2 em_ldg(const double2 *p) {
-  return __ldg(p);
+/* Matrix streams (values, columns) of the CSR / ELL kernels are read once
+ * per SpMV: load them "evict first" (ld.global.cs) so they do not push x
+ * out of L1/L2 ... */
+template <typename P>
+__device__ __forceinline__ P em_ld_stream(const P *p) {
+  return __ldcs(p);
 }
-__device__ __forceinline__ float2 em_ldg(const float2 *p) {
+/* ... while x is gathered through the read-only path and stays cached. */
+template <typename P>
+__device__ __forceinline__ P em_ldg(const P *p) {
   return __ldg(p);
 }
 
@@ -80,6 +94,36 @@ __device__ __forceinline__ V em_warp_sum(V s) {
 #pragma unroll
   for (int m = 16; m > 0; m >>= 1) s = em_cadd(s, em_shfl_xor(s, m));
   return s;
+}
+
+/* Sum of s over the T lanes of a row (lanes T*m .. T*m+T-1 of the warp);
+ * every lane of the warp must call it (full mask).  The result is in the
+ * first lane of each group. */
+template <int T, typename V>
+__device__ __forceinline__ V em_row_reduce(V s) {
+#pragma unroll
+  for (int off = T / 2; off > 0; off /= 2) {
+    s.x += __shfl_down_sync(EM_FULL_WARP, s.x, off, T);
+    s.y += __shfl_down_sync(EM_FULL_WARP, s.y, off, T);
+  }
+  return s;
+}
+
+/* y_i = sum, or y_i += sum when acc. */
+template <typename V>
+__device__ __forceinline__ void em_row_store(V *y, int32_t i, V sum, int acc) {
+  if (acc) {
+    const V old = y[i];
+    sum.x += old.x;
+    sum.y += old.y;
+  }
+  y[i] = sum;
+}
+
+/* Blocks for `threads` threads, at most cap (the kernels stride beyond). */
+static inline unsigned em_fmt_blocks(int64_t threads, int cap) {
+  int64_t b = (threads + EM_FMT_BLOCK - 1) / EM_FMT_BLOCK;
+  return (unsigned)(b < cap ? b : cap);
 }
 
 /* Blocks of `threads` threads for `items` items of `per` threads each;
