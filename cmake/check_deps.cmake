@@ -1,0 +1,64 @@
+# check_deps.cmake - the dependency direction of the modules, as a test
+# (tests/CMakeLists.txt: test_module_deps; run by hand with
+#   cmake -DEM_SOURCE_DIR=. -P cmake/check_deps.cmake).
+#
+# The modules in data-flow order: a module may include the headers of the
+# modules before it (their public em_<module>.h only) and its own, never a
+# later module's and never another module's private header.  A header is
+# owned by the module whose folder (or a subfolder of it) holds it.  Every
+# violation is listed with its file and line; the test fails on any.
+if(NOT EM_SOURCE_DIR)
+  message(FATAL_ERROR "check_deps.cmake: set EM_SOURCE_DIR")
+endif()
+set(modules core graph mesh assembly formats solver post app)
+
+# owner of every header of the tree's modules
+foreach(m ${modules})
+  file(GLOB_RECURSE hs RELATIVE ${EM_SOURCE_DIR} ${EM_SOURCE_DIR}/${m}/*.h ${EM_SOURCE_DIR}/${m}/*.cuh)
+  foreach(h ${hs})
+    get_filename_component(n ${h} NAME)
+    if(DEFINED owner_${n})
+      message(SEND_ERROR "header name ${n} is in two modules (${owner_${n}} and ${m}): "
+                         "an include by name would be ambiguous")
+    endif()
+    set(owner_${n} ${m})
+  endforeach()
+endforeach()
+
+set(bad 0)
+set(idx 0)
+foreach(m ${modules})
+  file(GLOB_RECURSE srcs ${EM_SOURCE_DIR}/${m}/*.c ${EM_SOURCE_DIR}/${m}/*.h
+       ${EM_SOURCE_DIR}/${m}/*.cu ${EM_SOURCE_DIR}/${m}/*.cuh)
+  foreach(f ${srcs})
+    file(STRINGS ${f} lines REGEX "^[ \t]*#[ \t]*include[ \t]*\"")
+    foreach(l ${lines})
+      string(REGEX REPLACE "^[ \t]*#[ \t]*include[ \t]*\"([^\"]*)\".*" "\\1" inc "${l}")
+      get_filename_component(n ${inc} NAME)
+      if(NOT DEFINED owner_${n})
+        continue()  # a system or third-party header, or a generated one
+      endif()
+      set(o ${owner_${n}})
+      if(o STREQUAL m)
+        continue()
+      endif()
+      list(FIND modules ${o} oi)
+      file(RELATIVE_PATH rf ${EM_SOURCE_DIR} ${f})
+      if(oi GREATER idx)
+        message(SEND_ERROR "${rf}: includes ${n} of ${o}/, a later module than ${m}/ "
+                           "(order: ${modules})")
+        math(EXPR bad "${bad} + 1")
+      elseif(NOT n STREQUAL "em_${o}.h")
+        message(SEND_ERROR "${rf}: includes ${n}, a private header of ${o}/ "
+                           "(use em_${o}.h)")
+        math(EXPR bad "${bad} + 1")
+      endif()
+    endforeach()
+  endforeach()
+  math(EXPR idx "${idx} + 1")
+endforeach()
+
+if(bad)
+  message(FATAL_ERROR "${bad} include(s) against the module order")
+endif()
+message(STATUS "module dependency direction: ok (${modules})")
