@@ -48,7 +48,7 @@ static const em_param_spec SPECS[] = {
     NUM("PMG/coarse", 1, "pmg: order groups solved exactly by the direct factor (1 or 2)"),
     STR("PMG/smoother", "block",
         "pmg smoother: block (entity-block Jacobi), jacobi (point), ilu0 (of the diagonal block)"),
-    NUM("PMG/sweeps", 1, "pmg: smoothing steps per level before and after the coarse solve"),
+    NUM("PMG/sweeps", 2, "pmg: smoothing steps per level before and after the coarse solve"),
     NUM("PMG/damping", 0, "pmg: smoother damping omega (0: 0.5 for Jacobi, 1 for ilu0)"),
     STR("PMG/smooth", "group", "pmg: a level smooths its own order group, or all its DOFs"),
     NUM("PMG/shift", 0, "pmg: smoothers from A + j s |diag A| (s > 0 damps the indefinite part)"),
