@@ -10,18 +10,18 @@ static em_err zero(int32_t n, void *x) {
   return EM_OK;
 }
 
-static em_err copy(int32_t n, const void *x, void *y) {
-  EM_CUDA(cudaMemcpyAsync(y, x, 16 * (size_t)n, cudaMemcpyDeviceToDevice, 0));
-  return EM_OK;
-}
-
 static em_err sub(int32_t n, const void *a, const void *b, void *c) {
   EM_TRY(em_pmg_cuda_sub(n, a, b, c));
   return EM_OK;
 }
 
-static em_err axpy(int32_t n, double w, const void *x, void *y) {
-  EM_TRY(em_pmg_cuda_axpy(n, w, x, y));
+static em_err gather_sub(int32_t n, const int32_t *idx, const void *a, const void *b, void *c) {
+  EM_TRY(em_pmg_cuda_gather_sub(n, idx, a, b, c));
+  return EM_OK;
+}
+
+static em_err scatter_add(int32_t n, const int32_t *idx, double w, const void *x, void *y) {
+  EM_TRY(em_pmg_cuda_scatter_add(n, idx, w, x, y));
   return EM_OK;
 }
 
@@ -30,12 +30,12 @@ static em_err sync(void) {
   return EM_OK;
 }
 
-static em_err alloc(int32_t n, void **x) {
-  return em_dev_alloc(x, NULL, 16 * (size_t)n, NULL, "pmg work vectors");
+static em_err alloc(size_t bytes, const void *h, void **x) {
+  return em_dev_alloc(x, h, bytes, NULL, "pmg work arrays");
 }
 
 static void release(void **x) {
   em_dev_free(x);
 }
 
-const pmg_vops em_pmg_vops_cuda = {zero, copy, sub, axpy, sync, alloc, release};
+const pmg_vops em_pmg_vops_cuda = {zero, sub, gather_sub, scatter_add, sync, alloc, release};
