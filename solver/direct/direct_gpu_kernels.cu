@@ -12,27 +12,12 @@
 #include <cuComplex.h>
 #include <cuda_runtime.h>
 
+#include "cuda_cplx.cuh"
 #include "direct_gpu_impl.h"
 
 namespace {
 
 // ------------------------------------------------- complex arithmetic
-__device__ inline double2 to_d(double2 a) {
-  return a;
-}
-__device__ inline double2 to_d(float2 a) {
-  return make_double2(a.x, a.y);
-}
-template <typename F>
-__device__ inline F from_d(double2 a);
-template <>
-__device__ inline double2 from_d<double2>(double2 a) {
-  return a;
-}
-template <>
-__device__ inline float2 from_d<float2>(double2 a) {
-  return make_float2((float)a.x, (float)a.y);
-}
 template <typename F>
 __device__ inline F cadd(F a, F b) {
   a.x += b.x;
@@ -137,7 +122,7 @@ template <typename F>
 __global__ void scatter_kernel(int64_t n, const int64_t *dest, const double2 *v, F *L) {
   for (int64_t q = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; q < n;
        q += (int64_t)gridDim.x * blockDim.x)
-    L[dest[q]] = from_d<F>(v[q]);
+    L[dest[q]] = em_sv_from_z<F>(v[q]);
 }
 
 // -------------------------------------------------------- small fronts
@@ -152,24 +137,25 @@ __global__ void small_fronts_kernel(em_dg_sym S, const int32_t *sn, F *lval, F *
   int tid = threadIdx.x, nthr = blockDim.x;
   F *L = lval + S.lptr[s];
   F *P = f.nb > 0 ? cb[s] : nullptr;
-  for (int64_t t = tid; t < f.nb * f.nb; t += nthr) P[t] = from_d<F>(make_double2(0, 0));
+  for (int64_t t = tid; t < f.nb * f.nb; t += nthr) P[t] = em_sv_from_z<F>(make_double2(0, 0));
   __syncthreads();
   extend_children<F, false>(S, s, L, f.m, f.k, P, cb, tid, nthr);
   __syncthreads();
   for (int64_t j = 0; j < f.k; j++) {
-    if (tid == 0) dsh[j] = pivot(to_d(L[j + j * f.m]), tau, f.c0 + j, piv);
+    if (tid == 0) dsh[j] = pivot(em_sv_to_z(L[j + j * f.m]), tau, f.c0 + j, piv);
     __syncthreads();
     double2 dj = dsh[j], inv = cdiv(make_double2(1, 0), dj);
     for (int64_t i = j + 1 + tid; i < f.m; i += nthr)
-      L[i + j * f.m] = from_d<F>(cmul(to_d(L[i + j * f.m]), inv));
+      L[i + j * f.m] = em_sv_from_z<F>(cmul(em_sv_to_z(L[i + j * f.m]), inv));
     __syncthreads();
     // L(r, c) -= l_rj d_j l_cj for j < c < k, c <= r < m
     int64_t nc = f.k - j - 1, nr = f.m - j - 1;
     for (int64_t t = tid; t < nc * nr; t += nthr) {
       int64_t c = j + 1 + t / nr, r = j + 1 + t % nr;
       if (r < c) continue;
-      double2 lc = cmul(to_d(L[c + j * f.m]), dj);
-      L[r + c * f.m] = from_d<F>(cfms(to_d(L[r + c * f.m]), to_d(L[r + j * f.m]), lc));
+      double2 lc = cmul(em_sv_to_z(L[c + j * f.m]), dj);
+      L[r + c * f.m] =
+          em_sv_from_z<F>(cfms(em_sv_to_z(L[r + c * f.m]), em_sv_to_z(L[r + j * f.m]), lc));
     }
     __syncthreads();
   }
@@ -177,17 +163,18 @@ __global__ void small_fronts_kernel(em_dg_sym S, const int32_t *sn, F *lval, F *
   for (int64_t t = tid; t < f.nb * f.nb; t += nthr) {
     int64_t a = t % f.nb, b = t / f.nb;
     if (a < b) continue;
-    double2 acc = to_d(P[t]);
+    double2 acc = em_sv_to_z(P[t]);
     for (int64_t j = 0; j < f.k; j++)
-      acc = cfms(acc, to_d(L[f.k + a + j * f.m]), cmul(dsh[j], to_d(L[f.k + b + j * f.m])));
-    P[t] = from_d<F>(acc);
+      acc = cfms(acc, em_sv_to_z(L[f.k + a + j * f.m]),
+                 cmul(dsh[j], em_sv_to_z(L[f.k + b + j * f.m])));
+    P[t] = em_sv_from_z<F>(acc);
   }
   for (int64_t t = tid; t < f.k * f.k; t += nthr) {
     int64_t i = t % f.k, j = t / f.k;
-    if (i < j) L[i + j * f.m] = from_d<F>(make_double2(0, 0));
-    if (i == j) L[i + j * f.m] = from_d<F>(make_double2(1, 0));
+    if (i < j) L[i + j * f.m] = em_sv_from_z<F>(make_double2(0, 0));
+    if (i == j) L[i + j * f.m] = em_sv_from_z<F>(make_double2(1, 0));
   }
-  for (int64_t j = tid; j < f.k; j += nthr) d[f.c0 + j] = from_d<F>(dsh[j]);
+  for (int64_t j = tid; j < f.k; j += nthr) d[f.c0 + j] = em_sv_from_z<F>(dsh[j]);
 }
 
 // ------------------------------------------------------ big-front pieces
@@ -210,7 +197,7 @@ __global__ void diag_ldlt_kernel(F *P, int64_t ld, int b, F *d, int64_t c0, doub
   __shared__ double2 dj_sh;
   int i = threadIdx.x;
   if (i < b)
-    for (int c = 0; c <= i; c++) a[i][c] = to_d(P[i + c * ld]);
+    for (int c = 0; c <= i; c++) a[i][c] = em_sv_to_z(P[i + c * ld]);
   __syncwarp();
   for (int j = 0; j < b; j++) {
     if (i == j) dj_sh = pivot(a[j][j], tau, c0 + j, piv);
@@ -223,13 +210,13 @@ __global__ void diag_ldlt_kernel(F *P, int64_t ld, int b, F *d, int64_t c0, doub
       for (int c = j + 1; c <= i; c++) a[i][c] = cfms(a[i][c], lij, cmul(dj, a[c][j]));
     }
     if (i == j) {
-      d[j] = from_d<F>(dj);
+      d[j] = em_sv_from_z<F>(dj);
       a[j][j] = dj;
     }
     __syncwarp();
   }
   if (i < b)
-    for (int c = 0; c < i; c++) P[i + c * ld] = from_d<F>(a[i][c]);
+    for (int c = 0; c < i; c++) P[i + c * ld] = em_sv_from_z<F>(a[i][c]);
 }
 
 template <typename F>
@@ -238,9 +225,9 @@ __global__ void scale_cols_kernel(int64_t M, int b, F *X, int64_t ldx, const F *
   for (int64_t t = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; t < M * b;
        t += (int64_t)gridDim.x * blockDim.x) {
     int64_t i = t % M, j = t / M;
-    double2 x = to_d(X[i + j * ldx]);
-    W[i + j * ldw] = from_d<F>(x);
-    X[i + j * ldx] = from_d<F>(cdiv(x, to_d(d[j])));
+    double2 x = em_sv_to_z(X[i + j * ldx]);
+    W[i + j * ldw] = em_sv_from_z<F>(x);
+    X[i + j * ldx] = em_sv_from_z<F>(cdiv(x, em_sv_to_z(d[j])));
   }
 }
 
@@ -249,7 +236,7 @@ __global__ void make_w_kernel(int64_t nb, int64_t k, const F *L21, int64_t m, co
   for (int64_t t = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; t < nb * k;
        t += (int64_t)gridDim.x * blockDim.x) {
     int64_t i = t % nb, j = t / nb;
-    W[i + j * nb] = from_d<F>(cmul(to_d(L21[i + j * m]), to_d(d[j])));
+    W[i + j * nb] = em_sv_from_z<F>(cmul(em_sv_to_z(L21[i + j * m]), em_sv_to_z(d[j])));
   }
 }
 
@@ -258,15 +245,15 @@ __global__ void clean_l11_kernel(int64_t k, int64_t m, F *L) {
   for (int64_t t = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; t < k * k;
        t += (int64_t)gridDim.x * blockDim.x) {
     int64_t i = t % k, j = t / k;
-    if (i < j) L[i + j * m] = from_d<F>(make_double2(0, 0));
-    if (i == j) L[i + j * m] = from_d<F>(make_double2(1, 0));
+    if (i < j) L[i + j * m] = em_sv_from_z<F>(make_double2(0, 0));
+    if (i == j) L[i + j * m] = em_sv_from_z<F>(make_double2(1, 0));
   }
 }
 
 // --------------------------------------------------------------- solves
 template <typename V>
 __device__ inline double2 load_v(const V *p, int64_t i) {
-  return to_d(p[i]);
+  return em_sv_to_z(p[i]);
 }
 
 template <typename V>
@@ -275,7 +262,7 @@ __global__ void permute_in_kernel(int32_t n, int nrhs, const int32_t *perm, cons
   for (int64_t t = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; t < (int64_t)n * nrhs;
        t += (int64_t)gridDim.x * blockDim.x) {
     int64_t i = t % n, c = t / n;
-    double2 v = to_d(b[i + c * ldb]);
+    double2 v = em_sv_to_z(b[i + c * ldb]);
     y[perm[i] + c * ldy] = make_double2(v.x * r[i], v.y * r[i]);
   }
 }
@@ -287,7 +274,7 @@ __global__ void permute_out_kernel(int32_t n, int nrhs, const int32_t *perm, con
        t += (int64_t)gridDim.x * blockDim.x) {
     int64_t i = t % n, c = t / n;
     double2 v = y[perm[i] + c * ldy];
-    x[i + c * ldx] = from_d<V>(make_double2(v.x * r[i], v.y * r[i]));
+    x[i + c * ldx] = em_sv_from_z<V>(make_double2(v.x * r[i], v.y * r[i]));
   }
 }
 
@@ -306,12 +293,13 @@ __global__ void fwd_level_kernel(em_dg_sym S, const int32_t *sn, const F *lval, 
     for (int64_t j = 0; j < f.k; j++) {
       __syncthreads();
       double2 xj = x[j];
-      for (int64_t i = j + 1 + tid; i < f.k; i += nthr) x[i] = cfms(x[i], to_d(L[i + j * f.m]), xj);
+      for (int64_t i = j + 1 + tid; i < f.k; i += nthr)
+        x[i] = cfms(x[i], em_sv_to_z(L[i + j * f.m]), xj);
     }
     __syncthreads();
     for (int64_t a = tid; a < f.nb; a += nthr) {
       double2 t = make_double2(0, 0);
-      for (int64_t j = 0; j < f.k; j++) t = cfms(t, to_d(L[f.k + a + j * f.m]), x[j]);
+      for (int64_t j = 0; j < f.k; j++) t = cfms(t, em_sv_to_z(L[f.k + a + j * f.m]), x[j]);
       atomic_add(y + r * ldy + below[a], t);  // y -= L21 x
     }
   }
@@ -332,7 +320,7 @@ __global__ void bwd_level_kernel(em_dg_sym S, const int32_t *sn, const F *lval, 
     for (int64_t j = warp; j < f.k; j += nw) {  // a warp per column: dot of length nb
       double2 t = make_double2(0, 0);
       for (int64_t a = lane; a < f.nb; a += 32)
-        t = cfms(t, to_d(L[f.k + a + j * f.m]), yr[below[a]]);
+        t = cfms(t, em_sv_to_z(L[f.k + a + j * f.m]), yr[below[a]]);
       for (int o = 16; o > 0; o >>= 1) {
         t.x += __shfl_down_sync(0xffffffffu, t.x, o);
         t.y += __shfl_down_sync(0xffffffffu, t.y, o);
@@ -342,7 +330,7 @@ __global__ void bwd_level_kernel(em_dg_sym S, const int32_t *sn, const F *lval, 
     for (int64_t j = f.k - 1; j >= 0; j--) {
       __syncthreads();
       double2 xj = x[j];
-      for (int64_t i = tid; i < j; i += nthr) x[i] = cfms(x[i], to_d(L[j + i * f.m]), xj);
+      for (int64_t i = tid; i < j; i += nthr) x[i] = cfms(x[i], em_sv_to_z(L[j + i * f.m]), xj);
     }
     __syncthreads();
   }
@@ -353,7 +341,7 @@ __global__ void diag_solve_kernel(int32_t n, int nrhs, const F *d, double2 *y, i
   for (int64_t t = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; t < (int64_t)n * nrhs;
        t += (int64_t)gridDim.x * blockDim.x) {
     int64_t i = t % n, c = t / n;
-    y[i + c * ldy] = cdiv(y[i + c * ldy], to_d(d[i]));
+    y[i + c * ldy] = cdiv(y[i + c * ldy], em_sv_to_z(d[i]));
   }
 }
 
@@ -362,7 +350,7 @@ __global__ void gather_kernel(int64_t nb, int nrhs, const int32_t *rows, const d
                               int64_t ldy, T *t) {
   for (int64_t q = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; q < nb * nrhs;
        q += (int64_t)gridDim.x * blockDim.x)
-    t[q] = from_d<T>(y[rows[q % nb] + (q / nb) * ldy]);
+    t[q] = em_sv_from_z<T>(y[rows[q % nb] + (q / nb) * ldy]);
 }
 
 template <typename T>
@@ -370,7 +358,7 @@ __global__ void scatter_sub_kernel(int64_t nb, int nrhs, const int32_t *rows, co
                                    double2 *y, int64_t ldy) {
   for (int64_t q = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; q < nb * nrhs;
        q += (int64_t)gridDim.x * blockDim.x) {
-    double2 v = to_d(t[q]);
+    double2 v = em_sv_to_z(t[q]);
     atomic_add(y + rows[q % nb] + (q / nb) * ldy, make_double2(-v.x, -v.y));
   }
 }
@@ -382,7 +370,7 @@ __global__ void copy2d_kernel(int64_t rows, int cols, const S *src, int64_t lds,
   for (int64_t q = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; q < rows * cols;
        q += (int64_t)gridDim.x * blockDim.x) {
     int64_t i = q % rows, c = q / rows;
-    dst[i + c * ldd] = from_d<D>(to_d(src[i + c * lds]));
+    dst[i + c * ldd] = em_sv_from_z<D>(em_sv_to_z(src[i + c * lds]));
   }
 }
 
@@ -390,7 +378,7 @@ template <typename D, typename S>
 __global__ void convert_kernel(int64_t n, const S *src, D *dst) {
   for (int64_t q = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; q < n;
        q += (int64_t)gridDim.x * blockDim.x)
-    dst[q] = from_d<D>(to_d(src[q]));
+    dst[q] = em_sv_from_z<D>(em_sv_to_z(src[q]));
 }
 
 // Grid of a grid-stride kernel over n items.

@@ -4,27 +4,13 @@
 #include <cuComplex.h>
 #include <cuda_runtime.h>
 
+#include "cuda_cplx.cuh"
 #include "cuda_impl.h"
 
 namespace {
 
-// complex arithmetic on both entry types, through double for the scalars
-__device__ inline cuDoubleComplex to_z(cuDoubleComplex a) {
-  return a;
-}
-__device__ inline cuDoubleComplex to_z(cuFloatComplex a) {
-  return make_cuDoubleComplex(a.x, a.y);
-}
-template <typename V>
-__device__ inline V from_z(cuDoubleComplex a);
-template <>
-__device__ inline cuDoubleComplex from_z<cuDoubleComplex>(cuDoubleComplex a) {
-  return a;
-}
-template <>
-__device__ inline cuFloatComplex from_z<cuFloatComplex>(cuDoubleComplex a) {
-  return make_cuFloatComplex((float)a.x, (float)a.y);
-}
+// complex arithmetic on both entry types: through double for the scalars
+// (cuda_cplx.cuh)
 
 int blocks_for(int64_t n, int threads) {
   int64_t b = (n + threads - 1) / threads;
@@ -35,7 +21,7 @@ int blocks_for(int64_t n, int threads) {
 // x = a
 template <typename V>
 __global__ void set_kernel(int32_t n, cuDoubleComplex a, V *x) {
-  V s = from_z<V>(a);
+  V s = em_sv_from_z<V>(a);
   for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
        i += (int64_t)gridDim.x * blockDim.x)
     x[i] = s;
@@ -47,9 +33,9 @@ __global__ void axpby_kernel(int32_t n, cuDoubleComplex a, const V *x, cuDoubleC
   bool read_y = b.x != 0 || b.y != 0;
   for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
        i += (int64_t)gridDim.x * blockDim.x) {
-    cuDoubleComplex s = cuCmul(a, to_z(x[i]));
-    if (read_y) s = cuCadd(s, cuCmul(b, to_z(y[i])));
-    y[i] = from_z<V>(s);
+    cuDoubleComplex s = cuCmul(a, em_sv_to_z(x[i]));
+    if (read_y) s = cuCadd(s, cuCmul(b, em_sv_to_z(y[i])));
+    y[i] = em_sv_from_z<V>(s);
   }
 }
 
@@ -60,9 +46,9 @@ __global__ void axpbypcz_kernel(int32_t n, cuDoubleComplex a, const V *x, cuDoub
   bool read_z = c.x != 0 || c.y != 0;
   for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
        i += (int64_t)gridDim.x * blockDim.x) {
-    cuDoubleComplex s = cuCadd(cuCmul(a, to_z(x[i])), cuCmul(b, to_z(y[i])));
-    if (read_z) s = cuCadd(s, cuCmul(c, to_z(z[i])));
-    z[i] = from_z<V>(s);
+    cuDoubleComplex s = cuCadd(cuCmul(a, em_sv_to_z(x[i])), cuCmul(b, em_sv_to_z(y[i])));
+    if (read_z) s = cuCadd(s, cuCmul(c, em_sv_to_z(z[i])));
+    z[i] = em_sv_from_z<V>(s);
   }
 }
 
@@ -103,7 +89,7 @@ __global__ void dots_kernel(int32_t n, dot_args<V> a, double2 *partial) {
   for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
        i += (int64_t)gridDim.x * blockDim.x) {
     for (int j = 0; j < K; j++) {
-      cuDoubleComplex u = to_z(a.x[j][i]), v = to_z(a.y[j][i]);
+      cuDoubleComplex u = em_sv_to_z(a.x[j][i]), v = em_sv_to_z(a.y[j][i]);
       if (a.conj[j]) u = cuConj(u);
       acc[j].x += u.x * v.x - u.y * v.y;
       acc[j].y += u.x * v.y + u.y * v.x;
@@ -166,7 +152,7 @@ template <typename S, typename D>
 __global__ void convert_kernel(int64_t n, const S *src, D *dst) {
   for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
        i += (int64_t)gridDim.x * blockDim.x)
-    dst[i] = from_z<D>(to_z(src[i]));
+    dst[i] = em_sv_from_z<D>(em_sv_to_z(src[i]));
 }
 
 }  // namespace
