@@ -21,7 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../tests/solver/problems.h"
+#include "problems.h"
 #include "em_formats.h"
 #include "em_solver.h"
 

@@ -25,7 +25,7 @@
 #include <cuda_runtime.h>
 #endif
 
-#include "../tests/solver/problems.h"
+#include "problems.h"
 #include "em_formats.h"
 #include "em_solver.h"
 

@@ -52,7 +52,7 @@ static void check(int32_t n, int nrhs, unsigned long long *s) {
           *x = malloc(((size_t)n * nrhs + 1) * sizeof *x);
   em_cplx *r = malloc(((size_t)n + 1) * sizeof *r);
   for (int32_t i = 0; i < n * nrhs; i++) b[i] = em_test_rand(s) - 0.5 + I * em_test_rand(s);
-  EXPECT_OK(em_direct_solve(A, nrhs, b, x));
+  EXPECT_OK(em_test_dense_solve(A, nrhs, b, x));
   double worst = 0;
   for (int c = 0; c < nrhs; c++) {
     memcpy(r, b + (size_t)c * n, n * sizeof *r);
@@ -65,7 +65,7 @@ static void check(int32_t n, int nrhs, unsigned long long *s) {
     worst = fmax(worst, rn / (bn > 0 ? bn : 1));
   }
   int32_t bw = 0;
-  if (n > 0) EXPECT_OK(em_direct_bandwidth(A, &bw));
+  if (n > 0) EXPECT_OK(em_test_bandwidth(A, &bw));
   EXPECT(worst < 1e-12, "n=%d: relative residual %g", n, worst);
   printf("n=%d nrhs=%d: bandwidth after RCM %d, relative residual %.1e\n", n, nrhs, bw, worst);
   em_csr_destroy(&A);
@@ -85,7 +85,7 @@ int main(void) {
   int32_t ti[3] = {0, 1, 0}, tj[3] = {0, 1, 2};
   em_cplx tv[3] = {1, 1, 1}, b[3] = {1, 1, 1}, x[3];
   REQUIRE_OK(em_csr_from_triplets(3, 3, 3, ti, tj, tv, &A));
-  EXPECT_ERR(em_direct_solve(A, 1, b, x), EM_ERR_NUMERIC);
+  EXPECT_ERR(em_test_dense_solve(A, 1, b, x), EM_ERR_NUMERIC);
   em_csr_destroy(&A);
   return TEST_RESULT();
 }

@@ -54,7 +54,7 @@ static void bands(const em_csr *A, const int32_t *perm, int *kl, int *ku) {
     }
 }
 
-em_err em_direct_bandwidth(const em_csr *A, int32_t *bw) {
+em_err em_test_bandwidth(const em_csr *A, int32_t *bw) {
   int32_t *perm = NULL;
   EM_TRY(em_calloc(&perm, (size_t)A->n_rows + 1, sizeof *perm, "RCM permutation"));
   em_err err = rcm(A, perm);
@@ -67,7 +67,7 @@ em_err em_direct_bandwidth(const em_csr *A, int32_t *bw) {
   return err;
 }
 
-em_err em_direct_solve(const em_csr *A, int nrhs, const em_cplx *b, em_cplx *x) {
+em_err em_test_dense_solve(const em_csr *A, int nrhs, const em_cplx *b, em_cplx *x) {
   EM_CHECK(A && b && x && nrhs >= 1, EM_ERR_ARG, "direct solve: bad arguments");
   EM_CHECK(A->n_rows == A->n_cols, EM_ERR_ARG, "direct solve: matrix %d x %d is not square",
            A->n_rows, A->n_cols);

@@ -4,7 +4,7 @@
  * dense references, on matrices whose rows span several 64-column words,
  * with empty rows, 0x0 and rectangular shapes. */
 #include "bitmap_impl.h"
-#include "test_hyb_util.h"
+#include "spmat_util.h"
 
 static em_backend backend = EM_BACKEND_CPU;
 

@@ -6,7 +6,7 @@
  * CUDA graph cache, eviction included); memory and block info; the operator
  * wrapper; the per-group sort permutation; refusals of bad input. */
 #include "blockop_impl.h"
-#include "test_hyb_util.h"
+#include "spmat_util.h"
 
 static em_backend backend = EM_BACKEND_CPU;
 

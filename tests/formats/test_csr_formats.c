@@ -1,7 +1,7 @@
 /* CSR scalar and CSR vector (every T) against the reference on the awkward
  * random matrices and the FEM patterns, double and single, y = Ax and
  * y += Ax, memory checked.  Argument: cpu (default) or gpu (77: no GPU). */
-#include "test_ell_check.h"
+#include "spmat_check.h"
 
 int main(int argc, char **argv) {
   em_backend b = test_backend(argc, argv);

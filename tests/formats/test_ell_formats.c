@@ -1,7 +1,7 @@
 /* ELL, ELLR and ELLR-T (every T) against the reference on the awkward random
  * matrices and the FEM patterns, double and single, y = Ax and y += Ax,
  * memory checked against the layout formulas.  Argument: cpu or gpu. */
-#include "test_ell_check.h"
+#include "spmat_check.h"
 
 int main(int argc, char **argv) {
   em_backend b = test_backend(argc, argv);

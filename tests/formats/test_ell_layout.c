@@ -5,7 +5,7 @@
  * kernel (thread g = row i lane t: start slot(i, t), step S*T, cnt steps)
  * visiting exactly the entries k = t, t + T, ... of row i in order. */
 #include "ell_impl.h"
-#include "test_ell_check.h"
+#include "spmat_check.h"
 
 /* What the CUDA kernel's thread (i, lane) reads, emulated: returns the
  * number of mismatches against the row's entries. */

@@ -5,7 +5,7 @@
  * layout the GPU kernels read (ELL slots, tail, chunk boundaries) is checked
  * array by array. */
 #include "hyb_impl.h"
-#include "test_hyb_util.h"
+#include "spmat_util.h"
 
 static em_backend backend = EM_BACKEND_CPU;
 

@@ -10,7 +10,7 @@
  * l + 1's, or its own on lane 31; shfl(v, 31) gives lane 31's. */
 #include "bitmap_impl.h"
 #include "hyb_impl.h"
-#include "test_hyb_util.h"
+#include "spmat_util.h"
 
 #define W 32
 

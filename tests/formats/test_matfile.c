@@ -6,7 +6,7 @@
 #include <dirent.h>
 #include <unistd.h>
 
-#include "test_hyb_util.h"
+#include "spmat_util.h"
 
 static char dir[4096];
 

@@ -3,7 +3,7 @@
  * and the automatic choice (em_fmt_choose through EM_FMT_AUTO).
  * Argument: cpu (default) or gpu (77 when no GPU answers). */
 #include "formats_impl.h" /* em_fmt_choose */
-#include "test_ell_check.h"
+#include "spmat_check.h"
 
 /* Rows sorted by em_sellrt_sort_perm (columns too when square: symmetric). */
 static em_csr *sorted_copy(const em_csr *A) {

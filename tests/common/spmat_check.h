@@ -1,4 +1,4 @@
-/* test_ell_check.h - the checks every CSR / ELL-family format test runs on
+/* spmat_check.h - the checks every CSR / ELL-family format test runs on
  * each backend: awkward random matrices and FEM patterns, y = A x and
  * y += A x in complex double and single against em_csr_spmv_ref, outputs
  * poisoned before each run and guard slots after the end checked untouched.
@@ -7,8 +7,8 @@
  * the reference computed in double from the values the format stores (for
  * single precision: A, x and y0 rounded to float first), so only the
  * summation order and precision differ: 1e-13 (double), 1e-5 (single). */
-#ifndef TEST_ELL_CHECK_H
-#define TEST_ELL_CHECK_H
+#ifndef EM_SPMAT_CHECK_H
+#define EM_SPMAT_CHECK_H
 
 #include <stdlib.h>
 #include <string.h>

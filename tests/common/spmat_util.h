@@ -1,4 +1,4 @@
-/* test_hyb_util.h - inputs and checks shared by the HYB / HEC, bitmap and
+/* spmat_util.h - inputs and checks shared by the HYB / HEC, bitmap and
  * block operator tests: awkward random matrices, a small FEM-pattern block
  * matrix from em_mesh_box with the order-p Nedelec DOF layout, SpMV through
  * an em_spmat in either precision and backend with the output poisoned
@@ -8,14 +8,15 @@
  * rounding: |y_i - ref_i| <= tol (sum_k |a_ik| |x_k| + |y0_i|), with
  * |z| = |re z| + |im z|.  A row that
  * should be zero must be exactly zero, and a NaN left by the poison fails. */
-#ifndef TEST_HYB_UTIL_H
-#define TEST_HYB_UTIL_H
+#ifndef EM_SPMAT_UTIL_H
+#define EM_SPMAT_UTIL_H
 
 #include <string.h>
 
 #include "em_formats.h"
 #include "em_mesh.h"
 #include "em_test.h"
+#include "fem_pattern.h"
 #ifdef EM_HAVE_CUDA
 #include <cuda_runtime.h>
 #endif
@@ -60,54 +61,9 @@ static inline em_csr *tu_rand_csr(int32_t nr, int32_t nc, int maxlen, int empty_
 }
 
 /* The FEM pattern of an order-p Nedelec discretisation of an n^3-cell box
- * (6 tets a cell, jittered): edges carry p DOFs, faces p(p-1), tets
- * p(p-1)(p-2)/2.  Groups: 1 = edge slot 0; 2 = edge slot 1 + face slots 0,1;
- * 3 = edge slot 2 + face slots 2..5 + tet slots.  Pattern = union of the
- * dense element blocks, values random and symmetric. */
+ * split into its order blocks (fem_pattern.h: the one generator). */
 static inline void tu_fem_blockmat(int ncell, int p, unsigned long long seed, em_blockmat **B) {
-  em_mesh *m = NULL;
-  REQUIRE_OK(em_mesh_box(ncell, ncell, ncell, 1, 1, 1, 0.2, (unsigned)seed, &m));
-  int32_t ne = m->n_edge, nf = m->n_face, nt = m->n_tet;
-  int32_t off[EM_MAX_ORDER + 1] = {0, ne, ne, ne};
-  if (p >= 2) off[2] = off[3] = ne + ne + 2 * nf;
-  if (p >= 3) off[3] = off[2] + ne + 4 * nf + 3 * nt;
-  int ndof = 6 * p + 4 * p * (p - 1) + p * (p - 1) * (p - 2) / 2;
-  int64_t ntrip = (int64_t)nt * ndof * ndof;
-  int32_t *ti = malloc(sizeof *ti * (size_t)ntrip), *tj = malloc(sizeof *tj * (size_t)ntrip);
-  em_cplx *tv = malloc(sizeof *tv * (size_t)ntrip),
-          *ke = malloc(sizeof *ke * (size_t)(ndof * ndof));
-  int32_t dof[45];
-  unsigned long long s = seed + 7;
-  int64_t q = 0;
-  for (int32_t t = 0; t < nt; t++) {
-    int d = 0;
-    for (int e = 0; e < 6; e++) {
-      int32_t g = m->tet_edge[6 * t + e];
-      dof[d++] = g;
-      if (p >= 2) dof[d++] = off[1] + g;
-      if (p >= 3) dof[d++] = off[2] + g;
-    }
-    for (int f = 0; f < 4 && p >= 2; f++) {
-      int32_t g = m->tet_face[4 * t + f];
-      for (int k = 0; k < 2; k++) dof[d++] = off[1] + ne + 2 * g + k;
-      for (int k = 0; k < 4 && p >= 3; k++) dof[d++] = off[2] + ne + 4 * g + k;
-    }
-    for (int k = 0; k < 3 && p >= 3; k++) dof[d++] = off[2] + ne + 4 * nf + 3 * t + k;
-    for (int a = 0; a < ndof; a++)
-      for (int b = 0; b <= a; b++) ke[a * ndof + b] = ke[b * ndof + a] = tu_rand_cplx(&s);
-    for (int a = 0; a < ndof; a++)
-      for (int b = 0; b < ndof; b++, q++) {
-        ti[q] = dof[a];
-        tj[q] = dof[b];
-        tv[q] = ke[a * ndof + b];
-      }
-  }
-  em_csr *A = NULL;
-  REQUIRE_OK(em_csr_from_triplets(off[p], off[p], ntrip, ti, tj, tv, &A));
-  REQUIRE_OK(em_blockmat_from_csr(A, p, off, B));
-  em_csr_destroy(&A);
-  em_mesh_destroy(&m);
-  free(ti), free(tj), free(tv), free(ke);
+  REQUIRE_OK(em_fem_pattern_box(ncell, p, (unsigned)seed, NULL, B));
 }
 
 /* |re| + |im|: within a factor sqrt(2) of |z|, much cheaper than cabs. */
