@@ -5,6 +5,10 @@
 # V-cycle with GMRES on the GPU, the direct factorization on all host cores
 # (the CPU baseline), and the direct factorization on the GPU; then pmg on
 # the GPU at larger sizes (EPW_BIG, default "17 20") while time lasts.
+# GPU_TESTS=1 first runs the gpu-labelled tests (ctest -L gpu); ORDER3=1
+# first runs pmg on the GPU on the default order-3 DRA at 4.5, 5.8 and
+# 7.5 GHz (the iteration counts of the acceptance); SKIP_BASE=1 skips the
+# three-way comparison (a second call for the large sizes only).
 # Per run: wall time, the summary's stage times, iterations, host peak
 # memory (summary.json), GPU memory in use (nvidia-smi, sampled).  Logs and
 # the summaries go to $OUT (bundled: the device tool returns few files).
@@ -13,6 +17,9 @@ OUT=${OUT:-out/device}
 DEADLINE=${DEADLINE:-570}
 EPW=${EPW:-13.3}
 EPW_BIG=${EPW_BIG:-17 20}
+GPU_TESTS=${GPU_TESTS:-0}
+ORDER3=${ORDER3:-0}
+SKIP_BASE=${SKIP_BASE:-0}
 mkdir -p "$OUT"
 T0=$(date +%s)
 left() { echo $((DEADLINE - ($(date +%s) - T0))); }
@@ -39,8 +46,10 @@ run() {
   nvidia-smi --query-gpu=memory.used --format=csv,noheader,nounits -lms 250 > "$L/$lab.gpumem" &
   local smi=$! ts
   ts=$(date +%s.%N)
+  local f=${FREQ:-5.8e9} ea=(-setnumber Mesh/elements_per_wavelength "$epw")
+  [ "$epw" = default ] && ea=()
   timeout "$(cap 300)" "$B/app/emsolve" cases/dra.geo -setnumber Solver/order 3 \
-    -setnumber Mesh/elements_per_wavelength "$epw" -setnumber Solver/frequency 5.8e9 \
+    "${ea[@]}" -setnumber Solver/frequency "$f" \
     -setstring Output/fields none --device "$dev" --out "$L/$lab" "$@" > "$L/$lab.log" 2>&1
   local rc=$?
   kill $smi 2>/dev/null
@@ -69,9 +78,21 @@ print(f"  S11 {f['ports'][0]['S_dB']:.4f} dB, Zin {f['ports'][0]['Zin_ohm']}")
 PY
 }
 nvidia-smi --query-gpu=name,memory.total --format=csv,noheader
-run pmg-gpu "$EPW" gpu "${PMG[@]}"
-run direct-cpu "$EPW" cpu -setstring Solver/preconditioner direct
-run direct-gpu "$EPW" gpu -setstring Solver/preconditioner direct
+if [ "$GPU_TESTS" = 1 ]; then
+  step "ctest -L gpu"
+  (cd "$B" && timeout "$(cap 240)" ctest -L gpu --output-on-failure > "$L/ctest-gpu.log" 2>&1)
+  grep -E "tests passed|Failed|Passed|\*\*\*" "$L/ctest-gpu.log" | tail -20
+fi
+if [ "$ORDER3" = 1 ]; then
+  for f in 4.5e9 5.8e9 7.5e9; do FREQ=$f run "pmg-gpu-o3-$f" default gpu "${PMG[@]}"; done
+  FREQ=5.8e9 run "pmg-gpu-o3-cocg" default gpu "${PMG[@]}" -setstring Solver/method cocg
+fi
+if [ "$SKIP_BASE" != 1 ]; then
+  run pmg-gpu "$EPW" gpu "${PMG[@]}"
+  run pmg-gpu-mixed "$EPW" gpu "${PMG[@]}" -setstring Solver/precision mixed
+  run direct-cpu "$EPW" cpu -setstring Solver/preconditioner direct
+  run direct-gpu "$EPW" gpu -setstring Solver/preconditioner direct
+fi
 for e in $EPW_BIG; do
   [ "$(left)" -lt 150 ] && { echo "skipped epw $e: $(left) s left"; break; }
   run "pmg-gpu-epw$e" "$e" gpu "${PMG[@]}"
