@@ -46,10 +46,15 @@ run() {
   nvidia-smi --query-gpu=memory.used --format=csv,noheader,nounits -lms 250 > "$L/$lab.gpumem" &
   local smi=$! ts
   ts=$(date +%s.%N)
-  local f=${FREQ:-5.8e9} ea=(-setnumber Mesh/elements_per_wavelength "$epw")
+  local f=${FREQ:-5.8e9} ea=(-setnumber Mesh/elements_per_wavelength "$epw") fa
   [ "$epw" = default ] && ea=()
+  fa=(-setnumber Solver/frequency "$f")
+  # FREQ=sweep: three frequencies on one mesh (the later ones refactor on
+  # the kept analysis: the per-frequency cost of a sweep)
+  [ "$f" = sweep ] && fa=(-setnumber Solver/f_start 5.7e9 -setnumber Solver/f_stop 5.9e9
+    -setnumber Solver/n_freq 3)
   timeout "$(cap 300)" "$B/app/emsolve" cases/dra.geo -setnumber Solver/order 3 \
-    "${ea[@]}" -setnumber Solver/frequency "$f" \
+    "${ea[@]}" "${fa[@]}" \
     -setstring Output/fields none --device "$dev" --out "$L/$lab" "$@" > "$L/$lab.log" 2>&1
   local rc=$?
   kill $smi 2>/dev/null
@@ -75,6 +80,12 @@ if "applies" in pc:
           f"({pc['coarse_bytes']/2**20:.0f} MiB), smoother {pc['smoother_s']:.2f} s, coarse solves "
           f"{pc['coarse_solve_s']:.2f} s, residual SpMVs {pc['residual_spmv_s']:.2f} s")
 print(f"  S11 {f['ports'][0]['S_dB']:.4f} dB, Zin {f['ports'][0]['Zin_ohm']}")
+for i, g in enumerate(s["frequencies"][1:], 2):
+    t = g["time_s"]; sv = g["solves"][0]
+    print(f"  frequency {i} ({g['f_hz']/1e9:.3f} GHz): assembly {t['assembly']:.2f} s, "
+          f"operator {t['operator']:.2f} s, pc update {t['preconditioner_setup']:.2f} s, solve "
+          f"{t['solve']:.2f} s ({sv['iterations']} iterations) => pc + solve "
+          f"{t['preconditioner_setup'] + t['solve']:.2f} s")
 PY
 }
 nvidia-smi --query-gpu=name,memory.total --format=csv,noheader
@@ -86,6 +97,15 @@ fi
 if [ "$ORDER3" = 1 ]; then
   for f in 4.5e9 5.8e9 7.5e9; do FREQ=$f run "pmg-gpu-o3-$f" default gpu "${PMG[@]}"; done
   FREQ=5.8e9 run "pmg-gpu-o3-cocg" default gpu "${PMG[@]}" -setstring Solver/method cocg
+fi
+if [ "${PML2:-0}" = 1 ]; then # the PML's order-3 unknowns smoothed, not in the coarse factor
+  FREQ=5.8e9 run pmg-gpu-o3-pml2 default gpu "${PMG[@]}" -setnumber PMG/pml_coarse 2
+  run pmg-gpu-pml2 "$EPW" gpu "${PMG[@]}" -setnumber PMG/pml_coarse 2
+fi
+if [ "${SWEEP:-0}" = 1 ]; then
+  FREQ=sweep run pmg-gpu-sweep "$EPW" gpu "${PMG[@]}"
+  FREQ=sweep run direct-gpu-sweep "$EPW" gpu -setstring Solver/preconditioner direct
+  FREQ=sweep run direct-cpu-sweep "$EPW" cpu -setstring Solver/preconditioner direct
 fi
 if [ "$SKIP_BASE" != 1 ]; then
   run pmg-gpu "$EPW" gpu "${PMG[@]}"
