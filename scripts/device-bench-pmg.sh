@@ -91,7 +91,7 @@ PY
 nvidia-smi --query-gpu=name,memory.total --format=csv,noheader
 if [ "$GPU_TESTS" = 1 ]; then
   step "ctest -L gpu"
-  (cd "$B" && timeout "$(cap 240)" ctest -L gpu --output-on-failure > "$L/ctest-gpu.log" 2>&1)
+  (cd "$B" && timeout "$(cap 240)" ctest -L gpu -R "${GPU_TESTS_R:-.}" --output-on-failure > "$L/ctest-gpu.log" 2>&1)
   grep -E "tests passed|Failed|Passed|\*\*\*" "$L/ctest-gpu.log" | tail -20
 fi
 if [ "$ORDER3" = 1 ]; then
@@ -115,6 +115,7 @@ if [ "$SKIP_BASE" != 1 ]; then
 fi
 for e in $EPW_BIG; do
   [ "$(left)" -lt 150 ] && { echo "skipped epw $e: $(left) s left"; break; }
-  run "pmg-gpu-epw$e" "$e" gpu "${PMG[@]}"
+  # shellcheck disable=SC2086 # BIG_ARGS: extra options, word-split on purpose
+  run "pmg-gpu-epw$e" "$e" gpu "${PMG[@]}" ${BIG_ARGS:-}
 done
 step "done"
