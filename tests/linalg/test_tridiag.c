@@ -14,6 +14,7 @@
 #endif
 
 static int gpu = 0;
+static double worst_r = 0, worst_d = 0, worst_lap = 0; /* printed at the end */
 
 /* x = T^-1 b by the backend under test (batch systems of n rows). */
 static em_err solve(int64_t n, int64_t batch, int cplx, const void *dl, const void *d,
@@ -99,8 +100,12 @@ static void check_random(int64_t n, int64_t batch, int cplx) {
     rmax = fmax(rmax, resid(n, dl + k * n, d + k * n, du + k * n, b + k * n, x + k * n));
     for (int64_t i = 0; i < n; i++) dmax = fmax(dmax, cabs(x[k * n + i] - xr[k * n + i]));
   }
-  EXPECT(rmax < 2e-15 && dmax < 2e-15, "%s n %lld batch %lld: residual %.3g, |x - thomas| %.3g",
-         cplx ? "complex" : "real", (long long)n, (long long)batch, rmax, dmax);
+  worst_r = fmax(worst_r, rmax);
+  worst_d = fmax(worst_d, dmax);
+  /* the split method rounds differently from Thomas: a few ulps more */
+  EXPECT(rmax < (gpu ? 5e-15 : 2e-15) && dmax < (gpu ? 1e-14 : 2e-15),
+         "%s n %lld batch %lld: residual %.3g, |x - thomas| %.3g", cplx ? "complex" : "real",
+         (long long)n, (long long)batch, rmax, dmax);
   free(a);
 }
 
@@ -118,6 +123,7 @@ static void check_laplace(int64_t n) {
   }
   /* condition number ~ n^2: the error grows like n^2 eps (observed on the
    * CPU: 0.0017 n^2 eps at n = 1000, 0.003 n^2 eps at 2^20 + 1) */
+  worst_lap = fmax(worst_lap, e / s / (2.2e-16 * (double)n * (double)n));
   EXPECT(e / s < 1e-2 * 2.2e-16 * (double)n * (double)n + 1e-15,
          "Laplacian n %lld: relative error %.3g", (long long)n, e / s);
   free(a);
@@ -167,5 +173,7 @@ int main(int argc, char **argv) {
   check_random(1 << 10, 1 << 10, 1);
   check_laplace(1000);
   check_laplace((1 << 20) + 1);
+  printf("%s: worst residual %.3g, worst |x - thomas| %.3g, Laplacian error %.3g n^2 eps\n",
+         gpu ? "gpu" : "cpu", worst_r, worst_d, worst_lap);
   return TEST_RESULT();
 }
