@@ -4,11 +4,13 @@
  *
  * b_k = n_k - rank d_k - rank d_{k+1}, d_k the incidence matrix of k-cells
  * on (k-1)-cells mod 2.  The full matrices of a real mesh are far too large
- * for dense elimination, so the complex is first reduced by elementary
- * collapses (a (k-1)-cell with a single coface k-cell leaves with it), which
- * keep its homotopy type; each collapse adds one to the rank of d_k, and
- * what remains (a point for a ball) is ranked by dense GF(2) elimination
- * (linalg/, CPU or GPU).  For a region of space Z2 ranks give the real
+ * for dense elimination, so the complex is first reduced by coreductions
+ * (a cell whose boundary among the cells left is a single cell leaves with
+ * it), which keep its homology; what remains (nothing for a ball, a loop of
+ * cells for the coax) is ranked by dense GF(2) elimination (linalg/, CPU or
+ * GPU).  Elementary collapses alone (from the boundary inwards) were tried
+ * first: they stall on the 2-D walls where the fronts meet (21 k faces of
+ * the coax line's 50 k were left).  For a region of space Z2 ranks give the real
  * Betti numbers (no torsion): b0 pieces, b1 independent loops (the coax:
  * 1), b2 enclosed cavities (a metal body inside the air box: 1).  The
  * lowest-order curl has a null space of dimension V - b0 + b1 (gradients
@@ -16,6 +18,7 @@
 #include "em_linalg.h"
 #include "em_post.h"
 
+#include <stdio.h>
 #include <string.h>
 
 /* a simplicial complex: n[d] cells of dimension d, cell i of dimension
@@ -26,7 +29,7 @@ typedef struct {
   const int32_t *bd[4];
 } topo_cplx;
 
-/* the core left after the collapses may not exceed this many cells of one
+/* the core left after the coreductions may not exceed this many cells of one
  * dimension (dense elimination of n x n bits) */
 #define TOPO_CORE_MAX 16384
 
@@ -44,56 +47,85 @@ static em_err topo_face_edges(const em_mesh *m, int32_t **fe) {
   return EM_OK;
 }
 
-/* Collapse pairs (sigma of dim d-1, tau of dim d), d = top .. 1: sigma has
- * one alive coface tau and tau no alive coface.  alive[d][i] marks what is
- * left; ranks[d] counts the pairs (each one adds 1 to rank d_d). */
-static em_err topo_collapse(const topo_cplx *K, uint8_t *alive[4], int64_t ranks[4]) {
-  int32_t *cnt[4] = {0}, *ptr = NULL, *adj = NULL, *stack = NULL;
-  em_err err = EM_OK;
-  for (int d = 0; d <= K->top && !err; d++)
-    err = em_calloc(&cnt[d], (size_t)K->n[d] + 1, sizeof *cnt[d], "coface counts");
-  for (int d = K->top; d >= 1 && !err; d--) {
+/* Coreductions (Mrozek and Batko): take a vertex out (it carries b0: one
+ * per connected piece), then, breadth first from what was taken out, a
+ * cell a whose boundary among the cells left is one cell t leaves with t.
+ * Each step keeps the homology of what is left (an S-complex, whose
+ * boundary is the full one restricted), and the sweep leaves little more
+ * than one cell per generator.  *picked counts the vertices taken out. */
+static em_err topo_coreduce(const topo_cplx *K, uint8_t *alive[4], int64_t *picked) {
+  int64_t off[5] = {0}, total;
+  for (int d = 0; d <= 3; d++) off[d + 1] = off[d] + (d <= K->top ? K->n[d] : 0);
+  total = off[K->top + 1];
+  int32_t *ptr[4] = {0}, *cof[4] = {0};
+  int64_t *queue = NULL, head = 0, tail = 0, vnext = 0;
+  uint8_t *queued = NULL;
+  em_err err = em_calloc(&queue, (size_t)total + 1, sizeof *queue, "coreduction queue");
+  if (!err) err = em_calloc(&queued, (size_t)total + 1, 1, "queued cells");
+  /* cofaces of the (d-1)-cells, CSR */
+  for (int d = 1; d <= K->top && !err; d++) {
     const int nb = d + 1;
-    const int32_t nlo = K->n[d - 1], nhi = K->n[d];
-    /* cofaces of the (d-1)-cells: CSR, and the counts of alive ones */
-    em_free(&ptr);
-    em_free(&adj);
-    em_free(&stack);
-    err = em_calloc(&ptr, (size_t)nlo + 2, sizeof *ptr, "coface pointers");
-    if (!err) err = em_calloc(&adj, (size_t)nb * nhi + 1, sizeof *adj, "cofaces");
-    if (!err) err = em_calloc(&stack, (size_t)nb * nhi + nlo + 1, sizeof *stack, "collapse stack");
+    err = em_calloc(&ptr[d - 1], (size_t)K->n[d - 1] + 2, sizeof *ptr[d - 1], "coface pointers");
+    if (!err) err = em_calloc(&cof[d - 1], (size_t)nb * K->n[d] + 1, sizeof *cof[d - 1], "cofaces");
     if (err) break;
-    memset(cnt[d - 1], 0, (size_t)nlo * sizeof *cnt[d - 1]);
-    for (int32_t c = 0; c < nhi; c++)
-      for (int k = 0; k < nb; k++) {
-        ptr[K->bd[d][(size_t)nb * c + k] + 2]++;
-        if (alive[d][c]) cnt[d - 1][K->bd[d][(size_t)nb * c + k]]++;
-      }
-    for (int32_t i = 0; i < nlo; i++) ptr[i + 2] += ptr[i + 1];
-    for (int32_t c = 0; c < nhi; c++)
-      for (int k = 0; k < nb; k++) adj[ptr[K->bd[d][(size_t)nb * c + k] + 1]++] = c;
-    int64_t top = 0;
-    for (int32_t i = 0; i < nlo; i++)
-      if (alive[d - 1][i] && cnt[d - 1][i] == 1) stack[top++] = i;
-    while (top > 0) {
-      const int32_t s = stack[--top];
-      if (!alive[d - 1][s] || cnt[d - 1][s] != 1) continue;
-      int32_t tau = -1;
-      for (int32_t q = ptr[s]; q < ptr[s + 1] && tau < 0; q++)
-        if (alive[d][adj[q]]) tau = adj[q];
-      if (tau < 0 || (d < K->top && cnt[d][tau] > 0)) continue; /* tau not maximal */
-      alive[d - 1][s] = alive[d][tau] = 0;
-      ranks[d]++;
-      for (int k = 0; k < nb; k++) {
-        const int32_t s2 = K->bd[d][(size_t)nb * tau + k];
-        if (--cnt[d - 1][s2] == 1 && alive[d - 1][s2]) stack[top++] = s2;
+    int32_t *p = ptr[d - 1];
+    for (int64_t c = 0; c < (int64_t)nb * K->n[d]; c++) p[K->bd[d][c] + 2]++;
+    for (int32_t i = 0; i < K->n[d - 1]; i++) p[i + 2] += p[i + 1];
+    for (int32_t c = 0; c < K->n[d]; c++)
+      for (int k = 0; k < nb; k++) cof[d - 1][p[K->bd[d][(size_t)nb * c + k] + 1]++] = c;
+  }
+  const int64_t cap = total + 1;
+#define TOPO_PUSH(dim, i)           \
+  do {                              \
+    int64_t code_ = off[dim] + (i); \
+    if (!queued[code_]) {           \
+      queued[code_] = 1;            \
+      queue[tail] = code_;          \
+      tail = (tail + 1) % cap;      \
+    }                               \
+  } while (0)
+#define TOPO_PUSH_COFACES(dim, i)                                               \
+  do {                                                                          \
+    if ((dim) < K->top)                                                         \
+      for (int32_t q_ = ptr[dim][i]; q_ < ptr[dim][(i) + 1]; q_++)              \
+        if (alive[(dim) + 1][cof[dim][q_]]) TOPO_PUSH((dim) + 1, cof[dim][q_]); \
+  } while (0)
+  while (!err) {
+    while (vnext < K->n[0] && !alive[0][vnext]) vnext++;
+    if (vnext == K->n[0]) break;
+    alive[0][vnext] = 0; /* a new piece: its vertex carries b0 */
+    (*picked)++;
+    TOPO_PUSH_COFACES(0, vnext);
+    while (head != tail) {
+      const int64_t code = queue[head];
+      head = (head + 1) % cap;
+      queued[code] = 0;
+      int d = 1;
+      while (code >= off[d + 1]) d++;
+      const int32_t a = (int32_t)(code - off[d]);
+      if (!alive[d][a]) continue;
+      int nb_alive = 0;
+      int32_t t = -1;
+      for (int k = 0; k <= d; k++)
+        if (alive[d - 1][K->bd[d][(size_t)(d + 1) * a + k]])
+          nb_alive++, t = K->bd[d][(size_t)(d + 1) * a + k];
+      if (nb_alive == 0) {
+        TOPO_PUSH_COFACES(d, a);
+      } else if (nb_alive == 1) { /* coreduction pair (a, t) */
+        alive[d][a] = alive[d - 1][t] = 0;
+        TOPO_PUSH_COFACES(d - 1, t);
+        TOPO_PUSH_COFACES(d, a);
       }
     }
   }
-  for (int d = 0; d <= K->top; d++) em_free(&cnt[d]);
-  em_free(&ptr);
-  em_free(&adj);
-  em_free(&stack);
+#undef TOPO_PUSH
+#undef TOPO_PUSH_COFACES
+  for (int d = 0; d < 4; d++) {
+    em_free(&ptr[d]);
+    em_free(&cof[d]);
+  }
+  em_free(&queue);
+  em_free(&queued);
   return err ? em_error_trace(err, __FILE__, __LINE__) : EM_OK;
 }
 
@@ -109,12 +141,15 @@ static em_err topo_core_rank(const topo_cplx *K, uint8_t *alive[4], int d, em_ba
   em_err err = EM_OK;
   if (nlo > TOPO_CORE_MAX || nhi > TOPO_CORE_MAX)
     err = EM_RAISE(EM_ERR_UNSUPPORTED,
-                   "topology: %d %d-cells and %d %d-cells left after the collapses (at most %d)",
+                   "topology: %d %d-cells and %d %d-cells left after the coreductions (at most %d)",
                    nhi, d, nlo, d - 1, TOPO_CORE_MAX);
   if (!err) err = em_gf2_create(nhi, nlo, &A);
   for (int32_t c = 0, r = 0; !err && c < K->n[d]; c++) {
     if (!alive[d][c]) continue;
-    for (int k = 0; k <= d; k++) em_gf2_flip(A, r, id[K->bd[d][(size_t)(d + 1) * c + k]]);
+    for (int k = 0; k <= d; k++) { /* the boundary restricted to the cells left */
+      const int32_t j = id[K->bd[d][(size_t)(d + 1) * c + k]];
+      if (j >= 0) em_gf2_flip(A, r, j);
+    }
     r++;
   }
   int32_t rk = 0;
@@ -125,7 +160,8 @@ static em_err topo_core_rank(const topo_cplx *K, uint8_t *alive[4], int d, em_ba
   return err ? em_error_trace(err, __FILE__, __LINE__) : EM_OK;
 }
 
-/* Betti numbers of K: collapse, rank the core, b_k = n_k - r_k - r_{k+1}. */
+/* Betti numbers of K: coreduce, rank what is left (primes), then
+ * b_k = n'_k - r'_k - r'_{k+1} (+ the vertices taken out, for b0). */
 static em_err topo_betti(const topo_cplx *K, em_backend be, em_betti *b) {
   uint8_t *alive[4] = {0};
   int64_t rank[5] = {0};
@@ -135,14 +171,16 @@ static em_err topo_betti(const topo_cplx *K, em_backend be, em_betti *b) {
     err = em_calloc(&alive[d], (size_t)K->n[d] + 1, 1, "alive cells");
     if (!err) memset(alive[d], 1, (size_t)K->n[d]);
   }
-  if (!err) err = topo_collapse(K, alive, rank);
+  int64_t picked = 0;
+  if (!err) err = topo_coreduce(K, alive, &picked);
   for (int d = 0; d <= K->top && !err; d++)
     for (int32_t i = 0; i < K->n[d]; i++) b->core[d] += alive[d][i];
   for (int d = 1; d <= K->top && !err; d++) err = topo_core_rank(K, alive, d, be, &rank[d]);
-  for (int d = 0; d <= K->top && !err; d++) {
+  for (int d = 0; d <= K->top && !err;
+       d++) { /* then the full ranks from n_k = b_k + r_k + r_{k+1} */
     b->cells[d] = K->n[d];
-    b->rank[d] = rank[d];
-    b->b[d] = (int)(K->n[d] - rank[d] - rank[d + 1]);
+    b->b[d] = (int)(b->core[d] - rank[d] - rank[d + 1] + (d == 0 ? picked : 0));
+    b->rank[d] = d == 0 ? 0 : K->n[d - 1] - b->b[d - 1] - b->rank[d - 1];
   }
   for (int d = 0; d <= K->top; d++) em_free(&alive[d]);
   return err ? em_error_trace(err, __FILE__, __LINE__) : EM_OK;
@@ -207,7 +245,7 @@ em_err em_post_topology_log(const em_mesh *m, const em_port *ports, int n_port, 
   }
   EM_TRY(err);
   em_log_info(log,
-              "topology (Z2 ranks, %s): b0 %d  b1 %d  b2 %d  b3 %d  (core after collapses: %lld "
+              "topology (Z2 ranks, %s): b0 %d  b1 %d  b2 %d  b3 %d  (left after coreductions: %lld "
               "vertices, %lld edges, %lld faces, %lld tets; %.2f s)",
               be == EM_BACKEND_CUDA ? "GPU" : "CPU", vol->b[0], vol->b[1], vol->b[2], vol->b[3],
               (long long)vol->core[0], (long long)vol->core[1], (long long)vol->core[2],
