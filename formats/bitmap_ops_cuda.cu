@@ -404,9 +404,9 @@ extern "C" em_err em_bitmap_add_cuda(const em_spmat *A, const em_spmat *B, em_sp
   if (!err) err = bo_scan(nw, dc.wptr, n);
   if (!err) err = bo_scan(nz, dc.vptr, n);
   if (!err) err = bo_alloc_result(&dc, vs, &n_words, &nnz);
-  if (!err && p == EM_PREC_SINGLE)
+  if (!err && n > 0 && p == EM_PREC_SINGLE)
     bo_add_fill<float2><<<bo_grid(n), BO_THREADS>>>(n, da, db, dc);
-  else if (!err)
+  else if (!err && n > 0)
     bo_add_fill<double2><<<bo_grid(n), BO_THREADS>>>(n, da, db, dc);
   BO_TRY(cudaGetLastError(), "bitmap sum kernels");
   BO_TRY(cudaEventRecord(e[1]), "cudaEventRecord");
@@ -464,9 +464,9 @@ extern "C" em_err em_bitmap_mul_cuda(const em_spmat *A, const em_spmat *B, em_sp
   if (!err) err = bo_scan(nw, dc.wptr, n);
   if (!err) err = bo_scan(nz, dc.vptr, n);
   if (!err) err = bo_alloc_result(&dc, vs, &n_words, &nnz);
-  if (!err && p == EM_PREC_SINGLE)
+  if (!err && n > 0 && p == EM_PREC_SINGLE)
     bo_mul_fill<float2><<<bo_grid(n), BO_THREADS>>>(n, da, db, dc, sofs, sw, sm, pre);
-  else if (!err)
+  else if (!err && n > 0)
     bo_mul_fill<double2><<<bo_grid(n), BO_THREADS>>>(n, da, db, dc, sofs, sw, sm, pre);
   BO_TRY(cudaGetLastError(), "bitmap product kernels");
   BO_TRY(cudaEventRecord(e[1]), "cudaEventRecord");

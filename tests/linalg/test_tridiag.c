@@ -161,18 +161,23 @@ int main(int argc, char **argv) {
     return EM_TEST_SKIP;
 #endif
   }
+  /* EM_TEST_SMALL (under compute-sanitizer): without the 2^20 + 1 systems */
+  const int small = getenv("EM_TEST_SMALL") != NULL;
   const int64_t sizes[] = {1, 2, 3, 31, 32, 33, 1000, (1 << 20) + 1};
   for (int cplx = 0; cplx < 2; cplx++) {
-    for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++) check_random(sizes[s], 1, cplx);
+    for (size_t s = 0; s < sizeof sizes / sizeof *sizes - (size_t)small; s++)
+      check_random(sizes[s], 1, cplx);
     const int64_t bn[] = {1, 2, 31, 33, 1000}, bb[] = {2, 31, 32, 33, 1000};
     for (int i = 0; i < 5; i++)
       for (int j = 0; j < 5; j++)
         if (bn[i] * bb[j] <= 100000) check_random(bn[i], bb[j], cplx);
     check_zero_pivot(cplx);
   }
-  check_random(1 << 10, 1 << 10, 1);
   check_laplace(1000);
-  check_laplace((1 << 20) + 1);
+  if (!small) {
+    check_random(1 << 10, 1 << 10, 1);
+    check_laplace((1 << 20) + 1);
+  }
   printf("%s: worst residual %.3g, worst |x - thomas| %.3g, Laplacian error %.3g n^2 eps\n",
          gpu ? "gpu" : "cpu", worst_r, worst_d, worst_lap);
   return TEST_RESULT();
