@@ -9,7 +9,7 @@ OUT=${OUT:-/tmp/out}
 SRC=$PWD
 mkdir -p "$OUT"
 cmake -S . -B "$B" -G Ninja -DCMAKE_BUILD_TYPE=Release > "$OUT/build.log" 2>&1
-timeout 150 cmake --build "$B" -j16 --target test_tridiag test_gf2 test_bitmap_ops_gpu \
+timeout 150 cmake --build "$B" -j16 --target test_tridiag_gpu test_gf2_gpu test_bitmap_ops_gpu \
   tridiag_bench gf2_bench bitmap_ops_bench >> "$OUT/build.log" 2>&1
 echo "build rc $?"; tail -3 "$OUT/build.log"
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee "$OUT/device.txt"
@@ -22,12 +22,12 @@ export OMP_NUM_THREADS=$(nproc) OMP_PROC_BIND=spread
 { timeout 40 "$B/bench/bitmap_ops_bench"; echo "bitmap_ops_bench rc $?"; } >> "$OUT/bench.md" 2>&1
 grep -E "rc |WRONG" "$OUT/bench.md"
 export EM_TEST_SMALL=1 OMP_NUM_THREADS=2
-for t in linalg/test_tridiag linalg/test_gf2 formats/test_bitmap_ops_gpu; do
+for t in linalg/test_tridiag_gpu linalg/test_gf2_gpu formats/test_bitmap_ops_gpu; do
   a=gpu; [ "$t" = formats/test_bitmap_ops_gpu ] && a=
   timeout 40 compute-sanitizer --error-exitcode 9 "$B/tests/$t" $a > "$OUT/sanitizer_$(basename $t).log" 2>&1
   echo "sanitizer $t rc $?"; tail -2 "$OUT/sanitizer_$(basename $t).log"
 done
 unset EM_TEST_SMALL
-timeout 120 cmake --build "$B" -j16 --target test_topology >> "$OUT/build.log" 2>&1 && \
-  (cd "$B" && EM_SOURCE_DIR=$SRC timeout 40 ./tests/post/test_topology gpu > "$OUT/topology.log" 2>&1; echo "topology gpu rc $?")
+timeout 120 cmake --build "$B" -j16 --target test_topology_gpu >> "$OUT/build.log" 2>&1 && \
+  (cd "$SRC" && EM_SOURCE_DIR=$SRC timeout 40 "$B/tests/post/test_topology_gpu" gpu > "$OUT/topology.log" 2>&1; echo "topology gpu rc $?")
 cat "$OUT/topology.log" 2>/dev/null | tail -5
