@@ -18,7 +18,7 @@ date -u | tee -a "$OUT/device.txt"
 echo "ctest rc $?"; grep -E "tests passed|Failed|Passed|worst" "$OUT/ctest.log"
 export OMP_NUM_THREADS=$(nproc) OMP_PROC_BIND=spread
 { timeout 60 "$B/bench/tridiag_bench"; echo "tridiag_bench rc $?"; } > "$OUT/bench.md" 2>&1
-{ timeout 50 "$B/bench/gf2_bench"; echo "gf2_bench rc $?"; } >> "$OUT/bench.md" 2>&1
+{ timeout 70 "$B/bench/gf2_bench"; echo "gf2_bench rc $?"; } >> "$OUT/bench.md" 2>&1
 { timeout 40 "$B/bench/bitmap_ops_bench"; echo "bitmap_ops_bench rc $?"; } >> "$OUT/bench.md" 2>&1
 grep -E "rc |WRONG" "$OUT/bench.md"
 export EM_TEST_SMALL=1 OMP_NUM_THREADS=2
