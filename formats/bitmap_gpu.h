@@ -13,6 +13,12 @@
 extern "C" {
 #endif
 
+/* LU = L + U - I, A = L U without pivoting (L unit lower, U upper) of a
+ * square complex double CPU bitmap, the fill found while factoring
+ * (bitmap_lu.c, the CPU reference of a bitmap LU; none on the GPU yet).  A
+ * zero pivot is EM_ERR_NUMERIC naming the row. */
+em_err em_bitmap_lu(const em_spmat *A, em_spmat **LU);
+
 #ifdef EM_HAVE_CUDA
 /* a[q] = M(i[q], j[q]) for q < n, one thread per query: binary search of
  * the word j / 64 in row i, then popcounts of the earlier words and of the
