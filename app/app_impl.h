@@ -49,8 +49,9 @@ typedef struct em_run_config {
   int fields;            /* 0 none, 1 first frequency, 2 all, 3 middle (n_freq / 2) */
   int vtk_binary;
   int subdiv;
-  int line_points; /* E along a line: points (0: none) */
-  double line[6];  /* from xyz, to xyz (metres) */
+  int line_points;   /* E along a line: points (0: none) */
+  int interp_points; /* S splined onto this many frequencies (0: none) */
+  double line[6];    /* from xyz, to xyz (metres) */
 } em_run_config;
 
 em_err em_run_config_read(const em_case *c, em_run_config *cfg);

@@ -76,6 +76,8 @@ static const em_param_spec SPECS[] = {
         "none"),
     STR("Output/vtk", "binary", "VTK encoding: binary or ascii"),
     NUM("Output/subdiv", 0, "VTK subdivision of each tet (0: the basis order)"),
+    NUM("Output/interp_points", 0,
+        "S splined onto this many frequencies, <case>_interp.sNp (0: none; needs a sweep)"),
     NUM("Output/line_points", 0, "E along a line to line_<n>.csv: number of points (0: none)"),
     NUM("Output/line_from_x", 0, "line start x (model units)"),
     NUM("Output/line_from_y", 0, "line start y"),
@@ -237,6 +239,7 @@ em_err em_run_config_read(const em_case *c, em_run_config *cfg) {
   EM_TRY(integer(c, "Output/subdiv", 0, 8, &cfg->subdiv));
   if (cfg->subdiv == 0) cfg->subdiv = cfg->order;
   EM_TRY(integer(c, "Output/line_points", 0, 1000000, &cfg->line_points));
+  EM_TRY(integer(c, "Output/interp_points", 0, 1000000, &cfg->interp_points));
   static const char *const ends[6] = {"Output/line_from_x", "Output/line_from_y",
                                       "Output/line_from_z", "Output/line_to_x",
                                       "Output/line_to_y",   "Output/line_to_z"};

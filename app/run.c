@@ -306,6 +306,13 @@ static em_err write_port_tables(em_run *r) {
   /* Touchstone v1 has one reference impedance: the first port's */
   EM_TRY(em_touchstone_write(path, np, nf, r->cfg.freq, r->S, r->zref[0], comment));
   EM_TRY(add_file(r, name));
+  if (r->cfg.interp_points > 0 && nf >= 2) { /* splined between the solved frequencies */
+    snprintf(name, sizeof name, "%s_interp.s%dp", em_case_name(r->cs), np);
+    EM_TRY(out_path(r, path, sizeof path, name));
+    EM_TRY(em_touchstone_write_interp(path, np, nf, r->cfg.freq, r->S, r->zref[0], comment,
+                                      r->cfg.interp_points));
+    EM_TRY(add_file(r, name));
+  }
   EM_TRY(out_path(r, path, sizeof path, "ports.csv"));
   EM_TRY(em_ports_csv_write(path, np, nf, r->cfg.freq, r->S, r->zref));
   EM_TRY(add_file(r, "ports.csv"));
@@ -350,6 +357,8 @@ static em_err run_case(em_run *r) {
   EM_CHECK(r->dofs->n_dof > 0, EM_ERR_INPUT, "case %s has no unknowns (everything is PEC?)",
            em_case_path(r->cs));
   EM_TRY(em_device_open(a->device, log, &r->dev));
+  em_betti topo; /* Betti numbers over Z2 in the log; ports checked against their shape */
+  EM_TRY(em_post_topology_log(r->mesh, r->setup.port, r->setup.n_port, r->dev.backend, log, &topo));
 
   int np = r->setup.n_port, nf = cfg->n_freq;
   EM_TRY(em_calloc(&r->S, (size_t)nf * np * np, sizeof *r->S, "S-parameters"));

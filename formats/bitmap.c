@@ -211,3 +211,14 @@ em_err em_bitmap_mul(const em_spmat *A, const em_spmat *B, em_spmat **C) {
            A->info.n_cols, B->info.n_rows, B->info.n_cols);
   return x->mul(A, B, C);
 }
+
+em_err em_bitmap_host(const em_spmat *M, const char *who, const em_bitmap **bm) {
+  *bm = NULL;
+  EM_CHECK(M, EM_ERR_ARG, "%s: NULL matrix", who);
+  EM_CHECK(M->info.format == EM_FMT_BITMAP, EM_ERR_ARG, "%s: the matrix is %s, not bitmap", who,
+           em_format_name(M->info.format));
+  EM_CHECK(M->info.backend == EM_BACKEND_CPU, EM_ERR_UNSUPPORTED,
+           "%s: works on CPU bitmaps only; this one lives on the GPU", who);
+  *bm = M->data;
+  return EM_OK;
+}

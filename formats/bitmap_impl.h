@@ -51,6 +51,9 @@ size_t em_bitmap_bytes(const em_bitmap *bm, em_prec p);
 em_err em_bitmap_wrap(em_bitmap **bm, em_prec p, em_spmat **M);
 /* Free a host bitmap and its arrays. */
 void em_bitmap_free(em_bitmap **bm);
+/* The host bitmap of a CPU bitmap spmat, or an error naming `who` when M is
+ * not one (bitmap.c; the GPU extras and the LU take host bitmaps). */
+em_err em_bitmap_host(const em_spmat *M, const char *who, const em_bitmap **bm);
 /* Frees the arrays where they live (bitmap.c). */
 void em_bitmap_destroy(em_spmat *M);
 

@@ -77,6 +77,28 @@ em_err em_json_close(em_json *j);
 /* Remove the temporary file after an error. */
 void em_json_abort(em_json *j);
 
+/* ------------------------------------------------------------ topology */
+
+/* Betti numbers over Z2 (post/topology.c): cells[k] k-cells, rank[k] the
+ * rank of their incidence on the (k-1)-cells, b[k] = cells[k] - rank[k] -
+ * rank[k+1]; core[k]: cells left after the elementary collapses, ranked by
+ * dense GF(2) elimination. */
+typedef struct em_betti {
+  int b[4];
+  int64_t cells[4], rank[4], core[4];
+} em_betti;
+
+/* The meshed volume (group -1: vertices, edges, faces, tets) or one
+ * surface group (vertices, edges, triangles; b3 = 0); the core ranked on
+ * the CPU or the GPU. */
+em_err em_post_betti(const em_mesh *m, int group, em_backend be, em_betti *b);
+/* Log the volume's Betti numbers and the lowest-order curl null space
+ * V - b0 + b1, then each port's b0, b1, with a warning when a coax port is
+ * not an annulus (b1 = 1) or a waveguide / lumped port not simply
+ * connected. */
+em_err em_post_topology_log(const em_mesh *m, const em_port *ports, int n_port, em_backend be,
+                            const em_log *log, em_betti *vol);
+
 /* ------------------------------------------------------------ port tables */
 
 /* Touchstone v1 (".sNp"): "# Hz S RI R z0", one line per frequency for
@@ -86,6 +108,12 @@ void em_json_abort(em_json *j);
  * finite, >= 0 and increasing (EM_ERR_ARG); S finite (EM_ERR_NUMERIC). */
 em_err em_touchstone_write(const char *path, int n_ports, int n_freq, const double *freq,
                            const em_cplx *S, double z0, const char *comment);
+/* The same file with S on n_points equally spaced frequencies from freq[0]
+ * to freq[n_freq - 1], each S_ij through a natural cubic spline of the
+ * n_freq >= 2 solved values (post/touchstone_interp.c); a comment line says
+ * they are interpolated. */
+em_err em_touchstone_write_interp(const char *path, int n_ports, int n_freq, const double *freq,
+                                  const em_cplx *S, double z0, const char *comment, int n_points);
 /* ports.csv: frequency, then per port i: |S_ii| dB, phase deg, Re/Im Zin
  * with Zin = z0[i] (1 + S_ii)/(1 - S_ii) ("inf" when S_ii = 1), and |S_ji|
  * dB for j != i.  Columns are named in docs/outputs.md. */
