@@ -47,6 +47,7 @@ static em_err spmat_of(const em_csr *A, em_backend be, em_spmat **M) {
 }
 
 static void rows_free(em_pmg *p, pmg_rows *R) {
+  (void)p; /* used only with CUDA */
 #ifdef EM_HAVE_CUDA
   if (p->be == EM_BACKEND_CUDA) em_pmg_cuda_free((void **)&R->idx);
 #endif
@@ -89,6 +90,7 @@ static void pmg_destroy(em_pc *pc) {
  * the host and in the pc's memory. */
 static em_err rows_make(em_pmg *p, int32_t a, int32_t b, const uint8_t *coarse, int want,
                         pmg_rows *R) {
+  (void)p; /* used only with CUDA */
   R->n = 0;
   EM_TRY(em_calloc(&R->h, (size_t)(b - a) + 1, sizeof *R->h, "pmg rows"));
   for (int32_t i = a; i < b; i++)
