@@ -49,8 +49,14 @@ typedef struct em_run_config {
   int fields;            /* 0 none, 1 first frequency, 2 all, 3 middle (n_freq / 2) */
   int vtk_binary;
   int subdiv;
-  int line_points; /* E along a line: points (0: none) */
-  double line[6];  /* from xyz, to xyz (metres) */
+  int line_points;   /* E along a line: points (0: none) */
+  double line[6];    /* from xyz, to xyz (metres) */
+  int eigen;         /* Solver/problem: 0 driven, 1 eigen (app/eigen.c) */
+  double eig_target; /* Eigen/target, Hz */
+  int eig_n;         /* Eigen/n */
+  double eig_tol;    /* Eigen/tolerance */
+  int eig_ncv;       /* Eigen/subspace (0: automatic) */
+  int eig_restarts;  /* Eigen/max_restarts */
 } em_run_config;
 
 em_err em_run_config_read(const em_case *c, em_run_config *cfg);
