@@ -194,6 +194,9 @@ static em_err report_modes(em_run *r, em_eigen_result *er) {
     mode_info *q = &mi[i];
     q->col = i;
     q->f = k0 * EM_C0 / (2 * M_PI);
+    /* a real problem (no loss, no PML, no ABC) gives Im f at rounding
+       level, of either sign: Q is infinite there, not 1e28 */
+    if (fabs(cimag(q->f)) <= 1e-13 * cabs(q->f)) q->f = creal(q->f);
     q->q = cimag(q->f) != 0 ? creal(q->f) / (2 * cimag(q->f)) : INFINITY;
     q->resid = er->resid[i];
     EM_TRY_GOTO(err, energy(r, x, wg), done);

@@ -13,7 +13,8 @@ DefineConstant[
   ea  = {1, Name "Materials/air/eps_r"},
   pr  = {"eigen", Name "Solver/problem"},
   ft  = {8e9, Name "Eigen/target"},
-  p   = {3, Name "Solver/order"}
+  p   = {3, Name "Solver/order"},
+  hm  = {0, Name "Geometry/hmax", Help "largest element, mm (0: from the wavelength)"}
 ];
 
 Box(1) = {0, 0, 0, a, b, t};
@@ -21,3 +22,6 @@ Box(2) = {0, 0, t, a, b, d - t};
 BooleanFragments{ Volume{1, 2}; Delete; }{}
 Physical Volume("slab") = {1};
 Physical Volume("air") = {2};
+If (hm > 0)
+  Mesh.MeshSizeMax = hm;
+EndIf
