@@ -57,6 +57,7 @@ typedef struct em_run_config {
   double eig_tol;    /* Eigen/tolerance */
   int eig_ncv;       /* Eigen/subspace (0: automatic) */
   int eig_restarts;  /* Eigen/max_restarts */
+  int eig_ports;     /* Eigen/ports: 0 open (PMC), 1 short (PEC), 2 matched */
 } em_run_config;
 
 em_err em_run_config_read(const em_case *c, em_run_config *cfg);

@@ -11,7 +11,11 @@
  *     near it the layer absorbs as well, only its depth in wavelengths
  *     changes),
  *   - the first-order ABC j k_t sqrt(eps mu) / mu,
- *   - ports: closed by PEC (the feed neither drives nor loads the modes).
+ *   - ports (Eigen/ports): open, the natural condition n x curl E = 0 (PMC)
+ *     on the port plane, so the modes are the poles of the input impedance
+ *     Zin seen there (default); short (PEC), the poles of the admittance;
+ *     matched, the port's own Robin term at k_t (the mode loaded by the
+ *     feed's reference impedance).
  * Per mode: f = c sqrt(lambda) / 2 pi, Q = Re f / (2 Im f), the residual,
  * the electric energy int Re(eps_r) |E|^2 per volume group and in the PML;
  * modes.csv, a table on stdout, mode_<i>.vtk. */
@@ -58,7 +62,7 @@ static em_err abc_robins(const em_run *r, double kt, em_robin *rb, int32_t **lis
  * the dofmap's numbering. */
 static em_err assemble_pair(em_run *r, double kt, em_csr **S, em_csr **T) {
   em_err err = EM_OK;
-  const em_setup *s = &r->setup;
+  em_setup *s = &r->setup;
   em_robin rb[16];
   int32_t *lists[16] = {0};
   int n_rb = 0;
@@ -71,6 +75,11 @@ static em_err assemble_pair(em_run *r, double kt, em_csr **S, em_csr **T) {
       vary[t] = (uint8_t)s->medium[r->mesh->tet_group[t]].is_pml;
   }
   EM_TRY_GOTO(err, abc_robins(r, kt, rb, lists, &n_rb), done);
+  if (r->cfg.eig_ports == 2) /* matched: the port's Robin term, no excitation */
+    for (int i = 0; i < s->n_port && n_rb < 16; i++) {
+      EM_TRY_GOTO(err, em_port_set_frequency(&s->port[i], kt), done);
+      em_port_robin(&s->port[i], 0, 0, &rb[n_rb++]);
+    }
   em_problem prob = {.k0 = 0,
                      .order = r->cfg.order,
                      .material = em_media_material,
@@ -252,11 +261,11 @@ em_err em_app_eigen(em_run *r) {
   const em_run_config *cfg = &r->cfg;
   const em_mesh *m = r->mesh;
   em_setup *s = &r->setup;
-  /* ports are closed by PEC: the modes of the structure with its feed
-     shorted at the port plane */
-  for (int32_t k = 0; k < m->n_tri; k++)
-    for (int i = 0; i < s->n_port; i++)
-      if (m->tri_group[k] == s->port[i].group) s->face_fixed[m->tri_face[k]] = 1;
+  EM_CHECK(s->n_port <= 15, EM_ERR_INPUT, "eigen: %d ports, at most 15", s->n_port);
+  if (cfg->eig_ports == 1) /* short: the port planes become PEC */
+    for (int32_t k = 0; k < m->n_tri; k++)
+      for (int i = 0; i < s->n_port; i++)
+        if (m->tri_group[k] == s->port[i].group) s->face_fixed[m->tri_face[k]] = 1;
   EM_TRY(em_dofmap_build(m, cfg->order, s->face_fixed, &r->dofs));
   em_log_info(r->log, "eigen: order %d, %d unknowns, %d modes near %.6g GHz", cfg->order,
               r->dofs->n_dof, cfg->eig_n, cfg->eig_target * 1e-9);

@@ -29,6 +29,8 @@ static const em_param_spec SPECS[] = {
     NUM("Eigen/tolerance", 1e-10, "eigen: Ritz residual target, relative"),
     NUM("Eigen/subspace", 0, "eigen: Krylov subspace size (0: max(2 n + 20, 40))"),
     NUM("Eigen/max_restarts", 300, "eigen: Krylov-Schur restarts before giving up"),
+    STR("Eigen/ports", "open",
+        "eigen: port planes open (PMC: the poles of Zin), short (PEC) or matched (loaded)"),
     STR("Solver/method", "bicgstab", "Krylov method: bicgstab, cocg, cocr, gmres, fgmres"),
     STR("Solver/preconditioner", "auto",
         "preconditioner: auto (direct: on the GPU when it fits there, else the host; pmg, or ilu0 "
@@ -154,8 +156,10 @@ static em_err read_frequencies(const em_case *c, em_run_config *cfg) {
   return EM_OK;
 }
 
-/* Eigen/...: the target replaces the frequency list (the mesh is sized
- * for it); a case's sweep parameters are ignored. */
+/* Eigen/...: the frequency list becomes one frequency, the one the mesh
+ * is sized for. */
+static em_err read_frequencies(const em_case *c, em_run_config *cfg);
+
 static em_err read_eigen(const em_case *c, em_run_config *cfg) {
   EM_TRY(num(c, "Eigen/target", &cfg->eig_target));
   EM_CHECK(cfg->eig_target > 0, EM_ERR_INPUT,
@@ -171,9 +175,20 @@ static em_err read_eigen(const em_case *c, em_run_config *cfg) {
            "Eigen/subspace = %d must be 0 or at least Eigen/n + 2 = %d", cfg->eig_ncv,
            cfg->eig_n + 2);
   EM_TRY(integer(c, "Eigen/max_restarts", 0, 100000, &cfg->eig_restarts));
+  static const char *const ports[] = {"open", "short", "matched"};
+  EM_TRY(choice(c, "Eigen/ports", ports, 3, &cfg->eig_ports));
+  /* the mesh: sized for the case's highest frequency when it has a sweep
+     (the same mesh as its driven run), else for the target */
+  double fmesh = cfg->eig_target;
+  if (em_case_param_find(c, "Solver/frequency") ||
+      (em_case_param_find(c, "Solver/f_start") && em_case_param_find(c, "Solver/f_stop"))) {
+    EM_TRY(read_frequencies(c, cfg));
+    if (cfg->freq[cfg->n_freq - 1] > fmesh) fmesh = cfg->freq[cfg->n_freq - 1];
+    em_free(&cfg->freq);
+  }
   EM_TRY(em_calloc(&cfg->freq, 1, sizeof *cfg->freq, "frequency list"));
   cfg->n_freq = 1;
-  cfg->freq[0] = cfg->eig_target;
+  cfg->freq[0] = fmesh;
   return EM_OK;
 }
 

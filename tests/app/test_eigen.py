@@ -96,7 +96,7 @@ w_slab = 4 * (5e-3 / 2 - math.sin(2 * k1 * 5e-3) / (4 * k1))
 w_air = (math.sin(k1 * 5e-3) / math.sin(k2 * L)) ** 2 * (L / 2 - math.sin(2 * k2 * L) / (4 * k2))
 frac = w_slab / (w_slab + w_air)
 got = float(ms[0]["energy_slab"])
-check(abs(got - frac) < 1e-4, f"slab: electric energy fraction in the slab {got:.6f} vs {frac:.6f} (1e-4)")
+check(abs(got - frac) < 1e-5, f"slab: electric energy fraction in the slab {got:.7f} vs {frac:.7f} (1e-5)")
 
 # --- bad input
 rc, _, err_text, _ = run(CASE, *sets("Solver/problem", "eigen"), *setn("Eigen/target", 0), expect_ok=False)
