@@ -112,7 +112,8 @@ typedef struct mode_info {
   double resid; /* relative residual of (S - lambda T) x */
   double pml;   /* fraction of the electric energy in the PML */
   const char *flag;
-  int col; /* column in the eigen result */
+  char label[8]; /* dominant dipole of the dielectric: "M_y", "P_z", "-" */
+  int col;       /* column in the eigen result */
 } mode_info;
 
 /* int Re(eps_r) |E|^2 per volume group (the PML's background eps). */
@@ -138,6 +139,57 @@ static em_err energy(const em_run *r, const em_cplx *x, double *w_group) {
   return EM_OK;
 }
 
+/* A label from symmetry: the polarization current of the dielectrics
+ * (Re eps_r != 1, outside the PML), J = j omega eps0 (eps_r - 1) E, as
+ * electric and magnetic dipoles about its centroid,
+ *   p ~ int (eps_r - 1) E,   m / c ~ (k / 2) int (eps_r - 1) (x - x_c) x E,
+ * in units that radiate alike; the largest of the six components names the
+ * mode (a cylindrical DRA: HEM11delta is M_x or M_y, TE01delta M_z,
+ * TM01delta P_z).  "-" without a dielectric (a hollow cavity). */
+static em_err dipole_label(const em_run *r, const em_cplx *x, double k, char *label) {
+  const em_mesh *m = r->mesh;
+  em_quad q;
+  EM_TRY(em_quad_tet(2 * r->cfg.order, &q));
+  em_cplx P[3] = {0, 0, 0}, X[3] = {0, 0, 0};
+  double C[3] = {0, 0, 0}, W = 0;
+  for (int32_t t = 0; t < m->n_tet; t++) {
+    const em_medium *med = &r->setup.medium[m->tet_group[t]];
+    double de = creal(med->eps_r) - 1;
+    if (med->is_pml || fabs(de) < 1e-12) continue;
+    em_tet_geom g;
+    em_tet_geom_make(m, t, &g);
+    for (int k2 = 0; k2 < q.n; k2++) {
+      const double *lam = q.lam + 4 * k2;
+      double xq[3] = {0, 0, 0}, wq = q.w[k2] * g.vol * de;
+      for (int a = 0; a < 4; a++)
+        for (int d = 0; d < 3; d++) xq[d] += lam[a] * g.x[a][d];
+      em_cplx E[3];
+      em_field_eval(m, r->dofs, x, NULL, t, lam, E, NULL);
+      for (int d = 0; d < 3; d++) {
+        int d1 = (d + 1) % 3, d2 = (d + 2) % 3;
+        P[d] += wq * E[d];
+        X[d] += wq * (xq[d1] * E[d2] - xq[d2] * E[d1]);
+        C[d] += wq * xq[d];
+      }
+      W += wq;
+    }
+  }
+  if (W == 0) {
+    snprintf(label, 8, "-");
+    return EM_OK;
+  }
+  double best = -1;
+  for (int d = 0; d < 3; d++) {
+    int d1 = (d + 1) % 3, d2 = (d + 2) % 3;
+    /* about the centroid: m = X - x_c x P */
+    em_cplx md = X[d] - (C[d1] / W * P[d2] - C[d2] / W * P[d1]);
+    double vp = cabs(P[d]), vm = 0.5 * k * cabs(md);
+    if (vp > best) best = vp, snprintf(label, 8, "P_%c", 'x' + d);
+    if (vm > best) best = vm, snprintf(label, 8, "M_%c", 'x' + d);
+  }
+  return EM_OK;
+}
+
 typedef struct field_ctx {
   const em_mesh *m;
   const em_dofmap *d;
@@ -155,13 +207,13 @@ static em_err write_csv(const em_run *r, const char *path, int n, const mode_inf
   const em_mesh *m = r->mesh;
   em_outfile o;
   EM_TRY(em_outfile_open(&o, path, 0));
-  fprintf(o.f, "mode,f_re_Hz,f_im_Hz,Q,residual,pml_fraction,flag");
+  fprintf(o.f, "mode,f_re_Hz,f_im_Hz,Q,residual,pml_fraction,flag,dipole");
   for (int g = 0; g < m->n_group; g++)
     if (m->group[g].dim == 3) fprintf(o.f, ",energy_%s", m->group[g].name);
   fprintf(o.f, "\n");
   for (int i = 0; i < n; i++) {
-    fprintf(o.f, "%d,%.12g,%.12g,%.8g,%.3e,%.6f,%s", i + 1, creal(mi[i].f), cimag(mi[i].f), mi[i].q,
-            mi[i].resid, mi[i].pml, mi[i].flag);
+    fprintf(o.f, "%d,%.12g,%.12g,%.8g,%.3e,%.6f,%s,%s", i + 1, creal(mi[i].f), cimag(mi[i].f),
+            mi[i].q, mi[i].resid, mi[i].pml, mi[i].flag, mi[i].label);
     for (int g = 0; g < m->n_group; g++)
       if (m->group[g].dim == 3) fprintf(o.f, ",%.6f", frac[(size_t)i * m->n_group + g]);
     fprintf(o.f, "\n");
@@ -217,6 +269,7 @@ static em_err report_modes(em_run *r, em_eigen_result *er) {
     }
     q->pml = tot > 0 ? pml / tot : 0;
     q->flag = flag_of(lam, q->f, q->resid, q->pml);
+    EM_TRY_GOTO(err, dipole_label(r, x, creal(k0), q->label), done);
   }
   /* ascending Re f (insertion sort; rows of frac move with them) */
   for (int a = 1; a < n; a++)
@@ -244,10 +297,12 @@ static em_err report_modes(em_run *r, em_eigen_result *er) {
   }
   printf("# %s: %d eigenmodes nearest %.6g GHz (order %d, %d unknowns)\n", em_case_name(r->cs), n,
          r->cfg.eig_target * 1e-9, r->cfg.order, nd);
-  printf("# mode  f_re_GHz        f_im_GHz        Q             residual   pml_frac  flag\n");
+  printf(
+      "# mode  f_re_GHz        f_im_GHz        Q             residual   pml_frac  flag   "
+      "dipole\n");
   for (int i = 0; i < n; i++)
-    printf("%-6d %-15.10g %-15.8g %-13.6g %-10.2e %-9.4f %s\n", i + 1, creal(mi[i].f) * 1e-9,
-           cimag(mi[i].f) * 1e-9, mi[i].q, mi[i].resid, mi[i].pml, mi[i].flag);
+    printf("%-6d %-15.10g %-15.8g %-13.6g %-10.2e %-9.4f %-6s %s\n", i + 1, creal(mi[i].f) * 1e-9,
+           cimag(mi[i].f) * 1e-9, mi[i].q, mi[i].resid, mi[i].pml, mi[i].flag, mi[i].label);
   if (!er->converged) printf("# not all modes converged (see the log)\n");
   printf("# outputs in %s/ (modes.csv, mode_<i>.vtk)\n", r->out_dir);
 done:
