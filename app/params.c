@@ -27,7 +27,7 @@ static const em_param_spec SPECS[] = {
     NUM("Eigen/target", 0, "eigen: the modes nearest this frequency are found, Hz (required)"),
     NUM("Eigen/n", 4, "eigen: number of modes"),
     NUM("Eigen/tolerance", 1e-10, "eigen: Ritz residual target, relative"),
-    NUM("Eigen/subspace", 0, "eigen: Krylov subspace size (0: max(2 n + 20, 40))"),
+    NUM("Eigen/subspace", 0, "eigen: Krylov subspace size (0: max(2 n + 10, 20))"),
     NUM("Eigen/max_restarts", 300, "eigen: Krylov-Schur restarts before giving up"),
     STR("Eigen/ports", "open",
         "eigen: port planes open (PMC: the poles of Zin), short (PEC) or matched (loaded)"),

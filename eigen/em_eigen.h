@@ -32,7 +32,7 @@ extern "C" {
 
 typedef struct em_eigen_opts {
   int nev;          /* eigenpairs wanted (>= 1) */
-  int ncv;          /* Krylov subspace size (0: max(2 nev + 20, 40)) */
+  int ncv;          /* Krylov subspace size (0: max(2 nev + 10, 20)) */
   double tol;       /* Ritz residual |beta y_m| <= tol |theta| (default 1e-10) */
   int max_restarts; /* default 300 */
   em_cplx sigma;    /* the shift, in lambda units */

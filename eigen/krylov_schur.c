@@ -206,7 +206,7 @@ em_err em_eigen_solve(const em_csr *S, const em_csr *T, const em_eigen_opts *o,
   int32_t n = S->n_rows;
   EM_CHECK(o->nev >= 1, EM_ERR_ARG, "eigen: %d eigenpairs asked for (need >= 1)", o->nev);
   EM_CHECK(n >= 2, EM_ERR_ARG, "eigen: the problem has %d unknowns", n);
-  int m = o->ncv > 0 ? o->ncv : (2 * o->nev + 20 > 40 ? 2 * o->nev + 20 : 40);
+  int m = o->ncv > 0 ? o->ncv : (2 * o->nev + 10 > 20 ? 2 * o->nev + 10 : 20);
   if (m > 256) m = 256; /* rotate's row buffers */
   if (m > n) m = n;
   int nev = o->nev < m - 1 ? o->nev : m - 1;
