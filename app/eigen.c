@@ -76,7 +76,11 @@ static em_err assemble_pair(em_run *r, double kt, em_csr **S, em_csr **T) {
   }
   EM_TRY_GOTO(err, abc_robins(r, kt, rb, lists, &n_rb), done);
   if (r->cfg.eig_ports == 2) /* matched: the port's Robin term, no excitation */
-    for (int i = 0; i < s->n_port && n_rb < 16; i++) {
+    for (int i = 0; i < s->n_port; i++) {
+      if (n_rb >= 16) {
+        err = EM_RAISE(EM_ERR_INPUT, "eigen: more than 16 ports and ABC media to match");
+        goto done;
+      }
       EM_TRY_GOTO(err, em_port_set_frequency(&s->port[i], kt), done);
       em_port_robin(&s->port[i], 0, 0, &rb[n_rb++]);
     }
