@@ -59,6 +59,8 @@ typedef struct em_run {
 } em_run;
 
 em_err em_run_write_summary(const em_run *r);
+/* Solver/problem eigen: modes near Eigen/target (after the setup). */
+em_err em_app_eigen(em_run *r);
 em_err em_run_write_line(em_run *r, int fi, const em_cplx *x, const em_cplx *fixed,
                          const char *path);
 

@@ -22,6 +22,15 @@ static const em_param_spec SPECS[] = {
     NUM_REQ("Solver/f_stop", "last frequency of a sweep, Hz"),
     NUM("Solver/n_freq", 11, "number of frequencies of a sweep"),
     NUM("Solver/order", 1, "basis order p: 1, 2 or 3"),
+    STR("Solver/problem", "driven",
+        "driven (excited by ports or a plane wave) or eigen (resonant modes, docs/eigen.md)"),
+    NUM("Eigen/target", 0, "eigen: the modes nearest this frequency are found, Hz (required)"),
+    NUM("Eigen/n", 4, "eigen: number of modes"),
+    NUM("Eigen/tolerance", 1e-10, "eigen: Ritz residual target, relative"),
+    NUM("Eigen/subspace", 0, "eigen: Krylov subspace size (0: max(2 n + 10, 20))"),
+    NUM("Eigen/max_restarts", 300, "eigen: Krylov-Schur restarts before giving up"),
+    STR("Eigen/ports", "open",
+        "eigen: port planes open (PMC: the poles of Zin), short (PEC) or matched (loaded)"),
     STR("Solver/method", "bicgstab", "Krylov method: bicgstab, cocg, cocr, gmres, fgmres"),
     STR("Solver/preconditioner", "auto",
         "preconditioner: auto (direct: on the GPU when it fits there, else the host; pmg, or ilu0 "
@@ -150,6 +159,42 @@ static em_err read_frequencies(const em_case *c, em_run_config *cfg) {
   return EM_OK;
 }
 
+/* Eigen/...: the frequency list becomes one frequency, the one the mesh
+ * is sized for. */
+static em_err read_frequencies(const em_case *c, em_run_config *cfg);
+
+static em_err read_eigen(const em_case *c, em_run_config *cfg) {
+  EM_TRY(num(c, "Eigen/target", &cfg->eig_target));
+  EM_CHECK(cfg->eig_target > 0, EM_ERR_INPUT,
+           "Solver/problem eigen needs Eigen/target > 0 (Hz), the frequency the modes are "
+           "sought near (e.g. -setnumber Eigen/target 6e9); it is %g",
+           cfg->eig_target);
+  EM_TRY(integer(c, "Eigen/n", 1, 200, &cfg->eig_n));
+  EM_TRY(num(c, "Eigen/tolerance", &cfg->eig_tol));
+  EM_CHECK(cfg->eig_tol > 0 && cfg->eig_tol < 1, EM_ERR_INPUT,
+           "Eigen/tolerance = %g must be in (0, 1)", cfg->eig_tol);
+  EM_TRY(integer(c, "Eigen/subspace", 0, 256, &cfg->eig_ncv));
+  EM_CHECK(cfg->eig_ncv == 0 || cfg->eig_ncv >= cfg->eig_n + 2, EM_ERR_INPUT,
+           "Eigen/subspace = %d must be 0 or at least Eigen/n + 2 = %d", cfg->eig_ncv,
+           cfg->eig_n + 2);
+  EM_TRY(integer(c, "Eigen/max_restarts", 0, 100000, &cfg->eig_restarts));
+  static const char *const ports[] = {"open", "short", "matched"};
+  EM_TRY(choice(c, "Eigen/ports", ports, 3, &cfg->eig_ports));
+  /* the mesh: sized for the case's highest frequency when it has a sweep
+     (the same mesh as its driven run), else for the target */
+  double fmesh = cfg->eig_target;
+  if (em_case_param_find(c, "Solver/frequency") ||
+      (em_case_param_find(c, "Solver/f_start") && em_case_param_find(c, "Solver/f_stop"))) {
+    EM_TRY(read_frequencies(c, cfg));
+    if (cfg->freq[cfg->n_freq - 1] > fmesh) fmesh = cfg->freq[cfg->n_freq - 1];
+    em_free(&cfg->freq);
+  }
+  EM_TRY(em_calloc(&cfg->freq, 1, sizeof *cfg->freq, "frequency list"));
+  cfg->n_freq = 1;
+  cfg->freq[0] = fmesh;
+  return EM_OK;
+}
+
 static em_err read_solver(const em_case *c, em_run_config *cfg) {
   const char *s;
   em_ksp_opts_default(&cfg->ksp);
@@ -216,7 +261,12 @@ em_err em_run_config_read(const em_case *c, em_run_config *cfg) {
   memset(cfg, 0, sizeof *cfg);
   EM_TRY(num(c, "Geometry/unit", &cfg->unit));
   EM_CHECK(cfg->unit > 0, EM_ERR_INPUT, "Geometry/unit = %g must be > 0", cfg->unit);
-  EM_TRY(read_frequencies(c, cfg));
+  static const char *const problem[] = {"driven", "eigen"};
+  EM_TRY(choice(c, "Solver/problem", problem, 2, &cfg->eigen));
+  if (cfg->eigen)
+    EM_TRY(read_eigen(c, cfg));
+  else
+    EM_TRY(read_frequencies(c, cfg));
   EM_TRY(integer(c, "Solver/order", 1, 3, &cfg->order));
   EM_TRY(num(c, "Mesh/elements_per_wavelength", &cfg->epw));
   EM_CHECK(cfg->epw >= 0, EM_ERR_INPUT, "Mesh/elements_per_wavelength = %g must be >= 0", cfg->epw);

@@ -338,6 +338,7 @@ static em_err run_case(em_run *r) {
   r->t_mesh = em_wtime() - t0;
   em_mesh_stats_compute(r->mesh, &r->mstats);
   EM_TRY(em_setup_build(r->cs, r->mesh, cfg, log, &r->setup));
+  if (cfg->eigen) return em_app_eigen(r); /* resonant modes: app/eigen.c */
   EM_TRY(em_app_ff_setup(r));
   EM_CHECK(r->setup.n_port > 0 || r->ff.planewave, EM_ERR_INPUT,
            "case %s has no port: nothing excites the structure (add a surface group 'port1' "

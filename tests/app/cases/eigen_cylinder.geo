@@ -1,0 +1,21 @@
+// Palace's cylindrical cavity: radius 2.74 cm, height 2 radius, filled with
+// eps_r 2.08, PEC walls.  TM010: f = c j01 / (2 pi a sqrt(eps_r)) =
+// 2.903636 GHz.  The walls are faceted (straight-sided tets): the
+// polygonal side wall moves TM010 by about pi^2 / (3 N^2) for N facets
+// around the circumference (docs/eigen.md).
+SetFactory("OpenCASCADE");
+
+DefineConstant[
+  a   = {27.4, Name "Geometry/radius", Help "mm"},
+  er  = {2.08, Name "Materials/fill/eps_r"},
+  pr  = {"eigen", Name "Solver/problem"},
+  ft  = {2.9e9, Name "Eigen/target"},
+  p   = {3, Name "Solver/order"},
+  hm  = {0, Name "Geometry/hmax", Help "largest element, mm (0: from the wavelength)"}
+];
+
+Cylinder(1) = {0, 0, 0, 0, 0, 2 * a, a};
+Physical Volume("fill") = {1};
+If (hm > 0)
+  Mesh.MeshSizeMax = hm;
+EndIf
