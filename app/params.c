@@ -56,6 +56,10 @@ static const em_param_spec SPECS[] = {
         "pmg: the unknowns of the PML join the exact coarse solve (1) or are smoothed (0)"),
     NUM("Mesh/elements_per_wavelength", 0,
         "target elements per wavelength at the highest frequency (0: by order, 12/7/5)"),
+    NUM("Mesh/frequency", 0,
+        "Hz whose wavelength sizes the mesh (0: the case file's own Solver/f_stop, else its "
+        "Solver/frequency, or the run's highest frequency when that is higher): a sub-band or "
+        "one frequency of the case meshes as its full sweep does"),
     NUM("Mesh/reorder", 1, "renumber vertices by reverse Cuthill-McKee (1) or not (0)"),
     NUM_REQ("Materials/*/eps_r", "relative permittivity of volume '*' (required)"),
     NUM("Materials/*/mu_r", 1, "relative permeability of volume '*'"),
@@ -147,6 +151,36 @@ static em_err read_frequencies(const em_case *c, em_run_config *cfg) {
   return EM_OK;
 }
 
+/* The frequency that sizes the mesh: fixed by the case, not by the band a
+ * run asks for, so that -setnumber Solver/frequency f solves on the mesh of
+ * the case's sweep; raised to the run's highest frequency (never fewer
+ * elements per wavelength than asked) when the run goes above it. */
+static em_err read_mesh_frequency(const em_case *c, em_run_config *cfg) {
+  double fm, top = cfg->freq[cfg->n_freq - 1];
+  EM_TRY(num(c, "Mesh/frequency", &fm));
+  EM_CHECK(fm >= 0, EM_ERR_INPUT, "Mesh/frequency = %g Hz must be >= 0 (0: the case's own)", fm);
+  if (fm > 0) {
+    cfg->mesh_freq = fm;
+    cfg->mesh_freq_from = "Mesh/frequency";
+    return EM_OK;
+  }
+  static const char *const own[2] = {"Solver/f_stop", "Solver/frequency"};
+  for (int k = 0; k < 2; k++) {
+    const em_param *p = em_case_param_find(c, own[k]);
+    if (!p || strcmp(p->source, "case file") || !(p->number > 0)) continue;
+    if (p->number >= top) {
+      cfg->mesh_freq = p->number;
+      cfg->mesh_freq_from =
+          k ? "the case file's Solver/frequency" : "the case file's Solver/f_stop";
+      return EM_OK;
+    }
+    break;
+  }
+  cfg->mesh_freq = top;
+  cfg->mesh_freq_from = "the highest frequency of the run";
+  return EM_OK;
+}
+
 static em_err read_solver(const em_case *c, em_run_config *cfg) {
   const char *s;
   em_ksp_opts_default(&cfg->ksp);
@@ -214,6 +248,7 @@ em_err em_run_config_read(const em_case *c, em_run_config *cfg) {
   EM_TRY(num(c, "Geometry/unit", &cfg->unit));
   EM_CHECK(cfg->unit > 0, EM_ERR_INPUT, "Geometry/unit = %g must be > 0", cfg->unit);
   EM_TRY(read_frequencies(c, cfg));
+  EM_TRY(read_mesh_frequency(c, cfg));
   EM_TRY(integer(c, "Solver/order", 1, 3, &cfg->order));
   EM_TRY(num(c, "Mesh/elements_per_wavelength", &cfg->epw));
   EM_CHECK(cfg->epw >= 0, EM_ERR_INPUT, "Mesh/elements_per_wavelength = %g must be >= 0", cfg->epw);

@@ -6,7 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "app_run.h"
+#include "app_sweep.h"
 
 typedef struct {
   const em_mesh *m;
@@ -92,7 +92,7 @@ static em_err build_robins(em_run *r, double k0, em_robin *rb, int *n_rb, int32_
 
 /* One frequency: assemble, build the operator and the preconditioner, solve
  * for every port's excitation, measure the ports, write fields. */
-static em_err solve_frequency(em_run *r, int fi) {
+em_err em_run_solve_frequency(em_run *r, int fi) {
   em_err err = EM_OK;
   const em_run_config *cfg = &r->cfg;
   em_setup *s = &r->setup;
@@ -154,7 +154,7 @@ static em_err solve_frequency(em_run *r, int fi) {
   em_operator A;
   EM_TRY_GOTO(err, em_blockop_operator(op, &A), done);
   fr->t_operator = em_wtime() - t0;
-  if (fi == 0) record_blocks(r, Ap, op);
+  if (!r->n_block) record_blocks(r, Ap, op); /* the first frequency solved */
 
   t0 = em_wtime();
   em_pc_opts pco = cfg->pc;
@@ -319,8 +319,15 @@ static em_err run_case(em_run *r) {
   }
   EM_TRY(em_run_config_read(r->cs, &r->cfg));
   const em_run_config *cfg = &r->cfg;
-  double fmax = cfg->freq[cfg->n_freq - 1];
-  em_mesh_opts mo = {cfg->unit, fmax, cfg->epw, em_setup_index_of, r->cs, 1};
+  em_log_info(log, "mesh sized at %.6g GHz (%s), %g elements per wavelength", cfg->mesh_freq * 1e-9,
+              cfg->mesh_freq_from, cfg->epw);
+  if (cfg->mesh_freq < cfg->freq[cfg->n_freq - 1])
+    em_log_warn(log,
+                "Mesh/frequency %.6g GHz is below the run's highest frequency %.6g GHz: %.3g "
+                "elements per wavelength there",
+                cfg->mesh_freq * 1e-9, cfg->freq[cfg->n_freq - 1] * 1e-9,
+                cfg->epw * cfg->mesh_freq / cfg->freq[cfg->n_freq - 1]);
+  em_mesh_opts mo = {cfg->unit, cfg->mesh_freq, cfg->epw, em_setup_index_of, r->cs, 1};
   double t0 = em_wtime();
   EM_TRY(em_case_mesh(r->cs, &mo, log, &r->mesh));
   r->t_mesh = em_wtime() - t0;
@@ -358,11 +365,7 @@ static em_err run_case(em_run *r) {
   struct stat st;
   r->made_out_dir = stat(r->out_dir, &st) != 0;
   EM_TRY(em_mkdir_p(r->out_dir));
-  for (int i = 0; i < nf; i++) {
-    em_log_info(log, "frequency %d/%d: %.6g GHz", i + 1, nf, cfg->freq[i] * 1e-9);
-    EM_TRY(solve_frequency(r, i));
-    r->n_done = i + 1;
-  }
+  EM_TRY(em_sweep_run(r));
   EM_TRY(write_port_tables(r));
   EM_TRY(add_file(r, "summary.json"));
   EM_TRY(em_run_write_summary(r));

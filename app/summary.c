@@ -26,6 +26,8 @@ static void write_mesh(em_json *j, const em_run *r) {
   em_json_number(j, "h_min_m", s->h_min);
   em_json_number(j, "h_max_m", s->h_max);
   em_json_number(j, "elements_per_wavelength", r->cfg.epw);
+  em_json_number(j, "sized_at_hz", r->cfg.mesh_freq);
+  em_json_string(j, "sized_by", r->cfg.mesh_freq_from);
   em_json_number(j, "time_s", r->t_mesh);
   em_json_begin_array(j, "groups");
   for (int g = 0; g < r->mesh->n_group; g++) {
@@ -94,6 +96,7 @@ static void write_frequency(em_json *j, const em_run *r, int i) {
   em_json_number(j, "f_hz", f->f);
   em_json_number(j, "k0", f->k0);
   em_json_bool(j, "converged", f->converged);
+  em_json_bool(j, "resumed", f->resumed);
   em_json_begin_object(j, "time_s");
   em_json_number(j, "assembly", f->t_assembly);
   em_json_number(j, "operator", f->t_operator);

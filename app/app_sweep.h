@@ -1,0 +1,30 @@
+/* app_sweep.h - the frequency loop of a run: the journal of finished
+ * frequencies (resume), Ctrl-C, progress with the time left (private to
+ * app/, docs/sweeps.md). */
+#ifndef EM_APP_SWEEP_H
+#define EM_APP_SWEEP_H
+
+#include "app_run.h"
+
+/* The journal: <out>/sweep.journal, one line per finished frequency,
+ * rewritten whole (temporary name + rename) after each.  Its key hashes the
+ * emsolve version, the case file's bytes and every parameter; a journal with
+ * another key is refused on --resume. */
+#define EM_JOURNAL_NAME "sweep.journal"
+
+/* 64-bit FNV-1a key of the run (case bytes, parameters, build). */
+em_err em_journal_key(const em_run *r, uint64_t *key);
+/* Write the journal of every frequency with done[i] set. */
+em_err em_journal_write(const em_run *r, const uint8_t *done);
+/* Read the journal into r (S, Zin, Zref, frequency results, far-field
+ * figures) and mark done[i]; a missing journal is no error (nothing done),
+ * one of another key, case or frequency list is EM_ERR_INPUT naming it. */
+em_err em_journal_read(em_run *r, uint8_t *done, int *n_done);
+
+/* Solve one frequency (app/run.c). */
+em_err em_run_solve_frequency(em_run *r, int fi);
+/* Every frequency of cfg->freq not yet in the journal, in order; journals
+ * each as it completes; stops after the current frequency on SIGINT. */
+em_err em_sweep_run(em_run *r);
+
+#endif
