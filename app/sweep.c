@@ -41,6 +41,12 @@ static void list_earlier_outputs(em_run *r, int fi) {
     if (stat(path, &st) == 0 && r->n_files < 64)
       snprintf(r->files[r->n_files++], sizeof r->files[0], "%s", name);
   }
+  struct stat st;
+  char path[1200];
+  snprintf(path, sizeof path, "%s/antenna.csv", r->out_dir);
+  /* app/farfield.c lists it when it solves the first frequency */
+  if (fi == 0 && r->ff.enabled && stat(path, &st) == 0 && r->n_files < 64)
+    snprintf(r->files[r->n_files++], sizeof r->files[0], "antenna.csv");
 }
 
 static em_err sweep(em_run *r, uint8_t *done) {
