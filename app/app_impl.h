@@ -40,6 +40,9 @@ typedef struct em_run_config {
   double epw;                 /* elements per wavelength used */
   double mesh_freq;           /* Hz: the wavelength that sizes the mesh */
   const char *mesh_freq_from; /* which parameter gave it (log, summary.json) */
+  int sweep_adaptive;         /* Solver/sweep adaptive */
+  double sweep_tol;           /* Solver/sweep_tol, on S */
+  int sweep_max_solves;       /* Solver/sweep_max_solves */
   em_ksp_opts ksp;
   em_pc_opts pc;
   int pc_auto;        /* Solver/preconditioner auto: direct, ilu0 when it does not fit */

@@ -15,8 +15,9 @@ typedef struct em_freq_result {
   em_pc_info pc;
   em_ksp_stats ksp[EM_RUN_MAX_PORTS]; /* one solve per excited port */
   int n_solve;
-  int converged; /* every solve converged */
-  int resumed;   /* read from the journal of an earlier run (--resume) */
+  int converged;  /* every solve converged */
+  int resumed;    /* read from the journal of an earlier run (--resume) */
+  int from_model; /* adaptive sweep: evaluated from the rational model */
 } em_freq_result;
 
 typedef struct em_block_stat {
@@ -45,12 +46,17 @@ typedef struct em_run {
   int n_block;      /* order groups */
   em_block_stat block[EM_MAX_ORDER][EM_MAX_ORDER];
   size_t operator_bytes;
-  em_cplx *S;           /* [n_freq][n_port][n_port] */
-  double *zref;         /* [n_port] */
-  em_cplx *zin;         /* [n_freq][n_port] */
-  em_freq_result *fr;   /* [n_freq] */
-  int n_done;           /* frequencies finished */
-  uint64_t journal_key; /* app/journal.c */
+  em_cplx *S;                         /* [n_freq][n_port][n_port] */
+  double *zref;                       /* [n_port] */
+  em_cplx *zin;                       /* [n_freq][n_port] */
+  em_freq_result *fr;                 /* [n_freq] */
+  int n_done;                         /* frequencies finished */
+  uint64_t journal_key;               /* app/journal.c */
+  int n_samples;                      /* adaptive sweep: full solves so far */
+  char eta[64];                       /* ", about 3 min left" for the progress line */
+  em_freq_result *sample;             /* [max_solves] adaptive sweep: each full solve */
+  double sweep_estimate, sweep_check; /* adaptive sweep: final error estimate and check */
+  int sweep_converged;
   /* kept across the frequencies of a sweep (the pattern does not change):
      the operator's row permutation and the preconditioner, refactored on
      its kept ordering and analysis by em_pc_update */

@@ -21,8 +21,14 @@ em_err em_journal_write(const em_run *r, const uint8_t *done);
  * one of another key, case or frequency list is EM_ERR_INPUT naming it. */
 em_err em_journal_read(em_run *r, uint8_t *done, int *n_done);
 
-/* Solve one frequency (app/run.c). */
+/* Solve frequency fi of the run and write what it gives (app/run.c). */
 em_err em_run_solve_frequency(em_run *r, int fi);
+/* What frequency fi's solutions x [ns][n] give: S, Zin, far field, fields
+ * (fixed: the fixed DOFs' values, NULL zero). */
+em_err em_run_post_frequency(em_run *r, int fi, const em_cplx *x, const em_cplx *fixed);
+/* A full solve at f for the adaptive sweep: u = the solutions of every
+ * excitation [ns][n], y = what the ports measure [np][np]. */
+em_err em_run_solve_sample(em_run *r, double f, em_freq_result *fr, em_cplx *u, em_cplx *y);
 /* Every frequency of cfg->freq not yet in the journal, in order; journals
  * each as it completes; stops after the current frequency on SIGINT. */
 em_err em_sweep_run(em_run *r);

@@ -21,6 +21,11 @@ static const em_param_spec SPECS[] = {
     NUM_REQ("Solver/f_start", "first frequency of a sweep, Hz"),
     NUM_REQ("Solver/f_stop", "last frequency of a sweep, Hz"),
     NUM("Solver/n_freq", 11, "number of frequencies of a sweep"),
+    STR("Solver/sweep", "uniform",
+        "sweep: uniform (a full solve at each of the n_freq frequencies) or adaptive (a rational "
+        "model of the ports from a few full solves, evaluated at the n_freq frequencies)"),
+    NUM("Solver/sweep_tol", 1e-3, "adaptive sweep: target error of the model on S"),
+    NUM("Solver/sweep_max_solves", 20, "adaptive sweep: full solves at most (3..256)"),
     NUM("Solver/order", 1, "basis order p: 1, 2 or 3"),
     STR("Solver/method", "bicgstab", "Krylov method: bicgstab, cocg, cocr, gmres, fgmres"),
     STR("Solver/preconditioner", "auto",
@@ -249,6 +254,16 @@ em_err em_run_config_read(const em_case *c, em_run_config *cfg) {
   EM_CHECK(cfg->unit > 0, EM_ERR_INPUT, "Geometry/unit = %g must be > 0", cfg->unit);
   EM_TRY(read_frequencies(c, cfg));
   EM_TRY(read_mesh_frequency(c, cfg));
+  static const char *const sweeps[] = {"uniform", "adaptive"};
+  EM_TRY(choice(c, "Solver/sweep", sweeps, 2, &cfg->sweep_adaptive));
+  EM_TRY(num(c, "Solver/sweep_tol", &cfg->sweep_tol));
+  EM_CHECK(cfg->sweep_tol > 0 && cfg->sweep_tol < 1, EM_ERR_INPUT,
+           "Solver/sweep_tol = %g must be in (0, 1)", cfg->sweep_tol);
+  EM_TRY(integer(c, "Solver/sweep_max_solves", 3, 256, &cfg->sweep_max_solves));
+  EM_CHECK(!cfg->sweep_adaptive || cfg->n_freq >= 2, EM_ERR_INPUT,
+           "Solver/sweep adaptive needs a band: Solver/f_start < Solver/f_stop and "
+           "Solver/n_freq >= 2 (%d frequency given)",
+           cfg->n_freq);
   EM_TRY(integer(c, "Solver/order", 1, 3, &cfg->order));
   EM_TRY(num(c, "Mesh/elements_per_wavelength", &cfg->epw));
   EM_CHECK(cfg->epw >= 0, EM_ERR_INPUT, "Mesh/elements_per_wavelength = %g must be >= 0", cfg->epw);

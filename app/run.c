@@ -90,15 +90,22 @@ static em_err build_robins(em_run *r, double k0, em_robin *rb, int *n_rb, int32_
   return EM_OK;
 }
 
-/* One frequency: assemble, build the operator and the preconditioner, solve
- * for every port's excitation, measure the ports, write fields. */
-em_err em_run_solve_frequency(em_run *r, int fi) {
+/* One frequency f: assemble, refresh the operator and the preconditioner,
+ * solve for every excitation.  *x_out [ns][n] in the DOF numbering and
+ * *sys_out (the fixed values) go to the caller. */
+static em_err solve_at(em_run *r, double f, int first, em_freq_result *fr, em_system **sys_out,
+                       em_cplx **x_out) {
   em_err err = EM_OK;
   const em_run_config *cfg = &r->cfg;
   em_setup *s = &r->setup;
-  em_freq_result *fr = &r->fr[fi];
-  double f = cfg->freq[fi], k0 = 2 * M_PI * f / EM_C0;
+  double k0 = 2 * M_PI * f / EM_C0;
   int np = s->n_port;
+  /* the stages' detail for the first solve of the run; later ones report
+     one line each (app/sweep.c), their detail with -v; warnings stay */
+  em_log dlog = {0};
+  if (r->log) dlog = *r->log;
+  if (r->pc && dlog.level == EM_LOG_INFO) dlog.level = EM_LOG_QUIET;
+  const em_log *log = r->log ? &dlog : NULL;
   fr->f = f;
   fr->k0 = k0;
   em_robin rb[3 * EM_RUN_MAX_PORTS];
@@ -108,7 +115,7 @@ em_err em_run_solve_frequency(em_run *r, int fi) {
   em_blockmat *Ap = NULL;
   em_csr *Acsr = NULL;
   em_blockop *op = NULL;
-  em_cplx *bp = NULL, *xp = NULL, *x = NULL, *meas = NULL;
+  em_cplx *bp = NULL, *xp = NULL, *x = NULL;
   uint8_t *vary = NULL;
 
   for (int i = 0; i < np; i++) EM_TRY_GOTO(err, em_port_set_frequency(&s->port[i], k0), done);
@@ -131,9 +138,9 @@ em_err em_run_solve_frequency(em_run *r, int fi) {
   EM_TRY_GOTO(err, em_app_ff_problem(r, k0, &prob), done);
   int ns = prob.n_rhs; /* solves: one per port, or the plane wave */
   double t0 = em_wtime();
-  EM_TRY_GOTO(err, em_assemble(r->mesh, r->dofs, &prob, r->log, &sys), done);
+  EM_TRY_GOTO(err, em_assemble(r->mesh, r->dofs, &prob, log, &sys), done);
   fr->t_assembly = em_wtime() - t0;
-  if (fi == 0 && r->args->dump_matrix) {
+  if (first && r->args->dump_matrix) {
     EM_TRY_GOTO(err, em_matfile_write(r->args->dump_matrix, sys->A, sys->n_rhs, sys->b), done);
     em_log_info(r->log, "matrix written to %s", r->args->dump_matrix);
   }
@@ -176,9 +183,9 @@ em_err em_run_solve_frequency(em_run *r, int fi) {
   pco.pmg.coarse_rows = r->pml_rows;
   if (pco.type != EM_PC_NONE) EM_TRY_GOTO(err, em_blockmat_to_csr(Ap, &Acsr), done);
   if (r->pc) { /* later frequencies: new values on the kept analysis */
-    EM_TRY_GOTO(err, em_pc_update(r->pc, Acsr, r->log), done);
+    EM_TRY_GOTO(err, em_pc_update(r->pc, Acsr, log), done);
   } else {
-    err = em_pc_create(Acsr, &pco, r->log, &r->pc);
+    err = em_pc_create(Acsr, &pco, log, &r->pc);
     if (err == EM_ERR_MEMORY && cfg->pc_auto) {
       /* auto: the direct factor fits neither on the GPU (it falls back to
          the host by itself) nor on the host.  The order-group V-cycle needs
@@ -189,7 +196,7 @@ em_err em_run_solve_frequency(em_run *r, int fi) {
       em_error_clear();
       pco.type = next;
       if (next == EM_PC_ILU0 && cfg->ordering_auto) pco.ordering = EM_ORDERING_RCM;
-      err = em_pc_create(Acsr, &pco, r->log, &r->pc);
+      err = em_pc_create(Acsr, &pco, log, &r->pc);
     }
     if (err) goto done;
   }
@@ -203,8 +210,8 @@ em_err em_run_solve_frequency(em_run *r, int fi) {
   EM_TRY_GOTO(err, em_calloc(&xp, (size_t)n, sizeof *xp, "solution"), done);
   EM_TRY_GOTO(err, em_calloc(&x, (size_t)n * ns, sizeof *x, "solutions"), done);
   em_ksp_opts ko = cfg->ksp;
-  ko.log = r->log;
-  ko.log_every = r->log && r->log->level >= EM_LOG_VERBOSE ? 10 : 100;
+  ko.log = log;
+  ko.log_every = log && log->level >= EM_LOG_VERBOSE ? 10 : 100;
   fr->converged = 1;
   fr->n_solve = ns;
   for (int e = 0; e < ns; e++) {
@@ -213,7 +220,7 @@ em_err em_run_solve_frequency(em_run *r, int fi) {
       xp[i] = 0;
     }
     const char *what = np ? s->port[e].name : "the plane wave";
-    em_log_info(r->log, "solving for %s (%d unknowns)", what, n);
+    em_log_info(log, "solving for %s (%d unknowns)", what, n);
     EM_TRY_GOTO(err, em_ksp_solve(&A, pc, bp, xp, &ko, &fr->ksp[e]), done);
     for (int32_t i = 0; i < n; i++) x[(size_t)e * n + i] = xp[perm[i]];
     const em_ksp_stats *st = &fr->ksp[e];
@@ -229,52 +236,14 @@ em_err em_run_solve_frequency(em_run *r, int fi) {
   fr->t_solve = em_wtime() - t0;
   em_pc_get_info(pc, &fr->pc); /* with what the solves added (pmg's split of time) */
   if (fr->pc.type == EM_PC_PMG)
-    em_log_info(r->log,
+    em_log_info(log,
                 "pmg: %lld V-cycles, smoother %.2f s, coarse solves %.2f s, residual SpMVs %.2f s",
                 (long long)fr->pc.applies, fr->pc.t_smooth, fr->pc.t_coarse, fr->pc.t_residual);
 
-  t0 = em_wtime();
-  EM_TRY_GOTO(err, em_calloc(&meas, (size_t)np * np, sizeof *meas, "port measurements"), done);
-  for (int e = 0; e < np; e++)
-    for (int j = 0; j < np; j++)
-      EM_TRY_GOTO(err,
-                  em_port_measure(&s->port[j], r->mesh, r->dofs, x + (size_t)e * n, sys->fixed,
-                                  &meas[e * np + j]),
-                  done);
-  if (np)
-    EM_TRY_GOTO(err,
-                em_port_sparams(np, s->port, meas, r->S + (size_t)fi * np * np, r->zref,
-                                r->zin + (size_t)fi * np),
-                done);
-  EM_TRY_GOTO(err, em_app_ff_frequency(r, fi, k0, x, sys->fixed, np ? meas : NULL), done);
-  if (cfg->fields == 2 || (cfg->fields == 1 && fi == 0) ||
-      (cfg->fields == 3 && fi == cfg->n_freq / 2)) {
-    char name[64], path[1200];
-    snprintf(name, sizeof name, "fields_%d.vtk", fi);
-    EM_TRY_GOTO(err, out_path(r, path, sizeof path, name), done);
-    field_ctx fc = {r->mesh, r->dofs, x, sys->fixed};
-    em_vtk_opts vo = {cfg->vtk_binary, cfg->subdiv, em_case_name(r->cs), 0};
-    EM_TRY_GOTO(err, em_vtk_write(path, r->mesh, sample_field, &fc, &vo), done);
-    EM_TRY_GOTO(err, add_file(r, name), done);
-  }
-  if (cfg->line_points > 0) {
-    char name[64], path[1200];
-    snprintf(name, sizeof name, "line_%d.csv", fi);
-    EM_TRY_GOTO(err, out_path(r, path, sizeof path, name), done);
-    EM_TRY_GOTO(err, em_run_write_line(r, fi, x, sys->fixed, path), done);
-    EM_TRY_GOTO(err, add_file(r, name), done);
-  }
-  fr->t_post = em_wtime() - t0;
-  if (np) {
-    em_cplx s11 = r->S[(size_t)fi * np * np], z = r->zin[(size_t)fi * np];
-    int its = 0;
-    for (int e = 0; e < np; e++) its += fr->ksp[e].iterations;
-    em_log_info(r->log,
-                "f = %.6g GHz: S11 = %.2f dB / %.1f deg, Zin = %.2f %+.2fj ohm, "
-                "%d iterations, %.2f s",
-                f * 1e-9, 20 * log10(cabs(s11)), carg(s11) * 180 / M_PI, creal(z), cimag(z), its,
-                fr->t_assembly + fr->t_operator + fr->t_pc + fr->t_solve + fr->t_post);
-  }
+  *sys_out = sys;
+  *x_out = x;
+  sys = NULL;
+  x = NULL;
 done:
   for (int i = 0; i < n_rb; i++) em_free(&abc_lists[i]);
   em_system_destroy(&sys);
@@ -284,8 +253,104 @@ done:
   em_free(&bp);
   em_free(&xp);
   em_free(&x);
-  em_free(&meas);
   em_free(&vary);
+  return err;
+}
+
+/* What frequency fi's solutions x give: port quantities, far field,
+ * fields, lines, the log line (fixed: the fixed DOFs' values, NULL zero). */
+em_err em_run_post_frequency(em_run *r, int fi, const em_cplx *x, const em_cplx *fixed) {
+  em_err err = EM_OK;
+  const em_run_config *cfg = &r->cfg;
+  em_setup *s = &r->setup;
+  em_freq_result *fr = &r->fr[fi];
+  double f = cfg->freq[fi], k0 = 2 * M_PI * f / EM_C0;
+  int np = s->n_port;
+  int32_t n = r->dofs->n_dof;
+  em_cplx *meas = NULL;
+  for (int i = 0; i < np; i++) EM_TRY(em_port_set_frequency(&s->port[i], k0));
+  double t0 = em_wtime();
+  EM_TRY_GOTO(err, em_calloc(&meas, (size_t)np * np, sizeof *meas, "port measurements"), done);
+  for (int e = 0; e < np; e++)
+    for (int j = 0; j < np; j++)
+      EM_TRY_GOTO(err,
+                  em_port_measure(&s->port[j], r->mesh, r->dofs, x + (size_t)e * n, fixed,
+                                  &meas[e * np + j]),
+                  done);
+  if (np)
+    EM_TRY_GOTO(err,
+                em_port_sparams(np, s->port, meas, r->S + (size_t)fi * np * np, r->zref,
+                                r->zin + (size_t)fi * np),
+                done);
+  EM_TRY_GOTO(err, em_app_ff_frequency(r, fi, k0, x, fixed, np ? meas : NULL), done);
+  if (cfg->fields == 2 || (cfg->fields == 1 && fi == 0) ||
+      (cfg->fields == 3 && fi == cfg->n_freq / 2)) {
+    char name[64], path[1200];
+    snprintf(name, sizeof name, "fields_%d.vtk", fi);
+    EM_TRY_GOTO(err, out_path(r, path, sizeof path, name), done);
+    field_ctx fc = {r->mesh, r->dofs, x, fixed};
+    em_vtk_opts vo = {cfg->vtk_binary, cfg->subdiv, em_case_name(r->cs), 0};
+    EM_TRY_GOTO(err, em_vtk_write(path, r->mesh, sample_field, &fc, &vo), done);
+    EM_TRY_GOTO(err, add_file(r, name), done);
+  }
+  if (cfg->line_points > 0) {
+    char name[64], path[1200];
+    snprintf(name, sizeof name, "line_%d.csv", fi);
+    EM_TRY_GOTO(err, out_path(r, path, sizeof path, name), done);
+    EM_TRY_GOTO(err, em_run_write_line(r, fi, x, fixed, path), done);
+    EM_TRY_GOTO(err, add_file(r, name), done);
+  }
+  fr->t_post = em_wtime() - t0;
+  if (np && !fr->from_model) {
+    em_cplx s11 = r->S[(size_t)fi * np * np], z = r->zin[(size_t)fi * np];
+    int its = 0;
+    for (int e = 0; e < np; e++) its += fr->ksp[e].iterations;
+    em_log_info(r->log,
+                "[%d/%d] f = %.6g GHz: S11 = %.2f dB / %.1f deg, Zin = %.2f %+.2fj ohm, "
+                "%d iterations, %.2f s%s",
+                fi + 1, cfg->n_freq, f * 1e-9, 20 * log10(cabs(s11)), carg(s11) * 180 / M_PI,
+                creal(z), cimag(z), its,
+                fr->t_assembly + fr->t_operator + fr->t_pc + fr->t_solve + fr->t_post, r->eta);
+  }
+done:
+  em_free(&meas);
+  return err;
+}
+
+em_err em_run_solve_frequency(em_run *r, int fi) {
+  em_system *sys = NULL;
+  em_cplx *x = NULL;
+  em_freq_result *fr = &r->fr[fi];
+  fr->f = r->cfg.freq[fi];
+  fr->k0 = 2 * M_PI * fr->f / EM_C0;
+  em_err err = solve_at(r, fr->f, fi == 0, fr, &sys, &x);
+  if (!err) err = em_run_post_frequency(r, fi, x, sys->fixed);
+  em_system_destroy(&sys);
+  em_free(&x);
+  return err;
+}
+
+em_err em_run_solve_sample(em_run *r, double f, em_freq_result *fr, em_cplx *u, em_cplx *y) {
+  em_system *sys = NULL;
+  em_cplx *x = NULL;
+  em_setup *s = &r->setup;
+  int np = s->n_port;
+  int32_t n = r->dofs->n_dof;
+  fr->f = f;
+  fr->k0 = 2 * M_PI * f / EM_C0;
+  em_err err = solve_at(r, f, r->n_samples == 0, fr, &sys, &x);
+  if (err) goto done;
+  memcpy(u, x, sizeof *u * (size_t)n * fr->n_solve);
+  for (int e = 0; e < np; e++)
+    for (int j = 0; j < np; j++)
+      EM_TRY_GOTO(err,
+                  em_port_measure(&s->port[j], r->mesh, r->dofs, x + (size_t)e * n, sys->fixed,
+                                  &y[e * np + j]),
+                  done);
+  r->n_samples++;
+done:
+  em_system_destroy(&sys);
+  em_free(&x);
   return err;
 }
 
@@ -402,6 +467,7 @@ em_err em_app_run(const em_app_args *a, const em_log *log) {
   em_free(&r.zin);
   em_free(&r.zref);
   em_free(&r.fr);
+  em_free(&r.sample);
   em_pc_destroy(&r.pc);
   em_free(&r.perm);
   em_free(&r.pml_rows);

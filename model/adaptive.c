@@ -18,6 +18,8 @@ static double maxdiff(int n, const em_cplx *a, const em_cplx *b) {
 }
 
 static em_err sample(const em_adaptive *a, em_mri *m, double f, bufs *b, em_adaptive_result *res) {
+  em_log_info(a->log, "adaptive sweep: solve %d at %.6g GHz (initial)", res->n_solves + 1,
+              f * 1e-9);
   EM_TRY(a->solve(a->ctx, f, b->u, b->y));
   EM_TRY(em_mri_add(m, f, b->u, b->y));
   if (res->n_solves < (int)(sizeof res->f / sizeof res->f[0])) res->f[res->n_solves] = f;
