@@ -21,6 +21,16 @@ em_err em_journal_write(const em_run *r, const uint8_t *done);
  * one of another key, case or frequency list is EM_ERR_INPUT naming it. */
 em_err em_journal_read(em_run *r, uint8_t *done, int *n_done);
 
+/* Adaptive sweep: each full solve k in <out>/sweep.sample<k>.bin (the
+ * key, f, the snapshot u and the measurements y); _load sets *found when
+ * the file is there, and refuses one of another key or frequency. */
+em_err em_journal_sample_save(const em_run *r, int k, const em_cplx *u, int64_t n_u,
+                              const em_cplx *y, int64_t n_y);
+em_err em_journal_sample_load(em_run *r, int k, double f, em_cplx *u, int64_t n_u, em_cplx *y,
+                              int64_t n_y, int *found);
+/* After a complete adaptive sweep: the sample files go (they are large). */
+void em_journal_samples_remove(const em_run *r);
+
 /* Solve frequency fi of the run and write what it gives (app/run.c). */
 em_err em_run_solve_frequency(em_run *r, int fi);
 /* What frequency fi's solutions x [ns][n] give: S, Zin, far field, fields

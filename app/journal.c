@@ -229,3 +229,96 @@ em_err em_journal_read(em_run *r, uint8_t *done, int *n_done) {
   em_free(&line);
   return err;
 }
+
+/* ------------------------------------------------ adaptive sweep samples
+ *
+ * <out>/sweep.sample<k>.bin: "emsolve sample 1\n", the key, k, f, n_u, n_y,
+ * the solve's record, u [n_u], y [n_y] (raw bytes, this build's). */
+
+#define SAMPLE_MAGIC "emsolve sample 1\n"
+
+static em_err sample_path(const em_run *r, int k, char *buf, size_t n) {
+  int w = snprintf(buf, n, "%s/sweep.sample%d.bin", r->out_dir, k);
+  EM_CHECK(w > 0 && (size_t)w < n, EM_ERR_INPUT, "output path %s is too long", r->out_dir);
+  return EM_OK;
+}
+
+typedef struct {
+  uint64_t key;
+  int32_t k;
+  double f;
+  int64_t n_u, n_y;
+  int converged, n_solve;
+  double t[4];
+} sample_head;
+
+em_err em_journal_sample_save(const em_run *r, int k, const em_cplx *u, int64_t n_u,
+                              const em_cplx *y, int64_t n_y) {
+  char path[1200];
+  EM_TRY(sample_path(r, k, path, sizeof path));
+  const em_freq_result *fr = &r->sample[k];
+  sample_head h = {r->journal_key,
+                   k,
+                   fr->f,
+                   n_u,
+                   n_y,
+                   fr->converged,
+                   fr->n_solve,
+                   {fr->t_assembly, fr->t_operator, fr->t_pc, fr->t_solve}};
+  em_outfile o;
+  EM_TRY(em_outfile_open(&o, path, 1));
+  fwrite(SAMPLE_MAGIC, 1, strlen(SAMPLE_MAGIC), o.f);
+  fwrite(&h, sizeof h, 1, o.f);
+  fwrite(fr->ksp, sizeof fr->ksp, 1, o.f);
+  fwrite(u, sizeof *u, (size_t)n_u, o.f);
+  fwrite(y, sizeof *y, (size_t)n_y, o.f);
+  return em_outfile_commit(&o);
+}
+
+em_err em_journal_sample_load(em_run *r, int k, double f, em_cplx *u, int64_t n_u, em_cplx *y,
+                              int64_t n_y, int *found) {
+  char path[1200], magic[sizeof SAMPLE_MAGIC];
+  EM_TRY(sample_path(r, k, path, sizeof path));
+  *found = 0;
+  FILE *fp = fopen(path, "rb");
+  if (!fp) return EM_OK;
+  sample_head h;
+  em_freq_result *fr = &r->sample[k];
+  size_t ml = strlen(SAMPLE_MAGIC);
+  int ok = fread(magic, 1, ml, fp) == ml && !memcmp(magic, SAMPLE_MAGIC, ml) &&
+           fread(&h, sizeof h, 1, fp) == 1;
+  em_err err = EM_OK;
+  if (!ok)
+    err = EM_RAISE(EM_ERR_INPUT, "%s is not an emsolve sample (remove it)", path);
+  else if (h.key != r->journal_key)
+    err = EM_RAISE(EM_ERR_INPUT,
+                   "sample %s was written by a run with another case file or parameter set (key "
+                   "%016llx, this run %016llx): --resume continues the same command only; remove "
+                   "it or choose another --out",
+                   path, (unsigned long long)h.key, (unsigned long long)r->journal_key);
+  else if (h.k != k || h.f != f || h.n_u != n_u || h.n_y != n_y)
+    err = EM_RAISE(EM_ERR_INPUT,
+                   "sample %s: solve %d at %.17g Hz (%lld unknowns), where this run asks solve %d "
+                   "at %.17g Hz (%lld)",
+                   path, h.k, h.f, (long long)h.n_u, k, f, (long long)n_u);
+  else if (fread(fr->ksp, sizeof fr->ksp, 1, fp) != 1 ||
+           fread(u, sizeof *u, (size_t)n_u, fp) != (size_t)n_u ||
+           fread(y, sizeof *y, (size_t)n_y, fp) != (size_t)n_y)
+    err = EM_RAISE(EM_ERR_INPUT, "sample %s is truncated", path);
+  fclose(fp);
+  if (err) return err;
+  fr->f = f;
+  fr->k0 = 2 * M_PI * f / EM_C0;
+  fr->converged = h.converged;
+  fr->n_solve = h.n_solve;
+  fr->t_assembly = h.t[0], fr->t_operator = h.t[1], fr->t_pc = h.t[2], fr->t_solve = h.t[3];
+  fr->resumed = 1;
+  *found = 1;
+  return EM_OK;
+}
+
+void em_journal_samples_remove(const em_run *r) {
+  char path[1200];
+  for (int k = 0; k < r->n_samples; k++)
+    if (!sample_path(r, k, path, sizeof path)) remove(path);
+}

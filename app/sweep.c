@@ -53,7 +53,6 @@ static void list_earlier_outputs(em_run *r, int fi) {
 
 static em_err sweep(em_run *r, uint8_t *done) {
   int nf = r->cfg.n_freq, n_resumed = 0;
-  EM_TRY(em_journal_key(r, &r->journal_key));
   if (r->args->resume) {
     EM_TRY(em_journal_read(r, done, &n_resumed));
     em_log_info(r->log, "resume: %d of %d frequencies done in %s/%s", n_resumed, nf, r->out_dir,
@@ -98,14 +97,24 @@ static em_err sweep(em_run *r, uint8_t *done) {
 
 static em_err sample_solve(void *ctx, double f, em_cplx *u, em_cplx *y) {
   em_run *r = ctx;
-  int k = r->n_samples;
+  int k = r->n_samples, np = r->setup.n_port, found = 0;
+  int64_t nu = (int64_t)r->dofs->n_dof * np, ny = (int64_t)np * np;
   EM_CHECK(k < r->cfg.sweep_max_solves, EM_ERR_INTERNAL, "adaptive sweep: too many solves");
-  em_log_verbose(r->log, "adaptive sweep: full solve %d at %.6g GHz", k + 1, f * 1e-9);
-  double t0 = em_wtime();
-  EM_TRY(em_run_solve_sample(r, f, &r->sample[k], u, y));
-  em_freq_result *fr = &r->sample[k];
-  if (!fr->converged) r->sweep_converged = 0;
-  em_log_verbose(r->log, "adaptive sweep: solve %d done in %.2f s", k + 1, em_wtime() - t0);
+  if (r->args->resume) EM_TRY(em_journal_sample_load(r, k, f, u, nu, y, ny, &found));
+  if (found) {
+    em_log_info(r->log, "adaptive sweep: solve %d at %.6g GHz read from sweep.sample%d.bin", k + 1,
+                f * 1e-9, k);
+    r->n_samples++;
+  } else {
+    em_log_verbose(r->log, "adaptive sweep: full solve %d at %.6g GHz", k + 1, f * 1e-9);
+    EM_TRY(em_run_solve_sample(r, f, &r->sample[k], u, y));
+    EM_TRY(em_journal_sample_save(r, k, u, nu, y, ny));
+  }
+  if (!r->sample[k].converged) r->sweep_converged = 0;
+  EM_CHECK(!g_interrupted, EM_ERR_INPUT,
+           "interrupted after %d full solves of the adaptive sweep; they are kept in %s/"
+           "sweep.sample<k>.bin: run the same command with --resume to go on",
+           r->n_samples, r->out_dir);
   return EM_OK;
 }
 
@@ -162,6 +171,16 @@ static em_err adaptive(em_run *r) {
   EM_CHECK(np > 0, EM_ERR_INPUT,
            "Solver/sweep adaptive models the port responses: the case has no port (a plane wave "
            "drives it); use Solver/sweep uniform");
+  const char *ffc = NULL;
+  if (r->ff.enabled && !em_case_string(r->cs, "Farfield/compute", &ffc) && !strcmp(ffc, "auto")) {
+    /* an NF2FF transform per model frequency costs more than the sweep */
+    r->ff.enabled = 0;
+    em_log_info(r->log,
+                "adaptive sweep: no far field at the %d model frequencies with "
+                "Farfield/compute auto (set it on to have them)",
+                c->n_freq);
+  }
+  em_error_clear();
   EM_TRY(em_calloc(&r->sample, (size_t)c->sweep_max_solves, sizeof *r->sample, "samples"));
   r->sweep_converged = 1;
   em_adaptive a = {.f0 = c->freq[0],
@@ -198,14 +217,24 @@ static em_err adaptive(em_run *r) {
   em_err err = evaluate(r, m);
   em_mri_destroy(&m);
   if (!err) r->n_done = c->n_freq;
+  if (!err) em_journal_samples_remove(r);
+  return err;
+}
+
+static em_err uniform(em_run *r) {
+  uint8_t *done = NULL;
+  EM_TRY(em_calloc(&done, (size_t)r->cfg.n_freq, 1, "frequencies done"));
+  em_err err = sweep(r, done);
+  int n = 0;
+  for (int i = 0; i < r->cfg.n_freq; i++) n += done[i];
+  r->n_done = n;
+  em_free(&done);
   return err;
 }
 
 em_err em_sweep_run(em_run *r) {
-  if (r->cfg.sweep_adaptive) return adaptive(r);
-  uint8_t *done = NULL;
-  EM_TRY(em_calloc(&done, (size_t)r->cfg.n_freq, 1, "frequencies done"));
-  /* Ctrl-C finishes the frequency under way; a second one kills at once */
+  EM_TRY(em_journal_key(r, &r->journal_key));
+  /* Ctrl-C finishes the solve under way; a second one kills at once */
   struct sigaction sa, old;
   memset(&sa, 0, sizeof sa);
   sa.sa_handler = on_sigint;
@@ -213,11 +242,7 @@ em_err em_sweep_run(em_run *r) {
   sigemptyset(&sa.sa_mask);
   g_interrupted = 0;
   sigaction(SIGINT, &sa, &old);
-  em_err err = sweep(r, done);
+  em_err err = r->cfg.sweep_adaptive ? adaptive(r) : uniform(r);
   sigaction(SIGINT, &old, NULL);
-  int n = 0;
-  for (int i = 0; i < r->cfg.n_freq; i++) n += done[i];
-  r->n_done = n;
-  em_free(&done);
   return err;
 }

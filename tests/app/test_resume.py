@@ -1,7 +1,9 @@
 """Resume (docs/sweeps.md): kill -9 a uniform sweep in the middle, run the
 same command with --resume, and the final Touchstone and ports.csv are
 byte-identical to an uninterrupted run's; a journal of another parameter set
-is refused with a message; SIGINT stops after the current frequency."""
+is refused with a message; SIGINT stops after the current frequency.  The
+adaptive sweep keeps each full solve (sweep.sample<k>.bin): killed after
+some, resumed, its final files are byte-identical too."""
 import filecmp
 import os
 import signal
@@ -25,9 +27,9 @@ def journaled(d):
         return 0
 
 
-def start(out, *extra):
+def start(out, *extra, a=None):
     cmd = [EMSOLVE, os.path.join(SRC, "cases/waveguide.geo"), "--out", out, "--device", "cpu",
-           *args, *extra]
+           *(a or args), *extra]
     return subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 
@@ -79,4 +81,27 @@ rc, _, _, _ = run("cases/waveguide.geo", *args, "--resume", out=out2)
 for name in ("waveguide.s2p", "ports.csv"):
     check(filecmp.cmp(os.path.join(full, name), os.path.join(out2, name), shallow=False),
           f"after SIGINT + --resume: {name} byte-identical")
+
+# the adaptive sweep: killed after 4 full solves, resumed
+aargs = (setn("Solver/f_start", 7e9) + setn("Solver/f_stop", 13e9) + setn("Solver/n_freq", 401) +
+         sets("Output/fields", "none") + sets("Solver/sweep", "adaptive"))
+_, _, _, afull = run("cases/waveguide.geo", *aargs)
+check(not any(n.startswith("sweep.sample") for n in os.listdir(afull)),
+      "a complete adaptive sweep removes its sample files")
+out3 = os.path.join(tempfile.mkdtemp(prefix="emsolve_test_"), "out")
+p = start(out3, a=aargs)
+t0 = time.time()
+while (not os.path.exists(os.path.join(out3, "sweep.sample3.bin")) and p.poll() is None and
+       time.time() - t0 < 600):
+    time.sleep(0.005)
+p.send_signal(signal.SIGKILL)
+p.communicate()
+ns = sum(1 for n in os.listdir(out3) if n.startswith("sweep.sample"))
+print(f"adaptive: killed with {ns} samples kept")
+check(p.returncode == -signal.SIGKILL and ns >= 4, f"adaptive: killed after {ns} full solves")
+rc, _, err, _ = run("cases/waveguide.geo", *aargs, "--resume", out=out3)
+check(err.count("read from sweep.sample") == ns, f"adaptive: {ns} solves read back, not redone")
+for name in ("waveguide.s2p", "ports.csv"):
+    check(filecmp.cmp(os.path.join(afull, name), os.path.join(out3, name), shallow=False),
+          f"adaptive, killed and resumed: {name} byte-identical")
 finish()
