@@ -4,6 +4,7 @@
 
 #include "app_ff.h"
 #include "app_setup.h"
+#include "em_model.h"
 
 #define EM_RUN_MAX_PORTS 16
 
@@ -57,13 +58,8 @@ typedef struct em_run {
   em_freq_result *sample;             /* [max_solves] adaptive sweep: each full solve */
   double sweep_estimate, sweep_check; /* adaptive sweep: final error estimate and check */
   int sweep_converged;
-  /* kept across the frequencies of a sweep (the pattern does not change):
-     the operator's row permutation and the preconditioner, refactored on
-     its kept ordering and analysis by em_pc_update */
-  int32_t *perm;
-  em_pc *pc;
-  uint8_t *pml_rows; /* pmg: the unknowns of PML tets (operator numbering),
-                        solved with the coarse level (PMG/pml_coarse) */
+  em_fsys *fsys; /* the problem object: what a sweep keeps across its
+                    frequencies (model/fsys.c) */
   int n_files;
   char files[64][256]; /* outputs written, relative to out_dir */
 } em_run;

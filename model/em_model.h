@@ -4,7 +4,10 @@
 #ifndef EM_MODEL_H
 #define EM_MODEL_H
 
+#include "em_assembly.h"
 #include "em_core.h"
+#include "em_formats.h"
+#include "em_solver.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -79,6 +82,67 @@ typedef struct em_adaptive_result {
 
 /* Build the surrogate; *m is the fitted MRI (em_mri_eval gives y at any f). */
 em_err em_adaptive_run(const em_adaptive *a, em_mri **m, em_adaptive_result *res);
+
+/* ------------------------------------------------ the frequency system
+ *
+ * The problem object of a fixed mesh: what does not change with frequency is
+ * built once (the PML tets, the ABC faces by medium, the operator's row
+ * permutation, the pmg coarse set, the preconditioner's ordering and
+ * analysis); each em_fsys_solve sets the ports and the Robin terms to the
+ * frequency, assembles, permutes, builds the operator, refactors on the kept
+ * analysis and solves every excitation. */
+typedef struct em_fsys_desc {
+  const em_mesh *mesh;
+  const em_dofmap *dofs;
+  int order;
+  const em_medium *medium; /* per mesh group */
+  const em_pml *pml;       /* NULL: no PML */
+  em_port *port;           /* their frequency state is set by em_fsys_solve */
+  int n_port;
+  const int32_t *abc_face; /* exterior faces with the first-order ABC */
+  int32_t n_abc;
+  em_blockop_opts bop;
+  em_pc_opts pc;
+  int pc_auto;        /* a direct factor that fits nowhere: pmg (ilu0 at one order group) */
+  int ordering_auto;  /* ... with ilu0: rcm */
+  int pmg_pml_coarse; /* pmg: the PML unknowns join the coarse solve */
+  em_ksp_opts ksp;
+  em_backend backend;
+  /* optional: another excitation (a plane wave) into prob at k0 */
+  em_err (*prepare)(void *ctx, double k0, em_problem *prob);
+  void *prepare_ctx;
+} em_fsys_desc;
+
+/* What a solve did. */
+typedef struct em_fsys_stats {
+  double t_assembly, t_operator, t_pc, t_solve; /* seconds */
+  em_pc_info pc;
+  em_ksp_stats ksp[16]; /* per excitation */
+  int n_solve;
+  int converged;
+} em_fsys_stats;
+
+typedef struct em_fsys em_fsys;
+
+em_err em_fsys_create(const em_fsys_desc *d, em_fsys **s);
+void em_fsys_destroy(em_fsys **s);
+/* Solve at f (Hz).  *x [n_solve][n_dof] in the DOF numbering and *sys (the
+ * assembled system: its fixed values, its matrix) go to the caller.  log:
+ * the stages' progress (NULL silent); a not converged solve is a warning. */
+em_err em_fsys_solve(em_fsys *s, double f, const em_log *log, em_fsys_stats *st, em_system **sys,
+                     em_cplx **x);
+/* The permuted block matrix and the operator of the last solve. */
+void em_fsys_operator(const em_fsys *s, const em_blockmat **A, const em_blockop **op);
+/* Whether the preconditioner exists (a solve was made). */
+int em_fsys_ready(const em_fsys *s);
+
+/* The first-order ABC j k0 sqrt(eps_r mu_r) / mu_r n x (n x E) on the listed
+ * exterior faces: one Robin term per medium that touches them (faces[t]
+ * lists that medium's faces, freed with em_abc_free).  Returns the number of
+ * terms in *n (at most cap). */
+em_err em_abc_robins(const em_mesh *m, const em_medium *medium, const int32_t *abc_face,
+                     int32_t n_abc, double k0, em_robin *rb, int cap, int *n);
+void em_abc_free(em_robin *rb, int n);
 
 #ifdef __cplusplus
 }
