@@ -86,7 +86,8 @@ em_err em_adaptive_run(const em_adaptive *a, em_mri **m, em_adaptive_result *res
 /* ------------------------------------------------ the frequency system
  *
  * The problem object of a fixed mesh: what does not change with frequency is
- * built once (the PML tets, the ABC faces by medium, the operator's row
+ * built once (the PML tets, the ABC faces by medium, the matrix pattern and
+ * the colouring of the assembly, the operator's row
  * permutation, the pmg coarse set, the preconditioner's ordering and
  * analysis); each em_fsys_solve sets the ports and the Robin terms to the
  * frequency, assembles, permutes, builds the operator, refactors on the kept

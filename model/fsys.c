@@ -11,6 +11,7 @@
 struct em_fsys {
   em_fsys_desc d;
   uint8_t *vary;                /* [n_tet] PML tets: the material varies inside */
+  em_assembler *asm_;           /* pattern, colouring, reference element: once */
   em_robin abc[FSYS_MAX_ROBIN]; /* ABC terms at k0 = 1 (gamma scales with k0) */
   int n_abc_terms;
   int32_t *perm;     /* operator row order (the pattern's), once */
@@ -74,6 +75,7 @@ em_err em_fsys_create(const em_fsys_desc *d, em_fsys **out) {
     EM_TRY_GOTO(err, em_calloc(&s->vary, (size_t)m->n_tet, 1, "PML tets"), fail);
     for (int32_t t = 0; t < m->n_tet; t++) s->vary[t] = (uint8_t)d->medium[m->tet_group[t]].is_pml;
   }
+  EM_TRY_GOTO(err, em_assembler_create(m, d->dofs, &s->asm_), fail);
   EM_TRY_GOTO(err,
               em_abc_robins(m, d->medium, d->abc_face, d->n_abc, 1.0, s->abc,
                             FSYS_MAX_ROBIN - d->n_port, &s->n_abc_terms),
@@ -89,6 +91,7 @@ void em_fsys_destroy(em_fsys **sp) {
   em_fsys *s = *sp;
   if (!s) return;
   em_abc_free(s->abc, s->n_abc_terms);
+  em_assembler_destroy(&s->asm_);
   em_free(&s->vary);
   em_free(&s->perm);
   em_free(&s->pml_rows);
@@ -228,7 +231,7 @@ em_err em_fsys_solve(em_fsys *s, double f, const em_log *log, em_fsys_stats *st,
   int ns = prob.n_rhs; /* solves: one per port, or the plane wave */
   EM_CHECK(ns >= 1 && ns <= 16, EM_ERR_INPUT, "%d excitations (1..16)", ns);
   double t0 = em_wtime();
-  EM_TRY(em_assemble(d->mesh, d->dofs, &prob, log, &sys));
+  EM_TRY(em_assemble_with(s->asm_, &prob, log, &sys));
   st->t_assembly = em_wtime() - t0;
 
   /* the operator wants its rows sorted (sliced formats): the order depends
