@@ -36,7 +36,7 @@ asan: deps
 	cd $(ASAN) && ctest -L unit --output-on-failure -j$(JOBS)
 
 format:
-	find core graph mesh assembly formats solver eigen post app bench tests \
+	find core graph mesh assembly formats solver eigen post model app bench tests \
 	  -name '*.c' -o -name '*.h' -o -name '*.cu' -o -name '*.cuh' | xargs clang-format -i
 
 clean:

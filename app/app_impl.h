@@ -17,6 +17,7 @@ typedef struct em_app_args {
   const char *dump_matrix; /* --dump-matrix FILE, NULL: none */
   const char *plot_dir;    /* --plot DIR: plot an output directory, no case */
   int list_params;         /* --list-params */
+  int resume;              /* --resume: skip the frequencies journaled in the output */
   int log_level;           /* --quiet / --verbose */
   int n_over;
   em_param_override *over; /* -setnumber / -setstring, in order */
@@ -34,9 +35,14 @@ const em_param_spec *em_app_specs(int *n);
 typedef struct em_run_config {
   double unit; /* metres per model unit */
   int n_freq;
-  double *freq; /* Hz */
-  int order;    /* 1..3 */
-  double epw;   /* elements per wavelength used */
+  double *freq;               /* Hz */
+  int order;                  /* 1..3 */
+  double epw;                 /* elements per wavelength used */
+  double mesh_freq;           /* Hz: the wavelength that sizes the mesh */
+  const char *mesh_freq_from; /* which parameter gave it (log, summary.json) */
+  int sweep_adaptive;         /* Solver/sweep adaptive */
+  double sweep_tol;           /* Solver/sweep_tol, on S */
+  int sweep_max_solves;       /* Solver/sweep_max_solves */
   em_ksp_opts ksp;
   em_pc_opts pc;
   int pc_auto;        /* Solver/preconditioner auto: direct, ilu0 when it does not fit */

@@ -4,6 +4,7 @@
 
 #include "app_ff.h"
 #include "app_setup.h"
+#include "em_model.h"
 
 /* What one frequency produced. */
 typedef struct em_freq_result {
@@ -13,7 +14,9 @@ typedef struct em_freq_result {
   em_pc_info pc;
   em_ksp_stats ksp[EM_MAX_PORTS]; /* one solve per excited port */
   int n_solve;
-  int converged; /* every solve converged */
+  int converged;  /* every solve converged */
+  int resumed;    /* read from the journal of an earlier run (--resume) */
+  int from_model; /* adaptive sweep: evaluated from the rational model */
 } em_freq_result;
 
 typedef struct em_block_stat {
@@ -42,18 +45,19 @@ typedef struct em_run {
   int n_block;      /* order groups */
   em_block_stat block[EM_MAX_ORDER][EM_MAX_ORDER];
   size_t operator_bytes;
-  em_cplx *S;         /* [n_freq][n_port][n_port] */
-  double *zref;       /* [n_port] */
-  em_cplx *zin;       /* [n_freq][n_port] */
-  em_freq_result *fr; /* [n_freq] */
-  int n_done;         /* frequencies finished */
-  /* kept across the frequencies of a sweep (the pattern does not change):
-     the operator's row permutation and the preconditioner, refactored on
-     its kept ordering and analysis by em_pc_update */
-  int32_t *perm;
-  em_pc *pc;
-  uint8_t *pml_rows; /* pmg: the unknowns of PML tets (operator numbering),
-                        solved with the coarse level (PMG/pml_coarse) */
+  em_cplx *S;                         /* [n_freq][n_port][n_port] */
+  double *zref;                       /* [n_port] */
+  em_cplx *zin;                       /* [n_freq][n_port] */
+  em_freq_result *fr;                 /* [n_freq] */
+  int n_done;                         /* frequencies finished */
+  uint64_t journal_key;               /* app/journal.c */
+  int n_samples;                      /* adaptive sweep: full solves so far */
+  char eta[64];                       /* ", about 3 min left" for the progress line */
+  em_freq_result *sample;             /* [max_solves] adaptive sweep: each full solve */
+  double sweep_estimate, sweep_check; /* adaptive sweep: final error estimate and check */
+  int sweep_converged;
+  em_fsys *fsys; /* the problem object: what a sweep keeps across its
+                    frequencies (model/fsys.c) */
   int n_files;
   char files[64][256]; /* outputs written, relative to out_dir */
 } em_run;

@@ -20,6 +20,8 @@ void em_app_usage(FILE *f) {
           "  --out DIR               output directory (default out/<case>)\n"
           "  --device auto|cpu|gpu   where to compute (auto: the GPU when one answers)\n"
           "  --dump-matrix FILE      write the assembled system (first frequency)\n"
+          "  --resume                skip the frequencies a stopped run of the same command\n"
+          "                          journaled in the output directory (sweep.journal)\n"
           "  --plot OUTDIR           plot an output directory (PNG and SVG in OUTDIR/plots)\n"
           "  --quiet                 no progress on stderr (errors and results stay)\n"
           "  --verbose               more progress\n"
@@ -71,6 +73,8 @@ em_err em_app_parse_args(int argc, char **argv, em_app_args *a, int *want_help, 
       i += 2;
     } else if (!strcmp(s, "--list-params")) {
       a->list_params = 1;
+    } else if (!strcmp(s, "--resume")) {
+      a->resume = 1;
     } else if (!strcmp(s, "--quiet") || !strcmp(s, "-q")) {
       a->log_level = EM_LOG_QUIET;
     } else if (!strcmp(s, "--verbose") || !strcmp(s, "-v")) {

@@ -21,6 +21,11 @@ static const em_param_spec SPECS[] = {
     NUM_REQ("Solver/f_start", "first frequency of a sweep, Hz"),
     NUM_REQ("Solver/f_stop", "last frequency of a sweep, Hz"),
     NUM("Solver/n_freq", 11, "number of frequencies of a sweep"),
+    STR("Solver/sweep", "uniform",
+        "sweep: uniform (a full solve at each of the n_freq frequencies) or adaptive (a rational "
+        "model of the ports from a few full solves, evaluated at the n_freq frequencies)"),
+    NUM("Solver/sweep_tol", 1e-3, "adaptive sweep: target error of the model on S"),
+    NUM("Solver/sweep_max_solves", 20, "adaptive sweep: full solves at most (3..256)"),
     NUM("Solver/order", 1, "basis order p: 1, 2 or 3"),
     STR("Solver/problem", "driven",
         "driven (excited by ports or a plane wave) or eigen (resonant modes, docs/eigen.md)"),
@@ -66,6 +71,10 @@ static const em_param_spec SPECS[] = {
         "0 or 1: the PML above order 1 is only smoothed)"),
     NUM("Mesh/elements_per_wavelength", 0,
         "target elements per wavelength at the highest frequency (0: by order, 12/7/5)"),
+    NUM("Mesh/frequency", 0,
+        "Hz whose wavelength sizes the mesh (0: the case file's own Solver/f_stop, else its "
+        "Solver/frequency, or the run's highest frequency when that is higher): a sub-band or "
+        "one frequency of the case meshes as its full sweep does"),
     NUM("Mesh/reorder", 1, "renumber vertices by reverse Cuthill-McKee (1) or not (0)"),
     NUM_REQ("Materials/*/eps_r", "relative permittivity of volume '*' (required)"),
     NUM("Materials/*/mu_r", 1, "relative permeability of volume '*'"),
@@ -195,6 +204,36 @@ static em_err read_eigen(const em_case *c, em_run_config *cfg) {
   return EM_OK;
 }
 
+/* The frequency that sizes the mesh: fixed by the case, not by the band a
+ * run asks for, so that -setnumber Solver/frequency f solves on the mesh of
+ * the case's sweep; raised to the run's highest frequency (never fewer
+ * elements per wavelength than asked) when the run goes above it. */
+static em_err read_mesh_frequency(const em_case *c, em_run_config *cfg) {
+  double fm, top = cfg->freq[cfg->n_freq - 1];
+  EM_TRY(num(c, "Mesh/frequency", &fm));
+  EM_CHECK(fm >= 0, EM_ERR_INPUT, "Mesh/frequency = %g Hz must be >= 0 (0: the case's own)", fm);
+  if (fm > 0) {
+    cfg->mesh_freq = fm;
+    cfg->mesh_freq_from = "Mesh/frequency";
+    return EM_OK;
+  }
+  static const char *const own[2] = {"Solver/f_stop", "Solver/frequency"};
+  for (int k = 0; k < 2; k++) {
+    const em_param *p = em_case_param_find(c, own[k]);
+    if (!p || strcmp(p->source, "case file") || !(p->number > 0)) continue;
+    if (p->number >= top) {
+      cfg->mesh_freq = p->number;
+      cfg->mesh_freq_from =
+          k ? "the case file's Solver/frequency" : "the case file's Solver/f_stop";
+      return EM_OK;
+    }
+    break;
+  }
+  cfg->mesh_freq = top;
+  cfg->mesh_freq_from = "the highest frequency of the run";
+  return EM_OK;
+}
+
 static em_err read_solver(const em_case *c, em_run_config *cfg) {
   const char *s;
   em_ksp_opts_default(&cfg->ksp);
@@ -263,10 +302,24 @@ em_err em_run_config_read(const em_case *c, em_run_config *cfg) {
   EM_CHECK(cfg->unit > 0, EM_ERR_INPUT, "Geometry/unit = %g must be > 0", cfg->unit);
   static const char *const problem[] = {"driven", "eigen"};
   EM_TRY(choice(c, "Solver/problem", problem, 2, &cfg->eigen));
-  if (cfg->eigen)
+  if (cfg->eigen) {
     EM_TRY(read_eigen(c, cfg));
-  else
+    cfg->mesh_freq = cfg->freq[0]; /* read_eigen: the case's sweep top or the target */
+    cfg->mesh_freq_from = "the case's sweep or Eigen/target";
+  } else {
     EM_TRY(read_frequencies(c, cfg));
+    EM_TRY(read_mesh_frequency(c, cfg));
+    static const char *const sweeps[] = {"uniform", "adaptive"};
+    EM_TRY(choice(c, "Solver/sweep", sweeps, 2, &cfg->sweep_adaptive));
+    EM_TRY(num(c, "Solver/sweep_tol", &cfg->sweep_tol));
+    EM_CHECK(cfg->sweep_tol > 0 && cfg->sweep_tol < 1, EM_ERR_INPUT,
+             "Solver/sweep_tol = %g must be in (0, 1)", cfg->sweep_tol);
+    EM_TRY(integer(c, "Solver/sweep_max_solves", 3, 256, &cfg->sweep_max_solves));
+    EM_CHECK(!cfg->sweep_adaptive || cfg->n_freq >= 2, EM_ERR_INPUT,
+             "Solver/sweep adaptive needs a band: Solver/f_start < Solver/f_stop and "
+             "Solver/n_freq >= 2 (%d frequency given)",
+             cfg->n_freq);
+  }
   EM_TRY(integer(c, "Solver/order", 1, 3, &cfg->order));
   EM_TRY(num(c, "Mesh/elements_per_wavelength", &cfg->epw));
   EM_CHECK(cfg->epw >= 0, EM_ERR_INPUT, "Mesh/elements_per_wavelength = %g must be >= 0", cfg->epw);

@@ -6,7 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "app_run.h"
+#include "app_sweep.h"
 
 typedef struct {
   const em_mesh *m;
@@ -59,191 +59,87 @@ static void record_blocks(em_run *r, const em_blockmat *A, const em_blockop *op)
   r->operator_bytes = em_blockop_bytes(op);
 }
 
-/* Robin terms: one per port (each excites its own right-hand side column),
- * and the first-order ABC j k nu on the remaining exterior faces, one term
- * per medium that touches them. */
-static em_err build_robins(em_run *r, double k0, em_robin *rb, int *n_rb, int32_t **abc_lists) {
+static em_err ff_prepare(void *ctx, double k0, em_problem *prob) {
+  return em_app_ff_problem(ctx, k0, prob);
+}
+
+/* The problem object of the mesh (model/fsys.c), made on the first solve. */
+static em_err make_fsys(em_run *r) {
+  const em_run_config *cfg = &r->cfg;
   em_setup *s = &r->setup;
-  *n_rb = 0;
-  for (int i = 0; i < s->n_port; i++) em_port_robin(&s->port[i], 1, i, &rb[(*n_rb)++]);
-  if (!s->n_abc) return EM_OK;
-  const em_mesh *m = r->mesh;
-  for (int g = 0; g < m->n_group; g++) {
-    if (m->group[g].dim != 3) continue;
-    int32_t n = 0;
-    for (int32_t k = 0; k < s->n_abc; k++) n += m->tet_group[m->face_tet[2 * s->abc_face[k]]] == g;
-    if (!n) continue;
-    EM_CHECK(*n_rb < 2 * EM_MAX_PORTS, EM_ERR_INPUT, "too many media on the outer boundary");
-    int32_t *list = NULL;
-    EM_TRY(em_calloc(&list, (size_t)n, sizeof *list, "ABC faces"));
-    abc_lists[*n_rb] = list;
-    n = 0;
-    for (int32_t k = 0; k < s->n_abc; k++)
-      if (m->tet_group[m->face_tet[2 * s->abc_face[k]]] == g) list[n++] = s->abc_face[k];
-    em_robin *a = &rb[(*n_rb)++];
-    memset(a, 0, sizeof *a);
-    a->group = -1;
-    a->faces = list;
-    a->n_faces = n;
-    a->gamma = I * k0 * csqrt(s->medium[g].eps_r * s->medium[g].mu_r) / s->medium[g].mu_r;
+  em_fsys_desc d = {.mesh = r->mesh,
+                    .dofs = r->dofs,
+                    .order = cfg->order,
+                    .medium = s->medium,
+                    .pml = s->has_pml ? &s->pml : NULL,
+                    .port = s->port,
+                    .n_port = s->n_port,
+                    .abc_face = s->abc_face,
+                    .n_abc = s->n_abc,
+                    .bop = cfg->bop,
+                    .pc = cfg->pc,
+                    .pc_auto = cfg->pc_auto,
+                    .ordering_auto = cfg->ordering_auto,
+                    .pmg_pml_coarse = cfg->pmg_pml_coarse,
+                    .ksp = cfg->ksp,
+                    .backend = r->dev.backend,
+                    .prepare = ff_prepare, /* a plane wave (app/farfield.c) */
+                    .prepare_ctx = r};
+  return em_fsys_create(&d, &r->fsys);
+}
+
+/* One frequency f through the problem object: *x_out [ns][n] in the DOF
+ * numbering and *sys_out (the fixed values) go to the caller. */
+static em_err solve_at(em_run *r, double f, int first, em_freq_result *fr, em_system **sys_out,
+                       em_cplx **x_out) {
+  if (!r->fsys) EM_TRY(make_fsys(r));
+  /* the stages' detail for the first solve of the run; later ones report
+     one line each (app/sweep.c), their detail with -v; warnings stay */
+  em_log dlog = {0};
+  if (r->log) dlog = *r->log;
+  if (em_fsys_ready(r->fsys) && dlog.level == EM_LOG_INFO) dlog.level = EM_LOG_QUIET;
+  em_fsys_stats st;
+  EM_TRY(em_fsys_solve(r->fsys, f, r->log ? &dlog : NULL, &st, sys_out, x_out));
+  fr->f = f;
+  fr->k0 = 2 * M_PI * f / EM_C0;
+  fr->t_assembly = st.t_assembly, fr->t_operator = st.t_operator, fr->t_pc = st.t_pc;
+  fr->t_solve = st.t_solve;
+  fr->pc = st.pc;
+  fr->n_solve = st.n_solve;
+  fr->converged = st.converged;
+  memcpy(fr->ksp, st.ksp, sizeof fr->ksp);
+  if (first && r->args->dump_matrix) {
+    const em_system *sys = *sys_out;
+    EM_TRY(em_matfile_write(r->args->dump_matrix, sys->A, sys->n_rhs, sys->b));
+    em_log_info(r->log, "matrix written to %s", r->args->dump_matrix);
+  }
+  if (!r->n_block) { /* the first frequency solved */
+    const em_blockmat *Ap;
+    const em_blockop *op;
+    em_fsys_operator(r->fsys, &Ap, &op);
+    record_blocks(r, Ap, op);
   }
   return EM_OK;
 }
 
-/* One frequency: assemble, build the operator and the preconditioner, solve
- * for every port's excitation, measure the ports, write fields. */
-static em_err solve_frequency(em_run *r, int fi) {
+/* What frequency fi's solutions x give: port quantities, far field,
+ * fields, lines, the log line (fixed: the fixed DOFs' values, NULL zero). */
+em_err em_run_post_frequency(em_run *r, int fi, const em_cplx *x, const em_cplx *fixed) {
   em_err err = EM_OK;
   const em_run_config *cfg = &r->cfg;
   em_setup *s = &r->setup;
   em_freq_result *fr = &r->fr[fi];
   double f = cfg->freq[fi], k0 = 2 * M_PI * f / EM_C0;
   int np = s->n_port;
-  fr->f = f;
-  fr->k0 = k0;
-  em_robin rb[3 * EM_MAX_PORTS];
-  int32_t *abc_lists[3 * EM_MAX_PORTS] = {0};
-  int n_rb = 0;
-  em_system *sys = NULL;
-  em_blockmat *Ap = NULL;
-  em_csr *Acsr = NULL;
-  em_blockop *op = NULL;
-  em_cplx *bp = NULL, *xp = NULL, *x = NULL, *meas = NULL;
-  uint8_t *vary = NULL;
-
-  for (int i = 0; i < np; i++) EM_TRY_GOTO(err, em_port_set_frequency(&s->port[i], k0), done);
-  EM_TRY_GOTO(err, build_robins(r, k0, rb, &n_rb, abc_lists), done);
-  em_media media = {r->mesh, s->medium, s->has_pml ? &s->pml : NULL, k0};
-  if (s->has_pml) {
-    EM_TRY_GOTO(err, em_calloc(&vary, (size_t)r->mesh->n_tet, 1, "PML tets"), done);
-    for (int32_t t = 0; t < r->mesh->n_tet; t++)
-      vary[t] = (uint8_t)s->medium[r->mesh->tet_group[t]].is_pml;
-  }
-  em_problem prob = {.k0 = k0,
-                     .order = cfg->order,
-                     .material = em_media_material,
-                     .material_ctx = &media,
-                     .tet_vary = vary,
-                     .n_robin = n_rb,
-                     .robin = rb,
-                     .n_rhs = np};
-  /* a plane wave drives column 0 instead of the ports (app/farfield.c) */
-  EM_TRY_GOTO(err, em_app_ff_problem(r, k0, &prob), done);
-  int ns = prob.n_rhs; /* solves: one per port, or the plane wave */
-  double t0 = em_wtime();
-  EM_TRY_GOTO(err, em_assemble(r->mesh, r->dofs, &prob, r->log, &sys), done);
-  fr->t_assembly = em_wtime() - t0;
-  if (fi == 0 && r->args->dump_matrix) {
-    EM_TRY_GOTO(err, em_matfile_write(r->args->dump_matrix, sys->A, sys->n_rhs, sys->b), done);
-    em_log_info(r->log, "matrix written to %s", r->args->dump_matrix);
-  }
-
-  /* the operator wants its rows sorted (sliced formats): permute once */
-  t0 = em_wtime();
   int32_t n = r->dofs->n_dof;
-  em_blockop_opts bop = cfg->bop;
-  bop.backend = r->dev.backend;
-  bop.prec = EM_PREC_DOUBLE;
-  if (!r->perm) { /* the row order depends on the pattern only: once per sweep */
-    EM_TRY_GOTO(err, em_calloc(&r->perm, (size_t)n, sizeof *r->perm, "permutation"), done);
-    EM_TRY_GOTO(err, em_blockop_plan_perm(sys->A, &bop, r->perm), done);
-  }
-  const int32_t *perm = r->perm;
-  EM_TRY_GOTO(err, em_blockmat_permute(sys->A, perm, &Ap), done);
-  EM_TRY_GOTO(err, em_blockop_create(Ap, &bop, &op), done);
-  em_operator A;
-  EM_TRY_GOTO(err, em_blockop_operator(op, &A), done);
-  fr->t_operator = em_wtime() - t0;
-  if (fi == 0) record_blocks(r, Ap, op);
-
-  t0 = em_wtime();
-  em_pc_opts pco = cfg->pc;
-  pco.backend = r->dev.backend;
-  pco.pmg.nb = Ap->nb; /* the V-cycle's levels: the order groups */
-  memcpy(pco.pmg.offset, Ap->offset, sizeof pco.pmg.offset);
-  if (cfg->pmg_pml_coarse && s->has_pml && !r->pml_rows) {
-    /* every unknown of a PML tet joins the coarse factor: the order-1 space
-       cannot follow the stretched field of a layer a few elements thick */
-    EM_TRY_GOTO(err, em_calloc(&r->pml_rows, (size_t)n + 1, 1, "PML unknowns"), done);
-    int32_t code[64];
-    for (int32_t t = 0; t < r->mesh->n_tet; t++) {
-      if (!s->medium[r->mesh->tet_group[t]].is_pml) continue;
-      em_dofmap_tet(r->dofs, r->mesh, t, code);
-      for (int k = 0; k < em_basis_count(cfg->order); k++) {
-        if (code[k] < 0) continue;
-        int32_t row = perm[code[k]];
-        int g = 0; /* its order group: PMG/pml_coarse N takes groups 1..N */
-        while (g + 1 < Ap->nb && row >= Ap->offset[g + 1]) g++;
-        if (g < cfg->pmg_pml_coarse) r->pml_rows[row] = 1;
-      }
-    }
-  }
-  pco.pmg.coarse_rows = r->pml_rows;
-  if (pco.type != EM_PC_NONE) EM_TRY_GOTO(err, em_blockmat_to_csr(Ap, &Acsr), done);
-  if (r->pc) { /* later frequencies: new values on the kept analysis */
-    EM_TRY_GOTO(err, em_pc_update(r->pc, Acsr, r->log), done);
-  } else {
-    err = em_pc_create(Acsr, &pco, r->log, &r->pc);
-    if (err == EM_ERR_MEMORY && cfg->pc_auto) {
-      /* auto: the direct factor fits neither on the GPU (it falls back to
-         the host by itself) nor on the host.  The order-group V-cycle needs
-         about nnz(A) plus the order-1 factor; with a single order group
-         there is no V-cycle and ILU(0), nnz(A) only, is what is left. */
-      em_pc_type next = Ap->nb >= 2 ? EM_PC_PMG : EM_PC_ILU0;
-      em_log_warn(r->log, "%s; auto: %s instead", em_error_message(), em_pc_type_name(next));
-      em_error_clear();
-      pco.type = next;
-      if (next == EM_PC_ILU0 && cfg->ordering_auto) pco.ordering = EM_ORDERING_RCM;
-      err = em_pc_create(Acsr, &pco, r->log, &r->pc);
-    }
-    if (err) goto done;
-  }
-  em_pc *pc = r->pc;
-  em_csr_destroy(&Acsr);
-  em_pc_get_info(pc, &fr->pc);
-  fr->t_pc = em_wtime() - t0;
-
-  t0 = em_wtime();
-  EM_TRY_GOTO(err, em_calloc(&bp, (size_t)n, sizeof *bp, "right-hand side"), done);
-  EM_TRY_GOTO(err, em_calloc(&xp, (size_t)n, sizeof *xp, "solution"), done);
-  EM_TRY_GOTO(err, em_calloc(&x, (size_t)n * ns, sizeof *x, "solutions"), done);
-  em_ksp_opts ko = cfg->ksp;
-  ko.log = r->log;
-  ko.log_every = r->log && r->log->level >= EM_LOG_VERBOSE ? 10 : 100;
-  fr->converged = 1;
-  fr->n_solve = ns;
-  for (int e = 0; e < ns; e++) {
-    for (int32_t i = 0; i < n; i++) {
-      bp[perm[i]] = sys->b[(size_t)e * n + i];
-      xp[i] = 0;
-    }
-    const char *what = np ? s->port[e].name : "the plane wave";
-    em_log_info(r->log, "solving for %s (%d unknowns)", what, n);
-    EM_TRY_GOTO(err, em_ksp_solve(&A, pc, bp, xp, &ko, &fr->ksp[e]), done);
-    for (int32_t i = 0; i < n; i++) x[(size_t)e * n + i] = xp[perm[i]];
-    const em_ksp_stats *st = &fr->ksp[e];
-    if (st->reason != EM_KSP_CONVERGED) {
-      fr->converged = 0;
-      em_log_warn(r->log,
-                  "%s: %s stopped (%s) after %d iterations at true residual %.3g; the "
-                  "results of this frequency are not converged",
-                  what, em_ksp_method_name(ko.method), em_ksp_reason_name(st->reason),
-                  st->iterations, st->true_rel_res);
-    }
-  }
-  fr->t_solve = em_wtime() - t0;
-  em_pc_get_info(pc, &fr->pc); /* with what the solves added (pmg's split of time) */
-  if (fr->pc.type == EM_PC_PMG)
-    em_log_info(r->log,
-                "pmg: %lld V-cycles, smoother %.2f s, coarse solves %.2f s, residual SpMVs %.2f s",
-                (long long)fr->pc.applies, fr->pc.t_smooth, fr->pc.t_coarse, fr->pc.t_residual);
-
-  t0 = em_wtime();
+  em_cplx *meas = NULL;
+  for (int i = 0; i < np; i++) EM_TRY(em_port_set_frequency(&s->port[i], k0));
+  double t0 = em_wtime();
   EM_TRY_GOTO(err, em_calloc(&meas, (size_t)np * np, sizeof *meas, "port measurements"), done);
   for (int e = 0; e < np; e++)
     for (int j = 0; j < np; j++)
       EM_TRY_GOTO(err,
-                  em_port_measure(&s->port[j], r->mesh, r->dofs, x + (size_t)e * n, sys->fixed,
+                  em_port_measure(&s->port[j], r->mesh, r->dofs, x + (size_t)e * n, fixed,
                                   &meas[e * np + j]),
                   done);
   if (np)
@@ -251,13 +147,13 @@ static em_err solve_frequency(em_run *r, int fi) {
                 em_port_sparams(np, s->port, meas, r->S + (size_t)fi * np * np, r->zref,
                                 r->zin + (size_t)fi * np),
                 done);
-  EM_TRY_GOTO(err, em_app_ff_frequency(r, fi, k0, x, sys->fixed, np ? meas : NULL), done);
+  EM_TRY_GOTO(err, em_app_ff_frequency(r, fi, k0, x, fixed, np ? meas : NULL), done);
   if (cfg->fields == 2 || (cfg->fields == 1 && fi == 0) ||
       (cfg->fields == 3 && fi == cfg->n_freq / 2)) {
     char name[64], path[1200];
     snprintf(name, sizeof name, "fields_%d.vtk", fi);
     EM_TRY_GOTO(err, out_path(r, path, sizeof path, name), done);
-    field_ctx fc = {r->mesh, r->dofs, x, sys->fixed};
+    field_ctx fc = {r->mesh, r->dofs, x, fixed};
     em_vtk_opts vo = {cfg->vtk_binary, cfg->subdiv, em_case_name(r->cs), 0};
     EM_TRY_GOTO(err, em_vtk_write(path, r->mesh, sample_field, &fc, &vo), done);
     EM_TRY_GOTO(err, add_file(r, name), done);
@@ -266,31 +162,60 @@ static em_err solve_frequency(em_run *r, int fi) {
     char name[64], path[1200];
     snprintf(name, sizeof name, "line_%d.csv", fi);
     EM_TRY_GOTO(err, out_path(r, path, sizeof path, name), done);
-    EM_TRY_GOTO(err, em_run_write_line(r, fi, x, sys->fixed, path), done);
+    EM_TRY_GOTO(err, em_run_write_line(r, fi, x, fixed, path), done);
     EM_TRY_GOTO(err, add_file(r, name), done);
   }
   fr->t_post = em_wtime() - t0;
-  if (np) {
+  if (np && !fr->from_model) {
     em_cplx s11 = r->S[(size_t)fi * np * np], z = r->zin[(size_t)fi * np];
     int its = 0;
     for (int e = 0; e < np; e++) its += fr->ksp[e].iterations;
     em_log_info(r->log,
-                "f = %.6g GHz: S11 = %.2f dB / %.1f deg, Zin = %.2f %+.2fj ohm, "
-                "%d iterations, %.2f s",
-                f * 1e-9, 20 * log10(cabs(s11)), carg(s11) * 180 / M_PI, creal(z), cimag(z), its,
-                fr->t_assembly + fr->t_operator + fr->t_pc + fr->t_solve + fr->t_post);
+                "[%d/%d] f = %.6g GHz: S11 = %.2f dB / %.1f deg, Zin = %.2f %+.2fj ohm, "
+                "%d iterations, %.2f s%s",
+                fi + 1, cfg->n_freq, f * 1e-9, 20 * log10(cabs(s11)), carg(s11) * 180 / M_PI,
+                creal(z), cimag(z), its,
+                fr->t_assembly + fr->t_operator + fr->t_pc + fr->t_solve + fr->t_post, r->eta);
   }
 done:
-  for (int i = 0; i < n_rb; i++) em_free(&abc_lists[i]);
-  em_system_destroy(&sys);
-  em_blockmat_destroy(&Ap);
-  em_csr_destroy(&Acsr);
-  em_blockop_destroy(&op);
-  em_free(&bp);
-  em_free(&xp);
-  em_free(&x);
   em_free(&meas);
-  em_free(&vary);
+  return err;
+}
+
+em_err em_run_solve_frequency(em_run *r, int fi) {
+  em_system *sys = NULL;
+  em_cplx *x = NULL;
+  em_freq_result *fr = &r->fr[fi];
+  fr->f = r->cfg.freq[fi];
+  fr->k0 = 2 * M_PI * fr->f / EM_C0;
+  em_err err = solve_at(r, fr->f, fi == 0, fr, &sys, &x);
+  if (!err) err = em_run_post_frequency(r, fi, x, sys->fixed);
+  em_system_destroy(&sys);
+  em_free(&x);
+  return err;
+}
+
+em_err em_run_solve_sample(em_run *r, double f, em_freq_result *fr, em_cplx *u, em_cplx *y) {
+  em_system *sys = NULL;
+  em_cplx *x = NULL;
+  em_setup *s = &r->setup;
+  int np = s->n_port;
+  int32_t n = r->dofs->n_dof;
+  fr->f = f;
+  fr->k0 = 2 * M_PI * f / EM_C0;
+  em_err err = solve_at(r, f, r->n_samples == 0, fr, &sys, &x);
+  if (err) goto done;
+  memcpy(u, x, sizeof *u * (size_t)n * fr->n_solve);
+  for (int e = 0; e < np; e++)
+    for (int j = 0; j < np; j++)
+      EM_TRY_GOTO(err,
+                  em_port_measure(&s->port[j], r->mesh, r->dofs, x + (size_t)e * n, sys->fixed,
+                                  &y[e * np + j]),
+                  done);
+  r->n_samples++;
+done:
+  em_system_destroy(&sys);
+  em_free(&x);
   return err;
 }
 
@@ -331,8 +256,15 @@ static em_err run_case(em_run *r) {
   }
   EM_TRY(em_run_config_read(r->cs, &r->cfg));
   const em_run_config *cfg = &r->cfg;
-  double fmax = cfg->freq[cfg->n_freq - 1];
-  em_mesh_opts mo = {cfg->unit, fmax, cfg->epw, em_setup_index_of, r->cs, 1};
+  em_log_info(log, "mesh sized at %.6g GHz (%s), %g elements per wavelength", cfg->mesh_freq * 1e-9,
+              cfg->mesh_freq_from, cfg->epw);
+  if (cfg->mesh_freq < cfg->freq[cfg->n_freq - 1])
+    em_log_warn(log,
+                "Mesh/frequency %.6g GHz is below the run's highest frequency %.6g GHz: %.3g "
+                "elements per wavelength there",
+                cfg->mesh_freq * 1e-9, cfg->freq[cfg->n_freq - 1] * 1e-9,
+                cfg->epw * cfg->mesh_freq / cfg->freq[cfg->n_freq - 1]);
+  em_mesh_opts mo = {cfg->unit, cfg->mesh_freq, cfg->epw, em_setup_index_of, r->cs, 1};
   double t0 = em_wtime();
   EM_TRY(em_case_mesh(r->cs, &mo, log, &r->mesh));
   r->t_mesh = em_wtime() - t0;
@@ -373,11 +305,7 @@ static em_err run_case(em_run *r) {
   struct stat st;
   r->made_out_dir = stat(r->out_dir, &st) != 0;
   EM_TRY(em_mkdir_p(r->out_dir));
-  for (int i = 0; i < nf; i++) {
-    em_log_info(log, "frequency %d/%d: %.6g GHz", i + 1, nf, cfg->freq[i] * 1e-9);
-    EM_TRY(solve_frequency(r, i));
-    r->n_done = i + 1;
-  }
+  EM_TRY(em_sweep_run(r));
   EM_TRY(write_port_tables(r));
   EM_TRY(add_file(r, "summary.json"));
   EM_TRY(em_run_write_summary(r));
@@ -414,9 +342,8 @@ em_err em_app_run(const em_app_args *a, const em_log *log) {
   em_free(&r.zin);
   em_free(&r.zref);
   em_free(&r.fr);
-  em_pc_destroy(&r.pc);
-  em_free(&r.perm);
-  em_free(&r.pml_rows);
+  em_free(&r.sample);
+  em_fsys_destroy(&r.fsys);
   em_app_ff_free(&r.ff);
   em_dofmap_destroy(&r.dofs);
   em_setup_free(&r.setup);

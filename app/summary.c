@@ -26,6 +26,8 @@ static void write_mesh(em_json *j, const em_run *r) {
   em_json_number(j, "h_min_m", s->h_min);
   em_json_number(j, "h_max_m", s->h_max);
   em_json_number(j, "elements_per_wavelength", r->cfg.epw);
+  em_json_number(j, "sized_at_hz", r->cfg.mesh_freq);
+  em_json_string(j, "sized_by", r->cfg.mesh_freq_from);
   em_json_number(j, "time_s", r->t_mesh);
   em_json_begin_array(j, "groups");
   for (int g = 0; g < r->mesh->n_group; g++) {
@@ -94,6 +96,8 @@ static void write_frequency(em_json *j, const em_run *r, int i) {
   em_json_number(j, "f_hz", f->f);
   em_json_number(j, "k0", f->k0);
   em_json_bool(j, "converged", f->converged);
+  em_json_bool(j, "resumed", f->resumed);
+  em_json_bool(j, "from_model", f->from_model);
   em_json_begin_object(j, "time_s");
   em_json_number(j, "assembly", f->t_assembly);
   em_json_number(j, "operator", f->t_operator);
@@ -155,6 +159,36 @@ static void write_frequency(em_json *j, const em_run *r, int i) {
   em_json_end_object(j);
 }
 
+/* How the frequencies were obtained: a full solve each, or the adaptive
+ * sweep's model (its full solves, error estimate and check). */
+static void write_sweep(em_json *j, const em_run *r) {
+  const em_run_config *c = &r->cfg;
+  em_json_begin_object(j, "sweep");
+  em_json_string(j, "type", c->sweep_adaptive ? "adaptive" : "uniform");
+  em_json_int(j, "frequencies", c->n_freq);
+  if (c->sweep_adaptive) {
+    em_json_number(j, "tolerance", c->sweep_tol);
+    em_json_int(j, "full_solves", r->n_samples);
+    em_json_bool(j, "converged", r->sweep_converged);
+    em_json_number(j, "error_estimate", r->sweep_estimate);
+    em_json_number(j, "last_check", r->sweep_check);
+    em_json_begin_array(j, "samples");
+    for (int i = 0; i < r->n_samples; i++) {
+      const em_freq_result *f = &r->sample[i];
+      int its = 0;
+      for (int e = 0; e < f->n_solve; e++) its += f->ksp[e].iterations;
+      em_json_begin_object(j, NULL);
+      em_json_number(j, "f_hz", f->f);
+      em_json_bool(j, "converged", f->converged);
+      em_json_int(j, "iterations", its);
+      em_json_number(j, "time_s", f->t_assembly + f->t_operator + f->t_pc + f->t_solve);
+      em_json_end_object(j);
+    }
+    em_json_end_array(j);
+  }
+  em_json_end_object(j);
+}
+
 em_err em_run_write_summary(const em_run *r) {
   char path[1200];
   snprintf(path, sizeof path, "%s/summary.json", r->out_dir);
@@ -191,6 +225,7 @@ em_err em_run_write_summary(const em_run *r) {
   em_json_number(&j, "tolerance", r->cfg.ksp.tol);
   em_json_int(&j, "max_iterations", r->cfg.ksp.max_it);
   em_json_end_object(&j);
+  write_sweep(&j, r);
   em_json_begin_array(&j, "ports");
   for (int p = 0; p < r->setup.n_port; p++) {
     const em_port *pt = &r->setup.port[p];
@@ -212,6 +247,9 @@ em_err em_run_write_summary(const em_run *r) {
   for (int i = 0; i < r->n_done; i++)
     ta += r->fr[i].t_assembly, tp += r->fr[i].t_pc, ts += r->fr[i].t_solve,
         to += r->fr[i].t_operator, tq += r->fr[i].t_post;
+  for (int i = 0; i < r->n_samples; i++) /* the adaptive sweep's full solves */
+    ta += r->sample[i].t_assembly, tp += r->sample[i].t_pc, ts += r->sample[i].t_solve,
+        to += r->sample[i].t_operator;
   em_json_begin_object(&j, "time_s");
   em_json_number(&j, "mesh", r->t_mesh);
   em_json_number(&j, "assembly", ta);

@@ -181,18 +181,75 @@ static void log_blocks(const em_log *log, const em_blockmat *A) {
     }
 }
 
+/* What the numeric pass needs besides the problem: the pattern, the
+ * colouring and the reference element depend on the mesh and the DOF map
+ * only, so a sweep builds them once. */
+struct em_assembler {
+  const em_mesh *m;
+  const em_dofmap *d;
+  em_pattern *pat;
+  em_element_ref *ref;
+  int32_t *cptr, *ctet;
+  int n_colour;
+  double t_symbolic;
+};
+
+em_err em_assembler_create(const em_mesh *m, const em_dofmap *d, em_assembler **out) {
+  EM_CHECK(m && d && out, EM_ERR_ARG, "assembler: NULL mesh, dofmap or output");
+  double t0 = em_wtime();
+  em_assembler *a = NULL;
+  em_err err = EM_OK;
+  EM_TRY(em_calloc(&a, 1, sizeof *a, "assembler"));
+  a->m = m, a->d = d;
+  EM_TRY_GOTO(err, em_pattern_build(m, d, &a->pat), fail);
+  EM_TRY_GOTO(err, em_element_ref_create(d->order, &a->ref), fail);
+  EM_TRY_GOTO(err, em_tet_colour(m, a->pat, &a->n_colour, &a->cptr, &a->ctet), fail);
+  a->t_symbolic = em_wtime() - t0;
+  *out = a;
+  return EM_OK;
+fail:
+  em_assembler_destroy(&a);
+  return err;
+}
+
+void em_assembler_destroy(em_assembler **ap) {
+  em_assembler *a = *ap;
+  if (!a) return;
+  em_pattern_destroy(&a->pat);
+  em_element_ref_destroy(&a->ref);
+  em_free(&a->cptr);
+  em_free(&a->ctet);
+  em_free(ap);
+}
+
 em_err em_assemble(const em_mesh *m, const em_dofmap *d, const em_problem *prob, const em_log *log,
                    em_system **out) {
   EM_CHECK(out, EM_ERR_ARG, "assemble: NULL output");
   *out = NULL;
   EM_TRY(check_problem(m, d, prob));
+  em_assembler *a = NULL;
+  EM_TRY(em_assembler_create(m, d, &a));
+  em_err err = em_assemble_with(a, prob, log, out);
+  em_assembler_destroy(&a);
+  return err;
+}
+
+em_err em_assemble_with(em_assembler *a, const em_problem *prob, const em_log *log,
+                        em_system **out) {
+  EM_CHECK(a && out, EM_ERR_ARG, "assemble: NULL assembler or output");
+  *out = NULL;
+  const em_mesh *m = a->m;
+  const em_dofmap *d = a->d;
+  EM_TRY(check_problem(m, d, prob));
+  EM_CHECK(prob->order == d->order, EM_ERR_ARG, "assemble: problem order %d, DOF map order %d",
+           prob->order, d->order);
   double t0 = em_wtime();
   em_err err = EM_OK;
   em_system *sys = NULL;
-  em_pattern *pat = NULL;
-  em_element_ref *ref = NULL;
-  int32_t *cptr = NULL, *ctet = NULL;
-  int n_colour = 0;
+  const em_pattern *pat = a->pat;
+  const em_element_ref *ref = a->ref;
+  const int32_t *cptr = a->cptr, *ctet = a->ctet;
+  int n_colour = a->n_colour;
   EM_TRY(em_calloc(&sys, 1, sizeof *sys, "system"));
   sys->n_rhs = prob->n_rhs;
   EM_TRY_GOTO(
@@ -201,10 +258,7 @@ em_err em_assemble(const em_mesh *m, const em_dofmap *d, const em_problem *prob,
   EM_TRY_GOTO(err, em_calloc(&sys->fixed, (size_t)d->n_fixed, sizeof *sys->fixed, "fixed values"),
               fail);
   EM_TRY_GOTO(err, em_dirichlet_values(m, d, prob, sys->fixed), fail);
-  EM_TRY_GOTO(err, em_pattern_build(m, d, &pat), fail);
   EM_TRY_GOTO(err, em_pattern_blockmat(pat, m, d, &sys->A), fail);
-  EM_TRY_GOTO(err, em_element_ref_create(d->order, &ref), fail);
-  EM_TRY_GOTO(err, em_tet_colour(m, pat, &n_colour, &cptr, &ctet), fail);
   double t1 = em_wtime();
   int n = ref->n;
   int32_t bad = -1;
@@ -270,15 +324,13 @@ em_err em_assemble(const em_mesh *m, const em_dofmap *d, const em_problem *prob,
   em_log_info(log,
               "assembly: order %d, %d unknowns (%d fixed), nnz %lld, %d colours, %.2f s "
               "(symbolic %.2f s)",
-              d->order, d->n_dof, d->n_fixed, (long long)nnz, n_colour, sys->t_assembly, t1 - t0);
+              d->order, d->n_dof, d->n_fixed, (long long)nnz, n_colour, sys->t_assembly,
+              t1 - t0 + a->t_symbolic);
+  a->t_symbolic = 0; /* reported once: later passes reuse it */
   log_blocks(log, sys->A);
   *out = sys;
   sys = NULL;
 fail:
   em_system_destroy(&sys);
-  em_pattern_destroy(&pat);
-  em_element_ref_destroy(&ref);
-  em_free(&cptr);
-  em_free(&ctet);
   return err;
 }

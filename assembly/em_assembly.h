@@ -186,6 +186,15 @@ typedef struct em_system {
 
 em_err em_assemble(const em_mesh *m, const em_dofmap *d, const em_problem *prob, const em_log *log,
                    em_system **sys);
+/* The pattern, the colouring of the tets and the reference element depend
+ * on the mesh and the DOF map only: a sweep makes them once and assembles
+ * each frequency with em_assemble_with (em_assemble = create + with +
+ * destroy).  m and d must outlive the assembler. */
+typedef struct em_assembler em_assembler;
+em_err em_assembler_create(const em_mesh *m, const em_dofmap *d, em_assembler **a);
+void em_assembler_destroy(em_assembler **a);
+em_err em_assemble_with(em_assembler *a, const em_problem *prob, const em_log *log,
+                        em_system **sys);
 void em_system_destroy(em_system **sys);
 
 /* ------------------------------------------------------------------ fields */

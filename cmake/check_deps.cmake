@@ -10,7 +10,7 @@
 if(NOT EM_SOURCE_DIR)
   message(FATAL_ERROR "check_deps.cmake: set EM_SOURCE_DIR")
 endif()
-set(modules core graph mesh assembly formats linalg solver eigen post app)
+set(modules core graph mesh assembly formats linalg solver eigen post model app)
 
 # owner of every header of the tree's modules
 foreach(m ${modules})

@@ -1,0 +1,46 @@
+/* app_sweep.h - the frequency loop of a run: the journal of finished
+ * frequencies (resume), Ctrl-C, progress with the time left (private to
+ * app/, docs/sweeps.md). */
+#ifndef EM_APP_SWEEP_H
+#define EM_APP_SWEEP_H
+
+#include "app_run.h"
+
+/* The journal: <out>/sweep.journal, one line per finished frequency,
+ * rewritten whole (temporary name + rename) after each.  Its key hashes the
+ * emsolve version, the case file's bytes and every parameter; a journal with
+ * another key is refused on --resume. */
+#define EM_JOURNAL_NAME "sweep.journal"
+
+/* 64-bit FNV-1a key of the run (case bytes, parameters, build). */
+em_err em_journal_key(const em_run *r, uint64_t *key);
+/* Write the journal of every frequency with done[i] set. */
+em_err em_journal_write(const em_run *r, const uint8_t *done);
+/* Read the journal into r (S, Zin, Zref, frequency results, far-field
+ * figures) and mark done[i]; a missing journal is no error (nothing done),
+ * one of another key, case or frequency list is EM_ERR_INPUT naming it. */
+em_err em_journal_read(em_run *r, uint8_t *done, int *n_done);
+
+/* Adaptive sweep: each full solve k in <out>/sweep.sample<k>.bin (the
+ * key, f, the snapshot u and the measurements y); _load sets *found when
+ * the file is there, and refuses one of another key or frequency. */
+em_err em_journal_sample_save(const em_run *r, int k, const em_cplx *u, int64_t n_u,
+                              const em_cplx *y, int64_t n_y);
+em_err em_journal_sample_load(em_run *r, int k, double f, em_cplx *u, int64_t n_u, em_cplx *y,
+                              int64_t n_y, int *found);
+/* After a complete adaptive sweep: the sample files go (they are large). */
+void em_journal_samples_remove(const em_run *r);
+
+/* Solve frequency fi of the run and write what it gives (app/run.c). */
+em_err em_run_solve_frequency(em_run *r, int fi);
+/* What frequency fi's solutions x [ns][n] give: S, Zin, far field, fields
+ * (fixed: the fixed DOFs' values, NULL zero). */
+em_err em_run_post_frequency(em_run *r, int fi, const em_cplx *x, const em_cplx *fixed);
+/* A full solve at f for the adaptive sweep: u = the solutions of every
+ * excitation [ns][n], y = what the ports measure [np][np]. */
+em_err em_run_solve_sample(em_run *r, double f, em_freq_result *fr, em_cplx *u, em_cplx *y);
+/* Every frequency of cfg->freq not yet in the journal, in order; journals
+ * each as it completes; stops after the current frequency on SIGINT. */
+em_err em_sweep_run(em_run *r);
+
+#endif

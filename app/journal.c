@@ -1,0 +1,324 @@
+/* journal.c - the journal of a sweep: what each finished frequency
+ * produced, exactly (the bytes of the doubles, in hex), so that a resumed
+ * run writes the same final files as one that was never stopped.
+ *
+ *   emsolve journal 1
+ *   key <16 hex digits>
+ *   case <path>
+ *   layout <n_freq> <n_port> <record bytes>
+ *   freq <index> <f Hz> <record in hex>
+ *   ...
+ *
+ * A record: S row block [np*np], Zin [np], Zref [np], the frequency's
+ * result (converged, solves, times, Krylov statistics), the antenna figures
+ * (far field with ports) or the two RCS values (plane wave). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "app_sweep.h"
+
+#define JOURNAL_MAGIC "emsolve journal 1"
+
+/* h = (h ^ byte) * 0x100000001b3 over the bytes (FNV-1a, 64 bit) */
+static uint64_t fnv(uint64_t h, const void *p, size_t n) {
+  const unsigned char *b = p;
+  for (size_t i = 0; i < n; i++) h = (h ^ b[i]) * 0x100000001b3ULL;
+  return h;
+}
+
+em_err em_journal_key(const em_run *r, uint64_t *key) {
+  uint64_t h = 0xcbf29ce484222325ULL;
+  h = fnv(h, EM_VERSION, strlen(EM_VERSION));
+  /* the records are raw structs: another build may lay them out otherwise */
+  size_t sz[3] = {sizeof(em_freq_result), sizeof(em_ksp_stats), sizeof(em_antenna)};
+  h = fnv(h, sz, sizeof sz);
+  const char *path = em_case_path(r->cs);
+  FILE *f = fopen(path, "rb");
+  EM_CHECK(f, EM_ERR_IO, "cannot read case file %s for the journal key", path);
+  char buf[8192];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof buf, f)) > 0) h = fnv(h, buf, n);
+  fclose(f);
+  for (int i = 0; i < em_case_param_count(r->cs); i++) {
+    const em_param *p = em_case_param_at(r->cs, i);
+    char v[64];
+    h = fnv(h, p->name, strlen(p->name) + 1);
+    if (p->is_string) {
+      const char *s = p->string ? p->string : "";
+      h = fnv(h, s, strlen(s) + 1);
+    } else {
+      snprintf(v, sizeof v, "%.17g", p->number);
+      h = fnv(h, v, strlen(v) + 1);
+    }
+  }
+  *key = h;
+  return EM_OK;
+}
+
+typedef struct {
+  unsigned char *b;
+  size_t n, cap;
+} rec;
+
+static void put(rec *q, const void *p, size_t n) {
+  if (q->b) memcpy(q->b + q->n, p, n);
+  q->n += n;
+}
+
+static void get(rec *q, void *p, size_t n) {
+  memcpy(p, q->b + q->n, n);
+  q->n += n;
+}
+
+/* One frequency's record; with q->b NULL only its size is counted. */
+static void pack(const em_run *r, int i, rec *q) {
+  int np = r->setup.n_port;
+  const em_freq_result *fr = &r->fr[i];
+  if (np) {
+    put(q, r->S + (size_t)i * np * np, sizeof *r->S * np * np);
+    put(q, r->zin + (size_t)i * np, sizeof *r->zin * np);
+    put(q, r->zref, sizeof *r->zref * np);
+  }
+  put(q, &fr->converged, sizeof fr->converged);
+  put(q, &fr->n_solve, sizeof fr->n_solve);
+  double t[5] = {fr->t_assembly, fr->t_operator, fr->t_pc, fr->t_solve, fr->t_post};
+  put(q, t, sizeof t);
+  put(q, fr->ksp, sizeof fr->ksp);
+  if (r->ff.enabled && !r->ff.planewave) put(q, &r->ff.ant[i], sizeof r->ff.ant[i]);
+  if (r->ff.enabled && r->ff.planewave) {
+    put(q, &r->ff.rcs_back[i], sizeof(double));
+    put(q, &r->ff.rcs_fwd[i], sizeof(double));
+  }
+}
+
+static void unpack(em_run *r, int i, rec *q) {
+  int np = r->setup.n_port;
+  em_freq_result *fr = &r->fr[i];
+  if (np) {
+    get(q, r->S + (size_t)i * np * np, sizeof *r->S * np * np);
+    get(q, r->zin + (size_t)i * np, sizeof *r->zin * np);
+    get(q, r->zref, sizeof *r->zref * np);
+  }
+  get(q, &fr->converged, sizeof fr->converged);
+  get(q, &fr->n_solve, sizeof fr->n_solve);
+  double t[5];
+  get(q, t, sizeof t);
+  fr->t_assembly = t[0], fr->t_operator = t[1], fr->t_pc = t[2], fr->t_solve = t[3];
+  fr->t_post = t[4];
+  get(q, fr->ksp, sizeof fr->ksp);
+  if (r->ff.enabled && !r->ff.planewave) get(q, &r->ff.ant[i], sizeof r->ff.ant[i]);
+  if (r->ff.enabled && r->ff.planewave) {
+    get(q, &r->ff.rcs_back[i], sizeof(double));
+    get(q, &r->ff.rcs_fwd[i], sizeof(double));
+  }
+  fr->f = r->cfg.freq[i];
+  fr->k0 = 2 * M_PI * fr->f / EM_C0;
+  fr->resumed = 1;
+}
+
+static size_t rec_size(const em_run *r) {
+  rec q = {0};
+  pack(r, 0, &q);
+  return q.n;
+}
+
+static em_err journal_path(const em_run *r, char *buf, size_t n) {
+  int k = snprintf(buf, n, "%s/%s", r->out_dir, EM_JOURNAL_NAME);
+  EM_CHECK(k > 0 && (size_t)k < n, EM_ERR_INPUT, "output path %s is too long", r->out_dir);
+  return EM_OK;
+}
+
+em_err em_journal_write(const em_run *r, const uint8_t *done) {
+  char path[1200];
+  EM_TRY(journal_path(r, path, sizeof path));
+  size_t sz = rec_size(r);
+  rec q = {0};
+  EM_TRY(em_calloc(&q.b, sz, 1, "journal record"));
+  em_outfile o;
+  em_err err = em_outfile_open(&o, path, 0);
+  if (err) {
+    em_free(&q.b);
+    return err;
+  }
+  fprintf(o.f, "%s\nkey %016llx\ncase %s\nlayout %d %d %zu\n", JOURNAL_MAGIC,
+          (unsigned long long)r->journal_key, em_case_path(r->cs), r->cfg.n_freq, r->setup.n_port,
+          sz);
+  for (int i = 0; i < r->cfg.n_freq; i++) {
+    if (!done[i]) continue;
+    q.n = 0;
+    pack(r, i, &q);
+    fprintf(o.f, "freq %d %.17g ", i, r->cfg.freq[i]);
+    for (size_t k = 0; k < q.n; k++) fprintf(o.f, "%02x", q.b[k]);
+    fputc('\n', o.f);
+  }
+  em_free(&q.b);
+  return em_outfile_commit(&o);
+}
+
+static int hexval(int c) {
+  return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+}
+
+/* The header lines against this run; a mismatch names what differs. */
+static em_err check_header(const em_run *r, FILE *f, const char *path, size_t sz) {
+  char line[2048];
+  unsigned long long key = 0;
+  int nf = -1, np = -1;
+  size_t rs = 0;
+  EM_CHECK(fgets(line, sizeof line, f) && !strncmp(line, JOURNAL_MAGIC, strlen(JOURNAL_MAGIC)),
+           EM_ERR_INPUT, "%s is not an emsolve journal (remove it, or choose another --out)", path);
+  EM_CHECK(fgets(line, sizeof line, f) && sscanf(line, "key %llx", &key) == 1, EM_ERR_INPUT,
+           "journal %s: no key line", path);
+  EM_CHECK(fgets(line, sizeof line, f), EM_ERR_INPUT, "journal %s: no case line", path);
+  line[strcspn(line, "\n")] = '\0';
+  EM_CHECK(key == r->journal_key, EM_ERR_INPUT,
+           "journal %s was written by a run of %s with another case file or parameter set "
+           "(key %016llx, this run %016llx): --resume continues the same command only; remove "
+           "the journal or choose another --out",
+           path, line + 5, key, (unsigned long long)r->journal_key);
+  EM_CHECK(fgets(line, sizeof line, f) && sscanf(line, "layout %d %d %zu", &nf, &np, &rs) == 3,
+           EM_ERR_INPUT, "journal %s: no layout line", path);
+  EM_CHECK(nf == r->cfg.n_freq && np == r->setup.n_port && rs == sz, EM_ERR_INPUT,
+           "journal %s: %d frequencies, %d ports, %zu-byte records; this run has %d, %d, %zu", path,
+           nf, np, rs, r->cfg.n_freq, r->setup.n_port, sz);
+  return EM_OK;
+}
+
+/* "freq <i> <f> <hex>": the record into r; a torn or foreign line is an
+ * error (the journal is renamed whole, so none is expected). */
+static em_err read_record(em_run *r, const char *line, const char *path, rec *q, int *fi) {
+  int i, off = 0;
+  double fhz;
+  EM_CHECK(sscanf(line, "freq %d %lg %n", &i, &fhz, &off) == 2 && off > 0, EM_ERR_INPUT,
+           "journal %s: a malformed line", path);
+  EM_CHECK(i >= 0 && i < r->cfg.n_freq && fhz == r->cfg.freq[i], EM_ERR_INPUT,
+           "journal %s: frequency %d (%.17g Hz) is not this run's", path, i, fhz);
+  const char *h = line + off;
+  for (size_t k = 0; k < q->cap; k++) {
+    int a = hexval(h[2 * k]), b = a < 0 ? -1 : hexval(h[2 * k + 1]);
+    EM_CHECK(a >= 0 && b >= 0, EM_ERR_INPUT, "journal %s: frequency %d has a torn record", path, i);
+    q->b[k] = (unsigned char)(16 * a + b);
+  }
+  q->n = 0;
+  unpack(r, i, q);
+  *fi = i;
+  return EM_OK;
+}
+
+em_err em_journal_read(em_run *r, uint8_t *done, int *n_done) {
+  char path[1200];
+  EM_TRY(journal_path(r, path, sizeof path));
+  *n_done = 0;
+  FILE *f = fopen(path, "r");
+  if (!f) return EM_OK;
+  size_t sz = rec_size(r), cap = 2 * sz + 128;
+  rec q = {0};
+  char *line = NULL;
+  em_err err = check_header(r, f, path, sz);
+  if (!err) err = em_calloc(&q.b, sz ? sz : 1, 1, "journal record");
+  if (!err) err = em_calloc(&line, cap, 1, "journal line");
+  q.cap = sz;
+  while (!err && fgets(line, (int)cap, f)) {
+    int i = -1;
+    err = read_record(r, line, path, &q, &i);
+    if (!err && !done[i]) done[i] = 1, (*n_done)++;
+  }
+  fclose(f);
+  em_free(&q.b);
+  em_free(&line);
+  return err;
+}
+
+/* ------------------------------------------------ adaptive sweep samples
+ *
+ * <out>/sweep.sample<k>.bin: "emsolve sample 1\n", the key, k, f, n_u, n_y,
+ * the solve's record, u [n_u], y [n_y] (raw bytes, this build's). */
+
+#define SAMPLE_MAGIC "emsolve sample 1\n"
+
+static em_err sample_path(const em_run *r, int k, char *buf, size_t n) {
+  int w = snprintf(buf, n, "%s/sweep.sample%d.bin", r->out_dir, k);
+  EM_CHECK(w > 0 && (size_t)w < n, EM_ERR_INPUT, "output path %s is too long", r->out_dir);
+  return EM_OK;
+}
+
+typedef struct {
+  uint64_t key;
+  int32_t k;
+  double f;
+  int64_t n_u, n_y;
+  int converged, n_solve;
+  double t[4];
+} sample_head;
+
+em_err em_journal_sample_save(const em_run *r, int k, const em_cplx *u, int64_t n_u,
+                              const em_cplx *y, int64_t n_y) {
+  char path[1200];
+  EM_TRY(sample_path(r, k, path, sizeof path));
+  const em_freq_result *fr = &r->sample[k];
+  sample_head h = {r->journal_key,
+                   k,
+                   fr->f,
+                   n_u,
+                   n_y,
+                   fr->converged,
+                   fr->n_solve,
+                   {fr->t_assembly, fr->t_operator, fr->t_pc, fr->t_solve}};
+  em_outfile o;
+  EM_TRY(em_outfile_open(&o, path, 1));
+  fwrite(SAMPLE_MAGIC, 1, strlen(SAMPLE_MAGIC), o.f);
+  fwrite(&h, sizeof h, 1, o.f);
+  fwrite(fr->ksp, sizeof fr->ksp, 1, o.f);
+  fwrite(u, sizeof *u, (size_t)n_u, o.f);
+  fwrite(y, sizeof *y, (size_t)n_y, o.f);
+  return em_outfile_commit(&o);
+}
+
+em_err em_journal_sample_load(em_run *r, int k, double f, em_cplx *u, int64_t n_u, em_cplx *y,
+                              int64_t n_y, int *found) {
+  char path[1200], magic[sizeof SAMPLE_MAGIC];
+  EM_TRY(sample_path(r, k, path, sizeof path));
+  *found = 0;
+  FILE *fp = fopen(path, "rb");
+  if (!fp) return EM_OK;
+  sample_head h;
+  em_freq_result *fr = &r->sample[k];
+  size_t ml = strlen(SAMPLE_MAGIC);
+  int ok = fread(magic, 1, ml, fp) == ml && !memcmp(magic, SAMPLE_MAGIC, ml) &&
+           fread(&h, sizeof h, 1, fp) == 1;
+  em_err err = EM_OK;
+  if (!ok)
+    err = EM_RAISE(EM_ERR_INPUT, "%s is not an emsolve sample (remove it)", path);
+  else if (h.key != r->journal_key)
+    err = EM_RAISE(EM_ERR_INPUT,
+                   "sample %s was written by a run with another case file or parameter set (key "
+                   "%016llx, this run %016llx): --resume continues the same command only; remove "
+                   "it or choose another --out",
+                   path, (unsigned long long)h.key, (unsigned long long)r->journal_key);
+  else if (h.k != k || h.f != f || h.n_u != n_u || h.n_y != n_y)
+    err = EM_RAISE(EM_ERR_INPUT,
+                   "sample %s: solve %d at %.17g Hz (%lld unknowns), where this run asks solve %d "
+                   "at %.17g Hz (%lld)",
+                   path, h.k, h.f, (long long)h.n_u, k, f, (long long)n_u);
+  else if (fread(fr->ksp, sizeof fr->ksp, 1, fp) != 1 ||
+           fread(u, sizeof *u, (size_t)n_u, fp) != (size_t)n_u ||
+           fread(y, sizeof *y, (size_t)n_y, fp) != (size_t)n_y)
+    err = EM_RAISE(EM_ERR_INPUT, "sample %s is truncated", path);
+  fclose(fp);
+  if (err) return err;
+  fr->f = f;
+  fr->k0 = 2 * M_PI * f / EM_C0;
+  fr->converged = h.converged;
+  fr->n_solve = h.n_solve;
+  fr->t_assembly = h.t[0], fr->t_operator = h.t[1], fr->t_pc = h.t[2], fr->t_solve = h.t[3];
+  fr->resumed = 1;
+  *found = 1;
+  return EM_OK;
+}
+
+void em_journal_samples_remove(const em_run *r) {
+  char path[1200];
+  for (int k = 0; k < r->n_samples; k++)
+    if (!sample_path(r, k, path, sizeof path)) remove(path);
+}

@@ -1,0 +1,152 @@
+/* em_model.h - the frequency model of a sweep: minimal rational
+ * interpolation of solution snapshots and the greedy adaptive sweep built
+ * on it (docs/sweeps.md). */
+#ifndef EM_MODEL_H
+#define EM_MODEL_H
+
+#include "em_assembly.h"
+#include "em_core.h"
+#include "em_formats.h"
+#include "em_solver.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ------------------------------------------- minimal rational interpolation
+ *
+ * Samples (z_j, u_j, y_j), j = 1..k: u_j a snapshot (the solution vectors of
+ * every excitation at z_j, length n_u), y_j what is measured on it (length
+ * n_y, linear in u_j).  The surrogate is the barycentric rational function
+ *
+ *   u~(z) = sum_j w_j u_j / (z - z_j)  /  sum_j w_j / (z - z_j),
+ *
+ * which interpolates every sample for any weights w_j != 0; MRI (Pradovera,
+ * SIAM J. Numer. Anal. 58, 2020) takes the w, |w| = 1, that minimises
+ * |sum_j w_j u_j|: the numerator's leading coefficient, so u~ is of type
+ * [k-2 / k-1].  w is the right singular vector of the smallest singular
+ * value of R in U = Q R (the Gramian U^H U = R^H R, never formed).  y~(z) is
+ * the same barycentric sum over y_j: what u~(z) would measure. */
+typedef struct em_mri em_mri;
+
+/* z in Hz; the fit works in t = (z - zc) / zs (zs > 0: half the band). */
+em_err em_mri_create(int64_t n_u, int n_y, int cap, double zc, double zs, em_mri **m);
+void em_mri_destroy(em_mri **m);
+/* Add a sample (u is only read: its R column is kept, Q grows by one
+ * column) and refit w; the weights before are kept for em_mri_eval_prev. */
+em_err em_mri_add(em_mri *m, double z, const em_cplx *u, const em_cplx *y);
+int em_mri_count(const em_mri *m);
+/* y~(z) of the current fit, and of the fit before the last sample (k >= 2). */
+void em_mri_eval(const em_mri *m, double z, em_cplx *y);
+void em_mri_eval_prev(const em_mri *m, double z, em_cplx *y);
+/* Where the current fit is least reliable: 1 / |sum_j w_j / (t - t_j)|
+ * (u~ - u = sum_j w_j (u_j - u) / (t - t_j) over that sum: the numerator is
+ * smooth, the error follows the inverse of the denominator), 0 at samples. */
+double em_mri_indicator(const em_mri *m, double z);
+/* The snapshot u~(z) = Q R c(z) (fields from the model). */
+void em_mri_eval_snapshot(const em_mri *m, double z, em_cplx *u);
+/* Smallest and largest singular value of R (diagnostics). */
+void em_mri_sigma(const em_mri *m, double *smin, double *smax);
+
+/* ------------------------------------------------------- adaptive sweep
+ *
+ * Greedy over the band [f0, f1]: full solves at f0, f1 and the middle, then
+ * repeatedly at the test frequency where em_mri_indicator is largest; the
+ * error is estimated by how much the surrogates of the last two sample sets
+ * differ in the outputs s (the S-parameters) over the test frequencies, and
+ * checked at each new sample (what the surrogate predicted there against
+ * the solve).  Stops when both are below tol, or at max_solves. */
+typedef struct em_adaptive {
+  double f0, f1;  /* Hz */
+  double tol;     /* on |s| */
+  int max_solves; /* >= 3 */
+  int n_test;     /* test frequencies, uniform over [f0, f1] */
+  int64_t n_u;    /* snapshot length */
+  int n_y;        /* measured quantities per sample */
+  int n_s;        /* outputs compared per frequency */
+  /* a full solve at f: the snapshot u and its measurements y */
+  em_err (*solve)(void *ctx, double f, em_cplx *u, em_cplx *y);
+  /* the outputs s (S-parameters) from measurements y at f */
+  em_err (*output)(void *ctx, double f, const em_cplx *y, em_cplx *s);
+  void *ctx;
+  const em_log *log;
+} em_adaptive;
+
+typedef struct em_adaptive_result {
+  int n_solves;
+  int converged;   /* estimate and check below tol */
+  double estimate; /* last max over test frequencies of the estimate */
+  double check;    /* last |s~ - s| at a new sample, before it was added */
+  double f[64];    /* the sampled frequencies, in the order solved */
+} em_adaptive_result;
+
+/* Build the surrogate; *m is the fitted MRI (em_mri_eval gives y at any f). */
+em_err em_adaptive_run(const em_adaptive *a, em_mri **m, em_adaptive_result *res);
+
+/* ------------------------------------------------ the frequency system
+ *
+ * The problem object of a fixed mesh: what does not change with frequency is
+ * built once (the PML tets, the ABC faces by medium, the matrix pattern and
+ * the colouring of the assembly, the operator's row
+ * permutation, the pmg coarse set, the preconditioner's ordering and
+ * analysis); each em_fsys_solve sets the ports and the Robin terms to the
+ * frequency, assembles, permutes, builds the operator, refactors on the kept
+ * analysis and solves every excitation. */
+typedef struct em_fsys_desc {
+  const em_mesh *mesh;
+  const em_dofmap *dofs;
+  int order;
+  const em_medium *medium; /* per mesh group */
+  const em_pml *pml;       /* NULL: no PML */
+  em_port *port;           /* their frequency state is set by em_fsys_solve */
+  int n_port;
+  const int32_t *abc_face; /* exterior faces with the first-order ABC */
+  int32_t n_abc;
+  em_blockop_opts bop;
+  em_pc_opts pc;
+  int pc_auto;        /* a direct factor that fits nowhere: pmg (ilu0 at one order group) */
+  int ordering_auto;  /* ... with ilu0: rcm */
+  int pmg_pml_coarse; /* pmg: the PML unknowns join the coarse solve */
+  em_ksp_opts ksp;
+  em_backend backend;
+  /* optional: another excitation (a plane wave) into prob at k0 */
+  em_err (*prepare)(void *ctx, double k0, em_problem *prob);
+  void *prepare_ctx;
+} em_fsys_desc;
+
+/* What a solve did. */
+typedef struct em_fsys_stats {
+  double t_assembly, t_operator, t_pc, t_solve; /* seconds */
+  em_pc_info pc;
+  em_ksp_stats ksp[16]; /* per excitation */
+  int n_solve;
+  int converged;
+} em_fsys_stats;
+
+typedef struct em_fsys em_fsys;
+
+em_err em_fsys_create(const em_fsys_desc *d, em_fsys **s);
+void em_fsys_destroy(em_fsys **s);
+/* Solve at f (Hz).  *x [n_solve][n_dof] in the DOF numbering and *sys (the
+ * assembled system: its fixed values, its matrix) go to the caller.  log:
+ * the stages' progress (NULL silent); a not converged solve is a warning. */
+em_err em_fsys_solve(em_fsys *s, double f, const em_log *log, em_fsys_stats *st, em_system **sys,
+                     em_cplx **x);
+/* The permuted block matrix and the operator of the last solve. */
+void em_fsys_operator(const em_fsys *s, const em_blockmat **A, const em_blockop **op);
+/* Whether the preconditioner exists (a solve was made). */
+int em_fsys_ready(const em_fsys *s);
+
+/* The first-order ABC j k0 sqrt(eps_r mu_r) / mu_r n x (n x E) on the listed
+ * exterior faces: one Robin term per medium that touches them (faces[t]
+ * lists that medium's faces, freed with em_abc_free).  Returns the number of
+ * terms in *n (at most cap). */
+em_err em_abc_robins(const em_mesh *m, const em_medium *medium, const int32_t *abc_face,
+                     int32_t n_abc, double k0, em_robin *rb, int cap, int *n);
+void em_abc_free(em_robin *rb, int n);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

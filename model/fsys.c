@@ -1,0 +1,281 @@
+/* fsys.c - the frequency system of a fixed mesh (em_model.h): built once,
+ * refreshed and solved per frequency. */
+#include <complex.h>
+#include <math.h>
+#include <string.h>
+
+#include "em_model.h"
+
+#define FSYS_MAX_ROBIN 48
+
+struct em_fsys {
+  em_fsys_desc d;
+  uint8_t *vary;                /* [n_tet] PML tets: the material varies inside */
+  em_assembler *asm_;           /* pattern, colouring, reference element: once */
+  em_robin abc[FSYS_MAX_ROBIN]; /* ABC terms at k0 = 1 (gamma scales with k0) */
+  int n_abc_terms;
+  int32_t *perm;     /* operator row order (the pattern's), once */
+  uint8_t *pml_rows; /* pmg coarse set (operator numbering), once */
+  em_pc *pc;         /* ordering and analysis once, refactored per frequency */
+  em_blockmat *Ap;   /* the last solve's permuted matrix and operator */
+  em_blockop *op;
+};
+
+/* gamma = j k0 sqrt(eps_r mu_r) / mu_r per medium: the first-order ABC of a
+ * plane wave leaving the medium normally */
+em_err em_abc_robins(const em_mesh *m, const em_medium *medium, const int32_t *abc_face,
+                     int32_t n_abc, double k0, em_robin *rb, int cap, int *n_out) {
+  int n_rb = 0;
+  *n_out = 0;
+  for (int g = 0; g < m->n_group && n_abc; g++) {
+    if (m->group[g].dim != 3) continue;
+    int32_t n = 0;
+    for (int32_t k = 0; k < n_abc; k++) n += m->tet_group[m->face_tet[2 * abc_face[k]]] == g;
+    if (!n) continue;
+    if (n_rb >= cap) {
+      em_abc_free(rb, n_rb);
+      return EM_RAISE(EM_ERR_INPUT, "too many media on the outer boundary (%d at most)", cap);
+    }
+    int32_t *list = NULL;
+    em_err err = em_calloc(&list, (size_t)n, sizeof *list, "ABC faces");
+    if (err) {
+      em_abc_free(rb, n_rb);
+      return err;
+    }
+    n = 0;
+    for (int32_t k = 0; k < n_abc; k++)
+      if (m->tet_group[m->face_tet[2 * abc_face[k]]] == g) list[n++] = abc_face[k];
+    em_robin *a = &rb[n_rb++];
+    memset(a, 0, sizeof *a);
+    a->group = -1;
+    a->faces = list;
+    a->n_faces = n;
+    a->gamma = I * k0 * csqrt(medium[g].eps_r * medium[g].mu_r) / medium[g].mu_r;
+  }
+  *n_out = n_rb;
+  return EM_OK;
+}
+
+void em_abc_free(em_robin *rb, int n) {
+  for (int i = 0; i < n; i++) {
+    int32_t *f = (int32_t *)rb[i].faces;
+    em_free(&f);
+    rb[i].faces = NULL;
+  }
+}
+
+em_err em_fsys_create(const em_fsys_desc *d, em_fsys **out) {
+  EM_CHECK(d->n_port >= 0 && d->n_port <= 16, EM_ERR_ARG, "%d ports (at most 16)", d->n_port);
+  em_fsys *s = NULL;
+  em_err err = EM_OK;
+  EM_TRY(em_calloc(&s, 1, sizeof *s, "frequency system"));
+  s->d = *d;
+  const em_mesh *m = d->mesh;
+  if (d->pml) {
+    EM_TRY_GOTO(err, em_calloc(&s->vary, (size_t)m->n_tet, 1, "PML tets"), fail);
+    for (int32_t t = 0; t < m->n_tet; t++) s->vary[t] = (uint8_t)d->medium[m->tet_group[t]].is_pml;
+  }
+  EM_TRY_GOTO(err, em_assembler_create(m, d->dofs, &s->asm_), fail);
+  EM_TRY_GOTO(err,
+              em_abc_robins(m, d->medium, d->abc_face, d->n_abc, 1.0, s->abc,
+                            FSYS_MAX_ROBIN - d->n_port, &s->n_abc_terms),
+              fail);
+  *out = s;
+  return EM_OK;
+fail:
+  em_fsys_destroy(&s);
+  return err;
+}
+
+void em_fsys_destroy(em_fsys **sp) {
+  em_fsys *s = *sp;
+  if (!s) return;
+  em_abc_free(s->abc, s->n_abc_terms);
+  em_assembler_destroy(&s->asm_);
+  em_free(&s->vary);
+  em_free(&s->perm);
+  em_free(&s->pml_rows);
+  em_pc_destroy(&s->pc);
+  em_blockmat_destroy(&s->Ap);
+  em_blockop_destroy(&s->op);
+  em_free(sp);
+}
+
+void em_fsys_operator(const em_fsys *s, const em_blockmat **A, const em_blockop **op) {
+  *A = s->Ap;
+  *op = s->op;
+}
+
+int em_fsys_ready(const em_fsys *s) {
+  return s->pc != NULL;
+}
+
+/* pmg: the unknowns of PML tets join the coarse factor (the order-1 space
+ * cannot follow the stretched field of a layer a few elements thick);
+ * PMG/pml_coarse N takes those of the order groups 1..N (3: all) */
+static em_err pml_coarse_rows(em_fsys *s) {
+  const em_fsys_desc *d = &s->d;
+  int32_t n = d->dofs->n_dof, code[64];
+  EM_TRY(em_calloc(&s->pml_rows, (size_t)n + 1, 1, "PML unknowns"));
+  for (int32_t t = 0; t < d->mesh->n_tet; t++) {
+    if (!d->medium[d->mesh->tet_group[t]].is_pml) continue;
+    em_dofmap_tet(d->dofs, d->mesh, t, code);
+    for (int k = 0; k < em_basis_count(d->order); k++) {
+      if (code[k] < 0) continue;
+      int32_t row = s->perm[code[k]];
+      int g = 0;
+      while (g + 1 < s->Ap->nb && row >= s->Ap->offset[g + 1]) g++;
+      if (g < d->pmg_pml_coarse) s->pml_rows[row] = 1;
+    }
+  }
+  return EM_OK;
+}
+
+/* The preconditioner: created on the first matrix, refactored later.  With
+ * pc_auto a direct factor that fits nowhere gives way to the order-group
+ * V-cycle (about nnz(A) plus the order-1 factor), or ILU(0) with one group. */
+static em_err precondition(em_fsys *s, const em_log *log) {
+  const em_fsys_desc *d = &s->d;
+  em_csr *A = NULL;
+  em_err err = EM_OK;
+  em_pc_opts pco = d->pc;
+  pco.backend = d->backend;
+  pco.pmg.nb = s->Ap->nb; /* the V-cycle's levels: the order groups */
+  memcpy(pco.pmg.offset, s->Ap->offset, sizeof pco.pmg.offset);
+  if (d->pmg_pml_coarse && d->pml && !s->pml_rows) EM_TRY(pml_coarse_rows(s));
+  pco.pmg.coarse_rows = s->pml_rows;
+  if (pco.type != EM_PC_NONE) EM_TRY(em_blockmat_to_csr(s->Ap, &A));
+  if (s->pc) {
+    err = em_pc_update(s->pc, A, log);
+  } else {
+    err = em_pc_create(A, &pco, log, &s->pc);
+    if (err == EM_ERR_MEMORY && d->pc_auto) {
+      em_pc_type next = s->Ap->nb >= 2 ? EM_PC_PMG : EM_PC_ILU0;
+      em_log_warn(log, "%s; auto: %s instead", em_error_message(), em_pc_type_name(next));
+      em_error_clear();
+      pco.type = next;
+      if (next == EM_PC_ILU0 && d->ordering_auto) pco.ordering = EM_ORDERING_RCM;
+      err = em_pc_create(A, &pco, log, &s->pc);
+    }
+  }
+  em_csr_destroy(&A);
+  return err;
+}
+
+/* Every excitation through the Krylov method; x [ns][n] in DOF numbering. */
+static em_err solve_all(em_fsys *s, const em_system *sys, int ns, const em_log *log,
+                        em_fsys_stats *st, em_cplx *x) {
+  const em_fsys_desc *d = &s->d;
+  int32_t n = d->dofs->n_dof;
+  const int32_t *perm = s->perm;
+  em_cplx *bp = NULL, *xp = NULL;
+  em_err err = EM_OK;
+  em_operator A;
+  EM_TRY(em_blockop_operator(s->op, &A));
+  EM_TRY_GOTO(err, em_calloc(&bp, (size_t)n, sizeof *bp, "right-hand side"), done);
+  EM_TRY_GOTO(err, em_calloc(&xp, (size_t)n, sizeof *xp, "solution"), done);
+  em_ksp_opts ko = d->ksp;
+  ko.log = log;
+  ko.log_every = log && log->level >= EM_LOG_VERBOSE ? 10 : 100;
+  st->converged = 1;
+  st->n_solve = ns;
+  for (int e = 0; e < ns; e++) {
+    for (int32_t i = 0; i < n; i++) {
+      bp[perm[i]] = sys->b[(size_t)e * n + i];
+      xp[i] = 0;
+    }
+    const char *what = d->n_port ? d->port[e].name : "the plane wave";
+    em_log_info(log, "solving for %s (%d unknowns)", what, n);
+    EM_TRY_GOTO(err, em_ksp_solve(&A, s->pc, bp, xp, &ko, &st->ksp[e]), done);
+    for (int32_t i = 0; i < n; i++) x[(size_t)e * n + i] = xp[perm[i]];
+    const em_ksp_stats *k = &st->ksp[e];
+    if (k->reason != EM_KSP_CONVERGED) {
+      st->converged = 0;
+      em_log_warn(log,
+                  "%s: %s stopped (%s) after %d iterations at true residual %.3g; the "
+                  "results of this frequency are not converged",
+                  what, em_ksp_method_name(ko.method), em_ksp_reason_name(k->reason), k->iterations,
+                  k->true_rel_res);
+    }
+  }
+done:
+  em_free(&bp);
+  em_free(&xp);
+  return err;
+}
+
+em_err em_fsys_solve(em_fsys *s, double f, const em_log *log, em_fsys_stats *st,
+                     em_system **sys_out, em_cplx **x_out) {
+  const em_fsys_desc *d = &s->d;
+  double k0 = 2 * M_PI * f / EM_C0;
+  int np = d->n_port;
+  em_robin rb[FSYS_MAX_ROBIN];
+  em_system *sys = NULL;
+  em_cplx *x = NULL;
+  em_err err = EM_OK;
+  memset(st, 0, sizeof *st);
+  /* the frequency's Robin terms: each port's (its own right-hand side
+     column) and the ABC's, gamma proportional to k0 */
+  for (int i = 0; i < np; i++) {
+    EM_TRY(em_port_set_frequency(&d->port[i], k0));
+    em_port_robin(&d->port[i], 1, i, &rb[i]);
+  }
+  for (int i = 0; i < s->n_abc_terms; i++) {
+    rb[np + i] = s->abc[i];
+    rb[np + i].gamma *= k0;
+  }
+  em_media media = {d->mesh, d->medium, d->pml, k0};
+  em_problem prob = {.k0 = k0,
+                     .order = d->order,
+                     .material = em_media_material,
+                     .material_ctx = &media,
+                     .tet_vary = s->vary,
+                     .n_robin = np + s->n_abc_terms,
+                     .robin = rb,
+                     .n_rhs = np};
+  if (d->prepare) EM_TRY(d->prepare(d->prepare_ctx, k0, &prob));
+  int ns = prob.n_rhs; /* solves: one per port, or the plane wave */
+  EM_CHECK(ns >= 1 && ns <= 16, EM_ERR_INPUT, "%d excitations (1..16)", ns);
+  double t0 = em_wtime();
+  EM_TRY(em_assemble_with(s->asm_, &prob, log, &sys));
+  st->t_assembly = em_wtime() - t0;
+
+  /* the operator wants its rows sorted (sliced formats): the order depends
+     on the pattern only, planned once */
+  t0 = em_wtime();
+  int32_t n = d->dofs->n_dof;
+  em_blockop_opts bop = d->bop;
+  bop.backend = d->backend;
+  bop.prec = EM_PREC_DOUBLE;
+  if (!s->perm) {
+    EM_TRY_GOTO(err, em_calloc(&s->perm, (size_t)n, sizeof *s->perm, "permutation"), done);
+    EM_TRY_GOTO(err, em_blockop_plan_perm(sys->A, &bop, s->perm), done);
+  }
+  em_blockmat_destroy(&s->Ap);
+  em_blockop_destroy(&s->op);
+  EM_TRY_GOTO(err, em_blockmat_permute(sys->A, s->perm, &s->Ap), done);
+  EM_TRY_GOTO(err, em_blockop_create(s->Ap, &bop, &s->op), done);
+  st->t_operator = em_wtime() - t0;
+
+  t0 = em_wtime();
+  EM_TRY_GOTO(err, precondition(s, log), done);
+  em_pc_get_info(s->pc, &st->pc);
+  st->t_pc = em_wtime() - t0;
+
+  t0 = em_wtime();
+  EM_TRY_GOTO(err, em_calloc(&x, (size_t)n * ns, sizeof *x, "solutions"), done);
+  EM_TRY_GOTO(err, solve_all(s, sys, ns, log, st, x), done);
+  st->t_solve = em_wtime() - t0;
+  em_pc_get_info(s->pc, &st->pc); /* with what the solves added (pmg's split of time) */
+  if (st->pc.type == EM_PC_PMG)
+    em_log_info(log,
+                "pmg: %lld V-cycles, smoother %.2f s, coarse solves %.2f s, residual SpMVs %.2f s",
+                (long long)st->pc.applies, st->pc.t_smooth, st->pc.t_coarse, st->pc.t_residual);
+  *sys_out = sys;
+  *x_out = x;
+  return EM_OK;
+done:
+  em_system_destroy(&sys);
+  em_free(&x);
+  return err;
+}

@@ -1,0 +1,37 @@
+"""Mesh sizing independent of the band (docs/sweeps.md): the DRA's own
+sweep and one of its frequencies alone mesh at the case's f_stop, so they
+give the same mesh and the same S11 (to 1e-10: the same linear system, the
+direct factor's rounding apart); Mesh/frequency overrides it (a coarser
+mesh at a lower frequency), which shows the sizing really follows it.
+Order 1, no far field, to keep it small."""
+from emtest import check, finish, run, setn, sets, summary
+
+common = setn("Solver/order", 1) + sets("Output/fields", "none") + sets("Farfield/compute", "off")
+_, _, err_sweep, d_sweep = run("cases/dra.geo", *common, *setn("Solver/n_freq", 3))
+_, _, err_one, d_one = run("cases/dra.geo", *common, *setn("Solver/frequency", 6e9))
+_, _, _, d_low = run("cases/dra.geo", *common, *setn("Solver/frequency", 6e9),
+                     *setn("Mesh/frequency", 6e9))
+sw, one, low = summary(d_sweep), summary(d_one), summary(d_low)
+
+check([f["f_hz"] for f in sw["frequencies"]] == [4.5e9, 6e9, 7.5e9], "the sweep is 4.5, 6, 7.5 GHz")
+check(one["frequencies"][0]["f_hz"] == 6e9, "the single run is at 6 GHz")
+for name, s in (("sweep", sw), ("single", one)):
+    m = s["mesh"]
+    check(m["sized_at_hz"] == 7.5e9 and "f_stop" in m["sized_by"],
+          f"{name}: mesh sized at {m['sized_at_hz']} Hz by {m['sized_by']}")
+check("mesh sized at 7.5 GHz" in err_one, "the log says which frequency sized the mesh")
+for k in ("tets", "vertices", "edges"):
+    check(sw["mesh"][k] == one["mesh"][k], f"same mesh: {k} {sw['mesh'][k]} / {one['mesh'][k]}")
+check(sw["matrix"]["nnz"] == one["matrix"]["nnz"], "same matrix pattern")
+
+s_sw = complex(*sw["frequencies"][1]["ports"][0]["S_row"][0])
+s_one = complex(*one["frequencies"][0]["ports"][0]["S_row"][0])
+print(f"S11 at 6 GHz: sweep {s_sw}, single {s_one}, |diff| {abs(s_sw - s_one):.3e}")
+check(abs(s_sw - s_one) <= 1e-10, f"S11 at 6 GHz equal to 1e-10 ({abs(s_sw - s_one):.2e})")
+
+m = low["mesh"]
+check(m["sized_at_hz"] == 6e9 and m["sized_by"] == "Mesh/frequency",
+      f"Mesh/frequency 6e9: sized at {m['sized_at_hz']} by {m['sized_by']}")
+check(m["tets"] < 0.9 * one["mesh"]["tets"],
+      f"a mesh sized at 6 GHz is coarser: {m['tets']} vs {one['mesh']['tets']} tets")
+finish()

@@ -1,0 +1,151 @@
+/* The problem object (model/fsys.c) on a parallel-plate line: PEC plates at
+ * z = 0, h (fixed faces), PMC side walls at y = 0, w (nothing: the natural
+ * boundary), a lumped port across x = 0 (E along z) and the first-order ABC
+ * on x = L, which is exact for the line's TEM wave (a plane wave at normal
+ * incidence).  So the port sees Z = eta h / w (Pozar 2.3, parallel plate),
+ * |S11| in that reference is the discretisation's only, and a dielectric
+ * fill eps_r divides Z by sqrt(eps_r).  Solves at several frequencies on
+ * one object (ordering and analysis kept, refactored) equal solves on a
+ * fresh object each.  The ABC terms: one per medium, gamma = j k0 sqrt(eps
+ * mu) / mu. */
+#include <complex.h>
+#include <string.h>
+
+#include "em_model.h"
+#include "em_post.h"
+#include "em_test.h"
+
+#define ETA0 376.730313668
+
+static const double L = 0.06, W = 0.02, H = 0.01;
+
+typedef struct {
+  em_mesh *m;
+  em_dofmap *d;
+  em_medium med[7];
+  em_port port;
+  int32_t abc[4096], n_abc;
+} line;
+
+static void make_line(line *l, int order, em_cplx eps_r) {
+  memset(l, 0, sizeof *l);
+  REQUIRE_OK(em_mesh_box(12, 2, 2, L, W, H, 0.1, 7, &l->m));
+  em_mesh *m = l->m;
+  for (int g = 0; g < 7; g++) l->med[g] = (em_medium){eps_r, 1, 0};
+  uint8_t *fixed = calloc((size_t)m->n_face, 1);
+  int zmin = em_mesh_group_find(m, "zmin", 2), zmax = em_mesh_group_find(m, "zmax", 2);
+  int xmax = em_mesh_group_find(m, "xmax", 2), xmin = em_mesh_group_find(m, "xmin", 2);
+  for (int32_t k = 0; k < m->n_tri; k++) {
+    int g = m->tri_group[k];
+    if (g == zmin || g == zmax) fixed[m->tri_face[k]] = 1;
+    if (g == xmax) l->abc[l->n_abc++] = m->tri_face[k];
+  }
+  REQUIRE_OK(em_dofmap_build(m, order, fixed, &l->d));
+  free(fixed);
+  double dir[3] = {0, 0, 1};
+  REQUIRE_OK(em_port_setup(m, xmin, EM_PORT_LUMPED, l->med, dir, &l->port));
+  l->port.z_ref = ETA0 * H / W / creal(csqrt(eps_r));
+  snprintf(l->port.name, sizeof l->port.name, "port1");
+}
+
+static void free_line(line *l) {
+  em_dofmap_destroy(&l->d);
+  em_mesh_destroy(&l->m);
+}
+
+static em_fsys_desc desc(line *l, int order) {
+  em_fsys_desc d = {.mesh = l->m,
+                    .dofs = l->d,
+                    .order = order,
+                    .medium = l->med,
+                    .port = &l->port,
+                    .n_port = 1,
+                    .abc_face = l->abc,
+                    .n_abc = l->n_abc,
+                    .backend = EM_BACKEND_CPU};
+  em_blockop_opts_default(&d.bop);
+  d.bop.mode = EM_BLOCKOP_SEQUENTIAL;
+  em_pc_opts_default(&d.pc);
+  d.pc.type = EM_PC_DIRECT;
+  d.pc.ordering = EM_ORDERING_ND;
+  em_ksp_opts_default(&d.ksp);
+  d.ksp.tol = 1e-12;
+  return d;
+}
+
+/* S11 and Zin of the solution x at f */
+static void port_result(line *l, double f, const em_cplx *x, const em_cplx *fixed, em_cplx *S,
+                        em_cplx *Z) {
+  em_cplx c;
+  double zref;
+  REQUIRE_OK(em_port_set_frequency(&l->port, 2 * M_PI * f / EM_C0));
+  REQUIRE_OK(em_port_measure(&l->port, l->m, l->d, x, fixed, &c));
+  REQUIRE_OK(em_port_sparams(1, &l->port, &c, S, &zref, Z));
+}
+
+static void test_line(int order, em_cplx eps_r, double tol_s) {
+  line l;
+  make_line(&l, order, eps_r);
+  em_fsys_desc d = desc(&l, order);
+  em_fsys *kept = NULL;
+  REQUIRE_OK(em_fsys_create(&d, &kept));
+  double fs[3] = {1.0e9, 2.5e9, 1.7e9};
+  double z_line = ETA0 * H / W / creal(csqrt(eps_r));
+  for (int i = 0; i < 3; i++) {
+    em_fsys_stats st1, st2;
+    em_system *s1 = NULL, *s2 = NULL;
+    em_cplx *x1 = NULL, *x2 = NULL, S, Z;
+    EXPECT_OK(em_fsys_solve(kept, fs[i], NULL, &st1, &s1, &x1));
+    em_fsys *fresh = NULL;
+    REQUIRE_OK(em_fsys_create(&d, &fresh));
+    EXPECT_OK(em_fsys_solve(fresh, fs[i], NULL, &st2, &s2, &x2));
+    if (!x1 || !x2) continue;
+    EXPECT(st1.converged && st2.converged, "converged");
+    double dn = 0, nn = 0;
+    for (int32_t k = 0; k < l.d->n_dof; k++)
+      dn += cabs(x1[k] - x2[k]) * cabs(x1[k] - x2[k]), nn += cabs(x2[k]) * cabs(x2[k]);
+    EXPECT(sqrt(dn / nn) < 1e-11, "order %d, %g GHz: kept vs fresh object differ by %.2e", order,
+           fs[i] * 1e-9, sqrt(dn / nn));
+    port_result(&l, fs[i], x1, s1->fixed, &S, &Z);
+    printf("order %d, eps_r %.1f, %.2f GHz: |S11| = %.2e, Zin = %.3f %+.3fj (line %.3f ohm)\n",
+           order, creal(eps_r), fs[i] * 1e-9, cabs(S), creal(Z), cimag(Z), z_line);
+    EXPECT(cabs(S) < tol_s, "order %d, %g GHz: |S11| = %.3e (tolerance %.0e)", order, fs[i] * 1e-9,
+           cabs(S), tol_s);
+    EXPECT(cabs(Z - z_line) < 2 * tol_s * z_line, "Zin %.4f %+.4fj vs %.4f", creal(Z), cimag(Z),
+           z_line);
+    em_fsys_destroy(&fresh);
+    em_system_destroy(&s1);
+    em_system_destroy(&s2);
+    free(x1);
+    free(x2);
+  }
+  em_fsys_destroy(&kept);
+  free_line(&l);
+}
+
+static void test_abc_terms(void) {
+  line l;
+  make_line(&l, 1, 2.5 - 0.25 * I);
+  em_robin rb[4];
+  int n = 0;
+  double k0 = 2 * M_PI * 3e9 / EM_C0;
+  EXPECT_OK(em_abc_robins(l.m, l.med, l.abc, l.n_abc, k0, rb, 4, &n));
+  EXPECT(n == 1, "one medium on the ABC faces: %d terms", n);
+  if (n == 1) {
+    em_cplx want = I * k0 * csqrt(2.5 - 0.25 * I);
+    EXPECT(cabs(rb[0].gamma - want) < 1e-14 * cabs(want), "gamma %g%+gj", creal(rb[0].gamma),
+           cimag(rb[0].gamma));
+    EXPECT(rb[0].n_faces == l.n_abc && rb[0].group == -1, "%d faces of %d", rb[0].n_faces, l.n_abc);
+  }
+  em_abc_free(rb, n);
+  EXPECT_ERR(em_abc_robins(l.m, l.med, l.abc, l.n_abc, k0, rb, 0, &n), EM_ERR_INPUT);
+  free_line(&l);
+}
+
+int main(void) {
+  test_abc_terms();
+  test_line(1, 1.0, 5e-3);
+  test_line(2, 1.0, 2e-6);
+  test_line(2, 4.0, 3e-5);
+  return TEST_RESULT();
+}
