@@ -15,7 +15,9 @@ typedef struct em_freq_result {
   em_pc_info pc;
   em_ksp_stats ksp[EM_RUN_MAX_PORTS]; /* one solve per excited port */
   int n_solve;
-  int converged; /* every solve converged */
+  int converged;   /* every solve converged */
+  double pml_wall; /* <|E|^2> at the PML's outer wall / at its interface
+                      (first excitation; NaN: no PML), pml_wall.c */
 } em_freq_result;
 
 typedef struct em_block_stat {
@@ -61,6 +63,10 @@ typedef struct em_run {
 } em_run;
 
 em_err em_run_write_summary(const em_run *r);
+/* <|E|^2> over the PML tets on the outer wall / over those on the interface
+ * with the interior, for solution x: the round-trip reflection estimate of
+ * the layer (NaN without a PML). */
+double em_run_pml_wall(const em_run *r, const em_cplx *x, const em_cplx *fixed);
 em_err em_run_write_line(em_run *r, int fi, const em_cplx *x, const em_cplx *fixed,
                          const char *path);
 

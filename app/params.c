@@ -56,6 +56,9 @@ static const em_param_spec SPECS[] = {
         "pmg: the unknowns of the PML join the exact coarse solve (1) or are smoothed (0)"),
     NUM("Mesh/elements_per_wavelength", 0,
         "target elements per wavelength at the highest frequency (0: by order, 12/7/5)"),
+    NUM("Mesh/frequency", 0,
+        "frequency whose wavelength sizes the mesh, Hz (0: the sweep's highest; set it to "
+        "keep the mesh when only the band changes)"),
     NUM("Mesh/reorder", 1, "renumber vertices by reverse Cuthill-McKee (1) or not (0)"),
     NUM_REQ("Materials/*/eps_r", "relative permittivity of volume '*' (required)"),
     NUM("Materials/*/mu_r", 1, "relative permeability of volume '*'"),
@@ -68,6 +71,7 @@ static const em_param_spec SPECS[] = {
     NUM("Ports/*/dir_z", 0, "lumped port: E direction z"),
     NUM("PML/order", 2, "PML grading exponent m in sigma(xi) ~ (xi/L)^m"),
     NUM("PML/reflection", 1e-6, "PML normal-incidence reflection target R0"),
+    NUM("PML/elements", 3, "elements across the thinnest PML layer (0: sized from the wavelength)"),
     STR("Boundary/outer", "pec",
         "outer box faces without a group: pec, or abc (first-order absorbing)"),
     STR("Output/fields", "auto",
@@ -216,6 +220,9 @@ em_err em_run_config_read(const em_case *c, em_run_config *cfg) {
   EM_TRY(read_frequencies(c, cfg));
   EM_TRY(integer(c, "Solver/order", 1, 3, &cfg->order));
   EM_TRY(num(c, "Mesh/elements_per_wavelength", &cfg->epw));
+  EM_TRY(num(c, "Mesh/frequency", &cfg->mesh_freq));
+  EM_CHECK(cfg->mesh_freq >= 0 && isfinite(cfg->mesh_freq), EM_ERR_INPUT,
+           "Mesh/frequency = %g must be >= 0", cfg->mesh_freq);
   EM_CHECK(cfg->epw >= 0, EM_ERR_INPUT, "Mesh/elements_per_wavelength = %g must be >= 0", cfg->epw);
   if (cfg->epw == 0) cfg->epw = cfg->order == 1 ? 12 : cfg->order == 2 ? 7 : 5;
   EM_TRY(read_solver(c, cfg));
@@ -223,6 +230,7 @@ em_err em_run_config_read(const em_case *c, em_run_config *cfg) {
   EM_TRY(choice(c, "Boundary/outer", outer, 2, &cfg->outer_abc));
   EM_TRY(integer(c, "PML/order", 0, 8, &cfg->pml_order));
   EM_TRY(num(c, "PML/reflection", &cfg->pml_reflection));
+  EM_TRY(integer(c, "PML/elements", 0, 50, &cfg->pml_elements));
   EM_CHECK(cfg->pml_reflection > 0 && cfg->pml_reflection < 1, EM_ERR_INPUT,
            "PML/reflection = %g must be in (0, 1)", cfg->pml_reflection);
   static const char *const fields[] = {"auto", "all", "first", "none", "middle"};

@@ -264,6 +264,12 @@ static em_err solve_frequency(em_run *r, int fi) {
     EM_TRY_GOTO(err, em_run_write_line(r, fi, x, sys->fixed, path), done);
     EM_TRY_GOTO(err, add_file(r, name), done);
   }
+  fr->pml_wall = em_run_pml_wall(r, x, sys->fixed);
+  if (isfinite(fr->pml_wall))
+    em_log_info(r->log,
+                "PML: |E|^2 at the outer wall / at the interface = %.2e (%.1f dB, the layer's "
+                "round-trip reflection estimate)",
+                fr->pml_wall, 10 * log10(fr->pml_wall));
   fr->t_post = em_wtime() - t0;
   if (np) {
     em_cplx s11 = r->S[(size_t)fi * np * np], z = r->zin[(size_t)fi * np];
@@ -319,8 +325,8 @@ static em_err run_case(em_run *r) {
   }
   EM_TRY(em_run_config_read(r->cs, &r->cfg));
   const em_run_config *cfg = &r->cfg;
-  double fmax = cfg->freq[cfg->n_freq - 1];
-  em_mesh_opts mo = {cfg->unit, fmax, cfg->epw, em_setup_index_of, r->cs, 1};
+  double fmax = cfg->mesh_freq > 0 ? cfg->mesh_freq : cfg->freq[cfg->n_freq - 1];
+  em_mesh_opts mo = {cfg->unit, fmax, cfg->epw, em_setup_index_of, r->cs, 1, cfg->pml_elements};
   double t0 = em_wtime();
   EM_TRY(em_case_mesh(r->cs, &mo, log, &r->mesh));
   r->t_mesh = em_wtime() - t0;
