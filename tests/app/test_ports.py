@@ -4,7 +4,8 @@
    Z0 = eta0 / sqrt(eps_r) h / w, k = k0 sqrt(eps_r)) shorted at len:
    Zin = j Z0 tan(k len), the same for reference R = 50 and R = 10000, and
    Re Zin = 0 (lossless).  Two lumped ports with R = Z0: S11 = 0,
-   S21 = exp(-j k len).
+   S21 = exp(-j k len).  A 1 mm strip port in the same end: Re Zin = 0 and
+   Zin independent of R, where the field over the gap is not uniform.
 2. Shorted air coax stub (tests/data/coax_line.geo, Geometry/short = 1):
    emsolve's own Zin = j Z0 tan(k len), Z0 = eta0 ln(b/a) / 2 pi.
 3. z0 renormalisation: the coax line's Touchstone with z0 = 75 ohm equals
@@ -41,6 +42,18 @@ for r in [50, 10000]:
     check(abs(zs[r].real) < 1e-6 * abs(zs[r]), f"lumped stub R = {r}: Re Zin = {zs[r].real:.2e} = 0")
 dz = abs(zs[50] - zs[10000]) / abs(zs[50])
 check(dz < 1e-9, f"lumped Zin independent of the reference R (rel {dz:.1e})")
+# a 1 mm strip in the 4 mm wide end: the gap field is not uniform (a
+# resistive sheet of R there dissipates more than |V|^2 / 2R and its Zin
+# moves with R); still lossless, still the structure's own impedance
+zs = {}
+for r in [50, 10000]:
+    rc, o, e, d = run("tests/data/lumped_line.geo", *NONE, *setn("Ports/port1/z0", r),
+                      *setn("Geometry/port_width", 1))
+    zs[r] = zin(d)
+    print(f"lumped strip R = {r}: Zin = {zs[r]:.6f}")
+    check(abs(zs[r].real) < 1e-6 * abs(zs[r]), f"lumped strip R = {r}: Re Zin = {zs[r].real:.2e} = 0")
+dz = abs(zs[50] - zs[10000]) / abs(zs[50])
+check(dz < 1e-9, f"lumped strip: Zin independent of the reference R (rel {dz:.1e})")
 rc, o, e, d = run("tests/data/lumped_line.geo", *NONE, *setn("Geometry/far", 1),
                   *setn("Ports/port1/z0", z0), *setn("Ports/port2/z0", z0))
 freqs, S = touchstone(f"{d}/lumped_line.s2p")
