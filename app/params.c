@@ -71,7 +71,9 @@ static const em_param_spec SPECS[] = {
     NUM("Ports/*/dir_z", 0, "lumped port: E direction z"),
     NUM("PML/order", 2, "PML grading exponent m in sigma(xi) ~ (xi/L)^m"),
     NUM("PML/reflection", 1e-6, "PML normal-incidence reflection target R0"),
-    NUM("PML/elements", 3, "elements across the thinnest PML layer (0: sized from the wavelength)"),
+    NUM("PML/elements", 0,
+        "elements across the thinnest PML layer (0: sized from the wavelength only; 3 is what "
+        "the DRA study in docs/validation.md recommends)"),
     STR("Boundary/outer", "pec",
         "outer box faces without a group: pec, or abc (first-order absorbing)"),
     STR("Output/fields", "auto",
