@@ -6,8 +6,8 @@ mesh sized for 7.5 GHz (Mesh/frequency, the default band's top), the case's
 default 15 mm PML meshed 3 elements thick (PML/elements 3): Re Zin and |S11|
 move by less than 1 % and 0.2 dB when the air margin grows 8 -> 14 mm or the
 PML shrinks 15 -> 10 mm (observed 0.17 % / 0.04 dB and 0.29 % / 0.08 dB).
-The PML lets |E|^2 at its outer wall fall below 1e-2 of that at its
-interface (pml_wall_ratio)."""
+The default PML lets |E|^2 at its outer wall fall below 1e-2 of that at
+its interface (pml_wall_ratio)."""
 import math
 
 from emtest import check, finish, run, setn, summary
@@ -29,6 +29,7 @@ for name in ["margin 14 mm", "PML 10 mm"]:
     dr = abs(z.real - z0.real) / z0.real
     check(dr < 0.01, f"{name}: Re Zin {z.real:.2f} vs {z0.real:.2f} ohm moves {100 * dr:.2f} % < 1 %")
     check(abs(s - s0) < 0.2, f"{name}: |S11| {s:.2f} vs {s0:.2f} dB moves {abs(s - s0):.2f} < 0.2 dB")
-for name, (z, s, w) in res.items():
-    check(w < 1e-2, f"{name}: PML wall ratio {w:.1e} < 1e-2")
+# the default layer: |E|^2 at its wall 3.2e-3 of that at its interface
+# (the 10 mm layer in 1-2 elements of the old default: ~0.7)
+check(w0 < 1e-2, f"default: PML wall ratio {w0:.1e} < 1e-2")
 finish()
