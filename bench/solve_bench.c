@@ -698,7 +698,8 @@ int main(int argc, char **argv) {
   for (int k = 0; k < B->nruns; k++) {
     const run *r = &B->runs[k];
     if (!strcmp(r->reason, "converged") && !(r->true_res <= 100 * B->o.tol)) {
-      fprintf(stderr, "solve_bench: WRONG: %s %s + %s converged with true residual %.2e > 100 tol\n",
+      fprintf(stderr,
+              "solve_bench: WRONG: %s %s + %s converged with true residual %.2e > 100 tol\n",
               r->backend, r->method, r->pc, r->true_res);
       wrong = 1;
     }
