@@ -10,10 +10,11 @@
 // the bottom.  Metal (plate, jacket, probe) is not meshed: its surfaces are
 // PEC, as is every exterior face without a group.  An air box with margin
 // `margin` around the structure is wrapped in a PML shell of thickness
-// `pml_t`, closed by PEC, meshed PML/elements = 3 elements thick: with a
-// 10 mm layer of 1-2 air elements Re Zin moved 6 % when the box grew; with
-// 15 mm in 3 elements it moves < 0.3 % (docs/validation.md, "DRA box
-// independence").  Lengths in mm (Geometry/unit = 1e-3).
+// `pml_t`, closed by PEC.  Lengths in mm (Geometry/unit = 1e-3).  The
+// default 10 mm layer is 1-2 air elements thick and Re Zin moves 6 % when
+// the box grows; -setnumber Geometry/pml_thickness 15 -setnumber
+// PML/elements 3 makes it box-independent (< 0.3 %) at 3x the
+// factorization (docs/validation.md, "DRA box independence").
 //
 // Defaults: eps_r = 10, a = 7.5 mm, h = 6 mm (a/h = 1.25), inside the range
 // 0.5 < a/h < 5 of the Mongia-Bhartia fits (../shared/validation/
@@ -34,8 +35,7 @@ DefineConstant[
   rb      = {1.5, Name "Geometry/coax_outer_radius", Help "coax outer radius, mm"},
   lc      = {4, Name "Geometry/coax_length", Help "coax length below the plate, mm"},
   margin  = {8, Name "Geometry/margin", Help "air margin around the structure, mm"},
-  pml_t   = {15, Name "Geometry/pml_thickness", Help "PML thickness, mm"},
-  pml_n   = {3, Name "PML/elements", Help "elements across the PML layer"},
+  pml_t   = {10, Name "Geometry/pml_thickness", Help "PML thickness, mm"},
   hp      = {0.5, Name "Mesh/probe_size", Help "element size at the probe and coax, mm"},
   er      = {10, Name "Materials/dra/eps_r"},
   tand    = {1e-4, Name "Materials/dra/tan_delta"},
