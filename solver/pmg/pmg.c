@@ -47,6 +47,7 @@ static em_err spmat_of(const em_csr *A, em_backend be, em_spmat **M) {
 }
 
 static void rows_free(em_pmg *p, pmg_rows *R) {
+  (void)p; /* used by the CUDA build only */
 #ifdef EM_HAVE_CUDA
   if (p->be == EM_BACKEND_CUDA) em_pmg_cuda_free((void **)&R->idx);
 #endif
@@ -94,6 +95,7 @@ static em_err rows_make(em_pmg *p, int32_t a, int32_t b, const uint8_t *coarse, 
   for (int32_t i = a; i < b; i++)
     if (!coarse || !!coarse[i] == want) R->h[R->n++] = i;
   R->idx = R->h;
+  (void)p; /* used by the CUDA build only */
 #ifdef EM_HAVE_CUDA
   if (p->be == EM_BACKEND_CUDA) {
     R->idx = NULL;
