@@ -52,7 +52,8 @@ typedef struct em_run_config {
   int outer_abc;         /* exterior faces: 0 PEC, 1 first-order ABC */
   int pml_order;         /* grading exponent m */
   double pml_reflection; /* normal-incidence reflection target */
-  int fields;            /* 0 none, 1 first frequency, 2 all, 3 middle (n_freq / 2) */
+  int pml_elements;      /* elements across the thinnest PML layer (0: from the wavelength) */
+  int fields; /* 0 none, 1 first frequency, 2 all, 3 middle (n_freq / 2) */
   int vtk_binary;
   int subdiv;
   int line_points;   /* E along a line: points (0: none) */

@@ -17,6 +17,8 @@ typedef struct em_freq_result {
   int converged;  /* every solve converged */
   int resumed;    /* read from the journal of an earlier run (--resume) */
   int from_model; /* adaptive sweep: evaluated from the rational model */
+  double pml_wall; /* <|E|^2> at the PML's outer wall / at its interface
+                      (first excitation; NaN: no PML), pml_wall.c */
 } em_freq_result;
 
 typedef struct em_block_stat {
@@ -65,6 +67,10 @@ typedef struct em_run {
 em_err em_run_write_summary(const em_run *r);
 /* Solver/problem eigen: modes near Eigen/target (after the setup). */
 em_err em_app_eigen(em_run *r);
+/* <|E|^2> over the PML tets on the outer wall / over those on the interface
+ * with the interior, for solution x: the round-trip reflection estimate of
+ * the layer (NaN without a PML). */
+double em_run_pml_wall(const em_run *r, const em_cplx *x, const em_cplx *fixed);
 em_err em_run_write_line(em_run *r, int fi, const em_cplx *x, const em_cplx *fixed,
                          const char *path);
 

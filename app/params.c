@@ -87,6 +87,9 @@ static const em_param_spec SPECS[] = {
     NUM("Ports/*/dir_z", 0, "lumped port: E direction z"),
     NUM("PML/order", 2, "PML grading exponent m in sigma(xi) ~ (xi/L)^m"),
     NUM("PML/reflection", 1e-6, "PML normal-incidence reflection target R0"),
+    NUM("PML/elements", 0,
+        "elements across the thinnest PML layer (0: sized from the wavelength only; 3 is what "
+        "the DRA study in docs/validation.md recommends)"),
     STR("Boundary/outer", "pec",
         "outer box faces without a group: pec, or abc (first-order absorbing)"),
     STR("Output/fields", "auto",
@@ -329,6 +332,7 @@ em_err em_run_config_read(const em_case *c, em_run_config *cfg) {
   EM_TRY(choice(c, "Boundary/outer", outer, 2, &cfg->outer_abc));
   EM_TRY(integer(c, "PML/order", 0, 8, &cfg->pml_order));
   EM_TRY(num(c, "PML/reflection", &cfg->pml_reflection));
+  EM_TRY(integer(c, "PML/elements", 0, 50, &cfg->pml_elements));
   EM_CHECK(cfg->pml_reflection > 0 && cfg->pml_reflection < 1, EM_ERR_INPUT,
            "PML/reflection = %g must be in (0, 1)", cfg->pml_reflection);
   static const char *const fields[] = {"auto", "all", "first", "none", "middle"};

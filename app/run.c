@@ -165,6 +165,12 @@ em_err em_run_post_frequency(em_run *r, int fi, const em_cplx *x, const em_cplx 
     EM_TRY_GOTO(err, em_run_write_line(r, fi, x, fixed, path), done);
     EM_TRY_GOTO(err, add_file(r, name), done);
   }
+  fr->pml_wall = em_run_pml_wall(r, x, fixed);
+  if (isfinite(fr->pml_wall))
+    em_log_info(r->log,
+                "PML: |E|^2 at the outer wall / at the interface = %.2e (%.1f dB, the layer's "
+                "round-trip reflection estimate)",
+                fr->pml_wall, 10 * log10(fr->pml_wall));
   fr->t_post = em_wtime() - t0;
   if (np && !fr->from_model) {
     em_cplx s11 = r->S[(size_t)fi * np * np], z = r->zin[(size_t)fi * np];
@@ -264,7 +270,7 @@ static em_err run_case(em_run *r) {
                 "elements per wavelength there",
                 cfg->mesh_freq * 1e-9, cfg->freq[cfg->n_freq - 1] * 1e-9,
                 cfg->epw * cfg->mesh_freq / cfg->freq[cfg->n_freq - 1]);
-  em_mesh_opts mo = {cfg->unit, cfg->mesh_freq, cfg->epw, em_setup_index_of, r->cs, 1};
+  em_mesh_opts mo = {cfg->unit, cfg->mesh_freq, cfg->epw, em_setup_index_of, r->cs, 1, cfg->pml_elements};
   double t0 = em_wtime();
   EM_TRY(em_case_mesh(r->cs, &mo, log, &r->mesh));
   r->t_mesh = em_wtime() - t0;

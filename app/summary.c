@@ -98,6 +98,7 @@ static void write_frequency(em_json *j, const em_run *r, int i) {
   em_json_bool(j, "converged", f->converged);
   em_json_bool(j, "resumed", f->resumed);
   em_json_bool(j, "from_model", f->from_model);
+  if (isfinite(f->pml_wall)) em_json_number(j, "pml_wall_ratio", f->pml_wall);
   em_json_begin_object(j, "time_s");
   em_json_number(j, "assembly", f->t_assembly);
   em_json_number(j, "operator", f->t_operator);

@@ -306,8 +306,9 @@ typedef enum em_port_type { EM_PORT_COAX = 0, EM_PORT_WAVEGUIDE, EM_PORT_LUMPED 
  * closed form; rectangular waveguide: TE10) sit on the outer boundary and
  * are matched for their mode by the Robin condition
  *   n x (nu curl E) + j beta nu n x (n x E) = -2 j beta nu e_inc;
- * a lumped port is a resistive sheet (R = z_ref) of width w and length l
- * with a Norton current source along v. */
+ * a lumped port is a gap of width w and length l driven by a uniform 1 A
+ * current along v (open when another port is driven); its reference
+ * resistance R = z_ref enters only the circuit algebra of S. */
 typedef struct em_port {
   char name[32]; /* "port1" */
   int number;    /* N of portN */
@@ -342,7 +343,7 @@ em_err em_port_set_frequency(em_port *p, double k0);
 /* The mode's transverse field e(x) (unit power), real, in the port plane. */
 void em_port_mode(const em_port *p, const double x[3], double e[3]);
 /* The port's Robin boundary; with excite the incident wave (wave ports) or
- * the 1 A Norton current (lumped) goes into right-hand side column rhs. */
+ * the 1 A source current (lumped) goes into right-hand side column rhs. */
 void em_port_robin(em_port *p, int excite, int rhs, em_robin *r);
 /* What the port sees of a solution: wave ports c = oint E.e / oint e.e (the
  * total modal amplitude on the port plane); lumped the voltage

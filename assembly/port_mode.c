@@ -84,7 +84,7 @@ static em_err wave_source(void *ctx, const double x[3], em_cplx g[3]) {
   return EM_OK;
 }
 
-/* g = -j k0 eta0 J_s with J_s = (1 A / w) v, the Norton source current. */
+/* g = -j k0 eta0 J_s with J_s = (1 A / w) v, the port's source current. */
 static em_err lumped_source(void *ctx, const double x[3], em_cplx g[3]) {
   const em_port *p = ctx;
   (void)x;
@@ -99,8 +99,11 @@ void em_port_robin(em_port *p, int excite, int rhs, em_robin *r) {
   r->rhs = rhs;
   r->g_ctx = p;
   if (p->type == EM_PORT_LUMPED) {
-    /* resistive sheet J = E_t / Z_s, Z_s = R w / l: gamma = j k0 eta0 l / (R w) */
-    r->gamma = I * p->k0 * EM_Z0 * p->b / (creal(p->z_mode) * p->a);
+    /* a pure current source, open when not driven: the reference R is a
+     * circuit element of the port's S (em_port_sparams), not a resistive
+     * sheet in the mesh, whose uneven current over the gap would add an
+     * R-dependent loss to a lossless structure */
+    r->gamma = 0;
     r->g = excite ? lumped_source : NULL;
   } else {
     r->gamma = I * p->beta / p->mu_r;

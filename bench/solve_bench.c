@@ -656,6 +656,7 @@ int main(int argc, char **argv) {
   em_csrop *c[2] = {NULL, NULL};
   em_operator ops[2];
   em_err err = EM_OK;
+  int return_code = 0;
   if (!B) return 1;
   B->t0 = em_wtime();
   em_log_init(&B->log, stderr, EM_LOG_INFO);
@@ -691,6 +692,19 @@ int main(int argc, char **argv) {
   print_speedups(B, stdout, 0);
   EM_TRY_GOTO(err, write_reports(B), fail);
   printf("\nreports: %s/bench.json, %s/bench.md; total %.1f s\n", B->o.out, B->o.out, elapsed(B));
+  /* a run that reports convergence with a true residual far above the
+   * tolerance is a wrong result: the bench fails, so its smoke test can */
+  int wrong = 0;
+  for (int k = 0; k < B->nruns; k++) {
+    const run *r = &B->runs[k];
+    if (!strcmp(r->reason, "converged") && !(r->true_res <= 100 * B->o.tol)) {
+      fprintf(stderr,
+              "solve_bench: WRONG: %s %s + %s converged with true residual %.2e > 100 tol\n",
+              r->backend, r->method, r->pc, r->true_res);
+      wrong = 1;
+    }
+  }
+  if (wrong && !err) return_code = 3;
 fail:
   if (err) {
     em_error_print(stderr);
@@ -701,5 +715,5 @@ fail:
   em_csr_destroy(&B->A);
   em_free(&B->b);
   free(B);
-  return err ? 1 : 0;
+  return err ? 1 : return_code;
 }

@@ -10,10 +10,16 @@
  * boundary of the listed volumes, so the sizes are given per entity through
  * the size callback.  Gmsh takes the minimum of the callback, the case's own
  * sizes (point sizes, Mesh.MeshSizeMax, its background field) and its
- * defaults, so a case that asks for smaller elements somewhere gets them. */
+ * defaults, so a case that asks for smaller elements somewhere gets them.
+ *
+ * A PML shell (volume groups pml*) is thin next to the wavelength: at
+ * lambda / N its layer would be one or two elements thick, too few to
+ * follow the field's decay, so there h = t / pml_elements, t the thinnest
+ * layer (bounding boxes of all volumes and of the non-PML ones). */
 #include <gmshc.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "case_impl.h"
 
@@ -102,6 +108,94 @@ done:
   return err;
 }
 
+static int is_pml(const char *name) {
+  return !strncmp(name, "pml", 3);
+}
+
+/* Bounding boxes (model units) of the PML volumes' union and of the rest. */
+static em_err pml_boxes(const em_case *c, double all[6], double in[6], int *n_pml, size_t mark) {
+  em_err err = EM_OK;
+  int *dt = NULL, *ent = NULL, ierr = 0;
+  size_t n = 0, n_ent = 0;
+  char *name = NULL;
+  for (int d = 0; d < 3; d++) all[d] = in[d] = INFINITY, all[d + 3] = in[d + 3] = -INFINITY;
+  *n_pml = 0;
+  gmshModelGetPhysicalGroups(&dt, &n, 3, &ierr);
+  if (ierr) return EM_GMSH_RAISE(mark, "case '%s': cannot list its physical volumes", c->path);
+  for (size_t k = 0; k < n; k += 2) {
+    EM_TRY_GOTO(err, em_case_group_name(c, 3, dt[k + 1], &name), done);
+    int pml = is_pml(name);
+    *n_pml += pml;
+    gmshModelGetEntitiesForPhysicalGroup(3, dt[k + 1], &ent, &n_ent, &ierr);
+    for (size_t e = 0; !ierr && e < n_ent; e++) {
+      double b[6];
+      gmshModelGetBoundingBox(3, ent[e], b, b + 1, b + 2, b + 3, b + 4, b + 5, &ierr);
+      for (int d = 0; !ierr && d < 3; d++) {
+        all[d] = fmin(all[d], b[d]), all[d + 3] = fmax(all[d + 3], b[d + 3]);
+        if (!pml) in[d] = fmin(in[d], b[d]), in[d + 3] = fmax(in[d + 3], b[d + 3]);
+      }
+    }
+    if (ierr) {
+      err = EM_GMSH_RAISE(mark, "case '%s': cannot read volume group '%s'", c->path, name);
+      goto done;
+    }
+    gmshFree(ent);
+    ent = NULL;
+    em_free(&name);
+  }
+done:
+  gmshFree(dt);
+  gmshFree(ent);
+  em_free(&name);
+  return err;
+}
+
+/* h = t / pml_elements in the PML volumes, t the thinnest layer. */
+static em_err pml_sizes(const em_case *c, const em_mesh_opts *o, const em_log *log, em_case_size *s,
+                        size_t mark) {
+  if (o->pml_elements <= 0) return EM_OK;
+  double all[6], in[6];
+  int n_pml = 0;
+  EM_TRY(pml_boxes(c, all, in, &n_pml, mark));
+  if (!n_pml) return EM_OK;
+  double size = 0, t = INFINITY;
+  for (int d = 0; d < 3; d++) size = fmax(size, all[d + 3] - all[d]);
+  for (int d = 0; d < 3; d++) { /* OCC boxes are padded by ~1e-7: a layer is > 1e-6 size */
+    double lo = in[d] - all[d], hi = all[d + 3] - in[d + 3];
+    if (lo > 1e-6 * size) t = fmin(t, lo);
+    if (hi > 1e-6 * size) t = fmin(t, hi);
+  }
+  if (!isfinite(t)) return EM_OK; /* no layer outside the interior box */
+  double h = t / o->pml_elements;
+  em_log_info(log, "  %-16s layer %.4g mm: h = %.4g mm (%d elements across)", "pml*",
+              t * o->unit * 1e3, h * o->unit * 1e3, o->pml_elements);
+  em_err err = EM_OK;
+  int *dt = NULL, *ent = NULL, ierr = 0;
+  size_t n = 0, n_ent = 0;
+  char *name = NULL;
+  gmshModelGetPhysicalGroups(&dt, &n, 3, &ierr);
+  if (ierr) return EM_GMSH_RAISE(mark, "case '%s': cannot list its physical volumes", c->path);
+  for (size_t k = 0; k < n; k += 2) {
+    EM_TRY_GOTO(err, em_case_group_name(c, 3, dt[k + 1], &name), done);
+    if (is_pml(name)) {
+      gmshModelGetEntitiesForPhysicalGroup(3, dt[k + 1], &ent, &n_ent, &ierr);
+      if (ierr) {
+        err = EM_GMSH_RAISE(mark, "case '%s': cannot read volume group '%s'", c->path, name);
+        goto done;
+      }
+      for (size_t e = 0; e < n_ent; e++) lower(s, 3, ent[e], h);
+      gmshFree(ent);
+      ent = NULL;
+    }
+    em_free(&name);
+  }
+done:
+  gmshFree(dt);
+  gmshFree(ent);
+  em_free(&name);
+  return err;
+}
+
 /* From volumes down to points: each entity passes its size to its boundary
  * (one dimension down) and to the entities embedded in it. */
 static em_err spread_down(em_case_size *s, size_t mark) {
@@ -138,6 +232,7 @@ em_err em_case_size_install(const em_case *c, const em_mesh_opts *o, const em_lo
   EM_TRY(em_calloc(&s, 1, sizeof *s, "mesh sizes"));
   EM_TRY_GOTO(err, alloc_tables(s, mark), fail);
   EM_TRY_GOTO(err, volume_sizes(c, o, log, s, mark), fail);
+  EM_TRY_GOTO(err, pml_sizes(c, o, log, s, mark), fail);
   EM_TRY_GOTO(err, spread_down(s, mark), fail);
   int ierr = 0;
   gmshModelMeshSetSizeCallback(size_callback, s, &ierr);

@@ -170,6 +170,11 @@ typedef struct em_mesh_opts {
   double (*index_of)(void *ctx, const char *group_name);
   void *index_ctx;
   int reorder; /* RCM vertex renumbering (default 1) */
+  /* > 0: volume groups named pml* get at most (thinnest layer) / pml_elements,
+   * so that the layer is that many elements thick (with the wavelength
+   * sizing only); the layer is the bounding box of every volume less that
+   * of the non-PML volumes, side by side */
+  int pml_elements;
 } em_mesh_opts;
 
 /* Generate (for .geo) or read (for .msh) the tet mesh, and build the

@@ -125,8 +125,9 @@ em_err em_ports_csv_write(const char *path, int n_ports, int n_freq, const doubl
 /* S-parameters of one frequency from the port measurements:
  * meas[i * n + j] = what port j measured (em_port_measure) while port i was
  * excited.  Power waves: a wave port driven with the unit-power mode has
- * a = sqrt 2 and b_j = sqrt 2 (c_j - delta_ij); a lumped port with its 1 A
- * Norton source has a = sqrt(R) / 2 and b = (V - R I) / (2 sqrt R).  Then the
+ * a = sqrt 2 and b_j = sqrt 2 (c_j - delta_ij); a lumped port is driven by
+ * I = 1 A (open when not driven) and has a = (V + R I) / (2 sqrt R),
+ * b = (V - R I) / (2 sqrt R), R its reference; S = b a^-1.  Then the
  * reference planes move by each port's deembed (S_ij e^{j beta_i d_i}
  * e^{j beta_j d_j}) and S is renormalised from the mode impedances to
  * z_ref (when set).  Out: S[i * n + j] = S_ij, zref[i] the reference
@@ -137,8 +138,8 @@ em_err em_port_sparams(int n, const em_port *ports, const em_cplx *meas, em_cplx
 /* Incident and accepted power of port p's own excitation in the solve,
  * from what it measured itself (meas = em_port_measure while driven):
  * wave ports carry P_inc = 1 W and accept 1 - |c - 1|^2; a lumped port's
- * 1 A Norton source has P_inc = R / 8 (R = Re z_mode) and accepts
- * 1/2 Re(V I*), I = 1 - V / R.  These refer to the port's own (mode)
+ * 1 A source current has P_inc = |V + R|^2 / (8 R) (R = Re z_mode) and
+ * accepts 1/2 Re(V I*) = Re V / 2.  These refer to the port's own (mode)
  * impedance, not to a renormalised z_ref. */
 void em_port_power(const em_port *p, em_cplx meas, double *p_inc, double *p_acc);
 /* The power the solution carries into the domain through port p's plane,

@@ -59,6 +59,16 @@ static em_err renormalise(int n, em_cplx *S, const double *R, const double *Rn) 
   return EM_OK;
 }
 
+/* The solve drives each port in turn with the others passive: a wave port
+ * by its unit-power mode (x = a = sqrt 2, others matched), a lumped port by
+ * 1 A of current with no resistor across it (x = I, other lumped ports
+ * open).  The response y_j = H_ji x_i is b_j = sqrt 2 (c_j - delta_ij) at a
+ * wave port and V_j = c_j at a lumped one.  Power waves of a lumped port
+ * with reference R: a = (V + R I) / (2 sqrt R), b = (V - R I) / (2 sqrt R),
+ * so a = P x, b = Q x with P, Q from H, and S = Q P^-1 (P^T S^T = Q^T).
+ * R enters only here: a lossless structure gives a Z = V / I with Re Z = 0
+ * whatever the reference (a resistive sheet of R in the mesh would spread
+ * its current unevenly over the gap and add loss that depends on R). */
 em_err em_port_sparams(int n, const em_port *ports, const em_cplx *meas, em_cplx *S, double *zref,
                        em_cplx *zin) {
   EM_CHECK(n >= 1 && n <= EM_MAX_PORTS, EM_ERR_ARG, "%d ports (1..%d supported)", n, EM_MAX_PORTS);
@@ -69,24 +79,39 @@ em_err em_port_sparams(int n, const em_port *ports, const em_cplx *meas, em_cplx
     zref[i] = ports[i].z_ref > 0 ? ports[i].z_ref : Rm[i];
     renorm |= fabs(zref[i] - Rm[i]) > 1e-12 * Rm[i];
   }
-  for (int i = 0; i < n; i++) { /* excitation i */
+  em_cplx H[EM_MAX_PORTS * EM_MAX_PORTS]; /* H[j * n + i]: y_j for x_i = 1 */
+  for (int i = 0; i < n; i++) {           /* excitation i */
     const em_port *pi = &ports[i];
-    double a = pi->type == EM_PORT_LUMPED ? sqrt(Rm[i]) / 2 : sqrt(2.0);
+    double x = pi->type == EM_PORT_LUMPED ? 1.0 : sqrt(2.0);
     for (int j = 0; j < n; j++) {
       const em_port *pj = &ports[j];
-      em_cplx c = meas[i * n + j], b;
-      if (pj->type == EM_PORT_LUMPED) {
-        em_cplx I_j = (i == j ? 1.0 : 0.0) - c / Rm[j]; /* current into the structure */
-        b = (c - Rm[j] * I_j) / (2 * sqrt(Rm[j]));
-      } else {
-        b = sqrt(2.0) * (c - (i == j ? 1.0 : 0.0));
-      }
-      em_cplx s = b / a;
-      if (pi->type != EM_PORT_LUMPED) s *= cexp(I * pi->beta * pi->deembed);
-      if (pj->type != EM_PORT_LUMPED) s *= cexp(I * pj->beta * pj->deembed);
-      S[j * n + i] = s;
+      em_cplx c = meas[i * n + j];
+      em_cplx y = pj->type == EM_PORT_LUMPED ? c : sqrt(2.0) * (c - (i == j ? 1.0 : 0.0));
+      em_cplx h = y / x;
+      /* moved reference planes: a_i -> a_i e^{-j beta d}, b_j -> b_j e^{j beta d} */
+      if (pi->type != EM_PORT_LUMPED) h *= cexp(I * pi->beta * pi->deembed);
+      if (pj->type != EM_PORT_LUMPED) h *= cexp(I * pj->beta * pj->deembed);
+      H[j * n + i] = h;
     }
   }
+  em_cplx P[EM_MAX_PORTS * EM_MAX_PORTS], Q[EM_MAX_PORTS * EM_MAX_PORTS];
+  for (int k = 0; k < n; k++)
+    for (int i = 0; i < n; i++) {
+      em_cplx h = H[k * n + i], p, q;
+      if (ports[k].type == EM_PORT_LUMPED) {
+        double R = Rm[k], d = (k == i) * R;
+        p = (h + d) / (2 * sqrt(R));
+        q = (h - d) / (2 * sqrt(R));
+      } else {
+        p = (k == i);
+        q = h;
+      }
+      P[i * n + k] = p; /* transposed: P^T S^T = Q^T */
+      Q[i * n + k] = q;
+    }
+  EM_TRY(solve_small(n, P, Q)); /* Q = S^T */
+  for (int i = 0; i < n; i++)
+    for (int j = 0; j < n; j++) S[i * n + j] = Q[j * n + i];
   if (renorm) EM_TRY(renormalise(n, S, Rm, zref));
   for (int i = 0; i < n; i++) {
     em_cplx s = S[i * n + i];
@@ -96,13 +121,14 @@ em_err em_port_sparams(int n, const em_port *ports, const em_cplx *meas, em_cplx
 }
 
 /* Wave port: a = sqrt 2 (1 W), b = sqrt 2 (c - 1): P_acc = 1 - |c - 1|^2.
- * Lumped: a = sqrt(R) / 2 (R / 8 W), P_acc = 1/2 Re(V conj(I)), I = 1 - V / R. */
+ * Lumped, driven by I = 1 A: a = (V + R) / (2 sqrt R), P_inc = |a|^2 / 2 =
+ * |V + R|^2 / (8 R), P_acc = 1/2 Re(V I*) = Re V / 2. */
 void em_port_power(const em_port *p, em_cplx meas, double *p_inc, double *p_acc) {
   if (p->type == EM_PORT_LUMPED) {
     double R = creal(p->z_mode);
-    em_cplx I_in = 1 - meas / R;
-    *p_inc = R / 8;
-    *p_acc = 0.5 * creal(meas * conj(I_in));
+    em_cplx a = meas + R;
+    *p_inc = creal(a * conj(a)) / (8 * R);
+    *p_acc = 0.5 * creal(meas);
   } else {
     em_cplx b = meas - 1;
     *p_inc = 1;

@@ -1,8 +1,9 @@
 """WR-90 at 10 GHz (REFERENCES.md section 2).
 
-Two matched waveguide ports: |S21| = 1, |S11| < -50 dB at order >= 2, and
-arg S21 = -beta L; the propagation constant fitted from the computed field
-along the guide (order 3) within 1e-4 of beta = sqrt(k0^2 - (pi/a)^2).  The
+Two matched waveguide ports: |S21| = 1, |S11| = 0 and arg S21 = -beta L;
+the propagation constant fitted from the computed field along the guide
+(order 2 and 3) against beta = sqrt(k0^2 - (pi/a)^2), each within a small
+factor of the error observed at that order (TOL below).  The
 field is sampled point by point, where the FEM field's normal component is
 discontinuous between elements, so the fit uses many points over 2.5
 wavelengths and a forward + backward wave model."""
@@ -36,7 +37,12 @@ def fit_beta(z, ey, guess):
     return 0.5 * (lo + hi)
 
 
-for order, epw, check_beta in [(2, 10, False), (3, 10, True)]:
+# tolerances a small factor (2-4x) above the error observed at each order
+# (docs/validation.md): S11 dB, ||S21| - 1|, arg S21 + beta L (rad), fitted
+# beta (relative), spread of |Ey|
+TOL = {2: (-70, 3e-5, 2e-3, 2e-5, 1.5e-2), 3: (-115, 1e-8, 1.2e-5, 2e-6, 2e-4)}
+for order, epw in [(2, 10), (3, 10)]:
+    t_s11, t_s21, t_phi, t_beta, t_amp = TOL[order]
     args = setn("Solver/order", order) + setn("Mesh/elements_per_wavelength", epw)
     # a longer guide, and the field on its axis over 2.5 wavelengths away from the ports
     args += setn("Geometry/length", 110)
@@ -50,22 +56,22 @@ for order, epw, check_beta in [(2, 10, False), (3, 10, True)]:
     s11, s21 = S[0][0][0], S[0][1][0]
     s11_db = 20 * math.log10(abs(s11))
     L = 110e-3
-    print(f"order {order}: S11 {s11_db:.1f} dB, |S21| {abs(s21):.6f}, arg S21 "
+    print(f"order {order}: S11 {s11_db:.1f} dB, |S21| - 1 {abs(s21) - 1:.1e}, arg S21 "
           f"{math.degrees(cmath.phase(s21)):.3f} deg")
-    check(s11_db < -50, f"order {order}: |S11| = {s11_db:.1f} dB < -50 dB")
-    check(abs(abs(s21) - 1) < 1e-3, f"order {order}: |S21| = {abs(s21):.6f} = 1 within 1e-3")
+    check(s11_db < t_s11, f"order {order}: |S11| = {s11_db:.1f} dB < {t_s11} dB")
+    check(abs(abs(s21) - 1) < t_s21, f"order {order}: |S21| = 1 within {t_s21:.0e} "
+          f"({abs(s21) - 1:.1e})")
     dphi = cmath.phase(s21 * cmath.exp(1j * beta * L))
-    check(abs(dphi) < 1e-3 * beta * L, f"order {order}: arg S21 + beta L = {dphi:.2e} rad")
+    check(abs(dphi) < t_phi, f"order {order}: arg S21 + beta L = {dphi:.2e} rad < {t_phi:.1e}")
     pts = line_csv(f"{d}/line_0.csv")
     z = np.array([p[1][2] for p in pts])
     ey = np.array([p[2][1] for p in pts])
     fit = fit_beta(z, ey, beta)
     rel = abs(fit - beta) / beta
     print(f"order {order}: beta fitted from the axial field {fit:.6f} rad/m (rel {rel:.1e})")
-    if check_beta:
-        check(rel < 1e-4, f"order {order}: fitted beta {fit:.6f} vs {beta:.6f} rad/m "
-              f"(rel {rel:.1e} < 1e-4)")
+    check(rel < t_beta, f"order {order}: fitted beta {fit:.6f} vs {beta:.6f} rad/m "
+          f"(rel {rel:.1e} < {t_beta:.0e})")
     amp = np.abs(ey)
-    check(amp.std() / amp.mean() < 1e-2, f"order {order}: |Ey| constant along a matched guide "
-          f"(spread {amp.std() / amp.mean():.1e})")
+    check(amp.std() / amp.mean() < t_amp, f"order {order}: |Ey| constant along a matched guide "
+          f"(spread {amp.std() / amp.mean():.1e} < {t_amp:.1e})")
 finish()

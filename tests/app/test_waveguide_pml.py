@@ -1,8 +1,9 @@
 """WR-90 terminated by a PML section closed by PEC (REFERENCES.md section 3).
 
-|S11| < -40 dB at the default PML, |S11| above the continuous-layer floor
-R = exp(-2 (beta/k0) sigma0 L/(m+1)) = R0^(beta/k0), and falling as the layer
-thickens (same mesh density)."""
+|S11| above the continuous-layer floor R = exp(-2 (beta/k0) sigma0 L/(m+1))
+= R0^(beta/k0), falling as the layer thickens (same mesh density), and
+bounded from both sides: 4 / 8 mm within 3 dB of -24 / -58 dB (observed),
+16 mm within 6 dB of the floor."""
 import math
 
 from emtest import C0, check, finish, run, setn, touchstone
@@ -24,8 +25,14 @@ for lpml in [4, 8, 16]:
     print(f"PML {lpml} mm: |S11| = {20 * math.log10(s11):.1f} dB")
 
 floor = R0 ** (beta / k0)
-check(20 * math.log10(results[1]) < -40, f"|S11| = {20 * math.log10(results[1]):.1f} dB < -40 dB")
+db = [20 * math.log10(r) for r in results]
 check(all(r > floor for r in results), f"|S11| above the continuous-layer floor {floor:.2e}")
 check(results[0] > results[1] > results[2], "|S11| falls as the PML thickens: " +
-      ", ".join(f"{20 * math.log10(r):.1f}" for r in results) + " dB")
+      ", ".join(f"{v:.1f}" for v in db) + " dB")
+# bounded from both sides: within 3 dB of the discrete reflection reached
+# (4 and 8 mm: 1-2 elements across the layer) and, at 16 mm, within 6 dB of
+# the continuous floor (-90.6 dB); a weaker or stronger stretch leaves these
+for lpml, v, lo, hi in [(4, db[0], -27, -21), (8, db[1], -61, -55),
+                        (16, db[2], 20 * math.log10(floor), 20 * math.log10(floor) + 6)]:
+    check(lo < v < hi, f"PML {lpml} mm: |S11| = {v:.1f} dB in ({lo:.1f}, {hi:.1f}) dB")
 finish()

@@ -1,5 +1,6 @@
 // A straight air-filled coaxial line with a coax port at each end (test case).
-// Z0 = eta0 / (2 pi) ln(b/a); matched: |S11| ~ 0, Zin = Z0.
+// Z0 = eta0 / (2 pi) ln(b/a); matched: |S11| ~ 0, Zin = Z0.  With
+// Geometry/short = 1 the far end is a PEC short (a stub): Zin = j Z0 tan(k len).
 SetFactory("OpenCASCADE");
 DefineConstant[
   ra  = {1.0, Name "Geometry/inner_radius"},
@@ -10,7 +11,8 @@ DefineConstant[
   h   = {0.6, Name "Mesh/size"},
   e   = {1, Name "Materials/air/eps_r"},
   t1  = {"coax", Name "Ports/port1/type"},
-  t2  = {"coax", Name "Ports/port2/type"}
+  t2  = {"coax", Name "Ports/port2/type"},
+  sh  = {0, Name "Geometry/short", Help "1: PEC short at z = len instead of port2"}
 ];
 Cylinder(1) = {0, 0, 0, 0, 0, len, rb};
 Cylinder(2) = {0, 0, 0, 0, 0, len, ra};
@@ -18,7 +20,9 @@ BooleanDifference(3) = { Volume{1}; Delete; }{ Volume{2}; Delete; };
 Physical Volume("air") = {3};
 s = 1e-6;
 Physical Surface("port1") = Surface In BoundingBox{-rb - s, -rb - s, -s, rb + s, rb + s, s};
+If (sh == 0)
 Physical Surface("port2") = Surface In BoundingBox{-rb - s, -rb - s, len - s, rb + s, rb + s, len + s};
+EndIf
 MeshSize{ PointsOf{ Volume{3}; } } = h;
 // Flat facets change the line's impedance (a polygon is not a circle):
 // 24 elements per circle keep |S11| near -60 dB at order 2.

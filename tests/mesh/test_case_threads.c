@@ -11,7 +11,7 @@ int main(void) {
   em_case *c = NULL;
   REQUIRE_OK(em_case_open("tests/data/case_box.geo", 0, NULL, 0, NULL, NULL, &c));
   EXPECT(omp_get_max_threads() == 3, "after open: %d threads", omp_get_max_threads());
-  em_mesh_opts o = {1e-3, 1e9, 0, NULL, NULL, 1};
+  em_mesh_opts o = {.unit = 1e-3, .freq_max = 1e9, .reorder = 1};
   em_mesh *m = NULL;
   EXPECT_OK(em_case_mesh(c, &o, NULL, &m));
   EXPECT(omp_get_max_threads() == 3, "after meshing: %d threads", omp_get_max_threads());

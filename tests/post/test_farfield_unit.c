@@ -303,8 +303,10 @@ static void port_power(void) {
   double pi, pa;
   p.type = EM_PORT_LUMPED;
   p.z_mode = 50;
-  em_port_power(&p, 25, &pi, &pa); /* matched: V = R I_src / 2 */
-  EXPECT(fabs(pi - 6.25) < 1e-12 && fabs(pa - 6.25) < 1e-12, "lumped matched %g %g", pi, pa);
+  em_port_power(&p, 50, &pi, &pa); /* matched: Z = V / 1 A = R, a = sqrt R */
+  EXPECT(fabs(pi - 25) < 1e-12 && fabs(pa - 25) < 1e-12, "lumped matched %g %g", pi, pa);
+  em_port_power(&p, 10 * I, &pi, &pa); /* reactive: nothing accepted, |S| = 1 */
+  EXPECT(fabs(pi - 2600.0 / 400) < 1e-12 && pa == 0, "lumped reactive %g %g", pi, pa);
   em_port_power(&p, 0, &pi, &pa); /* short */
   EXPECT(pa == 0, "lumped short %g", pa);
   p.type = EM_PORT_COAX;

@@ -1,0 +1,48 @@
+// A parallel-plate line fed by a lumped port across its whole cross-section
+// (test case).  Plates y = 0 and y = h are PEC, the sides x = 0 and x = w
+// magnetic walls, so the line carries the TEM mode with uniform E_y:
+//   Z0 = eta0 / sqrt(eps_r) h / w,  k = k0 sqrt(eps_r).
+// The gap at z = 0 (port1, E along y) drives it.  The far end z = len is a
+// PEC short (Geometry/far = 0): Zin = j Z0 tan(k len); or a second lumped
+// port (Geometry/far = 1): Z11 = -j Z0 cot(k len), Z21 = -j Z0 / sin(k len),
+// so with R = Z0: S11 = 0, S21 = exp(-j k len).  Geometry/port_width > 0
+// narrows port1 to a centred strip of that width, the rest of the end a
+// magnetic wall: the gap field is then not uniform (no closed form; a
+// lossless structure all the same).
+SetFactory("OpenCASCADE");
+DefineConstant[
+  w   = {4, Name "Geometry/width", Help "mm"},
+  h   = {2, Name "Geometry/height", Help "mm"},
+  len = {12, Name "Geometry/length", Help "mm"},
+  far = {0, Name "Geometry/far", Help "0: PEC short, 1: second lumped port"},
+  pw  = {0, Name "Geometry/port_width", Help "port1 strip width, mm (0: the whole width)"},
+  f   = {3e9, Name "Solver/frequency"},
+  p   = {2, Name "Solver/order"},
+  hs  = {1, Name "Mesh/size", Help "mm"},
+  e   = {2.2, Name "Materials/fill/eps_r"},
+  t1  = {"lumped", Name "Ports/port1/type"},
+  d1  = {1, Name "Ports/port1/dir_y"},
+  t2  = {"lumped", Name "Ports/port2/type"},
+  d2  = {1, Name "Ports/port2/dir_y"}
+];
+Box(1) = {0, 0, 0, w, h, len};
+s = 1e-6;
+If (pw > 0)
+  Rectangle(100) = {(w - pw) / 2, 0, 0, pw, h};
+  BooleanFragments{ Volume{1}; Delete; }{ Surface{100}; Delete; }
+  p1() = Surface In BoundingBox{(w - pw) / 2 - s, -s, -s, (w + pw) / 2 + s, h + s, s};
+  ends() = Surface In BoundingBox{-s, -s, -s, w + s, h + s, s};
+  ends() -= p1();
+  Physical Surface("pmc_end") = {ends()};
+Else
+  p1() = Surface In BoundingBox{-s, -s, -s, w + s, h + s, s};
+EndIf
+Physical Volume("fill") = {Volume{:}};
+Physical Surface("port1") = {p1()};
+If (far == 1)
+  Physical Surface("port2") = Surface In BoundingBox{-s, -s, len - s, w + s, h + s, len + s};
+EndIf
+pmc() = Surface In BoundingBox{-s, -s, -s, s, h + s, len + s};
+pmc() += Surface In BoundingBox{w - s, -s, -s, w + s, h + s, len + s};
+Physical Surface("pmc_sides") = {pmc()};
+MeshSize{ PointsOf{ Volume{:}; } } = hs;
