@@ -6,22 +6,30 @@
 
 #include "app_ff.h"
 
-#define NUM(n, v, h) \
-  { n, 0, v, NULL, 1, h }
-#define NUM_REQ(n, h) \
-  { n, 0, 0, NULL, 0, h }
+#define NUM(n, v, u, h) \
+  { n, 0, v, NULL, 1, h, u, 0 }
+#define NUM_REQ(n, u, h) \
+  { n, 0, 0, NULL, 0, h, u, 0 }
 #define STR(n, v, h) \
-  { n, 1, 0, v, 1, h }
+  { n, 1, 0, v, 1, h, NULL, 0 }
 #define STR_REQ(n, h) \
-  { n, 1, 0, NULL, 0, h }
+  { n, 1, 0, NULL, 0, h, NULL, 0 }
+/* a parameter of one volume (3) / surface (2) group: the '*' must name a
+   group of the case */
+#define GNUM(d, n, v, u, h) \
+  { n, 0, v, NULL, 1, h, u, d }
+#define GNUM_REQ(d, n, h) \
+  { n, 0, 0, NULL, 0, h, NULL, d }
+#define GSTR_REQ(d, n, h) \
+  { n, 1, 0, NULL, 0, h, NULL, d }
 
 static const em_param_spec SPECS[] = {
-    NUM("Geometry/unit", 1e-3, "metres per model unit (1e-3: the geometry is in mm)"),
-    NUM_REQ("Solver/frequency", "frequency in Hz (one frequency)"),
-    NUM_REQ("Solver/f_start", "first frequency of a sweep, Hz"),
-    NUM_REQ("Solver/f_stop", "last frequency of a sweep, Hz"),
-    NUM("Solver/n_freq", 11, "number of frequencies of a sweep"),
-    NUM("Solver/order", 1, "basis order p: 1, 2 or 3"),
+    NUM("Geometry/unit", 1e-3, "m", "metres per model unit (1e-3: the geometry is in mm)"),
+    NUM_REQ("Solver/frequency", "Hz", "frequency in Hz (one frequency)"),
+    NUM_REQ("Solver/f_start", "Hz", "first frequency of a sweep, Hz"),
+    NUM_REQ("Solver/f_stop", "Hz", "last frequency of a sweep, Hz"),
+    NUM("Solver/n_freq", 11, NULL, "number of frequencies of a sweep"),
+    NUM("Solver/order", 1, NULL, "basis order p: 1, 2 or 3"),
     STR("Solver/method", "bicgstab", "Krylov method: bicgstab, cocg, cocr, gmres, fgmres"),
     STR("Solver/preconditioner", "auto",
         "preconditioner: auto (direct: on the GPU when it fits there, else the host; pmg, or ilu0 "
@@ -29,57 +37,60 @@ static const em_param_spec SPECS[] = {
         "(sparse LDL^T), pmg (V-cycle over the basis orders), ilu0, jacobi, none"),
     STR("Solver/ordering", "auto",
         "ordering of the factors: auto (nd for direct, rcm for ilu0), natural, rcm, nd, mc, bmc"),
-    NUM("Solver/memory_limit", 0,
+    NUM("Solver/memory_limit", 0, "GiB",
         "GiB the direct factorization may use (0: the memory available; auto falls back to "
         "ilu0 beyond)"),
-    NUM("Solver/pc_shift", 0,
+    NUM("Solver/pc_shift", 0, NULL,
         "ILU of A + j s |diag A| (s > 0 damps tiny pivots of indefinite systems)"),
     STR("Solver/trsv", "auto", "GPU triangular solves of ILU: auto, levels, syncfree, cusparse"),
     STR("Solver/precision", "double",
         "preconditioner precision: double, or mixed (= single: factors and smoothers in complex "
         "single inside the Krylov method in double)"),
-    NUM("Solver/tolerance", 1e-8, "relative residual target"),
-    NUM("Solver/max_iterations", 5000, "iteration limit"),
-    NUM("Solver/restart", 50, "GMRES restart length"),
+    NUM("Solver/tolerance", 1e-8, NULL, "relative residual target"),
+    NUM("Solver/max_iterations", 5000, NULL, "iteration limit"),
+    NUM("Solver/restart", 50, NULL, "GMRES restart length"),
     STR("Solver/format", "auto",
         "matrix format: auto, csr, ell, ellr, ellr-t, sellr-t, hyb, hec, ..."),
     STR("Solver/blocks", "streams",
         "nine-block SpMV: streams, sequential, graph, rows (each block row fused), one"),
-    NUM("PMG/coarse", 1, "pmg: order groups solved exactly by the direct factor (1 or 2)"),
+    NUM("PMG/coarse", 1, NULL, "pmg: order groups solved exactly by the direct factor (1 or 2)"),
     STR("PMG/smoother", "block",
         "pmg smoother: block (entity-block Jacobi), jacobi (point), ilu0 (of the diagonal block)"),
-    NUM("PMG/sweeps", 1, "pmg: smoothing steps per level before and after the coarse solve"),
-    NUM("PMG/damping", 0, "pmg: smoother damping omega (0: 0.5 for Jacobi, 1 for ilu0)"),
+    NUM("PMG/sweeps", 1, NULL, "pmg: smoothing steps per level before and after the coarse solve"),
+    NUM("PMG/damping", 0, NULL, "pmg: smoother damping omega (0: 0.5 for Jacobi, 1 for ilu0)"),
     STR("PMG/smooth", "group", "pmg: a level smooths its own order group, or all its DOFs"),
-    NUM("PMG/shift", 0, "pmg: smoothers from A + j s |diag A| (s > 0 damps the indefinite part)"),
-    NUM("Mesh/elements_per_wavelength", 0,
+    NUM("PMG/shift", 0, NULL,
+        "pmg: smoothers from A + j s |diag A| (s > 0 damps the indefinite part)"),
+    NUM("Mesh/elements_per_wavelength", 0, "per wavelength",
         "target elements per wavelength at the highest frequency (0: by order, 12/7/5)"),
-    NUM("Mesh/reorder", 1, "renumber vertices by reverse Cuthill-McKee (1) or not (0)"),
-    NUM_REQ("Materials/*/eps_r", "relative permittivity of volume '*' (required)"),
-    NUM("Materials/*/mu_r", 1, "relative permeability of volume '*'"),
-    NUM("Materials/*/tan_delta", 0, "dielectric loss tangent of volume '*'"),
-    STR_REQ("Ports/*/type", "port type: coax, waveguide or lumped (required per port)"),
-    NUM("Ports/*/z0", 0, "reference impedance for S, ohm (0: the port's own impedance)"),
-    NUM("Ports/*/deembed", 0, "move the reference plane this far into the structure (model units)"),
-    NUM("Ports/*/dir_x", 0, "lumped port: E direction x (0,0,0: along the shorter side)"),
-    NUM("Ports/*/dir_y", 0, "lumped port: E direction y"),
-    NUM("Ports/*/dir_z", 0, "lumped port: E direction z"),
-    NUM("PML/order", 2, "PML grading exponent m in sigma(xi) ~ (xi/L)^m"),
-    NUM("PML/reflection", 1e-6, "PML normal-incidence reflection target R0"),
+    NUM("Mesh/reorder", 1, NULL, "renumber vertices by reverse Cuthill-McKee (1) or not (0)"),
+    GNUM_REQ(3, "Materials/*/eps_r", "relative permittivity of volume '*' (required)"),
+    GNUM(3, "Materials/*/mu_r", 1, NULL, "relative permeability of volume '*'"),
+    GNUM(3, "Materials/*/tan_delta", 0, NULL, "dielectric loss tangent of volume '*'"),
+    GSTR_REQ(2, "Ports/*/type", "port type: coax, waveguide or lumped (required per port)"),
+    GNUM(2, "Ports/*/z0", 0, "ohm", "reference impedance for S, ohm (0: the port's own impedance)"),
+    GNUM(2, "Ports/*/deembed", 0, "model units",
+         "move the reference plane this far into the structure (model units)"),
+    GNUM(2, "Ports/*/dir_x", 0, NULL, "lumped port: E direction x (0,0,0: along the shorter side)"),
+    GNUM(2, "Ports/*/dir_y", 0, NULL, "lumped port: E direction y"),
+    GNUM(2, "Ports/*/dir_z", 0, NULL, "lumped port: E direction z"),
+    NUM("PML/order", 2, NULL, "PML grading exponent m in sigma(xi) ~ (xi/L)^m"),
+    NUM("PML/reflection", 1e-6, NULL, "PML normal-incidence reflection target R0"),
     STR("Boundary/outer", "pec",
         "outer box faces without a group: pec, or abc (first-order absorbing)"),
     STR("Output/fields", "auto",
         "fields .vtk: auto (= middle: the one frequency, or the middle of a sweep), all, first, "
         "none"),
     STR("Output/vtk", "binary", "VTK encoding: binary or ascii"),
-    NUM("Output/subdiv", 0, "VTK subdivision of each tet (0: the basis order)"),
-    NUM("Output/line_points", 0, "E along a line to line_<n>.csv: number of points (0: none)"),
-    NUM("Output/line_from_x", 0, "line start x (model units)"),
-    NUM("Output/line_from_y", 0, "line start y"),
-    NUM("Output/line_from_z", 0, "line start z"),
-    NUM("Output/line_to_x", 0, "line end x (model units)"),
-    NUM("Output/line_to_y", 0, "line end y"),
-    NUM("Output/line_to_z", 0, "line end z"),
+    NUM("Output/subdiv", 0, NULL, "VTK subdivision of each tet (0: the basis order)"),
+    NUM("Output/line_points", 0, NULL,
+        "E along a line to line_<n>.csv: number of points (0: none)"),
+    NUM("Output/line_from_x", 0, "model units", "line start x (model units)"),
+    NUM("Output/line_from_y", 0, "model units", "line start y"),
+    NUM("Output/line_from_z", 0, "model units", "line start z"),
+    NUM("Output/line_to_x", 0, "model units", "line end x (model units)"),
+    NUM("Output/line_to_y", 0, "model units", "line end y"),
+    NUM("Output/line_to_z", 0, "model units", "line end z"),
     EM_APP_FF_SPECS /* app_ff.h */
 };
 

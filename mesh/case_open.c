@@ -275,8 +275,17 @@ em_err em_case_open(const char *path, int n_over, const em_param_override *over,
   c->holds_gmsh = 1;
   EM_TRY_GOTO(err, parse_with_overrides(c, n_over, over, log, &cp, &n_cp), fail);
   EM_TRY_GOTO(err, em_param_check_specs(c, cp, n_cp), fail);
+  for (int i = 0; i < n_cp; i++) {
+    EM_TRY_GOTO(err, em_param_read_meta(c, &cp[i]), fail);
+    EM_TRY_GOTO(err, em_param_check_value(c, &cp[i]), fail);
+  }
   EM_TRY_GOTO(err, check_volumes(c), fail);
   EM_TRY_GOTO(err, em_param_build_table(c, &cp, &n_cp, n_over, over), fail);
+  for (int i = 0; i < c->n_param; i++)
+    EM_TRY_GOTO(
+        err,
+        em_param_check_group(c, c->param[i].name, !strcmp(c->param[i].source, "command line"), log),
+        fail);
   em_log_info(log, "case %s: %s in %.2f s, %d parameters", c->name,
               c->is_msh ? "mesh read" : "parsed", em_wtime() - t0, c->n_param);
   em_case_restore_threads(c);
