@@ -39,8 +39,9 @@ typedef struct em_run_config {
   double epw;   /* elements per wavelength used */
   em_ksp_opts ksp;
   em_pc_opts pc;
-  int pc_auto;       /* Solver/preconditioner auto: direct, ilu0 when it does not fit */
-  int ordering_auto; /* Solver/ordering auto: nd for direct, rcm for ilu0 */
+  int pc_auto;        /* Solver/preconditioner auto: direct, ilu0 when it does not fit */
+  int ordering_auto;  /* Solver/ordering auto: nd for direct, rcm for ilu0 */
+  int pmg_pml_coarse; /* PMG/pml_coarse: the PML unknowns in the coarse solve */
   em_blockop_opts bop;
   int outer_abc;         /* exterior faces: 0 PEC, 1 first-order ABC */
   int pml_order;         /* grading exponent m */

@@ -54,6 +54,8 @@ typedef struct em_run {
      its kept ordering and analysis by em_pc_update */
   int32_t *perm;
   em_pc *pc;
+  uint8_t *pml_rows; /* pmg: the unknowns of PML tets (operator numbering),
+                        solved with the coarse level (PMG/pml_coarse) */
   int n_files;
   char files[64][256]; /* outputs written, relative to out_dir */
 } em_run;

@@ -56,11 +56,13 @@ static const em_param_spec SPECS[] = {
     NUM("PMG/coarse", 1, NULL, "pmg: order groups solved exactly by the direct factor (1 or 2)"),
     STR("PMG/smoother", "block",
         "pmg smoother: block (entity-block Jacobi), jacobi (point), ilu0 (of the diagonal block)"),
-    NUM("PMG/sweeps", 1, NULL, "pmg: smoothing steps per level before and after the coarse solve"),
+    NUM("PMG/sweeps", 2, NULL, "pmg: smoothing steps per level before and after the coarse solve"),
     NUM("PMG/damping", 0, NULL, "pmg: smoother damping omega (0: 0.5 for Jacobi, 1 for ilu0)"),
     STR("PMG/smooth", "group", "pmg: a level smooths its own order group, or all its DOFs"),
     NUM("PMG/shift", 0, NULL,
         "pmg: smoothers from A + j s |diag A| (s > 0 damps the indefinite part)"),
+    NUM("PMG/pml_coarse", 1, NULL,
+        "pmg: the unknowns of the PML join the exact coarse solve (1) or are smoothed (0)"),
     NUM("Mesh/elements_per_wavelength", 0, "per wavelength",
         "target elements per wavelength at the highest frequency (0: by order, 12/7/5)"),
     NUM("Mesh/reorder", 1, NULL, "renumber vertices by reverse Cuthill-McKee (1) or not (0)"),
@@ -197,6 +199,7 @@ static em_err read_solver(const em_case *c, em_run_config *cfg) {
   static const char *const smooth[] = {"group", "all"};
   EM_TRY(choice(c, "PMG/smooth", smooth, 2, &g->all));
   EM_TRY(num(c, "PMG/shift", &g->shift));
+  EM_TRY(integer(c, "PMG/pml_coarse", 0, 1, &cfg->pmg_pml_coarse));
   EM_CHECK(g->shift >= 0, EM_ERR_INPUT, "PMG/shift = %g must be >= 0", g->shift);
   EM_TRY(em_case_string(c, "Solver/trsv", &s));
   EM_TRY(em_pc_trsv_parse(s, &cfg->pc.trsv));

@@ -161,6 +161,19 @@ static em_err solve_frequency(em_run *r, int fi) {
   pco.backend = r->dev.backend;
   pco.pmg.nb = Ap->nb; /* the V-cycle's levels: the order groups */
   memcpy(pco.pmg.offset, Ap->offset, sizeof pco.pmg.offset);
+  if (cfg->pmg_pml_coarse && s->has_pml && !r->pml_rows) {
+    /* every unknown of a PML tet joins the coarse factor: the order-1 space
+       cannot follow the stretched field of a layer a few elements thick */
+    EM_TRY_GOTO(err, em_calloc(&r->pml_rows, (size_t)n + 1, 1, "PML unknowns"), done);
+    int32_t code[64];
+    for (int32_t t = 0; t < r->mesh->n_tet; t++) {
+      if (!s->medium[r->mesh->tet_group[t]].is_pml) continue;
+      em_dofmap_tet(r->dofs, r->mesh, t, code);
+      for (int k = 0; k < em_basis_count(cfg->order); k++)
+        if (code[k] >= 0) r->pml_rows[perm[code[k]]] = 1;
+    }
+  }
+  pco.pmg.coarse_rows = r->pml_rows;
   if (pco.type != EM_PC_NONE) EM_TRY_GOTO(err, em_blockmat_to_csr(Ap, &Acsr), done);
   if (r->pc) { /* later frequencies: new values on the kept analysis */
     EM_TRY_GOTO(err, em_pc_update(r->pc, Acsr, r->log), done);
@@ -386,8 +399,9 @@ em_err em_app_run(const em_app_args *a, const em_log *log) {
   em_free(&r.zin);
   em_free(&r.zref);
   em_free(&r.fr);
-  em_free(&r.perm);
   em_pc_destroy(&r.pc);
+  em_free(&r.perm);
+  em_free(&r.pml_rows);
   em_app_ff_free(&r.ff);
   em_dofmap_destroy(&r.dofs);
   em_setup_free(&r.setup);

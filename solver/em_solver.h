@@ -45,19 +45,24 @@ typedef enum em_pmg_smoother {
 /* The p-multigrid V-cycle (solver/pmg/): the unknowns are numbered by basis
  * order group (offset[]), so the spaces of orders 1..p are nested and
  * restriction / prolongation are sub-vector views.  From the highest group
- * down, each level smooths, then the first `coarse` groups are solved
- * exactly (the sparse direct factor of their block), then the levels smooth
+ * down, each level smooths, then the first `coarse` groups (and the rows
+ * marked in coarse_rows) are solved exactly (the sparse direct factor of
+ * their block), then the levels smooth
  * again in reverse order: M is complex symmetric (COCG can use it). */
 typedef struct em_pmg_opts {
   int nb;                           /* order groups of the matrix */
   int32_t offset[EM_MAX_ORDER + 1]; /* group g = rows offset[g] .. offset[g+1]-1 */
   int coarse;                       /* groups solved exactly: 1 (order 1) or 2 */
   em_pmg_smoother smoother;
-  int sweeps;     /* smoothing steps per level, before and after (>= 1) */
-  double damping; /* omega of the Jacobi smoothers (0: 0.5 / 1 for ILU) */
-  int all;        /* 1: a level smooths every DOF of its space (groups
-                     1..g); 0: only its own group g (the complement) */
-  double shift;   /* smoothers built from A + j shift |diag A| */
+  int sweeps;                 /* smoothing steps per level, before and after (>= 1) */
+  double damping;             /* omega of the Jacobi smoothers (0: 0.5 / 1 for ILU) */
+  int all;                    /* 1: a level smooths every DOF of its space (groups
+                                 1..g); 0: only its own group g (the complement) */
+  double shift;               /* smoothers built from A + j shift |diag A| */
+  const uint8_t *coarse_rows; /* n flags (NULL: none): rows also solved
+                                 exactly with the coarse groups, e.g. every
+                                 unknown of the PML, whose stretched field
+                                 the order-1 space cannot follow */
 } em_pmg_opts;
 
 /* Ordering applied (symmetrically) before a factorization (graph/). */

@@ -75,5 +75,5 @@ void em_pc_opts_default(em_pc_opts *o) {
   o->trsv = EM_TRSV_AUTO;
   o->pmg.coarse = 1;
   o->pmg.smoother = EM_PMG_BLOCK;
-  o->pmg.sweeps = 1;
+  o->pmg.sweeps = 2;
 }

@@ -46,12 +46,22 @@ static em_err spmat_of(const em_csr *A, em_backend be, em_spmat **M) {
   return EM_OK;
 }
 
+static void rows_free(em_pmg *p, pmg_rows *R) {
+#ifdef EM_HAVE_CUDA
+  if (p->be == EM_BACKEND_CUDA) em_pmg_cuda_free((void **)&R->idx);
+#endif
+  R->idx = NULL;
+  em_free(&R->h);
+}
+
 static void pmg_free(em_pmg *p) {
   for (int l = 0; l < p->nlev; l++) {
     em_spmat_destroy(&p->lev[l].rows);
     em_spmat_destroy(&p->lev[l].dinv);
     em_pc_destroy(&p->lev[l].ilu);
+    rows_free(p, &p->lev[l].L);
   }
+  rows_free(p, &p->C);
   em_spmat_destroy(&p->crows);
   em_pc_destroy(&p->coarse);
 #ifdef EM_HAVE_CUDA
@@ -75,21 +85,40 @@ static void pmg_destroy(em_pc *pc) {
   em_free(&pc->data);
 }
 
+/* R = the rows i in [a, b) with coarse[i] == want (coarse NULL: all), on
+ * the host and in the pc's memory. */
+static em_err rows_make(em_pmg *p, int32_t a, int32_t b, const uint8_t *coarse, int want,
+                        pmg_rows *R) {
+  R->n = 0;
+  EM_TRY(em_calloc(&R->h, (size_t)(b - a) + 1, sizeof *R->h, "pmg rows"));
+  for (int32_t i = a; i < b; i++)
+    if (!coarse || !!coarse[i] == want) R->h[R->n++] = i;
+  R->idx = R->h;
+#ifdef EM_HAVE_CUDA
+  if (p->be == EM_BACKEND_CUDA) {
+    R->idx = NULL;
+    EM_TRY(em_pmg_cuda_alloc((void **)&R->idx, 4 * (size_t)R->n));
+    EM_TRY(em_pmg_cuda_upload(R->idx, R->h, 4 * (size_t)R->n));
+  }
+#endif
+  return EM_OK;
+}
+
 /* Level l: its smoother and its rows. */
-static em_err build_level(em_pc *pc, em_pmg *p, const em_csr *A, pmg_level *L, size_t *bytes,
+static em_err build_level(em_pmg *p, const em_csr *A, pmg_level *L, size_t *bytes,
                           const em_log *log) {
   const em_pmg_opts *o = &p->o;
   em_err err = EM_OK;
   em_csr *R = NULL, *D = NULL;
   em_spmat_info si;
-  EM_TRY(em_pmg_submatrix(A, L->a, L->b, 0, A->n_cols, &R));
+  EM_TRY(em_pmg_submatrix(A, L->L.h, L->L.n, NULL, &R));
   EM_TRY_GOTO(err, spmat_of(R, p->be, &L->rows), done);
   em_spmat_get_info(L->rows, &si);
-  *bytes += si.bytes;
+  *bytes += si.bytes + 4 * (size_t)L->L.n;
   if (o->smoother == EM_PMG_ILU0) {
     L->omega = o->damping > 0 ? o->damping : 1.0;
     em_csr_destroy(&R);
-    EM_TRY_GOTO(err, em_pmg_submatrix(A, L->a, L->b, L->a, L->b, &D), done);
+    EM_TRY_GOTO(err, em_pmg_submatrix(A, L->L.h, L->L.n, L->L.h, &D), done);
     em_pc_opts io;
     em_pc_opts_default(&io);
     io.type = EM_PC_ILU0;
@@ -103,15 +132,15 @@ static em_err build_level(em_pc *pc, em_pmg *p, const em_csr *A, pmg_level *L, s
   } else {
     L->omega = o->damping > 0 ? o->damping : 0.5;
     int block = o->smoother == EM_PMG_BLOCK ? EM_PMG_MAX_BLOCK : 1;
-    EM_TRY_GOTO(err, em_pmg_block_inverse(A, L->a, L->b, block, o->shift, L->omega, &D, &L->blocks),
+    EM_TRY_GOTO(err,
+                em_pmg_block_inverse(A, L->L.h, L->L.n, block, o->shift, L->omega, &D, &L->blocks),
                 done);
     EM_TRY_GOTO(err, spmat_of(D, p->be, &L->dinv), done);
     em_spmat_get_info(L->dinv, &si);
     *bytes += si.bytes;
   }
-  em_log_verbose(log, "pmg: level rows %d .. %d, %s smoother (omega %.2f%s)", L->a, L->b - 1,
-                 em_pmg_smoother_name(o->smoother), L->omega, "");
-  (void)pc;
+  em_log_verbose(log, "pmg: level of %d rows, %s smoother (omega %.2f, %d blocks)", L->L.n,
+                 em_pmg_smoother_name(o->smoother), L->omega, L->blocks);
 done:
   em_csr_destroy(&R);
   em_csr_destroy(&D);
@@ -138,25 +167,36 @@ em_err em_pc_pmg_build(const em_csr *A, em_pc *pc, const em_log *log) {
   if (p->be == EM_BACKEND_CUDA) p->v = &em_pmg_vops_cuda;
 #endif
   size_t bytes = 0;
-  /* levels: the groups above the coarse ones, the highest first */
-  p->nc = o.offset[o.coarse];
+  const uint8_t *mark = o.coarse_rows;
+  int32_t nmark = 0;
+  for (int32_t i = o.offset[o.coarse]; mark && i < p->n; i++) nmark += mark[i] != 0;
+  /* levels: the groups above the coarse ones, the highest first, without
+     the marked rows */
   for (int g = o.nb - 1; g >= o.coarse; g--) {
     pmg_level *L = &p->lev[p->nlev++];
-    L->a = o.all ? 0 : o.offset[g];
-    L->b = o.offset[g + 1];
-    EM_TRY(build_level(pc, p, A, L, &bytes, log));
+    EM_TRY(rows_make(p, o.all ? o.offset[o.coarse] : o.offset[g], o.offset[g + 1], mark, 0, &L->L));
+    EM_TRY(build_level(p, A, L, &bytes, log));
   }
-  /* the coarse groups: their rows for the residual, the direct factor */
+  /* the coarse set: the first groups and the marked rows; its rows for the
+     residual, the direct factor of its block */
+  {
+    uint8_t *cm = NULL;
+    EM_TRY(em_calloc(&cm, (size_t)p->n + 1, 1, "pmg coarse set"));
+    for (int32_t i = 0; i < p->n; i++) cm[i] = i < o.offset[o.coarse] || (mark && mark[i]);
+    em_err e = rows_make(p, 0, p->n, cm, 1, &p->C);
+    em_free(&cm);
+    EM_TRY(e);
+  }
   em_err err = EM_OK;
   em_csr *C = NULL;
-  EM_TRY(em_pmg_submatrix(A, 0, p->nc, 0, A->n_cols, &C));
+  EM_TRY(em_pmg_submatrix(A, p->C.h, p->C.n, NULL, &C));
   err = spmat_of(C, p->be, &p->crows);
   em_csr_destroy(&C);
   EM_TRY(err);
   em_spmat_info si;
   em_spmat_get_info(p->crows, &si);
   bytes += si.bytes;
-  EM_TRY(em_pmg_submatrix(A, 0, p->nc, 0, p->nc, &C));
+  EM_TRY(em_pmg_submatrix(A, p->C.h, p->C.n, p->C.h, &C));
   em_pc_opts co;
   em_pc_opts_default(&co);
   co.type = EM_PC_DIRECT;
@@ -164,18 +204,19 @@ em_err em_pc_pmg_build(const em_csr *A, em_pc *pc, const em_log *log) {
   co.backend = p->be;
   co.prec = pc->opts.prec;
   /* mem_limit bounds the direct factorization of the whole system (auto
-     comes here when that does not fit); the coarse factor, a few percent
-     of it, is checked against the memory available */
+     comes here when that does not fit); the coarse factor, a fraction of
+     it, is checked against the memory available */
   err = em_pc_create(C, &co, log, &p->coarse);
   em_csr_destroy(&C);
   EM_TRY(err);
   em_pc_info ci;
   em_pc_get_info(p->coarse, &ci);
-  pc->info.coarse_n = p->nc;
+  pc->info.coarse_n = p->C.n;
   pc->info.coarse_bytes = ci.bytes;
   pc->info.factor_nnz = ci.factor_nnz;
   pc->info.factor_flops = ci.factor_flops;
   pc->info.perturbed = ci.perturbed;
+  (void)nmark;
   size_t vb = 16 * (size_t)p->n;
 #ifdef EM_HAVE_CUDA
   if (p->be == EM_BACKEND_CUDA) {
@@ -191,33 +232,29 @@ em_err em_pc_pmg_build(const em_csr *A, em_pc *pc, const em_log *log) {
   }
   pc->info.bytes = bytes + ci.bytes + 3 * vb;
   em_log_info(log,
-              "pmg: %d levels above %d coarse group(s) (%d unknowns, direct factor %.1f MB), %s "
-              "smoother x %d sweeps%s, %.1f MB in all",
-              p->nlev, o.coarse, p->nc, (double)ci.bytes / 1e6, em_pmg_smoother_name(o.smoother),
-              o.sweeps, o.all ? " on whole levels" : "", (double)pc->info.bytes / 1e6);
+              "pmg: %d levels above %d coarse group(s)%s (%d unknowns, %d of them marked, direct "
+              "factor %.1f MB), %s smoother x %d sweeps%s, %.1f MB in all",
+              p->nlev, o.coarse, mark ? " and the marked rows" : "", p->C.n, nmark,
+              (double)ci.bytes / 1e6, em_pmg_smoother_name(o.smoother), o.sweeps,
+              o.all ? " on whole levels" : "", (double)pc->info.bytes / 1e6);
   return EM_OK;
 }
-
-#define AT(x, i) ((void *)((char *)(x) + 16 * (size_t)(i)))
 
 /* One smoothing step of level L; fresh: z is still zero. */
 static em_err smooth(em_pc *pc, em_pmg *p, const pmg_level *L, const void *r, void *z, int fresh) {
   const pmg_vops *v = p->v;
-  int32_t m = L->b - L->a;
+  int32_t m = L->L.n;
   double t0 = em_wtime();
-  if (fresh) {
-    EM_TRY(v->copy(m, AT(r, L->a), p->w));
-  } else {
-    EM_TRY(em_spmat_spmv(L->rows, z, p->t, 0, NULL));
-    EM_TRY(v->sub(m, AT(r, L->a), p->t, p->w));
-  }
+  if (!fresh) EM_TRY(em_spmat_spmv(L->rows, z, p->t, 0, NULL));
+  EM_TRY(v->gather_sub(m, L->L.idx, r, fresh ? NULL : p->t, p->w)); /* w = r_L - (A z)_L */
   EM_TRY(v->sync());
   double t1 = em_wtime();
   if (L->dinv) {
-    EM_TRY(em_spmat_spmv(L->dinv, p->w, AT(z, L->a), 1, NULL));
+    EM_TRY(em_spmat_spmv(L->dinv, p->w, p->u, 0, NULL));
+    EM_TRY(v->scatter_add(m, L->L.idx, 1.0, p->u, z));
   } else {
     EM_TRY(em_pc_apply(L->ilu, p->w, p->u));
-    EM_TRY(v->axpy(m, L->omega, p->u, AT(z, L->a)));
+    EM_TRY(v->scatter_add(m, L->L.idx, L->omega, p->u, z));
   }
   EM_TRY(v->sync());
   double t2 = em_wtime();
@@ -238,11 +275,11 @@ static em_err pmg_apply(em_pc *pc, em_prec vec_prec, const void *r, void *z) {
     for (int s = 0; s < p->o.sweeps; s++, fresh = 0) EM_TRY(smooth(pc, p, &p->lev[l], r, z, fresh));
   double t0 = em_wtime();
   EM_TRY(em_spmat_spmv(p->crows, z, p->t, 0, NULL));
-  EM_TRY(v->sub(p->nc, r, p->t, p->w));
+  EM_TRY(v->gather_sub(p->C.n, p->C.idx, r, p->t, p->w));
   EM_TRY(v->sync());
   double t1 = em_wtime();
   EM_TRY(em_pc_apply(p->coarse, p->w, p->u));
-  EM_TRY(v->axpy(p->nc, 1.0, p->u, z));
+  EM_TRY(v->scatter_add(p->C.n, p->C.idx, 1.0, p->u, z));
   EM_TRY(v->sync());
   pc->info.t_residual += t1 - t0;
   pc->info.t_coarse += em_wtime() - t1;

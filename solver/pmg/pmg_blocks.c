@@ -12,22 +12,36 @@
 
 #include "pmg_impl.h"
 
-em_err em_pmg_submatrix(const em_csr *A, int32_t r0, int32_t r1, int32_t c0, int32_t c1,
+em_err em_pmg_submatrix(const em_csr *A, const int32_t *rows, int32_t m, const int32_t *cols,
                         em_csr **B) {
-  int64_t nnz = 0;
-  for (int32_t i = r0; i < r1; i++)
-    for (int64_t p = A->rowptr[i]; p < A->rowptr[i + 1]; p++)
-      nnz += A->colind[p] >= c0 && A->colind[p] < c1;
-  EM_TRY(em_csr_create(r1 - r0, c1 - c0, nnz, B));
-  int64_t q = 0;
-  for (int32_t i = r0; i < r1; i++) {
-    for (int64_t p = A->rowptr[i]; p < A->rowptr[i + 1]; p++)
-      if (A->colind[p] >= c0 && A->colind[p] < c1) {
-        (*B)->colind[q] = A->colind[p] - c0;
-        (*B)->val[q++] = A->val[p];
-      }
-    (*B)->rowptr[i - r0 + 1] = q;
+  int32_t *loc = NULL; /* column -> local index (cols given), else -1 */
+  int32_t nc = A->n_cols;
+  if (cols) {
+    EM_TRY(em_calloc(&loc, (size_t)A->n_cols + 1, sizeof *loc, "submatrix columns"));
+    for (int32_t j = 0; j < A->n_cols; j++) loc[j] = -1;
+    for (int32_t k = 0; k < m; k++) loc[cols[k]] = k;
+    nc = m;
   }
+  int64_t nnz = 0;
+  for (int32_t k = 0; k < m; k++)
+    for (int64_t p = A->rowptr[rows[k]]; p < A->rowptr[rows[k] + 1]; p++)
+      nnz += !loc || loc[A->colind[p]] >= 0;
+  em_err err = em_csr_create(m, nc, nnz, B);
+  if (err) {
+    em_free(&loc);
+    return em_error_trace(err, __FILE__, __LINE__);
+  }
+  int64_t q = 0;
+  for (int32_t k = 0; k < m; k++) {
+    for (int64_t p = A->rowptr[rows[k]]; p < A->rowptr[rows[k] + 1]; p++) {
+      int32_t c = loc ? loc[A->colind[p]] : A->colind[p];
+      if (c < 0) continue;
+      (*B)->colind[q] = c; /* ascending: rows and cols lists are ascending */
+      (*B)->val[q++] = A->val[p];
+    }
+    (*B)->rowptr[k + 1] = q;
+  }
+  em_free(&loc);
   return EM_OK;
 }
 
@@ -98,19 +112,20 @@ static int invert(int b, em_cplx *M) {
   return 1;
 }
 
-em_err em_pmg_block_inverse(const em_csr *A, int32_t a, int32_t b, int block, double shift,
-                            double omega, em_csr **Dinv, int32_t *n_blocks) {
-  int32_t m = b - a;
+em_err em_pmg_block_inverse(const em_csr *A, const int32_t *rows, int32_t m, int block,
+                            double shift, double omega, em_csr **Dinv, int32_t *n_blocks) {
   em_err err = EM_OK;
   row_key *key = NULL;
-  int32_t *bstart = NULL, *brow = NULL;
+  int32_t *bstart = NULL, *brow = NULL, *loc = NULL;
   *Dinv = NULL;
-  EM_TRY(em_calloc(&key, (size_t)m + 1, sizeof *key, "smoother blocks"));
+  EM_TRY(em_calloc(&loc, (size_t)A->n_rows + 1, sizeof *loc, "smoother blocks"));
+  for (int32_t k = 0; k < m; k++) loc[rows[k]] = k;
+  EM_TRY_GOTO(err, em_calloc(&key, (size_t)m + 1, sizeof *key, "smoother blocks"), done);
   EM_TRY_GOTO(err, em_calloc(&bstart, (size_t)m + 2, sizeof *bstart, "smoother blocks"), done);
   EM_TRY_GOTO(err, em_calloc(&brow, (size_t)m + 1, sizeof *brow, "smoother blocks"), done);
   for (int32_t i = 0; i < m; i++) { /* FNV-1a of the row's columns */
     uint64_t h = 14695981039346656037ULL;
-    int32_t r = a + i;
+    int32_t r = rows[i];
     for (int64_t p = A->rowptr[r]; p < A->rowptr[r + 1]; p++)
       h = (h ^ (uint64_t)A->colind[p]) * 1099511628211ULL;
     key[i] = (row_key){block > 1 ? h : (uint64_t)i, A->rowptr[r + 1] - A->rowptr[r], r};
@@ -150,8 +165,8 @@ em_err em_pmg_block_inverse(const em_csr *A, int32_t a, int32_t b, int block, do
     }
     for (int i = 0; i < s; i++)
       for (int j = 0; j < s; j++, t++) {
-        ti[t] = rw[i] - a;
-        tj[t] = rw[j] - a;
+        ti[t] = loc[rw[i]];
+        tj[t] = loc[rw[j]];
         tv[t] = omega * M[i * s + j];
       }
   }
@@ -165,5 +180,6 @@ done:
   em_free(&key);
   em_free(&bstart);
   em_free(&brow);
+  em_free(&loc);
   return err;
 }

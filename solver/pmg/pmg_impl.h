@@ -16,9 +16,11 @@
 /* Vector operations on the pc's backend, complex double. */
 typedef struct pmg_vops {
   em_err (*zero)(int32_t n, void *x);                              /* x = 0 */
-  em_err (*copy)(int32_t n, const void *x, void *y);               /* y = x */
   em_err (*sub)(int32_t n, const void *a, const void *b, void *c); /* c = a - b */
-  em_err (*axpy)(int32_t n, double w, const void *x, void *y);     /* y += w x */
+  /* c[k] = a[idx[k]] - b[k] (b NULL: 0); idx in the pc's memory */
+  em_err (*gather_sub)(int32_t n, const int32_t *idx, const void *a, const void *b, void *c);
+  /* y[idx[k]] += w x[k] (distinct indices) */
+  em_err (*scatter_add)(int32_t n, const int32_t *idx, double w, const void *x, void *y);
   em_err (*sync)(void); /* wait for queued work (timings) */
 } pmg_vops;
 
@@ -27,16 +29,25 @@ extern const pmg_vops em_pmg_vops_cpu;
 extern const pmg_vops em_pmg_vops_cuda;
 /* Device work vectors (pmg_vops_cuda.c). */
 em_err em_pmg_cuda_alloc(void **p, size_t bytes);
+em_err em_pmg_cuda_upload(void *d, const void *h, size_t bytes);
 void em_pmg_cuda_free(void **p);
 #endif
 
-/* One smoothed level: rows a .. b-1. */
+/* A set of rows: their list in the pc's memory and on the host. */
+typedef struct pmg_rows {
+  int32_t n;
+  int32_t *h;   /* host list, ascending */
+  int32_t *idx; /* the same in the pc's memory (the host list on the CPU) */
+} pmg_rows;
+
+/* One smoothed level: its rows L (a group, or groups 1..g, minus the
+ * rows of the coarse set). */
 typedef struct pmg_level {
-  int32_t a, b;
-  em_spmat *rows; /* A(a:b, :), for the level's residual */
+  pmg_rows L;
+  em_spmat *rows; /* A(L, :), for the level's residual */
   em_spmat *dinv; /* omega times the inverse of the block diagonal of
-                     A(a:b, a:b) (Jacobi, block); NULL with ILU(0) */
-  em_pc *ilu;     /* ILU(0) of A(a:b, a:b) */
+                     A(L, L) (Jacobi, block); NULL with ILU(0) */
+  em_pc *ilu;     /* ILU(0) of A(L, L) */
   double omega;
   int32_t blocks; /* diagonal blocks found (block Jacobi) */
 } pmg_level;
@@ -46,23 +57,25 @@ typedef struct em_pmg {
   int32_t n;
   int nlev; /* smoothed levels, the highest first */
   pmg_level lev[EM_MAX_ORDER];
-  int32_t nc;      /* coarse unknowns: the first nc */
-  em_spmat *crows; /* A(0:nc, :) */
-  em_pc *coarse;   /* direct factor of A(0:nc, 0:nc) */
+  pmg_rows C;      /* the coarse set: the first groups and the rows
+                      marked in opts.coarse_rows */
+  em_spmat *crows; /* A(C, :) */
+  em_pc *coarse;   /* direct factor of A(C, C) */
   void *t, *w, *u; /* work vectors, n entries each */
   const pmg_vops *v;
   em_backend be;
 } em_pmg;
 
-/* The block-diagonal inverse of A(a:b, a:b) + j shift |diag|, times omega,
- * as a CSR in local indices: blocks of the rows with identical patterns
- * (at most EM_PMG_MAX_BLOCK; 1 for point Jacobi).  EM_ERR_NUMERIC names a
- * singular block. */
-em_err em_pmg_block_inverse(const em_csr *A, int32_t a, int32_t b, int block, double shift,
-                            double omega, em_csr **Dinv, int32_t *n_blocks);
+/* The block-diagonal inverse of A(L, L) + j shift |diag|, times omega, as
+ * a CSR in the local indices of the rows L (rows[0..m), ascending): blocks
+ * of the rows with identical patterns (at most EM_PMG_MAX_BLOCK; 1 for
+ * point Jacobi).  EM_ERR_NUMERIC names a singular block. */
+em_err em_pmg_block_inverse(const em_csr *A, const int32_t *rows, int32_t m, int block,
+                            double shift, double omega, em_csr **Dinv, int32_t *n_blocks);
 
-/* A(r0:r1, c0:c1) as a CSR in local indices. */
-em_err em_pmg_submatrix(const em_csr *A, int32_t r0, int32_t r1, int32_t c0, int32_t c1,
+/* A(R, C) as a CSR in local indices: rows R = rows[0..m) (ascending), all
+ * columns (cols NULL) or the columns of the same list (cols = rows). */
+em_err em_pmg_submatrix(const em_csr *A, const int32_t *rows, int32_t m, const int32_t *cols,
                         em_csr **B);
 
 #endif

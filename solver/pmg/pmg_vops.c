@@ -8,11 +8,6 @@ static em_err zero(int32_t n, void *x) {
   return EM_OK;
 }
 
-static em_err copy(int32_t n, const void *x, void *y) {
-  memcpy(y, x, 16 * (size_t)n);
-  return EM_OK;
-}
-
 /* c = a - b */
 static em_err sub(int32_t n, const void *a, const void *b, void *c) {
   const em_cplx *x = a, *y = b;
@@ -22,12 +17,21 @@ static em_err sub(int32_t n, const void *a, const void *b, void *c) {
   return EM_OK;
 }
 
-/* y += w x */
-static em_err axpy(int32_t n, double w, const void *x, void *y) {
+/* c[k] = a[idx[k]] - b[k] (b NULL: 0) */
+static em_err gather_sub(int32_t n, const int32_t *idx, const void *a, const void *b, void *c) {
+  const em_cplx *x = a, *y = b;
+  em_cplx *z = c;
+#pragma omp parallel for schedule(static) if (n > 20000)
+  for (int32_t k = 0; k < n; k++) z[k] = y ? x[idx[k]] - y[k] : x[idx[k]];
+  return EM_OK;
+}
+
+/* y[idx[k]] += w x[k] (the indices are distinct) */
+static em_err scatter_add(int32_t n, const int32_t *idx, double w, const void *x, void *y) {
   const em_cplx *a = x;
   em_cplx *b = y;
 #pragma omp parallel for schedule(static) if (n > 20000)
-  for (int32_t i = 0; i < n; i++) b[i] += w * a[i];
+  for (int32_t k = 0; k < n; k++) b[idx[k]] += w * a[k];
   return EM_OK;
 }
 
@@ -35,4 +39,4 @@ static em_err sync(void) {
   return EM_OK;
 }
 
-const pmg_vops em_pmg_vops_cpu = {zero, copy, sub, axpy, sync};
+const pmg_vops em_pmg_vops_cpu = {zero, sub, gather_sub, scatter_add, sync};

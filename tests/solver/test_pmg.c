@@ -96,26 +96,31 @@ static em_cplx diag(const em_csr *A, int32_t i) {
   return 0;
 }
 
-/* The V-cycle of pmg.c written plainly: point Jacobi (omega), sweeps. */
+/* The V-cycle of pmg.c written plainly: point Jacobi (omega), sweeps;
+ * level rows: a group (or the groups above the coarse ones up to g) minus
+ * the marked rows; coarse set: the first groups and the marked rows. */
 static void reference(const em_csr *A, const em_pmg_opts *o, const em_cplx *r, em_cplx *z) {
-  int32_t n = A->n_rows, nc = o->offset[o->coarse];
+  int32_t n = A->n_rows, n0 = o->offset[o->coarse];
   em_cplx *w = calloc((size_t)n + 1, sizeof *w);
+  int32_t *cl = calloc((size_t)n + 1, sizeof *cl), nc = 0;
+  for (int32_t i = 0; i < n; i++)
+    if (i < n0 || (o->coarse_rows && o->coarse_rows[i])) cl[nc++] = i;
   memset(z, 0, (size_t)n * sizeof *z);
   int32_t lo[EM_MAX_ORDER], hi[EM_MAX_ORDER];
   int nl = 0;
   for (int g = o->nb - 1; g >= o->coarse; g--, nl++)
-    lo[nl] = o->all ? 0 : o->offset[g], hi[nl] = o->offset[g + 1];
+    lo[nl] = o->all ? n0 : o->offset[g], hi[nl] = o->offset[g + 1];
   for (int pass = 0; pass < 2; pass++) {
     if (pass == 1) { /* coarse: z_C += A_CC^-1 (r - A z)_C */
       em_csr *C = NULL;
-      REQUIRE_OK(em_pmg_submatrix(A, 0, nc, 0, nc, &C));
+      REQUIRE_OK(em_pmg_submatrix(A, cl, nc, cl, &C));
       em_direct *F = NULL;
       em_direct_opts dopt;
       em_direct_opts_default(&dopt);
       REQUIRE_OK(em_direct_create(C, &dopt, NULL, &F));
-      residual(A, r, z, 0, nc, w);
+      for (int32_t k = 0; k < nc; k++) residual(A, r, z, cl[k], cl[k] + 1, w + k);
       REQUIRE_OK(em_direct_solve(F, 1, w, nc, w, nc));
-      for (int32_t i = 0; i < nc; i++) z[i] += w[i];
+      for (int32_t k = 0; k < nc; k++) z[cl[k]] += w[k];
       em_direct_destroy(&F);
       em_csr_destroy(&C);
     }
@@ -123,23 +128,30 @@ static void reference(const em_csr *A, const em_pmg_opts *o, const em_cplx *r, e
       int l = pass == 0 ? k : nl - 1 - k;
       for (int s = 0; s < o->sweeps; s++) {
         residual(A, r, z, lo[l], hi[l], w);
-        for (int32_t i = lo[l]; i < hi[l]; i++) z[i] += o->damping * w[i - lo[l]] / diag(A, i);
+        for (int32_t i = lo[l]; i < hi[l]; i++)
+          if (!o->coarse_rows || !o->coarse_rows[i]) z[i] += o->damping * w[i - lo[l]] / diag(A, i);
       }
     }
   }
   free(w);
+  free(cl);
 }
 
 static void test_reference(em_backend be) {
   static const struct {
-    int p, coarse, all;
-  } cases[] = {{2, 1, 0}, {3, 1, 0}, {3, 2, 0}, {3, 1, 1}};
-  for (int c = 0; c < 4; c++) {
+    int p, coarse, all, marked;
+  } cases[] = {{2, 1, 0, 0}, {3, 1, 0, 0}, {3, 2, 0, 0}, {3, 1, 1, 0}, {3, 1, 0, 1}, {2, 1, 1, 1}};
+  for (int c = 0; c < 6; c++) {
     em_blockmat *B = system_of(cases[c].p, 300.0, 1, NULL);
     em_csr *A = NULL;
     REQUIRE_OK(em_blockmat_to_csr(B, &A));
     int32_t n = A->n_rows;
     em_pc_opts po = pmg_opts(B, be, cases[c].coarse, EM_PMG_JACOBI, cases[c].all);
+    uint8_t *mark = calloc((size_t)n, 1); /* every 7th row into the coarse set */
+    for (int32_t i = 0; cases[c].marked && i < n; i += 7) mark[i] = 1;
+    if (cases[c].marked) po.pmg.coarse_rows = mark;
+    int32_t nmark = 0;
+    for (int32_t i = B->offset[cases[c].coarse]; i < n; i++) nmark += mark[i];
     em_pc *pc = NULL;
     REQUIRE_OK(em_pc_create(A, &po, NULL, &pc));
     em_cplx *r = calloc((size_t)n, sizeof *r), *z = calloc((size_t)n, sizeof *z),
@@ -149,15 +161,16 @@ static void test_reference(em_backend be) {
     apply(pc, be, r, z, n);
     reference(A, &po.pmg, r, zr);
     double e = test_rel_err(z, zr, n);
-    EXPECT(e < 1e-10, "order %d, coarse %d, all %d: pmg and the reference V-cycle differ by %.2e",
-           cases[c].p, cases[c].coarse, cases[c].all, e);
+    EXPECT(e < 1e-10,
+           "order %d, coarse %d, all %d, marked %d: pmg and the reference V-cycle differ by %.2e",
+           cases[c].p, cases[c].coarse, cases[c].all, cases[c].marked, e);
     em_pc_info info;
     em_pc_get_info(pc, &info);
-    EXPECT(info.coarse_n == B->offset[cases[c].coarse] && info.applies == 1 &&
+    EXPECT(info.coarse_n == B->offset[cases[c].coarse] + nmark && info.applies == 1 &&
                info.coarse_bytes > 0 && info.t_coarse >= 0,
            "info: coarse %d unknowns, %lld applies", info.coarse_n, (long long)info.applies);
     em_pc_destroy(&pc);
-    free(r), free(z), free(zr);
+    free(r), free(z), free(zr), free(mark);
     em_csr_destroy(&A);
     em_blockmat_destroy(&B);
   }
@@ -204,11 +217,13 @@ static void test_blocks(void) {
   em_csr *A = NULL, *D = NULL;
   REQUIRE_OK(em_blockmat_to_csr(B, &A));
   int32_t nblk = 0;
-  REQUIRE_OK(
-      em_pmg_block_inverse(A, B->offset[1], B->offset[2], EM_PMG_MAX_BLOCK, 0, 1.0, &D, &nblk));
+  int32_t rows = B->offset[2] - B->offset[1];
+  int32_t *list = calloc((size_t)rows, sizeof *list);
+  for (int32_t k = 0; k < rows; k++) list[k] = B->offset[1] + k;
+  REQUIRE_OK(em_pmg_block_inverse(A, list, rows, EM_PMG_MAX_BLOCK, 0, 1.0, &D, &nblk));
+  free(list);
   int32_t fi = 0;
   for (int32_t f = 0; f < m->n_face; f++) fi += m->face_tet[2 * f + 1] >= 0;
-  int32_t rows = B->offset[2] - B->offset[1];
   EXPECT(nblk == rows - fi, "group 2: %d blocks for %d rows and %d interior faces", nblk, rows, fi);
   /* D is the inverse of the block diagonal: D B = I on each block */
   int32_t a = B->offset[1], bad = 0;
