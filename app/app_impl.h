@@ -17,6 +17,7 @@ typedef struct em_app_args {
   const char *dump_matrix; /* --dump-matrix FILE, NULL: none */
   const char *plot_dir;    /* --plot DIR: plot an output directory, no case */
   int list_params;         /* --list-params */
+  int force;               /* --force: an absurd mesh estimate is a warning */
   int log_level;           /* --quiet / --verbose */
   int n_over;
   em_param_override *over; /* -setnumber / -setstring, in order */

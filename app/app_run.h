@@ -61,6 +61,12 @@ typedef struct em_run {
 } em_run;
 
 em_err em_run_write_summary(const em_run *r);
+
+/* validate.c: before meshing (geometry numbers, frequency range, the mesh
+ * the sizes imply against the memory: an error unless --force), and after
+ * the setup, before the first solve (PML, the line probe inside the mesh). */
+em_err em_app_validate_case(em_run *r);
+em_err em_app_validate_mesh(em_run *r);
 em_err em_run_write_line(em_run *r, int fi, const em_cplx *x, const em_cplx *fixed,
                          const char *path);
 

@@ -20,6 +20,7 @@ void em_app_usage(FILE *f) {
           "  --out DIR               output directory (default out/<case>)\n"
           "  --device auto|cpu|gpu   where to compute (auto: the GPU when one answers)\n"
           "  --dump-matrix FILE      write the assembled system (first frequency)\n"
+          "  --force                 go on when the mesh estimate exceeds the memory\n"
           "  --plot OUTDIR           plot an output directory (PNG and SVG in OUTDIR/plots)\n"
           "  --quiet                 no progress on stderr (errors and results stay)\n"
           "  --verbose               more progress\n"
@@ -69,6 +70,8 @@ em_err em_app_parse_args(int argc, char **argv, em_app_args *a, int *want_help, 
         EM_TRY(push_override(a, argv[i + 1], 1, 0, argv[i + 2]));
       }
       i += 2;
+    } else if (!strcmp(s, "--force")) {
+      a->force = 1;
     } else if (!strcmp(s, "--list-params")) {
       a->list_params = 1;
     } else if (!strcmp(s, "--quiet") || !strcmp(s, "-q")) {

@@ -131,6 +131,10 @@ static em_err read_frequencies(const em_case *c, em_run_config *cfg) {
            "case %s sets no frequency: define Solver/frequency, or Solver/f_start and "
            "Solver/f_stop (e.g. -setnumber Solver/frequency 5e9)",
            em_case_path(c));
+  EM_CHECK(!f0 == !f1, EM_ERR_INPUT,
+           "case %s sets %s but not %s: a sweep needs both (or use Solver/frequency)",
+           em_case_path(c), f0 ? "Solver/f_start" : "Solver/f_stop",
+           f0 ? "Solver/f_stop" : "Solver/f_start");
   /* both defined: the one set on the command line wins (a case with a sweep
      asked for one frequency, or the reverse); else the sweep */
   int cl_single = single && !strcmp(single->source, "command line");
@@ -144,6 +148,10 @@ static em_err read_frequencies(const em_case *c, em_run_config *cfg) {
     EM_TRY(integer(c, "Solver/n_freq", 1, 100000, &n));
     EM_CHECK(a > 0 && b >= a, EM_ERR_INPUT,
              "frequency sweep %g .. %g Hz: need 0 < Solver/f_start <= Solver/f_stop", a, b);
+    EM_CHECK(n == 1 || b > a, EM_ERR_INPUT,
+             "frequency sweep %g .. %g Hz with Solver/n_freq = %d: the frequencies must differ "
+             "(Solver/f_stop > Solver/f_start, or Solver/n_freq 1)",
+             a, b, n);
     EM_TRY(em_calloc(&cfg->freq, (size_t)n, sizeof *cfg->freq, "frequency list"));
     cfg->n_freq = n;
     for (int i = 0; i < n; i++) cfg->freq[i] = n == 1 ? a : a + (b - a) * i / (n - 1);

@@ -174,7 +174,8 @@ static em_err solve_frequency(em_run *r, int fi) {
     }
   }
   pco.pmg.coarse_rows = r->pml_rows;
-  if (pco.type != EM_PC_NONE) EM_TRY_GOTO(err, em_blockmat_to_csr(Ap, &Acsr), done);
+  /* every type takes the matrix (none too: it checks the size) */
+  EM_TRY_GOTO(err, em_blockmat_to_csr(Ap, &Acsr), done);
   if (r->pc) { /* later frequencies: new values on the kept analysis */
     EM_TRY_GOTO(err, em_pc_update(r->pc, Acsr, r->log), done);
   } else {
@@ -318,6 +319,7 @@ static em_err run_case(em_run *r) {
     return EM_OK;
   }
   EM_TRY(em_run_config_read(r->cs, &r->cfg));
+  EM_TRY(em_app_validate_case(r)); /* before meshing: seconds, not the run */
   const em_run_config *cfg = &r->cfg;
   double fmax = cfg->freq[cfg->n_freq - 1];
   em_mesh_opts mo = {cfg->unit, fmax, cfg->epw, em_setup_index_of, r->cs, 1};
@@ -327,6 +329,7 @@ static em_err run_case(em_run *r) {
   em_mesh_stats_compute(r->mesh, &r->mstats);
   EM_TRY(em_setup_build(r->cs, r->mesh, cfg, log, &r->setup));
   EM_TRY(em_app_ff_setup(r));
+  EM_TRY(em_app_validate_mesh(r));
   EM_CHECK(r->setup.n_port > 0 || r->ff.planewave, EM_ERR_INPUT,
            "case %s has no port: nothing excites the structure (add a surface group 'port1' "
            "and Ports/port1/type, or set Excitation/type planewave)",
