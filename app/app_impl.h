@@ -50,8 +50,9 @@ typedef struct em_run_config {
   int fields;            /* 0 none, 1 first frequency, 2 all, 3 middle (n_freq / 2) */
   int vtk_binary;
   int subdiv;
-  int line_points; /* E along a line: points (0: none) */
-  double line[6];  /* from xyz, to xyz (metres) */
+  double touchstone_z0; /* ohm: the one reference of the Touchstone file */
+  int line_points;      /* E along a line: points (0: none) */
+  double line[6];       /* from xyz, to xyz (metres) */
 } em_run_config;
 
 em_err em_run_config_read(const em_case *c, em_run_config *cfg);
@@ -60,7 +61,15 @@ void em_run_config_free(em_run_config *cfg);
 /* --list-params */
 void em_app_list_params(const em_case *c, FILE *f);
 
-/* The pipeline: mesh, assemble, solve, write. */
-em_err em_app_run(const em_app_args *a, const em_log *log);
+/* The pipeline: mesh, assemble, solve, write.  *flagged = 1 when the
+ * results are written but some frequency did not converge or has a
+ * reflection above 1 (main exits with EM_EXIT_FLAGGED). */
+em_err em_app_run(const em_app_args *a, const em_log *log, int *flagged);
+
+/* Exit codes of emsolve (docs/usage.md) */
+#define EM_EXIT_OK 0      /* results written, every frequency converged */
+#define EM_EXIT_ERROR 1   /* an error: nothing (or no new result) written */
+#define EM_EXIT_USAGE 2   /* a bad command line */
+#define EM_EXIT_FLAGGED 3 /* results written, flagged: not converged or |S_pp| > 1 */
 
 #endif

@@ -45,7 +45,10 @@ typedef struct em_run {
   em_block_stat block[EM_MAX_ORDER][EM_MAX_ORDER];
   size_t operator_bytes;
   em_cplx *S;         /* [n_freq][n_port][n_port] */
-  double *zref;       /* [n_port] */
+  double *zref;       /* [n_port]: the last frequency's (summary) */
+  double *zport;      /* [n_freq][n_port]: each frequency's reference of S */
+  int *flag;          /* [n_freq]: EM_PORTS_FLAG_* (not converged, |S_pp| > 1) */
+  int flagged;        /* some frequency is flagged: exit code 3 */
   em_cplx *zin;       /* [n_freq][n_port] */
   em_freq_result *fr; /* [n_freq] */
   int n_done;         /* frequencies finished */
@@ -67,6 +70,12 @@ em_err em_run_write_summary(const em_run *r);
  * the setup, before the first solve (PML, the line probe inside the mesh). */
 em_err em_app_validate_case(em_run *r);
 em_err em_app_validate_mesh(em_run *r);
+
+/* tables.c: the flags of frequency fi (not converged, a reflection above
+ * 1), warned about; the Touchstone file with S renormalised to one
+ * reference (Output/touchstone_z0), the flags as comment lines. */
+void em_app_flag_frequency(em_run *r, int fi);
+em_err em_app_write_touchstone(em_run *r, const char *path);
 em_err em_run_write_line(em_run *r, int fi, const em_cplx *x, const em_cplx *fixed,
                          const char *path);
 

@@ -11,7 +11,7 @@ int main(int argc, char **argv) {
     em_error_print(stderr);
     fprintf(stderr, "(emsolve --help shows the usage)\n");
     em_app_args_free(&a);
-    return 2;
+    return EM_EXIT_USAGE;
   }
   if (help || version) {
     if (version)
@@ -22,11 +22,12 @@ int main(int argc, char **argv) {
   }
   em_log log;
   em_log_init(&log, stderr, a.log_level);
-  err = a.plot_dir ? em_app_plot(a.plot_dir, &log) : em_app_run(&a, &log);
+  int flagged = 0;
+  err = a.plot_dir ? em_app_plot(a.plot_dir, &log) : em_app_run(&a, &log, &flagged);
   em_app_args_free(&a);
   if (err) {
     em_error_print(stderr);
-    return 1;
+    return EM_EXIT_ERROR;
   }
-  return 0;
+  return flagged ? EM_EXIT_FLAGGED : EM_EXIT_OK;
 }

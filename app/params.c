@@ -83,6 +83,9 @@ static const em_param_spec SPECS[] = {
     STR("Output/fields", "auto",
         "fields .vtk: auto (= middle: the one frequency, or the middle of a sweep), all, first, "
         "none"),
+    NUM("Output/touchstone_z0", 50, "ohm",
+        "reference impedance of the Touchstone file: S renormalised to it at every port and "
+        "frequency (the ports' own impedances are in ports.csv)"),
     STR("Output/vtk", "binary", "VTK encoding: binary or ascii"),
     NUM("Output/subdiv", 0, NULL, "VTK subdivision of each tet (0: the basis order)"),
     NUM("Output/line_points", 0, NULL,
@@ -254,6 +257,9 @@ em_err em_run_config_read(const em_case *c, em_run_config *cfg) {
   EM_TRY(choice(c, "Output/vtk", vtk, 2, &cfg->vtk_binary));
   EM_TRY(integer(c, "Output/subdiv", 0, 8, &cfg->subdiv));
   if (cfg->subdiv == 0) cfg->subdiv = cfg->order;
+  EM_TRY(num(c, "Output/touchstone_z0", &cfg->touchstone_z0));
+  EM_CHECK(cfg->touchstone_z0 > 0, EM_ERR_INPUT, "Output/touchstone_z0 = %g ohm must be > 0",
+           cfg->touchstone_z0);
   EM_TRY(integer(c, "Output/line_points", 0, 1000000, &cfg->line_points));
   static const char *const ends[6] = {"Output/line_from_x", "Output/line_from_y",
                                       "Output/line_from_z", "Output/line_to_x",

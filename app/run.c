@@ -242,11 +242,14 @@ static em_err solve_frequency(em_run *r, int fi) {
                   em_port_measure(&s->port[j], r->mesh, r->dofs, x + (size_t)e * n, sys->fixed,
                                   &meas[e * np + j]),
                   done);
-  if (np)
+  if (np) {
     EM_TRY_GOTO(err,
                 em_port_sparams(np, s->port, meas, r->S + (size_t)fi * np * np, r->zref,
                                 r->zin + (size_t)fi * np),
                 done);
+    memcpy(r->zport + (size_t)fi * np, r->zref, (size_t)np * sizeof *r->zref);
+  }
+  em_app_flag_frequency(r, fi);
   EM_TRY_GOTO(err, em_app_ff_frequency(r, fi, k0, x, sys->fixed, np ? meas : NULL), done);
   if (cfg->fields == 2 || (cfg->fields == 1 && fi == 0) ||
       (cfg->fields == 3 && fi == cfg->n_freq / 2)) {
@@ -296,14 +299,10 @@ static em_err write_port_tables(em_run *r) {
   char name[300], path[1400];
   snprintf(name, sizeof name, "%s.s%dp", em_case_name(r->cs), np);
   EM_TRY(out_path(r, path, sizeof path, name));
-  char comment[512];
-  snprintf(comment, sizeof comment, "emsolve %s, case %s, order %d", EM_VERSION,
-           em_case_path(r->cs), r->cfg.order);
-  /* Touchstone v1 has one reference impedance: the first port's */
-  EM_TRY(em_touchstone_write(path, np, nf, r->cfg.freq, r->S, r->zref[0], comment));
+  EM_TRY(em_app_write_touchstone(r, path));
   EM_TRY(add_file(r, name));
   EM_TRY(out_path(r, path, sizeof path, "ports.csv"));
-  EM_TRY(em_ports_csv_write(path, np, nf, r->cfg.freq, r->S, r->zref));
+  EM_TRY(em_ports_csv_write_sweep(path, np, nf, r->cfg.freq, r->S, r->zport, r->flag));
   EM_TRY(add_file(r, "ports.csv"));
   return EM_OK;
 }
@@ -353,6 +352,8 @@ static em_err run_case(em_run *r) {
   EM_TRY(em_calloc(&r->S, (size_t)nf * np * np, sizeof *r->S, "S-parameters"));
   EM_TRY(em_calloc(&r->zin, (size_t)nf * np, sizeof *r->zin, "input impedances"));
   EM_TRY(em_calloc(&r->zref, (size_t)np, sizeof *r->zref, "reference impedances"));
+  EM_TRY(em_calloc(&r->zport, (size_t)nf * np, sizeof *r->zport, "reference impedances"));
+  EM_TRY(em_calloc(&r->flag, (size_t)nf, sizeof *r->flag, "frequency flags"));
   EM_TRY(em_calloc(&r->fr, (size_t)nf, sizeof *r->fr, "frequency results"));
   if (a->out_dir)
     snprintf(r->out_dir, sizeof r->out_dir, "%s", a->out_dir);
@@ -371,14 +372,17 @@ static em_err run_case(em_run *r) {
   EM_TRY(em_run_write_summary(r));
   /* results on stdout, not only in files */
   if (np) {
-    printf("# %s: S-parameters and input impedance (reference %g ohm)\n", em_case_name(r->cs),
-           r->zref[0]);
+    printf(
+        "# %s: S11 and input impedance, S referenced to each port's own impedance (%s %.6g "
+        "ohm at the last frequency; the Touchstone file: %g ohm)\n",
+        em_case_name(r->cs), r->setup.port[0].name, r->zref[0], cfg->touchstone_z0);
     printf("# f_GHz        |S11|_dB   phase_deg   Re_Zin      Im_Zin\n");
     for (int i = 0; i < nf; i++) {
       em_cplx s11 = r->S[(size_t)i * np * np], z = r->zin[(size_t)i * np];
-      printf("%-14.9g %-10.4f %-11.3f %-11.4f %-11.4f%s\n", cfg->freq[i] * 1e-9,
+      printf("%-14.9g %-10.4f %-11.3f %-11.4f %-11.4f%s%s\n", cfg->freq[i] * 1e-9,
              20 * log10(cabs(s11)), carg(s11) * 180 / M_PI, creal(z), cimag(z),
-             r->fr[i].converged ? "" : "  (not converged)");
+             r->fr[i].converged ? "" : "  (not converged)",
+             r->flag[i] & EM_PORTS_FLAG_ACTIVE ? "  (|S| > 1)" : "");
     }
   }
   em_app_ff_print(r, stdout);
@@ -387,13 +391,14 @@ static em_err run_case(em_run *r) {
   return EM_OK;
 }
 
-em_err em_app_run(const em_app_args *a, const em_log *log) {
+em_err em_app_run(const em_app_args *a, const em_log *log, int *flagged) {
   em_run r;
   memset(&r, 0, sizeof r);
   r.args = a;
   r.log = log;
   r.t_start = em_wtime();
   em_err err = run_case(&r);
+  if (flagged) *flagged = r.flagged;
   if (err) em_error_trace(err, __FILE__, __LINE__);
   /* a failed run leaves no empty output directory behind (rmdir keeps a
      directory that already holds complete files of earlier frequencies) */
@@ -401,6 +406,8 @@ em_err em_app_run(const em_app_args *a, const em_log *log) {
   em_free(&r.S);
   em_free(&r.zin);
   em_free(&r.zref);
+  em_free(&r.zport);
+  em_free(&r.flag);
   em_free(&r.fr);
   em_pc_destroy(&r.pc);
   em_free(&r.perm);
