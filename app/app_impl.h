@@ -66,6 +66,10 @@ void em_app_list_params(const em_case *c, FILE *f);
  * reflection above 1 (main exits with EM_EXIT_FLAGGED). */
 em_err em_app_run(const em_app_args *a, const em_log *log, int *flagged);
 
+/* The SIGINT / SIGTERM a run received (app/outdir.c), 0: none; main exits
+ * with 128 + it. */
+int em_app_signal(void);
+
 /* Exit codes of emsolve (docs/usage.md) */
 #define EM_EXIT_OK 0      /* results written, every frequency converged */
 #define EM_EXIT_ERROR 1   /* an error: nothing (or no new result) written */

@@ -15,7 +15,8 @@ typedef struct em_freq_result {
   em_pc_info pc;
   em_ksp_stats ksp[EM_RUN_MAX_PORTS]; /* one solve per excited port */
   int n_solve;
-  int converged; /* every solve converged */
+  int converged;   /* every solve converged */
+  char fields[64]; /* the fields file of this frequency, "" when none */
 } em_freq_result;
 
 typedef struct em_block_stat {
@@ -41,6 +42,8 @@ typedef struct em_run {
   em_dofmap *dofs;
   char out_dir[1024];
   int made_out_dir; /* 1 when this run created out_dir */
+  int locked;       /* 1 while this run holds out_dir's lock file */
+  int dumped;       /* 1 when this run wrote --dump-matrix's file */
   int n_block;      /* order groups */
   em_block_stat block[EM_MAX_ORDER][EM_MAX_ORDER];
   size_t operator_bytes;
@@ -70,6 +73,17 @@ em_err em_run_write_summary(const em_run *r);
  * the setup, before the first solve (PML, the line probe inside the mesh). */
 em_err em_app_validate_case(em_run *r);
 em_err em_app_validate_mesh(em_run *r);
+
+/* outdir.c: out_dir created, locked, cleared of the case's earlier
+ * outputs; on close the lock released and, when err, every file this run
+ * wrote removed.  Signals: SIGINT / SIGTERM set a flag that
+ * em_app_check_signal turns into an error between stages. */
+em_err em_app_outdir_open(em_run *r);
+void em_app_outdir_close(em_run *r, em_err err);
+void em_app_signals_install(void);
+em_err em_app_check_signal(void);
+/* "5.75GHz": a frequency in output file names */
+void em_app_freq_tag(double f, char *buf, size_t n);
 
 /* tables.c: the flags of frequency fi (not converged, a reflection above
  * 1), warned about; the Touchstone file with S renormalised to one

@@ -229,15 +229,16 @@ static em_err antenna(em_run *r, int fi, const em_nf2ff *nf, const em_ff_grid *g
   em_antenna *a = &ff->ant[fi];
   EM_TRY(em_antenna_figures(nf, g, flux, mismatch, p_loss, a));
   a->p_acc_s11 = p_acc_s11;
-  char name[64], path[1400];
+  char name[64], path[1400], tag[32];
   double f = r->cfg.freq[fi];
-  snprintf(name, sizeof name, "farfield_%d.csv", fi);
+  em_app_freq_tag(f, tag, sizeof tag);
+  snprintf(name, sizeof name, "farfield_%s.csv", tag);
   EM_TRY(out_file(r, name, path, sizeof path));
   EM_TRY(em_farfield_csv_write(path, f, g, nf, a));
-  snprintf(name, sizeof name, "pattern_%d.csv", fi);
+  snprintf(name, sizeof name, "pattern_%s.csv", tag);
   EM_TRY(out_file(r, name, path, sizeof path));
   EM_TRY(em_pattern_cuts_write(path, f, 1, nf, a));
-  snprintf(name, sizeof name, "pattern_%d.vtk", fi);
+  snprintf(name, sizeof name, "pattern_%s.vtk", tag);
   EM_TRY(write_vtk(r, name, g, nf, a, 0));
   /* antenna.csv holds the frequencies done so far (rewritten whole) */
   snprintf(path, sizeof path, "%s/antenna.csv", r->out_dir);
@@ -257,12 +258,13 @@ static em_err antenna(em_run *r, int fi, const em_nf2ff *nf, const em_ff_grid *g
 
 static em_err scattering(em_run *r, int fi, const em_nf2ff *nf, const em_ff_grid *g) {
   em_app_ff *ff = &r->ff;
-  char name[64], path[1400];
+  char name[64], path[1400], tag[32];
   double f = r->cfg.freq[fi], e0 = ff->pw_amp;
-  snprintf(name, sizeof name, "rcs_%d.csv", fi);
+  em_app_freq_tag(f, tag, sizeof tag);
+  snprintf(name, sizeof name, "rcs_%s.csv", tag);
   EM_TRY(out_file(r, name, path, sizeof path));
   EM_TRY(em_rcs_csv_write(path, f, g, e0));
-  snprintf(name, sizeof name, "rcs_%d.vtk", fi);
+  snprintf(name, sizeof name, "rcs_%s.vtk", tag);
   EM_TRY(write_vtk(r, name, g, nf, NULL, e0));
   /* back: towards where the wave comes from; forward: where it goes */
   const double *k = ff->pw.khat;

@@ -27,7 +27,7 @@ int main(int argc, char **argv) {
   em_app_args_free(&a);
   if (err) {
     em_error_print(stderr);
-    return EM_EXIT_ERROR;
+    return em_app_signal() ? 128 + em_app_signal() : EM_EXIT_ERROR;
   }
   return flagged ? EM_EXIT_FLAGGED : EM_EXIT_OK;
 }

@@ -26,6 +26,10 @@ static em_err add_file(em_run *r, const char *name) {
   return EM_OK;
 }
 
+void em_app_freq_tag(double f, char *buf, size_t n) {
+  snprintf(buf, n, "%.9gGHz", f * 1e-9);
+}
+
 static em_err out_path(const em_run *r, char *buf, size_t n, const char *name) {
   int k = snprintf(buf, n, "%s/%s", r->out_dir, name);
   EM_CHECK(k > 0 && (size_t)k < n, EM_ERR_INPUT, "output path %s/%s is too long", r->out_dir, name);
@@ -135,6 +139,7 @@ static em_err solve_frequency(em_run *r, int fi) {
   fr->t_assembly = em_wtime() - t0;
   if (fi == 0 && r->args->dump_matrix) {
     EM_TRY_GOTO(err, em_matfile_write(r->args->dump_matrix, sys->A, sys->n_rhs, sys->b), done);
+    r->dumped = 1;
     em_log_info(r->log, "matrix written to %s", r->args->dump_matrix);
   }
 
@@ -215,6 +220,7 @@ static em_err solve_frequency(em_run *r, int fi) {
     }
     const char *what = np ? s->port[e].name : "the plane wave";
     em_log_info(r->log, "solving for %s (%d unknowns)", what, n);
+    EM_TRY_GOTO(err, em_app_check_signal(), done);
     EM_TRY_GOTO(err, em_ksp_solve(&A, pc, bp, xp, &ko, &fr->ksp[e]), done);
     for (int32_t i = 0; i < n; i++) x[(size_t)e * n + i] = xp[perm[i]];
     const em_ksp_stats *st = &fr->ksp[e];
@@ -254,16 +260,22 @@ static em_err solve_frequency(em_run *r, int fi) {
   if (cfg->fields == 2 || (cfg->fields == 1 && fi == 0) ||
       (cfg->fields == 3 && fi == cfg->n_freq / 2)) {
     char name[64], path[1200];
-    snprintf(name, sizeof name, "fields_%d.vtk", fi);
+    char tag[32], title[96];
+    em_app_freq_tag(f, tag, sizeof tag);
+    snprintf(name, sizeof name, "fields_%s.vtk", tag);
+    snprintf(title, sizeof title, "%s f = %.9g Hz", em_case_name(r->cs), f);
     EM_TRY_GOTO(err, out_path(r, path, sizeof path, name), done);
     field_ctx fc = {r->mesh, r->dofs, x, sys->fixed};
-    em_vtk_opts vo = {cfg->vtk_binary, cfg->subdiv, em_case_name(r->cs), 0};
+    em_vtk_opts vo = {cfg->vtk_binary, cfg->subdiv, title, 0};
     EM_TRY_GOTO(err, em_vtk_write(path, r->mesh, sample_field, &fc, &vo), done);
     EM_TRY_GOTO(err, add_file(r, name), done);
+    snprintf(fr->fields, sizeof fr->fields, "%s", name);
   }
   if (cfg->line_points > 0) {
     char name[64], path[1200];
-    snprintf(name, sizeof name, "line_%d.csv", fi);
+    char tag[32];
+    em_app_freq_tag(f, tag, sizeof tag);
+    snprintf(name, sizeof name, "line_%s.csv", tag);
     EM_TRY_GOTO(err, out_path(r, path, sizeof path, name), done);
     EM_TRY_GOTO(err, em_run_write_line(r, fi, x, sys->fixed, path), done);
     EM_TRY_GOTO(err, add_file(r, name), done);
@@ -324,6 +336,7 @@ static em_err run_case(em_run *r) {
   em_mesh_opts mo = {cfg->unit, fmax, cfg->epw, em_setup_index_of, r->cs, 1};
   double t0 = em_wtime();
   EM_TRY(em_case_mesh(r->cs, &mo, log, &r->mesh));
+  EM_TRY(em_app_check_signal());
   r->t_mesh = em_wtime() - t0;
   em_mesh_stats_compute(r->mesh, &r->mstats);
   EM_TRY(em_setup_build(r->cs, r->mesh, cfg, log, &r->setup));
@@ -355,15 +368,11 @@ static em_err run_case(em_run *r) {
   EM_TRY(em_calloc(&r->zport, (size_t)nf * np, sizeof *r->zport, "reference impedances"));
   EM_TRY(em_calloc(&r->flag, (size_t)nf, sizeof *r->flag, "frequency flags"));
   EM_TRY(em_calloc(&r->fr, (size_t)nf, sizeof *r->fr, "frequency results"));
-  if (a->out_dir)
-    snprintf(r->out_dir, sizeof r->out_dir, "%s", a->out_dir);
-  else
-    snprintf(r->out_dir, sizeof r->out_dir, "out/%s", em_case_name(r->cs));
-  struct stat st;
-  r->made_out_dir = stat(r->out_dir, &st) != 0;
-  EM_TRY(em_mkdir_p(r->out_dir));
+  EM_TRY(em_app_check_signal());
+  EM_TRY(em_app_outdir_open(r)); /* locked, earlier outputs of the case removed */
   for (int i = 0; i < nf; i++) {
     em_log_info(log, "frequency %d/%d: %.6g GHz", i + 1, nf, cfg->freq[i] * 1e-9);
+    EM_TRY(em_app_check_signal());
     EM_TRY(solve_frequency(r, i));
     r->n_done = i + 1;
   }
@@ -397,12 +406,11 @@ em_err em_app_run(const em_app_args *a, const em_log *log, int *flagged) {
   r.args = a;
   r.log = log;
   r.t_start = em_wtime();
+  em_app_signals_install();
   em_err err = run_case(&r);
   if (flagged) *flagged = r.flagged;
   if (err) em_error_trace(err, __FILE__, __LINE__);
-  /* a failed run leaves no empty output directory behind (rmdir keeps a
-     directory that already holds complete files of earlier frequencies) */
-  if (err && r.made_out_dir) rmdir(r.out_dir);
+  em_app_outdir_close(&r, err);
   em_free(&r.S);
   em_free(&r.zin);
   em_free(&r.zref);

@@ -93,6 +93,7 @@ static void write_frequency(em_json *j, const em_run *r, int i) {
   em_json_begin_object(j, NULL);
   em_json_number(j, "f_hz", f->f);
   em_json_number(j, "k0", f->k0);
+  if (f->fields[0]) em_json_string(j, "fields_vtk", f->fields);
   em_json_bool(j, "converged", f->converged);
   em_json_begin_array(j, "flags"); /* empty when the row is trusted */
   if (r->flag[i] & EM_PORTS_FLAG_NOT_CONVERGED) em_json_string(j, NULL, "not_converged");
