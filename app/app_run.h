@@ -30,7 +30,9 @@ typedef struct em_block_stat {
 typedef struct em_run {
   const em_app_args *args;
   const em_log *log;
+  em_log detail; /* the stages' own progress: shown with -v only */
   double t_start;
+  double t_sweep; /* when the first frequency started (the ETA's origin) */
   em_device dev;
   em_case *cs;
   em_run_config cfg;
@@ -84,6 +86,11 @@ void em_app_signals_install(void);
 em_err em_app_check_signal(void);
 /* "5.75GHz": a frequency in output file names */
 void em_app_freq_tag(double f, char *buf, size_t n);
+
+/* face.c: the default progress lines (a stage, a frequency with the time
+ * left) */
+void em_app_log_mesh(const em_run *r);
+void em_app_log_frequency(em_run *r, int fi);
 
 /* tables.c: the flags of frequency fi (not converged, a reflection above
  * 1), warned about; the Touchstone file with S renormalised to one

@@ -56,9 +56,9 @@ static void record_blocks(em_run *r, const em_blockmat *A, const em_blockop *op)
       em_blockop_mode m = r->cfg.bop.mode;
       em_blockop_block_info(op, m == EM_BLOCKOP_ONE_MATRIX ? 0 : i,
                             m == EM_BLOCKOP_ONE_MATRIX || m == EM_BLOCKOP_ROWS ? 0 : j, &s->info);
-      em_log_info(r->log, "block A%d%d: %d x %d, nnz %lld, row length mean %.1f max %d, %s", i + 1,
-                  j + 1, s->rows, s->cols, (long long)s->nnz, s->row_mean, s->row_max,
-                  em_format_name(s->info.format));
+      em_log_verbose(r->log, "block A%d%d: %d x %d, nnz %lld, row length mean %.1f max %d, %s",
+                     i + 1, j + 1, s->rows, s->cols, (long long)s->nnz, s->row_mean, s->row_max,
+                     em_format_name(s->info.format));
     }
   r->operator_bytes = em_blockop_bytes(op);
 }
@@ -135,7 +135,7 @@ static em_err solve_frequency(em_run *r, int fi) {
   EM_TRY_GOTO(err, em_app_ff_problem(r, k0, &prob), done);
   int ns = prob.n_rhs; /* solves: one per port, or the plane wave */
   double t0 = em_wtime();
-  EM_TRY_GOTO(err, em_assemble(r->mesh, r->dofs, &prob, r->log, &sys), done);
+  EM_TRY_GOTO(err, em_assemble(r->mesh, r->dofs, &prob, &r->detail, &sys), done);
   fr->t_assembly = em_wtime() - t0;
   if (fi == 0 && r->args->dump_matrix) {
     EM_TRY_GOTO(err, em_matfile_write(r->args->dump_matrix, sys->A, sys->n_rhs, sys->b), done);
@@ -182,9 +182,9 @@ static em_err solve_frequency(em_run *r, int fi) {
   /* every type takes the matrix (none too: it checks the size) */
   EM_TRY_GOTO(err, em_blockmat_to_csr(Ap, &Acsr), done);
   if (r->pc) { /* later frequencies: new values on the kept analysis */
-    EM_TRY_GOTO(err, em_pc_update(r->pc, Acsr, r->log), done);
+    EM_TRY_GOTO(err, em_pc_update(r->pc, Acsr, &r->detail), done);
   } else {
-    err = em_pc_create(Acsr, &pco, r->log, &r->pc);
+    err = em_pc_create(Acsr, &pco, &r->detail, &r->pc);
     if (err == EM_ERR_MEMORY && cfg->pc_auto) {
       /* auto: the direct factor fits neither on the GPU (it falls back to
          the host by itself) nor on the host.  The order-group V-cycle needs
@@ -195,7 +195,7 @@ static em_err solve_frequency(em_run *r, int fi) {
       em_error_clear();
       pco.type = next;
       if (next == EM_PC_ILU0 && cfg->ordering_auto) pco.ordering = EM_ORDERING_RCM;
-      err = em_pc_create(Acsr, &pco, r->log, &r->pc);
+      err = em_pc_create(Acsr, &pco, &r->detail, &r->pc);
     }
     if (err) goto done;
   }
@@ -209,7 +209,7 @@ static em_err solve_frequency(em_run *r, int fi) {
   EM_TRY_GOTO(err, em_calloc(&xp, (size_t)n, sizeof *xp, "solution"), done);
   EM_TRY_GOTO(err, em_calloc(&x, (size_t)n * ns, sizeof *x, "solutions"), done);
   em_ksp_opts ko = cfg->ksp;
-  ko.log = r->log;
+  ko.log = &r->detail;
   ko.log_every = r->log && r->log->level >= EM_LOG_VERBOSE ? 10 : 100;
   fr->converged = 1;
   fr->n_solve = ns;
@@ -219,7 +219,7 @@ static em_err solve_frequency(em_run *r, int fi) {
       xp[i] = 0;
     }
     const char *what = np ? s->port[e].name : "the plane wave";
-    em_log_info(r->log, "solving for %s (%d unknowns)", what, n);
+    em_log_verbose(r->log, "solving for %s (%d unknowns)", what, n);
     EM_TRY_GOTO(err, em_app_check_signal(), done);
     EM_TRY_GOTO(err, em_ksp_solve(&A, pc, bp, xp, &ko, &fr->ksp[e]), done);
     for (int32_t i = 0; i < n; i++) x[(size_t)e * n + i] = xp[perm[i]];
@@ -236,9 +236,9 @@ static em_err solve_frequency(em_run *r, int fi) {
   fr->t_solve = em_wtime() - t0;
   em_pc_get_info(pc, &fr->pc); /* with what the solves added (pmg's split of time) */
   if (fr->pc.type == EM_PC_PMG)
-    em_log_info(r->log,
-                "pmg: %lld V-cycles, smoother %.2f s, coarse solves %.2f s, residual SpMVs %.2f s",
-                (long long)fr->pc.applies, fr->pc.t_smooth, fr->pc.t_coarse, fr->pc.t_residual);
+    em_log_verbose(
+        r->log, "pmg: %lld V-cycles, smoother %.2f s, coarse solves %.2f s, residual SpMVs %.2f s",
+        (long long)fr->pc.applies, fr->pc.t_smooth, fr->pc.t_coarse, fr->pc.t_residual);
 
   t0 = em_wtime();
   EM_TRY_GOTO(err, em_calloc(&meas, (size_t)np * np, sizeof *meas, "port measurements"), done);
@@ -281,16 +281,7 @@ static em_err solve_frequency(em_run *r, int fi) {
     EM_TRY_GOTO(err, add_file(r, name), done);
   }
   fr->t_post = em_wtime() - t0;
-  if (np) {
-    em_cplx s11 = r->S[(size_t)fi * np * np], z = r->zin[(size_t)fi * np];
-    int its = 0;
-    for (int e = 0; e < np; e++) its += fr->ksp[e].iterations;
-    em_log_info(r->log,
-                "f = %.6g GHz: S11 = %.2f dB / %.1f deg, Zin = %.2f %+.2fj ohm, "
-                "%d iterations, %.2f s",
-                f * 1e-9, 20 * log10(cabs(s11)), carg(s11) * 180 / M_PI, creal(z), cimag(z), its,
-                fr->t_assembly + fr->t_operator + fr->t_pc + fr->t_solve + fr->t_post);
-  }
+  em_app_log_frequency(r, fi);
 done:
   for (int i = 0; i < n_rb; i++) em_free(&abc_lists[i]);
   em_system_destroy(&sys);
@@ -335,11 +326,12 @@ static em_err run_case(em_run *r) {
   double fmax = cfg->freq[cfg->n_freq - 1];
   em_mesh_opts mo = {cfg->unit, fmax, cfg->epw, em_setup_index_of, r->cs, 1};
   double t0 = em_wtime();
-  EM_TRY(em_case_mesh(r->cs, &mo, log, &r->mesh));
+  EM_TRY(em_case_mesh(r->cs, &mo, &r->detail, &r->mesh));
   EM_TRY(em_app_check_signal());
   r->t_mesh = em_wtime() - t0;
   em_mesh_stats_compute(r->mesh, &r->mstats);
-  EM_TRY(em_setup_build(r->cs, r->mesh, cfg, log, &r->setup));
+  em_app_log_mesh(r);
+  EM_TRY(em_setup_build(r->cs, r->mesh, cfg, &r->detail, &r->setup));
   EM_TRY(em_app_ff_setup(r));
   EM_TRY(em_app_validate_mesh(r));
   EM_CHECK(r->setup.n_port > 0 || r->ff.planewave, EM_ERR_INPUT,
@@ -370,8 +362,9 @@ static em_err run_case(em_run *r) {
   EM_TRY(em_calloc(&r->fr, (size_t)nf, sizeof *r->fr, "frequency results"));
   EM_TRY(em_app_check_signal());
   EM_TRY(em_app_outdir_open(r)); /* locked, earlier outputs of the case removed */
+  r->t_sweep = em_wtime();
   for (int i = 0; i < nf; i++) {
-    em_log_info(log, "frequency %d/%d: %.6g GHz", i + 1, nf, cfg->freq[i] * 1e-9);
+    em_log_verbose(log, "frequency %d/%d: %.6g GHz", i + 1, nf, cfg->freq[i] * 1e-9);
     EM_TRY(em_app_check_signal());
     EM_TRY(solve_frequency(r, i));
     r->n_done = i + 1;
@@ -405,6 +398,10 @@ em_err em_app_run(const em_app_args *a, const em_log *log, int *flagged) {
   memset(&r, 0, sizeof r);
   r.args = a;
   r.log = log;
+  /* the stages' own detail (assembly, factorization, iterations) only with
+     -v: the default is one line per stage and per frequency */
+  r.detail = *log;
+  r.detail.level = log->level >= EM_LOG_VERBOSE ? EM_LOG_VERBOSE : EM_LOG_QUIET;
   r.t_start = em_wtime();
   em_app_signals_install();
   em_err err = run_case(&r);
