@@ -275,21 +275,38 @@ void em_run_config_free(em_run_config *cfg) {
   em_free(&cfg->freq);
 }
 
+/* One line per parameter: value, unit, where the value came from, then
+ * what it is (the case's Help, else emsolve's description) with the range
+ * and choices the case declares. */
 void em_app_list_params(const em_case *c, FILE *f) {
   int n = em_case_param_count(c);
-  fprintf(f, "%-36s %-24s %s\n", "parameter", "value", "source");
+  fprintf(f, "%-34s %-14s %-11s %-12s %s\n", "parameter", "value", "unit", "source",
+          "description [declared range] {choices}");
   for (int i = 0; i < n; i++) {
     const em_param *p = em_case_param_at(c, i);
-    char val[64];
+    const em_param_spec *s = em_case_spec_of(c, p->name);
+    char val[64], extra[160] = "";
     if (p->is_string)
       snprintf(val, sizeof val, "\"%s\"", p->string ? p->string : "");
     else
       snprintf(val, sizeof val, "%.10g", p->number);
-    fprintf(f, "%-36s %-24s %s\n", p->name, val, p->source);
+    size_t k = 0;
+    if (p->has_min || p->has_max) {
+      char lo[32] = "-inf", hi[32] = "inf";
+      if (p->has_min) snprintf(lo, sizeof lo, "%g", p->min);
+      if (p->has_max) snprintf(hi, sizeof hi, "%g", p->max);
+      k += (size_t)snprintf(extra + k, sizeof extra - k, " [%s .. %s]", lo, hi);
+    }
+    if (p->choices && p->choices[0] && k < sizeof extra)
+      snprintf(extra + k, sizeof extra - k, " {%s}", p->choices);
+    const char *help = p->help && p->help[0] ? p->help : s && s->help ? s->help : "";
+    const char *unit = s && s->unit ? s->unit : "";
+    fprintf(f, "%-34s %-14s %-11s %-12s %s%s\n", p->name, val, unit, p->source, help, extra);
   }
   int ns;
   const em_param_spec *s = em_app_specs(&ns);
-  fprintf(f, "\nper-group parameters ('*' = a volume or port group name):\n");
+  fprintf(f, "\nper-group parameters ('*' = a volume or port group name of the case):\n");
   for (int i = 0; i < ns; i++)
-    if (strchr(s[i].name, '*')) fprintf(f, "  %-34s %s\n", s[i].name, s[i].help);
+    if (strchr(s[i].name, '*'))
+      fprintf(f, "  %-32s %-11s %s\n", s[i].name, s[i].unit ? s[i].unit : "", s[i].help);
 }
