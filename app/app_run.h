@@ -76,11 +76,12 @@ em_err em_run_write_summary(const em_run *r);
 em_err em_app_validate_case(em_run *r);
 em_err em_app_validate_mesh(em_run *r);
 
-/* outdir.c: out_dir created, locked, cleared of the case's earlier
- * outputs; on close the lock released and, when err, every file this run
- * wrote removed.  Signals: SIGINT / SIGTERM set a flag that
+/* outdir.c: out_dir created and locked (open, before meshing), cleared of
+ * the case's earlier outputs (clear, before the first solve); on close the lock released and, when
+ * err, every file this run wrote removed.  Signals: SIGINT / SIGTERM set a flag that
  * em_app_check_signal turns into an error between stages. */
 em_err em_app_outdir_open(em_run *r);
+void em_app_outdir_clear(em_run *r); /* before the first output is written */
 void em_app_outdir_close(em_run *r, em_err err);
 void em_app_signals_install(void);
 em_err em_app_check_signal(void);

@@ -127,8 +127,11 @@ em_err em_app_outdir_open(em_run *r) {
   r->made_out_dir = stat(r->out_dir, &st) != 0;
   EM_TRY(em_mkdir_p(r->out_dir));
   EM_TRY(lock(r));
-  remove_outputs(r->out_dir, em_case_name(r->cs), r->log);
   return EM_OK;
+}
+
+void em_app_outdir_clear(em_run *r) {
+  remove_outputs(r->out_dir, em_case_name(r->cs), r->log);
 }
 
 void em_app_outdir_close(em_run *r, em_err err) {

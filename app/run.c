@@ -322,6 +322,7 @@ static em_err run_case(em_run *r) {
   }
   EM_TRY(em_run_config_read(r->cs, &r->cfg));
   EM_TRY(em_app_validate_case(r)); /* before meshing: seconds, not the run */
+  EM_TRY(em_app_outdir_open(r));   /* created and locked: a second run is refused now */
   const em_run_config *cfg = &r->cfg;
   double fmax = cfg->freq[cfg->n_freq - 1];
   em_mesh_opts mo = {cfg->unit, fmax, cfg->epw, em_setup_index_of, r->cs, 1};
@@ -361,7 +362,7 @@ static em_err run_case(em_run *r) {
   EM_TRY(em_calloc(&r->flag, (size_t)nf, sizeof *r->flag, "frequency flags"));
   EM_TRY(em_calloc(&r->fr, (size_t)nf, sizeof *r->fr, "frequency results"));
   EM_TRY(em_app_check_signal());
-  EM_TRY(em_app_outdir_open(r)); /* locked, earlier outputs of the case removed */
+  em_app_outdir_clear(r); /* the case's earlier outputs, right before the new ones */
   r->t_sweep = em_wtime();
   for (int i = 0; i < nf; i++) {
     em_log_verbose(log, "frequency %d/%d: %.6g GHz", i + 1, nf, cfg->freq[i] * 1e-9);
