@@ -62,6 +62,13 @@ with tempfile.TemporaryDirectory() as tmp:
         fh.write('SetFactory("OpenCASCADE");\nBox(1) = {0, 0, 0, 10, 10, 10};\n'
                  'Physical Volume("air") = {1};\nExit;\n')
     fails("a case that calls Exit", exit_geo, setn("Solver/frequency", 1e10), ["exit.geo", "Exit"])
+    nan_msh = os.path.join(tmp, "nan.msh")
+    with open(nan_msh, "w") as fh:
+        fh.write('$MeshFormat\n2.2 0 8\n$EndMeshFormat\n$PhysicalNames\n1\n3 1 "air"\n'
+                 '$EndPhysicalNames\n$Nodes\n4\n1 0 0 0\n2 1 0 0\n3 0 1 0\n4 0 0 nan\n$EndNodes\n'
+                 '$Elements\n1\n1 4 2 1 1 1 2 3 4\n$EndElements\n')
+    fails("a NaN node coordinate", nan_msh, setn("Materials/air/eps_r", 1) + setn("Solver/frequency", 1e9),
+          ["nan.msh", "node 4", "nan"])
 
 # Solver/preconditioner none is a documented choice: it runs (and, unpreconditioned
 # within few iterations, is flagged rather than failing)
@@ -81,6 +88,9 @@ check(re.search(r"^! FLAGGED 1e\+10 Hz: not converged", ts, re.M) is not None,
 with open(os.path.join(d, "ports.csv")) as fh:
     rows = list(csv.DictReader(fh))
 check("not_converged" in rows[0]["flag"], f"not converged: ports.csv flag '{rows[0]['flag']}'")
+# a reflection above 1 at this passive guide is flagged, and only then
+above = float(rows[0]["S11_dB"]) > 0 or float(rows[0]["S22_dB"]) > 0
+check(above == ("S_gt_1" in rows[0]["flag"]), f"|S_pp| > 1 flagged exactly when it happens ({rows[0]['flag']})")
 s = summary(d)
 check(s["exit_code"] == 3 and "not_converged" in s["frequencies"][0]["flags"],
       "not converged: summary.json exit_code 3 and the frequency's flags")
