@@ -228,7 +228,7 @@ static int distance(const char *a, const char *b) {
 
 static void consider(const char *cand, const char *name, int *best, char *buf, size_t n) {
   int d = distance(cand, name);
-  if (d < *best) {
+  if (d > 0 && d < *best) { /* the name itself is no suggestion */
     *best = d;
     snprintf(buf, n, "%s", cand);
   }
@@ -264,6 +264,6 @@ const char *em_case_suggest(const em_case *c, const char *name, char *buf, size_
   }
   /* close enough to be a typo: a few edits, not a different word */
   int len = (int)strlen(name), lim = len < 12 ? 2 : len / 5;
-  if (best > lim || best == 0) return NULL;
+  if (best > lim) return NULL;
   return buf;
 }

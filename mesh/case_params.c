@@ -167,11 +167,10 @@ em_err em_param_check_overrides(const em_case *c, const em_param *cp, int n_cp, 
       char known[LIST_MAX], sug[256];
       known_names(c, cp, n_cp, known, sizeof known);
       const char *best = em_case_suggest(c, o->name, sug, sizeof sug);
-      if (best)
-        return EM_RAISE(EM_ERR_INPUT, "unknown parameter '%s' for case '%s': did you mean '%s'?",
-                        o->name, c->path, best);
-      return EM_RAISE(EM_ERR_INPUT, "unknown parameter '%s' for case '%s' (known: %s)", o->name,
-                      c->path, known);
+      char hint[300] = "";
+      if (best) snprintf(hint, sizeof hint, ": did you mean '%s'?", best);
+      return EM_RAISE(EM_ERR_INPUT, "unknown parameter '%s' for case '%s'%s (known: %s)", o->name,
+                      c->path, hint, known);
     }
     EM_CHECK(o->is_string || isfinite(o->number), EM_ERR_INPUT,
              "parameter '%s' = %g on the command line: not a finite number", o->name, o->number);
