@@ -61,8 +61,9 @@ static const em_param_spec SPECS[] = {
     STR("PMG/smooth", "group", "pmg: a level smooths its own order group, or all its DOFs"),
     NUM("PMG/shift", 0, NULL,
         "pmg: smoothers from A + j s |diag A| (s > 0 damps the indefinite part)"),
-    NUM("PMG/pml_coarse", 1, NULL,
-        "pmg: the unknowns of the PML join the exact coarse solve (1) or are smoothed (0)"),
+    NUM("PMG/pml_coarse", 3, NULL,
+        "pmg: the PML unknowns of orders 1..N join the exact coarse solve (3: all of them; "
+        "0 or 1: the PML above order 1 is only smoothed)"),
     NUM("Mesh/elements_per_wavelength", 0, "per wavelength",
         "target elements per wavelength at the highest frequency (0: by order, 12/7/5)"),
     NUM("Mesh/reorder", 1, NULL, "renumber vertices by reverse Cuthill-McKee (1) or not (0)"),
@@ -210,7 +211,7 @@ static em_err read_solver(const em_case *c, em_run_config *cfg) {
   static const char *const smooth[] = {"group", "all"};
   EM_TRY(choice(c, "PMG/smooth", smooth, 2, &g->all));
   EM_TRY(num(c, "PMG/shift", &g->shift));
-  EM_TRY(integer(c, "PMG/pml_coarse", 0, 1, &cfg->pmg_pml_coarse));
+  EM_TRY(integer(c, "PMG/pml_coarse", 0, 3, &cfg->pmg_pml_coarse));
   EM_CHECK(g->shift >= 0, EM_ERR_INPUT, "PMG/shift = %g must be >= 0", g->shift);
   EM_TRY(em_case_string(c, "Solver/trsv", &s));
   EM_TRY(em_pc_trsv_parse(s, &cfg->pc.trsv));

@@ -174,8 +174,13 @@ static em_err solve_frequency(em_run *r, int fi) {
     for (int32_t t = 0; t < r->mesh->n_tet; t++) {
       if (!s->medium[r->mesh->tet_group[t]].is_pml) continue;
       em_dofmap_tet(r->dofs, r->mesh, t, code);
-      for (int k = 0; k < em_basis_count(cfg->order); k++)
-        if (code[k] >= 0) r->pml_rows[perm[code[k]]] = 1;
+      for (int k = 0; k < em_basis_count(cfg->order); k++) {
+        if (code[k] < 0) continue;
+        int32_t row = perm[code[k]];
+        int g = 0; /* its order group: PMG/pml_coarse N takes groups 1..N */
+        while (g + 1 < Ap->nb && row >= Ap->offset[g + 1]) g++;
+        if (g < cfg->pmg_pml_coarse) r->pml_rows[row] = 1;
+      }
     }
   }
   pco.pmg.coarse_rows = r->pml_rows;

@@ -5,6 +5,10 @@
 # V-cycle with GMRES on the GPU, the direct factorization on all host cores
 # (the CPU baseline), and the direct factorization on the GPU; then pmg on
 # the GPU at larger sizes (EPW_BIG, default "17 20") while time lasts.
+# GPU_TESTS=1 first runs the gpu-labelled tests (ctest -L gpu); ORDER3=1
+# first runs pmg on the GPU on the default order-3 DRA at 4.5, 5.8 and
+# 7.5 GHz (the iteration counts of the acceptance); SKIP_BASE=1 skips the
+# three-way comparison (a second call for the large sizes only).
 # Per run: wall time, the summary's stage times, iterations, host peak
 # memory (summary.json), GPU memory in use (nvidia-smi, sampled).  Logs and
 # the summaries go to $OUT (bundled: the device tool returns few files).
@@ -13,6 +17,9 @@ OUT=${OUT:-out/device}
 DEADLINE=${DEADLINE:-570}
 EPW=${EPW:-13.3}
 EPW_BIG=${EPW_BIG:-17 20}
+GPU_TESTS=${GPU_TESTS:-0}
+ORDER3=${ORDER3:-0}
+SKIP_BASE=${SKIP_BASE:-0}
 mkdir -p "$OUT"
 T0=$(date +%s)
 left() { echo $((DEADLINE - ($(date +%s) - T0))); }
@@ -39,8 +46,15 @@ run() {
   nvidia-smi --query-gpu=memory.used --format=csv,noheader,nounits -lms 250 > "$L/$lab.gpumem" &
   local smi=$! ts
   ts=$(date +%s.%N)
+  local f=${FREQ:-5.8e9} ea=(-setnumber Mesh/elements_per_wavelength "$epw") fa
+  [ "$epw" = default ] && ea=()
+  fa=(-setnumber Solver/frequency "$f")
+  # FREQ=sweep: three frequencies on one mesh (the later ones refactor on
+  # the kept analysis: the per-frequency cost of a sweep)
+  [ "$f" = sweep ] && fa=(-setnumber Solver/f_start 5.7e9 -setnumber Solver/f_stop 5.9e9
+    -setnumber Solver/n_freq 3)
   timeout "$(cap 300)" "$B/app/emsolve" cases/dra.geo -setnumber Solver/order 3 \
-    -setnumber Mesh/elements_per_wavelength "$epw" -setnumber Solver/frequency 5.8e9 \
+    "${ea[@]}" "${fa[@]}" \
     -setstring Output/fields none --device "$dev" --out "$L/$lab" "$@" > "$L/$lab.log" 2>&1
   local rc=$?
   kill $smi 2>/dev/null
@@ -66,14 +80,42 @@ if "applies" in pc:
           f"({pc['coarse_bytes']/2**20:.0f} MiB), smoother {pc['smoother_s']:.2f} s, coarse solves "
           f"{pc['coarse_solve_s']:.2f} s, residual SpMVs {pc['residual_spmv_s']:.2f} s")
 print(f"  S11 {f['ports'][0]['S_dB']:.4f} dB, Zin {f['ports'][0]['Zin_ohm']}")
+for i, g in enumerate(s["frequencies"][1:], 2):
+    t = g["time_s"]; sv = g["solves"][0]
+    print(f"  frequency {i} ({g['f_hz']/1e9:.3f} GHz): assembly {t['assembly']:.2f} s, "
+          f"operator {t['operator']:.2f} s, pc update {t['preconditioner_setup']:.2f} s, solve "
+          f"{t['solve']:.2f} s ({sv['iterations']} iterations) => pc + solve "
+          f"{t['preconditioner_setup'] + t['solve']:.2f} s")
 PY
 }
 nvidia-smi --query-gpu=name,memory.total --format=csv,noheader
-run pmg-gpu "$EPW" gpu "${PMG[@]}"
-run direct-cpu "$EPW" cpu -setstring Solver/preconditioner direct
-run direct-gpu "$EPW" gpu -setstring Solver/preconditioner direct
+if [ "$GPU_TESTS" = 1 ]; then
+  step "ctest -L gpu"
+  (cd "$B" && timeout "$(cap 240)" ctest -L gpu -R "${GPU_TESTS_R:-.}" --output-on-failure > "$L/ctest-gpu.log" 2>&1)
+  grep -E "tests passed|Failed|Passed|\*\*\*" "$L/ctest-gpu.log" | tail -20
+fi
+if [ "$ORDER3" = 1 ]; then
+  for f in 4.5e9 5.8e9 7.5e9; do FREQ=$f run "pmg-gpu-o3-$f" default gpu "${PMG[@]}"; done
+  FREQ=5.8e9 run "pmg-gpu-o3-cocg" default gpu "${PMG[@]}" -setstring Solver/method cocg
+fi
+if [ "${PML2:-0}" = 1 ]; then # the PML's order-3 unknowns smoothed, not in the coarse factor
+  FREQ=5.8e9 run pmg-gpu-o3-pml2 default gpu "${PMG[@]}" -setnumber PMG/pml_coarse 2
+  run pmg-gpu-pml2 "$EPW" gpu "${PMG[@]}" -setnumber PMG/pml_coarse 2
+fi
+if [ "${SWEEP:-0}" = 1 ]; then
+  FREQ=sweep run pmg-gpu-sweep "$EPW" gpu "${PMG[@]}"
+  FREQ=sweep run direct-gpu-sweep "$EPW" gpu -setstring Solver/preconditioner direct
+  FREQ=sweep run direct-cpu-sweep "$EPW" cpu -setstring Solver/preconditioner direct
+fi
+if [ "$SKIP_BASE" != 1 ]; then
+  run pmg-gpu "$EPW" gpu "${PMG[@]}"
+  run pmg-gpu-mixed "$EPW" gpu "${PMG[@]}" -setstring Solver/precision mixed
+  run direct-cpu "$EPW" cpu -setstring Solver/preconditioner direct
+  run direct-gpu "$EPW" gpu -setstring Solver/preconditioner direct
+fi
 for e in $EPW_BIG; do
   [ "$(left)" -lt 150 ] && { echo "skipped epw $e: $(left) s left"; break; }
-  run "pmg-gpu-epw$e" "$e" gpu "${PMG[@]}"
+  # shellcheck disable=SC2086 # BIG_ARGS: extra options, word-split on purpose
+  run "pmg-gpu-epw$e" "$e" gpu "${PMG[@]}" ${BIG_ARGS:-}
 done
 step "done"

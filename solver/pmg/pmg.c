@@ -148,8 +148,16 @@ done:
 }
 
 static em_err pmg_apply(em_pc *pc, em_prec vec_prec, const void *r, void *z);
+static em_err pmg_update(em_pc *pc, const em_csr *A, const em_log *log);
 
-static const em_pc_ops PMG = {pmg_apply, pmg_destroy, NULL};
+static const em_pc_ops PMG = {pmg_apply, pmg_destroy, pmg_update};
+
+/* The level's matrices from A's values (first build and every update). */
+static void level_clear(pmg_level *L) {
+  em_spmat_destroy(&L->rows);
+  em_spmat_destroy(&L->dinv);
+  em_pc_destroy(&L->ilu);
+}
 
 em_err em_pc_pmg_build(const em_csr *A, em_pc *pc, const em_log *log) {
   em_pmg_opts o = pc->opts.pmg;
@@ -167,6 +175,7 @@ em_err em_pc_pmg_build(const em_csr *A, em_pc *pc, const em_log *log) {
   if (p->be == EM_BACKEND_CUDA) p->v = &em_pmg_vops_cuda;
 #endif
   size_t bytes = 0;
+  double t0 = em_wtime();
   const uint8_t *mark = o.coarse_rows;
   int32_t nmark = 0;
   for (int32_t i = o.offset[o.coarse]; mark && i < p->n; i++) nmark += mark[i] != 0;
@@ -187,6 +196,7 @@ em_err em_pc_pmg_build(const em_csr *A, em_pc *pc, const em_log *log) {
     em_free(&cm);
     EM_TRY(e);
   }
+  double t_levels = em_wtime() - t0;
   em_err err = EM_OK;
   em_csr *C = NULL;
   EM_TRY(em_pmg_submatrix(A, p->C.h, p->C.n, NULL, &C));
@@ -211,6 +221,8 @@ em_err em_pc_pmg_build(const em_csr *A, em_pc *pc, const em_log *log) {
   EM_TRY(err);
   em_pc_info ci;
   em_pc_get_info(p->coarse, &ci);
+  em_log_verbose(log, "pmg setup: levels and smoothers %.2f s, coarse factor %.2f s", t_levels,
+                 ci.t_setup);
   pc->info.coarse_n = p->C.n;
   pc->info.coarse_bytes = ci.bytes;
   pc->info.factor_nnz = ci.factor_nnz;
@@ -237,6 +249,43 @@ em_err em_pc_pmg_build(const em_csr *A, em_pc *pc, const em_log *log) {
               p->nlev, o.coarse, mark ? " and the marked rows" : "", p->C.n, nmark,
               (double)ci.bytes / 1e6, em_pmg_smoother_name(o.smoother), o.sweeps,
               o.all ? " on whole levels" : "", (double)pc->info.bytes / 1e6);
+  return EM_OK;
+}
+
+/* New values, same pattern (the next frequency): the levels' matrices and
+ * smoothers rebuilt from A, the coarse factor refactored on its kept
+ * ordering and analysis (the costly part of the first build). */
+static em_err pmg_update(em_pc *pc, const em_csr *A, const em_log *log) {
+  em_pmg *p = pc->data;
+  double t0 = em_wtime();
+  size_t bytes = 0;
+  for (int l = 0; l < p->nlev; l++) {
+    level_clear(&p->lev[l]);
+    EM_TRY(build_level(p, A, &p->lev[l], &bytes, log));
+  }
+  em_spmat_destroy(&p->crows);
+  em_csr *C = NULL;
+  EM_TRY(em_pmg_submatrix(A, p->C.h, p->C.n, NULL, &C));
+  em_err err = spmat_of(C, p->be, &p->crows);
+  em_csr_destroy(&C);
+  EM_TRY(err);
+  em_spmat_info si;
+  em_spmat_get_info(p->crows, &si);
+  bytes += si.bytes;
+  double t_levels = em_wtime() - t0;
+  EM_TRY(em_pmg_submatrix(A, p->C.h, p->C.n, p->C.h, &C));
+  err = em_pc_update(p->coarse, C, log);
+  em_csr_destroy(&C);
+  EM_TRY(err);
+  em_pc_info ci;
+  em_pc_get_info(p->coarse, &ci);
+  em_log_verbose(log, "pmg update: levels and smoothers %.2f s, coarse refactor %.2f s",
+                 t_levels, ci.t_setup);
+  pc->info.coarse_bytes = ci.bytes;
+  pc->info.perturbed = ci.perturbed;
+  pc->info.bytes = bytes + ci.bytes + 3 * 16 * (size_t)p->n;
+  pc->info.applies = 0;
+  pc->info.t_smooth = pc->info.t_coarse = pc->info.t_residual = 0;
   return EM_OK;
 }
 

@@ -15,34 +15,43 @@
 em_err em_pmg_submatrix(const em_csr *A, const int32_t *rows, int32_t m, const int32_t *cols,
                         em_csr **B) {
   int32_t *loc = NULL; /* column -> local index (cols given), else -1 */
+  int64_t *cnt = NULL; /* entries kept per row, then their offsets */
   int32_t nc = A->n_cols;
+  em_err err = EM_OK;
   if (cols) {
     EM_TRY(em_calloc(&loc, (size_t)A->n_cols + 1, sizeof *loc, "submatrix columns"));
     for (int32_t j = 0; j < A->n_cols; j++) loc[j] = -1;
     for (int32_t k = 0; k < m; k++) loc[cols[k]] = k;
     nc = m;
   }
-  int64_t nnz = 0;
-  for (int32_t k = 0; k < m; k++)
-    for (int64_t p = A->rowptr[rows[k]]; p < A->rowptr[rows[k] + 1]; p++)
-      nnz += !loc || loc[A->colind[p]] >= 0;
-  em_err err = em_csr_create(m, nc, nnz, B);
-  if (err) {
-    em_free(&loc);
-    return em_error_trace(err, __FILE__, __LINE__);
-  }
-  int64_t q = 0;
+  EM_TRY_GOTO(err, em_calloc(&cnt, (size_t)m + 1, sizeof *cnt, "submatrix rows"), done);
+  /* two passes over the rows, each parallel: the setup of a million-row
+     level is otherwise seconds of one host core per frequency */
+#pragma omp parallel for schedule(static) if (m > 20000)
   for (int32_t k = 0; k < m; k++) {
+    int64_t c = 0;
+    for (int64_t p = A->rowptr[rows[k]]; p < A->rowptr[rows[k] + 1]; p++)
+      c += !loc || loc[A->colind[p]] >= 0;
+    cnt[k + 1] = c;
+  }
+  for (int32_t k = 0; k < m; k++) cnt[k + 1] += cnt[k];
+  EM_TRY_GOTO(err, em_csr_create(m, nc, cnt[m], B), done);
+  em_csr *b = *B;
+#pragma omp parallel for schedule(static) if (m > 20000)
+  for (int32_t k = 0; k < m; k++) {
+    int64_t q = cnt[k];
     for (int64_t p = A->rowptr[rows[k]]; p < A->rowptr[rows[k] + 1]; p++) {
       int32_t c = loc ? loc[A->colind[p]] : A->colind[p];
       if (c < 0) continue;
-      (*B)->colind[q] = c; /* ascending: rows and cols lists are ascending */
-      (*B)->val[q++] = A->val[p];
+      b->colind[q] = c; /* ascending: rows and cols lists are ascending */
+      b->val[q++] = A->val[p];
     }
-    (*B)->rowptr[k + 1] = q;
+    b->rowptr[k + 1] = q;
   }
+done:
+  em_free(&cnt);
   em_free(&loc);
-  return EM_OK;
+  return err;
 }
 
 typedef struct row_key {
@@ -147,7 +156,15 @@ em_err em_pmg_block_inverse(const em_csr *A, const int32_t *rows, int32_t m, int
   EM_TRY_GOTO(err, em_calloc(&ti, (size_t)nnz + 1, sizeof *ti, "smoother blocks"), done);
   EM_TRY_GOTO(err, em_calloc(&tj, (size_t)nnz + 1, sizeof *tj, "smoother blocks"), trip);
   EM_TRY_GOTO(err, em_calloc(&tv, (size_t)nnz + 1, sizeof *tv, "smoother blocks"), trip);
-  int64_t t = 0;
+  int64_t *bt = NULL; /* each block's first triplet */
+  EM_TRY_GOTO(err, em_calloc(&bt, (size_t)nb + 1, sizeof *bt, "smoother blocks"), trip);
+  for (int32_t k = 0; k < nb; k++) {
+    int64_t s = bstart[k + 1] - bstart[k];
+    bt[k + 1] = bt[k] + s * s;
+  }
+  int64_t t = bt[nb];
+  int32_t bad = -1; /* a singular block's first row */
+#pragma omp parallel for schedule(dynamic, 512) if (nb > 4096)
   for (int32_t k = 0; k < nb; k++) {
     int s = bstart[k + 1] - bstart[k];
     const int32_t *rw = brow + bstart[k];
@@ -158,17 +175,25 @@ em_err em_pmg_block_inverse(const em_csr *A, const int32_t *rows, int32_t m, int
         if (i == j) M[i * s + j] += I * shift * cabs(M[i * s + j]);
       }
     if (!invert(s, M)) {
-      err = EM_RAISE(EM_ERR_NUMERIC,
-                     "pmg smoother: the diagonal block of rows %d .. (%d rows) is singular", rw[0],
-                     s);
-      goto trip;
+#pragma omp critical(pmg_singular)
+      if (bad < 0 || rw[0] < bad) bad = rw[0];
+      continue;
     }
+    int64_t q = bt[k];
     for (int i = 0; i < s; i++)
-      for (int j = 0; j < s; j++, t++) {
-        ti[t] = loc[rw[i]];
-        tj[t] = loc[rw[j]];
-        tv[t] = omega * M[i * s + j];
+      for (int j = 0; j < s; j++, q++) {
+        ti[q] = loc[rw[i]];
+        tj[q] = loc[rw[j]];
+        tv[q] = omega * M[i * s + j];
       }
+  }
+  em_free(&bt);
+  if (bad >= 0) {
+    err = EM_RAISE(EM_ERR_NUMERIC,
+                   "pmg smoother: the diagonal block of rows %d .. is singular (rows with "
+                   "identical patterns, at most %d)",
+                   bad, block);
+    goto trip;
   }
   EM_TRY_GOTO(err, em_csr_from_triplets(m, m, t, ti, tj, tv, Dinv), trip);
   *n_blocks = nb;

@@ -176,6 +176,48 @@ static void test_reference(em_backend be) {
   }
 }
 
+/* em_pc_update with the values of another frequency (same pattern): the
+ * kept coarse analysis refactored, the levels rebuilt; the result is the
+ * reference V-cycle of the new matrix, and the counters restart. */
+static void test_update(em_backend be) {
+  em_blockmat *B1 = system_of(3, 300.0, 1, NULL), *B2 = system_of(3, 240.0, 1, NULL);
+  em_csr *A1 = NULL, *A2 = NULL;
+  REQUIRE_OK(em_blockmat_to_csr(B1, &A1));
+  REQUIRE_OK(em_blockmat_to_csr(B2, &A2));
+  int32_t n = A1->n_rows;
+  em_pc_opts po = pmg_opts(B1, be, 1, EM_PMG_JACOBI, 0);
+  uint8_t *mark = calloc((size_t)n, 1);
+  for (int32_t i = 3; i < n; i += 5) mark[i] = 1;
+  po.pmg.coarse_rows = mark;
+  em_pc *pc = NULL;
+  REQUIRE_OK(em_pc_create(A1, &po, NULL, &pc));
+  em_cplx *r = calloc((size_t)n, sizeof *r), *z = calloc((size_t)n, sizeof *z),
+          *zr = calloc((size_t)n, sizeof *zr);
+  unsigned long long seed = 5;
+  for (int32_t i = 0; i < n; i++) r[i] = em_test_rand(&seed) - 0.5 + I * em_test_rand(&seed);
+  apply(pc, be, r, z, n);
+  REQUIRE_OK(em_pc_update(pc, A2, NULL));
+  apply(pc, be, r, z, n);
+  reference(A2, &po.pmg, r, zr);
+  double e = test_rel_err(z, zr, n);
+  reference(A1, &po.pmg, r, zr);
+  double e1 = test_rel_err(z, zr, n);
+  EXPECT(e < 1e-10 && e1 > 1e-3,
+         "update: pmg of the new values vs their reference V-cycle %.2e (vs the old values' "
+         "%.2e)",
+         e, e1);
+  em_pc_info info;
+  em_pc_get_info(pc, &info);
+  EXPECT(info.applies == 1 && info.updates == 1, "update: %lld applies, %d updates counted",
+         (long long)info.applies, (int)info.updates);
+  em_pc_destroy(&pc);
+  free(r), free(z), free(zr), free(mark);
+  em_csr_destroy(&A1);
+  em_csr_destroy(&A2);
+  em_blockmat_destroy(&B1);
+  em_blockmat_destroy(&B2);
+}
+
 /* u^T M^-1 v = v^T M^-1 u for the block smoother, one and two coarse groups */
 static void test_symmetric(em_backend be) {
   for (int coarse = 1; coarse <= 2; coarse++) {
@@ -306,6 +348,7 @@ int main(int argc, char **argv) {
   em_backend be = test_backend(argc, argv);
   test_reference(be);
   test_symmetric(be);
+  test_update(be);
   test_converge(be, 80.0, 400);
   test_converge(be, 200.0, 400);
   if (be == EM_BACKEND_CPU) {
