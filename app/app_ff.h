@@ -27,38 +27,44 @@ typedef struct em_app_ff {
 
 /* The parameters of the far field, the excitation and the plots (spliced
  * into the table of app/params.c). */
-#define EM_FF_NUM(n, v, h) \
-  { n, 0, v, NULL, 1, h }
+#define EM_FF_NUM(n, v, u, h) \
+  { n, 0, v, NULL, 1, h, u, 0 }
 #define EM_FF_STR(n, v, h) \
-  { n, 1, 0, v, 1, h }
+  { n, 1, 0, v, 1, h, NULL, 0 }
 #define EM_APP_FF_SPECS                                                                            \
   EM_FF_STR(                                                                                       \
       "Farfield/compute", "auto",                                                                  \
       "far field and antenna figures / RCS at every frequency: auto (when the case has a PML "     \
       "or a plane wave), on, off"),                                                                \
-      EM_FF_NUM("Farfield/theta_step", 5, "far-field grid step in theta, degrees (divides 180)"),  \
-      EM_FF_NUM("Farfield/phi_step", 5, "far-field grid step in phi, degrees (divides 360)"),      \
+      EM_FF_NUM("Farfield/theta_step", 5, "deg",                                                   \
+                "far-field grid step in theta, degrees (divides 180)"),                            \
+      EM_FF_NUM("Farfield/phi_step", 5, "deg",                                                     \
+                "far-field grid step in phi, degrees (divides 360)"),                              \
       EM_FF_STR("Farfield/surface", "auto",                                                        \
                 "NF2FF surface: auto (the surface group 'nf2ff' if any, else the boundary of the " \
                 "non-PML region), or the name of a closed surface group"),                         \
       EM_FF_STR("Farfield/mirror_x", "none", "symmetry plane x = mirror_x_at: none, pec or pmc"),  \
       EM_FF_STR("Farfield/mirror_y", "none", "symmetry plane y = mirror_y_at: none, pec or pmc"),  \
       EM_FF_STR("Farfield/mirror_z", "none", "symmetry plane z = mirror_z_at: none, pec or pmc"),  \
-      EM_FF_NUM("Farfield/mirror_x_at", 0, "x of the symmetry plane (model units)"),               \
-      EM_FF_NUM("Farfield/mirror_y_at", 0, "y of the symmetry plane (model units)"),               \
-      EM_FF_NUM("Farfield/mirror_z_at", 0, "z of the symmetry plane or ground (model units)"),     \
-      EM_FF_NUM("Farfield/infinite_ground", 0,                                                     \
+      EM_FF_NUM("Farfield/mirror_x_at", 0, "model units",                                          \
+                "x of the symmetry plane (model units)"),                                          \
+      EM_FF_NUM("Farfield/mirror_y_at", 0, "model units",                                          \
+                "y of the symmetry plane (model units)"),                                          \
+      EM_FF_NUM("Farfield/mirror_z_at", 0, "model units",                                          \
+                "z of the symmetry plane or ground (model units)"),                                \
+      EM_FF_NUM("Farfield/infinite_ground", 0, NULL,                                               \
                 "1: the z mirror (pec) is an infinite ground plane: far field above it only"),     \
       EM_FF_STR("Excitation/type", "port",                                                         \
                 "what drives the structure: port (each port in turn) or "                          \
                 "planewave (scattering; the case has no ports)"),                                  \
-      EM_FF_NUM("Excitation/theta", 0,                                                             \
+      EM_FF_NUM("Excitation/theta", 0, "deg",                                                      \
                 "plane wave: direction of travel, polar angle in degrees (0: along +z)"),          \
-      EM_FF_NUM("Excitation/phi", 0, "plane wave: direction of travel, azimuth in degrees"),       \
-      EM_FF_NUM("Excitation/polarization", 0,                                                      \
+      EM_FF_NUM("Excitation/phi", 0, "deg",                                                        \
+                "plane wave: direction of travel, azimuth in degrees"),                            \
+      EM_FF_NUM("Excitation/polarization", 0, "deg",                                               \
                 "plane wave: E at this angle (degrees) from theta_hat towards phi_hat"),           \
-      EM_FF_NUM("Excitation/amplitude", 1, "plane wave: |E_inc|, V/m"),                            \
-      EM_FF_NUM("Output/plots", 0,                                                                 \
+      EM_FF_NUM("Excitation/amplitude", 1, "V/m", "plane wave: |E_inc|, V/m"),                     \
+      EM_FF_NUM("Output/plots", 0, NULL,                                                           \
                 "1: write PNG and SVG plots to <out>/plots (scripts/emplot.py)"),
 
 /* Read the settings and check them against the mesh and the setup. */

@@ -18,6 +18,7 @@ typedef struct em_app_args {
   const char *plot_dir;    /* --plot DIR: plot an output directory, no case */
   int list_params;         /* --list-params */
   int resume;              /* --resume: skip the frequencies journaled in the output */
+  int force;               /* --force: an absurd mesh estimate is a warning */
   int log_level;           /* --quiet / --verbose */
   int n_over;
   em_param_override *over; /* -setnumber / -setstring, in order */
@@ -56,6 +57,7 @@ typedef struct em_run_config {
   int fields; /* 0 none, 1 first frequency, 2 all, 3 middle (n_freq / 2) */
   int vtk_binary;
   int subdiv;
+  double touchstone_z0; /* ohm: the one reference of the Touchstone file */
   int line_points;   /* E along a line: points (0: none) */
   int interp_points; /* S splined onto this many frequencies (0: none) */
   double line[6];    /* from xyz, to xyz (metres) */
@@ -74,7 +76,19 @@ void em_run_config_free(em_run_config *cfg);
 /* --list-params */
 void em_app_list_params(const em_case *c, FILE *f);
 
-/* The pipeline: mesh, assemble, solve, write. */
-em_err em_app_run(const em_app_args *a, const em_log *log);
+/* The pipeline: mesh, assemble, solve, write.  *flagged = 1 when the
+ * results are written but some frequency did not converge or has a
+ * reflection above 1 (main exits with EM_EXIT_FLAGGED). */
+em_err em_app_run(const em_app_args *a, const em_log *log, int *flagged);
+
+/* The SIGINT / SIGTERM a run received (app/outdir.c), 0: none; main exits
+ * with 128 + it. */
+int em_app_signal(void);
+
+/* Exit codes of emsolve (docs/usage.md) */
+#define EM_EXIT_OK 0      /* results written, every frequency converged */
+#define EM_EXIT_ERROR 1   /* an error: nothing (or no new result) written */
+#define EM_EXIT_USAGE 2   /* a bad command line */
+#define EM_EXIT_FLAGGED 3 /* results written, flagged: not converged or |S_pp| > 1 */
 
 #endif

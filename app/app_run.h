@@ -19,6 +19,7 @@ typedef struct em_freq_result {
   int from_model; /* adaptive sweep: evaluated from the rational model */
   double pml_wall; /* <|E|^2> at the PML's outer wall / at its interface
                       (first excitation; NaN: no PML), pml_wall.c */
+  char fields[64]; /* the fields file of this frequency, "" when none */
 } em_freq_result;
 
 typedef struct em_block_stat {
@@ -32,7 +33,9 @@ typedef struct em_block_stat {
 typedef struct em_run {
   const em_app_args *args;
   const em_log *log;
+  em_log detail; /* the stages' own progress: shown with -v only */
   double t_start;
+  double t_sweep; /* when the first frequency started (the ETA's origin) */
   em_device dev;
   em_case *cs;
   em_run_config cfg;
@@ -44,11 +47,16 @@ typedef struct em_run {
   em_dofmap *dofs;
   char out_dir[1024];
   int made_out_dir; /* 1 when this run created out_dir */
+  int locked;       /* 1 while this run holds out_dir's lock file */
+  int dumped;       /* 1 when this run wrote --dump-matrix's file */
   int n_block;      /* order groups */
   em_block_stat block[EM_MAX_ORDER][EM_MAX_ORDER];
   size_t operator_bytes;
   em_cplx *S;                         /* [n_freq][n_port][n_port] */
-  double *zref;                       /* [n_port] */
+  double *zref;                       /* [n_port]: the last frequency's (summary) */
+  double *zport;                      /* [n_freq][n_port]: each frequency's reference of S */
+  int *flag;                          /* [n_freq]: EM_PORTS_FLAG_* (not converged, |S_pp| > 1) */
+  int flagged;                        /* some frequency is flagged: exit code 3 */
   em_cplx *zin;                       /* [n_freq][n_port] */
   em_freq_result *fr;                 /* [n_freq] */
   int n_done;                         /* frequencies finished */
@@ -71,6 +79,35 @@ em_err em_app_eigen(em_run *r);
  * with the interior, for solution x: the round-trip reflection estimate of
  * the layer (NaN without a PML). */
 double em_run_pml_wall(const em_run *r, const em_cplx *x, const em_cplx *fixed);
+
+/* validate.c: before meshing (geometry numbers, frequency range, the mesh
+ * the sizes imply against the memory: an error unless --force), and after
+ * the setup, before the first solve (PML, the line probe inside the mesh). */
+em_err em_app_validate_case(em_run *r);
+em_err em_app_validate_mesh(em_run *r);
+
+/* outdir.c: out_dir created and locked (open, before meshing), cleared of
+ * the case's earlier outputs (clear, before the first solve); on close the lock released and, when
+ * err, every file this run wrote removed.  Signals: SIGINT / SIGTERM set a flag that
+ * em_app_check_signal turns into an error between stages. */
+em_err em_app_outdir_open(em_run *r);
+void em_app_outdir_clear(em_run *r); /* before the first output is written */
+void em_app_outdir_close(em_run *r, em_err err);
+void em_app_signals_install(void);
+em_err em_app_check_signal(void);
+/* "5.75GHz": a frequency in output file names */
+void em_app_freq_tag(double f, char *buf, size_t n);
+
+/* face.c: the default progress lines (a stage, a frequency with the time
+ * left) */
+void em_app_log_mesh(const em_run *r);
+void em_app_log_frequency(em_run *r, int fi);
+
+/* tables.c: the flags of frequency fi (not converged, a reflection above
+ * 1), warned about; the Touchstone file with S renormalised to one
+ * reference (Output/touchstone_z0), the flags as comment lines. */
+void em_app_flag_frequency(em_run *r, int fi);
+em_err em_app_write_touchstone(em_run *r, const char *path);
 em_err em_run_write_line(em_run *r, int fi, const em_cplx *x, const em_cplx *fixed,
                          const char *path);
 

@@ -22,6 +22,7 @@ void em_app_usage(FILE *f) {
           "  --dump-matrix FILE      write the assembled system (first frequency)\n"
           "  --resume                skip the frequencies a stopped run of the same command\n"
           "                          journaled in the output directory (sweep.journal)\n"
+          "  --force                 go on when the mesh estimate exceeds the memory\n"
           "  --plot OUTDIR           plot an output directory (PNG and SVG in OUTDIR/plots)\n"
           "  --quiet                 no progress on stderr (errors and results stay)\n"
           "  --verbose               more progress\n"
@@ -71,6 +72,8 @@ em_err em_app_parse_args(int argc, char **argv, em_app_args *a, int *want_help, 
         EM_TRY(push_override(a, argv[i + 1], 1, 0, argv[i + 2]));
       }
       i += 2;
+    } else if (!strcmp(s, "--force")) {
+      a->force = 1;
     } else if (!strcmp(s, "--list-params")) {
       a->list_params = 1;
     } else if (!strcmp(s, "--resume")) {

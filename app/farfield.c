@@ -229,15 +229,16 @@ static em_err antenna(em_run *r, int fi, const em_nf2ff *nf, const em_ff_grid *g
   em_antenna *a = &ff->ant[fi];
   EM_TRY(em_antenna_figures(nf, g, flux, mismatch, p_loss, a));
   a->p_acc_s11 = p_acc_s11;
-  char name[64], path[1400];
+  char name[64], path[1400], tag[32];
   double f = r->cfg.freq[fi];
-  snprintf(name, sizeof name, "farfield_%d.csv", fi);
+  em_app_freq_tag(f, tag, sizeof tag);
+  snprintf(name, sizeof name, "farfield_%s.csv", tag);
   EM_TRY(out_file(r, name, path, sizeof path));
   EM_TRY(em_farfield_csv_write(path, f, g, nf, a));
-  snprintf(name, sizeof name, "pattern_%d.csv", fi);
+  snprintf(name, sizeof name, "pattern_%s.csv", tag);
   EM_TRY(out_file(r, name, path, sizeof path));
   EM_TRY(em_pattern_cuts_write(path, f, 1, nf, a));
-  snprintf(name, sizeof name, "pattern_%d.vtk", fi);
+  snprintf(name, sizeof name, "pattern_%s.vtk", tag);
   EM_TRY(write_vtk(r, name, g, nf, a, 0));
   /* antenna.csv holds the frequencies done so far (rewritten whole) */
   snprintf(path, sizeof path, "%s/antenna.csv", r->out_dir);
@@ -246,23 +247,25 @@ static em_err antenna(em_run *r, int fi, const em_nf2ff *nf, const em_ff_grid *g
     EM_CHECK(r->n_files < 64, EM_ERR_INTERNAL, "too many output files");
     snprintf(r->files[r->n_files++], sizeof r->files[0], "antenna.csv");
   }
-  em_log_info(r->log,
-              "far field: P_rad %.4g W (surface) / %.4g W (far field), P_acc %.4g W (port "
-              "flux; P_inc (1 - |S11|^2) = %.4g W), P_loss %.3g W; D %.2f dBi, G %.2f dBi, "
-              "realized %.2f dBi at (%.1f, %.1f) deg, efficiency %.2f%%, power balance %.4f",
-              a->p_surface, a->p_far, flux, p_acc_s11, p_loss, db10(a->directivity), db10(a->gain),
-              db10(a->realized_gain), a->theta_max, a->phi_max, 100 * a->efficiency, a->balance);
+  em_log_verbose(r->log,
+                 "far field: P_rad %.4g W (surface) / %.4g W (far field), P_acc %.4g W (port "
+                 "flux; P_inc (1 - |S11|^2) = %.4g W), P_loss %.3g W; D %.2f dBi, G %.2f dBi, "
+                 "realized %.2f dBi at (%.1f, %.1f) deg, efficiency %.2f%%, power balance %.4f",
+                 a->p_surface, a->p_far, flux, p_acc_s11, p_loss, db10(a->directivity),
+                 db10(a->gain), db10(a->realized_gain), a->theta_max, a->phi_max,
+                 100 * a->efficiency, a->balance);
   return EM_OK;
 }
 
 static em_err scattering(em_run *r, int fi, const em_nf2ff *nf, const em_ff_grid *g) {
   em_app_ff *ff = &r->ff;
-  char name[64], path[1400];
+  char name[64], path[1400], tag[32];
   double f = r->cfg.freq[fi], e0 = ff->pw_amp;
-  snprintf(name, sizeof name, "rcs_%d.csv", fi);
+  em_app_freq_tag(f, tag, sizeof tag);
+  snprintf(name, sizeof name, "rcs_%s.csv", tag);
   EM_TRY(out_file(r, name, path, sizeof path));
   EM_TRY(em_rcs_csv_write(path, f, g, e0));
-  snprintf(name, sizeof name, "rcs_%d.vtk", fi);
+  snprintf(name, sizeof name, "rcs_%s.vtk", tag);
   EM_TRY(write_vtk(r, name, g, nf, NULL, e0));
   /* back: towards where the wave comes from; forward: where it goes */
   const double *k = ff->pw.khat;
@@ -272,11 +275,11 @@ static em_err scattering(em_run *r, int fi, const em_nf2ff *nf, const em_ff_grid
   ff->rcs_back[fi] = 4 * M_PI * (creal(ft * conj(ft)) + creal(fp * conj(fp))) / (e0 * e0);
   em_nf2ff_far(nf, th, ph, &ft, &fp);
   ff->rcs_fwd[fi] = 4 * M_PI * (creal(ft * conj(ft)) + creal(fp * conj(fp))) / (e0 * e0);
-  em_log_info(r->log,
-              "far field: RCS back %.4g m^2 (%.2f dBsm), forward %.4g m^2; scattered "
-              "power %.4g W (surface) / %.4g W (far field)",
-              ff->rcs_back[fi], db10(ff->rcs_back[fi]), ff->rcs_fwd[fi], nf->p_surface,
-              em_nf2ff_power(nf));
+  em_log_verbose(r->log,
+                 "far field: RCS back %.4g m^2 (%.2f dBsm), forward %.4g m^2; scattered "
+                 "power %.4g W (surface) / %.4g W (far field)",
+                 ff->rcs_back[fi], db10(ff->rcs_back[fi]), ff->rcs_fwd[fi], nf->p_surface,
+                 em_nf2ff_power(nf));
   return EM_OK;
 }
 

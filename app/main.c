@@ -8,10 +8,9 @@ int main(int argc, char **argv) {
   int help = 0, version = 0;
   em_err err = em_app_parse_args(argc, argv, &a, &help, &version);
   if (err) {
-    em_error_print(stderr);
-    fprintf(stderr, "(emsolve --help shows the usage)\n");
+    fprintf(stderr, "error: %s\n(emsolve --help shows the usage)\n", em_error_message());
     em_app_args_free(&a);
-    return 2;
+    return EM_EXIT_USAGE;
   }
   if (help || version) {
     if (version)
@@ -22,11 +21,16 @@ int main(int argc, char **argv) {
   }
   em_log log;
   em_log_init(&log, stderr, a.log_level);
-  err = a.plot_dir ? em_app_plot(a.plot_dir, &log) : em_app_run(&a, &log);
+  int flagged = 0;
+  err = a.plot_dir ? em_app_plot(a.plot_dir, &log) : em_app_run(&a, &log, &flagged);
   em_app_args_free(&a);
   if (err) {
-    em_error_print(stderr);
-    return 1;
+    /* the trace (file:line of each frame) is for a developer: -v */
+    if (a.log_level >= EM_LOG_VERBOSE)
+      em_error_print(stderr);
+    else
+      fprintf(stderr, "error: %s\n", em_error_message());
+    return em_app_signal() ? 128 + em_app_signal() : EM_EXIT_ERROR;
   }
-  return 0;
+  return flagged ? EM_EXIT_FLAGGED : EM_EXIT_OK;
 }

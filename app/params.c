@@ -6,34 +6,42 @@
 
 #include "app_ff.h"
 
-#define NUM(n, v, h) \
-  { n, 0, v, NULL, 1, h }
-#define NUM_REQ(n, h) \
-  { n, 0, 0, NULL, 0, h }
+#define NUM(n, v, u, h) \
+  { n, 0, v, NULL, 1, h, u, 0 }
+#define NUM_REQ(n, u, h) \
+  { n, 0, 0, NULL, 0, h, u, 0 }
 #define STR(n, v, h) \
-  { n, 1, 0, v, 1, h }
+  { n, 1, 0, v, 1, h, NULL, 0 }
 #define STR_REQ(n, h) \
-  { n, 1, 0, NULL, 0, h }
+  { n, 1, 0, NULL, 0, h, NULL, 0 }
+/* a parameter of one volume (3) / surface (2) group: the '*' must name a
+   group of the case */
+#define GNUM(d, n, v, u, h) \
+  { n, 0, v, NULL, 1, h, u, d }
+#define GNUM_REQ(d, n, h) \
+  { n, 0, 0, NULL, 0, h, NULL, d }
+#define GSTR_REQ(d, n, h) \
+  { n, 1, 0, NULL, 0, h, NULL, d }
 
 static const em_param_spec SPECS[] = {
-    NUM("Geometry/unit", 1e-3, "metres per model unit (1e-3: the geometry is in mm)"),
-    NUM_REQ("Solver/frequency", "frequency in Hz (one frequency)"),
-    NUM_REQ("Solver/f_start", "first frequency of a sweep, Hz"),
-    NUM_REQ("Solver/f_stop", "last frequency of a sweep, Hz"),
-    NUM("Solver/n_freq", 11, "number of frequencies of a sweep"),
+    NUM("Geometry/unit", 1e-3, "m", "metres per model unit (1e-3: the geometry is in mm)"),
+    NUM_REQ("Solver/frequency", "Hz", "frequency in Hz (one frequency)"),
+    NUM_REQ("Solver/f_start", "Hz", "first frequency of a sweep, Hz"),
+    NUM_REQ("Solver/f_stop", "Hz", "last frequency of a sweep, Hz"),
+    NUM("Solver/n_freq", 11, NULL, "number of frequencies of a sweep"),
+    NUM("Solver/order", 1, NULL, "basis order p: 1, 2 or 3"),
     STR("Solver/sweep", "uniform",
         "sweep: uniform (a full solve at each of the n_freq frequencies) or adaptive (a rational "
         "model of the ports from a few full solves, evaluated at the n_freq frequencies)"),
-    NUM("Solver/sweep_tol", 1e-3, "adaptive sweep: target error of the model on S"),
-    NUM("Solver/sweep_max_solves", 20, "adaptive sweep: full solves at most (3..256)"),
-    NUM("Solver/order", 1, "basis order p: 1, 2 or 3"),
+    NUM("Solver/sweep_tol", 1e-3, NULL, "adaptive sweep: target error of the model on S"),
+    NUM("Solver/sweep_max_solves", 20, NULL, "adaptive sweep: full solves at most (3..256)"),
     STR("Solver/problem", "driven",
         "driven (excited by ports or a plane wave) or eigen (resonant modes, docs/eigen.md)"),
-    NUM("Eigen/target", 0, "eigen: the modes nearest this frequency are found, Hz (required)"),
-    NUM("Eigen/n", 4, "eigen: number of modes"),
-    NUM("Eigen/tolerance", 1e-10, "eigen: Ritz residual target, relative"),
-    NUM("Eigen/subspace", 0, "eigen: Krylov subspace size (0: max(2 n + 10, 20))"),
-    NUM("Eigen/max_restarts", 300, "eigen: Krylov-Schur restarts before giving up"),
+    NUM("Eigen/target", 0, "Hz", "eigen: the modes nearest this frequency are found, Hz (required)"),
+    NUM("Eigen/n", 4, NULL, "eigen: number of modes"),
+    NUM("Eigen/tolerance", 1e-10, NULL, "eigen: Ritz residual target, relative"),
+    NUM("Eigen/subspace", 0, NULL, "eigen: Krylov subspace size (0: max(2 n + 10, 20))"),
+    NUM("Eigen/max_restarts", 300, NULL, "eigen: Krylov-Schur restarts before giving up"),
     STR("Eigen/ports", "open",
         "eigen: port planes open (PMC: the poles of Zin), short (PEC) or matched (loaded)"),
     STR("Solver/method", "bicgstab", "Krylov method: bicgstab, cocg, cocr, gmres, fgmres"),
@@ -43,51 +51,53 @@ static const em_param_spec SPECS[] = {
         "(sparse LDL^T), pmg (V-cycle over the basis orders), ilu0, jacobi, none"),
     STR("Solver/ordering", "auto",
         "ordering of the factors: auto (nd for direct, rcm for ilu0), natural, rcm, nd, mc, bmc"),
-    NUM("Solver/memory_limit", 0,
+    NUM("Solver/memory_limit", 0, "GiB",
         "GiB the direct factorization may use (0: the memory available; auto falls back to "
         "ilu0 beyond)"),
-    NUM("Solver/pc_shift", 0,
+    NUM("Solver/pc_shift", 0, NULL,
         "ILU of A + j s |diag A| (s > 0 damps tiny pivots of indefinite systems)"),
     STR("Solver/trsv", "auto", "GPU triangular solves of ILU: auto, levels, syncfree, cusparse"),
     STR("Solver/precision", "double",
         "preconditioner precision: double, or mixed (= single: factors and smoothers in complex "
         "single inside the Krylov method in double)"),
-    NUM("Solver/tolerance", 1e-8, "relative residual target"),
-    NUM("Solver/max_iterations", 5000, "iteration limit"),
-    NUM("Solver/restart", 50, "GMRES restart length"),
+    NUM("Solver/tolerance", 1e-8, NULL, "relative residual target"),
+    NUM("Solver/max_iterations", 5000, NULL, "iteration limit"),
+    NUM("Solver/restart", 50, NULL, "GMRES restart length"),
     STR("Solver/format", "auto",
         "matrix format: auto, csr, ell, ellr, ellr-t, sellr-t, hyb, hec, ..."),
     STR("Solver/blocks", "streams",
         "nine-block SpMV: streams, sequential, graph, rows (each block row fused), one"),
-    NUM("PMG/coarse", 1, "pmg: order groups solved exactly by the direct factor (1 or 2)"),
+    NUM("PMG/coarse", 1, NULL, "pmg: order groups solved exactly by the direct factor (1 or 2)"),
     STR("PMG/smoother", "block",
         "pmg smoother: block (entity-block Jacobi), jacobi (point), ilu0 (of the diagonal block)"),
-    NUM("PMG/sweeps", 2, "pmg: smoothing steps per level before and after the coarse solve"),
-    NUM("PMG/damping", 0, "pmg: smoother damping omega (0: 0.5 for Jacobi, 1 for ilu0)"),
+    NUM("PMG/sweeps", 2, NULL, "pmg: smoothing steps per level before and after the coarse solve"),
+    NUM("PMG/damping", 0, NULL, "pmg: smoother damping omega (0: 0.5 for Jacobi, 1 for ilu0)"),
     STR("PMG/smooth", "group", "pmg: a level smooths its own order group, or all its DOFs"),
-    NUM("PMG/shift", 0, "pmg: smoothers from A + j s |diag A| (s > 0 damps the indefinite part)"),
-    NUM("PMG/pml_coarse", 3,
+    NUM("PMG/shift", 0, NULL,
+        "pmg: smoothers from A + j s |diag A| (s > 0 damps the indefinite part)"),
+    NUM("PMG/pml_coarse", 3, NULL,
         "pmg: the PML unknowns of orders 1..N join the exact coarse solve (3: all of them; "
         "0 or 1: the PML above order 1 is only smoothed)"),
-    NUM("Mesh/elements_per_wavelength", 0,
+    NUM("Mesh/elements_per_wavelength", 0, "per wavelength",
         "target elements per wavelength at the highest frequency (0: by order, 12/7/5)"),
-    NUM("Mesh/frequency", 0,
+    NUM("Mesh/frequency", 0, "Hz",
         "Hz whose wavelength sizes the mesh (0: the case file's own Solver/f_stop, else its "
         "Solver/frequency, or the run's highest frequency when that is higher): a sub-band or "
         "one frequency of the case meshes as its full sweep does"),
-    NUM("Mesh/reorder", 1, "renumber vertices by reverse Cuthill-McKee (1) or not (0)"),
-    NUM_REQ("Materials/*/eps_r", "relative permittivity of volume '*' (required)"),
-    NUM("Materials/*/mu_r", 1, "relative permeability of volume '*'"),
-    NUM("Materials/*/tan_delta", 0, "dielectric loss tangent of volume '*'"),
-    STR_REQ("Ports/*/type", "port type: coax, waveguide or lumped (required per port)"),
-    NUM("Ports/*/z0", 0, "reference impedance for S, ohm (0: the port's own impedance)"),
-    NUM("Ports/*/deembed", 0, "move the reference plane this far into the structure (model units)"),
-    NUM("Ports/*/dir_x", 0, "lumped port: E direction x (0,0,0: along the shorter side)"),
-    NUM("Ports/*/dir_y", 0, "lumped port: E direction y"),
-    NUM("Ports/*/dir_z", 0, "lumped port: E direction z"),
-    NUM("PML/order", 2, "PML grading exponent m in sigma(xi) ~ (xi/L)^m"),
-    NUM("PML/reflection", 1e-6, "PML normal-incidence reflection target R0"),
-    NUM("PML/elements", 0,
+    NUM("Mesh/reorder", 1, NULL, "renumber vertices by reverse Cuthill-McKee (1) or not (0)"),
+    GNUM_REQ(3, "Materials/*/eps_r", "relative permittivity of volume '*' (required)"),
+    GNUM(3, "Materials/*/mu_r", 1, NULL, "relative permeability of volume '*'"),
+    GNUM(3, "Materials/*/tan_delta", 0, NULL, "dielectric loss tangent of volume '*'"),
+    GSTR_REQ(2, "Ports/*/type", "port type: coax, waveguide or lumped (required per port)"),
+    GNUM(2, "Ports/*/z0", 0, "ohm", "reference impedance for S, ohm (0: the port's own impedance)"),
+    GNUM(2, "Ports/*/deembed", 0, "model units",
+         "move the reference plane this far into the structure (model units)"),
+    GNUM(2, "Ports/*/dir_x", 0, NULL, "lumped port: E direction x (0,0,0: along the shorter side)"),
+    GNUM(2, "Ports/*/dir_y", 0, NULL, "lumped port: E direction y"),
+    GNUM(2, "Ports/*/dir_z", 0, NULL, "lumped port: E direction z"),
+    NUM("PML/order", 2, NULL, "PML grading exponent m in sigma(xi) ~ (xi/L)^m"),
+    NUM("PML/reflection", 1e-6, NULL, "PML normal-incidence reflection target R0"),
+    NUM("PML/elements", 0, NULL,
         "elements across the thinnest PML layer (0: sized from the wavelength only; 3 is what "
         "the DRA study in docs/validation.md recommends)"),
     STR("Boundary/outer", "pec",
@@ -95,17 +105,21 @@ static const em_param_spec SPECS[] = {
     STR("Output/fields", "auto",
         "fields .vtk: auto (= middle: the one frequency, or the middle of a sweep), all, first, "
         "none"),
+    NUM("Output/touchstone_z0", 50, "ohm",
+        "reference impedance of the Touchstone file: S renormalised to it at every port and "
+        "frequency (the ports' own impedances are in ports.csv)"),
     STR("Output/vtk", "binary", "VTK encoding: binary or ascii"),
-    NUM("Output/subdiv", 0, "VTK subdivision of each tet (0: the basis order)"),
-    NUM("Output/interp_points", 0,
+    NUM("Output/subdiv", 0, NULL, "VTK subdivision of each tet (0: the basis order)"),
+    NUM("Output/interp_points", 0, NULL,
         "S splined onto this many frequencies, <case>_interp.sNp (0: none; needs a sweep)"),
-    NUM("Output/line_points", 0, "E along a line to line_<n>.csv: number of points (0: none)"),
-    NUM("Output/line_from_x", 0, "line start x (model units)"),
-    NUM("Output/line_from_y", 0, "line start y"),
-    NUM("Output/line_from_z", 0, "line start z"),
-    NUM("Output/line_to_x", 0, "line end x (model units)"),
-    NUM("Output/line_to_y", 0, "line end y"),
-    NUM("Output/line_to_z", 0, "line end z"),
+    NUM("Output/line_points", 0, NULL,
+        "E along a line to line_<n>.csv: number of points (0: none)"),
+    NUM("Output/line_from_x", 0, "model units", "line start x (model units)"),
+    NUM("Output/line_from_y", 0, "model units", "line start y"),
+    NUM("Output/line_from_z", 0, "model units", "line start z"),
+    NUM("Output/line_to_x", 0, "model units", "line end x (model units)"),
+    NUM("Output/line_to_y", 0, "model units", "line end y"),
+    NUM("Output/line_to_z", 0, "model units", "line end z"),
     EM_APP_FF_SPECS /* app_ff.h */
 };
 
@@ -144,6 +158,10 @@ static em_err read_frequencies(const em_case *c, em_run_config *cfg) {
            "case %s sets no frequency: define Solver/frequency, or Solver/f_start and "
            "Solver/f_stop (e.g. -setnumber Solver/frequency 5e9)",
            em_case_path(c));
+  EM_CHECK(!f0 == !f1, EM_ERR_INPUT,
+           "case %s sets %s but not %s: a sweep needs both (or use Solver/frequency)",
+           em_case_path(c), f0 ? "Solver/f_start" : "Solver/f_stop",
+           f0 ? "Solver/f_stop" : "Solver/f_start");
   /* both defined: the one set on the command line wins (a case with a sweep
      asked for one frequency, or the reverse); else the sweep */
   int cl_single = single && !strcmp(single->source, "command line");
@@ -157,6 +175,10 @@ static em_err read_frequencies(const em_case *c, em_run_config *cfg) {
     EM_TRY(integer(c, "Solver/n_freq", 1, 100000, &n));
     EM_CHECK(a > 0 && b >= a, EM_ERR_INPUT,
              "frequency sweep %g .. %g Hz: need 0 < Solver/f_start <= Solver/f_stop", a, b);
+    EM_CHECK(n == 1 || b > a, EM_ERR_INPUT,
+             "frequency sweep %g .. %g Hz with Solver/n_freq = %d: the frequencies must differ "
+             "(Solver/f_stop > Solver/f_start, or Solver/n_freq 1)",
+             a, b, n);
     EM_TRY(em_calloc(&cfg->freq, (size_t)n, sizeof *cfg->freq, "frequency list"));
     cfg->n_freq = n;
     for (int i = 0; i < n; i++) cfg->freq[i] = n == 1 ? a : a + (b - a) * i / (n - 1);
@@ -345,6 +367,9 @@ em_err em_run_config_read(const em_case *c, em_run_config *cfg) {
   EM_TRY(choice(c, "Output/vtk", vtk, 2, &cfg->vtk_binary));
   EM_TRY(integer(c, "Output/subdiv", 0, 8, &cfg->subdiv));
   if (cfg->subdiv == 0) cfg->subdiv = cfg->order;
+  EM_TRY(num(c, "Output/touchstone_z0", &cfg->touchstone_z0));
+  EM_CHECK(cfg->touchstone_z0 > 0, EM_ERR_INPUT, "Output/touchstone_z0 = %g ohm must be > 0",
+           cfg->touchstone_z0);
   EM_TRY(integer(c, "Output/line_points", 0, 1000000, &cfg->line_points));
   EM_TRY(integer(c, "Output/interp_points", 0, 1000000, &cfg->interp_points));
   static const char *const ends[6] = {"Output/line_from_x", "Output/line_from_y",
@@ -361,21 +386,38 @@ void em_run_config_free(em_run_config *cfg) {
   em_free(&cfg->freq);
 }
 
+/* One line per parameter: value, unit, where the value came from, then
+ * what it is (the case's Help, else emsolve's description) with the range
+ * and choices the case declares. */
 void em_app_list_params(const em_case *c, FILE *f) {
   int n = em_case_param_count(c);
-  fprintf(f, "%-36s %-24s %s\n", "parameter", "value", "source");
+  fprintf(f, "%-34s %-14s %-11s %-12s %s\n", "parameter", "value", "unit", "source",
+          "description [declared range] {choices}");
   for (int i = 0; i < n; i++) {
     const em_param *p = em_case_param_at(c, i);
-    char val[64];
+    const em_param_spec *s = em_case_spec_of(c, p->name);
+    char val[64], extra[160] = "";
     if (p->is_string)
       snprintf(val, sizeof val, "\"%s\"", p->string ? p->string : "");
     else
       snprintf(val, sizeof val, "%.10g", p->number);
-    fprintf(f, "%-36s %-24s %s\n", p->name, val, p->source);
+    size_t k = 0;
+    if (p->has_min || p->has_max) {
+      char lo[32] = "-inf", hi[32] = "inf";
+      if (p->has_min) snprintf(lo, sizeof lo, "%g", p->min);
+      if (p->has_max) snprintf(hi, sizeof hi, "%g", p->max);
+      k += (size_t)snprintf(extra + k, sizeof extra - k, " [%s .. %s]", lo, hi);
+    }
+    if (p->choices && p->choices[0] && k < sizeof extra)
+      snprintf(extra + k, sizeof extra - k, " {%s}", p->choices);
+    const char *help = p->help && p->help[0] ? p->help : s && s->help ? s->help : "";
+    const char *unit = s && s->unit ? s->unit : "";
+    fprintf(f, "%-34s %-14s %-11s %-12s %s%s\n", p->name, val, unit, p->source, help, extra);
   }
   int ns;
   const em_param_spec *s = em_app_specs(&ns);
-  fprintf(f, "\nper-group parameters ('*' = a volume or port group name):\n");
+  fprintf(f, "\nper-group parameters ('*' = a volume or port group name of the case):\n");
   for (int i = 0; i < ns; i++)
-    if (strchr(s[i].name, '*')) fprintf(f, "  %-34s %s\n", s[i].name, s[i].help);
+    if (strchr(s[i].name, '*'))
+      fprintf(f, "  %-32s %-11s %s\n", s[i].name, s[i].unit ? s[i].unit : "", s[i].help);
 }

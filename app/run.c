@@ -26,6 +26,10 @@ static em_err add_file(em_run *r, const char *name) {
   return EM_OK;
 }
 
+void em_app_freq_tag(double f, char *buf, size_t n) {
+  snprintf(buf, n, "%.9gGHz", f * 1e-9);
+}
+
 static em_err out_path(const em_run *r, char *buf, size_t n, const char *name) {
   int k = snprintf(buf, n, "%s/%s", r->out_dir, name);
   EM_CHECK(k > 0 && (size_t)k < n, EM_ERR_INPUT, "output path %s/%s is too long", r->out_dir, name);
@@ -52,9 +56,9 @@ static void record_blocks(em_run *r, const em_blockmat *A, const em_blockop *op)
       em_blockop_mode m = r->cfg.bop.mode;
       em_blockop_block_info(op, m == EM_BLOCKOP_ONE_MATRIX ? 0 : i,
                             m == EM_BLOCKOP_ONE_MATRIX || m == EM_BLOCKOP_ROWS ? 0 : j, &s->info);
-      em_log_info(r->log, "block A%d%d: %d x %d, nnz %lld, row length mean %.1f max %d, %s", i + 1,
-                  j + 1, s->rows, s->cols, (long long)s->nnz, s->row_mean, s->row_max,
-                  em_format_name(s->info.format));
+      em_log_verbose(r->log, "block A%d%d: %d x %d, nnz %lld, row length mean %.1f max %d, %s",
+                     i + 1, j + 1, s->rows, s->cols, (long long)s->nnz, s->row_mean, s->row_max,
+                     em_format_name(s->info.format));
     }
   r->operator_bytes = em_blockop_bytes(op);
 }
@@ -142,25 +146,34 @@ em_err em_run_post_frequency(em_run *r, int fi, const em_cplx *x, const em_cplx 
                   em_port_measure(&s->port[j], r->mesh, r->dofs, x + (size_t)e * n, fixed,
                                   &meas[e * np + j]),
                   done);
-  if (np)
+  if (np) {
     EM_TRY_GOTO(err,
                 em_port_sparams(np, s->port, meas, r->S + (size_t)fi * np * np, r->zref,
                                 r->zin + (size_t)fi * np),
                 done);
+    memcpy(r->zport + (size_t)fi * np, r->zref, (size_t)np * sizeof *r->zref);
+  }
+  em_app_flag_frequency(r, fi);
   EM_TRY_GOTO(err, em_app_ff_frequency(r, fi, k0, x, fixed, np ? meas : NULL), done);
   if (cfg->fields == 2 || (cfg->fields == 1 && fi == 0) ||
       (cfg->fields == 3 && fi == cfg->n_freq / 2)) {
     char name[64], path[1200];
-    snprintf(name, sizeof name, "fields_%d.vtk", fi);
+    char tag[32], title[96];
+    em_app_freq_tag(f, tag, sizeof tag);
+    snprintf(name, sizeof name, "fields_%s.vtk", tag);
+    snprintf(title, sizeof title, "%s f = %.9g Hz", em_case_name(r->cs), f);
     EM_TRY_GOTO(err, out_path(r, path, sizeof path, name), done);
     field_ctx fc = {r->mesh, r->dofs, x, fixed};
-    em_vtk_opts vo = {cfg->vtk_binary, cfg->subdiv, em_case_name(r->cs), 0};
+    em_vtk_opts vo = {cfg->vtk_binary, cfg->subdiv, title, 0};
     EM_TRY_GOTO(err, em_vtk_write(path, r->mesh, sample_field, &fc, &vo), done);
     EM_TRY_GOTO(err, add_file(r, name), done);
+    snprintf(fr->fields, sizeof fr->fields, "%s", name);
   }
   if (cfg->line_points > 0) {
     char name[64], path[1200];
-    snprintf(name, sizeof name, "line_%d.csv", fi);
+    char tag[32];
+    em_app_freq_tag(f, tag, sizeof tag);
+    snprintf(name, sizeof name, "line_%s.csv", tag);
     EM_TRY_GOTO(err, out_path(r, path, sizeof path, name), done);
     EM_TRY_GOTO(err, em_run_write_line(r, fi, x, fixed, path), done);
     EM_TRY_GOTO(err, add_file(r, name), done);
@@ -231,13 +244,12 @@ static em_err write_port_tables(em_run *r) {
   char name[300], path[1400];
   snprintf(name, sizeof name, "%s.s%dp", em_case_name(r->cs), np);
   EM_TRY(out_path(r, path, sizeof path, name));
-  char comment[512];
-  snprintf(comment, sizeof comment, "emsolve %s, case %s, order %d", EM_VERSION,
-           em_case_path(r->cs), r->cfg.order);
-  /* Touchstone v1 has one reference impedance: the first port's */
-  EM_TRY(em_touchstone_write(path, np, nf, r->cfg.freq, r->S, r->zref[0], comment));
+  EM_TRY(em_app_write_touchstone(r, path));
   EM_TRY(add_file(r, name));
   if (r->cfg.interp_points > 0 && nf >= 2) { /* splined between the solved frequencies */
+    char comment[512]; /* S as solved: each port's own impedance (Touchstone v1 states one) */
+    snprintf(comment, sizeof comment, "emsolve %s, case %s, order %d, interpolated", EM_VERSION,
+             em_case_path(r->cs), r->cfg.order);
     snprintf(name, sizeof name, "%s_interp.s%dp", em_case_name(r->cs), np);
     EM_TRY(out_path(r, path, sizeof path, name));
     EM_TRY(em_touchstone_write_interp(path, np, nf, r->cfg.freq, r->S, r->zref[0], comment,
@@ -245,7 +257,7 @@ static em_err write_port_tables(em_run *r) {
     EM_TRY(add_file(r, name));
   }
   EM_TRY(out_path(r, path, sizeof path, "ports.csv"));
-  EM_TRY(em_ports_csv_write(path, np, nf, r->cfg.freq, r->S, r->zref));
+  EM_TRY(em_ports_csv_write_sweep(path, np, nf, r->cfg.freq, r->S, r->zport, r->flag));
   EM_TRY(add_file(r, "ports.csv"));
   return EM_OK;
 }
@@ -261,6 +273,8 @@ static em_err run_case(em_run *r) {
     return EM_OK;
   }
   EM_TRY(em_run_config_read(r->cs, &r->cfg));
+  EM_TRY(em_app_validate_case(r)); /* before meshing: seconds, not the run */
+  EM_TRY(em_app_outdir_open(r));   /* created and locked: a second run is refused now */
   const em_run_config *cfg = &r->cfg;
   em_log_info(log, "mesh sized at %.6g GHz (%s), %g elements per wavelength", cfg->mesh_freq * 1e-9,
               cfg->mesh_freq_from, cfg->epw);
@@ -272,12 +286,15 @@ static em_err run_case(em_run *r) {
                 cfg->epw * cfg->mesh_freq / cfg->freq[cfg->n_freq - 1]);
   em_mesh_opts mo = {cfg->unit, cfg->mesh_freq, cfg->epw, em_setup_index_of, r->cs, 1, cfg->pml_elements};
   double t0 = em_wtime();
-  EM_TRY(em_case_mesh(r->cs, &mo, log, &r->mesh));
+  EM_TRY(em_case_mesh(r->cs, &mo, &r->detail, &r->mesh));
+  EM_TRY(em_app_check_signal());
   r->t_mesh = em_wtime() - t0;
   em_mesh_stats_compute(r->mesh, &r->mstats);
+  em_app_log_mesh(r);
   EM_TRY(em_setup_build(r->cs, r->mesh, cfg, log, &r->setup));
   if (cfg->eigen) return em_app_eigen(r); /* resonant modes: app/eigen.c */
   EM_TRY(em_app_ff_setup(r));
+  EM_TRY(em_app_validate_mesh(r));
   EM_CHECK(r->setup.n_port > 0 || r->ff.planewave, EM_ERR_INPUT,
            "case %s has no port: nothing excites the structure (add a surface group 'port1' "
            "and Ports/port1/type, or set Excitation/type planewave)",
@@ -303,28 +320,28 @@ static em_err run_case(em_run *r) {
   EM_TRY(em_calloc(&r->S, (size_t)nf * np * np, sizeof *r->S, "S-parameters"));
   EM_TRY(em_calloc(&r->zin, (size_t)nf * np, sizeof *r->zin, "input impedances"));
   EM_TRY(em_calloc(&r->zref, (size_t)np, sizeof *r->zref, "reference impedances"));
+  EM_TRY(em_calloc(&r->zport, (size_t)nf * np, sizeof *r->zport, "reference impedances"));
+  EM_TRY(em_calloc(&r->flag, (size_t)nf, sizeof *r->flag, "frequency flags"));
   EM_TRY(em_calloc(&r->fr, (size_t)nf, sizeof *r->fr, "frequency results"));
-  if (a->out_dir)
-    snprintf(r->out_dir, sizeof r->out_dir, "%s", a->out_dir);
-  else
-    snprintf(r->out_dir, sizeof r->out_dir, "out/%s", em_case_name(r->cs));
-  struct stat st;
-  r->made_out_dir = stat(r->out_dir, &st) != 0;
-  EM_TRY(em_mkdir_p(r->out_dir));
+  EM_TRY(em_app_check_signal());
+  em_app_outdir_clear(r); /* the case's earlier outputs, right before the new ones */
   EM_TRY(em_sweep_run(r));
   EM_TRY(write_port_tables(r));
   EM_TRY(add_file(r, "summary.json"));
   EM_TRY(em_run_write_summary(r));
   /* results on stdout, not only in files */
   if (np) {
-    printf("# %s: S-parameters and input impedance (reference %g ohm)\n", em_case_name(r->cs),
-           r->zref[0]);
+    printf(
+        "# %s: S11 and input impedance, S referenced to each port's own impedance (%s %.6g "
+        "ohm at the last frequency; the Touchstone file: %g ohm)\n",
+        em_case_name(r->cs), r->setup.port[0].name, r->zref[0], cfg->touchstone_z0);
     printf("# f_GHz        |S11|_dB   phase_deg   Re_Zin      Im_Zin\n");
     for (int i = 0; i < nf; i++) {
       em_cplx s11 = r->S[(size_t)i * np * np], z = r->zin[(size_t)i * np];
-      printf("%-14.9g %-10.4f %-11.3f %-11.4f %-11.4f%s\n", cfg->freq[i] * 1e-9,
+      printf("%-14.9g %-10.4f %-11.3f %-11.4f %-11.4f%s%s\n", cfg->freq[i] * 1e-9,
              20 * log10(cabs(s11)), carg(s11) * 180 / M_PI, creal(z), cimag(z),
-             r->fr[i].converged ? "" : "  (not converged)");
+             r->fr[i].converged ? "" : "  (not converged)",
+             r->flag[i] & EM_PORTS_FLAG_ACTIVE ? "  (|S| > 1)" : "");
     }
   }
   em_app_ff_print(r, stdout);
@@ -333,20 +350,26 @@ static em_err run_case(em_run *r) {
   return EM_OK;
 }
 
-em_err em_app_run(const em_app_args *a, const em_log *log) {
+em_err em_app_run(const em_app_args *a, const em_log *log, int *flagged) {
   em_run r;
   memset(&r, 0, sizeof r);
   r.args = a;
   r.log = log;
+  /* the stages' own detail (assembly, factorization, iterations) only with
+     -v: the default is one line per stage and per frequency */
+  r.detail = *log;
+  r.detail.level = log->level >= EM_LOG_VERBOSE ? EM_LOG_VERBOSE : EM_LOG_QUIET;
   r.t_start = em_wtime();
+  em_app_signals_install();
   em_err err = run_case(&r);
+  if (flagged) *flagged = r.flagged;
   if (err) em_error_trace(err, __FILE__, __LINE__);
-  /* a failed run leaves no empty output directory behind (rmdir keeps a
-     directory that already holds complete files of earlier frequencies) */
-  if (err && r.made_out_dir) rmdir(r.out_dir);
+  em_app_outdir_close(&r, err);
   em_free(&r.S);
   em_free(&r.zin);
   em_free(&r.zref);
+  em_free(&r.zport);
+  em_free(&r.flag);
   em_free(&r.fr);
   em_free(&r.sample);
   em_fsys_destroy(&r.fsys);

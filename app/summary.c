@@ -95,10 +95,15 @@ static void write_frequency(em_json *j, const em_run *r, int i) {
   em_json_begin_object(j, NULL);
   em_json_number(j, "f_hz", f->f);
   em_json_number(j, "k0", f->k0);
+  if (f->fields[0]) em_json_string(j, "fields_vtk", f->fields);
   em_json_bool(j, "converged", f->converged);
   em_json_bool(j, "resumed", f->resumed);
   em_json_bool(j, "from_model", f->from_model);
   if (isfinite(f->pml_wall)) em_json_number(j, "pml_wall_ratio", f->pml_wall);
+  em_json_begin_array(j, "flags"); /* empty when the row is trusted */
+  if (r->flag[i] & EM_PORTS_FLAG_NOT_CONVERGED) em_json_string(j, NULL, "not_converged");
+  if (r->flag[i] & EM_PORTS_FLAG_ACTIVE) em_json_string(j, NULL, "S_gt_1");
+  em_json_end_array(j);
   em_json_begin_object(j, "time_s");
   em_json_number(j, "assembly", f->t_assembly);
   em_json_number(j, "operator", f->t_operator);
@@ -154,6 +159,7 @@ static void write_frequency(em_json *j, const em_run *r, int i) {
     em_json_end_array(j);
     em_json_number(j, "S_dB", 20 * log10(cabs(s)));
     cplx(j, "Zin_ohm", r->zin[(size_t)i * np + p]);
+    em_json_number(j, "z_ref_ohm", r->zport[(size_t)i * np + p]); /* S is referenced to it */
     em_json_end_object(j);
   }
   em_json_end_array(j);
@@ -200,6 +206,9 @@ em_err em_run_write_summary(const em_run *r) {
   em_json_string(&j, "version", EM_VERSION);
   em_json_bool(&j, "cuda_built", em_cuda_built());
   em_json_end_object(&j);
+  /* 0: every frequency converged and passive; 3: results flagged */
+  em_json_int(&j, "exit_code", r->flagged ? 3 : 0);
+  em_json_number(&j, "touchstone_z0_ohm", r->cfg.touchstone_z0);
   em_json_begin_object(&j, "case");
   em_json_string(&j, "path", em_case_path(r->cs));
   em_json_string(&j, "name", em_case_name(r->cs));

@@ -79,6 +79,14 @@ em_err em_param_check_applied(const em_case *c, const em_param *cp, int n_cp, in
 
 void em_param_free_array(em_param **p, int *n);
 
+/* case_meta.c: the ONELAB attributes (Help, Choices, Min, Max, ReadOnly)
+ * of a case parameter into p; a number outside its declared range or not
+ * finite; a group parameter naming a group the case lacks (an error when
+ * from_cli, else a warning). */
+em_err em_param_read_meta(const em_case *c, em_param *p);
+em_err em_param_check_value(const em_case *c, const em_param *p);
+em_err em_param_check_group(const em_case *c, const char *name, int from_cli, const em_log *log);
+
 /* ---------------------------------------------------------------- mesh */
 
 /* The name of a physical group, or "volume<tag>" / "surface<tag>". */

@@ -207,7 +207,15 @@ static em_err read_nodes(const em_case *c, double unit, const tag_vec *tets, nod
   EM_TRY_GOTO(err, em_calloc(&t->xyz, 3 * (size_t)nv, sizeof *t->xyz, "mesh vertices"), done);
   for (size_t i = 0; i < n; i++)
     if (t->vmap[i] >= 0)
-      for (int d = 0; d < 3; d++) t->xyz[3 * (size_t)t->vmap[i] + d] = xyz[3 * i + d] * unit;
+      for (int d = 0; d < 3; d++) {
+        double x = xyz[3 * i + d] * unit;
+        if (!isfinite(x)) { /* a broken .msh: named here, not as a bent port later */
+          err = EM_RAISE(EM_ERR_INPUT, "case '%s': node %zu has coordinate %c = %g", c->path,
+                         tags[i], "xyz"[d], xyz[3 * i + d]);
+          goto done;
+        }
+        t->xyz[3 * (size_t)t->vmap[i] + d] = x;
+      }
 done:
   gmshFree(tags);
   gmshFree(xyz);

@@ -15,12 +15,31 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "case_impl.h"
 
 /* Gmsh is one global instance per process; this flag says it is taken.  It
  * mirrors Gmsh's own global state, which is why it is global too. */
 static atomic_int gmsh_taken_ = 0;
+
+/* A case that calls Exit makes Gmsh call exit() in the middle of the parse,
+ * which would end emsolve with status 0 and no word.  While a file is
+ * parsed this names it, and an atexit handler turns such an exit into an
+ * error (status 1).  Process-wide like the exit it catches. */
+static const char *volatile parsing_ = NULL;
+static atomic_int exit_hook_ = 0;
+
+static void exit_during_parse(void) {
+  const char *path = parsing_;
+  if (!path) return;
+  fprintf(stderr,
+          "error: case file '%s' called Exit while being parsed (Gmsh ends the process): remove "
+          "the Exit from the case\n",
+          path);
+  fflush(stderr);
+  _exit(1);
+}
 
 /* A regular, readable file named *.geo or *.msh. */
 static em_err check_file(const char *path, int *is_msh) {
@@ -124,7 +143,11 @@ static em_err parse(em_case *c, int n_set, const em_param_override *set, const e
       return EM_GMSH_RAISE(c->log_mark, "case '%s': cannot set parameter '%s'", c->path,
                            set[i].name);
   }
+  int expected = 0;
+  if (atomic_compare_exchange_strong(&exit_hook_, &expected, 1)) atexit(exit_during_parse);
+  parsing_ = c->path;
   gmshOpen(c->path, &ierr);
+  parsing_ = NULL;
   if (ierr)
     return EM_GMSH_RAISE(c->log_mark, "case file '%s' %s", c->path,
                          c->is_msh ? "cannot be read"
@@ -275,8 +298,17 @@ em_err em_case_open(const char *path, int n_over, const em_param_override *over,
   c->holds_gmsh = 1;
   EM_TRY_GOTO(err, parse_with_overrides(c, n_over, over, log, &cp, &n_cp), fail);
   EM_TRY_GOTO(err, em_param_check_specs(c, cp, n_cp), fail);
+  for (int i = 0; i < n_cp; i++) {
+    EM_TRY_GOTO(err, em_param_read_meta(c, &cp[i]), fail);
+    EM_TRY_GOTO(err, em_param_check_value(c, &cp[i]), fail);
+  }
   EM_TRY_GOTO(err, check_volumes(c), fail);
   EM_TRY_GOTO(err, em_param_build_table(c, &cp, &n_cp, n_over, over), fail);
+  for (int i = 0; i < c->n_param; i++)
+    EM_TRY_GOTO(
+        err,
+        em_param_check_group(c, c->param[i].name, !strcmp(c->param[i].source, "command line"), log),
+        fail);
   em_log_info(log, "case %s: %s in %.2f s, %d parameters", c->name,
               c->is_msh ? "mesh read" : "parsed", em_wtime() - t0, c->n_param);
   em_case_restore_threads(c);

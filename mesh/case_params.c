@@ -2,6 +2,7 @@
  * parameters, the command-line overrides and emsolve's own specs (with
  * defaults), and the lookups on it. */
 #include <gmshc.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -25,6 +26,8 @@ void em_param_free_array(em_param **p, int *n) {
   for (int i = 0; *p && i < *n; i++) {
     em_free(&(*p)[i].name);
     em_free(&(*p)[i].string);
+    em_free(&(*p)[i].help);
+    em_free(&(*p)[i].choices);
   }
   em_free(p);
   *n = 0;
@@ -50,6 +53,10 @@ static const em_param_spec *spec_find(const em_case *c, const char *name) {
   for (int i = 0; i < c->n_spec; i++)
     if (strchr(c->spec[i].name, '*') && em_param_match(c->spec[i].name, name)) return &c->spec[i];
   return NULL;
+}
+
+const em_param_spec *em_case_spec_of(const em_case *c, const char *name) {
+  return c && name ? spec_find(c, name) : NULL;
 }
 
 static const em_param *find_in(const em_param *p, int n, const char *name) {
@@ -157,11 +164,16 @@ em_err em_param_check_overrides(const em_case *c, const em_param *cp, int n_cp, 
     const em_param *p = find_in(cp, n_cp, o->name);
     const em_param_spec *s = p ? NULL : spec_find(c, o->name);
     if (!p && !s) {
-      char known[LIST_MAX];
+      char known[LIST_MAX], sug[256];
       known_names(c, cp, n_cp, known, sizeof known);
-      return EM_RAISE(EM_ERR_INPUT, "unknown parameter '%s' for case '%s' (known: %s)", o->name,
-                      c->path, known);
+      const char *best = em_case_suggest(c, o->name, sug, sizeof sug);
+      char hint[300] = "";
+      if (best) snprintf(hint, sizeof hint, ": did you mean '%s'?", best);
+      return EM_RAISE(EM_ERR_INPUT, "unknown parameter '%s' for case '%s'%s (known: %s)", o->name,
+                      c->path, hint, known);
     }
+    EM_CHECK(o->is_string || isfinite(o->number), EM_ERR_INPUT,
+             "parameter '%s' = %g on the command line: not a finite number", o->name, o->number);
     int is_string = p ? p->is_string : s->is_string;
     EM_CHECK(is_string == o->is_string, EM_ERR_INPUT,
              "parameter '%s' of case '%s' is a %s: set it with -set%s, not -set%s", o->name,
@@ -185,6 +197,7 @@ void em_param_free_specs(em_case *c) {
     em_free(&c->spec[i].name);
     em_free(&c->spec[i].string);
     em_free(&c->spec[i].help);
+    em_free(&c->spec[i].unit);
   }
   em_free(&c->spec);
   c->n_spec = 0;
@@ -205,6 +218,10 @@ em_err em_param_copy_specs(em_case *c, int n_spec, const em_param_spec *spec) {
     d->string = str;
     if (s->help) EM_TRY(em_strdup(&help, s->help));
     d->help = help;
+    char *unit = NULL;
+    if (s->unit) EM_TRY(em_strdup(&unit, s->unit));
+    d->unit = unit;
+    d->group_dim = s->group_dim;
     d->is_string = s->is_string;
     d->number = s->number;
     /* a string default that is NULL is no default */

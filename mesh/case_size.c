@@ -246,3 +246,53 @@ fail:
   em_case_size_clear(&s);
   return err;
 }
+
+/* tets ~ sum over physical volumes of V_box / (h^3 / (6 sqrt 2)), the
+ * volume of a regular tetrahedron of edge h; V_box the volume of the
+ * bounding box of the group's entities (model units^3 -> m^3). */
+em_err em_case_estimate(em_case *c, const em_mesh_opts *o, double *tets, double *h_min) {
+  em_err err = EM_OK;
+  int *dt = NULL, *ent = NULL, ierr = 0;
+  size_t n = 0, n_ent = 0;
+  char *name = NULL;
+  *tets = 0;
+  *h_min = 0;
+  if (c->is_msh || o->elements_per_wavelength <= 0) return EM_OK;
+  EM_CHECK(o->freq_max > 0 && isfinite(o->freq_max) && isfinite(o->elements_per_wavelength),
+           EM_ERR_INPUT, "case '%s': mesh sizes from %g Hz, %g elements per wavelength", c->path,
+           o->freq_max, o->elements_per_wavelength);
+  size_t mark = c->log_mark;
+  double lambda0 = EM_C0 / o->freq_max, total = 0, hmin = INFINITY;
+  gmshModelGetPhysicalGroups(&dt, &n, 3, &ierr);
+  if (ierr) return EM_GMSH_RAISE(mark, "case '%s': cannot list its physical volumes", c->path);
+  for (size_t k = 0; k < n; k += 2) {
+    EM_TRY_GOTO(err, em_case_group_name(c, 3, dt[k + 1], &name), done);
+    double idx = o->index_of ? o->index_of(o->index_ctx, name) : 1.0;
+    if (!(idx > 0 && isfinite(idx))) idx = 1.0;            /* the mesher names it */
+    double h = lambda0 / idx / o->elements_per_wavelength; /* metres */
+    hmin = fmin(hmin, h);
+    gmshModelGetEntitiesForPhysicalGroup(3, dt[k + 1], &ent, &n_ent, &ierr);
+    for (size_t e = 0; !ierr && e < n_ent; e++) {
+      double b[6];
+      gmshModelGetBoundingBox(3, ent[e], &b[0], &b[1], &b[2], &b[3], &b[4], &b[5], &ierr);
+      if (ierr) break;
+      double u = o->unit, vol = (b[3] - b[0]) * u * (b[4] - b[1]) * u * (b[5] - b[2]) * u;
+      if (isfinite(vol) && vol > 0) total += vol / (h * h * h / (6 * sqrt(2.0)));
+    }
+    gmshFree(ent);
+    ent = NULL;
+    em_free(&name);
+    if (ierr) {
+      err = EM_GMSH_RAISE(mark, "case '%s': cannot read the extent of its volumes", c->path);
+      goto done;
+    }
+  }
+  *tets = total;
+  *h_min = isfinite(hmin) ? hmin : 0;
+done:
+  gmshFree(dt);
+  gmshFree(ent);
+  em_free(&name);
+  em_case_restore_threads(c);
+  return err;
+}

@@ -115,6 +115,9 @@ typedef struct em_param_spec {
   const char *string; /* default (strings); NULL: no default */
   int has_default;    /* 0: the parameter must come from the case/CLI */
   const char *help;   /* one line */
+  const char *unit;   /* "Hz", "mm", "ohm" ... ; NULL: none (a count, a word) */
+  int group_dim;      /* 3 / 2: the '*' names a volume / surface group of the
+                         case, which must exist; 0: no group in the name */
 } em_param_spec;
 
 /* A -setnumber / -setstring from the command line. */
@@ -132,15 +135,27 @@ typedef struct em_param {
   double number;
   char *string;
   const char *source; /* "case file", "command line" or "default" */
+  /* what the case declares about it (ONELAB attributes of its
+     DefineConstant; NULL / 0 when it declares nothing or is not the case's) */
+  char *help;      /* Help "..." */
+  char *choices;   /* Choices{...}, joined with ", " */
+  int has_min;     /* Min declared: values below min are refused */
+  int has_max;     /* Max declared */
+  double min, max; /* the declared range */
+  int read_only;   /* ReadOnly 1 */
 } em_param;
 
 typedef struct em_case em_case;
 
 /* Open a .geo (parsed, OpenCASCADE allowed) or .msh (loaded) file with the
- * overrides applied as ONELAB values before parsing.  An override whose name
- * neither the case defines nor specs knows is an error that lists the known
- * names.  A missing file, a parse error, or a model with no volume is an
- * error naming the file (and the Gmsh message). */
+ * overrides applied as ONELAB values before parsing.  Errors, each naming
+ * the culprit: an override whose name neither the case defines nor specs
+ * knows (with the closest known name: "did you mean ..."); an override of a
+ * group parameter (spec group_dim) whose group the case does not have; a
+ * number outside the Min / Max its DefineConstant declares, or not finite;
+ * a missing file, a parse error (Gmsh's message), a case that calls Exit, a
+ * model with no volume.  A case-file parameter for a group that does not
+ * exist is a warning. */
 em_err em_case_open(const char *path, int n_over, const em_param_override *over, int n_spec,
                     const em_param_spec *spec, const em_log *log, em_case **c);
 void em_case_close(em_case **c);
@@ -155,6 +170,12 @@ int em_case_param_count(const em_case *c);
 const em_param *em_case_param_at(const em_case *c, int i);
 /* NULL when no parameter of that name (and type) exists. */
 const em_param *em_case_param_find(const em_case *c, const char *name);
+/* The spec that knows a name (exact first, then a wildcard match), or NULL. */
+const em_param_spec *em_case_spec_of(const em_case *c, const char *name);
+/* The closest known parameter name to `name` (case parameters, plain specs,
+ * group specs with the case's group names), or NULL when none is close. */
+const char *em_case_suggest(const em_case *c, const char *name, char *buf, size_t n);
+
 /* Value of a number / string parameter; EM_ERR_INPUT naming the parameter and
  * the case when absent or of the other type. */
 em_err em_case_number(const em_case *c, const char *name, double *v);
@@ -176,6 +197,14 @@ typedef struct em_mesh_opts {
    * of the non-PML volumes, side by side */
   int pml_elements;
 } em_mesh_opts;
+
+/* Before meshing: about how many tetrahedra the wavelength sizes imply
+ * (the bounding-box volume of each physical volume's entities over the
+ * volume of a regular tet of size h; the case's own finer sizes can only
+ * add to it, so this is a lower bound up to the box factor), and the
+ * smallest such h in metres.  0 tets when the sizes do not come from the
+ * wavelength (a .msh, elements_per_wavelength <= 0). */
+em_err em_case_estimate(em_case *c, const em_mesh_opts *opts, double *tets, double *h_min);
 
 /* Generate (for .geo) or read (for .msh) the tet mesh, and build the
  * topology.  Logs meshing progress and the statistics. */

@@ -119,6 +119,15 @@ em_err em_touchstone_write_interp(const char *path, int n_ports, int n_freq, con
  * dB for j != i.  Columns are named in docs/outputs.md. */
 em_err em_ports_csv_write(const char *path, int n_ports, int n_freq, const double *freq,
                           const em_cplx *S, const double *z0);
+/* The same for a sweep whose reference impedances change with frequency:
+ * z0[k * n_ports + i] is port i's reference at frequency k (Zin of each row
+ * from its own), written beside it as Zref<i>_ohm; flag[k] (NULL: no
+ * column) adds the column "flag": ok, or what is wrong with that row
+ * (EM_PORTS_FLAG_* bits: not_converged, S_gt_1 = a reflection above 1). */
+#define EM_PORTS_FLAG_NOT_CONVERGED 1
+#define EM_PORTS_FLAG_ACTIVE 2
+em_err em_ports_csv_write_sweep(const char *path, int n_ports, int n_freq, const double *freq,
+                                const em_cplx *S, const double *z0, const int *flag);
 
 /* ------------------------------------------------------ port quantities */
 
@@ -132,6 +141,10 @@ em_err em_ports_csv_write(const char *path, int n_ports, int n_freq, const doubl
  * e^{j beta_j d_j}) and S is renormalised from the mode impedances to
  * z_ref (when set).  Out: S[i * n + j] = S_ij, zref[i] the reference
  * impedance of port i, zin[i] = zref_i (1 + S_ii) / (1 - S_ii). */
+/* S referenced to real impedances R renormalised in place to Rn (power
+ * waves): Z = sqrt R (1 + S)(1 - S)^-1 sqrt R, S' = D (Z - Rn)(Z + Rn)^-1 D^-1,
+ * D = diag(1 / sqrt Rn).  EM_ERR_NUMERIC when 1 - S is singular. */
+em_err em_port_renormalise(int n, em_cplx *S, const double *R, const double *Rn);
 em_err em_port_sparams(int n, const em_port *ports, const em_cplx *meas, em_cplx *S, double *zref,
                        em_cplx *zin);
 

@@ -34,7 +34,11 @@ static em_err solve_small(int n, em_cplx *A, em_cplx *B) {
 
 /* Z = sqrt(R) (1 + S)(1 - S)^-1 sqrt(R); S' = D (Z - R')(Z + R')^-1 D^-1,
  * D = diag(1 / sqrt(R')) (power waves, real references).  In place on S. */
-static em_err renormalise(int n, em_cplx *S, const double *R, const double *Rn) {
+em_err em_port_renormalise(int n, em_cplx *S, const double *R, const double *Rn) {
+  EM_CHECK(n >= 1 && n <= EM_MAX_PORTS, EM_ERR_ARG, "%d ports (1..%d supported)", n, EM_MAX_PORTS);
+  for (int i = 0; i < n; i++)
+    EM_CHECK(R[i] > 0 && Rn[i] > 0 && isfinite(R[i]) && isfinite(Rn[i]), EM_ERR_ARG,
+             "port %d: renormalisation from %g to %g ohm", i + 1, R[i], Rn[i]);
   em_cplx A[EM_MAX_PORTS * EM_MAX_PORTS], B[EM_MAX_PORTS * EM_MAX_PORTS];
   /* (1 - S)^T Z^T = ((1 + S) ...)^T: solve with transposes so that the
    * right factor is inverted: Z = sqrt R (1+S) (1-S)^-1 sqrt R */
@@ -112,7 +116,7 @@ em_err em_port_sparams(int n, const em_port *ports, const em_cplx *meas, em_cplx
   EM_TRY(solve_small(n, P, Q)); /* Q = S^T */
   for (int i = 0; i < n; i++)
     for (int j = 0; j < n; j++) S[i * n + j] = Q[j * n + i];
-  if (renorm) EM_TRY(renormalise(n, S, Rm, zref));
+  if (renorm) EM_TRY(em_port_renormalise(n, S, Rm, zref));
   for (int i = 0; i < n; i++) {
     em_cplx s = S[i * n + i];
     zin[i] = cabs(1 - s) > 1e-300 ? zref[i] * (1 + s) / (1 - s) : INFINITY;

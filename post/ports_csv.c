@@ -3,8 +3,9 @@
  * Columns: f_Hz, then per port i:
  *   Sii_dB     20 log10 |S_ii|                         ("-inf" when S_ii = 0)
  *   Sii_deg    arg S_ii in degrees, [-180, 180]
- *   Zini_re    Re Zin, Zin = z0_i (1 + S_ii) / (1 - S_ii)
- *   Zini_im    Im Zin                                  ("inf" both when S_ii = 1)
+ *   Zini_re_ohm  Re Zin, Zin = z0_i (1 + S_ii) / (1 - S_ii)
+ *   Zini_im_ohm  Im Zin                                ("inf" both when S_ii = 1)
+ *   Zrefi_ohm  z0_i of that row (em_ports_csv_write_sweep only)
  *   Sji_dB     20 log10 |S_ji| for every j != i
  * Port numbers are 1-based; with 10 or more ports indices are separated by
  * "_" (S10_2_dB).  Numbers in the shortest form that reads back exactly. */
@@ -28,15 +29,17 @@ static void put_name(FILE *f, int n_ports, int i, int jj, const char *unit) {
     fprintf(f, ",S%d%d_%s", i + 1, jj + 1, unit);
 }
 
-static void put_header(FILE *f, int n_ports) {
+static void put_header(FILE *f, int n_ports, int sweep) {
   fputs("f_Hz", f);
   for (int i = 0; i < n_ports; i++) {
     put_name(f, n_ports, i, i, "dB");
     put_name(f, n_ports, i, i, "deg");
-    fprintf(f, ",Zin%d_re,Zin%d_im", i + 1, i + 1);
+    fprintf(f, ",Zin%d_re_ohm,Zin%d_im_ohm", i + 1, i + 1);
+    if (sweep) fprintf(f, ",Zref%d_ohm", i + 1);
     for (int jj = 0; jj < n_ports; jj++)
       if (jj != i) put_name(f, n_ports, jj, i, "dB");
   }
+  if (sweep > 1) fputs(",flag", f);
   fputc('\n', f);
 }
 
@@ -52,35 +55,54 @@ static void zin(double z0, em_cplx S, double *re, double *im) {
   *im = z0 * 2 * cimag(S) / d;
 }
 
-em_err em_ports_csv_write(const char *path, int n_ports, int n_freq, const double *freq,
-                          const em_cplx *S, const double *z0) {
+/* sweep: 0 one z0 per port; 1 per frequency; 2 per frequency with flags */
+static em_err write_table(const char *path, int n_ports, int n_freq, const double *freq,
+                          const em_cplx *S, const double *z0, int sweep, const int *flag) {
   EM_TRY(em_post_check_sweep(path, n_ports, n_freq, freq, S));
   EM_CHECK(z0, EM_ERR_ARG, "%s: NULL reference impedances", path);
-  for (int i = 0; i < n_ports; i++)
+  int nz = sweep ? n_freq * n_ports : n_ports;
+  for (int i = 0; i < nz; i++)
     EM_CHECK(isfinite(z0[i]) && z0[i] > 0, EM_ERR_ARG, "%s: port %d reference impedance %g ohm",
-             path, i + 1, z0[i]);
+             path, i % n_ports + 1, z0[i]);
   em_outfile out;
   EM_TRY(em_outfile_open(&out, path, 0));
   FILE *f = out.f;
-  put_header(f, n_ports);
+  put_header(f, n_ports, sweep);
   for (int k = 0; k < n_freq; k++) {
     const em_cplx *Sk = S + (size_t)k * n_ports * n_ports;
+    const double *zk = sweep ? z0 + (size_t)k * n_ports : z0;
     char buf[EM_POST_NUM_LEN];
     em_post_fmt_double(buf, freq[k]);
     fputs(buf, f);
     for (int i = 0; i < n_ports; i++) {
       em_cplx s = Sk[i * n_ports + i];
       double re, im;
-      zin(z0[i], s, &re, &im);
+      zin(zk[i], s, &re, &im);
       put_num(f, 20 * log10(cabs(s)));
       put_num(f, atan2(cimag(s), creal(s)) * (180 / M_PI));
       put_num(f, re);
       put_num(f, im);
+      if (sweep) put_num(f, zk[i]);
       for (int jj = 0; jj < n_ports; jj++)
         if (jj != i) put_num(f, 20 * log10(cabs(Sk[jj * n_ports + i])));
+    }
+    if (sweep > 1) {
+      int g = flag[k];
+      fprintf(f, ",%s%s%s", g ? "" : "ok", g & EM_PORTS_FLAG_NOT_CONVERGED ? "not_converged" : "",
+              g & EM_PORTS_FLAG_ACTIVE ? (g & 1 ? ";S_gt_1" : "S_gt_1") : "");
     }
     fputc('\n', f);
   }
   EM_TRY(em_outfile_commit(&out));
   return EM_OK;
+}
+
+em_err em_ports_csv_write(const char *path, int n_ports, int n_freq, const double *freq,
+                          const em_cplx *S, const double *z0) {
+  return write_table(path, n_ports, n_freq, freq, S, z0, 0, NULL);
+}
+
+em_err em_ports_csv_write_sweep(const char *path, int n_ports, int n_freq, const double *freq,
+                                const em_cplx *S, const double *z0, const int *flag) {
+  return write_table(path, n_ports, n_freq, freq, S, z0, flag ? 2 : 1, flag);
 }

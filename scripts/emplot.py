@@ -95,6 +95,8 @@ def plot_ports(d, case, zref, out):
     _, rows = read_table(path)
     f = [ghz(num(r, "f_Hz", path)) for r in rows]
     ports = sorted({int(m.group(1)) for k in rows[0] for m in [re.match(r"Zin(\d+)_re", k)] if m})
+    # Zin columns: Zin<p>_re_ohm (Zin<p>_re before the units were named)
+    unit = "_ohm" if rows and f"Zin{ports[0]}_re_ohm" in rows[0] else "" if ports else ""
     written = []
     span = f"{f[0]:.4g}-{f[-1]:.4g} GHz" if len(f) > 1 else f"{f[0]:.4g} GHz"
     # |S_ii|
@@ -124,8 +126,8 @@ def plot_ports(d, case, zref, out):
     # Zin
     fig, ax = plt.subplots(figsize=(7, 4.5))
     for p in ports:
-        ax.plot(f, [num(r, f"Zin{p}_re", path) for r in rows], marker="o", ms=3, label=f"Re Zin{p}")
-        ax.plot(f, [num(r, f"Zin{p}_im", path) for r in rows], marker="s", ms=3, ls="--",
+        ax.plot(f, [num(r, f"Zin{p}_re{unit}", path) for r in rows], marker="o", ms=3, label=f"Re Zin{p}")
+        ax.plot(f, [num(r, f"Zin{p}_im{unit}", path) for r in rows], marker="s", ms=3, ls="--",
                 label=f"Im Zin{p}")
     ax.axhline(0, color="k", lw=0.6)
     ax.set_xlabel("frequency (GHz)")

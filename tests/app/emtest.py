@@ -58,8 +58,44 @@ def summary(out):
         return json.load(f)
 
 
-def touchstone(path):
-    """Frequencies and S matrices from a Touchstone v1 file (RI format)."""
+def freq_tag(f):
+    """The frequency as output file names carry it: 5.75e9 -> '5.75GHz'."""
+    return f"{f * 1e-9:.9g}GHz"
+
+
+def port_z(out):
+    """Each frequency's port reference impedances (ohm) from summary.json:
+    what S in summary.json and ports.csv is referenced to."""
+    return [[p["z_ref_ohm"] for p in fr["ports"]] for fr in summary(out)["frequencies"]]
+
+
+def renormalise(S, R, Rn):
+    """S on real references R renormalised to Rn (power waves, as
+    post/port_sparams.c): Z = sqrt R (1+S)(1-S)^-1 sqrt R,
+    S' = Rn^-1/2 (Z - Rn)(Z + Rn)^-1 Rn^1/2."""
+    import numpy as np
+    S = np.array(S, dtype=complex)
+    n = len(S)
+    I = np.eye(n)
+    sR, sRn = np.diag(np.sqrt(R)), np.diag(np.sqrt(Rn))
+    Z = sR @ (I + S) @ np.linalg.inv(I - S) @ sR
+    return (np.linalg.inv(sRn) @ (Z - np.diag(Rn)) @ np.linalg.inv(Z + np.diag(Rn)) @ sRn).tolist()
+
+
+def touchstone_r(path):
+    """The reference impedance on a Touchstone file's option line."""
+    with open(path) as f:
+        for line in f:
+            if line.startswith("#"):
+                w = line.split()
+                return float(w[w.index("R") + 1])
+    raise ValueError(f"{path}: no option line")
+
+
+def touchstone(path, zref=None):
+    """Frequencies and S matrices from a Touchstone v1 file (RI format); with
+    zref (per frequency, per port: port_z(out)) S renormalised from the
+    file's one reference R to those."""
     freqs, rows = [], []
     nports = int(path.rsplit(".s", 1)[1][:-1])
     vals = []
@@ -79,6 +115,9 @@ def touchstone(path):
         else:
             S = [[c[i * nports + j] for j in range(nports)] for i in range(nports)]
         rows.append(S)
+    if zref is not None:
+        r = touchstone_r(path)
+        rows = [renormalise(S, [r] * nports, z) for S, z in zip(rows, zref)]
     return freqs, rows
 
 

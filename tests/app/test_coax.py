@@ -3,7 +3,7 @@ section 5): Z0 = eta0/(2 pi) ln(b/a); |S11| < -55 dB and emsolve's Zin
 (summary.json) within 0.5% of Z0."""
 import math
 
-from emtest import ETA0, check, finish, run, setn, touchstone
+from emtest import ETA0, check, finish, port_z, run, setn, touchstone
 
 ra, rb = 1.0e-3, 2.3e-3
 z0 = ETA0 / (2 * math.pi) * math.log(rb / ra)
@@ -11,7 +11,7 @@ rc, out, err, d = run("tests/data/coax_line.geo", "-setstring", "Output/fields",
 s = __import__("emtest").summary(d)
 zmode = s["ports"][0]["z_mode_ohm"][0]
 check(abs(zmode - z0) < 1e-9 * z0, f"port impedance {zmode:.6f} = eta0 ln(b/a)/2pi = {z0:.6f}")
-freqs, S = touchstone(f"{d}/coax_line.s2p")
+freqs, S = touchstone(f"{d}/coax_line.s2p", port_z(d))
 s11 = S[0][0][0]
 zr = s["frequencies"][0]["ports"][0]["Zin_ohm"]  # emsolve's own Zin
 zin = complex(zr[0], zr[1])

@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 
-from emtest import C0, check, finish, run, summary
+from emtest import C0, check, finish, freq_tag, run, summary
 
 rc, out, err, d = run("cases/dra.geo", "-setstring", "Output/fields", "none", timeout=1500)
 s = summary(d)
@@ -22,7 +22,7 @@ with open(f"{d}/ports.csv") as fh:
     rows = list(csv.DictReader(l for l in fh if not l.startswith("#")))
 for row in rows:
     f.append(float(row["f_Hz"]))
-    r.append(float(row["Zin1_re"]))
+    r.append(float(row["Zin1_re_ohm"]))
     s11db.append(float(row["S11_dB"]))
 f, r = np.array(f), np.array(r)
 for fi, ri, si in zip(f, r, s11db):
@@ -65,6 +65,7 @@ if 0 < i < len(f) - 1:
           f"H {float(row['beamwidth_H_deg']):.1f} deg, F/B {float(row['front_to_back_dB']):.1f} dB")
     check(th < 15, f"broadside maximum at the resonance (theta {th:.1f} deg)")
     check(4 < dmax < 8, f"directivity {dmax:.2f} dBi at the resonance in 4..8 dBi")
-    for name in (f"farfield_{i}.csv", f"pattern_{i}.csv", f"pattern_{i}.vtk"):
+    tag = freq_tag(float(row["f_Hz"]))
+    for name in (f"farfield_{tag}.csv", f"pattern_{tag}.csv", f"pattern_{tag}.vtk"):
         check(name in s["outputs"], f"{name} written")
 finish()

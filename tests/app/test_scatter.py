@@ -1,12 +1,12 @@
 """Plane-wave scattering through the emsolve command (Excitation/type
 planewave): a PEC sphere at k a = 1, order 3, the quarter model of
 tests/data/mie_sphere.geo with its symmetry planes given to the far field
-(Farfield/mirror_x pec, mirror_y pmc).  The bistatic RCS in rcs_0.csv must
+(Farfield/mirror_x pec, mirror_y pmc).  The bistatic RCS in rcs_<f>GHz.csv must
 match the Mie series - computed here with scipy's spherical Bessel functions,
 independently of the C helper of the library test - within 1 % at theta = 0,
 60, 90, 120, 180 deg in the planes phi = 0 and 90 (REFERENCES.md section 6;
 the mesh at h_s = 0.07 a gives 0.6 % at most, docs/farfield.md).  Then the
-plots: Output/plots 1 wrote rcs_0.png/.svg, `emsolve --plot DIR` rewrites
+plots: Output/plots 1 wrote rcs_<f>GHz.png/.svg, `emsolve --plot DIR` rewrites
 them, and --plot on a missing directory or together with a case fails with
 a message."""
 import csv
@@ -18,7 +18,7 @@ import subprocess
 import numpy as np
 from scipy.special import spherical_jn, spherical_yn
 
-from emtest import C0, EMSOLVE, check, finish, run, setn, sets, summary
+from emtest import C0, EMSOLVE, check, finish, freq_tag, run, setn, sets, summary
 
 
 def mie_pec(x, nmax=30):
@@ -60,14 +60,15 @@ args = (setn("Geometry/unit", 1) + setn("Solver/frequency", f) + setn("Solver/or
         + setn("Mesh/sphere_size", 0.07) + setn("Output/plots", 1 if have_mpl else 0)
         + sets("Output/fields", "none"))
 rc, out, err, d = run("tests/data/mie_sphere.geo", *args, timeout=600)
+rcs = f"rcs_{freq_tag(f)}"  # the outputs carry the frequency in their names
 a, b = mie_pec(1.0)
 check(abs(sigma_norm(a, b, 1.0, math.pi, 0) - 3.637567) < 2e-6, "scipy Mie backscatter 3.637567")
 rows = {}
-with open(os.path.join(d, "rcs_0.csv")) as fh:
+with open(os.path.join(d, f"{rcs}.csv")) as fh:
     lines = [l for l in fh if not l.startswith("#")]
 for r in csv.DictReader(lines):
     rows[(float(r["theta_deg"]), float(r["phi_deg"]))] = r
-check(len(rows) == 37 * 72, f"rcs_0.csv: {len(rows)} rows on the 5 x 5 deg grid")
+check(len(rows) == 37 * 72, f"{rcs}.csv: {len(rows)} rows on the 5 x 5 deg grid")
 worst = 0
 for phi in (0.0, 90.0):
     for th in (0.0, 60.0, 90.0, 120.0, 180.0):
@@ -84,22 +85,22 @@ print(f"largest error {100 * worst:.3f} %")
 check("bistatic RCS" in out, "stdout reports the RCS")
 s = summary(d)
 check(s["frequencies"][0]["solves"][0]["excitation"] == "planewave", "summary names the plane wave")
-for name in ("rcs_0.csv", "rcs_0.vtk"):
+for name in (f"{rcs}.csv", f"{rcs}.vtk"):
     check(name in s["outputs"], f"summary lists {name}")
-with open(os.path.join(d, "rcs_0.vtk")) as fh:
+with open(os.path.join(d, f"{rcs}.vtk")) as fh:
     head = fh.read(200)
-check(head.startswith("# vtk DataFile Version 3.0") and "POLYDATA" in head, "rcs_0.vtk is VTK")
+check(head.startswith("# vtk DataFile Version 3.0") and "POLYDATA" in head, f"{rcs}.vtk is VTK")
 if not have_mpl:
     finish()
 for ext in ("png", "svg"):
-    p = os.path.join(d, "plots", f"rcs_0.{ext}")
+    p = os.path.join(d, "plots", f"{rcs}.{ext}")
     check(os.path.getsize(p) > 1000 if os.path.exists(p) else False, f"Output/plots wrote {p}")
 
 # emsolve --plot on the same directory, then the errors
 shutil.rmtree(os.path.join(d, "plots"))
 p = subprocess.run([EMSOLVE, "--plot", d], capture_output=True, text=True, timeout=300)
 check(p.returncode == 0, f"--plot {d}: exit {p.returncode} ({p.stderr.strip()[-200:]})")
-check(os.path.exists(os.path.join(d, "plots", "rcs_0.svg")), "--plot rewrote rcs_0.svg")
+check(os.path.exists(os.path.join(d, "plots", f"{rcs}.svg")), f"--plot rewrote {rcs}.svg")
 p = subprocess.run([EMSOLVE, "--plot", d + "_missing"], capture_output=True, text=True)
 check(p.returncode == 1 and "not a directory" in p.stderr, f"--plot missing dir: {p.stderr!r}")
 p = subprocess.run([EMSOLVE, "--plot", d, "cases/dra.geo"], capture_output=True, text=True)

@@ -12,7 +12,7 @@ import math
 
 import numpy as np
 
-from emtest import C0, check, finish, line_csv, run, setn, touchstone
+from emtest import C0, check, finish, freq_tag, line_csv, port_z, run, setn, touchstone
 
 a, b, L, f = 22.86e-3, 10.16e-3, 30e-3, 10e9
 k0 = 2 * math.pi * f / C0
@@ -52,7 +52,7 @@ for order, epw in [(2, 10), (3, 10)]:
     args += setn("Output/line_to_y", b / 2e-3) + setn("Output/line_to_z", 95)
     args += ["-setstring", "Output/fields", "none"]
     rc, out, err, d = run("cases/waveguide.geo", *args)
-    freqs, S = touchstone(f"{d}/waveguide.s2p")
+    freqs, S = touchstone(f"{d}/waveguide.s2p", port_z(d))
     s11, s21 = S[0][0][0], S[0][1][0]
     s11_db = 20 * math.log10(abs(s11))
     L = 110e-3
@@ -63,7 +63,7 @@ for order, epw in [(2, 10), (3, 10)]:
           f"({abs(s21) - 1:.1e})")
     dphi = cmath.phase(s21 * cmath.exp(1j * beta * L))
     check(abs(dphi) < t_phi, f"order {order}: arg S21 + beta L = {dphi:.2e} rad < {t_phi:.1e}")
-    pts = line_csv(f"{d}/line_0.csv")
+    pts = line_csv(f"{d}/line_{freq_tag(f)}.csv")
     z = np.array([p[1][2] for p in pts])
     ey = np.array([p[2][1] for p in pts])
     fit = fit_beta(z, ey, beta)

@@ -2,7 +2,7 @@
 // come from parameters (tests/mesh/test_case_params.c).
 SetFactory("OpenCASCADE");
 DefineConstant[
-  lx = {2, Name "Geometry/lx"},
+  lx = {2, Name "Geometry/lx", Min 0.1, Max 10, Help "box side x"},
   ly = {1, Name "Geometry/ly"},
   lz = {0.5, Name "Geometry/lz"},
   eps = {4.5, Name "Materials/diel/eps_r"},

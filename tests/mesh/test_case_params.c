@@ -7,12 +7,13 @@
 #include "case_test_util.h"
 
 static const em_param_spec SPECS[] = {
-    {"Solver/frequency", 0, 1e9, NULL, 1, "frequency, Hz"},
-    {"Materials/*/eps_r", 0, 1.0, NULL, 1, "relative permittivity"},
-    {"Ports/*/type", 1, 0, "coax", 1, "coax | lumped | waveguide"},
-    {"Solver/method", 1, 0, "bicgstab", 1, "Krylov method"},
-    {"Solver/order", 0, 0, NULL, 0, "basis order (no default)"},
-    {"Geometry/unit", 0, 1e-3, NULL, 1, "metres per model unit"},
+    {"Solver/frequency", 0, 1e9, NULL, 1, "frequency, Hz", "Hz", 0},
+    {"Materials/*/eps_r", 0, 1.0, NULL, 1, "relative permittivity", NULL, 3},
+    {"Materials/*/mu_r", 0, 1.0, NULL, 1, "relative permeability", NULL, 3},
+    {"Ports/*/type", 1, 0, "coax", 1, "coax | lumped | waveguide", NULL, 2},
+    {"Solver/method", 1, 0, "bicgstab", 1, "Krylov method", NULL, 0},
+    {"Solver/order", 0, 0, NULL, 0, "basis order (no default)", NULL, 0},
+    {"Geometry/unit", 0, 1e-3, NULL, 1, "metres per model unit", "m", 0},
 };
 #define NSPEC ((int)(sizeof SPECS / sizeof SPECS[0]))
 
@@ -108,7 +109,7 @@ static void overrides(const char *path) {
       {"Geometry/lx", 0, 3, NULL},          /* a geometry parameter */
       {"Ports/port1/type", 1, 0, "coax"},   /* a string of the case */
       {"Solver/frequency", 0, 2.5e9, NULL}, /* a plain spec */
-      {"Materials/dra/eps_r", 0, 10, NULL}, /* a wildcard spec */
+      {"Materials/diel/mu_r", 0, 10, NULL}, /* a wildcard spec (of a group of the case) */
       {"Solver/method", 1, 0, "gmres"},     /* a string spec */
   };
   REQUIRE_OK(em_case_open(path, 6, over, NSPEC, SPECS, NULL, &c));
@@ -120,8 +121,8 @@ static void overrides(const char *path) {
   expect_source(c, "Ports/port1/type", "command line");
   EXPECT(num(c, "Solver/frequency") == 2.5e9, "spec override");
   expect_source(c, "Solver/frequency", "command line");
-  EXPECT(num(c, "Materials/dra/eps_r") == 10, "wildcard override");
-  expect_source(c, "Materials/dra/eps_r", "command line");
+  EXPECT(num(c, "Materials/diel/mu_r") == 10, "wildcard override");
+  expect_source(c, "Materials/diel/mu_r", "command line");
   EXPECT(!strcmp(str(c, "Solver/method"), "gmres"), "string spec override");
   expect_source(c, "Solver/method", "command line");
   EXPECT(num(c, "Materials/diel/eps_r") == 4.5, "untouched");
@@ -163,7 +164,7 @@ static void bad_overrides(const char *path) {
   EXPECT_FAIL(em_case_open(path, 1, &none, NSPEC, SPECS, NULL, &c), EM_ERR_ARG, "Geometry/lx",
               NULL);
   /* a case parameter of another type than emsolve's spec for it */
-  const em_param_spec lx_string = {"Geometry/lx", 1, 0, "x", 1, "a string"};
+  const em_param_spec lx_string = {"Geometry/lx", 1, 0, "x", 1, "a string", NULL, 0};
   EXPECT_FAIL(em_case_open(path, 0, NULL, 1, &lx_string, NULL, &c), EM_ERR_INPUT, "'Geometry/lx'",
               "expects a string");
   /* after all these failures the next open works */
@@ -175,6 +176,47 @@ static void bad_overrides(const char *path) {
   em_case_close(&c);
 }
 
+/* What the case declares (Help, Min, Max) and the checks made with it and
+ * with the specs' group dimensions; "did you mean" for a typo. */
+static void meta_checks(const char *path) {
+  em_case *c = NULL;
+  REQUIRE_OK(em_case_open(path, 0, NULL, NSPEC, SPECS, NULL, &c));
+  const em_param *lx = em_case_param_find(c, "Geometry/lx");
+  EXPECT(lx && lx->help && !strcmp(lx->help, "box side x"), "Help of Geometry/lx: %s",
+         lx && lx->help ? lx->help : "(none)");
+  EXPECT(lx && lx->has_min && lx->has_max && lx->min == 0.1 && lx->max == 10,
+         "declared range of Geometry/lx");
+  const em_param *ly = em_case_param_find(c, "Geometry/ly");
+  EXPECT(ly && !ly->has_min && !ly->has_max,
+         "Geometry/ly declares no range (Gmsh's slider "
+         "range is not a declaration)");
+  EXPECT(em_case_spec_of(c, "Materials/diel/eps_r") == NULL ||
+             em_case_spec_of(c, "Materials/diel/eps_r")->group_dim == 3,
+         "the spec of Materials/diel/eps_r is a volume-group spec");
+  char buf[128];
+  const char *sug = em_case_suggest(c, "Geometry/lxx", buf, sizeof buf);
+  EXPECT(sug && !strcmp(sug, "Geometry/lx"), "suggestion for Geometry/lxx: %s", sug ? sug : "-");
+  EXPECT(em_case_suggest(c, "Completely/different", buf, sizeof buf) == NULL,
+         "no suggestion for a different word");
+  em_case_close(&c);
+  em_param_override big = {"Geometry/lx", 0, 20, NULL};
+  EXPECT_FAIL(em_case_open(path, 1, &big, NSPEC, SPECS, NULL, &c), EM_ERR_INPUT, "'Geometry/lx'",
+              "0.1 .. 10");
+  em_param_override nan = {"Geometry/lx", 0, NAN, NULL};
+  EXPECT_FAIL(em_case_open(path, 1, &nan, NSPEC, SPECS, NULL, &c), EM_ERR_INPUT, "'Geometry/lx'",
+              "not a finite number");
+  em_param_override grp = {"Materials/dial/eps_r", 0, 3, NULL};
+  EXPECT_FAIL(em_case_open(path, 1, &grp, NSPEC, SPECS, NULL, &c), EM_ERR_INPUT, "group 'dial'",
+              "did you mean 'Materials/diel/eps_r'");
+  em_param_override port = {"Ports/port7/type", 1, 0, "coax"};
+  EXPECT_FAIL(em_case_open(path, 1, &port, NSPEC, SPECS, NULL, &c), EM_ERR_INPUT,
+              "surface group 'port7'", "port1");
+  em_param_override typo = {"Solver/frequncy", 0, 1e9, NULL};
+  EXPECT_FAIL(em_case_open(path, 1, &typo, NSPEC, SPECS, NULL, &c), EM_ERR_INPUT,
+              "'Solver/frequncy'", "did you mean 'Solver/frequency'");
+  EXPECT(c == NULL, "no case after a failure");
+}
+
 int main(void) {
   const char *path = data_path("case_params.geo");
   char p[4096];
@@ -182,5 +224,6 @@ int main(void) {
   plain_open(p);
   overrides(p);
   bad_overrides(p);
+  meta_checks(p);
   return TEST_RESULT();
 }

@@ -90,7 +90,7 @@ def check_csv(path, n):
     header = lines[0].split(",")
     want = ["f_Hz"]
     for i in range(1, n + 1):
-        want += [f"S{i}{i}_dB", f"S{i}{i}_deg", f"Zin{i}_re", f"Zin{i}_im"]
+        want += [f"S{i}{i}_dB", f"S{i}{i}_deg", f"Zin{i}_re_ohm", f"Zin{i}_im_ohm"]
         want += [f"S{j}{i}_dB" for j in range(1, n + 1) if j != i]
     check(header == want, f"{path}: header {header}")
     rows = [l.split(",") for l in lines[1:-1]]
@@ -108,12 +108,12 @@ def check_csv(path, n):
             check(near(v[f"S{p}{p}_deg"], deg, 1e-13), f"{path}: S{p}{p}_deg({k})")
             if s == 1:
                 z = complex(math.inf, math.inf)
-                check(row[header.index(f"Zin{p}_re")] == "inf" and
-                      row[header.index(f"Zin{p}_im")] == "inf", f"{path}: Zin at S = 1: {row}")
+                check(row[header.index(f"Zin{p}_re_ohm")] == "inf" and
+                      row[header.index(f"Zin{p}_im_ohm")] == "inf", f"{path}: Zin at S = 1: {row}")
             else:
                 z = Z0[i] * (1 + s) / (1 - s)
-            check(near(v[f"Zin{p}_re"], z.real, 1e-13) and near(v[f"Zin{p}_im"], z.imag, 1e-13),
-                  f"{path}: Zin{p}({k}) = {v[f'Zin{p}_re']} {v[f'Zin{p}_im']}, expected {z}")
+            check(near(v[f"Zin{p}_re_ohm"], z.real, 1e-13) and near(v[f"Zin{p}_im_ohm"], z.imag, 1e-13),
+                  f"{path}: Zin{p}({k}) = {v[f'Zin{p}_re_ohm']} {v[f'Zin{p}_im_ohm']}, expected {z}")
             for j in range(n):
                 if j != i:
                     db = 20 * math.log10(abs(s_value(k, j, i)))

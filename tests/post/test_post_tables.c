@@ -1,6 +1,7 @@
 /* Touchstone and ports.csv writers: bad input is an error naming the
  * culprit and leaves no file.  Good files are checked by check_tables.py. */
 #include <dirent.h>
+#include <math.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -84,6 +85,43 @@ int main(void) {
   e = em_ports_csv_write(bad, 2, 3, f, S, z0);
   EXPECT(e == EM_ERR_IO && strstr(em_error_message(), bad), "unwritable: %s", em_error_message());
   em_error_clear();
+
+  /* a sweep on per-frequency references: Zin of each row from its own z0
+     (S 0.5 on 100 then 400 ohm: 300 and 1200 ohm), the flag column */
+  {
+    char cpath[600], text[1024];
+    snprintf(cpath, sizeof cpath, "%s/sweep.csv", dir);
+    em_cplx s1[2] = {0.5, 0.5};
+    double zs[2] = {100, 400};
+    int flag[2] = {0, EM_PORTS_FLAG_NOT_CONVERGED | EM_PORTS_FLAG_ACTIVE};
+    EXPECT_OK(em_ports_csv_write_sweep(cpath, 1, 2, f, s1, zs, flag));
+    FILE *fp = fopen(cpath, "r");
+    size_t n = fp ? fread(text, 1, sizeof text - 1, fp) : 0;
+    if (fp) fclose(fp);
+    text[n] = '\0';
+    EXPECT(strstr(text, "f_Hz,S11_dB,S11_deg,Zin1_re_ohm,Zin1_im_ohm,Zref1_ohm,flag\n"),
+           "sweep header: %s", text);
+    EXPECT(strstr(text, ",300,0,100,ok\n") && strstr(text, ",1200,0,400,not_converged;S_gt_1\n"),
+           "sweep rows: %s", text);
+    remove(cpath);
+  }
+  /* renormalisation: a matched 100-ohm port seen from 50 ohm reflects 1/3;
+     R -> Rn -> R gives S back */
+  {
+    em_cplx a = 0;
+    double r100 = 100, r50 = 50;
+    EXPECT_OK(em_port_renormalise(1, &a, &r100, &r50));
+    EXPECT(cabs(a - 1.0 / 3.0) < 1e-15, "S' = %g%+gj, expected 1/3", creal(a), cimag(a));
+    em_cplx S2[4] = {0.1 + 0.2 * I, 0.7 - 0.1 * I, 0.7 - 0.1 * I, -0.3 + 0.05 * I}, B[4];
+    memcpy(B, S2, sizeof B);
+    double R[2] = {548.1, 52.3}, Rn[2] = {50, 50};
+    EXPECT_OK(em_port_renormalise(2, B, R, Rn));
+    EXPECT_OK(em_port_renormalise(2, B, Rn, R));
+    double d = 0;
+    for (int k = 0; k < 4; k++) d = fmax(d, cabs(B[k] - S2[k]));
+    EXPECT(d < 1e-14, "renormalisation round trip differs by %.1e", d);
+    EXPECT_ERR(em_port_renormalise(1, &a, &r100, &(double){0}), EM_ERR_ARG);
+  }
 
   /* 1x1 at one frequency is fine; good files appear under their names only */
   EXPECT_OK(em_touchstone_write(path, 1, 1, f, S, 50, NULL));

@@ -1,0 +1,48 @@
+/* face.c - what a run says on stderr by default: one line per stage and
+ * one per frequency, with the time spent and an estimate of the time left.
+ * The stages' own detail (mesh sizes, assembly, factorization, Krylov
+ * iterations) goes to r->detail, shown with -v only. */
+#include <math.h>
+
+#include "app_run.h"
+
+/* "42 s", "3.5 min", "2.1 h" */
+static void span(double s, char *buf, size_t n) {
+  if (s < 10)
+    snprintf(buf, n, "%.1f s", s);
+  else if (s < 90)
+    snprintf(buf, n, "%.0f s", s);
+  else if (s < 5400)
+    snprintf(buf, n, "%.1f min", s / 60);
+  else
+    snprintf(buf, n, "%.1f h", s / 3600);
+}
+
+void em_app_log_mesh(const em_run *r) {
+  const em_mesh_stats *s = &r->mstats;
+  em_log_info(r->log, "mesh: %d tets, %d vertices, h %.3g .. %.3g mm, quality min %.2f (%.2f s)",
+              s->n_tet, s->n_vert, s->h_min * 1e3, s->h_max * 1e3, s->q_min, r->t_mesh);
+}
+
+void em_app_log_frequency(em_run *r, int fi) {
+  const em_freq_result *fr = &r->fr[fi];
+  int np = r->setup.n_port, nf = r->cfg.n_freq, its = 0;
+  for (int e = 0; e < fr->n_solve; e++) its += fr->ksp[e].iterations;
+  double now = em_wtime(), per = (now - r->t_sweep) / (fi + 1);
+  char el[32], left[48] = "";
+  span(now - r->t_start, el, sizeof el);
+  if (fi + 1 < nf) {
+    char t[32];
+    span(per * (nf - fi - 1), t, sizeof t);
+    snprintf(left, sizeof left, ", about %s left", t);
+  }
+  char res[160] = "";
+  if (np) {
+    em_cplx s11 = r->S[(size_t)fi * np * np], z = r->zin[(size_t)fi * np];
+    snprintf(res, sizeof res, "S11 %.2f dB / %.1f deg, Zin %.2f %+.2fj ohm, ",
+             20 * log10(cabs(s11)), carg(s11) * 180 / M_PI, creal(z), cimag(z));
+  }
+  em_log_info(r->log, "frequency %d/%d, %.6g GHz: %s%d iterations%s, %.2f s; elapsed %s%s", fi + 1,
+              nf, fr->f * 1e-9, res, its, fr->converged ? "" : " (NOT CONVERGED)",
+              fr->t_assembly + fr->t_operator + fr->t_pc + fr->t_solve + fr->t_post, el, left);
+}
