@@ -78,7 +78,7 @@ static void pack(const em_run *r, int i, rec *q) {
   if (np) {
     put(q, r->S + (size_t)i * np * np, sizeof *r->S * np * np);
     put(q, r->zin + (size_t)i * np, sizeof *r->zin * np);
-    put(q, r->zref, sizeof *r->zref * np);
+    put(q, r->zport + (size_t)i * np, sizeof *r->zport * np); /* this frequency's references */
   }
   put(q, &fr->converged, sizeof fr->converged);
   put(q, &fr->n_solve, sizeof fr->n_solve);
@@ -98,7 +98,8 @@ static void unpack(em_run *r, int i, rec *q) {
   if (np) {
     get(q, r->S + (size_t)i * np * np, sizeof *r->S * np * np);
     get(q, r->zin + (size_t)i * np, sizeof *r->zin * np);
-    get(q, r->zref, sizeof *r->zref * np);
+    get(q, r->zport + (size_t)i * np, sizeof *r->zport * np);
+    memcpy(r->zref, r->zport + (size_t)i * np, sizeof *r->zref * np);
   }
   get(q, &fr->converged, sizeof fr->converged);
   get(q, &fr->n_solve, sizeof fr->n_solve);
@@ -202,6 +203,7 @@ static em_err read_record(em_run *r, const char *line, const char *path, rec *q,
   }
   q->n = 0;
   unpack(r, i, q);
+  em_app_flag_frequency(r, i); /* the flags of the row, as when it was solved */
   *fi = i;
   return EM_OK;
 }

@@ -99,9 +99,7 @@ static em_err solve_at(em_run *r, double f, int first, em_freq_result *fr, em_sy
   if (!r->fsys) EM_TRY(make_fsys(r));
   /* the stages' detail for the first solve of the run; later ones report
      one line each (app/sweep.c), their detail with -v; warnings stay */
-  em_log dlog = {0};
-  if (r->log) dlog = *r->log;
-  if (em_fsys_ready(r->fsys) && dlog.level == EM_LOG_INFO) dlog.level = EM_LOG_QUIET;
+  em_log dlog = r->detail; /* the stages' detail only with -v (app/face.c prints the line) */
   em_fsys_stats st;
   EM_TRY(em_fsys_solve(r->fsys, f, r->log ? &dlog : NULL, &st, sys_out, x_out));
   fr->f = f;
@@ -185,17 +183,7 @@ em_err em_run_post_frequency(em_run *r, int fi, const em_cplx *x, const em_cplx 
                 "round-trip reflection estimate)",
                 fr->pml_wall, 10 * log10(fr->pml_wall));
   fr->t_post = em_wtime() - t0;
-  if (np && !fr->from_model) {
-    em_cplx s11 = r->S[(size_t)fi * np * np], z = r->zin[(size_t)fi * np];
-    int its = 0;
-    for (int e = 0; e < np; e++) its += fr->ksp[e].iterations;
-    em_log_info(r->log,
-                "[%d/%d] f = %.6g GHz: S11 = %.2f dB / %.1f deg, Zin = %.2f %+.2fj ohm, "
-                "%d iterations, %.2f s%s",
-                fi + 1, cfg->n_freq, f * 1e-9, 20 * log10(cabs(s11)), carg(s11) * 180 / M_PI,
-                creal(z), cimag(z), its,
-                fr->t_assembly + fr->t_operator + fr->t_pc + fr->t_solve + fr->t_post, r->eta);
-  }
+  if (!fr->from_model) em_app_log_frequency(r, fi); /* app/face.c */
 done:
   em_free(&meas);
   return err;
@@ -291,7 +279,7 @@ static em_err run_case(em_run *r) {
   r->t_mesh = em_wtime() - t0;
   em_mesh_stats_compute(r->mesh, &r->mstats);
   em_app_log_mesh(r);
-  EM_TRY(em_setup_build(r->cs, r->mesh, cfg, log, &r->setup));
+  EM_TRY(em_setup_build(r->cs, r->mesh, cfg, &r->detail, &r->setup));
   if (cfg->eigen) return em_app_eigen(r); /* resonant modes: app/eigen.c */
   EM_TRY(em_app_ff_setup(r));
   EM_TRY(em_app_validate_mesh(r));
@@ -314,7 +302,8 @@ static em_err run_case(em_run *r) {
            em_case_path(r->cs));
   EM_TRY(em_device_open(a->device, log, &r->dev));
   em_betti topo; /* Betti numbers over Z2 in the log; ports checked against their shape */
-  EM_TRY(em_post_topology_log(r->mesh, r->setup.port, r->setup.n_port, r->dev.backend, log, &topo));
+  EM_TRY(em_post_topology_log(r->mesh, r->setup.port, r->setup.n_port, r->dev.backend,
+                              &r->detail, &topo));
 
   int np = r->setup.n_port, nf = cfg->n_freq;
   EM_TRY(em_calloc(&r->S, (size_t)nf * np * np, sizeof *r->S, "S-parameters"));

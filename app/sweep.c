@@ -62,13 +62,11 @@ static em_err sweep(em_run *r, uint8_t *done) {
   }
   double t_solved = 0;
   int n_solved = 0, left = nf - n_resumed;
+  r->t_sweep = em_wtime(); /* the progress line's elapsed time and estimate (app/face.c) */
   for (int i = 0; i < nf; i++) {
     if (done[i]) continue;
     /* the first frequency shows its stages; the others one line each */
-    if (n_solved == 0)
-      em_log_info(r->log, "frequency %d/%d: %.6g GHz", i + 1, nf, r->cfg.freq[i] * 1e-9);
-    else
-      em_log_verbose(r->log, "frequency %d/%d: %.6g GHz", i + 1, nf, r->cfg.freq[i] * 1e-9);
+    em_log_verbose(r->log, "frequency %d/%d: %.6g GHz", i + 1, nf, r->cfg.freq[i] * 1e-9);
     double t0 = em_wtime();
     r->eta[0] = '\0';
     if (n_solved && left > 1) { /* the mean of those solved (the first carries the analysis) */
@@ -160,6 +158,10 @@ static em_err evaluate(em_run *r, const em_mri *m) {
     if (!err)
       err = em_port_sparams(np, r->setup.port, y, r->S + (size_t)i * np * np, r->zref,
                             r->zin + (size_t)i * np);
+    if (!err) { /* each row keeps its own port references (ports.csv, Touchstone) */
+      memcpy(r->zport + (size_t)i * np, r->zref, (size_t)np * sizeof *r->zref);
+      em_app_flag_frequency(r, i);
+    }
   }
   em_free(&x);
   return err;

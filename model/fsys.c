@@ -144,7 +144,7 @@ static em_err precondition(em_fsys *s, const em_log *log) {
   memcpy(pco.pmg.offset, s->Ap->offset, sizeof pco.pmg.offset);
   if (d->pmg_pml_coarse && d->pml && !s->pml_rows) EM_TRY(pml_coarse_rows(s));
   pco.pmg.coarse_rows = s->pml_rows;
-  if (pco.type != EM_PC_NONE) EM_TRY(em_blockmat_to_csr(s->Ap, &A));
+  EM_TRY(em_blockmat_to_csr(s->Ap, &A)); /* every type takes it (none checks the size) */
   if (s->pc) {
     err = em_pc_update(s->pc, A, log);
   } else {
