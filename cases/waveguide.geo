@@ -39,10 +39,12 @@ port1() = Surface In BoundingBox{-eps, -eps, -eps, a + eps, b + eps, eps};
 Physical Surface("port1") = {port1()};
 If (term == 1)
   Physical Volume("pml") = {2};
-ElseIf (term == 0)
+EndIf
+If (term == 0)
   port2() = Surface In BoundingBox{-eps, -eps, len - eps, a + eps, b + eps, len + eps};
   Physical Surface("port2") = {port2()};
-ElseIf (term == 3)
+EndIf
+If (term == 3)
   walls() = Surface{:};
   walls() -= port1();
   walls() -= Surface In BoundingBox{-eps, -eps, len - eps, a + eps, b + eps, len + eps};
