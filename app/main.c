@@ -2,6 +2,7 @@
 #include <stdio.h>
 
 #include "app_ff.h"
+#include "psweep.h"
 
 int main(int argc, char **argv) {
   em_app_args a;
@@ -22,11 +23,16 @@ int main(int argc, char **argv) {
   }
   em_log log;
   em_log_init(&log, stderr, a.log_level);
-  err = a.plot_dir ? em_app_plot(a.plot_dir, &log) : em_app_run(&a, &log);
+  int n_failed = 0;
+  if (a.psweep.n)
+    err = em_app_psweep(&a, &a.psweep, &log, &n_failed);
+  else
+    err = a.plot_dir ? em_app_plot(a.plot_dir, &log) : em_app_run(&a, &log);
   em_app_args_free(&a);
   if (err) {
     em_error_print(stderr);
     return 1;
   }
-  return 0;
+  /* a design sweep's exit code is the number of failed points (at most 100) */
+  return n_failed < 100 ? n_failed : 100;
 }

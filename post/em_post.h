@@ -292,10 +292,10 @@ em_err em_ff_vtk_write(const char *path, const em_ff_grid *g, const double *v_db
  * (resonance.c) Resonances of a sampled one-port response, for design
  * sweeps.  Frequencies ascending, n >= 3. */
 typedef struct em_resonance {
-  double f0;   /* Hz, vertex of the parabola through the three samples */
-  double peak; /* the fitted extremum (Re Zin in ohm, or |S11| in dB) */
-  double q;    /* Q from Zin at f0 (admittance form: a Re Zin peak is a
-                  parallel resonance), 0 when not computed */
+  double f0;         /* Hz, vertex of the parabola through the three samples */
+  double peak;       /* the fitted extremum (Re Zin in ohm, or |S11| in dB) */
+  double q;          /* Q from Zin at f0 (admittance form: a Re Zin peak is a
+                        parallel resonance), 0 when not computed */
   double f_lo, f_hi; /* -10 dB band around f0 by linear interpolation of
                         |S11| dB; 0 when |S11| does not reach -10 dB there */
 } em_resonance;

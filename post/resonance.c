@@ -31,9 +31,16 @@ static int centre(int n, const double *f, double x) {
 int em_res_extrema(int n, const double *f, const double *y, int sign, int max_out,
                    em_resonance *out) {
   int k = 0;
+  /* an extremum must stand out of rounding noise: by 1e-9 of the largest |y|
+     (a constant Re Zin of a series circuit has no peak) */
+  double scale = 0;
+  for (int i = 0; i < n; i++)
+    if (isfinite(y[i]) && fabs(y[i]) > scale) scale = fabs(y[i]);
+  double eps = 1e-9 * scale;
   for (int i = 1; i < n - 1 && k < max_out; i++) {
     double ym = sign * y[i - 1], y0 = sign * y[i], yp = sign * y[i + 1];
     if (!(y0 > ym && y0 >= yp) || !isfinite(ym + y0 + yp)) continue;
+    if (y0 - (ym < yp ? ym : yp) <= eps) continue;
     double a, b, c;
     parabola(f, y, i, &a, &b, &c);
     /* vertex t* = -b / (2a), value c - b^2 / (4a); kept inside the three
