@@ -190,7 +190,7 @@ static em_cplx s11_of(const curve *c, int i) {
 
 /* The per-point outcome kept for the summary. */
 typedef struct point_res {
-  int failed, skipped;
+  int done, failed, skipped; /* done: run (or skipped) in this invocation */
   char msg[512];
   int nz, ns;
   em_resonance zp[MAX_RES], sm[MAX_RES];
@@ -264,6 +264,10 @@ static em_err write_summary_csv(const psweep *p, int zip, const point_res *pr) {
     const point_res *r = &pr[k];
     fprintf(f, "%d", k);
     put_values(f, p, zip, k);
+    if (!r->done) { /* not reached yet: the table of a sweep under way */
+      fputs(",pending,,,,,,,,,,,\n", f);
+      continue;
+    }
     if (r->failed) {
       /* the message in quotes, its quotes doubled (RFC 4180) */
       fputs(",failed,,,,,,,,,,,\"", f);
@@ -410,6 +414,7 @@ em_err em_app_psweep(const em_app_args *a, const em_psweep_args *ps, const em_lo
   EM_TRY_GOTO(err, em_calloc(&pr, (size_t)p.n_point, sizeof *pr, "sweep results"), done);
   for (int k = 0; k < p.n_point; k++) {
     EM_TRY_GOTO(err, run_point(a, &p, ps->zip, ps->resume, k, log, &cv[k], &pr[k]), done);
+    pr[k].done = 1;
     if (!pr[k].failed) analyse(&cv[k], &pr[k]);
     *n_failed += pr[k].failed;
     /* the collected tables after every point: a killed sweep keeps them */
