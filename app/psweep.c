@@ -107,6 +107,21 @@ static void point_key(const psweep *p, int zip, int k, char *key) {
   }
 }
 
+/* The marker: the key, then the command line's own overrides ("-setnumber
+ * NAME VALUE" lines), so a point done with other settings is not reused. */
+static void marker_text(const em_app_args *a, const psweep *p, int zip, int k, char *buf) {
+  point_key(p, zip, k, buf);
+  size_t len = strlen(buf);
+  for (int i = 0; i < a->n_over && len < KEY_LEN - 1; i++) {
+    const em_param_override *o = &a->over[i];
+    if (o->is_string)
+      len += (size_t)snprintf(buf + len, KEY_LEN - len, "-setstring %s %s\n", o->name, o->string);
+    else
+      len +=
+          (size_t)snprintf(buf + len, KEY_LEN - len, "-setnumber %s %.17g\n", o->name, o->number);
+  }
+}
+
 static int marker_matches(const char *dir, const char *key) {
   char path[1200], buf[KEY_LEN];
   snprintf(path, sizeof path, "%s/point.done", dir);
@@ -305,10 +320,11 @@ static em_err write_summary_csv(const psweep *p, int zip, const point_res *pr) {
 /* Run (or skip) point k: its overrides appended to the user's. */
 static em_err run_point(const em_app_args *a, const psweep *p, int zip, int resume, int k,
                         const em_log *log, curve *cv, point_res *r) {
-  char dir[1100], key[KEY_LEN], path[1200];
+  char dir[1100], key[KEY_LEN], mark[KEY_LEN], path[1200];
   snprintf(dir, sizeof dir, "%s/point_%d", p->out, k);
   point_key(p, zip, k, key);
-  if (resume && marker_matches(dir, key)) {
+  marker_text(a, p, zip, k, mark);
+  if (resume && marker_matches(dir, mark)) {
     em_log_info(log, "sweep point %d/%d: complete in %s, skipped (--resume)", k + 1, p->n_point,
                 dir);
     r->skipped = 1;
@@ -350,7 +366,7 @@ static em_err run_point(const em_app_args *a, const psweep *p, int zip, int resu
     return EM_OK;
   }
   /* the marker last: a killed point has none and reruns */
-  return write_text(path, key);
+  return write_text(path, mark);
 }
 
 static const char *case_stem(const char *path, char *buf, size_t n) {
