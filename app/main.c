@@ -8,6 +8,7 @@ int main(int argc, char **argv) {
   em_app_args a;
   int help = 0, version = 0;
   em_err err = em_app_parse_args(argc, argv, &a, &help, &version);
+  if (!err && a.psweep.n) err = em_app_psweep_check(&a.psweep);
   if (err) {
     em_error_print(stderr);
     fprintf(stderr, "(emsolve --help shows the usage)\n");

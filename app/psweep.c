@@ -59,8 +59,13 @@ static em_err parse_axis(const char *spec, axis *x) {
     EM_CHECK(cnt <= MAX_VALUES, EM_ERR_INPUT, "--sweep %s: %.0f values (at most %d)", x->name, cnt,
              MAX_VALUES);
     x->n = (int)cnt;
-    /* start + k step, not repeated addition: 7:0.1:8 ends on 8 exactly */
-    for (int k = 0; k < x->n; k++) x->v[k] = r[0] + k * r[1];
+    /* start + k step, not repeated addition, rounded to 12 digits so that
+       7:0.1:8 gives 7.2 (the double nearest "7.2"), not 7.2000000000000002 */
+    for (int k = 0; k < x->n; k++) {
+      char b[64];
+      snprintf(b, sizeof b, "%.12g", r[0] + k * r[1]);
+      x->v[k] = strtod(b, NULL);
+    }
     return EM_OK;
   }
   x->n = 0;
@@ -91,8 +96,11 @@ static int axis_index(const psweep *p, int zip, int k, int j) {
 static void value_text(const axis *x, int i, char *buf, size_t n) {
   if (x->is_string)
     snprintf(buf, n, "%s", x->s[i]);
-  else
-    snprintf(buf, n, "%.17g", x->v[i]);
+  else /* the shortest form that reads back exactly */
+    for (int prec = 15; prec <= 17; prec++) {
+      snprintf(buf, n, "%.*g", prec, x->v[i]);
+      if (strtod(buf, NULL) == x->v[i]) break;
+    }
 }
 
 /* "NAME=VALUE\n" per axis: the completion marker's content. */
@@ -375,6 +383,17 @@ static const char *case_stem(const char *path, char *buf, size_t n) {
   char *dot = strrchr(buf, '.');
   if (dot && dot != buf) *dot = '\0';
   return buf;
+}
+
+em_err em_app_psweep_check(const em_psweep_args *ps) {
+  EM_CHECK(ps->n <= MAX_AXES, EM_ERR_INPUT, "at most %d --sweep options (%d given)", MAX_AXES,
+           ps->n);
+  axis *x = NULL;
+  EM_TRY(em_calloc(&x, 1, sizeof *x, "sweep axis"));
+  em_err err = EM_OK;
+  for (int j = 0; j < ps->n && !err; j++) err = parse_axis(ps->specs[j], x);
+  em_free(&x);
+  return err;
 }
 
 em_err em_app_psweep(const em_app_args *a, const em_psweep_args *ps, const em_log *log,

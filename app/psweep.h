@@ -12,4 +12,7 @@
 em_err em_app_psweep(const em_app_args *a, const em_psweep_args *ps, const em_log *log,
                      int *n_failed);
 
+/* Usage check of the --sweep lists alone (a malformed one exits 2). */
+em_err em_app_psweep_check(const em_psweep_args *ps);
+
 #endif
