@@ -9,6 +9,15 @@
 #include "em_post.h"
 #include "em_solver.h"
 
+/* Design sweep options: --sweep / --zip / --resume / --dry-run (psweep.c). */
+typedef struct em_psweep_args {
+  int n;              /* number of --sweep options */
+  const char **specs; /* "NAME=a,b,c" or "NAME=start:step:stop" */
+  int zip;            /* pair the lists instead of the Cartesian product */
+  int resume;         /* skip points whose folder holds a matching marker */
+  int dry_run;        /* list the points, solve nothing */
+} em_psweep_args;
+
 /* What the command line asked for. */
 typedef struct em_app_args {
   const char *case_path;   /* the .geo or .msh file */
@@ -22,6 +31,7 @@ typedef struct em_app_args {
   int log_level;           /* --quiet / --verbose */
   int n_over;
   em_param_override *over; /* -setnumber / -setstring, in order */
+  em_psweep_args psweep;   /* --sweep ...: a design sweep (psweep.c) */
 } em_app_args;
 
 /* Parse argv; on a usage error the message names the bad argument. */

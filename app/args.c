@@ -21,9 +21,16 @@ void em_app_usage(FILE *f) {
           "  --device auto|cpu|gpu   where to compute (auto: the GPU when one answers)\n"
           "  --dump-matrix FILE      write the assembled system (first frequency)\n"
           "  --resume                skip the frequencies a stopped run of the same command\n"
-          "                          journaled in the output directory (sweep.journal)\n"
+          "                          journaled in the output directory (sweep.journal);\n"
+          "                          with --sweep, the points already completed too\n"
           "  --force                 go on when the mesh estimate exceeds the memory\n"
           "  --plot OUTDIR           plot an output directory (PNG and SVG in OUTDIR/plots)\n"
+          "  --sweep NAME=LIST       design sweep over a parameter: LIST is a,b,c or\n"
+          "                          start:step:stop; several make the Cartesian product;\n"
+          "                          outputs in OUT/point_<k>/, OUT/sweep.csv and\n"
+          "                          OUT/sweep_summary.csv; exit code = failed points\n"
+          "  --zip                   pair the --sweep lists instead (equal lengths)\n"
+          "  --dry-run               list the sweep points, solve nothing\n"
           "  --quiet                 no progress on stderr (errors and results stay)\n"
           "  --verbose               more progress\n"
           "  --version, --help\n"
@@ -32,6 +39,8 @@ void em_app_usage(FILE *f) {
           "  emsolve cases/dra.geo\n"
           "  emsolve cases/dra.geo -setnumber Solver/order 3 -setnumber Materials/dra/eps_r 10\n"
           "  emsolve --list-params cases/waveguide.geo\n"
+          "  emsolve cases/dra.geo --sweep Geometry/dra_radius=7:0.5:8 "
+          "--sweep Materials/dra/eps_r=10,12\n"
           "  emsolve --plot out/dra\n");
 }
 
@@ -74,10 +83,18 @@ em_err em_app_parse_args(int argc, char **argv, em_app_args *a, int *want_help, 
       i += 2;
     } else if (!strcmp(s, "--force")) {
       a->force = 1;
+    } else if (!strcmp(s, "--sweep")) {
+      EM_CHECK(i + 1 < argc, EM_ERR_INPUT, "--sweep needs NAME=a,b,c or NAME=start:step:stop");
+      EM_TRY(
+          em_realloc(&a->psweep.specs, (size_t)a->psweep.n + 1, sizeof *a->psweep.specs, "sweeps"));
+      a->psweep.specs[a->psweep.n++] = argv[++i];
+    } else if (!strcmp(s, "--zip") || !strcmp(s, "--dry-run")) {
+      *(s[2] == 'z' ? &a->psweep.zip : &a->psweep.dry_run) = 1;
     } else if (!strcmp(s, "--list-params")) {
       a->list_params = 1;
-    } else if (!strcmp(s, "--resume")) {
+    } else if (!strcmp(s, "--resume")) { /* the frequency journal and the design sweep's points */
       a->resume = 1;
+      a->psweep.resume = 1;
     } else if (!strcmp(s, "--quiet") || !strcmp(s, "-q")) {
       a->log_level = EM_LOG_QUIET;
     } else if (!strcmp(s, "--verbose") || !strcmp(s, "-v")) {
@@ -106,6 +123,8 @@ em_err em_app_parse_args(int argc, char **argv, em_app_args *a, int *want_help, 
            "--plot %s plots an existing output directory: give no case with it (a run plots "
            "its own outputs with -setnumber Output/plots 1)",
            a->plot_dir);
+  EM_CHECK(a->psweep.n || !(a->psweep.zip || a->psweep.dry_run), EM_ERR_INPUT,
+           "--zip and --dry-run act on a design sweep: give --sweep NAME=LIST");
   EM_CHECK(a->case_path || a->plot_dir || *want_help || *want_version, EM_ERR_INPUT,
            "no case file given (usage: emsolve [options] CASE.geo)");
   return EM_OK;
@@ -113,4 +132,5 @@ em_err em_app_parse_args(int argc, char **argv, em_app_args *a, int *want_help, 
 
 void em_app_args_free(em_app_args *a) {
   em_free(&a->over);
+  em_free(&a->psweep.specs);
 }

@@ -2,11 +2,13 @@
 #include <stdio.h>
 
 #include "app_ff.h"
+#include "psweep.h"
 
 int main(int argc, char **argv) {
   em_app_args a;
   int help = 0, version = 0;
   em_err err = em_app_parse_args(argc, argv, &a, &help, &version);
+  if (!err && a.psweep.n) err = em_app_psweep_check(&a.psweep);
   if (err) {
     fprintf(stderr, "error: %s\n(emsolve --help shows the usage)\n", em_error_message());
     em_app_args_free(&a);
@@ -21,8 +23,11 @@ int main(int argc, char **argv) {
   }
   em_log log;
   em_log_init(&log, stderr, a.log_level);
-  int flagged = 0;
-  err = a.plot_dir ? em_app_plot(a.plot_dir, &log) : em_app_run(&a, &log, &flagged);
+  int flagged = 0, n_failed = 0;
+  if (a.psweep.n)
+    err = em_app_psweep(&a, &a.psweep, &log, &n_failed);
+  else
+    err = a.plot_dir ? em_app_plot(a.plot_dir, &log) : em_app_run(&a, &log, &flagged);
   em_app_args_free(&a);
   if (err) {
     /* the trace (file:line of each frame) is for a developer: -v */
@@ -32,5 +37,7 @@ int main(int argc, char **argv) {
       fprintf(stderr, "error: %s\n", em_error_message());
     return em_app_signal() ? 128 + em_app_signal() : EM_EXIT_ERROR;
   }
+  /* a design sweep's exit code is the number of failed points (at most 100) */
+  if (a.psweep.n) return n_failed < 100 ? n_failed : 100;
   return flagged ? EM_EXIT_FLAGGED : EM_EXIT_OK;
 }

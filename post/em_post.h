@@ -330,6 +330,38 @@ em_err em_rcs_csv_write(const char *path, double freq, const em_ff_grid *g, doub
 em_err em_ff_vtk_write(const char *path, const em_ff_grid *g, const double *v_db, const char *name,
                        double range_db, const double centre[3], double radius, const char *title);
 
+/* ------------------------------------------------------------ resonances
+ * (resonance.c) Resonances of a sampled one-port response, for design
+ * sweeps.  Frequencies ascending, n >= 3. */
+typedef struct em_resonance {
+  double f0;         /* Hz, vertex of the parabola through the three samples */
+  double peak;       /* the fitted extremum (Re Zin in ohm, or |S11| in dB) */
+  double q;          /* Q from Zin at f0 (admittance form: a Re Zin peak is a
+                        parallel resonance), 0 when not computed */
+  double f_lo, f_hi; /* -10 dB band around f0 by linear interpolation of
+                        |S11| dB; 0 when |S11| does not reach -10 dB there */
+} em_resonance;
+
+/* Local maxima of y (sign +1) or minima (sign -1), each refined by a
+ * parabola through the sample and its two neighbours: f0 = vertex.  Only
+ * interior samples qualify; at most max_out, in ascending frequency. */
+int em_res_extrema(int n, const double *f, const double *y, int sign, int max_out,
+                   em_resonance *out);
+/* -10 dB (level_db) band around f0 from s_db = 20 log10 |S11|: walks out
+ * from the sample nearest f0 to the first crossings, linear in dB between
+ * samples.  Returns 0 and sets f_lo, f_hi, or -1 when no crossing. */
+int em_res_band(int n, const double *f, const double *s_db, double f0, double level_db,
+                double *f_lo, double *f_hi);
+/* Q at f0 from Zin = zr + j zi: parallel (Re Zin peak) Q = f0 / (2 G) |dB/df|
+ * with Y = G + jB = 1/Zin; series Q = f0 / (2 R) |dX/df|.  G (R) and the
+ * derivative from the parabola through the three samples around f0. */
+double em_res_q(int n, const double *f, const double *zr, const double *zi, double f0,
+                int parallel);
+/* Re Zin peaks (with Q, parallel form) then |S11| minima (parabola through
+ * |S11|^2, reported in dB) with their -10 dB band.  Returns the counts. */
+void em_res_find(int n, const double *f, const em_cplx *s11, double z0, int max_out,
+                 em_resonance *zpk, int *n_zpk, em_resonance *smin, int *n_smin);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,0 +1,481 @@
+/* psweep.c - design sweeps: --sweep NAME=LIST [--sweep ...] [--zip].
+ *
+ * Each point is the ordinary run (em_app_run) with the swept values as
+ * extra -setnumber / -setstring overrides (given after the user's, so they
+ * win) and its outputs in OUT/point_<k>/.  Its port table (ports.csv) is
+ * read back and collected into OUT/sweep.csv, its resonances (resonance.c)
+ * into OUT/sweep_summary.csv; both are written to a temporary name and
+ * renamed.  A point is complete when OUT/point_<k>/point.done, written last
+ * (temporary + rename), holds the point's key ("NAME=VALUE" lines):
+ * --resume skips such points.  A failing point (bad geometry, mesh failure)
+ * is logged with its message, recorded in the summary, and the sweep goes on. */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "psweep.h"
+
+enum { MAX_AXES = 8, MAX_VALUES = 1000, MAX_RES = 8, KEY_LEN = 2048 };
+
+typedef struct axis {
+  char name[256];
+  int is_string, n;
+  double v[MAX_VALUES];
+  char *s[MAX_VALUES]; /* pointers into text (strings) */
+  char text[4096];     /* the list, split in place */
+} axis;
+
+typedef struct psweep {
+  int n_axis, n_point;
+  axis *ax;
+  char out[1024];
+} psweep;
+
+/* "a,b,c" (numbers, or strings when one item is not a number) or
+ * "start:step:stop" (numbers; stop included within step/1e6). */
+static em_err parse_axis(const char *spec, axis *x) {
+  const char *eq = strchr(spec, '=');
+  EM_CHECK(eq && eq > spec && eq[1], EM_ERR_INPUT,
+           "--sweep '%s': expected NAME=a,b,c or NAME=start:step:stop", spec);
+  EM_CHECK((size_t)(eq - spec) < sizeof x->name && strlen(eq + 1) < sizeof x->text, EM_ERR_INPUT,
+           "--sweep '%s': too long", spec);
+  memcpy(x->name, spec, (size_t)(eq - spec));
+  x->name[eq - spec] = '\0';
+  snprintf(x->text, sizeof x->text, "%s", eq + 1);
+  if (strchr(x->text, ':')) {
+    double r[3];
+    char *p = x->text, *end;
+    for (int k = 0; k < 3; k++) {
+      errno = 0;
+      r[k] = strtod(p, &end);
+      EM_CHECK(end != p && errno == 0 && (k < 2 ? *end == ':' : *end == '\0'), EM_ERR_INPUT,
+               "--sweep %s: '%s' is not start:step:stop", x->name, eq + 1);
+      p = end + 1;
+    }
+    EM_CHECK(r[1] != 0 && (r[2] - r[0]) / r[1] >= 0, EM_ERR_INPUT,
+             "--sweep %s: step %g does not lead from %g to %g", x->name, r[1], r[0], r[2]);
+    double cnt = floor((r[2] - r[0]) / r[1] + 1e-6) + 1;
+    EM_CHECK(cnt <= MAX_VALUES, EM_ERR_INPUT, "--sweep %s: %.0f values (at most %d)", x->name, cnt,
+             MAX_VALUES);
+    x->n = (int)cnt;
+    /* start + k step, not repeated addition, rounded to 12 digits so that
+       7:0.1:8 gives 7.2 (the double nearest "7.2"), not 7.2000000000000002 */
+    for (int k = 0; k < x->n; k++) {
+      char b[64];
+      snprintf(b, sizeof b, "%.12g", r[0] + k * r[1]);
+      x->v[k] = strtod(b, NULL);
+    }
+    return EM_OK;
+  }
+  x->n = 0;
+  for (char *tok = strtok(x->text, ","); tok; tok = strtok(NULL, ",")) {
+    EM_CHECK(x->n < MAX_VALUES, EM_ERR_INPUT, "--sweep %s: more than %d values", x->name,
+             MAX_VALUES);
+    x->s[x->n++] = tok;
+  }
+  EM_CHECK(x->n > 0, EM_ERR_INPUT, "--sweep %s: empty list", x->name);
+  for (int k = 0; k < x->n; k++) {
+    char *end;
+    errno = 0;
+    x->v[k] = strtod(x->s[k], &end);
+    if (end == x->s[k] || *end != '\0' || errno) x->is_string = 1;
+  }
+  return EM_OK;
+}
+
+/* Index of axis j at point k: Cartesian product, the first axis slowest;
+ * with zip every axis moves together. */
+static int axis_index(const psweep *p, int zip, int k, int j) {
+  if (zip) return k;
+  int stride = 1;
+  for (int m = p->n_axis - 1; m > j; m--) stride *= p->ax[m].n;
+  return (k / stride) % p->ax[j].n;
+}
+
+static void value_text(const axis *x, int i, char *buf, size_t n) {
+  if (x->is_string)
+    snprintf(buf, n, "%s", x->s[i]);
+  else /* the shortest form that reads back exactly */
+    for (int prec = 15; prec <= 17; prec++) {
+      snprintf(buf, n, "%.*g", prec, x->v[i]);
+      if (strtod(buf, NULL) == x->v[i]) break;
+    }
+}
+
+/* "NAME=VALUE\n" per axis: the completion marker's content. */
+static void point_key(const psweep *p, int zip, int k, char *key) {
+  size_t len = 0;
+  key[0] = '\0';
+  for (int j = 0; j < p->n_axis; j++) {
+    char v[300];
+    value_text(&p->ax[j], axis_index(p, zip, k, j), v, sizeof v);
+    len += (size_t)snprintf(key + len, KEY_LEN - len, "%s=%s\n", p->ax[j].name, v);
+    if (len >= KEY_LEN) len = KEY_LEN - 1;
+  }
+}
+
+/* The marker: the key, then the command line's own overrides ("-setnumber
+ * NAME VALUE" lines), so a point done with other settings is not reused. */
+static void marker_text(const em_app_args *a, const psweep *p, int zip, int k, char *buf) {
+  point_key(p, zip, k, buf);
+  size_t len = strlen(buf);
+  for (int i = 0; i < a->n_over && len < KEY_LEN - 1; i++) {
+    const em_param_override *o = &a->over[i];
+    if (o->is_string)
+      len += (size_t)snprintf(buf + len, KEY_LEN - len, "-setstring %s %s\n", o->name, o->string);
+    else
+      len +=
+          (size_t)snprintf(buf + len, KEY_LEN - len, "-setnumber %s %.17g\n", o->name, o->number);
+  }
+}
+
+static int marker_matches(const char *dir, const char *key) {
+  char path[1200], buf[KEY_LEN];
+  snprintf(path, sizeof path, "%s/point.done", dir);
+  FILE *f = fopen(path, "r");
+  if (!f) return 0;
+  size_t n = fread(buf, 1, sizeof buf - 1, f);
+  fclose(f);
+  buf[n] = '\0';
+  return strcmp(buf, key) == 0;
+}
+
+static em_err write_text(const char *path, const char *text) {
+  em_outfile o;
+  EM_TRY(em_outfile_open(&o, path, 0));
+  fputs(text, o.f);
+  return em_outfile_commit(&o);
+}
+
+/* One point's port-1 sweep, read back from its ports.csv. */
+typedef struct curve {
+  int n;
+  double *f, *sdb, *sdeg, *zr, *zi;
+} curve;
+
+static void curve_free(curve *c) {
+  em_free(&c->f);
+  em_free(&c->sdb);
+  em_free(&c->sdeg);
+  em_free(&c->zr);
+  em_free(&c->zi);
+  c->n = 0;
+}
+
+static em_err read_ports_csv(const char *dir, curve *c) {
+  char path[1200], line[8192];
+  snprintf(path, sizeof path, "%s/ports.csv", dir);
+  FILE *f = fopen(path, "r");
+  EM_CHECK(f, EM_ERR_IO, "%s: %s", path, strerror(errno));
+  int col[5] = {-1, -1, -1, -1, -1}, cap = 0;
+  static const char *want[5] = {"f_Hz", "S11_dB", "S11_deg", "Zin1_re", "Zin1_im"};
+  em_err err = EM_OK;
+  memset(c, 0, sizeof *c);
+  while (fgets(line, sizeof line, f)) {
+    if (line[0] == '#' || line[0] == '\n') continue;
+    line[strcspn(line, "\r\n")] = '\0';
+    if (col[0] < 0) { /* the header */
+      int k = 0;
+      for (char *t = strtok(line, ","); t; t = strtok(NULL, ","), k++)
+        for (int w = 0; w < 5; w++)
+          if (!strcmp(t, want[w])) col[w] = k;
+      if (col[0] < 0 || col[1] < 0 || col[2] < 0 || col[3] < 0 || col[4] < 0) {
+        err =
+            EM_RAISE(EM_ERR_IO, "%s: no port-1 columns (f_Hz, S11_dB, S11_deg, Zin1_re/im)", path);
+        break;
+      }
+      continue;
+    }
+    if (c->n == cap) {
+      cap = cap ? 2 * cap : 64;
+      double **arr[5] = {&c->f, &c->sdb, &c->sdeg, &c->zr, &c->zi};
+      for (int w = 0; w < 5 && !err; w++)
+        err = em_realloc(arr[w], (size_t)cap, sizeof(double), "sweep curve");
+      if (err) break;
+    }
+    double *dst[5] = {c->f, c->sdb, c->sdeg, c->zr, c->zi};
+    int k = 0;
+    for (char *t = strtok(line, ","); t; t = strtok(NULL, ","), k++)
+      for (int w = 0; w < 5; w++)
+        if (k == col[w]) dst[w][c->n] = strtod(t, NULL);
+    c->n++;
+  }
+  fclose(f);
+  if (err) curve_free(c);
+  return err;
+}
+
+static em_cplx s11_of(const curve *c, int i) {
+  double m = pow(10, c->sdb[i] / 20), ph = c->sdeg[i] * M_PI / 180;
+  return m * cos(ph) + I * m * sin(ph);
+}
+
+/* The per-point outcome kept for the summary. */
+typedef struct point_res {
+  int done, failed, skipped; /* done: run (or skipped) in this invocation */
+  char msg[512];
+  int nz, ns;
+  em_resonance zp[MAX_RES], sm[MAX_RES];
+} point_res;
+
+static void analyse(const curve *c, point_res *r) {
+  em_cplx s[4096];
+  if (c->n > 4096 || c->n < 3) return;
+  for (int i = 0; i < c->n; i++) s[i] = s11_of(c, i);
+  /* z0 from the first row: z0 = Zin (1 - S) / (1 + S) */
+  em_cplx z = (c->zr[0] + I * c->zi[0]) * (1 - s[0]) / (1 + s[0]);
+  double z0 = cabs(z) > 0 && isfinite(cabs(z)) ? cabs(z) : 50;
+  em_res_find(c->n, c->f, s, z0, MAX_RES, r->zp, &r->nz, r->sm, &r->ns);
+}
+
+static void put_values(FILE *f, const psweep *p, int zip, int k) {
+  for (int j = 0; j < p->n_axis; j++) {
+    char v[300];
+    value_text(&p->ax[j], axis_index(p, zip, k, j), v, sizeof v);
+    fprintf(f, ",%s", v);
+  }
+}
+
+static void header(FILE *f, const psweep *p) {
+  fputs("point", f);
+  for (int j = 0; j < p->n_axis; j++) fprintf(f, ",%s", p->ax[j].name);
+}
+
+static em_err write_sweep_csv(const psweep *p, int zip, const curve *cv, const point_res *pr) {
+  char path[1200];
+  snprintf(path, sizeof path, "%s/sweep.csv", p->out);
+  em_outfile o;
+  EM_TRY(em_outfile_open(&o, path, 0));
+  FILE *f = o.f;
+  fputs(
+      "# emsolve design sweep: one row per point and frequency; swept values in the case's "
+      "units; f in Hz, S11 in dB and degrees, Zin in ohm (port 1)\n",
+      f);
+  header(f, p);
+  fputs(",f_Hz,S11_dB,S11_deg,Zin_re_ohm,Zin_im_ohm\n", f);
+  for (int k = 0; k < p->n_point; k++) {
+    if (pr[k].failed) continue;
+    for (int i = 0; i < cv[k].n; i++) {
+      fprintf(f, "%d", k);
+      put_values(f, p, zip, k);
+      fprintf(f, ",%.17g,%.17g,%.17g,%.17g,%.17g\n", cv[k].f[i], cv[k].sdb[i], cv[k].sdeg[i],
+              cv[k].zr[i], cv[k].zi[i]);
+    }
+  }
+  return em_outfile_commit(&o);
+}
+
+static em_err write_summary_csv(const psweep *p, int zip, const point_res *pr) {
+  char path[1200];
+  snprintf(path, sizeof path, "%s/sweep_summary.csv", p->out);
+  em_outfile o;
+  EM_TRY(em_outfile_open(&o, path, 0));
+  FILE *f = o.f;
+  fputs(
+      "# emsolve design sweep summary: f_res = first Re Zin peak (parabola through 3 "
+      "samples), Q from Zin at f_res (admittance form, parallel resonance), "
+      "f_s11min = first |S11| minimum, -10 dB band around f_s11min (linear in dB), "
+      "all_* = every resonance in the band (;-separated); frequencies in Hz\n",
+      f);
+  header(f, p);
+  fputs(
+      ",status,f_res_Hz,ReZin_peak_ohm,Q,f_s11min_Hz,s11min_dB,bw10_lo_Hz,bw10_hi_Hz,"
+      "bw10_frac,all_ReZin_peaks_Hz,all_s11_minima_Hz,message\n",
+      f);
+  for (int k = 0; k < p->n_point; k++) {
+    const point_res *r = &pr[k];
+    fprintf(f, "%d", k);
+    put_values(f, p, zip, k);
+    if (!r->done) { /* not reached yet: the table of a sweep under way */
+      fputs(",pending,,,,,,,,,,,\n", f);
+      continue;
+    }
+    if (r->failed) {
+      /* the message in quotes, its quotes doubled (RFC 4180) */
+      fputs(",failed,,,,,,,,,,,\"", f);
+      for (const char *c = r->msg; *c; c++) {
+        if (*c == '"') fputc('"', f);
+        fputc(*c == '\n' ? ' ' : *c, f);
+      }
+      fputs("\"\n", f);
+      continue;
+    }
+    fputs(",ok", f);
+    if (r->nz)
+      fprintf(f, ",%.10g,%.8g,%.6g", r->zp[0].f0, r->zp[0].peak, r->zp[0].q);
+    else
+      fputs(",,,", f);
+    if (r->ns) {
+      const em_resonance *s = &r->sm[0];
+      fprintf(f, ",%.10g,%.6g", s->f0, s->peak);
+      if (s->f_hi > s->f_lo)
+        fprintf(f, ",%.10g,%.10g,%.6g", s->f_lo, s->f_hi, (s->f_hi - s->f_lo) / s->f0);
+      else
+        fputs(",,,", f);
+    } else {
+      fputs(",,,,,", f);
+    }
+    fputc(',', f);
+    for (int i = 0; i < r->nz; i++) fprintf(f, "%s%.10g", i ? ";" : "", r->zp[i].f0);
+    fputc(',', f);
+    for (int i = 0; i < r->ns; i++) fprintf(f, "%s%.10g", i ? ";" : "", r->sm[i].f0);
+    fputs(",\n", f);
+  }
+  return em_outfile_commit(&o);
+}
+
+/* Run (or skip) point k: its overrides appended to the user's. */
+static em_err run_point(const em_app_args *a, const psweep *p, int zip, int resume, int k,
+                        const em_log *log, curve *cv, point_res *r) {
+  char dir[1100], key[KEY_LEN], mark[KEY_LEN], path[1200];
+  snprintf(dir, sizeof dir, "%s/point_%d", p->out, k);
+  point_key(p, zip, k, key);
+  marker_text(a, p, zip, k, mark);
+  if (resume && marker_matches(dir, mark)) {
+    em_log_info(log, "sweep point %d/%d: complete in %s, skipped (--resume)", k + 1, p->n_point,
+                dir);
+    r->skipped = 1;
+    return read_ports_csv(dir, cv);
+  }
+  snprintf(path, sizeof path, "%s/point.done", dir);
+  remove(path); /* a rerun point is incomplete until it ends */
+  em_app_args pa = *a;
+  pa.psweep = (em_psweep_args){0};
+  pa.out_dir = dir;
+  pa.over = NULL;
+  pa.n_over = 0;
+  EM_TRY(em_realloc(&pa.over, (size_t)a->n_over + (size_t)p->n_axis, sizeof *pa.over,
+                    "sweep overrides"));
+  if (a->n_over) memcpy(pa.over, a->over, (size_t)a->n_over * sizeof *pa.over);
+  for (int j = 0; j < p->n_axis; j++) {
+    const axis *x = &p->ax[j];
+    int i = axis_index(p, zip, k, j);
+    pa.over[a->n_over + j] = (em_param_override){x->name, x->is_string, x->is_string ? 0 : x->v[i],
+                                                 x->is_string ? x->s[i] : NULL};
+  }
+  pa.n_over = a->n_over + p->n_axis;
+  char shown[KEY_LEN];
+  snprintf(shown, sizeof shown, "%s", key);
+  for (char *c = shown; *c; c++)
+    if (*c == '\n') *c = c[1] ? ' ' : '\0';
+  em_log_info(log, "sweep point %d/%d: %s", k + 1, p->n_point, shown);
+  em_err err = em_app_run(&pa, log, NULL);
+  em_free(&pa.over);
+  if (!err) err = read_ports_csv(dir, cv);
+  if (err) {
+    r->failed = 1;
+    snprintf(r->msg, sizeof r->msg, "%s", em_error_message());
+    em_log_warn(log, "sweep point %d/%d (%s) failed: %s", k + 1, p->n_point, shown, r->msg);
+    em_error_clear();
+    char fpath[1200];
+    snprintf(fpath, sizeof fpath, "%s/point.failed", dir);
+    if (em_mkdir_p(dir) == EM_OK && write_text(fpath, r->msg) != EM_OK) em_error_clear();
+    return EM_OK;
+  }
+  /* the marker last: a killed point has none and reruns */
+  return write_text(path, mark);
+}
+
+static const char *case_stem(const char *path, char *buf, size_t n) {
+  const char *b = strrchr(path, '/');
+  snprintf(buf, n, "%s", b ? b + 1 : path);
+  char *dot = strrchr(buf, '.');
+  if (dot && dot != buf) *dot = '\0';
+  return buf;
+}
+
+em_err em_app_psweep_check(const em_psweep_args *ps) {
+  EM_CHECK(ps->n <= MAX_AXES, EM_ERR_INPUT, "at most %d --sweep options (%d given)", MAX_AXES,
+           ps->n);
+  axis *x = NULL;
+  EM_TRY(em_calloc(&x, 1, sizeof *x, "sweep axis"));
+  em_err err = EM_OK;
+  for (int j = 0; j < ps->n && !err; j++) err = parse_axis(ps->specs[j], x);
+  em_free(&x);
+  return err;
+}
+
+em_err em_app_psweep(const em_app_args *a, const em_psweep_args *ps, const em_log *log,
+                     int *n_failed) {
+  *n_failed = 0;
+  EM_CHECK(a->case_path, EM_ERR_INPUT, "--sweep needs a case file");
+  EM_CHECK(!a->plot_dir && !a->list_params, EM_ERR_INPUT,
+           "--sweep does not combine with --plot or --list-params");
+  EM_CHECK(ps->n <= MAX_AXES, EM_ERR_INPUT, "at most %d --sweep options (%d given)", MAX_AXES,
+           ps->n);
+  psweep p = {0};
+  em_err err = EM_OK;
+  curve *cv = NULL;
+  point_res *pr = NULL;
+  EM_TRY(em_calloc(&p.ax, (size_t)ps->n, sizeof *p.ax, "sweep axes"));
+  p.n_axis = ps->n;
+  p.n_point = 1;
+  for (int j = 0; j < ps->n && !err; j++) {
+    err = parse_axis(ps->specs[j], &p.ax[j]);
+    for (int m = 0; m < j && !err; m++)
+      if (!strcmp(p.ax[m].name, p.ax[j].name))
+        err = EM_RAISE(EM_ERR_INPUT, "--sweep %s given twice", p.ax[j].name);
+    if (err) break;
+    if (ps->zip && j > 0 && p.ax[j].n != p.ax[0].n)
+      err = EM_RAISE(EM_ERR_INPUT, "--zip: --sweep %s has %d values, %s has %d", p.ax[j].name,
+                     p.ax[j].n, p.ax[0].name, p.ax[0].n);
+    else if (!ps->zip && p.n_point * (double)p.ax[j].n > 100000)
+      err = EM_RAISE(EM_ERR_INPUT, "the sweep has more than 100000 points");
+    else
+      p.n_point = ps->zip ? p.ax[0].n : p.n_point * p.ax[j].n;
+  }
+  if (err) goto done;
+  if (a->out_dir) {
+    snprintf(p.out, sizeof p.out, "%s", a->out_dir);
+  } else {
+    char stem[512];
+    snprintf(p.out, sizeof p.out, "out/%s", case_stem(a->case_path, stem, sizeof stem));
+  }
+  if (ps->dry_run) {
+    printf("# design sweep of %s: %d points (%s), outputs in %s/point_<k>/\n", a->case_path,
+           p.n_point, ps->zip ? "zipped" : "Cartesian product", p.out);
+    for (int k = 0; k < p.n_point; k++) {
+      char key[KEY_LEN];
+      point_key(&p, ps->zip, k, key);
+      for (char *c = key; *c; c++)
+        if (*c == '\n') *c = c[1] ? ' ' : '\0';
+      printf("point_%d  %s\n", k, key);
+    }
+    goto done;
+  }
+  EM_TRY_GOTO(err, em_mkdir_p(p.out), done);
+  EM_TRY_GOTO(err, em_calloc(&cv, (size_t)p.n_point, sizeof *cv, "sweep curves"), done);
+  EM_TRY_GOTO(err, em_calloc(&pr, (size_t)p.n_point, sizeof *pr, "sweep results"), done);
+  for (int k = 0; k < p.n_point; k++) {
+    EM_TRY_GOTO(err, run_point(a, &p, ps->zip, ps->resume, k, log, &cv[k], &pr[k]), done);
+    pr[k].done = 1;
+    if (!pr[k].failed) analyse(&cv[k], &pr[k]);
+    *n_failed += pr[k].failed;
+    /* the collected tables after every point: a killed sweep keeps them */
+    EM_TRY_GOTO(err, write_sweep_csv(&p, ps->zip, cv, pr), done);
+    EM_TRY_GOTO(err, write_summary_csv(&p, ps->zip, pr), done);
+  }
+  printf("# design sweep: %d points, %d failed; %s/sweep.csv, %s/sweep_summary.csv\n", p.n_point,
+         *n_failed, p.out, p.out);
+  for (int k = 0; k < p.n_point; k++) {
+    char key[KEY_LEN];
+    point_key(&p, ps->zip, k, key);
+    for (char *c = key; *c; c++)
+      if (*c == '\n') *c = c[1] ? ' ' : '\0';
+    if (pr[k].failed)
+      printf("point_%d  %s  FAILED: %s\n", k, key, pr[k].msg);
+    else if (pr[k].nz)
+      printf("point_%d  %s  f_res %.6g GHz  Q %.4g\n", k, key, pr[k].zp[0].f0 * 1e-9,
+             pr[k].zp[0].q);
+    else
+      printf("point_%d  %s  no Re Zin peak in the band\n", k, key);
+  }
+done:
+  if (cv)
+    for (int k = 0; k < p.n_point; k++) curve_free(&cv[k]);
+  em_free(&cv);
+  em_free(&pr);
+  em_free(&p.ax);
+  return err;
+}

@@ -1,0 +1,111 @@
+"""Design sweeps (--sweep, docs/sweeps.md) on the default DRA (cases/dra.geo).
+
+1. A 3x2 sweep: dra_radius -1 (impossible: OpenCASCADE refuses it), 7.5, 8 mm
+   times eps_r 10, 12 on a coarse order-2 mesh.  The two impossible points
+   are reported with their message and skipped (exit code 2 = failed
+   points); for the four others the HEM11delta resonance (the Re Zin peak in
+   sweep_summary.csv) is compared with the Mongia-Bhartia closed form
+   (REFERENCES.md section 8) and the trend between points with its trend.
+2. Kill after the first point, rerun with --resume: sweep.csv and
+   sweep_summary.csv byte-identical to an uninterrupted run (order 1)."""
+import csv
+import math
+import os
+import signal
+import subprocess
+import tempfile
+import time
+
+from emtest import C0, EMSOLVE, SRC, check, finish, run, setn, sets
+
+# Coarse mesh (order 2, 3 elements per wavelength, 7 frequencies over
+# 4.9-6.5 GHz, 267 MHz apart): the Re Zin peak lies -0.53 .. -1.36 % from
+# the closed form (measured 2026-11-24, docs/sweeps.md), the ratios between
+# points within 0.83 % of the closed form's; the issue asks 2 %.
+TOL = 0.02
+TOL_TREND = 0.015
+
+
+def mongia_bhartia(a_mm, h_mm, er):
+    a, h = a_mm * 1e-3, h_mm * 1e-3
+    x = a / (2 * h)
+    k0a = 6.324 / math.sqrt(er + 2) * (0.27 + 0.36 * x + 0.02 * x * x)
+    return k0a / a * C0 / (2 * math.pi)
+
+
+def table(path):
+    with open(path) as f:
+        return list(csv.DictReader(l for l in f if not l.startswith("#")))
+
+
+coarse = (setn("Solver/order", 2) + setn("Mesh/elements_per_wavelength", 3)
+          + setn("Solver/n_freq", 7) + setn("Solver/f_start", 4.9e9)
+          + setn("Solver/f_stop", 6.5e9) + sets("Output/fields", "none")
+          + sets("Farfield/compute", "off"))
+rc, out, err, d = run("cases/dra.geo", *coarse, "--sweep", "Geometry/dra_radius=-1,7.5,8",
+                      "--sweep", "Materials/dra/eps_r=10,12", expect_ok=False, timeout=1500)
+check(rc == 2, f"exit code 2 = two failed points (got {rc})")
+rows = table(os.path.join(d, "sweep_summary.csv"))
+check(len(rows) == 6, f"sweep_summary.csv has 6 points ({len(rows)})")
+f_res = {}
+for r in rows:
+    a, er = float(r["Geometry/dra_radius"]), float(r["Materials/dra/eps_r"])
+    k = int(r["point"])
+    if a < 0:
+        check(r["status"] == "failed" and r["message"],
+              f"point {k} (radius {a}) failed with a message: {r['message']!r}")
+        check(os.path.exists(os.path.join(d, f"point_{k}", "point.failed"))
+              and not os.path.exists(os.path.join(d, f"point_{k}", "point.done")),
+              f"point {k}: point.failed, no completion marker")
+        continue
+    check(r["status"] == "ok", f"point {k} (radius {a}, eps_r {er}) ok")
+    if not r["f_res_Hz"]:
+        check(False, f"point {k}: a Re Zin peak in the band")
+        continue
+    f, fmb = float(r["f_res_Hz"]), mongia_bhartia(a, 6, er)
+    f_res[(a, er)] = (f, fmb)
+    print(f"radius {a} mm eps_r {er}: Re Zin peak {f / 1e9:.4f} GHz, Mongia-Bhartia "
+          f"{fmb / 1e9:.4f} GHz ({100 * (f - fmb) / fmb:+.2f} %), Q {r['Q']}, "
+          f"|S11| min {float(r['f_s11min_Hz']) / 1e9 if r['f_s11min_Hz'] else float('nan'):.4f} GHz")
+    check(abs(f - fmb) / fmb < TOL, f"point {k}: HEM11delta within {100 * TOL:.0f} % of the closed form")
+    check(os.path.exists(os.path.join(d, f"point_{k}", "point.done")), f"point {k}: completion marker")
+# the trend: ratios between points against the closed form's ratios
+ref = f_res.get((7.5, 10.0))
+for key, (f, fmb) in f_res.items():
+    if ref and key != (7.5, 10.0):
+        rs, rm = f / ref[0], fmb / ref[1]
+        check(abs(rs / rm - 1) < TOL_TREND,
+              f"trend {key} / (7.5, 10): {rs:.4f} vs closed form {rm:.4f} ({100 * (rs / rm - 1):+.2f} %)")
+sw = table(os.path.join(d, "sweep.csv"))
+check(len(sw) == 4 * 7, f"sweep.csv: 4 points x 7 frequencies ({len(sw)} rows)")
+with open(os.path.join(d, "sweep.csv")) as fh:
+    head = fh.read(400)
+check("Hz" in head and "ohm" in head and "dB" in head, "sweep.csv header names the units")
+
+# 2. kill after the first point, --resume
+cheap = (setn("Solver/order", 1) + setn("Mesh/elements_per_wavelength", 3)
+         + setn("Solver/n_freq", 3) + setn("Solver/f_start", 5.5e9)
+         + setn("Solver/f_stop", 6.0e9) + sets("Output/fields", "none")
+         + sets("Farfield/compute", "off"))
+spec = ["--zip", "--sweep", "Geometry/dra_radius=7.5,8", "--sweep", "Materials/dra/eps_r=10,12"]
+rc, _, _, dref = run("cases/dra.geo", *cheap, *spec, timeout=900)
+base = tempfile.mkdtemp(prefix="emsolve_psweep_")
+dk = os.path.join(base, "out")
+cmd = [EMSOLVE, os.path.join(SRC, "cases/dra.geo"), "--out", dk, "--device", "cpu"] + cheap + spec
+p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+marker = os.path.join(dk, "point_0", "point.done")
+t0 = time.time()
+while not os.path.exists(marker) and p.poll() is None and time.time() - t0 < 900:
+    time.sleep(0.05)
+killed = p.poll() is None
+p.send_signal(signal.SIGKILL)
+p.wait()
+check(killed and not os.path.exists(os.path.join(dk, "point_1", "point.done")),
+      "killed after the first point, before the second completed")
+rc, out, err, _ = run("cases/dra.geo", *cheap, *spec, "--resume", out=dk, timeout=900)
+check("skipped (--resume)" in err and "sweep point 2/2" in err,
+      "--resume skipped point 1 and ran point 2")
+for name in ("sweep.csv", "sweep_summary.csv"):
+    with open(os.path.join(dref, name), "rb") as a, open(os.path.join(dk, name), "rb") as b:
+        check(a.read() == b.read(), f"{name} after kill + --resume identical to an uninterrupted run")
+finish()
