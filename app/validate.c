@@ -22,8 +22,8 @@ static int is_size(const char *name) {
   return 0;
 }
 
-/* Geometry numbers: sizes > 0; others >= 0 unless the case declares a Min
- * below zero (an offset or a position that may be negative). */
+/* Geometry numbers: sizes > 0, others >= 0, unless the case declares a Min
+ * (an offset that may be negative, a width where 0 means "all of it"). */
 static em_err check_geometry(const em_case *c) {
   for (int i = 0; i < em_case_param_count(c); i++) {
     const em_param *p = em_case_param_at(c, i);
@@ -31,7 +31,7 @@ static em_err check_geometry(const em_case *c) {
       continue;
     double v = p->number;
     EM_CHECK(isfinite(v), EM_ERR_INPUT, "parameter %s = %g is not a finite number", p->name, v);
-    if (p->has_min && p->min < 0) continue;
+    if (p->has_min) continue; /* the declared range governs (checked on opening) */
     EM_CHECK(v > 0 || (v == 0 && !is_size(p->name + 9)), EM_ERR_INPUT,
              "parameter %s = %g (%s): a %s must be %s (declare Min in its DefineConstant to "
              "allow a negative value)",

@@ -84,7 +84,7 @@ static double as_int(double x) {
 }
 
 static int is_auto_range(double v, double mn, double mx) {
-  if (v == 0) return 1;
+  if (v == 0) return mn == 0 && mx == 0; /* the rule gives 0 .. 0 */
   double a, b;
   if (v == floor(v)) {
     a = as_int(fmin(v / 5, 5 * v));

@@ -10,14 +10,14 @@ degrees."""
 import cmath
 import math
 
-from emtest import C0, check, finish, run, setn, touchstone
+from emtest import C0, check, finish, run, setn, touchstone, port_z
 
 a, L = 22.86e-3, 30e-3
 args = setn("Geometry/termination", 3) + ["-setstring", "Boundary/outer", "abc"]
 args += setn("Solver/f_start", 7e9) + setn("Solver/f_stop", 12e9) + setn("Solver/n_freq", 3)
 args += setn("Solver/order", 2) + ["-setstring", "Output/fields", "none"]
 rc, out, err, d = run("cases/waveguide.geo", *args)
-freqs, S = touchstone(f"{d}/waveguide.s1p")
+freqs, S = touchstone(f"{d}/waveguide.s1p", port_z(d))
 check(len(freqs) == 3, f"three frequencies ({len(freqs)})")
 for f, s in zip(freqs, S):
     k0 = 2 * math.pi * f / C0

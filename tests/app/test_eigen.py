@@ -118,7 +118,7 @@ _, _, _, d = run("cases/cavity.geo", *CAV, *sets("Output/fields", "none"))
 with open(os.path.join(d, "ports.csv")) as fh:
     rows = list(csv.DictReader(l for l in fh if not l.startswith("#")))
 f = np.array([float(r["f_Hz"]) for r in rows]) / 1e9
-z = np.array([complex(float(r["Zin1_re"]), float(r["Zin1_im"])) for r in rows])
+z = np.array([complex(float(r["Zin1_re_ohm"]), float(r["Zin1_im_ohm"])) for r in rows])
 # z (f - p) = a0 + a1 f + a2 f^2 + a3 f^3, linear in p and the a's
 M = np.column_stack([z] + [f ** k for k in range(4)]).astype(complex)
 sol, *_ = np.linalg.lstsq(M, z * f, rcond=None)

@@ -34,7 +34,7 @@ _, _, _, d = run("cases/dra.geo", *SWEEP, *setn("Ports/port1/deembed", 0), *sets
 with open(os.path.join(d, "ports.csv")) as fh:
     rows = list(csv.DictReader(l for l in fh if not l.startswith("#")))
 f = np.array([float(r["f_Hz"]) for r in rows]) / 1e9
-z = np.array([complex(float(r["Zin1_re"]), float(r["Zin1_im"])) for r in rows])
+z = np.array([complex(float(r["Zin1_re_ohm"]), float(r["Zin1_im_ohm"])) for r in rows])
 for fi, zi in zip(f, z):
     print(f"driven {fi:6.3f} GHz  Zin(port plane) = {zi.real:8.3f} {zi.imag:+8.3f}j ohm")
 M = np.column_stack([z] + [f ** k for k in range(4)]).astype(complex)

@@ -17,7 +17,7 @@ import math
 
 import numpy as np
 
-from emtest import C0, ETA0, check, finish, run, setn, summary, touchstone
+from emtest import C0, ETA0, check, finish, run, setn, summary, touchstone, port_z
 
 NONE = ["-setstring", "Output/fields", "none"]
 
@@ -56,7 +56,7 @@ dz = abs(zs[50] - zs[10000]) / abs(zs[50])
 check(dz < 1e-9, f"lumped strip: Zin independent of the reference R (rel {dz:.1e})")
 rc, o, e, d = run("tests/data/lumped_line.geo", *NONE, *setn("Geometry/far", 1),
                   *setn("Ports/port1/z0", z0), *setn("Ports/port2/z0", z0))
-freqs, S = touchstone(f"{d}/lumped_line.s2p")
+freqs, S = touchstone(f"{d}/lumped_line.s2p", port_z(d))
 s11, s21, s12 = S[0][0][0], S[0][1][0], S[0][0][1]
 ref21 = cmath.exp(-1j * k * ln)
 print(f"lumped line: S11 {abs(s11):.1e}, S21 {s21:.8f} (reference {ref21:.8f})")
@@ -80,11 +80,11 @@ check(abs(zs.real) < 6e-3 * abs(zs), f"coax stub: Re Zin = {zs.real:.2e} < 6e-3 
 
 # 3. z0 renormalisation of a two-port
 rc, o, e, d = run("tests/data/coax_line.geo", *NONE)
-freqs, S0 = touchstone(f"{d}/coax_line.s2p")
+freqs, S0 = touchstone(f"{d}/coax_line.s2p", port_z(d))
 rm = summary(d)["ports"][0]["z_mode_ohm"][0]
 rc, o, e, d = run("tests/data/coax_line.geo", *NONE, *setn("Ports/port1/z0", 75),
                   *setn("Ports/port2/z0", 75))
-freqs, S1 = touchstone(f"{d}/coax_line.s2p")
+freqs, S1 = touchstone(f"{d}/coax_line.s2p", port_z(d))
 S, one = np.array(S0[0]), np.eye(2)
 Z = rm * (one + S) @ np.linalg.inv(one - S)
 Sr = (Z - 75 * one) @ np.linalg.inv(Z + 75 * one)
@@ -101,7 +101,7 @@ for order, tmag, tphi in [(2, 5e-5, 1e-3), (3, 2e-8, 1e-5)]:
     rc, o, e, d = run("cases/waveguide.geo", *NONE, *setn("Geometry/termination", 2),
                       *setn("Geometry/length", ld * 1e3), *setn("Solver/order", order),
                       *setn("Mesh/elements_per_wavelength", 10))
-    freqs, S = touchstone(f"{d}/waveguide.s1p")
+    freqs, S = touchstone(f"{d}/waveguide.s1p", port_z(d))
     s11 = S[0][0][0]
     ref = -cmath.exp(-2j * beta * ld)
     dphi = cmath.phase(s11 / ref)

@@ -15,7 +15,7 @@ DefineConstant[
   h   = {2, Name "Geometry/height", Help "mm"},
   len = {12, Name "Geometry/length", Help "mm"},
   far = {0, Name "Geometry/far", Help "0: PEC short, 1: second lumped port"},
-  pw  = {0, Name "Geometry/port_width", Help "port1 strip width, mm (0: the whole width)"},
+  pw  = {0, Min 0, Max 100, Name "Geometry/port_width", Help "port1 strip width, mm (0: the whole width)"},
   f   = {3e9, Name "Solver/frequency"},
   p   = {2, Name "Solver/order"},
   hs  = {1, Name "Mesh/size", Help "mm"},
