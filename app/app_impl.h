@@ -64,20 +64,20 @@ typedef struct em_run_config {
   int pml_order;         /* grading exponent m */
   double pml_reflection; /* normal-incidence reflection target */
   int pml_elements;      /* elements across the thinnest PML layer (0: from the wavelength) */
-  int fields; /* 0 none, 1 first frequency, 2 all, 3 middle (n_freq / 2) */
+  int fields;            /* 0 none, 1 first frequency, 2 all, 3 middle (n_freq / 2) */
   int vtk_binary;
   int subdiv;
   double touchstone_z0; /* ohm: the one reference of the Touchstone file */
-  int line_points;   /* E along a line: points (0: none) */
-  int interp_points; /* S splined onto this many frequencies (0: none) */
-  double line[6];    /* from xyz, to xyz (metres) */
-  int eigen;         /* Solver/problem: 0 driven, 1 eigen (app/eigen.c) */
-  double eig_target; /* Eigen/target, Hz */
-  int eig_n;         /* Eigen/n */
-  double eig_tol;    /* Eigen/tolerance */
-  int eig_ncv;       /* Eigen/subspace (0: automatic) */
-  int eig_restarts;  /* Eigen/max_restarts */
-  int eig_ports;     /* Eigen/ports: 0 open (PMC), 1 short (PEC), 2 matched */
+  int line_points;      /* E along a line: points (0: none) */
+  int interp_points;    /* S splined onto this many frequencies (0: none) */
+  double line[6];       /* from xyz, to xyz (metres) */
+  int eigen;            /* Solver/problem: 0 driven, 1 eigen (app/eigen.c) */
+  double eig_target;    /* Eigen/target, Hz */
+  int eig_n;            /* Eigen/n */
+  double eig_tol;       /* Eigen/tolerance */
+  int eig_ncv;          /* Eigen/subspace (0: automatic) */
+  int eig_restarts;     /* Eigen/max_restarts */
+  int eig_ports;        /* Eigen/ports: 0 open (PMC), 1 short (PEC), 2 matched */
 } em_run_config;
 
 em_err em_run_config_read(const em_case *c, em_run_config *cfg);

@@ -14,9 +14,9 @@ typedef struct em_freq_result {
   em_pc_info pc;
   em_ksp_stats ksp[EM_MAX_PORTS]; /* one solve per excited port */
   int n_solve;
-  int converged;  /* every solve converged */
-  int resumed;    /* read from the journal of an earlier run (--resume) */
-  int from_model; /* adaptive sweep: evaluated from the rational model */
+  int converged;   /* every solve converged */
+  int resumed;     /* read from the journal of an earlier run (--resume) */
+  int from_model;  /* adaptive sweep: evaluated from the rational model */
   double pml_wall; /* <|E|^2> at the PML's outer wall / at its interface
                       (first excitation; NaN: no PML), pml_wall.c */
   char fields[64]; /* the fields file of this frequency, "" when none */

@@ -272,7 +272,8 @@ static em_err run_case(em_run *r) {
                 "elements per wavelength there",
                 cfg->mesh_freq * 1e-9, cfg->freq[cfg->n_freq - 1] * 1e-9,
                 cfg->epw * cfg->mesh_freq / cfg->freq[cfg->n_freq - 1]);
-  em_mesh_opts mo = {cfg->unit, cfg->mesh_freq, cfg->epw, em_setup_index_of, r->cs, 1, cfg->pml_elements};
+  em_mesh_opts mo = {cfg->unit, cfg->mesh_freq,   cfg->epw, em_setup_index_of, r->cs,
+                     1,         cfg->pml_elements};
   double t0 = em_wtime();
   EM_TRY(em_case_mesh(r->cs, &mo, &r->detail, &r->mesh));
   EM_TRY(em_app_check_signal());
@@ -302,8 +303,8 @@ static em_err run_case(em_run *r) {
            em_case_path(r->cs));
   EM_TRY(em_device_open(a->device, log, &r->dev));
   em_betti topo; /* Betti numbers over Z2 in the log; ports checked against their shape */
-  EM_TRY(em_post_topology_log(r->mesh, r->setup.port, r->setup.n_port, r->dev.backend,
-                              &r->detail, &topo));
+  EM_TRY(em_post_topology_log(r->mesh, r->setup.port, r->setup.n_port, r->dev.backend, &r->detail,
+                              &topo));
 
   int np = r->setup.n_port, nf = cfg->n_freq;
   EM_TRY(em_calloc(&r->S, (size_t)nf * np * np, sizeof *r->S, "S-parameters"));

@@ -253,8 +253,8 @@ static em_err pmg_update(em_pc *pc, const em_csr *A, const em_log *log) {
   EM_TRY(err);
   em_pc_info ci;
   em_pc_get_info(p->coarse, &ci);
-  em_log_verbose(log, "pmg update: levels and smoothers %.2f s, coarse refactor %.2f s",
-                 t_levels, ci.t_setup);
+  em_log_verbose(log, "pmg update: levels and smoothers %.2f s, coarse refactor %.2f s", t_levels,
+                 ci.t_setup);
   pc->info.coarse_bytes = ci.bytes;
   pc->info.perturbed = ci.perturbed;
   pc->info.bytes = bytes + ci.bytes + 3 * 16 * (size_t)p->n;
