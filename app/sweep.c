@@ -9,14 +9,10 @@
 #include "app_sweep.h"
 #include "em_model.h"
 
-/* The one flag a signal handler may set (C11 7.14.1.1): the only mutable
- * file-scope state of the program, read between frequencies. */
-static volatile sig_atomic_t g_interrupted;
-
-static void on_sigint(int sig) {
-  (void)sig;
-  g_interrupted = 1;
-}
+/* SIGINT / SIGTERM: app/outdir.c's flag (em_app_signal), read between
+ * frequencies; the journal stays for --resume, the exit code is 128 + the
+ * signal (app/main.c). */
+#define g_interrupted (em_app_signal() != 0)
 
 /* "1 h 02 min", "3 min 20 s", "12 s" */
 static void fmt_time(double s, char *buf, size_t n) {
@@ -236,15 +232,7 @@ static em_err uniform(em_run *r) {
 
 em_err em_sweep_run(em_run *r) {
   EM_TRY(em_journal_key(r, &r->journal_key));
-  /* Ctrl-C finishes the solve under way; a second one kills at once */
-  struct sigaction sa, old;
-  memset(&sa, 0, sizeof sa);
-  sa.sa_handler = on_sigint;
-  sa.sa_flags = SA_RESETHAND;
-  sigemptyset(&sa.sa_mask);
-  g_interrupted = 0;
-  sigaction(SIGINT, &sa, &old);
-  em_err err = r->cfg.sweep_adaptive ? adaptive(r) : uniform(r);
-  sigaction(SIGINT, &old, NULL);
-  return err;
+  /* Ctrl-C finishes the solve under way (the handler of app/outdir.c sets
+     a flag; a second signal kills at once) */
+  return r->cfg.sweep_adaptive ? adaptive(r) : uniform(r);
 }
