@@ -292,20 +292,6 @@ static uint64_t pattern_hash(const em_csr *A) {
   return h;
 }
 
-/* Position of row i in the sorted rows r[0..m), or -1. */
-static int64_t find_row(const int32_t *r, int64_t m, int32_t i) {
-  int64_t lo = 0, hi = m - 1;
-  while (lo <= hi) {
-    int64_t mid = lo + (hi - lo) / 2;
-    if (r[mid] == i) return mid;
-    if (r[mid] < i)
-      lo = mid + 1;
-    else
-      hi = mid - 1;
-  }
-  return -1;
-}
-
 /* The entries of A in the lower triangle of P A P^T and their places in
  * L: sel_src/sel_row on the host, dest on the device. */
 static em_err build_map(em_direct *F, em_dgpu *g, const em_csr *A) {
@@ -344,7 +330,7 @@ static em_err build_map(em_direct *F, em_dgpu *g, const em_csr *A) {
     for (int64_t p = A->rowptr[u]; p < A->rowptr[u + 1]; p++) {
       int32_t i = S->perm[A->colind[p]];
       if (i < j) continue;
-      int64_t pos = find_row(rows, m, i);
+      int64_t pos = em_direct_find_row(rows, m, i);
       if (pos < 0) {
         bad = 1;
         continue;

@@ -237,4 +237,8 @@ em_err em_pc_direct_use_cuda(em_pc *pc);
  * from /proc/meminfo (0 when unknown). */
 double em_direct_mem_available(const em_direct_opts *o);
 
+/* Position of row i in the sorted rows r[0..m), or -1 (direct_numeric.c;
+ * the CPU and GPU scatter maps both use it). */
+int64_t em_direct_find_row(const int32_t *r, int64_t m, int32_t i);
+
 #endif

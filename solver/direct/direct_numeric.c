@@ -45,7 +45,7 @@ static void fail(num_state *st, int kind, int64_t a, int64_t b) {
 }
 
 /* Position of row i in the sorted rows r[0..m), or -1. */
-static int64_t find_row(const int32_t *r, int64_t m, int32_t i) {
+int64_t em_direct_find_row(const int32_t *r, int64_t m, int32_t i) {
   int64_t lo = 0, hi = m - 1;
   while (lo <= hi) {
     int64_t mid = lo + (hi - lo) / 2;
@@ -108,7 +108,7 @@ static void process(num_state *st, int32_t s) {
     for (int64_t p = st->A->rowptr[u]; p < st->A->rowptr[u + 1]; p++) {
       int32_t i = S->perm[st->A->colind[p]];
       if (i < j) continue;
-      int64_t pos = find_row(rows, m, i);
+      int64_t pos = em_direct_find_row(rows, m, i);
       if (pos < 0) {
         fail(st, FAIL_PATTERN, u, st->A->colind[p]);
         goto children;
