@@ -3,7 +3,6 @@
 #define EM_APP_RUN_H
 
 #include "app_ff.h"
-#include "app_setup.h"
 #include "em_model.h"
 
 /* What one frequency produced. */

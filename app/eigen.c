@@ -33,39 +33,13 @@ static em_err mass_only(void *ctx, int32_t t, const double x[3], em_material *ma
   return EM_OK;
 }
 
-/* The ABC faces, one Robin term per medium behind them, gamma at k_t. */
-static em_err abc_robins(const em_run *r, double kt, em_robin *rb, int32_t **lists, int *n_rb) {
-  const em_setup *s = &r->setup;
-  const em_mesh *m = r->mesh;
-  *n_rb = 0;
-  for (int g = 0; g < m->n_group && s->n_abc; g++) {
-    if (m->group[g].dim != 3) continue;
-    int32_t n = 0;
-    for (int32_t k = 0; k < s->n_abc; k++) n += m->tet_group[m->face_tet[2 * s->abc_face[k]]] == g;
-    if (!n) continue;
-    EM_CHECK(*n_rb < 16, EM_ERR_INPUT, "too many media on the outer boundary");
-    EM_TRY(em_calloc(&lists[*n_rb], (size_t)n, sizeof **lists, "ABC faces"));
-    n = 0;
-    for (int32_t k = 0; k < s->n_abc; k++)
-      if (m->tet_group[m->face_tet[2 * s->abc_face[k]]] == g) lists[*n_rb][n++] = s->abc_face[k];
-    em_robin *a = &rb[(*n_rb)++];
-    memset(a, 0, sizeof *a);
-    a->group = -1;
-    a->faces = lists[*n_rb - 1];
-    a->n_faces = n;
-    a->gamma = I * kt * csqrt(s->medium[g].eps_r * s->medium[g].mu_r) / s->medium[g].mu_r;
-  }
-  return EM_OK;
-}
-
 /* S (k0 = 0 with the ABC) and T (k0 = 1, nu = 0, sign flipped) as CSR in
  * the dofmap's numbering. */
 static em_err assemble_pair(em_run *r, double kt, em_csr **S, em_csr **T) {
   em_err err = EM_OK;
   em_setup *s = &r->setup;
   em_robin rb[16];
-  int32_t *lists[16] = {0};
-  int n_rb = 0;
+  int n_rb = 0, n_abc = 0; /* the first n_abc terms own their face lists */
   uint8_t *vary = NULL;
   em_system *sys = NULL;
   em_media media = {r->mesh, s->medium, s->has_pml ? &s->pml : NULL, kt};
@@ -74,7 +48,10 @@ static em_err assemble_pair(em_run *r, double kt, em_csr **S, em_csr **T) {
     for (int32_t t = 0; t < r->mesh->n_tet; t++)
       vary[t] = (uint8_t)s->medium[r->mesh->tet_group[t]].is_pml;
   }
-  EM_TRY_GOTO(err, abc_robins(r, kt, rb, lists, &n_rb), done);
+  /* the ABC terms of model/fsys.c: gamma = j k_t sqrt(eps mu) / mu per medium */
+  EM_TRY_GOTO(err, em_abc_robins(r->mesh, s->medium, s->abc_face, s->n_abc, kt, rb, 16, &n_abc),
+              done);
+  n_rb = n_abc;
   if (r->cfg.eig_ports == 2) /* matched: the port's Robin term, no excitation */
     for (int i = 0; i < s->n_port; i++) {
       if (n_rb >= 16) {
@@ -103,7 +80,7 @@ static em_err assemble_pair(em_run *r, double kt, em_csr **S, em_csr **T) {
   EM_TRY_GOTO(err, em_blockmat_to_csr(sys->A, T), done);
   for (int64_t k = 0; k < (*T)->nnz; k++) (*T)->val[k] = -(*T)->val[k];
 done:
-  for (int i = 0; i < n_rb; i++) em_free(&lists[i]);
+  em_abc_free(rb, n_abc);
   em_system_destroy(&sys);
   em_free(&vary);
   return err;
@@ -321,10 +298,7 @@ em_err em_app_eigen(em_run *r) {
   const em_mesh *m = r->mesh;
   em_setup *s = &r->setup;
   EM_CHECK(s->n_port <= 15, EM_ERR_INPUT, "eigen: %d ports, at most 15", s->n_port);
-  if (cfg->eig_ports == 1) /* short: the port planes become PEC */
-    for (int32_t k = 0; k < m->n_tri; k++)
-      for (int i = 0; i < s->n_port; i++)
-        if (m->tri_group[k] == s->port[i].group) s->face_fixed[m->tri_face[k]] = 1;
+  if (cfg->eig_ports == 1) em_setup_short_ports(m, s); /* short: the port planes become PEC */
   EM_TRY(em_dofmap_build(m, cfg->order, s->face_fixed, &r->dofs));
   em_log_info(r->log, "eigen: order %d, %d unknowns, %d modes near %.6g GHz", cfg->order,
               r->dofs->n_dof, cfg->eig_n, cfg->eig_target * 1e-9);

@@ -280,7 +280,8 @@ static em_err run_case(em_run *r) {
   r->t_mesh = em_wtime() - t0;
   em_mesh_stats_compute(r->mesh, &r->mstats);
   em_app_log_mesh(r);
-  EM_TRY(em_setup_build(r->cs, r->mesh, cfg, &r->detail, &r->setup));
+  em_setup_opts so = {cfg->outer_abc, cfg->pml_order, cfg->pml_reflection};
+  EM_TRY(em_setup_build(r->cs, r->mesh, &so, &r->detail, &r->setup)); /* model/case_setup.c */
   if (cfg->eigen) return em_app_eigen(r); /* resonant modes: app/eigen.c */
   EM_TRY(em_app_ff_setup(r));
   EM_TRY(em_app_validate_mesh(r));
@@ -291,9 +292,7 @@ static em_err run_case(em_run *r) {
   EM_CHECK(r->setup.n_port <= EM_MAX_PORTS, EM_ERR_INPUT, "%d ports: at most %d supported",
            r->setup.n_port, EM_MAX_PORTS);
   /* frequencies below a waveguide port's cut-off fail here, before any output */
-  for (int i = 0; i < cfg->n_freq; i++)
-    for (int p = 0; p < r->setup.n_port; p++)
-      EM_TRY(em_port_set_frequency(&r->setup.port[p], 2 * M_PI * cfg->freq[i] / EM_C0));
+  EM_TRY(em_setup_check_band(&r->setup, cfg->freq, cfg->n_freq));
   EM_TRY(em_dofmap_build(r->mesh, cfg->order, r->setup.face_fixed, &r->dofs));
   em_log_info(log, "order %d: %d unknowns (%d / %d / %d by order), %d fixed", cfg->order,
               r->dofs->n_dof, r->dofs->offset[1] - r->dofs->offset[0],

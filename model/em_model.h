@@ -1,17 +1,72 @@
-/* em_model.h - the frequency model of a sweep: minimal rational
- * interpolation of solution snapshots and the greedy adaptive sweep built
- * on it (docs/sweeps.md). */
+/* em_model.h - the problem of a case: its physics on a mesh (media, PML,
+ * ports, face roles), the problem object of a fixed mesh (fsys), and the
+ * frequency model of a sweep: minimal rational interpolation of solution
+ * snapshots and the greedy adaptive sweep built on it (docs/sweeps.md). */
 #ifndef EM_MODEL_H
 #define EM_MODEL_H
 
 #include "em_assembly.h"
 #include "em_core.h"
 #include "em_formats.h"
+#include "em_mesh.h"
 #include "em_solver.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/* ---------------------------------------------------- the case physics
+ *
+ * What the case's groups mean (case_setup.c).  Volumes: Materials/<group>/
+ * eps_r (required), mu_r, tan_delta; a volume named pml* is a PML layer
+ * (its medium the background, eps_r optional).  Surfaces: pec* (tangential
+ * E = 0), pmc* (the natural condition: a magnetic wall), portN (a port,
+ * Ports/portN/type coax | waveguide | lumped, z0, deembed, dir_*).  An
+ * exterior face in no group is PEC, or with outer_abc, when it lies on the
+ * bounding box, the first-order ABC.  Precedence on a face in several
+ * groups: pec > port > pmc. */
+typedef enum em_face_role {
+  EM_FACE_NONE = 0, /* interior, or a natural boundary of no group */
+  EM_FACE_PEC,      /* fixed: pec* groups and bare exterior faces */
+  EM_FACE_PORT,     /* a port's face (natural; the port adds its Robin term) */
+  EM_FACE_PMC,      /* pmc*: natural, nothing added */
+  EM_FACE_ABC       /* exterior on the bounding box with Boundary/outer abc */
+} em_face_role;
+
+typedef struct em_setup_opts {
+  int outer_abc;         /* bare exterior faces on the bounding box: 0 PEC, 1 ABC */
+  int pml_order;         /* PML grading exponent m */
+  double pml_reflection; /* PML normal-incidence reflection target R0 */
+} em_setup_opts;
+
+typedef struct em_setup {
+  em_medium *medium; /* per mesh group (volumes used) */
+  int has_pml;
+  em_pml pml;
+  int n_port;
+  em_port *port;       /* port1 .. portN */
+  uint8_t *face_role;  /* per face: em_face_role */
+  uint8_t *face_fixed; /* per face: tangential E prescribed (EM_FACE_PEC) */
+  int32_t n_abc;
+  int32_t *abc_face; /* the EM_FACE_ABC faces, ascending */
+} em_setup;
+
+/* The medium of volume `name` (is_pml: eps_r may be absent, then 1);
+ * errors name the material and the parameter to define. */
+em_err em_setup_medium_of(const em_case *c, const char *name, int is_pml, em_medium *med);
+/* sqrt(|eps_r mu_r|) of a volume group (ctx: the em_case; 1 when its
+ * medium is incomplete): em_mesh_opts.index_of. */
+double em_setup_index_of(void *ctx, const char *group_name);
+/* Media, PML (em_pml_detect), ports, face roles of case c on mesh m; log
+ * gets the PML box and the ports' geometry. */
+em_err em_setup_build(const em_case *c, const em_mesh *m, const em_setup_opts *o, const em_log *log,
+                      em_setup *s);
+/* The port planes become PEC (an eigen run with Eigen/ports short). */
+void em_setup_short_ports(const em_mesh *m, em_setup *s);
+/* Every port at every frequency of freq[]: a waveguide port below its
+ * cut-off is an error naming it (before any solve or output). */
+em_err em_setup_check_band(em_setup *s, const double *freq, int n_freq);
+void em_setup_free(em_setup *s);
 
 /* ------------------------------------------- minimal rational interpolation
  *

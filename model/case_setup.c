@@ -1,17 +1,20 @@
-/* setup.c - what the case's groups mean: media of the volumes, PML, ports,
- * and which faces carry which boundary condition.  Everything is checked
- * here, before anything is assembled or written. */
+/* case_setup.c - the case physics: what the case's groups mean.  Media of
+ * the volumes (Materials/<group>/...), the PML (volumes named pml*), the
+ * ports (surfaces portN, Ports/portN/...) and which faces carry which
+ * boundary condition (pec*, pmc*, the exterior: PEC or the first-order
+ * ABC).  Everything is checked here, before anything is assembled or
+ * written. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "app_setup.h"
+#include "em_model.h"
 
 static int starts_with(const char *s, const char *p) {
   return !strncmp(s, p, strlen(p));
 }
 
-/* "port" followed by digits only. */
+/* N of "portN" (digits only after "port"), 0 for any other name. */
 static int port_number(const char *name) {
   if (!starts_with(name, "port") || !name[4]) return 0;
   for (const char *p = name + 4; *p; p++)
@@ -19,12 +22,15 @@ static int port_number(const char *name) {
   return atoi(name + 4);
 }
 
+/* "a/b/c" into buf; a group name too long for it is an input error. */
 static em_err param_name(char *buf, size_t n, const char *a, const char *b, const char *c) {
   int k = snprintf(buf, n, "%s/%s/%s", a, b, c);
   EM_CHECK(k > 0 && (size_t)k < n, EM_ERR_INPUT, "group name '%s' is too long", b);
   return EM_OK;
 }
 
+/* eps_r = eps (1 - j tan_delta), mu_r from Materials/<name>/...; a PML
+ * volume without eps_r keeps vacuum (its stretch does the work). */
 em_err em_setup_medium_of(const em_case *c, const char *name, int is_pml, em_medium *med) {
   char p[256];
   double eps = 1, mu = 1, tand = 0;
@@ -49,7 +55,8 @@ em_err em_setup_medium_of(const em_case *c, const char *name, int is_pml, em_med
   return EM_OK;
 }
 
-/* Refractive index of a volume for the mesher's local wavelength. */
+/* Refractive index sqrt(|eps_r mu_r|) of a volume for the mesher's local
+ * wavelength (ctx: the em_case). */
 double em_setup_index_of(void *ctx, const char *group_name) {
   em_medium med;
   if (em_setup_medium_of(ctx, group_name, starts_with(group_name, "pml"), &med)) {
@@ -59,6 +66,8 @@ double em_setup_index_of(void *ctx, const char *group_name) {
   return sqrt(cabs(med.eps_r * med.mu_r));
 }
 
+/* The ports port1 .. portN: type, E direction, reference impedance and
+ * de-embedding from Ports/portN/..., the geometry from the triangles. */
 static em_err setup_ports(const em_case *c, const em_mesh *m, em_setup *s) {
   for (int g = 0; g < m->n_group; g++)
     if (m->group[g].dim == 2 && port_number(m->group[g].name) > 0) s->n_port++;
@@ -105,11 +114,8 @@ static em_err setup_ports(const em_case *c, const em_mesh *m, em_setup *s) {
   return EM_OK;
 }
 
-/* Faces: pec* groups and the exterior are fixed (tangential E = 0), except
- * exterior faces of ports and pmc* groups (natural condition, a magnetic
- * wall).  With Boundary/outer = abc, the exterior faces that lie on the
- * mesh's bounding box (the outer boundary, not the walls of unmeshed metal
- * inside it) get a first-order absorbing condition instead of PEC. */
+/* Whether face f lies on a side of the mesh's bounding box: the outer
+ * boundary, not the wall of unmeshed metal inside it. */
 static int on_bbox(const em_mesh *m, const em_mesh_stats *st, int32_t f) {
   double size = 0;
   for (int d = 0; d < 3; d++) size = fmax(size, st->bbox[2 * d + 1] - st->bbox[2 * d]);
@@ -124,45 +130,46 @@ static int on_bbox(const em_mesh *m, const em_mesh_stats *st, int32_t f) {
   return 0;
 }
 
+/* Face roles: pec* groups win over ports, ports over pmc*; an exterior
+ * face in no group is PEC, or with outer_abc the ABC when it lies on the
+ * bounding box.  Fixed (tangential E = 0): PEC faces.  Ports and pmc*
+ * faces keep the natural condition (a magnetic wall unless a Robin term is
+ * added). */
 static em_err setup_faces(const em_mesh *m, int outer_abc, em_setup *s) {
-  uint8_t *role = NULL; /* 0 none, 1 pec, 2 port, 3 pmc */
   em_mesh_stats st;
   em_mesh_stats_compute(m, &st);
-  EM_TRY(em_calloc(&role, (size_t)m->n_face, 1, "face roles"));
+  EM_TRY(em_calloc(&s->face_role, (size_t)m->n_face, 1, "face roles"));
   EM_TRY(em_calloc(&s->face_fixed, (size_t)m->n_face, 1, "fixed faces"));
+  uint8_t *role = s->face_role;
   for (int32_t k = 0; k < m->n_tri; k++) {
     const char *name = m->group[m->tri_group[k]].name;
     int32_t f = m->tri_face[k];
     if (starts_with(name, "pec"))
-      role[f] = 1;
-    else if (port_number(name) > 0 && role[f] != 1)
-      role[f] = 2;
+      role[f] = EM_FACE_PEC;
+    else if (port_number(name) > 0 && role[f] != EM_FACE_PEC)
+      role[f] = EM_FACE_PORT;
     else if (starts_with(name, "pmc") && !role[f])
-      role[f] = 3;
+      role[f] = EM_FACE_PMC;
   }
   s->n_abc = 0;
   for (int32_t f = 0; f < m->n_face; f++) {
-    int exterior = m->face_tet[2 * f + 1] < 0;
-    int abc = exterior && role[f] == 0 && outer_abc && on_bbox(m, &st, f);
-    if (role[f] == 1 || (exterior && role[f] == 0 && !abc)) s->face_fixed[f] = 1;
-    if (abc) role[f] = 4, s->n_abc++;
+    if (m->face_tet[2 * f + 1] >= 0 || role[f] != EM_FACE_NONE) continue; /* not bare exterior */
+    role[f] = outer_abc && on_bbox(m, &st, f) ? EM_FACE_ABC : EM_FACE_PEC;
+    s->n_abc += role[f] == EM_FACE_ABC;
   }
+  for (int32_t f = 0; f < m->n_face; f++) s->face_fixed[f] = role[f] == EM_FACE_PEC;
   if (s->n_abc) {
-    em_err err = em_calloc(&s->abc_face, (size_t)s->n_abc, sizeof *s->abc_face, "ABC faces");
-    if (err) {
-      em_free(&role);
-      return em_error_trace(err, __FILE__, __LINE__);
-    }
+    EM_TRY(em_calloc(&s->abc_face, (size_t)s->n_abc, sizeof *s->abc_face, "ABC faces"));
     int32_t n = 0;
     for (int32_t f = 0; f < m->n_face; f++)
-      if (role[f] == 4) s->abc_face[n++] = f;
+      if (role[f] == EM_FACE_ABC) s->abc_face[n++] = f;
   }
-  em_free(&role);
   return EM_OK;
 }
 
-em_err em_setup_build(const em_case *c, const em_mesh *m, const em_run_config *cfg,
-                      const em_log *log, em_setup *s) {
+/* The media, PML, ports and face roles of case c on mesh m. */
+em_err em_setup_build(const em_case *c, const em_mesh *m, const em_setup_opts *o, const em_log *log,
+                      em_setup *s) {
   memset(s, 0, sizeof *s);
   int n_interior = 0;
   EM_TRY(em_calloc(&s->medium, (size_t)m->n_group, sizeof *s->medium, "media"));
@@ -175,7 +182,7 @@ em_err em_setup_build(const em_case *c, const em_mesh *m, const em_run_config *c
   }
   EM_CHECK(n_interior > 0, EM_ERR_INPUT, "case %s has only PML volumes", em_case_path(c));
   if (s->has_pml) {
-    EM_TRY(em_pml_detect(m, s->medium, cfg->pml_order, cfg->pml_reflection, &s->pml));
+    EM_TRY(em_pml_detect(m, s->medium, o->pml_order, o->pml_reflection, &s->pml));
     em_log_info(log,
                 "PML: interior box [%.4g, %.4g] x [%.4g, %.4g] x [%.4g, %.4g] mm, "
                 "layers %.3g/%.3g/%.3g/%.3g/%.3g/%.3g mm, m = %d, R0 = %g",
@@ -195,7 +202,7 @@ em_err em_setup_build(const em_case *c, const em_mesh *m, const em_run_config *c
       em_log_info(log, "%s: %s, %.4g x %.4g mm", p->name,
                   p->type == EM_PORT_WAVEGUIDE ? "waveguide" : "lumped", p->a * 1e3, p->b * 1e3);
   }
-  EM_TRY(setup_faces(m, cfg->outer_abc, s));
+  EM_TRY(setup_faces(m, o->outer_abc, s));
   for (int g = 0; g < m->n_group; g++) {
     const char *n = m->group[g].name;
     if (m->group[g].dim == 2 && !starts_with(n, "pec") && !starts_with(n, "pmc") && !port_number(n))
@@ -204,7 +211,27 @@ em_err em_setup_build(const em_case *c, const em_mesh *m, const em_run_config *c
   return EM_OK;
 }
 
+/* Eigen/ports short: the port planes become PEC (fixed). */
+void em_setup_short_ports(const em_mesh *m, em_setup *s) {
+  for (int32_t k = 0; k < m->n_tri; k++)
+    for (int i = 0; i < s->n_port; i++)
+      if (m->tri_group[k] == s->port[i].group) {
+        s->face_fixed[m->tri_face[k]] = 1;
+        s->face_role[m->tri_face[k]] = EM_FACE_PEC;
+      }
+}
+
+/* Every port at every frequency: a waveguide below its cut-off fails here,
+ * naming the port and the cut-off. */
+em_err em_setup_check_band(em_setup *s, const double *freq, int n_freq) {
+  for (int i = 0; i < n_freq; i++)
+    for (int p = 0; p < s->n_port; p++)
+      EM_TRY(em_port_set_frequency(&s->port[p], 2 * M_PI * freq[i] / EM_C0));
+  return EM_OK;
+}
+
 void em_setup_free(em_setup *s) {
+  em_free(&s->face_role);
   em_free(&s->medium);
   em_free(&s->port);
   em_free(&s->face_fixed);
