@@ -24,6 +24,7 @@ typedef struct em_app_args {
   const char *out_dir;     /* --out DIR, NULL: out/<case> */
   const char *device;      /* --device auto|cpu|gpu */
   const char *dump_matrix; /* --dump-matrix FILE, NULL: none */
+  const char *save_mesh;   /* --save-mesh FILE.msh: the mesh used, NULL: none */
   const char *plot_dir;    /* --plot DIR: plot an output directory, no case */
   int list_params;         /* --list-params */
   int resume;              /* --resume: skip the frequencies journaled in the output */
@@ -51,6 +52,7 @@ typedef struct em_run_config {
   double epw;                 /* elements per wavelength used */
   double mesh_freq;           /* Hz: the wavelength that sizes the mesh */
   const char *mesh_freq_from; /* which parameter gave it (log, summary.json) */
+  char *mesh_file;            /* Mesh/file: the .msh solved on instead of meshing (NULL: mesh) */
   int sweep_adaptive;         /* Solver/sweep adaptive */
   double sweep_tol;           /* Solver/sweep_tol, on S */
   int sweep_max_solves;       /* Solver/sweep_max_solves */

@@ -20,6 +20,9 @@ void em_app_usage(FILE *f) {
           "  --out DIR               output directory (default out/<case>)\n"
           "  --device auto|cpu|gpu   where to compute (auto: the GPU when one answers)\n"
           "  --dump-matrix FILE      write the assembled system (first frequency)\n"
+          "  --save-mesh FILE.msh    write the mesh the run solves on (Gmsh MSH 4.1)\n"
+          "  --load-mesh FILE.msh    solve on that mesh instead of meshing the case\n"
+          "                          (= -setstring Mesh/file FILE.msh)\n"
           "  --resume                skip the frequencies a stopped run of the same command\n"
           "                          journaled in the output directory (sweep.journal);\n"
           "                          with --sweep, the points already completed too\n"
@@ -100,7 +103,7 @@ em_err em_app_parse_args(int argc, char **argv, em_app_args *a, int *want_help, 
     } else if (!strcmp(s, "--verbose") || !strcmp(s, "-v")) {
       a->log_level = EM_LOG_VERBOSE;
     } else if (!strcmp(s, "--out") || !strcmp(s, "--device") || !strcmp(s, "--dump-matrix") ||
-               !strcmp(s, "--plot")) {
+               !strcmp(s, "--plot") || !strcmp(s, "--save-mesh") || !strcmp(s, "--load-mesh")) {
       EM_CHECK(i + 1 < argc, EM_ERR_INPUT, "%s needs a value", s);
       const char *v = argv[++i];
       if (!strcmp(s, "--out"))
@@ -109,6 +112,10 @@ em_err em_app_parse_args(int argc, char **argv, em_app_args *a, int *want_help, 
         a->device = v;
       else if (!strcmp(s, "--plot"))
         a->plot_dir = v;
+      else if (!strcmp(s, "--save-mesh"))
+        a->save_mesh = v;
+      else if (!strcmp(s, "--load-mesh")) /* a parameter: the journal key and the summary see it */
+        EM_TRY(push_override(a, "Mesh/file", 1, 0, v));
       else
         a->dump_matrix = v;
     } else if (s[0] == '-' && s[1] != '\0') {
@@ -123,6 +130,10 @@ em_err em_app_parse_args(int argc, char **argv, em_app_args *a, int *want_help, 
            "--plot %s plots an existing output directory: give no case with it (a run plots "
            "its own outputs with -setnumber Output/plots 1)",
            a->plot_dir);
+  EM_CHECK(!(a->psweep.n && a->save_mesh), EM_ERR_INPUT,
+           "--save-mesh %s with --sweep: every point of a design sweep has its own mesh (save "
+           "one point's mesh with a single run)",
+           a->save_mesh);
   EM_CHECK(a->psweep.n || !(a->psweep.zip || a->psweep.dry_run), EM_ERR_INPUT,
            "--zip and --dry-run act on a design sweep: give --sweep NAME=LIST");
   EM_CHECK(a->case_path || a->plot_dir || *want_help || *want_version, EM_ERR_INPUT,

@@ -85,6 +85,9 @@ static const em_param_spec SPECS[] = {
         "Hz whose wavelength sizes the mesh (0: the case file's own Solver/f_stop, else its "
         "Solver/frequency, or the run's highest frequency when that is higher): a sub-band or "
         "one frequency of the case meshes as its full sweep does"),
+    STR("Mesh/file", "",
+        "a .msh to solve on instead of meshing the case (one --save-mesh wrote; a relative path "
+        "set in the case file is taken from the case's folder; \"\": mesh the case)"),
     NUM("Mesh/reorder", 1, NULL, "renumber vertices by reverse Cuthill-McKee (1) or not (0)"),
     GNUM_REQ(3, "Materials/*/eps_r", "relative permittivity of volume '*' (required)"),
     GNUM(3, "Materials/*/mu_r", 1, NULL, "relative permeability of volume '*'"),
@@ -322,10 +325,30 @@ static em_err read_solver(const em_case *c, em_run_config *cfg) {
   return EM_OK;
 }
 
+/* Mesh/file: "" none; a relative path from the case file is taken from the
+ * case's folder (the case travels with its mesh), from the command line
+ * (--load-mesh, -setstring) as given. */
+static em_err read_mesh_file(const em_case *c, em_run_config *cfg) {
+  const char *f = NULL;
+  EM_TRY(em_case_string(c, "Mesh/file", &f));
+  if (!f || !f[0]) return EM_OK;
+  const em_param *p = em_case_param_find(c, "Mesh/file");
+  const char *cp = em_case_path(c), *slash = strrchr(cp, '/');
+  int rel = f[0] != '/' && p && !strcmp(p->source, "case file") && slash;
+  size_t n = strlen(f) + (rel ? (size_t)(slash - cp) + 2 : 1);
+  EM_TRY(em_calloc(&cfg->mesh_file, n, 1, "mesh file name"));
+  if (rel)
+    snprintf(cfg->mesh_file, n, "%.*s/%s", (int)(slash - cp), cp, f);
+  else
+    snprintf(cfg->mesh_file, n, "%s", f);
+  return EM_OK;
+}
+
 em_err em_run_config_read(const em_case *c, em_run_config *cfg) {
   memset(cfg, 0, sizeof *cfg);
   EM_TRY(num(c, "Geometry/unit", &cfg->unit));
   EM_CHECK(cfg->unit > 0, EM_ERR_INPUT, "Geometry/unit = %g must be > 0", cfg->unit);
+  EM_TRY(read_mesh_file(c, cfg));
   static const char *const problem[] = {"driven", "eigen"};
   EM_TRY(choice(c, "Solver/problem", problem, 2, &cfg->eigen));
   if (cfg->eigen) {
@@ -384,6 +407,7 @@ em_err em_run_config_read(const em_case *c, em_run_config *cfg) {
 }
 
 void em_run_config_free(em_run_config *cfg) {
+  em_free(&cfg->mesh_file);
   em_free(&cfg->freq);
 }
 

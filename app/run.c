@@ -264,9 +264,12 @@ static em_err run_case(em_run *r) {
   EM_TRY(em_app_validate_case(r)); /* before meshing: seconds, not the run */
   EM_TRY(em_app_outdir_open(r));   /* created and locked: a second run is refused now */
   const em_run_config *cfg = &r->cfg;
-  em_log_info(log, "mesh sized at %.6g GHz (%s), %g elements per wavelength", cfg->mesh_freq * 1e-9,
-              cfg->mesh_freq_from, cfg->epw);
-  if (cfg->mesh_freq < cfg->freq[cfg->n_freq - 1])
+  if (cfg->mesh_file)
+    em_log_info(log, "mesh read from %s (Mesh/file), not meshed", cfg->mesh_file);
+  else
+    em_log_info(log, "mesh sized at %.6g GHz (%s), %g elements per wavelength",
+                cfg->mesh_freq * 1e-9, cfg->mesh_freq_from, cfg->epw);
+  if (!cfg->mesh_file && cfg->mesh_freq < cfg->freq[cfg->n_freq - 1])
     em_log_warn(log,
                 "Mesh/frequency %.6g GHz is below the run's highest frequency %.6g GHz: %.3g "
                 "elements per wavelength there",
@@ -275,7 +278,11 @@ static em_err run_case(em_run *r) {
   em_mesh_opts mo = {cfg->unit, cfg->mesh_freq,   cfg->epw, em_setup_index_of, r->cs,
                      1,         cfg->pml_elements};
   double t0 = em_wtime();
-  EM_TRY(em_case_mesh(r->cs, &mo, &r->detail, &r->mesh));
+  if (cfg->mesh_file) /* a mesh saved by an earlier run (--save-mesh): the same model */
+    EM_TRY(em_case_load_mesh(r->cs, cfg->mesh_file, &mo, &r->detail, &r->mesh));
+  else
+    EM_TRY(em_case_mesh(r->cs, &mo, &r->detail, &r->mesh));
+  if (a->save_mesh) EM_TRY(em_case_save_mesh(r->cs, a->save_mesh, log));
   EM_TRY(em_app_check_signal());
   r->t_mesh = em_wtime() - t0;
   em_mesh_stats_compute(r->mesh, &r->mstats);

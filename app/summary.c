@@ -28,6 +28,8 @@ static void write_mesh(em_json *j, const em_run *r) {
   em_json_number(j, "elements_per_wavelength", r->cfg.epw);
   em_json_number(j, "sized_at_hz", r->cfg.mesh_freq);
   em_json_string(j, "sized_by", r->cfg.mesh_freq_from);
+  em_json_string(j, "file",
+                 r->cfg.mesh_file ? r->cfg.mesh_file : ""); /* Mesh/file: read, not meshed */
   em_json_number(j, "time_s", r->t_mesh);
   em_json_begin_array(j, "groups");
   for (int g = 0; g < r->mesh->n_group; g++) {

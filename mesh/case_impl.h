@@ -24,6 +24,8 @@ struct em_case {
   size_t log_mark;     /* Gmsh logger messages already looked at */
   int omp_threads;     /* OpenMP threads before Gmsh touched them (restored
                           after every Gmsh call: Gmsh sets its own count) */
+  int mesh_loaded;     /* a .msh is loaded into a Gmsh model of its own, now
+                          the current one (case_file.c) */
 };
 
 /* Gmsh sets the process-wide OpenMP thread count (General.NumThreads,

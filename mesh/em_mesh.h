@@ -210,6 +210,21 @@ em_err em_case_estimate(em_case *c, const em_mesh_opts *opts, double *tets, doub
  * topology.  Logs meshing progress and the statistics. */
 em_err em_case_mesh(em_case *c, const em_mesh_opts *opts, const em_log *log, em_mesh **m);
 
+/* Write the mesh of the case (after em_case_mesh or em_case_load_mesh) to
+ * path, a .msh: Gmsh MSH 4.1 binary (coordinates exact), the elements of
+ * the physical groups, written to a temporary name beside it and renamed. */
+em_err em_case_save_mesh(em_case *c, const char *path, const em_log *log);
+
+/* Instead of em_case_mesh: read the mesh from path (a .msh, e.g. written by
+ * em_case_save_mesh) into a Gmsh model of its own, coordinates times
+ * opts->unit, and build the topology.  Errors name the file: missing or
+ * unreadable, not a .msh, Gmsh's parse error, a volume or surface group of
+ * the case that the file lacks or one it has that the case does not
+ * define, elements that are not first-order tets / triangles.  Once per
+ * case. */
+em_err em_case_load_mesh(em_case *c, const char *path, const em_mesh_opts *opts, const em_log *log,
+                         em_mesh **m);
+
 #ifdef __cplusplus
 }
 #endif
