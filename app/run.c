@@ -1,6 +1,7 @@
-/* run.c - the pipeline: case -> mesh -> setup -> per frequency (assemble,
- * operator, preconditioner, Krylov per port, port quantities, fields) ->
- * Touchstone, ports.csv, summary.json. */
+/* run.c - the pipeline: case -> mesh (or Mesh/file) -> the case physics
+ * (model/case_setup.c) -> DOF map -> per frequency through the problem
+ * object (model/fsys.c: assemble, operator, preconditioner, Krylov per
+ * port), port quantities, fields -> Touchstone, ports.csv, summary.json. */
 #include <math.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -250,20 +251,11 @@ static em_err write_port_tables(em_run *r) {
   return EM_OK;
 }
 
-static em_err run_case(em_run *r) {
-  const em_app_args *a = r->args;
-  const em_log *log = r->log;
-  int n_spec;
-  const em_param_spec *spec = em_app_specs(&n_spec);
-  EM_TRY(em_case_open(a->case_path, a->n_over, a->over, n_spec, spec, log, &r->cs));
-  if (a->list_params) {
-    em_app_list_params(r->cs, stdout);
-    return EM_OK;
-  }
-  EM_TRY(em_run_config_read(r->cs, &r->cfg));
-  EM_TRY(em_app_validate_case(r)); /* before meshing: seconds, not the run */
-  EM_TRY(em_app_outdir_open(r));   /* created and locked: a second run is refused now */
+/* case -> em_mesh: meshed at the sizing frequency, or read from Mesh/file;
+ * --save-mesh writes it. */
+static em_err make_mesh(em_run *r) {
   const em_run_config *cfg = &r->cfg;
+  const em_log *log = r->log;
   if (cfg->mesh_file)
     em_log_info(log, "mesh read from %s (Mesh/file), not meshed", cfg->mesh_file);
   else
@@ -282,14 +274,19 @@ static em_err run_case(em_run *r) {
     EM_TRY(em_case_load_mesh(r->cs, cfg->mesh_file, &mo, &r->detail, &r->mesh));
   else
     EM_TRY(em_case_mesh(r->cs, &mo, &r->detail, &r->mesh));
-  if (a->save_mesh) EM_TRY(em_case_save_mesh(r->cs, a->save_mesh, log));
+  if (r->args->save_mesh) EM_TRY(em_case_save_mesh(r->cs, r->args->save_mesh, log));
   EM_TRY(em_app_check_signal());
   r->t_mesh = em_wtime() - t0;
   em_mesh_stats_compute(r->mesh, &r->mstats);
   em_app_log_mesh(r);
-  em_setup_opts so = {cfg->outer_abc, cfg->pml_order, cfg->pml_reflection};
-  EM_TRY(em_setup_build(r->cs, r->mesh, &so, &r->detail, &r->setup)); /* model/case_setup.c */
-  if (cfg->eigen) return em_app_eigen(r); /* resonant modes: app/eigen.c */
+  return EM_OK;
+}
+
+/* em_setup (model/case_setup.c) -> the checks a driven run needs before
+ * any output, the DOF map, the device, the mesh's topology against the
+ * ports. */
+static em_err make_problem(em_run *r) {
+  const em_run_config *cfg = &r->cfg;
   EM_TRY(em_app_ff_setup(r));
   EM_TRY(em_app_validate_mesh(r));
   EM_CHECK(r->setup.n_port > 0 || r->ff.planewave, EM_ERR_INPUT,
@@ -301,47 +298,80 @@ static em_err run_case(em_run *r) {
   /* frequencies below a waveguide port's cut-off fail here, before any output */
   EM_TRY(em_setup_check_band(&r->setup, cfg->freq, cfg->n_freq));
   EM_TRY(em_dofmap_build(r->mesh, cfg->order, r->setup.face_fixed, &r->dofs));
-  em_log_info(log, "order %d: %d unknowns (%d / %d / %d by order), %d fixed", cfg->order,
+  em_log_info(r->log, "order %d: %d unknowns (%d / %d / %d by order), %d fixed", cfg->order,
               r->dofs->n_dof, r->dofs->offset[1] - r->dofs->offset[0],
               cfg->order > 1 ? r->dofs->offset[2] - r->dofs->offset[1] : 0,
               cfg->order > 2 ? r->dofs->offset[3] - r->dofs->offset[2] : 0, r->dofs->n_fixed);
   EM_CHECK(r->dofs->n_dof > 0, EM_ERR_INPUT, "case %s has no unknowns (everything is PEC?)",
            em_case_path(r->cs));
-  EM_TRY(em_device_open(a->device, log, &r->dev));
+  EM_TRY(em_device_open(r->args->device, r->log, &r->dev));
   em_betti topo; /* Betti numbers over Z2 in the log; ports checked against their shape */
-  EM_TRY(em_post_topology_log(r->mesh, r->setup.port, r->setup.n_port, r->dev.backend, &r->detail,
-                              &topo));
+  return em_post_topology_log(r->mesh, r->setup.port, r->setup.n_port, r->dev.backend, &r->detail,
+                              &topo);
+}
 
-  int np = r->setup.n_port, nf = cfg->n_freq;
+/* S, Zin, references, flags and frequency results of the whole sweep. */
+static em_err alloc_results(em_run *r) {
+  int np = r->setup.n_port, nf = r->cfg.n_freq;
   EM_TRY(em_calloc(&r->S, (size_t)nf * np * np, sizeof *r->S, "S-parameters"));
   EM_TRY(em_calloc(&r->zin, (size_t)nf * np, sizeof *r->zin, "input impedances"));
   EM_TRY(em_calloc(&r->zref, (size_t)np, sizeof *r->zref, "reference impedances"));
   EM_TRY(em_calloc(&r->zport, (size_t)nf * np, sizeof *r->zport, "reference impedances"));
   EM_TRY(em_calloc(&r->flag, (size_t)nf, sizeof *r->flag, "frequency flags"));
   EM_TRY(em_calloc(&r->fr, (size_t)nf, sizeof *r->fr, "frequency results"));
+  return EM_OK;
+}
+
+/* The results on stdout, not only in files. */
+static void print_results(const em_run *r) {
+  const em_run_config *cfg = &r->cfg;
+  int np = r->setup.n_port, nf = cfg->n_freq;
+  if (!np) return;
+  printf(
+      "# %s: S11 and input impedance, S referenced to each port's own impedance (%s %.6g "
+      "ohm at the last frequency; the Touchstone file: %g ohm)\n",
+      em_case_name(r->cs), r->setup.port[0].name, r->zref[0], cfg->touchstone_z0);
+  printf("# f_GHz        |S11|_dB   phase_deg   Re_Zin      Im_Zin\n");
+  for (int i = 0; i < nf; i++) {
+    em_cplx s11 = r->S[(size_t)i * np * np], z = r->zin[(size_t)i * np];
+    printf("%-14.9g %-10.4f %-11.3f %-11.4f %-11.4f%s%s\n", cfg->freq[i] * 1e-9,
+           20 * log10(cabs(s11)), carg(s11) * 180 / M_PI, creal(z), cimag(z),
+           r->fr[i].converged ? "" : "  (not converged)",
+           r->flag[i] & EM_PORTS_FLAG_ACTIVE ? "  (|S| > 1)" : "");
+  }
+}
+
+/* The data flow: case -> config -> mesh -> physics (em_setup) -> problem
+ * (DOF map, device) -> sweep (em_fsys per frequency, app/sweep.c) ->
+ * tables, summary, stdout. */
+static em_err run_case(em_run *r) {
+  const em_app_args *a = r->args;
+  int n_spec;
+  const em_param_spec *spec = em_app_specs(&n_spec);
+  EM_TRY(em_case_open(a->case_path, a->n_over, a->over, n_spec, spec, r->log, &r->cs));
+  if (a->list_params) {
+    em_app_list_params(r->cs, stdout);
+    return EM_OK;
+  }
+  EM_TRY(em_run_config_read(r->cs, &r->cfg));
+  EM_TRY(em_app_validate_case(r)); /* before meshing: seconds, not the run */
+  EM_TRY(em_app_outdir_open(r));   /* created and locked: a second run is refused now */
+  EM_TRY(make_mesh(r));
+  const em_run_config *cfg = &r->cfg;
+  em_setup_opts so = {cfg->outer_abc, cfg->pml_order, cfg->pml_reflection};
+  EM_TRY(em_setup_build(r->cs, r->mesh, &so, &r->detail, &r->setup)); /* model/case_setup.c */
+  if (cfg->eigen) return em_app_eigen(r); /* resonant modes: app/eigen.c */
+  EM_TRY(make_problem(r));
+  EM_TRY(alloc_results(r));
   EM_TRY(em_app_check_signal());
   em_app_outdir_clear(r); /* the case's earlier outputs, right before the new ones */
   EM_TRY(em_sweep_run(r));
   EM_TRY(write_port_tables(r));
   EM_TRY(add_file(r, "summary.json"));
   EM_TRY(em_run_write_summary(r));
-  /* results on stdout, not only in files */
-  if (np) {
-    printf(
-        "# %s: S11 and input impedance, S referenced to each port's own impedance (%s %.6g "
-        "ohm at the last frequency; the Touchstone file: %g ohm)\n",
-        em_case_name(r->cs), r->setup.port[0].name, r->zref[0], cfg->touchstone_z0);
-    printf("# f_GHz        |S11|_dB   phase_deg   Re_Zin      Im_Zin\n");
-    for (int i = 0; i < nf; i++) {
-      em_cplx s11 = r->S[(size_t)i * np * np], z = r->zin[(size_t)i * np];
-      printf("%-14.9g %-10.4f %-11.3f %-11.4f %-11.4f%s%s\n", cfg->freq[i] * 1e-9,
-             20 * log10(cabs(s11)), carg(s11) * 180 / M_PI, creal(z), cimag(z),
-             r->fr[i].converged ? "" : "  (not converged)",
-             r->flag[i] & EM_PORTS_FLAG_ACTIVE ? "  (|S| > 1)" : "");
-    }
-  }
+  print_results(r);
   em_app_ff_print(r, stdout);
-  if (r->ff.plots) EM_TRY(em_app_plot(r->out_dir, log));
+  if (r->ff.plots) EM_TRY(em_app_plot(r->out_dir, r->log));
   printf("# outputs in %s/\n", r->out_dir);
   return EM_OK;
 }

@@ -66,7 +66,10 @@ for order, want in [("2", "pmg"), ("1", "ilu0")]:
 # usage errors: exit 2 with a message
 for args, needle in [(["--frobnicate", "cases/dra.geo"], "--frobnicate"),
                      (["-setnumber", "Solver/order", "three", "cases/dra.geo"], "three"),
-                     ([], "no case")]:
+                     ([], "no case"),
+                     (["--save-mesh", "m.msh", "--sweep", "Materials/dra/eps_r=8,10",
+                       "cases/dra.geo"], "--save-mesh m.msh with --sweep"),
+                     (["cases/dra.geo", "--load-mesh"], "--load-mesh needs a value")]:
     p = subprocess.run([EMSOLVE] + args, capture_output=True, text=True, cwd=SRC)
     check(p.returncode == 2, f"usage error {args}: exit {p.returncode} == 2")
     check(needle in p.stderr, f"usage error {args}: message names '{needle}'")

@@ -14,7 +14,8 @@
  *  - the PML mask: the tets of pml* volumes, the interior box and the layer
  *    thickness, m and R0 from the options;
  *  - errors naming the culprit: a volume without eps_r, a bad port type,
- *    a gap in the port numbers, only PML volumes. */
+ *    a gap in the port numbers, only PML volumes, a waveguide port below
+ *    its TE10 cut-off c / 2a; a shorted port's faces PEC. */
 #include <complex.h>
 #include <math.h>
 #include <string.h>
@@ -340,6 +341,35 @@ static void test_bad_type(void) {
   em_case_close(&c);
 }
 
+/* A waveguide port 30 x 10 mm: TE10 cut-off c / (2 a) = 4.997 GHz, so
+ * the band 6-8 GHz passes and 4.9 GHz is refused naming the port; shorted
+ * (Eigen/ports short) its faces become PEC. */
+static void test_band_and_short(void) {
+  em_param_override over = {"Ports/port1/type", 1, 0, "waveguide"};
+  em_case *c = open_case(1, &over);
+  const double len[3] = {0.04, 0.03, 0.01};
+  const char *vol[] = {"air"};
+  const char *side[6] = {NULL, "port1", NULL, NULL, NULL, NULL};
+  em_setup_opts o = {0, 2, 1e-6};
+  em_setup s;
+  em_mesh *m = make_box(2, len, 1, vol, all_air, side, NULL, 0);
+  EXPECT_OK(em_setup_build(c, m, &o, NULL, &s));
+  const double band[2] = {6e9, 8e9}, low[2] = {6e9, 4.9e9};
+  EXPECT_OK(em_setup_check_band(&s, band, 2));
+  EXPECT_FAIL(em_setup_check_band(&s, low, 2), EM_ERR_INPUT, "port1", "cut");
+  int32_t cnt[5], nf;
+  count_roles(m, &s, cnt, &nf);
+  EXPECT(cnt[EM_FACE_PORT] == 8 && nf == 5 * 8, "before the short: %d port, %d fixed faces",
+         cnt[EM_FACE_PORT], nf);
+  em_setup_short_ports(m, &s);
+  count_roles(m, &s, cnt, &nf);
+  EXPECT(cnt[EM_FACE_PORT] == 0 && nf == 6 * 8, "shorted: %d port, %d fixed faces",
+         cnt[EM_FACE_PORT], nf);
+  em_setup_free(&s);
+  em_mesh_destroy(&m);
+  em_case_close(&c);
+}
+
 int main(void) {
   em_case *c = open_case(0, NULL);
   test_roles(c);
@@ -350,5 +380,6 @@ int main(void) {
   test_errors(c);
   em_case_close(&c);
   test_bad_type();
+  test_band_and_short();
   return TEST_RESULT();
 }
