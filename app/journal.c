@@ -27,19 +27,27 @@ static uint64_t fnv(uint64_t h, const void *p, size_t n) {
   return h;
 }
 
+/* The bytes of file `path` (what: "case", "mesh") into the hash *h. */
+static em_err hash_file(const char *path, const char *what, uint64_t *h) {
+  FILE *f = fopen(path, "rb");
+  EM_CHECK(f, EM_ERR_IO, "cannot read %s file %s for the journal key", what, path);
+  char buf[8192];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof buf, f)) > 0) *h = fnv(*h, buf, n);
+  fclose(f);
+  return EM_OK;
+}
+
 em_err em_journal_key(const em_run *r, uint64_t *key) {
   uint64_t h = 0xcbf29ce484222325ULL;
   h = fnv(h, EM_VERSION, strlen(EM_VERSION));
   /* the records are raw structs: another build may lay them out otherwise */
   size_t sz[3] = {sizeof(em_freq_result), sizeof(em_ksp_stats), sizeof(em_antenna)};
   h = fnv(h, sz, sizeof sz);
-  const char *path = em_case_path(r->cs);
-  FILE *f = fopen(path, "rb");
-  EM_CHECK(f, EM_ERR_IO, "cannot read case file %s for the journal key", path);
-  char buf[8192];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof buf, f)) > 0) h = fnv(h, buf, n);
-  fclose(f);
+  EM_TRY(hash_file(em_case_path(r->cs), "case", &h));
+  /* a loaded mesh (Mesh/file) is part of the model: another file of the
+     same name is another run */
+  if (r->cfg.mesh_file) EM_TRY(hash_file(r->cfg.mesh_file, "mesh", &h));
   for (int i = 0; i < em_case_param_count(r->cs); i++) {
     const em_param *p = em_case_param_at(r->cs, i);
     char v[64];

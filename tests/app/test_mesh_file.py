@@ -5,7 +5,8 @@ to 1e-10 (the same em_mesh, so the same linear system: MSH 4.1 binary keeps
 the coordinates exact).  The DRA at order 1, one frequency: PML volumes,
 the coax port, the dielectric.  Bad files fail with a message naming the
 file (and the group a foreign mesh lacks), a non-zero exit and no output
-directory; no temporary file is left beside a saved mesh."""
+directory; no temporary file is left beside a saved mesh.  The mesh file's
+bytes are part of the --resume key."""
 import os
 import tempfile
 
@@ -40,6 +41,23 @@ check(abs(s_a - s_b) <= 1e-10, f"S11 equal to 1e-10 ({abs(s_a - s_b):.2e})")
 _, _, _, d_param = run("cases/dra.geo", *common, *sets("Mesh/file", msh))
 s_c = complex(*summary(d_param)["frequencies"][0]["ports"][0]["S_row"][0])
 check(abs(s_c - s_a) <= 1e-10, f"-setstring Mesh/file: S11 equal ({abs(s_c - s_a):.2e})")
+
+# --resume: the loaded mesh's bytes are part of the journal key, so a journal
+# made on one mesh is refused when the file now holds another (a coarser DRA
+# mesh, sized at 5 GHz), and accepted while it is the same
+import shutil
+mine = os.path.join(tmp, "mine.msh")
+coarse = os.path.join(tmp, "coarse.msh")
+shutil.copy(msh, mine)
+_, _, _, d_res = run("cases/dra.geo", *common, "--load-mesh", mine)
+run("cases/dra.geo", *common, *setn("Mesh/frequency", 5e9), "--save-mesh", coarse)
+_, _, err_same, _ = run("cases/dra.geo", *common, "--load-mesh", mine, "--resume", out=d_res)
+check("resume: 1 of 1 frequencies done" in err_same, "--resume on the same mesh file goes on")
+shutil.copy(coarse, mine)
+rc, _, err_other, _ = run("cases/dra.geo", *common, "--load-mesh", mine, "--resume", out=d_res,
+                          expect_ok=False)
+check(rc == 1 and "--resume continues the same command only" in err_other,
+      f"--resume with another mesh in the same file is refused (exit {rc})")
 
 # a mesh of another case: the lumped line's (no 'air', no 'dra')
 line_msh = os.path.join(tmp, "line.msh")
