@@ -128,15 +128,17 @@ static int group_list_has(const group_list *g, int dim, const char *name) {
  * other: a mesh of another case is refused, naming the group. */
 static em_err check_groups(const em_case *c, const group_list *want, const group_list *got,
                            const char *path) {
-  for (int i = 0; i < want->n; i++)
-    EM_CHECK(group_list_has(got, want->dim[i], want->name[i]), EM_ERR_INPUT,
-             "mesh file '%s' lacks the %s group '%s' of case '%s' (a mesh of another case?)", path,
-             want->dim[i] == 3 ? "volume" : "surface", want->name[i], c->path);
-  for (int i = 0; i < got->n; i++)
-    EM_CHECK(group_list_has(want, got->dim[i], got->name[i]), EM_ERR_INPUT,
-             "mesh file '%s' has a %s group '%s' that case '%s' does not define (a mesh of "
-             "another case?)",
-             path, got->dim[i] == 3 ? "volume" : "surface", got->name[i], c->path);
+  for (int dim = 3; dim >= 2; dim--) { /* volumes first: the likelier culprit */
+    for (int i = 0; i < want->n; i++)
+      EM_CHECK(want->dim[i] != dim || group_list_has(got, dim, want->name[i]), EM_ERR_INPUT,
+               "mesh file '%s' lacks the %s group '%s' of case '%s' (a mesh of another case?)",
+               path, dim == 3 ? "volume" : "surface", want->name[i], c->path);
+    for (int i = 0; i < got->n; i++)
+      EM_CHECK(got->dim[i] != dim || group_list_has(want, dim, got->name[i]), EM_ERR_INPUT,
+               "mesh file '%s' has a %s group '%s' that case '%s' does not define (a mesh of "
+               "another case?)",
+               path, dim == 3 ? "volume" : "surface", got->name[i], c->path);
+  }
   return EM_OK;
 }
 
