@@ -17,7 +17,7 @@ typedef struct em_freq_result {
   int resumed;     /* read from the journal of an earlier run (--resume) */
   int from_model;  /* adaptive sweep: evaluated from the rational model */
   double pml_wall; /* <|E|^2> at the PML's outer wall / at its interface
-                      (first excitation; NaN: no PML), pml_wall.c */
+                      (first excitation; NaN: no PML), model/pml_wall.c */
   char fields[64]; /* the fields file of this frequency, "" when none */
 } em_freq_result;
 
@@ -74,10 +74,6 @@ typedef struct em_run {
 em_err em_run_write_summary(const em_run *r);
 /* Solver/problem eigen: modes near Eigen/target (after the setup). */
 em_err em_app_eigen(em_run *r);
-/* <|E|^2> over the PML tets on the outer wall / over those on the interface
- * with the interior, for solution x: the round-trip reflection estimate of
- * the layer (NaN without a PML). */
-double em_run_pml_wall(const em_run *r, const em_cplx *x, const em_cplx *fixed);
 
 /* validate.c: before meshing (geometry numbers, frequency range, the mesh
  * the sizes imply against the memory: an error unless --force), and after

@@ -177,7 +177,7 @@ em_err em_run_post_frequency(em_run *r, int fi, const em_cplx *x, const em_cplx 
     EM_TRY_GOTO(err, em_run_write_line(r, fi, x, fixed, path), done);
     EM_TRY_GOTO(err, add_file(r, name), done);
   }
-  fr->pml_wall = em_run_pml_wall(r, x, fixed);
+  fr->pml_wall = em_setup_pml_wall(r->mesh, r->dofs, &r->setup, x, fixed); /* model/ */
   if (isfinite(fr->pml_wall))
     em_log_info(r->log,
                 "PML: |E|^2 at the outer wall / at the interface = %.2e (%.1f dB, the layer's "

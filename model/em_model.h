@@ -67,6 +67,13 @@ void em_setup_short_ports(const em_mesh *m, em_setup *s);
  * cut-off is an error naming it (before any solve or output). */
 em_err em_setup_check_band(em_setup *s, const double *freq, int n_freq);
 void em_setup_free(em_setup *s);
+/* <|E|^2> over the PML tets on the outer wall / over those on the
+ * interface with the interior (volume-weighted means, E at the centroids)
+ * for the solution x (fixed: the fixed DOFs' values, NULL zero): the
+ * round-trip reflection estimate of the layer (pml_wall.c); NaN without a
+ * PML or without field at the interface. */
+double em_setup_pml_wall(const em_mesh *m, const em_dofmap *d, const em_setup *s, const em_cplx *x,
+                         const em_cplx *fixed);
 
 /* ------------------------------------------- minimal rational interpolation
  *

@@ -15,7 +15,10 @@
  *    thickness, m and R0 from the options;
  *  - errors naming the culprit: a volume without eps_r, a bad port type,
  *    a gap in the port numbers, only PML volumes, a waveguide port below
- *    its TE10 cut-off c / 2a; a shorted port's faces PEC. */
+ *    its TE10 cut-off c / 2a; a shorted port's faces PEC;
+ *  - the PML wall estimate: 1 for a uniform field, the ratio of the
+ *    volume-weighted means of |E|^2 = x^2 + y^2 (E = z x r, exact at order
+ *    1) over the wall and interface tets found from the coordinates. */
 #include <complex.h>
 #include <math.h>
 #include <string.h>
@@ -370,6 +373,84 @@ static void test_band_and_short(void) {
   em_case_close(&c);
 }
 
+/* The Whitney coefficients of E = a + b x r on every edge: E(midpoint) . (x_b
+ * - x_a), exact for this field (docs/basis.md, order 1). */
+static void whitney(const em_mesh *m, const em_dofmap *d, const double a[3], const double b[3],
+                    em_cplx *x) {
+  for (int32_t e = 0; e < m->n_edge; e++) {
+    const double *p = m->xyz + 3 * (size_t)m->edge[2 * e],
+                 *q = m->xyz + 3 * (size_t)m->edge[2 * e + 1];
+    double c[3], E[3], t = 0;
+    for (int k = 0; k < 3; k++) c[k] = (p[k] + q[k]) / 2;
+    E[0] = a[0] + b[1] * c[2] - b[2] * c[1];
+    E[1] = a[1] + b[2] * c[0] - b[0] * c[2];
+    E[2] = a[2] + b[0] * c[1] - b[1] * c[0];
+    for (int k = 0; k < 3; k++) t += E[k] * (q[k] - p[k]);
+    x[d->edge_dof[e]] = t;
+  }
+}
+
+/* The PML wall estimate (model/pml_wall.c) on the 3^3 box with its last
+ * layer PML: a uniform field gives 1; E = z x r = (-y, x, 0) gives the
+ * ratio of the volume-weighted means of x^2 + y^2 at the centroids of the
+ * PML tets with a face on the box's boundary and of those with a face on
+ * the plane x = 2L/3, found here from the coordinates; no PML: NaN. */
+static void test_pml_wall(em_case *c) {
+  const double len[3] = {0.03, 0.03, 0.03}, L = 0.03;
+  const char *vol[] = {"air", "pml_xp"};
+  const char *side[6] = {"port1", NULL, NULL, NULL, NULL, NULL};
+  em_mesh *m = make_box(3, len, 2, vol, air_pml, side, NULL, 0);
+  em_setup s;
+  em_setup_opts o = {0, 2, 1e-6};
+  em_dofmap *d = NULL;
+  REQUIRE_OK(em_setup_build(c, m, &o, NULL, &s));
+  REQUIRE_OK(em_dofmap_build(m, 1, NULL, &d));
+  em_cplx *x = calloc((size_t)d->n_dof, sizeof *x);
+  const double a[3] = {1, -2, 0.5}, zero[3] = {0, 0, 0}, bz[3] = {0, 0, 1};
+  whitney(m, d, a, zero, x);
+  double rho = em_setup_pml_wall(m, d, &s, x, NULL);
+  EXPECT(fabs(rho - 1) < 1e-12, "uniform field: rho = %.15g, want 1", rho);
+  whitney(m, d, zero, bz, x);
+  double sum[2] = {0, 0}, vsum[2] = {0, 0};
+  for (int32_t t = 0; t < m->n_tet; t++) {
+    double cen[3] = {0, 0, 0};
+    for (int k = 0; k < 4; k++)
+      for (int j = 0; j < 3; j++) cen[j] += m->xyz[3 * (size_t)m->tet[4 * t + k] + j] / 4;
+    if (cen[0] < 2 * L / 3) continue;
+    int wall = 0, iface = 0;
+    for (int f = 0; f < 4; f++) /* face f: the three vertices but f */
+      for (int j = 0; j < 3; j++) {
+        int on_lo = 1, on_hi = 1, on_if = 1;
+        for (int k = 0; k < 4; k++) {
+          if (k == f) continue;
+          double v = m->xyz[3 * (size_t)m->tet[4 * t + k] + j];
+          on_lo &= fabs(v) < 1e-12, on_hi &= fabs(v - L) < 1e-12;
+          on_if &= j == 0 && fabs(v - 2 * L / 3) < 1e-12;
+        }
+        wall |= on_lo || on_hi, iface |= on_if;
+      }
+    double V = fabs(em_tet_volume(m, t)), e2 = cen[0] * cen[0] + cen[1] * cen[1];
+    if (wall) sum[0] += V * e2, vsum[0] += V;
+    if (iface) sum[1] += V * e2, vsum[1] += V;
+  }
+  double want = (sum[0] / vsum[0]) / (sum[1] / vsum[1]);
+  rho = em_setup_pml_wall(m, d, &s, x, NULL);
+  printf("PML wall estimate of E = (-y, x, 0): %.15g (want %.15g)\n", rho, want);
+  EXPECT(fabs(rho - want) < 1e-12 * want, "rotating field: rho = %.15g, want %.15g", rho, want);
+  em_setup_free(&s);
+  em_dofmap_destroy(&d);
+  em_mesh_destroy(&m);
+  const char *vol1[] = {"air"};
+  m = make_box(2, len, 1, vol1, all_air, side, NULL, 0);
+  REQUIRE_OK(em_setup_build(c, m, &o, NULL, &s));
+  REQUIRE_OK(em_dofmap_build(m, 1, NULL, &d));
+  EXPECT(isnan(em_setup_pml_wall(m, d, &s, x, NULL)), "no PML: NaN");
+  free(x);
+  em_setup_free(&s);
+  em_dofmap_destroy(&d);
+  em_mesh_destroy(&m);
+}
+
 int main(void) {
   em_case *c = open_case(0, NULL);
   test_roles(c);
@@ -378,6 +459,7 @@ int main(void) {
   test_abc_media(c);
   test_pml(c);
   test_errors(c);
+  test_pml_wall(c);
   em_case_close(&c);
   test_bad_type();
   test_band_and_short();

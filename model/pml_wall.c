@@ -12,23 +12,12 @@
 #include <complex.h>
 #include <math.h>
 
-#include "app_run.h"
+#include "em_model.h"
 
-static double tet_volume(const em_mesh *m, int32_t t) {
-  const double *p[4];
-  for (int a = 0; a < 4; a++) p[a] = m->xyz + 3 * (size_t)m->tet[4 * (size_t)t + a];
-  double u[3], v[3], w[3];
-  for (int d = 0; d < 3; d++)
-    u[d] = p[1][d] - p[0][d], v[d] = p[2][d] - p[0][d], w[d] = p[3][d] - p[0][d];
-  return fabs(u[0] * (v[1] * w[2] - v[2] * w[1]) - u[1] * (v[0] * w[2] - v[2] * w[0]) +
-              u[2] * (v[0] * w[1] - v[1] * w[0])) /
-         6;
-}
-
-double em_run_pml_wall(const em_run *r, const em_cplx *x, const em_cplx *fixed) {
-  const em_mesh *m = r->mesh;
-  const em_medium *med = r->setup.medium;
-  if (!r->setup.has_pml) return NAN;
+double em_setup_pml_wall(const em_mesh *m, const em_dofmap *d, const em_setup *s, const em_cplx *x,
+                         const em_cplx *fixed) {
+  const em_medium *med = s->medium;
+  if (!s->has_pml) return NAN;
   double e_out = 0, v_out = 0, e_in = 0, v_in = 0;
   const double lam[4] = {0.25, 0.25, 0.25, 0.25};
   for (int32_t t = 0; t < m->n_tet; t++) {
@@ -45,9 +34,9 @@ double em_run_pml_wall(const em_run *r, const em_cplx *x, const em_cplx *fixed) 
     }
     if (!outer && !inner) continue;
     em_cplx E[3];
-    em_field_eval(m, r->dofs, x, fixed, t, lam, E, NULL);
+    em_field_eval(m, d, x, fixed, t, lam, E, NULL);
     double e2 = creal(E[0] * conj(E[0]) + E[1] * conj(E[1]) + E[2] * conj(E[2]));
-    double vol = tet_volume(m, t);
+    double vol = fabs(em_tet_volume(m, t));
     if (outer) e_out += vol * e2, v_out += vol;
     if (inner) e_in += vol * e2, v_in += vol;
   }
