@@ -8,6 +8,7 @@ file (and the group a foreign mesh lacks), a non-zero exit and no output
 directory; no temporary file is left beside a saved mesh.  The mesh file's
 bytes are part of the --resume key."""
 import os
+import shutil
 import tempfile
 
 from emtest import check, finish, run, setn, sets, summary
@@ -42,10 +43,24 @@ _, _, _, d_param = run("cases/dra.geo", *common, *sets("Mesh/file", msh))
 s_c = complex(*summary(d_param)["frequencies"][0]["ports"][0]["S_row"][0])
 check(abs(s_c - s_a) <= 1e-10, f"-setstring Mesh/file: S11 equal ({abs(s_c - s_a):.2e})")
 
+# Mesh/file set in the case file: a relative name is taken from the case's
+# folder (here a copy of the case with the mesh beside it), not the cwd
+from emtest import SRC
+cdir = os.path.join(tmp, "case")
+os.makedirs(cdir)
+with open(os.path.join(SRC, "cases", "dra.geo")) as f:
+    text = f.read()
+with open(os.path.join(cdir, "dra.geo"), "w") as f:
+    f.write(text + '\nDefineConstant[ mesh_file = {"dra_mesh.msh", Name "Mesh/file"} ];\n')
+shutil.copy(msh, os.path.join(cdir, "dra_mesh.msh"))
+_, _, err_case, d_case = run(os.path.join(cdir, "dra.geo"), *common)
+s_d = complex(*summary(d_case)["frequencies"][0]["ports"][0]["S_row"][0])
+check("dra_mesh.msh (Mesh/file)" in err_case and abs(s_d - s_a) <= 1e-10,
+      f"Mesh/file in the case, relative to its folder: read, S11 equal ({abs(s_d - s_a):.2e})")
+
 # --resume: the loaded mesh's bytes are part of the journal key, so a journal
 # made on one mesh is refused when the file now holds another (a coarser DRA
 # mesh, sized at 5 GHz), and accepted while it is the same
-import shutil
 mine = os.path.join(tmp, "mine.msh")
 coarse = os.path.join(tmp, "coarse.msh")
 shutil.copy(msh, mine)
