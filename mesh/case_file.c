@@ -89,6 +89,7 @@ typedef struct {
   char **name;
 } group_list;
 
+/* Free the names and the list, leaving it empty. */
 static void group_list_free(group_list *g) {
   for (int i = 0; i < g->n; i++) em_free(&g->name[i]);
   em_free(&g->name);
@@ -118,6 +119,7 @@ done:
   return err;
 }
 
+/* Whether the list holds group `name` of dimension dim. */
 static int group_list_has(const group_list *g, int dim, const char *name) {
   for (int i = 0; i < g->n; i++)
     if (g->dim[i] == dim && !strcmp(g->name[i], name)) return 1;
@@ -169,6 +171,8 @@ done:
   return err;
 }
 
+/* Checks the file before Gmsh sees it (a missing file would be a Gmsh
+ * message without the errno), then load() with Gmsh on one thread. */
 em_err em_case_load_mesh(em_case *c, const char *path, const em_mesh_opts *opts, const em_log *log,
                          em_mesh **m) {
   EM_CHECK(m, EM_ERR_ARG, "em_case_load_mesh without an output");

@@ -10,6 +10,7 @@
 
 #include "em_model.h"
 
+/* s begins with p (group names: pec*, pmc*, pml*). */
 static int starts_with(const char *s, const char *p) {
   return !strncmp(s, p, strlen(p));
 }
@@ -230,6 +231,7 @@ em_err em_setup_check_band(em_setup *s, const double *freq, int n_freq) {
   return EM_OK;
 }
 
+/* Frees every array; the struct may be partly built (a failed build). */
 void em_setup_free(em_setup *s) {
   em_free(&s->face_role);
   em_free(&s->medium);

@@ -11,7 +11,7 @@
 
 #include "case_test_util.h"
 
-static char dir[256];
+static char dir[256]; /* the test's temporary folder (mkdtemp) */
 
 /* dir/name in a static buffer: valid until the next call. */
 static const char *tmp_path(const char *name) {
@@ -32,6 +32,7 @@ static em_mesh *mesh_case(const char *geo, const char *save) {
   return m;
 }
 
+/* Every array of a and b equal bit for bit (reported when not). */
 static int same_mesh(const em_mesh *a, const em_mesh *b) {
   int ok = a->n_vert == b->n_vert && a->n_tet == b->n_tet && a->n_tri == b->n_tri &&
            a->n_edge == b->n_edge && a->n_face == b->n_face && a->n_group == b->n_group &&
@@ -50,6 +51,7 @@ static int same_mesh(const em_mesh *a, const em_mesh *b) {
   return ok;
 }
 
+/* Mesh, save, reopen the case, load: the same em_mesh; a second load refused. */
 static void test_round_trip(const char *geo) {
   char msh[512];
   snprintf(msh, sizeof msh, "%s", tmp_path("saved.msh"));
@@ -68,6 +70,7 @@ static void test_round_trip(const char *geo) {
   unlink(msh);
 }
 
+/* Bad files on load and bad names / folders on save, each named. */
 static void test_errors(void) {
   char box[512], trunc[512], none[512];
   snprintf(box, sizeof box, "%s", tmp_path("box.msh"));

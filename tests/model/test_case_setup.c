@@ -92,6 +92,7 @@ static em_mesh *make_box(int n, const double len[3], int n_vol, const char *cons
   return m;
 }
 
+/* every tet in volume 0 */
 static int all_air(const double c[3], const double len[3]) {
   (void)c, (void)len;
   return 0;
@@ -114,17 +115,20 @@ static int air_pml(const double c[3], const double len[3]) {
   return c[0] > 2 * len[0] / 3 ? 1 : 0;
 }
 
+/* every tet in volume 0, a PML (the only-PML error) */
 static int pml_only(const double c[3], const double len[3]) {
   (void)c, (void)len;
   return 0;
 }
 
+/* tests/data/model_setup.geo with the overrides: the media and the port. */
 static em_case *open_case(int n_over, const em_param_override *over) {
   em_case *c = NULL;
   REQUIRE_OK(em_case_open(data_path("model_setup.geo"), n_over, over, NSPEC, SPECS, NULL, &c));
   return c;
 }
 
+/* Faces per role, the fixed ones, and fixed == (role PEC) on every face. */
 static void count_roles(const em_mesh *m, const em_setup *s, int32_t cnt[5], int32_t *n_fixed) {
   memset(cnt, 0, 5 * sizeof *cnt);
   *n_fixed = 0;
