@@ -358,6 +358,7 @@ em_err em_run_config_read(const em_case *c, em_run_config *cfg) {
   } else {
     EM_TRY(read_frequencies(c, cfg));
     EM_TRY(read_mesh_frequency(c, cfg));
+    if (cfg->mesh_file) cfg->mesh_freq_from = "none: read from Mesh/file, not sized";
     static const char *const sweeps[] = {"uniform", "adaptive"};
     EM_TRY(choice(c, "Solver/sweep", sweeps, 2, &cfg->sweep_adaptive));
     EM_TRY(num(c, "Solver/sweep_tol", &cfg->sweep_tol));

@@ -312,6 +312,10 @@ em_err em_case_mesh(em_case *c, const em_mesh_opts *opts, const em_log *log, em_
   EM_CHECK(m, EM_ERR_ARG, "em_case_mesh without an output");
   *m = NULL;
   EM_CHECK(c && opts, EM_ERR_ARG, "em_case_mesh without a case or options");
+  EM_CHECK(!c->mesh_loaded, EM_ERR_ARG,
+           "case '%s': its mesh was loaded from a file (em_case_load_mesh); open the case again "
+           "to mesh it",
+           c->path);
   EM_CHECK(opts->unit > 0 && isfinite(opts->unit), EM_ERR_INPUT,
            "case '%s': the unit must be > 0 metres, not %g", c->path, opts->unit);
   double t0 = em_wtime();

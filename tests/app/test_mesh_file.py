@@ -32,6 +32,8 @@ for k in ("vertices", "tets", "edges", "faces"):
           f"same mesh: {k} {a['mesh'].get(k)} / {b['mesh'].get(k)}")
 check(b["mesh"]["file"] == msh and a["mesh"]["file"] == "",
       f"summary.json names the mesh file: '{b['mesh']['file']}'")
+check("not sized" in b["mesh"]["sized_by"] and "f_stop" in a["mesh"]["sized_by"],
+      f"summary.json: sized_by '{b['mesh']['sized_by']}' (loaded) / '{a['mesh']['sized_by']}'")
 check(a["matrix"]["nnz"] == b["matrix"]["nnz"], "same matrix pattern")
 s_a = complex(*a["frequencies"][0]["ports"][0]["S_row"][0])
 s_b = complex(*b["frequencies"][0]["ports"][0]["S_row"][0])

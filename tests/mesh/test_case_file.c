@@ -64,6 +64,7 @@ static void test_round_trip(const char *geo) {
     printf("%s: %d tets, %d vertices read back bit for bit\n", geo, b->n_tet, b->n_vert);
   em_mesh *again = NULL;
   EXPECT_FAIL(em_case_load_mesh(c, msh, &o, NULL, &again), EM_ERR_ARG, "already loaded", NULL);
+  EXPECT_FAIL(em_case_mesh(c, &o, NULL, &again), EM_ERR_ARG, "loaded from a file", NULL);
   em_case_close(&c);
   em_mesh_destroy(&a);
   em_mesh_destroy(&b);
