@@ -56,8 +56,12 @@ typedef struct em_mesh {
   int32_t *tri_face;  /* global face of each triangle */
   int32_t *tri_group; /* surface group of each triangle (index into group[]) */
   int n_group;
-  em_group *group; /* all physical groups, volumes and surfaces */
-  double unit;     /* metres per model unit of the case geometry */
+  em_group *group;  /* all physical groups, volumes and surfaces */
+  double unit;      /* metres per model unit of the case geometry */
+  double *edge_mid; /* [3 per edge] the mid-edge node of a second-order
+                       (curved, Mesh/geometry_order 2) mesh, metres: tet t
+                       maps x(lam) = sum_a lam_a (2 lam_a - 1) x_a +
+                       sum_(a,b) 4 lam_a lam_b x_ab; NULL: straight tets */
 } em_mesh;
 
 /* Build a mesh from tets (any vertex order) and optional group triangles:
@@ -80,6 +84,18 @@ em_err em_mesh_box(int nx, int ny, int nz, double lx, double ly, double lz, doub
                    unsigned seed, em_mesh **m);
 
 void em_mesh_destroy(em_mesh **m);
+
+/* Make the mesh second-order (curved): tet t of m, built by
+ * em_mesh_from_tets from tets[4 t ..] over the vertex coordinates xyz (the
+ * arrays passed there, before any renumbering), gets the six mid-edge nodes
+ * mid[18 t + 3 k ..] in Gmsh's 10-node order (node 4 + k on the edge of
+ * vertices (0,1) (1,2) (2,0) (3,0) (3,2) (3,1)).  Vertices are matched by
+ * their coordinates, so renumbering does not matter.  Errors: a mid node
+ * nearer another edge's midpoint than its own (not Gmsh's order), or
+ * further than a quarter of its edge's length from the straight midpoint
+ * (a map this bent folds the element). */
+em_err em_mesh_attach_midnodes(em_mesh *m, const double *xyz, const int32_t *tets,
+                               const double *mid);
 
 /* Index of the group called name with dimension dim, or -1. */
 int em_mesh_group_find(const em_mesh *m, const char *name, int dim);
@@ -196,6 +212,9 @@ typedef struct em_mesh_opts {
    * sizing only); the layer is the bounding box of every volume less that
    * of the non-PML volumes, side by side */
   int pml_elements;
+  int geometry_order; /* 2: second-order (curved) tets, the mid-edge nodes
+                         on the CAD geometry (em_mesh.edge_mid); 0 or 1:
+                         straight-sided */
 } em_mesh_opts;
 
 /* Before meshing: about how many tetrahedra the wavelength sizes imply
