@@ -12,7 +12,8 @@
  *      (quadratic boundary interpolation: O(h^4)) while the straight tets
  *      of the same meshes converge at rate ~2 (the chord error); the finest
  *      curved mesh is within 2e-5;
- *  (4) a .msh of 10-node tets reads with geometry_order 2 (mid nodes in
+ *  (4) a Robin face on a curved face is refused (a straight one is not);
+ *  (5) a .msh of 10-node tets reads with geometry_order 2 (mid nodes in
  *      Gmsh's order, at the straight midpoints: no tet flagged curved), and
  *      a mid node moved far off its edge is refused naming the tet. */
 #include <math.h>
@@ -291,7 +292,37 @@ static void tet10_msh(void) {
   em_mesh_destroy(&m);
 }
 
+/* A box mesh with one boundary edge of xmin bent outwards: it assembles
+ * (the curved tets by quadrature), a Robin term on the straight xmax too,
+ * but a Robin term on xmin (a curved face) is refused naming the group. */
+static void robin_refused(void) {
+  em_mesh *m = NULL;
+  REQUIRE_OK(em_mesh_box(2, 2, 2, 1, 1, 1, 0, 1, &m));
+  REQUIRE_OK(em_calloc(&m->edge_mid, 3 * (size_t)m->n_edge, sizeof *m->edge_mid, "mid nodes"));
+  int bent = 0;
+  for (int32_t e = 0; e < m->n_edge; e++) {
+    const double *a = m->xyz + 3 * (size_t)m->edge[2 * e],
+                 *b = m->xyz + 3 * (size_t)m->edge[2 * e + 1];
+    for (int d = 0; d < 3; d++) m->edge_mid[3 * e + d] = 0.5 * (a[d] + b[d]);
+    if (!bent && a[0] == 0 && b[0] == 0) m->edge_mid[3 * e] = -0.05, bent = 1;
+  }
+  em_dofmap *d = NULL;
+  REQUIRE_OK(em_dofmap_build(m, 2, NULL, &d));
+  em_robin r = {.group = em_mesh_group_find(m, "xmax", 2), .gamma = I};
+  em_problem prob = {
+      .k0 = 1, .order = 2, .material = iso_fn, .n_robin = 1, .robin = &r, .n_rhs = 1};
+  em_system *sys = NULL;
+  EXPECT_OK(em_assemble(m, d, &prob, NULL, &sys));
+  em_system_destroy(&sys);
+  r.group = em_mesh_group_find(m, "xmin", 2);
+  EXPECT_FAIL(em_assemble(m, d, &prob, NULL, &sys), EM_ERR_INPUT, "'xmin'", "curved");
+  em_system_destroy(&sys);
+  em_dofmap_destroy(&d);
+  em_mesh_destroy(&m);
+}
+
 int main(void) {
+  robin_refused();
   straight_midpoints();
   curved_tet();
   rotation();
