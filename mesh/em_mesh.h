@@ -116,7 +116,10 @@ double em_tet_volume(const em_mesh *m, int32_t t);
 
 /* The tet containing point x (metres) and its barycentric coordinates
  * there; *t = -1 when x lies outside the mesh.  Brute force with a bounding
- * box test: meant for a few hundred probe points, not for millions. */
+ * box test: meant for a few hundred probe points, not for millions.  The
+ * tets are taken straight (their vertices): on a curved mesh (edge_mid)
+ * the answer is that of the straight tets, so its callers (line probes,
+ * the driven mesh check) are not run with Mesh/geometry_order 2. */
 void em_mesh_locate(const em_mesh *m, const double x[3], int32_t *t, double lam[4]);
 
 /* ------------------------------------------------------------------- cases */
