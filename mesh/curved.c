@@ -67,6 +67,21 @@ static em_err attach_tet(em_mesh *m, int32_t t, const double *xyz, const int32_t
   return EM_OK;
 }
 
+void em_mesh_bent_edges(const em_mesh *m, int32_t *n_bent, double *max_bend) {
+  *n_bent = 0;
+  *max_bend = 0;
+  if (!m->edge_mid) return;
+  for (int32_t e = 0; e < m->n_edge; e++) {
+    const double *a = m->xyz + 3 * (size_t)m->edge[2 * e],
+                 *b = m->xyz + 3 * (size_t)m->edge[2 * e + 1];
+    double c[3];
+    for (int d = 0; d < 3; d++) c[d] = 0.5 * (a[d] + b[d]);
+    double r = sqrt(dist2(m->edge_mid + 3 * (size_t)e, c) / dist2(a, b));
+    if (r > 1e-10) (*n_bent)++;
+    if (r > *max_bend) *max_bend = r;
+  }
+}
+
 em_err em_mesh_attach_midnodes(em_mesh *m, const double *xyz, const int32_t *tets,
                                const double *mid) {
   EM_CHECK(m && xyz && tets && mid, EM_ERR_ARG, "attach mid nodes: NULL argument");

@@ -96,6 +96,10 @@ void em_mesh_destroy(em_mesh **m);
  * (a map this bent folds the element). */
 em_err em_mesh_attach_midnodes(em_mesh *m, const double *xyz, const int32_t *tets,
                                const double *mid);
+/* Of a second-order mesh: the edges whose mid node lies off the straight
+ * midpoint by more than 1e-10 of the edge (*n_bent) and the largest such
+ * offset over its edge's length (*max_bend); 0 and 0 for a straight mesh. */
+void em_mesh_bent_edges(const em_mesh *m, int32_t *n_bent, double *max_bend);
 
 /* Index of the group called name with dimension dim, or -1. */
 int em_mesh_group_find(const em_mesh *m, const char *name, int dim);
