@@ -49,6 +49,7 @@ typedef struct em_run_config {
   int n_freq;
   double *freq;               /* Hz */
   int order;                  /* 1..3 */
+  int geometry_order;         /* Mesh/geometry_order: 1 straight, 2 curved tets */
   double epw;                 /* elements per wavelength used */
   double mesh_freq;           /* Hz: the wavelength that sizes the mesh */
   const char *mesh_freq_from; /* which parameter gave it (log, summary.json) */

@@ -110,12 +110,14 @@ static em_err energy(const em_run *r, const em_cplx *x, double *w_group) {
     double s = 0;
     for (int k = 0; k < q.n; k++) {
       em_cplx E[3];
+      double xq[3], grad[4][3], dv; /* a curved tet: its own volume element */
+      em_tet_geom_at(&geo, q.lam + 4 * k, xq, grad, &dv);
       em_field_eval(m, r->dofs, x, NULL, t, q.lam + 4 * k, E, NULL);
-      s +=
-          q.w[k] * (creal(E[0] * conj(E[0])) + creal(E[1] * conj(E[1])) + creal(E[2] * conj(E[2])));
+      s += q.w[k] * dv *
+           (creal(E[0] * conj(E[0])) + creal(E[1] * conj(E[1])) + creal(E[2] * conj(E[2])));
     }
     int g = m->tet_group[t];
-    w_group[g] += creal(r->setup.medium[g].eps_r) * s * geo.vol;
+    w_group[g] += creal(r->setup.medium[g].eps_r) * s;
   }
   return EM_OK;
 }
@@ -141,9 +143,9 @@ static em_err dipole_label(const em_run *r, const em_cplx *x, double k, char *la
     em_tet_geom_make(m, t, &g);
     for (int k2 = 0; k2 < q.n; k2++) {
       const double *lam = q.lam + 4 * k2;
-      double xq[3] = {0, 0, 0}, wq = q.w[k2] * g.vol * de;
-      for (int a = 0; a < 4; a++)
-        for (int d = 0; d < 3; d++) xq[d] += lam[a] * g.x[a][d];
+      double xq[3], grad[4][3], dv; /* a curved tet: the mapped point */
+      em_tet_geom_at(&g, lam, xq, grad, &dv);
+      double wq = q.w[k2] * dv * de;
       em_cplx E[3];
       em_field_eval(m, r->dofs, x, NULL, t, lam, E, NULL);
       for (int d = 0; d < 3; d++) {

@@ -22,6 +22,15 @@ void em_app_log_mesh(const em_run *r) {
   const em_mesh_stats *s = &r->mstats;
   em_log_info(r->log, "mesh: %d tets, %d vertices, h %.3g .. %.3g mm, quality min %.2f (%.2f s)",
               s->n_tet, s->n_vert, s->h_min * 1e3, s->h_max * 1e3, s->q_min, r->t_mesh);
+  if (r->mesh->edge_mid) {
+    int32_t nb;
+    double bend;
+    em_mesh_bent_edges(r->mesh, &nb, &bend);
+    em_log_info(r->log,
+                "mesh: curved tets (Mesh/geometry_order 2): %d edges bent, mid nodes up to %.3g of "
+                "an edge off its chord",
+                nb, bend);
+  }
 }
 
 void em_app_log_frequency(em_run *r, int fi) {

@@ -267,8 +267,8 @@ static em_err make_mesh(em_run *r) {
                 "elements per wavelength there",
                 cfg->mesh_freq * 1e-9, cfg->freq[cfg->n_freq - 1] * 1e-9,
                 cfg->epw * cfg->mesh_freq / cfg->freq[cfg->n_freq - 1]);
-  em_mesh_opts mo = {cfg->unit, cfg->mesh_freq,   cfg->epw, em_setup_index_of, r->cs,
-                     1,         cfg->pml_elements};
+  em_mesh_opts mo = {cfg->unit, cfg->mesh_freq,    cfg->epw,           em_setup_index_of, r->cs,
+                     1,         cfg->pml_elements, cfg->geometry_order};
   double t0 = em_wtime();
   if (cfg->mesh_file) /* a mesh saved by an earlier run (--save-mesh): the same model */
     EM_TRY(em_case_load_mesh(r->cs, cfg->mesh_file, &mo, &r->detail, &r->mesh));

@@ -76,7 +76,8 @@ em_err em_app_validate_case(em_run *r) {
   EM_TRY(check_frequencies(r->cs, cfg));
   if (cfg->mesh_file) return EM_OK; /* no mesh to estimate: it is read as it is */
   double fmax = cfg->mesh_freq > 0 ? cfg->mesh_freq : cfg->freq[cfg->n_freq - 1], tets = 0, h = 0;
-  em_mesh_opts mo = {cfg->unit, fmax, cfg->epw, em_setup_index_of, r->cs, 1, cfg->pml_elements};
+  em_mesh_opts mo = {cfg->unit, fmax, cfg->epw,          em_setup_index_of,
+                     r->cs,     1,    cfg->pml_elements, cfg->geometry_order};
   EM_TRY(em_case_estimate(r->cs, &mo, &tets, &h));
   if (tets <= 0) return EM_OK;
   /* a direct factor of a 3-D mesh grows faster than the unknowns; count

@@ -58,7 +58,7 @@ static em_err element(const em_mesh *m, const em_problem *prob, const em_element
   em_tet_geom_make(m, t, &g);
   EM_CHECK(g.vol > 0, EM_ERR_INPUT, "tet %d is degenerate (zero volume)", t);
   int n = ref->n;
-  if (prob->tet_vary && prob->tet_vary[t]) {
+  if ((prob->tet_vary && prob->tet_vary[t]) || g.curved) { /* by quadrature */
     EM_TRY(em_element_matrices(ref->p, &g, prob->material, prob->material_ctx, t, 1, w->S, w->T));
     double k2 = prob->k0 * prob->k0;
     int64_t q = 0;
@@ -94,9 +94,8 @@ static em_err source(const em_mesh *m, const em_problem *prob, int32_t t, const 
   double w[EM_NB_MAX][3], c[EM_NB_MAX][3];
   for (int k = 0; k < q.n; k++) {
     const double *lam = q.lam + 4 * k;
-    double x[3] = {0, 0, 0};
-    for (int a = 0; a < 4; a++)
-      for (int d = 0; d < 3; d++) x[d] += lam[a] * g.x[a][d];
+    double x[3], grad[4][3], dv; /* a folded curved tet fails in element() first */
+    em_tet_geom_at(&g, lam, x, grad, &dv);
     em_cplx f[3] = {0, 0, 0}, h[3] = {0, 0, 0};
     if (prob->source) EM_TRY(prob->source(prob->source_ctx, x, f));
     if (prob->tet_source) {
@@ -106,8 +105,8 @@ static em_err source(const em_mesh *m, const em_problem *prob, int32_t t, const 
     }
     EM_CHECK(finite3(f) && finite3(h), EM_ERR_INPUT,
              "volume source is not finite at (%g, %g, %g) in tet %d", x[0], x[1], x[2], t);
-    em_basis_eval(p, lam, g.grad, w, prob->tet_source ? c : NULL);
-    double wq = q.w[k] * g.vol;
+    em_basis_eval(p, lam, (const double(*)[3])grad, w, prob->tet_source ? c : NULL);
+    double wq = q.w[k] * dv;
     for (int i = 0; i < n; i++) {
       if (code[i] < 0) continue;
       em_cplx v = f[0] * w[i][0] + f[1] * w[i][1] + f[2] * w[i][2];

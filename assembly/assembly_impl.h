@@ -26,7 +26,9 @@ typedef struct em_element_ref {
 
 em_err em_element_ref_create(int p, em_element_ref **ref);
 void em_element_ref_destroy(em_element_ref **ref);
-/* A = S - k0^2 T (packed upper triangle) of a tet with constant material. */
+/* A = S - k0^2 T (packed upper triangle) of a straight tet (g->curved == 0:
+ * the assembly sends curved ones to em_element_matrices) with constant
+ * material. */
 void em_element_ref_apply(const em_element_ref *ref, const em_tet_geom *g, const em_material *mat,
                           double k0, em_cplx *A);
 

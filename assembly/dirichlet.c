@@ -222,6 +222,14 @@ em_err em_dirichlet_values(const em_mesh *m, const em_dofmap *d, const em_proble
         if (!fixed_ent || *mark) continue;
         if (!geom) {
           em_tet_geom_make(m, t, &g);
+          /* the projections integrate on the straight entities */
+          if (g.curved) {
+            err = EM_RAISE(EM_ERR_INPUT,
+                           "Dirichlet data on curved tet %d (second-order mesh): non-zero fixed "
+                           "values are projected on straight edges and faces, not supported",
+                           t);
+            goto done;
+          }
           em_dofmap_tet(d, m, t, code);
           geom = 1;
         }

@@ -72,13 +72,35 @@ void em_quad_line(int n, double *s, double *w);
 
 /* ---------------------------------------------------------------- geometry */
 
+/* One tet.  The affine part (x, grad, vol) is that of the straight tet on
+ * the four vertices.  A curved tet (second-order mesh, em_mesh.edge_mid)
+ * maps the reference tet by the quadratic
+ *   x(lam) = sum_a lam_a (2 lam_a - 1) x_a + sum_e 4 lam_a lam_b xm_e
+ * (edge e = (a, b) of EM_TET_EDGE); there the barycentric gradients and the
+ * volume element vary from point to point: em_tet_geom_at. */
 typedef struct em_tet_geom {
   double x[4][3];    /* vertex coordinates, metres */
-  double grad[4][3]; /* gradients of the barycentric coordinates */
-  double vol;        /* |volume| */
+  double grad[4][3]; /* gradients of the barycentric coordinates (straight) */
+  double vol;        /* |volume| of the straight tet */
+  int curved;        /* 1: xm are mid-edge nodes off the straight midpoints */
+  double xm[6][3];   /* mid-edge nodes by local edge (curved only) */
 } em_tet_geom;
 
+/* A tet is curved when a mid-edge node lies further than this fraction of
+ * its edge from the straight midpoint; below it the straight map is used
+ * (the difference is of that relative size). */
+#define EM_CURVED_TOL 1e-10
+
 void em_tet_geom_make(const em_mesh *m, int32_t t, em_tet_geom *g);
+/* The map at the reference point lam: x the image point, grad[4][3] the
+ * gradients of the barycentric coordinates there (J^-T times the reference
+ * ones: the covariant Piola map of the Nedelec functions), *dv the volume
+ * element |det J| / 6, so that int_tet f = sum_k w_k f(x_k) dv_k with the
+ * reference weights w_k (sum 1).  A straight tet gives the affine values
+ * (dv = vol).  Returns 0, or -1 where det J does not keep the sign of the
+ * straight tet's (a folded curved tet; grad and dv are then not usable). */
+int em_tet_geom_at(const em_tet_geom *g, const double lam[4], double x[3], double grad[4][3],
+                   double *dv);
 
 /* -------------------------------------------------------------- materials */
 

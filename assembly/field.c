@@ -15,8 +15,9 @@ static void eval_geom(const em_dofmap *d, const em_tet_geom *g, const int32_t *c
                       const em_cplx *x, const em_cplx *fixed, const double lam[4], em_cplx E[3],
                       em_cplx curlE[3]) {
   int p = d->order, n = em_basis_count(p);
-  double w[EM_NB_MAX][3], c[EM_NB_MAX][3];
-  em_basis_eval(p, lam, g->grad, w, curlE ? c : NULL);
+  double w[EM_NB_MAX][3], c[EM_NB_MAX][3], x0[3], grad[4][3], dv;
+  em_tet_geom_at(g, lam, x0, grad, &dv); /* curved: the point's own gradients */
+  em_basis_eval(p, lam, (const double(*)[3])grad, w, curlE ? c : NULL);
   for (int k = 0; k < 3; k++) {
     if (E) E[k] = 0;
     if (curlE) curlE[k] = 0;
@@ -55,14 +56,14 @@ em_err em_field_error(const em_mesh *m, const em_dofmap *d, const em_cplx *x, co
     em_dofmap_tet(d, m, t, code);
     for (int k = 0; k < q.n; k++) {
       const double *lam = q.lam + 4 * k;
-      double xp[3] = {0, 0, 0};
-      for (int a = 0; a < 4; a++)
-        for (int c = 0; c < 3; c++) xp[c] += lam[a] * g.x[a][c];
+      double xp[3], grad[4][3], dv;
+      EM_CHECK(!em_tet_geom_at(&g, lam, xp, grad, &dv), EM_ERR_INPUT,
+               "field error: curved tet %d folds", t);
       em_cplx E[3], C[3], Ee[3], Ce[3];
       eval_geom(d, &g, code, x, fixed, lam, E, curl_ex ? C : NULL);
       EM_TRY(E_ex(ctx, xp, Ee));
       if (curl_ex) EM_TRY(curl_ex(ctx, xp, Ce));
-      double wq = q.w[k] * g.vol;
+      double wq = q.w[k] * dv;
       for (int c = 0; c < 3; c++) {
         double de = cabs(E[c] - Ee[c]);
         e2 += wq * de * de;

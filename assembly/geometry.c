@@ -1,12 +1,36 @@
-/* geometry.c - affine map of one tet: vertex coordinates, gradients of the
- * barycentric coordinates, volume. */
+/* geometry.c - the map of one tet: vertex coordinates, gradients of the
+ * barycentric coordinates, volume; for a curved (second-order) tet the
+ * quadratic map point by point. */
 #include "em_assembly.h"
 
 #include <math.h>
+#include <string.h>
 
-/* With a, b, c the edges x1-x0, x2-x0, x3-x0 and D = a.(b x c):
- * g1 = (b x c)/D, g2 = (c x a)/D, g3 = (a x b)/D (rows of J^-1),
- * g0 = -(g1 + g2 + g3) since the barycentrics sum to 1; vol = |D|/6. */
+static void cross(const double *p, const double *q, double *r) {
+  r[0] = p[1] * q[2] - p[2] * q[1];
+  r[1] = p[2] * q[0] - p[0] * q[2];
+  r[2] = p[0] * q[1] - p[1] * q[0];
+}
+
+static double dot(const double *p, const double *q) {
+  return p[0] * q[0] + p[1] * q[1] + p[2] * q[2];
+}
+
+/* With columns a, b, c of J and D = a.(b x c): the rows of J^-1 are
+ * (b x c)/D, (c x a)/D, (a x b)/D = the gradients of lam_1..3, and
+ * grad lam_0 = -(g1 + g2 + g3) since the barycentrics sum to 1.  Returns D. */
+static double invert(const double e[3][3], double grad[4][3]) {
+  for (int i = 0; i < 3; i++) cross(e[(i + 1) % 3], e[(i + 2) % 3], grad[i + 1]);
+  double D = dot(e[0], grad[1]);
+  for (int i = 1; i < 4; i++)
+    for (int d = 0; d < 3; d++) grad[i][d] /= D;
+  for (int d = 0; d < 3; d++) grad[0][d] = -(grad[1][d] + grad[2][d] + grad[3][d]);
+  return D;
+}
+
+/* Affine part from the vertices (e_i = x_i - x_0, vol = |D|/6); the tet is
+ * curved when some mid-edge node is off its straight midpoint by more than
+ * EM_CURVED_TOL of the edge's length. */
 void em_tet_geom_make(const em_mesh *m, int32_t t, em_tet_geom *g) {
   const int32_t *v = m->tet + 4 * (size_t)t;
   for (int i = 0; i < 4; i++)
@@ -14,15 +38,57 @@ void em_tet_geom_make(const em_mesh *m, int32_t t, em_tet_geom *g) {
   double e[3][3];
   for (int i = 0; i < 3; i++)
     for (int d = 0; d < 3; d++) e[i][d] = g->x[i + 1][d] - g->x[0][d];
-  for (int i = 0; i < 3; i++) {
-    const double *p = e[(i + 1) % 3], *q = e[(i + 2) % 3];
-    g->grad[i + 1][0] = p[1] * q[2] - p[2] * q[1];
-    g->grad[i + 1][1] = p[2] * q[0] - p[0] * q[2];
-    g->grad[i + 1][2] = p[0] * q[1] - p[1] * q[0];
+  g->vol = fabs(invert(e, g->grad)) / 6;
+  g->curved = 0;
+  if (!m->edge_mid) return;
+  for (int k = 0; k < 6; k++) {
+    const double *xm = m->edge_mid + 3 * (size_t)m->tet_edge[6 * (size_t)t + k];
+    const double *a = g->x[EM_TET_EDGE[k][0]], *b = g->x[EM_TET_EDGE[k][1]];
+    double off = 0, len = 0;
+    for (int d = 0; d < 3; d++) {
+      g->xm[k][d] = xm[d];
+      off += (xm[d] - 0.5 * (a[d] + b[d])) * (xm[d] - 0.5 * (a[d] + b[d]));
+      len += (b[d] - a[d]) * (b[d] - a[d]);
+    }
+    if (off > EM_CURVED_TOL * EM_CURVED_TOL * len) g->curved = 1;
   }
-  double D = e[0][0] * g->grad[1][0] + e[0][1] * g->grad[1][1] + e[0][2] * g->grad[1][2];
-  for (int i = 1; i < 4; i++)
-    for (int d = 0; d < 3; d++) g->grad[i][d] /= D;
-  for (int d = 0; d < 3; d++) g->grad[0][d] = -(g->grad[1][d] + g->grad[2][d] + g->grad[3][d]);
-  g->vol = fabs(D) / 6;
+}
+
+/* Quadratic map: dx/dlam_a = (4 lam_a - 1) x_a + sum over the edges (a, b)
+ * at a of 4 lam_b xm_ab; with reference coordinates xi_k = lam_k (k = 1..3)
+ * and lam_0 = 1 - sum xi, column k of J is dx/dlam_k - dx/dlam_0. */
+int em_tet_geom_at(const em_tet_geom *g, const double lam[4], double x[3], double grad[4][3],
+                   double *dv) {
+  if (!g->curved) {
+    for (int d = 0; d < 3; d++) x[d] = 0;
+    for (int a = 0; a < 4; a++)
+      for (int d = 0; d < 3; d++) x[d] += lam[a] * g->x[a][d];
+    memcpy(grad, g->grad, sizeof g->grad);
+    *dv = g->vol;
+    return 0;
+  }
+  double dl[4][3];
+  for (int d = 0; d < 3; d++) x[d] = 0;
+  for (int a = 0; a < 4; a++)
+    for (int d = 0; d < 3; d++) {
+      x[d] += lam[a] * (2 * lam[a] - 1) * g->x[a][d];
+      dl[a][d] = (4 * lam[a] - 1) * g->x[a][d];
+    }
+  for (int k = 0; k < 6; k++) {
+    int a = EM_TET_EDGE[k][0], b = EM_TET_EDGE[k][1];
+    for (int d = 0; d < 3; d++) {
+      x[d] += 4 * lam[a] * lam[b] * g->xm[k][d];
+      dl[a][d] += 4 * lam[b] * g->xm[k][d];
+      dl[b][d] += 4 * lam[a] * g->xm[k][d];
+    }
+  }
+  double e[3][3], e0[3][3], g0[4][3];
+  for (int i = 0; i < 3; i++)
+    for (int d = 0; d < 3; d++) {
+      e[i][d] = dl[i + 1][d] - dl[0][d];
+      e0[i][d] = g->x[i + 1][d] - g->x[0][d];
+    }
+  double D = invert(e, grad), D0 = invert(e0, g0);
+  *dv = fabs(D) / 6;
+  return D * D0 > 0 && isfinite(D) ? 0 : -1;
 }

@@ -18,7 +18,26 @@ static const char *robin_name(const em_mesh *m, const em_robin *r) {
   return r->group >= 0 ? m->group[r->group].name : "outer boundary";
 }
 
-/* One face f (triangle k of a group, or a listed face) of Robin boundary r. */
+/* Whether local face lf of a curved tet is itself curved: a mid node of
+ * one of its three edges off the straight midpoint (EM_CURVED_TOL). */
+static int face_curved(const em_tet_geom *g, int lf) {
+  if (!g->curved) return 0;
+  for (int e = 0; e < 6; e++) {
+    const int *v = EM_TET_EDGE[e];
+    if (v[0] == lf || v[1] == lf) continue;
+    double off = 0, len = 0;
+    for (int c = 0; c < 3; c++) {
+      double mid = 0.5 * (g->x[v[0]][c] + g->x[v[1]][c]);
+      off += (g->xm[e][c] - mid) * (g->xm[e][c] - mid);
+      len += (g->x[v[1]][c] - g->x[v[0]][c]) * (g->x[v[1]][c] - g->x[v[0]][c]);
+    }
+    if (off > EM_CURVED_TOL * EM_CURVED_TOL * len) return 1;
+  }
+  return 0;
+}
+
+/* One face f (triangle k of a group, or a listed face) of Robin boundary r.
+ * The face is integrated as a flat triangle: a curved one is refused. */
 static em_err robin_face(const em_mesh *m, const em_dofmap *d, const em_pattern *pat,
                          const em_robin *r, int32_t f, em_system *sys) {
   int p = d->order, nb = em_basis_count(p);
@@ -29,6 +48,10 @@ static em_err robin_face(const em_mesh *m, const em_dofmap *d, const em_pattern 
   EM_CHECK(lf < 4, EM_ERR_INTERNAL, "face %d not found in its tet %d", f, t);
   em_tet_geom g;
   em_tet_geom_make(m, t, &g);
+  EM_CHECK(!face_curved(&g, lf), EM_ERR_INPUT,
+           "Robin boundary '%s': face %d is curved (second-order mesh); Robin faces are "
+           "integrated as flat triangles: not supported with curved tets",
+           robin_name(m, r), k);
   int32_t code[EM_NB_MAX];
   em_dofmap_tet(d, m, t, code);
   int fn[3 * EM_MAX_ORDER + 6], nt = 0;

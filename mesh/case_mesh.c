@@ -9,7 +9,17 @@
 
 #include "case_impl.h"
 
-enum { TYPE_TRI = 2, TYPE_TET = 4 }; /* Gmsh element types: 3-node triangle, 4-node tet */
+/* Gmsh element types: 3-node triangle, 4-node tet, and their second-order
+ * (6- and 10-node) forms of Mesh/geometry_order 2 */
+enum { TYPE_TRI = 2, TYPE_TET = 4, TYPE_TRI6 = 9, TYPE_TET10 = 11 };
+
+/* Nodes per element of a type, and how many of them are vertices. */
+static int type_nodes(int type) {
+  return type == TYPE_TET10 ? 10 : type == TYPE_TRI6 ? 6 : type == TYPE_TET ? 4 : 3;
+}
+static int type_vertices(int type) {
+  return type == TYPE_TET10 || type == TYPE_TET ? 4 : 3;
+}
 
 /* Growable array of node tags. */
 typedef struct {
@@ -48,9 +58,10 @@ static int32_t node_index(const node_key *k, size_t n, size_t tag) {
   return f ? f->idx : -1;
 }
 
-/* The elements of one entity: all of type `want`, appended to out. */
+/* The elements of one entity: all of type `want`, their vertices appended
+ * to out and (second-order types) their other nodes to mid. */
 static em_err entity_elements(const em_case *c, const char *group, int dim, int tag, int want,
-                              tag_vec *out) {
+                              tag_vec *out, tag_vec *mid) {
   em_err err = EM_OK;
   int *types = NULL, ierr = 0;
   size_t n_types = 0, *et = NULL, n_et = 0, *nt = NULL, n_nt = 0;
@@ -67,9 +78,10 @@ static em_err entity_elements(const em_case *c, const char *group, int dim, int 
       gmshModelMeshGetElementProperties(types[k], &name, &d, &order, &nn, &lc, &n_lc, &np, &ierr);
       err = EM_RAISE(EM_ERR_INPUT,
                      "case '%s': %s group '%s' holds elements of type %d (%s); emsolve takes "
-                     "first-order %s only",
+                     "%s-order %s here (Mesh/geometry_order %d)",
                      c->path, dim == 3 ? "volume" : "surface", group, types[k],
-                     !ierr && name ? name : "?", dim == 3 ? "tetrahedra" : "triangles");
+                     !ierr && name ? name : "?", type_nodes(want) > 4 ? "second" : "first",
+                     dim == 3 ? "tetrahedra" : "triangles", type_nodes(want) > 4 ? 2 : 1);
       gmshFree(name);
       gmshFree(lc);
       goto done;
@@ -81,7 +93,11 @@ static em_err entity_elements(const em_case *c, const char *group, int dim, int 
           EM_GMSH_RAISE(mark, "case '%s': cannot read the elements of group '%s'", c->path, group);
       goto done;
     }
-    EM_TRY_GOTO(err, push_tags(out, nt, n_nt), done);
+    int nn = type_nodes(want), nv = type_vertices(want);
+    for (size_t e = 0; e + (size_t)nn <= n_nt; e += (size_t)nn) {
+      EM_TRY_GOTO(err, push_tags(out, nt + e, (size_t)nv), done);
+      if (mid && nn > nv) EM_TRY_GOTO(err, push_tags(mid, nt + e + nv, (size_t)(nn - nv)), done);
+    }
   }
 done:
   gmshFree(types);
@@ -93,15 +109,15 @@ done:
 /* The node tags of the elements of one physical group (one row per element,
  * `want` gives the type), appending the group index once per element. */
 static em_err group_elements(const em_case *c, const em_group *g, int32_t gi, int want,
-                             tag_vec *nodes, int32_t **elem_group, size_t *n_elem) {
+                             tag_vec *nodes, tag_vec *mid, int32_t **elem_group, size_t *n_elem) {
   em_err err = EM_OK;
   int *ent = NULL, ierr = 0;
-  size_t n_ent = 0, per = want == TYPE_TET ? 4 : 3, before = nodes->n;
+  size_t n_ent = 0, per = (size_t)type_vertices(want), before = nodes->n;
   size_t mark = c->log_mark;
   gmshModelGetEntitiesForPhysicalGroup(g->dim, g->tag, &ent, &n_ent, &ierr);
   if (ierr) return EM_GMSH_RAISE(mark, "case '%s': cannot read group '%s'", c->path, g->name);
   for (size_t e = 0; e < n_ent; e++)
-    EM_TRY_GOTO(err, entity_elements(c, g->name, g->dim, ent[e], want, nodes), done);
+    EM_TRY_GOTO(err, entity_elements(c, g->name, g->dim, ent[e], want, nodes, mid), done);
   size_t added = (nodes->n - before) / per;
   if (g->dim == 3 && added == 0) {
     err = EM_RAISE(EM_ERR_INPUT,
@@ -161,15 +177,30 @@ typedef struct {
   int32_t *vmap;  /* Gmsh index -> mesh vertex, -1 when no tet uses it */
   int32_t n_vert; /* vertices used by tets */
   double *xyz;    /* their coordinates, metres */
+  double *mid;    /* second-order: [3 per mid tag] coordinates, metres */
 } node_table;
 
 static void node_table_free(node_table *t) {
   em_free(&t->key);
   em_free(&t->vmap);
   em_free(&t->xyz);
+  em_free(&t->mid);
 }
 
-static em_err read_nodes(const em_case *c, double unit, const tag_vec *tets, node_table *t) {
+/* Coordinate d of Gmsh node i in metres, refusing a non-finite one (a broken
+ * .msh: named here, not as a bent port later). */
+static em_err node_coord(const em_case *c, const size_t *tags, const double *xyz, size_t i, int d,
+                         double unit, double *x) {
+  *x = xyz[3 * i + d] * unit;
+  EM_CHECK(isfinite(*x), EM_ERR_INPUT, "case '%s': node %zu has coordinate %c = %g", c->path,
+           tags[i], "xyz"[d], xyz[3 * i + d]);
+  return EM_OK;
+}
+
+/* The vertices the tets use (renumbered) and, with mids, the coordinates
+ * of the second-order nodes in mids' order. */
+static em_err read_nodes(const em_case *c, double unit, const tag_vec *tets, const tag_vec *mids,
+                         node_table *t) {
   em_err err = EM_OK;
   size_t *tags = NULL, n = 0, n_xyz = 0, n_par = 0;
   double *xyz = NULL, *par = NULL;
@@ -207,15 +238,23 @@ static em_err read_nodes(const em_case *c, double unit, const tag_vec *tets, nod
   EM_TRY_GOTO(err, em_calloc(&t->xyz, 3 * (size_t)nv, sizeof *t->xyz, "mesh vertices"), done);
   for (size_t i = 0; i < n; i++)
     if (t->vmap[i] >= 0)
-      for (int d = 0; d < 3; d++) {
-        double x = xyz[3 * i + d] * unit;
-        if (!isfinite(x)) { /* a broken .msh: named here, not as a bent port later */
-          err = EM_RAISE(EM_ERR_INPUT, "case '%s': node %zu has coordinate %c = %g", c->path,
-                         tags[i], "xyz"[d], xyz[3 * i + d]);
-          goto done;
-        }
-        t->xyz[3 * (size_t)t->vmap[i] + d] = x;
+      for (int d = 0; d < 3; d++)
+        EM_TRY_GOTO(err, node_coord(c, tags, xyz, i, d, unit, &t->xyz[3 * (size_t)t->vmap[i] + d]),
+                    done);
+  if (mids && mids->n) {
+    EM_TRY_GOTO(err, em_calloc(&t->mid, 3 * mids->n, sizeof *t->mid, "second-order nodes"), done);
+    for (size_t k = 0; k < mids->n; k++) {
+      int32_t i = node_index(t->key, n, mids->v[k]);
+      if (i < 0) {
+        err = EM_RAISE(EM_ERR_INPUT,
+                       "case '%s': a tetrahedron uses node %zu, which the mesh does not have",
+                       c->path, mids->v[k]);
+        goto done;
       }
+      for (int d = 0; d < 3; d++)
+        EM_TRY_GOTO(err, node_coord(c, tags, xyz, (size_t)i, d, unit, &t->mid[3 * k + d]), done);
+    }
+  }
 done:
   gmshFree(tags);
   gmshFree(xyz);
@@ -245,17 +284,21 @@ em_err em_case_extract(const em_case *c, const em_mesh_opts *opts, em_mesh **m) 
   em_err err = EM_OK;
   em_group *g = NULL;
   int n_group = 0, n_vol = 0;
-  tag_vec tet_tags = {0}, tri_tags = {0};
+  tag_vec tet_tags = {0}, tri_tags = {0}, mid_tags = {0};
+  int curved = opts->geometry_order == 2;
   int32_t *tet_group = NULL, *tri_group = NULL, *tet = NULL, *tri = NULL;
   size_t n_tet = 0, n_tri = 0;
   node_table nodes = {0};
   EM_TRY(read_groups(c, &g, &n_group, &n_vol));
   for (int i = 0; i < n_group; i++) {
     int vol = i < n_vol;
-    EM_TRY_GOTO(err,
-                group_elements(c, &g[i], i, vol ? TYPE_TET : TYPE_TRI, vol ? &tet_tags : &tri_tags,
-                               vol ? &tet_group : &tri_group, vol ? &n_tet : &n_tri),
-                done);
+    EM_TRY_GOTO(
+        err,
+        group_elements(c, &g[i], i,
+                       vol ? (curved ? TYPE_TET10 : TYPE_TET) : (curved ? TYPE_TRI6 : TYPE_TRI),
+                       vol ? &tet_tags : &tri_tags, vol && curved ? &mid_tags : NULL,
+                       vol ? &tet_group : &tri_group, vol ? &n_tet : &n_tri),
+        done);
   }
   /* edge and face maps index 6 and 4 entries per tet in int32 */
   if (n_tet >= INT32_MAX / 6 || n_tri >= INT32_MAX) {
@@ -263,7 +306,7 @@ em_err em_case_extract(const em_case *c, const em_mesh_opts *opts, em_mesh **m) 
                    c->path, n_tet, n_tri);
     goto done;
   }
-  EM_TRY_GOTO(err, read_nodes(c, opts->unit, &tet_tags, &nodes), done);
+  EM_TRY_GOTO(err, read_nodes(c, opts->unit, &tet_tags, &mid_tags, &nodes), done);
   EM_TRY_GOTO(err, em_calloc(&tet, 4 * n_tet, sizeof *tet, "mesh tets"), done);
   EM_TRY_GOTO(err, em_calloc(&tri, 3 * n_tri, sizeof *tri, "group triangles"), done);
   EM_TRY_GOTO(err, map_nodes(c, &nodes, &tet_tags, tet, tet_group, g, 4), done);
@@ -277,11 +320,22 @@ em_err em_case_extract(const em_case *c, const em_mesh_opts *opts, em_mesh **m) 
     goto done;
   }
   (*m)->unit = opts->unit;
+  if (curved) { /* tets keep their order in the mesh: mid nodes 6 per tet */
+    err = mid_tags.n == 6 * n_tet
+              ? em_mesh_attach_midnodes(*m, nodes.xyz, tet, nodes.mid)
+              : EM_RAISE(EM_ERR_INPUT, "case '%s': %zu second-order nodes for %zu tets", c->path,
+                         mid_tags.n, n_tet);
+    if (err) {
+      em_mesh_destroy(m);
+      goto done;
+    }
+  }
 done:
   for (int i = 0; i < n_group; i++) em_free(&g[i].name);
   em_free(&g);
   em_free(&tet_tags.v);
   em_free(&tri_tags.v);
+  em_free(&mid_tags.v);
   em_free(&tet_group);
   em_free(&tri_group);
   em_free(&tet);
@@ -303,6 +357,10 @@ static em_err generate(em_case *c, const em_mesh_opts *opts, const em_log *log) 
   EM_TRY(em_case_size_install(c, opts, log, &size));
   gmshModelMeshGenerate(3, &ierr);
   if (ierr) err = EM_GMSH_RAISE(mark, "meshing case '%s' failed", c->path);
+  if (!err && opts->geometry_order == 2) { /* mid-edge nodes on the CAD surfaces */
+    gmshModelMeshSetOrder(2, &ierr);
+    if (ierr) err = EM_GMSH_RAISE(mark, "case '%s': second-order mesh failed", c->path);
+  }
   em_case_size_clear(&size);
   em_gmsh_forward_warnings(log, &c->log_mark);
   return err;
@@ -327,6 +385,12 @@ em_err em_case_mesh(em_case *c, const em_mesh_opts *opts, const em_log *log, em_
       em_log_verbose(log,
                      "the mesh of a .msh case is used as it is: no sizes from the "
                      "wavelength");
+    if (opts->geometry_order == 2) { /* a .msh has no CAD: straight mid nodes */
+      int ierr = 0;
+      size_t mark = c->log_mark;
+      gmshModelMeshSetOrder(2, &ierr);
+      if (ierr) err = EM_GMSH_RAISE(mark, "case '%s': second-order mesh failed", c->path);
+    }
   } else {
     em_log_info(log, "meshing %s ...", c->name);
     err = generate(c, opts, log);

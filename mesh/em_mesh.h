@@ -56,8 +56,12 @@ typedef struct em_mesh {
   int32_t *tri_face;  /* global face of each triangle */
   int32_t *tri_group; /* surface group of each triangle (index into group[]) */
   int n_group;
-  em_group *group; /* all physical groups, volumes and surfaces */
-  double unit;     /* metres per model unit of the case geometry */
+  em_group *group;  /* all physical groups, volumes and surfaces */
+  double unit;      /* metres per model unit of the case geometry */
+  double *edge_mid; /* [3 per edge] the mid-edge node of a second-order
+                       (curved, Mesh/geometry_order 2) mesh, metres: tet t
+                       maps x(lam) = sum_a lam_a (2 lam_a - 1) x_a +
+                       sum_(a,b) 4 lam_a lam_b x_ab; NULL: straight tets */
 } em_mesh;
 
 /* Build a mesh from tets (any vertex order) and optional group triangles:
@@ -81,6 +85,22 @@ em_err em_mesh_box(int nx, int ny, int nz, double lx, double ly, double lz, doub
 
 void em_mesh_destroy(em_mesh **m);
 
+/* Make the mesh second-order (curved): tet t of m, built by
+ * em_mesh_from_tets from tets[4 t ..] over the vertex coordinates xyz (the
+ * arrays passed there, before any renumbering), gets the six mid-edge nodes
+ * mid[18 t + 3 k ..] in Gmsh's 10-node order (node 4 + k on the edge of
+ * vertices (0,1) (1,2) (2,0) (3,0) (3,2) (3,1)).  Vertices are matched by
+ * their coordinates, so renumbering does not matter.  Errors: a mid node
+ * nearer another edge's midpoint than its own (not Gmsh's order), or
+ * further than a quarter of its edge's length from the straight midpoint
+ * (a map this bent folds the element). */
+em_err em_mesh_attach_midnodes(em_mesh *m, const double *xyz, const int32_t *tets,
+                               const double *mid);
+/* Of a second-order mesh: the edges whose mid node lies off the straight
+ * midpoint by more than 1e-10 of the edge (*n_bent) and the largest such
+ * offset over its edge's length (*max_bend); 0 and 0 for a straight mesh. */
+void em_mesh_bent_edges(const em_mesh *m, int32_t *n_bent, double *max_bend);
+
 /* Index of the group called name with dimension dim, or -1. */
 int em_mesh_group_find(const em_mesh *m, const char *name, int dim);
 
@@ -100,7 +120,10 @@ double em_tet_volume(const em_mesh *m, int32_t t);
 
 /* The tet containing point x (metres) and its barycentric coordinates
  * there; *t = -1 when x lies outside the mesh.  Brute force with a bounding
- * box test: meant for a few hundred probe points, not for millions. */
+ * box test: meant for a few hundred probe points, not for millions.  The
+ * tets are taken straight (their vertices): on a curved mesh (edge_mid)
+ * the answer is that of the straight tets, so its callers (line probes,
+ * the driven mesh check) are not run with Mesh/geometry_order 2. */
 void em_mesh_locate(const em_mesh *m, const double x[3], int32_t *t, double lam[4]);
 
 /* ------------------------------------------------------------------- cases */
@@ -196,6 +219,9 @@ typedef struct em_mesh_opts {
    * sizing only); the layer is the bounding box of every volume less that
    * of the non-PML volumes, side by side */
   int pml_elements;
+  int geometry_order; /* 2: second-order (curved) tets, the mid-edge nodes
+                         on the CAD geometry (em_mesh.edge_mid); 0 or 1:
+                         straight-sided */
 } em_mesh_opts;
 
 /* Before meshing: about how many tetrahedra the wavelength sizes imply

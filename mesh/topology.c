@@ -22,6 +22,7 @@ void em_mesh_destroy(em_mesh **m) {
   em_free(&M->tri);
   em_free(&M->tri_face);
   em_free(&M->tri_group);
+  em_free(&M->edge_mid);
   for (int g = 0; g < M->n_group; g++) em_free(&M->group[g].name);
   em_free(&M->group);
   em_free(m);

@@ -23,18 +23,22 @@ em_err em_field_loss(const em_mesh *m, const em_dofmap *d, const em_cplx *x, con
     if (md->is_pml || (ce == 0 && cm == 0)) continue;
     ce *= k0 / (2 * EM_Z0);
     cm /= 2 * k0 * EM_Z0 * creal(md->mu_r * conj(md->mu_r));
-    double vol = fabs(em_tet_volume(m, t)), s = 0;
+    em_tet_geom g;
+    em_tet_geom_make(m, t, &g);
+    double s = 0;
     for (int k = 0; k < q.n; k++) {
       em_cplx E[3], C[3];
+      double xq[3], grad[4][3], dv; /* a curved tet: its own volume element */
+      em_tet_geom_at(&g, q.lam + 4 * k, xq, grad, &dv);
       em_field_eval(m, d, x, fixed, t, q.lam + 4 * k, E, cm != 0 ? C : NULL);
       double e2 = 0, c2 = 0;
       for (int c = 0; c < 3; c++) {
         e2 += creal(E[c] * conj(E[c]));
         if (cm != 0) c2 += creal(C[c] * conj(C[c]));
       }
-      s += q.w[k] * (ce * e2 + cm * c2);
+      s += q.w[k] * dv * (ce * e2 + cm * c2);
     }
-    total += s * vol;
+    total += s;
   }
   EM_CHECK(isfinite(total), EM_ERR_NUMERIC, "field loss is not finite (did the solve fail?)");
   *p_loss = total;

@@ -109,16 +109,16 @@ static double tet_det(const em_mesh *m, int32_t t) {
          e[0][2] * (e[1][0] * e[2][1] - e[1][1] * e[2][0]);
 }
 
-/* POINTS: x = sum_i lam_i x_i for every lattice point of every parent. */
+/* POINTS: x = sum_i lam_i x_i for every lattice point of every parent, or
+ * on a curved tet its quadratic map x(lam) (em_tet_geom_at): the field
+ * sampled at lam sits where it belongs. */
 static void write_points(em_vtk_stream *s, const em_mesh *m, const em_vtk_lattice *L) {
   for (int32_t t = 0; t < m->n_tet; t++) {
-    const double *x[4];
-    for (int a = 0; a < 4; a++) x[a] = m->xyz + 3 * (size_t)m->tet[4 * (size_t)t + a];
+    em_tet_geom g;
+    em_tet_geom_make(m, t, &g);
     for (int p = 0; p < L->n_pt; p++) {
-      const double *lam = L->lam + 4 * (size_t)p;
-      double y[3];
-      for (int d = 0; d < 3; d++)
-        y[d] = lam[0] * x[0][d] + lam[1] * x[1][d] + lam[2] * x[2][d] + lam[3] * x[3][d];
+      double y[3], grad[4][3], dv;
+      em_tet_geom_at(&g, L->lam + 4 * (size_t)p, y, grad, &dv);
       em_vtk_stream_reals(s, y, 3);
     }
   }

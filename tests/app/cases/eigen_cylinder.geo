@@ -1,8 +1,10 @@
 // Palace's cylindrical cavity: radius 2.74 cm, height 2 radius, filled with
 // eps_r 2.08, PEC walls.  TM010: f = c j01 / (2 pi a sqrt(eps_r)) =
-// 2.903636 GHz.  The walls are faceted (straight-sided tets): the
+// 2.903636 GHz.  With straight-sided tets (Mesh/geometry_order 1) the
 // polygonal side wall moves TM010 by about pi^2 / (3 N^2) for N facets
-// around the circumference (docs/eigen.md).
+// around the circumference; Mesh/geometry_order 2 (curved tets, the mid
+// nodes on the cylinder) removes that (tests/app/test_eigen_curved.py,
+// docs/eigen.md).
 SetFactory("OpenCASCADE");
 
 DefineConstant[
