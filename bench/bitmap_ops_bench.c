@@ -1,10 +1,15 @@
 /* bitmap_ops_bench.c - the bitmap extras on the GPU against their CPU
  * versions (all cores): random access (10^7 reads of stored entries), the
  * sum A + B of two order-2 FEM matrices and the product A B of two order-1
- * FEM matrices (tests/common/fem_pattern.h, the unit cube meshed n^3 x 6).
+ * FEM matrices (tests/common/fem_pattern.h, the unit cube meshed n^3 x 6),
+ * and the LU without pivoting (em_bitmap_lu, one core: the CPU reference is
+ * sequential, vs em_bitmap_lu_cuda) of order-1 and order-2 FEM matrices made
+ * diagonally dominant (diagonal += the row's absolute sum), in their mesh
+ * numbering (no fill-reducing order: the factors fill their profile).
  * GPU: device time of the kernels (events; the copies in and out are
  * reported apart); CPU: wall time.  Medians of 5.  Exit 1 when a GPU result
- * differs from the CPU's (layouts and values; product values to 1e-12). */
+ * differs from the CPU's (layouts and values; product and LU values to
+ * 1e-12). */
 #include <complex.h>
 #include <math.h>
 #include <stdio.h>
@@ -150,6 +155,45 @@ int main(int argc, char **argv) {
            med(tc, REPS) / med(tg, REPS));
     em_spmat_destroy(&Cc);
     em_spmat_destroy(&Cg);
+  }
+  /* LU: FEM order 1 and 2 on small boxes (the fill of the profile grows
+   * as n^5: n = 6 already fills millions of entries) */
+  const int lu_box[2][2] = {{quick ? 2 : 6, 1}, {quick ? 2 : 4, 2}};
+  for (int c = 0; c < 2; c++) {
+    em_csr *L = NULL;
+    EMCK(em_fem_pattern_box(lu_box[c][0], lu_box[c][1], 5, &L, NULL));
+    for (int32_t i = 0; i < L->n_rows; i++) { /* diagonally dominant */
+      double rs = 1;
+      for (int64_t k = L->rowptr[i]; k < L->rowptr[i + 1]; k++) rs += cabs(L->val[k]);
+      for (int64_t k = L->rowptr[i]; k < L->rowptr[i + 1]; k++)
+        if (L->colind[k] == i) L->val[k] += rs;
+    }
+    em_spmat *ML = bitmap(L), *Cc = NULL, *Cg = NULL;
+    for (int r = 0; r < REPS; r++) {
+      em_spmat_destroy(&Cc);
+      em_spmat_destroy(&Cg);
+      double t0 = em_wtime();
+      EMCK(em_bitmap_lu(ML, &Cc));
+      tc[r] = em_wtime() - t0;
+      t0 = em_wtime();
+      EMCK(em_bitmap_lu_cuda(ML, &Cg, &ms));
+      tw[r] = em_wtime() - t0;
+      tg[r] = ms * 1e-3;
+    }
+    if (!same(Cg, Cc, 1e-12)) {
+      fprintf(stderr, "WRONG RESULT: GPU LU differs from the CPU's\n");
+      failed = 1;
+    }
+    printf(
+        "| LU, order-%d FEM %d^3 x 6, %d rows, nnz %lld (CPU 1 core) | %lld | %.3f | %.3f | "
+        "%.3f | %.2f |\n",
+        lu_box[c][1], lu_box[c][0], L->n_rows, (long long)L->nnz, (long long)Cc->info.nnz,
+        med(tc, REPS) * 1e3, med(tg, REPS) * 1e3, med(tw, REPS) * 1e3,
+        med(tc, REPS) / med(tg, REPS));
+    em_spmat_destroy(&Cc);
+    em_spmat_destroy(&Cg);
+    em_spmat_destroy(&ML);
+    em_csr_destroy(&L);
   }
   em_spmat_destroy(&MA2);
   em_spmat_destroy(&MB2);
