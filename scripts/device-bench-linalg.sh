@@ -5,7 +5,8 @@
 # benches and compute-sanitizer, logs under $OUT.  Each step is time-boxed
 # so that what finished comes back when the call's limit ends it.
 # STEPS (default "tests sanitizer bench"): which of the three to run;
-# BENCHES (default "tridiag gf2 bitmap_ops"): which benches.
+# BENCHES (default "tridiag gf2 bitmap_ops"): which benches; BENCH_BOX
+# (default 90): each bench's time box, seconds; TESTS: the ctest -R regex.
 B=${B:-/tmp/b}
 OUT=${OUT:-/tmp/out}
 SRC=$PWD
@@ -20,7 +21,7 @@ echo "build rc $?"; tail -3 "$OUT/build.log"
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee "$OUT/device.txt"
 date -u | tee -a "$OUT/device.txt"
 if [[ $STEPS == *tests* ]]; then
-  (cd "$B" && timeout 100 ctest -L gpu -R "tridiag|gf2|bitmap|topology" --output-on-failure \
+  (cd "$B" && timeout 100 ctest -L gpu -R "${TESTS:-tridiag|gf2|bitmap|topology}" --output-on-failure \
     > "$OUT/ctest.log" 2>&1)
   echo "ctest rc $?"; grep -E "tests passed|Failed|Passed|FAIL" "$OUT/ctest.log"
 fi
@@ -37,7 +38,7 @@ if [[ $STEPS == *bench* ]]; then
   export OMP_NUM_THREADS=$(nproc) OMP_PROC_BIND=spread
   : > "$OUT/bench.md"
   for b in $BENCHES; do
-    { timeout 90 "$B/bench/${b}_bench"; echo "${b}_bench rc $?"; } >> "$OUT/bench.md" 2>&1
+    { timeout ${BENCH_BOX:-90} "$B/bench/${b}_bench"; echo "${b}_bench rc $?"; } >> "$OUT/bench.md" 2>&1
   done
   grep -E "rc |WRONG" "$OUT/bench.md"
 fi
