@@ -56,7 +56,7 @@ def topology(err):
 
 
 def check_topology(err, volume, ports):
-    """The logged Betti numbers equal the case's known topology."""
+    """The Betti numbers logged (with -v) equal the case's known topology."""
     vol, got = topology(err)
     check(vol == volume, f"log: volume Betti numbers {vol} = {volume}")
     for name, want in ports.items():

@@ -8,7 +8,7 @@ from emtest import ETA0, check, check_topology, finish, port_z, run, setn, touch
 
 ra, rb = 1.0e-3, 2.3e-3
 z0 = ETA0 / (2 * math.pi) * math.log(rb / ra)
-rc, out, err, d = run("tests/data/coax_line.geo", "-setstring", "Output/fields", "none")
+rc, out, err, d = run("tests/data/coax_line.geo", "-setstring", "Output/fields", "none", "-v")
 check_topology(err, (1, 1, 0, 0), {"port1": (1, 1), "port2": (1, 1)})
 s = __import__("emtest").summary(d)
 zmode = s["ports"][0]["z_mode_ohm"][0]

@@ -10,7 +10,7 @@ import numpy as np
 
 from emtest import C0, check, check_topology, finish, freq_tag, run, summary
 
-rc, out, err, d = run("cases/dra.geo", "-setstring", "Output/fields", "none", timeout=1500)
+rc, out, err, d = run("cases/dra.geo", "-setstring", "Output/fields", "none", "-v", timeout=1500)
 check_topology(err, (1, 0, 1, 0), {"port1": (1, 1)})
 s = summary(d)
 p = s["parameters"]
