@@ -6,7 +6,8 @@
 # so that what finished comes back when the call's limit ends it.
 # STEPS (default "tests sanitizer bench"): which of the three to run;
 # BENCHES (default "tridiag gf2 bitmap_ops"): which benches; BENCH_BOX
-# (default 90): each bench's time box, seconds; TESTS: the ctest -R regex.
+# (default 90): each bench's time box, seconds; TESTS: the ctest -R regex;
+# GF2_ARGS: gf2_bench's arguments (e.g. "--sizes 4096,8192 --reps 5").
 B=${B:-/tmp/b}
 OUT=${OUT:-/tmp/out}
 SRC=$PWD
@@ -15,7 +16,8 @@ BENCHES=${BENCHES:-tridiag gf2 bitmap_ops}
 mkdir -p "$OUT"
 cmake -S . -B "$B" -G Ninja -DCMAKE_BUILD_TYPE=Release > "$OUT/build.log" 2>&1
 timeout 200 cmake --build "$B" -j16 --target test_tridiag_gpu test_gf2_gpu test_bitmap_ops_gpu \
-  test_bitmap_lu_gpu test_bitmap_gpu test_topology_gpu tridiag_bench gf2_bench bitmap_ops_bench \
+  test_bitmap_lu_gpu test_bitmap_gpu test_topology_gpu test_gf2_m4ri_gpu tridiag_bench gf2_bench \
+  bitmap_ops_bench \
   >> "$OUT/build.log" 2>&1
 echo "build rc $?"; tail -3 "$OUT/build.log"
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee "$OUT/device.txt"
@@ -38,7 +40,9 @@ if [[ $STEPS == *bench* ]]; then
   export OMP_NUM_THREADS=$(nproc) OMP_PROC_BIND=spread
   : > "$OUT/bench.md"
   for b in $BENCHES; do
-    { timeout ${BENCH_BOX:-90} "$B/bench/${b}_bench"; echo "${b}_bench rc $?"; } >> "$OUT/bench.md" 2>&1
+    args=""; [ "$b" = gf2 ] && args=${GF2_ARGS:-}
+    # shellcheck disable=SC2086
+    { timeout ${BENCH_BOX:-90} "$B/bench/${b}_bench" $args; echo "${b}_bench rc $?"; } >> "$OUT/bench.md" 2>&1
   done
   grep -E "rc |WRONG" "$OUT/bench.md"
 fi
