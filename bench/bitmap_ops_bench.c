@@ -1,10 +1,16 @@
 /* bitmap_ops_bench.c - the bitmap extras on the GPU against their CPU
  * versions (all cores): random access (10^7 reads of stored entries), the
  * sum A + B of two order-2 FEM matrices and the product A B of two order-1
- * FEM matrices (tests/common/fem_pattern.h, the unit cube meshed n^3 x 6).
+ * FEM matrices (tests/common/fem_pattern.h, the unit cube meshed n^3 x 6),
+ * and the LU without pivoting (em_bitmap_lu, one core: the CPU reference is
+ * sequential, vs em_bitmap_lu_cuda) of order-1 FEM matrices in their mesh
+ * numbering (no fill-reducing order: the factors fill their profile) and of
+ * a 2^20 + 1 band matrix, made diagonally dominant (diagonal += the row's
+ * absolute sum).
  * GPU: device time of the kernels (events; the copies in and out are
  * reported apart); CPU: wall time.  Medians of 5.  Exit 1 when a GPU result
- * differs from the CPU's (layouts and values; product values to 1e-12). */
+ * differs from the CPU's (layouts and values; product and LU values to
+ * 1e-12). */
 #include <complex.h>
 #include <math.h>
 #include <stdio.h>
@@ -65,7 +71,30 @@ static int same(const em_spmat *X, const em_spmat *Y, double tol) {
   return e <= tol * s;
 }
 
+/* n x n, the diagonal and each entry with |i - j| <= w at probability 0.4,
+ * values random complex */
+static em_csr *band_csr(int32_t n, int w) {
+  unsigned long long s = 17;
+  int64_t nnz = 0, cap = (int64_t)n * (2 * w + 1);
+  em_csr *A = NULL;
+  EMCK(em_csr_create(n, n, cap, &A));
+  for (int32_t i = 0; i < n; i++) {
+    for (int32_t j = i - w; j <= i + w; j++) {
+      s ^= s << 13, s ^= s >> 7, s ^= s << 17;
+      if (j >= 0 && j < n && (j == i || s % 10 < 4)) {
+        A->colind[nnz] = j;
+        A->val[nnz++] =
+            (double)(s % 1000) / 1000 - 0.5 + I * ((double)(s / 1000 % 1000) / 1000 - 0.5);
+      }
+    }
+    A->rowptr[i + 1] = nnz;
+  }
+  A->nnz = nnz;
+  return A;
+}
+
 int main(int argc, char **argv) {
+  setvbuf(stdout, NULL, _IOLBF, 0); /* rows as they come, when a time box ends the run */
   int quick = argc > 1 && !strcmp(argv[1], "--quick");
   struct cudaDeviceProp prop;
   if (cudaGetDeviceProperties(&prop, 0) != cudaSuccess) {
@@ -150,6 +179,52 @@ int main(int argc, char **argv) {
            med(tc, REPS) / med(tg, REPS));
     em_spmat_destroy(&Cc);
     em_spmat_destroy(&Cg);
+  }
+  /* LU: order-1 FEM matrices on small boxes in mesh numbering (the fill of
+   * the profile grows as n^5, the CPU's work as n^7: order 2 on 4^3 x 6
+   * already takes 44 s on one core), and a 2^20 + 1 band matrix (|i - j|
+   * <= 5, entries at random: each row waits on the previous one, the GPU's
+   * worst case) */
+  const int lu_box[2] = {quick ? 2 : 6, quick ? 3 : 8};
+  for (int c = 0; c < 3; c++) {
+    em_csr *L = NULL;
+    char what[96];
+    if (c < 2) {
+      EMCK(em_fem_pattern_box(lu_box[c], 1, 5, &L, NULL));
+      snprintf(what, sizeof what, "order-1 FEM %d^3 x 6", lu_box[c]);
+    } else {
+      L = band_csr(quick ? 1000 : (1 << 20) + 1, 5);
+      snprintf(what, sizeof what, "band |i - j| <= 5");
+    }
+    for (int32_t i = 0; i < L->n_rows; i++) { /* diagonally dominant */
+      double rs = 1;
+      for (int64_t k = L->rowptr[i]; k < L->rowptr[i + 1]; k++) rs += cabs(L->val[k]);
+      for (int64_t k = L->rowptr[i]; k < L->rowptr[i + 1]; k++)
+        if (L->colind[k] == i) L->val[k] += rs;
+    }
+    em_spmat *ML = bitmap(L), *Cc = NULL, *Cg = NULL;
+    for (int r = 0; r < REPS; r++) {
+      em_spmat_destroy(&Cc);
+      em_spmat_destroy(&Cg);
+      double t0 = em_wtime();
+      EMCK(em_bitmap_lu(ML, &Cc));
+      tc[r] = em_wtime() - t0;
+      t0 = em_wtime();
+      EMCK(em_bitmap_lu_cuda(ML, &Cg, &ms));
+      tw[r] = em_wtime() - t0;
+      tg[r] = ms * 1e-3;
+    }
+    if (!same(Cg, Cc, 1e-12)) {
+      fprintf(stderr, "WRONG RESULT: GPU LU differs from the CPU's\n");
+      failed = 1;
+    }
+    printf("| LU, %s, %d rows, nnz %lld (CPU 1 core) | %lld | %.3f | %.3f | %.3f | %.2f |\n", what,
+           L->n_rows, (long long)L->nnz, (long long)Cc->info.nnz, med(tc, REPS) * 1e3,
+           med(tg, REPS) * 1e3, med(tw, REPS) * 1e3, med(tc, REPS) / med(tg, REPS));
+    em_spmat_destroy(&Cc);
+    em_spmat_destroy(&Cg);
+    em_spmat_destroy(&ML);
+    em_csr_destroy(&L);
   }
   em_spmat_destroy(&MA2);
   em_spmat_destroy(&MB2);

@@ -42,6 +42,8 @@ static em_err lu_row(const em_bitmap *a, em_bitmap *c, int32_t i, em_cplx *acc, 
   const em_cplx *av = a->val;
   em_cplx *cv = c->val;
   int64_t nt = 0, pa = a->vptr[i];
+  /* fill only lands right of a column already met: no set word left of A's first */
+  const int32_t lo = a->wptr[i] < a->wptr[i + 1] ? a->widx[a->wptr[i]] : (i >> 6) + 1;
   for (int64_t w = a->wptr[i]; w < a->wptr[i + 1]; w++) { /* scatter A(i, :) */
     const int32_t wi = a->widx[w];
     if (!wmask[wi]) touched[nt++] = wi;
@@ -49,7 +51,7 @@ static em_err lu_row(const em_bitmap *a, em_bitmap *c, int32_t i, em_cplx *acc, 
     for (uint64_t m = a->mask[w]; m; m &= m - 1)
       acc[(int64_t)wi * 64 + __builtin_ctzll(m)] = av[pa++];
   }
-  for (int32_t wk = 0; wk <= i >> 6; wk++) { /* columns k < i, ascending, fill included */
+  for (int32_t wk = lo; wk <= i >> 6; wk++) { /* columns k < i, ascending, fill included */
     const uint64_t below = wk < i >> 6 ? ~0ull : ((1ull << (i & 63)) - 1);
     uint64_t done = 0, m;
     while ((m = wmask[wk] & below & ~done)) {

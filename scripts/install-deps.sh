@@ -2,7 +2,7 @@
 # Install the Debian packages emsolve needs when they are missing.  As root
 # it installs them; otherwise it names them and fails.
 set -eu
-PKGS="cmake make gcc g++ libgmsh-dev libmetis-dev liblapack-dev libblas-dev libopenblas-dev
+PKGS="cmake make gcc g++ libgmsh-dev libmetis-dev liblapack-dev libblas-dev libopenblas-dev libm4ri-dev
       python3 python3-numpy python3-scipy python3-meshio python3-matplotlib clang-format"
 missing=""
 for p in $PKGS; do

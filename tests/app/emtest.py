@@ -45,6 +45,24 @@ def run(case, *args, out=None, expect_ok=True, timeout=900):
     return p.returncode, p.stdout, p.stderr, out
 
 
+def topology(err):
+    """The Betti numbers that the run's log gives (post/topology.c): the
+    volume's (b0, b1, b2, b3) and {port: (b0, b1)}; None when absent."""
+    import re
+    m = re.search(r"topology \(Z2 ranks, \w+\): b0 (\d+)\s+b1 (\d+)\s+b2 (\d+)\s+b3 (\d+)", err)
+    ports = {g[0]: (int(g[1]), int(g[2]))
+             for g in re.findall(r"topology: (\S+) \(\w+\) b0 (\d+)\s+b1 (\d+)", err)}
+    return (tuple(int(x) for x in m.groups()) if m else None), ports
+
+
+def check_topology(err, volume, ports):
+    """The Betti numbers logged (with -v) equal the case's known topology."""
+    vol, got = topology(err)
+    check(vol == volume, f"log: volume Betti numbers {vol} = {volume}")
+    for name, want in ports.items():
+        check(got.get(name) == want, f"log: {name} b0, b1 {got.get(name)} = {want}")
+
+
 def setn(name, value):
     return ["-setnumber", name, repr(float(value))]
 

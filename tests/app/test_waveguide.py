@@ -12,7 +12,7 @@ import math
 
 import numpy as np
 
-from emtest import C0, check, finish, freq_tag, line_csv, port_z, run, setn, touchstone
+from emtest import C0, check, check_topology, finish, freq_tag, line_csv, port_z, run, setn, touchstone
 
 a, b, L, f = 22.86e-3, 10.16e-3, 30e-3, 10e9
 k0 = 2 * math.pi * f / C0
@@ -51,7 +51,8 @@ for order, epw in [(2, 10), (3, 10)]:
     args += setn("Output/line_from_z", 15) + setn("Output/line_to_x", a / 2e-3)
     args += setn("Output/line_to_y", b / 2e-3) + setn("Output/line_to_z", 95)
     args += ["-setstring", "Output/fields", "none"]
-    rc, out, err, d = run("cases/waveguide.geo", *args)
+    rc, out, err, d = run("cases/waveguide.geo", *args, "-v")
+    check_topology(err, (1, 0, 0, 0), {"port1": (1, 0), "port2": (1, 0)})  # a box, rectangles
     freqs, S = touchstone(f"{d}/waveguide.s2p", port_z(d))
     s11, s21 = S[0][0][0], S[0][1][0]
     s11_db = 20 * math.log10(abs(s11))

@@ -2,7 +2,9 @@
  * a structured box (1 0 0 0; its faces are discs, 1 0 0), a box with a
  * closed cavity (tests/data/box_void.geo: 1 0 1 0; the cavity's surface a
  * sphere, 1 0 1), the coax line (tests/data/coax_line.geo: 1 1 0 0; its
- * ports annuli, 1 1 0).  On the smaller meshes the collapse-then-rank result
+ * ports annuli, 1 1 0), the shipped cases WR-90 (cases/waveguide.geo: 1 0 0
+ * 0, ports rectangles 1 0 0) and DRA (cases/dra.geo: 1 0 1 0, the coax
+ * port an annulus 1 1 0).  On the smaller meshes the collapse-then-rank result
  * is checked against the ranks of the full incidence matrices by dense
  * GF(2) elimination, and the dimension of the null space of the discrete
  * curl (edges -> faces), E - rank d1, against V - b0 + b1.  Argument gpu:
@@ -98,6 +100,21 @@ static em_mesh *load(const char *file, double size) {
   return m;
 }
 
+/* cases/<file> (the shipped antenna cases), meshed coarsely: 3 elements
+ * per wavelength at f (the case's own fine sizes, the DRA's probe, stay) */
+static em_mesh *load_case(const char *file, double f) {
+  static char path[4096];
+  const char *root = getenv("EM_SOURCE_DIR");
+  snprintf(path, sizeof path, "%s/cases/%s", root ? root : ".", file);
+  em_case *c = NULL;
+  em_mesh *m = NULL;
+  em_mesh_opts mo = {.unit = 1e-3, .freq_max = f, .elements_per_wavelength = 3, .reorder = 1};
+  REQUIRE_OK(em_case_open(path, 0, NULL, 0, NULL, NULL, &c));
+  REQUIRE_OK(em_case_mesh(c, &mo, NULL, &m));
+  em_case_close(&c);
+  return m;
+}
+
 int main(int argc, char **argv) {
   if (argc > 1 && !strcmp(argv[1], "gpu")) {
 #ifdef EM_HAVE_CUDA
@@ -131,6 +148,21 @@ int main(int argc, char **argv) {
   check_volume("coax line", m, ring, m->n_face < 20000);
   check_surface("coax line", m, "port1", annulus);
   check_surface("coax line", m, "port2", annulus);
+  em_mesh_destroy(&m);
+
+  /* WR-90 between two ports: a box, its ports rectangles */
+  m = load_case("waveguide.geo", 10e9);
+  check_volume("WR-90", m, ball, m->n_face < 20000);
+  check_surface("WR-90", m, "port1", disc);
+  check_surface("WR-90", m, "port2", disc);
+  em_mesh_destroy(&m);
+
+  /* the DRA: the ground plate, the coax jacket and the probe are one metal
+   * body (the probe stands on the jacket's cap at the port plane) inside
+   * the air box and PML: a shell, 1 0 1 0; the coax port an annulus */
+  m = load_case("dra.geo", 7.5e9);
+  check_volume("DRA", m, shell, m->n_face < 20000);
+  check_surface("DRA", m, "port1", annulus);
   em_mesh_destroy(&m);
   return TEST_RESULT();
 }
