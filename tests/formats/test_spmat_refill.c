@@ -11,7 +11,9 @@
  * The nine-block operator, every mode, automatic and sliced formats on FEM
  * block matrices and on a split with an empty block: refill(B2) applies
  * bit for bit as create(B2); an empty block that gains entries, other
- * group offsets and another pattern are refused. */
+ * group offsets and another pattern are refused.  A second argument
+ * "quick" keeps double precision, the awkward matrices and FEM order 1
+ * (for compute-sanitizer). */
 #include "blockop_impl.h"
 #include "spmat_check.h"
 #include "spmat_util.h"
@@ -85,11 +87,13 @@ static void refusals(em_spmat *M, const em_csr *A, const em_spmat *R, const char
   same_spmv(M, R, label, "after refused refills");
 }
 
-static void run_spmat(em_backend b) {
+/* quick: double precision and the awkward matrices only (for the slow
+ * compute-sanitizer pass). */
+static void run_spmat(em_backend b, int quick) {
   tcase c[32];
-  int n = suite_build(c, 1), nf = (int)(sizeof FORMATS / sizeof *FORMATS), runs = 0;
+  int n = suite_build(c, !quick), nf = (int)(sizeof FORMATS / sizeof *FORMATS), runs = 0;
   for (int fi = 0; fi < nf; fi++)
-    for (int pi = 0; pi < 2; pi++)
+    for (int pi = 0; pi < 2 - quick; pi++)
       for (int i = 0; i < n; i++) {
         const fcase *F = &FORMATS[fi];
         em_spmat_opts o;
@@ -242,8 +246,9 @@ static void run_block_refusals(em_backend b) {
 
 int main(int argc, char **argv) {
   em_backend b = test_backend(argc, argv);
-  run_spmat(b);
-  for (int p = 1; p <= 3; p++) {
+  int quick = argc > 2 && !strcmp(argv[2], "quick");
+  run_spmat(b, quick);
+  for (int p = 1; p <= (quick ? 1 : 3); p++) {
     em_blockmat *B = NULL;
     tu_fem_blockmat(p == 3 ? 2 : 3, p, 7u + (unsigned)p, &B);
     char name[32];
