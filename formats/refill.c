@@ -149,13 +149,16 @@ static em_err refill_map(em_spmat *M, const em_csr *A) {
   if (!M->be->host) {
     int64_t total = rf->seg_len[0] + rf->seg_len[1];
     rf->wide = total > INT32_MAX;
-    size_t es = rf->wide ? sizeof(int64_t) : sizeof(int32_t);
-    if (!rf->wide) { /* narrow in place: slot is int64, read before written */
-      int32_t *s32 = (int32_t *)rf->slot;
+    int32_t *s32 = NULL;
+    if (!rf->wide) { /* 4 bytes per entry on the GPU */
+      EM_TRY_GOTO(err, em_calloc(&s32, (size_t)A->nnz + 1, sizeof *s32, "refill slot map"), fail);
       for (int64_t k = 0; k < A->nnz; k++) s32[k] = (int32_t)rf->slot[k];
     }
-    EM_TRY_GOTO(err, M->be->copy(&rf->dslot, rf->slot, (size_t)A->nnz * es, "refill slot map"),
-                fail);
+    size_t bytes = (size_t)A->nnz * (rf->wide ? sizeof(int64_t) : sizeof(int32_t));
+    err = M->be->copy(&rf->dslot, rf->wide ? (void *)rf->slot : (void *)s32, bytes,
+                      "refill slot map");
+    em_free(&s32);
+    if (err) goto fail;
     em_free(&rf->slot);
   }
   em_free(&idx);

@@ -246,6 +246,10 @@ static em_err operator_first(em_fsys *s, const em_blockmat *A, const em_blockop_
   int32_t n = s->d.dofs->n_dof;
   em_err err = EM_OK;
   em_blockmat *Ai = NULL;
+  em_free(&s->perm); /* what a failed first frequency left */
+  em_blockmat_destroy(&s->Ap);
+  for (int i = 0; i < EM_MAX_ORDER; i++)
+    for (int j = 0; j < EM_MAX_ORDER; j++) em_free(&s->vmap[i][j]);
   EM_TRY(em_calloc(&s->perm, (size_t)n, sizeof *s->perm, "permutation"));
   EM_TRY(em_blockop_plan_perm(A, bop, s->perm));
   EM_TRY(em_calloc(&Ai, 1, sizeof *Ai, "value map matrix"));
