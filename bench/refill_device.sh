@@ -45,3 +45,5 @@ sweep gpu-refill /tmp/b-refill gpu 70
 cmp $OUT/gpu-refill.s1p $OUT/gpu-base.s1p >>$OUT/steps.log 2>&1 && echo "s1p identical" >>$OUT/steps.log
 sweep cpu-refill /tmp/b-refill cpu 100
 [ "${BASE:-1}" = 1 ] && sweep cpu-base /tmp/b-base cpu 100
+# at most 8 files come back from the device: everything in one archive
+(cd $OUT && tar czf all.tgz --exclude all.tgz * && find . -type f ! -name all.tgz ! -name steps.log -delete)
