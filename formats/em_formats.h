@@ -73,6 +73,18 @@ em_err em_spmat_create(const em_csr *A, const em_spmat_opts *o, em_spmat **M);
 em_err em_spmat_spmv(const em_spmat *M, const void *x, void *y, int accumulate, void *stream);
 void em_spmat_get_info(const em_spmat *M, em_spmat_info *info);
 void em_spmat_destroy(em_spmat **M);
+/* New values, same pattern (the next frequency of a sweep): A's values
+ * written into M's existing layout, where M lives (host arrays, or device
+ * arrays on CUDA), converted to M's precision; the SpMV afterwards is bit
+ * for bit that of em_spmat_create(A).  A must have the pattern M was built
+ * from (sizes, nnz, row pointers, columns): anything else is EM_ERR_ARG
+ * with a message, and M is unchanged.  The first refill makes the slot map
+ * (once per matrix; on CUDA it stays in GPU memory, 4 bytes per entry);
+ * every format has one (docs/formats.md, "Refill"). */
+em_err em_spmat_refill(em_spmat *M, const em_csr *A);
+/* A hash of A's sizes, row pointers and columns (not its values): equal
+ * patterns give equal hashes; a refill compares it with the creator's. */
+uint64_t em_spmat_pattern_hash(const em_csr *A);
 
 /* Sliced ELLR-T stores rows sorted by length; the sort is applied once to
  * the system (symmetrically), not gathered on every SpMV.  perm[old] = new,
@@ -119,6 +131,14 @@ em_err em_blockop_apply(em_blockop *op, const void *x, void *y);
 void em_blockop_block_info(const em_blockop *op, int i, int j, em_spmat_info *info);
 size_t em_blockop_bytes(const em_blockop *op);
 void em_blockop_destroy(em_blockop **op);
+/* New values, same pattern: every stored block (or the whole, or the block
+ * rows, by mode) refilled in place by em_spmat_refill, streams, events and
+ * captured graphs kept (they hold the same arrays).  B must be the block
+ * matrix the operator was built from with other values: other groups,
+ * another pattern, or entries in a block that was empty are EM_ERR_ARG
+ * with a message naming the block; the operator may then hold a mix of old
+ * and new values and must be re-created. */
+em_err em_blockop_refill(em_blockop *op, const em_blockmat *B);
 
 /* The symmetric permutation the chosen formats want (rows sorted by length
  * inside each order group for sliced ELLR-T; identity otherwise):

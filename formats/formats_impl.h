@@ -87,13 +87,45 @@ em_err em_fmt_cuda_grid_cap(int *cap);
 /* The backend's table, or NULL when this build does not have it. */
 const em_fmt_backend *em_fmt_backend_of(em_backend b);
 
+typedef struct em_fmt_refill em_fmt_refill; /* refill.c */
+
 struct em_spmat {
   em_spmat_info info;       /* filled by the dispatcher (generic fields) and
                                the builder (stored, bytes, T, S, K) */
   const em_spmat_ops *ops;  /* this format on this backend */
   const em_fmt_backend *be; /* where the arrays live */
   void *data;               /* the format's own layout */
+  uint64_t pattern;         /* em_csr_pattern_hash of the CSR it was built
+                               from: a refill must bring the same */
+  em_fmt_refill *rf;        /* slot map of em_spmat_refill, made by the
+                               first refill; NULL before */
 };
+
+/* The slot map of a refill (refill.c): entry k of the CSR goes to slot
+ * slot[k] of the format's value arrays taken end to end (seg_len[0] slots
+ * of the first, then the second: HYB / HEC's tail).  identity: slot k = k
+ * (CSR and bitmap keep the CSR's order), no map stored. */
+struct em_fmt_refill {
+  int identity;
+  int nseg;           /* value arrays: 1, or 2 for HYB / HEC with a tail */
+  int64_t seg_len[2]; /* slots of each */
+  int64_t *slot;      /* host map [nnz] (CPU backend) */
+  void *dslot;        /* CUDA: the map in device memory, int32 or int64 */
+  int wide;           /* dslot holds int64 (more than 2^31 - 1 slots) */
+};
+
+/* The value arrays of M's layout (addresses of the pointer fields) and
+ * their slots; returns how many (1 or 2).  refill.c. */
+int em_fmt_value_arrays(em_spmat *M, void ***arr, int64_t *len);
+void em_fmt_refill_free(em_spmat *M);
+#ifdef EM_HAVE_CUDA
+/* Device side of a refill (refill_cuda.cu): the nnz values v (host,
+ * complex double) uploaded in chunks and scattered through rf's device map
+ * (or copied in order when identity) into the arrays arr[0..nseg), in M's
+ * precision.  Synchronous: done when it returns. */
+em_err em_fmt_refill_cuda(const em_spmat *M, const em_fmt_refill *rf, void *const *arr,
+                          const em_cplx *v, int64_t nnz);
+#endif
 
 /* Hand an array a builder made on the host (h: its address) over to M's
  * backend: kept as it is on the host, else copied there and freed.  *h is

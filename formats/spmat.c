@@ -72,6 +72,7 @@ em_err em_spmat_create(const em_csr *A, const em_spmat_opts *o, em_spmat **Mout)
   M->ops = be->ops[c.format];
   em_err err = BUILD[c.format](A, &c, M);
   if (!err && M->ops->setup) err = M->ops->setup(M);
+  if (!err) M->pattern = em_spmat_pattern_hash(A); /* what a refill must bring */
   if (err) {
     em_error_trace(err, __FILE__, __LINE__);
     M->ops->destroy(M);
@@ -94,6 +95,7 @@ void em_spmat_get_info(const em_spmat *M, em_spmat_info *info) {
 
 void em_spmat_destroy(em_spmat **M) {
   if (!*M) return;
+  em_fmt_refill_free(*M);
   (*M)->ops->destroy(*M);
   em_free(M);
 }

@@ -17,8 +17,16 @@ struct em_fsys {
   int32_t *perm;     /* operator row order (the pattern's), once */
   uint8_t *pml_rows; /* pmg coarse set (operator numbering), once */
   em_pc *pc;         /* ordering and analysis once, refactored per frequency */
-  em_blockmat *Ap;   /* the last solve's permuted matrix and operator */
+  em_blockmat *Ap;   /* the permuted matrix and its operator: made at the
+                        first frequency, refilled with the values of each
+                        later one */
   em_blockop *op;
+  int64_t *vmap[EM_MAX_ORDER][EM_MAX_ORDER]; /* value q of Ap's block (i, j) is
+                                                value vmap[q] of the assembled
+                                                block (i, j) */
+  uint64_t apat[EM_MAX_ORDER][EM_MAX_ORDER]; /* pattern hashes of the assembled
+                                                blocks, checked at every refill */
+  em_csr *Acsr; /* Ap as one CSR for the preconditioner, values refilled */
 };
 
 /* gamma = j k0 sqrt(eps_r mu_r) / mu_r per medium: the first-order ABC of a
@@ -98,6 +106,9 @@ void em_fsys_destroy(em_fsys **sp) {
   em_pc_destroy(&s->pc);
   em_blockmat_destroy(&s->Ap);
   em_blockop_destroy(&s->op);
+  for (int i = 0; i < EM_MAX_ORDER; i++)
+    for (int j = 0; j < EM_MAX_ORDER; j++) em_free(&s->vmap[i][j]);
+  em_csr_destroy(&s->Acsr);
   em_free(sp);
 }
 
@@ -131,12 +142,30 @@ static em_err pml_coarse_rows(em_fsys *s) {
   return EM_OK;
 }
 
+/* A = B's values in em_blockmat_to_csr's order (row by row, the blocks of
+ * the row in column order), A's pattern being B's: segments copied. */
+static void csr_values(const em_blockmat *B, em_csr *A) {
+  for (int i = 0; i < B->nb; i++) {
+    int32_t rows = B->offset[i + 1] - B->offset[i];
+#pragma omp parallel for schedule(static)
+    for (int32_t r = 0; r < rows; r++) {
+      int64_t p = A->rowptr[B->offset[i] + r];
+      for (int j = 0; j < B->nb; j++) {
+        const em_csr *M = B->blk[i][j];
+        int64_t len = M->rowptr[r + 1] - M->rowptr[r];
+        if (len) memcpy(A->val + p, M->val + M->rowptr[r], (size_t)len * sizeof *A->val);
+        p += len;
+      }
+    }
+  }
+}
+
 /* The preconditioner: created on the first matrix, refactored later.  With
  * pc_auto a direct factor that fits nowhere gives way to the order-group
  * V-cycle (about nnz(A) plus the order-1 factor), or ILU(0) with one group. */
 static em_err precondition(em_fsys *s, const em_log *log) {
   const em_fsys_desc *d = &s->d;
-  em_csr *A = NULL;
+  const em_csr *A = NULL;
   em_err err = EM_OK;
   em_pc_opts pco = d->pc;
   pco.backend = d->backend;
@@ -144,7 +173,13 @@ static em_err precondition(em_fsys *s, const em_log *log) {
   memcpy(pco.pmg.offset, s->Ap->offset, sizeof pco.pmg.offset);
   if (d->pmg_pml_coarse && d->pml && !s->pml_rows) EM_TRY(pml_coarse_rows(s));
   pco.pmg.coarse_rows = s->pml_rows;
-  EM_TRY(em_blockmat_to_csr(s->Ap, &A)); /* every type takes it (none checks the size) */
+  /* every type takes the whole CSR (none checks the size); its pattern is
+     Ap's, so after the first frequency only the values are copied in */
+  if (!s->Acsr)
+    EM_TRY(em_blockmat_to_csr(s->Ap, &s->Acsr));
+  else
+    csr_values(s->Ap, s->Acsr);
+  A = s->Acsr;
   if (s->pc) {
     err = em_pc_update(s->pc, A, log);
   } else {
@@ -158,7 +193,6 @@ static em_err precondition(em_fsys *s, const em_log *log) {
       err = em_pc_create(A, &pco, log, &s->pc);
     }
   }
-  em_csr_destroy(&A);
   return err;
 }
 
@@ -204,6 +238,81 @@ done:
   return err;
 }
 
+/* The first frequency: the row order, the permuted matrix Ap with the
+ * value map from the assembled blocks (a copy whose values are their own
+ * indices, permuted: Ap's value q then says where it came from), and the
+ * operator. */
+static em_err operator_first(em_fsys *s, const em_blockmat *A, const em_blockop_opts *bop) {
+  int32_t n = s->d.dofs->n_dof;
+  em_err err = EM_OK;
+  em_blockmat *Ai = NULL;
+  em_free(&s->perm); /* what a failed first frequency left */
+  em_blockmat_destroy(&s->Ap);
+  for (int i = 0; i < EM_MAX_ORDER; i++)
+    for (int j = 0; j < EM_MAX_ORDER; j++) em_free(&s->vmap[i][j]);
+  EM_TRY(em_calloc(&s->perm, (size_t)n, sizeof *s->perm, "permutation"));
+  EM_TRY(em_blockop_plan_perm(A, bop, s->perm));
+  EM_TRY(em_calloc(&Ai, 1, sizeof *Ai, "value map matrix"));
+  Ai->nb = A->nb;
+  memcpy(Ai->offset, A->offset, sizeof Ai->offset);
+  for (int i = 0; i < A->nb; i++)
+    for (int j = 0; j < A->nb; j++) {
+      EM_TRY_GOTO(err, em_csr_copy(A->blk[i][j], &Ai->blk[i][j]), done);
+      for (int64_t k = 0; k < A->blk[i][j]->nnz; k++) Ai->blk[i][j]->val[k] = (double)k;
+      s->apat[i][j] = em_spmat_pattern_hash(A->blk[i][j]);
+    }
+  EM_TRY_GOTO(err, em_blockmat_permute(Ai, s->perm, &s->Ap), done);
+  for (int i = 0; i < A->nb; i++)
+    for (int j = 0; j < A->nb; j++) {
+      em_csr *P = s->Ap->blk[i][j];
+      EM_TRY_GOTO(err, em_calloc(&s->vmap[i][j], (size_t)P->nnz + 1, sizeof **s->vmap, "value map"),
+                  done);
+      for (int64_t q = 0; q < P->nnz; q++) {
+        s->vmap[i][j][q] = (int64_t)creal(P->val[q]);
+        P->val[q] = A->blk[i][j]->val[s->vmap[i][j][q]];
+      }
+    }
+  EM_TRY_GOTO(err, em_blockop_create(s->Ap, bop, &s->op), done);
+done:
+  em_blockmat_destroy(&Ai);
+  return err;
+}
+
+/* A later frequency: the assembled pattern must be the first one's (the
+ * assembler's, fixed); Ap's values through the map, then the operator
+ * refilled in place.  A refill the operator refuses falls back to a new
+ * operator (with a warning: it should not happen). */
+static em_err operator_refill(em_fsys *s, const em_blockmat *A, const em_blockop_opts *bop,
+                              const em_log *log) {
+  em_blockmat *Ap = s->Ap;
+  EM_CHECK(A->nb == Ap->nb, EM_ERR_INTERNAL, "the assembled system has %d order groups, not %d",
+           A->nb, Ap->nb);
+  for (int i = 0; i < A->nb; i++)
+    for (int j = 0; j < A->nb; j++) {
+      const em_csr *B = A->blk[i][j];
+      EM_CHECK(B->nnz == Ap->blk[i][j]->nnz && em_spmat_pattern_hash(B) == s->apat[i][j],
+               EM_ERR_INTERNAL,
+               "the assembled block A_%d%d has another pattern than at the first frequency", i + 1,
+               j + 1);
+    }
+  for (int i = 0; i < A->nb; i++)
+    for (int j = 0; j < A->nb; j++) {
+      em_cplx *dst = Ap->blk[i][j]->val;
+      const em_cplx *src = A->blk[i][j]->val;
+      const int64_t *map = s->vmap[i][j];
+      int64_t nnz = Ap->blk[i][j]->nnz;
+#pragma omp parallel for schedule(static) if (nnz > 65536)
+      for (int64_t q = 0; q < nnz; q++) dst[q] = src[map[q]];
+    }
+  em_err err = em_blockop_refill(s->op, Ap);
+  if (!err) return EM_OK;
+  em_log_warn(log, "%s; the operator is built anew", em_error_message());
+  em_error_clear();
+  em_blockop_destroy(&s->op);
+  EM_TRY(em_blockop_create(Ap, bop, &s->op));
+  return EM_OK;
+}
+
 em_err em_fsys_solve(em_fsys *s, double f, const em_log *log, em_fsys_stats *st,
                      em_system **sys_out, em_cplx **x_out) {
   const em_fsys_desc *d = &s->d;
@@ -247,14 +356,10 @@ em_err em_fsys_solve(em_fsys *s, double f, const em_log *log, em_fsys_stats *st,
   em_blockop_opts bop = d->bop;
   bop.backend = d->backend;
   bop.prec = EM_PREC_DOUBLE;
-  if (!s->perm) {
-    EM_TRY_GOTO(err, em_calloc(&s->perm, (size_t)n, sizeof *s->perm, "permutation"), done);
-    EM_TRY_GOTO(err, em_blockop_plan_perm(sys->A, &bop, s->perm), done);
-  }
-  em_blockmat_destroy(&s->Ap);
-  em_blockop_destroy(&s->op);
-  EM_TRY_GOTO(err, em_blockmat_permute(sys->A, s->perm, &s->Ap), done);
-  EM_TRY_GOTO(err, em_blockop_create(s->Ap, &bop, &s->op), done);
+  if (!s->op)
+    EM_TRY_GOTO(err, operator_first(s, sys->A, &bop), done);
+  else
+    EM_TRY_GOTO(err, operator_refill(s, sys->A, &bop, log), done);
   st->t_operator = em_wtime() - t0;
 
   t0 = em_wtime();

@@ -46,6 +46,17 @@ static em_err spmat_of(const em_csr *A, em_backend be, em_spmat **M) {
   return EM_OK;
 }
 
+/* *M refilled with A's values; built anew when it refuses (another
+ * pattern), with a verbose note. */
+static em_err refill_or_build(const em_csr *A, em_backend be, em_spmat **M, const em_log *log) {
+  if (!em_spmat_refill(*M, A)) return EM_OK;
+  em_log_verbose(log, "pmg: %s; built anew", em_error_message());
+  em_error_clear();
+  em_spmat_destroy(M);
+  EM_TRY(spmat_of(A, be, M));
+  return EM_OK;
+}
+
 static void rows_free(em_pmg *p, pmg_rows *R) {
   if (p->v) p->v->release((void **)&R->idx);
   em_free(&R->h);
@@ -135,13 +146,6 @@ static em_err pmg_update(em_pc *pc, const em_csr *A, const em_log *log);
 
 static const em_pc_ops PMG = {pmg_apply, pmg_destroy, pmg_update};
 
-/* The level's matrices from A's values (first build and every update). */
-static void level_clear(pmg_level *L) {
-  em_spmat_destroy(&L->rows);
-  em_spmat_destroy(&L->dinv);
-  em_pc_destroy(&L->ilu);
-}
-
 em_err em_pc_pmg_build(const em_csr *A, em_pc *pc, const em_log *log) {
   em_pmg_opts o = pc->opts.pmg;
   EM_TRY(check(A, &o));
@@ -226,24 +230,49 @@ em_err em_pc_pmg_build(const em_csr *A, em_pc *pc, const em_log *log) {
   return EM_OK;
 }
 
-/* New values, same pattern (the next frequency): the levels' matrices and
- * smoothers rebuilt from A, the coarse factor refactored on its kept
- * ordering and analysis (the costly part of the first build). */
+/* New values, same pattern (the next frequency): the levels' matrices,
+ * smoothers and coarse rows refilled in place (em_spmat_refill: values
+ * only, in the layout and memory they have; the ILU(0) smoothers
+ * refactored on their kept ordering), the coarse factor refactored on its
+ * kept ordering and analysis.  A matrix whose refill is refused (its
+ * pattern changed: a block inverse that found other blocks) is built anew. */
 static em_err pmg_update(em_pc *pc, const em_csr *A, const em_log *log) {
   em_pmg *p = pc->data;
   double t0 = em_wtime();
   size_t bytes = 0;
+  em_err err = EM_OK;
+  em_csr *R = NULL, *D = NULL, *C = NULL;
+  em_spmat_info si;
   for (int l = 0; l < p->nlev; l++) {
-    level_clear(&p->lev[l]);
-    EM_TRY(build_level(p, A, &p->lev[l], &bytes, log));
+    pmg_level *L = &p->lev[l];
+    EM_TRY(em_pmg_submatrix(A, L->L.h, L->L.n, NULL, &R));
+    err = refill_or_build(R, p->be, &L->rows, log);
+    em_csr_destroy(&R);
+    EM_TRY(err);
+    em_spmat_get_info(L->rows, &si);
+    bytes += si.bytes + 4 * (size_t)L->L.n;
+    if (L->ilu) {
+      EM_TRY(em_pmg_submatrix(A, L->L.h, L->L.n, L->L.h, &D));
+      err = em_pc_update(L->ilu, D, NULL);
+      em_csr_destroy(&D);
+      EM_TRY(err);
+      em_pc_info ii;
+      em_pc_get_info(L->ilu, &ii);
+      bytes += ii.bytes;
+    } else {
+      int block = p->o.smoother == EM_PMG_BLOCK ? EM_PMG_MAX_BLOCK : 1;
+      EM_TRY(em_pmg_block_inverse(A, L->L.h, L->L.n, block, p->o.shift, L->omega, &D, &L->blocks));
+      err = refill_or_build(D, p->be, &L->dinv, log);
+      em_csr_destroy(&D);
+      EM_TRY(err);
+      em_spmat_get_info(L->dinv, &si);
+      bytes += si.bytes;
+    }
   }
-  em_spmat_destroy(&p->crows);
-  em_csr *C = NULL;
   EM_TRY(em_pmg_submatrix(A, p->C.h, p->C.n, NULL, &C));
-  em_err err = spmat_of(C, p->be, &p->crows);
+  err = refill_or_build(C, p->be, &p->crows, log);
   em_csr_destroy(&C);
   EM_TRY(err);
-  em_spmat_info si;
   em_spmat_get_info(p->crows, &si);
   bytes += si.bytes;
   double t_levels = em_wtime() - t0;
@@ -253,8 +282,8 @@ static em_err pmg_update(em_pc *pc, const em_csr *A, const em_log *log) {
   EM_TRY(err);
   em_pc_info ci;
   em_pc_get_info(p->coarse, &ci);
-  em_log_verbose(log, "pmg update: levels and smoothers %.2f s, coarse refactor %.2f s", t_levels,
-                 ci.t_setup);
+  em_log_verbose(log, "pmg update: levels and smoothers refilled %.2f s, coarse refactor %.2f s",
+                 t_levels, ci.t_setup);
   pc->info.coarse_bytes = ci.bytes;
   pc->info.perturbed = ci.perturbed;
   pc->info.bytes = bytes + ci.bytes + 3 * 16 * (size_t)p->n;
