@@ -150,10 +150,13 @@ static em_err run(const dbench_opts *bo, const em_csr *A, const em_cplx *b, em_d
   po.ordering = o.ordering;
   em_pc *pc = NULL;
   EM_TRY_GOTO(err, em_pc_create(A, &po, NULL, &pc), done);
-  em_csrop *cop = NULL;
-  EM_TRY_GOTO(err, em_csrop_create(A, EM_BACKEND_CPU, EM_PREC_DOUBLE, &cop), done_pc);
+  em_spmat *cop = NULL;
+  em_spmat_opts so;
+  em_spmat_opts_default(&so);
+  so.format = EM_FMT_CSR;
+  EM_TRY_GOTO(err, em_spmat_create(A, &so, &cop), done_pc);
   em_operator op;
-  em_csrop_operator(cop, &op);
+  EM_TRY_GOTO(err, em_spmat_operator(cop, &op), done_op);
   em_ksp_opts ko;
   em_ksp_opts_default(&ko);
   EM_TRY_GOTO(err, em_ksp_method_parse(bo->method, &ko.method), done_op);
@@ -165,7 +168,7 @@ static em_err run(const dbench_opts *bo, const em_csr *A, const em_cplx *b, em_d
   printf("  %s + direct: %s in %d iterations, true residual %.2e, %.3f s (pc %.3f s)\n", bo->method,
          em_ksp_reason_name(st.reason), st.iterations, st.true_rel_res, st.t_total, st.t_pc);
 done_op:
-  em_csrop_destroy(&cop);
+  em_spmat_destroy(&cop);
 done_pc:
   em_pc_destroy(&pc);
 done:
