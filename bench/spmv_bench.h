@@ -16,6 +16,7 @@ extern "C" {
 typedef struct bench_ctx {
   const char *source; /* "fem-box 21 order 3" or the matrix file */
   int reps;           /* timed repetitions per variant */
+  int quick;          /* only the variants AUTO chooses between */
   double max_gb;      /* skip layouts larger than this (GB) */
   int n_prec;         /* precisions to run */
   em_prec precs[2];
