@@ -1,5 +1,5 @@
 /* solver_test.h - what the solver tests share: the backend from argv
- * ("cpu" or "gpu"; gpu exits 77 where no GPU answers), operators, vectors
+ * (test_backend of em_test.h), operators, vectors
  * in backend memory, dense references. */
 #ifndef EM_SOLVER_TEST_H
 #define EM_SOLVER_TEST_H
@@ -10,19 +10,6 @@
 #include "em_solver.h"
 #include "em_test.h"
 #include "problems.h"
-
-/* The backend named by argv[1] (default cpu); exits 77 for gpu without one. */
-static inline em_backend test_backend(int argc, char **argv) {
-  const char *mode = argc > 1 ? argv[1] : "cpu";
-  if (!strcmp(mode, "cpu")) return EM_BACKEND_CPU;
-  em_device dev;
-  if (em_device_open("gpu", NULL, &dev) != EM_OK) {
-    fprintf(stderr, "skipped: %s\n", em_error_message());
-    em_error_clear();
-    exit(EM_TEST_SKIP);
-  }
-  return EM_BACKEND_CUDA;
-}
 
 /* y = A x through the plain reference product: the CPU test operator */
 static inline em_err test_ref_apply(void *ctx, const void *x, void *y) {
