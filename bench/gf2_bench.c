@@ -15,6 +15,7 @@
 #endif
 #include <cuda_runtime.h>
 
+#include "bench_util.h"
 #include "em_linalg.h"
 
 static unsigned long long rng = 0x9E3779B97F4A7C15ULL;
@@ -23,11 +24,6 @@ static uint32_t r32(void) {
   rng ^= rng >> 7;
   rng ^= rng << 17;
   return (uint32_t)(rng >> 17);
-}
-
-static double med3(const double *t) {
-  double a = t[0], b = t[1], c = t[2];
-  return a > b ? (b > c ? b : (a > c ? c : a)) : (a > c ? a : (b > c ? c : b));
 }
 
 static em_gf2 *make(int n, int deficit) {
@@ -95,7 +91,7 @@ int main(int argc, char **argv) {
       tms[r] = ms;
       twall[r] = wall;
     }
-    const double best_ms = med3(tms), best_wall = med3(twall); /* medians of 3 */
+    const double best_ms = bench_median(tms, 3), best_wall = bench_median(twall, 3);
     double tc = -1;
     if (n <= cpu_max) {
       if (em_gf2_copy(A, &C)) return 2;

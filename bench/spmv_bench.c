@@ -60,17 +60,6 @@ double bench_rel_err(const void *y, em_prec p, const em_cplx *ref, const double 
   return worst;
 }
 
-static int cmp_dbl(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-
-double bench_median(double *v, int n) {
-  if (n <= 0) return 0;
-  qsort(v, (size_t)n, sizeof *v, cmp_dbl);
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
 bench_row *bench_add(bench_out *out, const char *name, em_prec p) {
   if (out->n >= BENCH_MAX_ROWS) return NULL;
   bench_row *r = &out->row[out->n++];
