@@ -18,13 +18,13 @@
 #define CHOOSE_SELL_PAD_SORTED 1.10
 /* ... and the rows as given (unsorted) do not pad past this factor. */
 #define CHOOSE_SELL_PAD_GIVEN 1.50
-/* EM_CHOOSE_TAIL_MIN, EM_CHOOSE_TAIL_RATIO (formats_impl.h, where the
- * tests read them): HYB for a long tail of row lengths.  Every other
- * layout gives a long row to one warp (CSR-vector, HEC) or to the slice it
- * sits in (sliced ELLR-T), and the SpMV waits for that warp; HYB cuts the
- * COO tail into 256-entry chunks, a warp each.  EM_CHOOSE_BITMAP_FILL: a
- * bitmap word costs 12 bytes (block index and mask) where CSR spends 4
- * bytes of column index per entry. */
+/* EM_CHOOSE_TAIL_MIN, EM_CHOOSE_TAIL_RATIO, EM_CHOOSE_HYB_STEPS
+ * (formats_impl.h, where the tests read them): a long tail of row lengths.
+ * Sliced ELLR-T gives a long row to the slice it sits in, T lanes walking
+ * it; CSR-vector to one warp of T lanes (T = 32 on FEM rows); HYB cuts its
+ * COO tail into 256-entry chunks, a warp each, but its ELL part (a thread
+ * per row) is slower than both on the short rows.  The SpMV waits for the
+ * warp of the longest row, so the choice goes by that row's steps. */
 
 /* Row-length statistics. */
 typedef struct row_stats {
@@ -105,19 +105,6 @@ static int long_tail(const row_stats *st) {
   return st->max >= EM_CHOOSE_TAIL_MIN && (double)st->max >= EM_CHOOSE_TAIL_RATIO * st->mean;
 }
 
-/* Dense words: nnz / (non-empty 64-column words) >= EM_CHOOSE_BITMAP_FILL.
- * Words >= non-empty rows, so a matrix whose nnz / non-empty rows is
- * below the bound is answered without counting the words. */
-static int dense_words(const em_csr *A, const row_stats *st) {
-  int64_t rows = st->n - (st->hist ? st->hist[0] : 0), words = 0;
-  if (rows == 0 || (double)A->nnz < EM_CHOOSE_BITMAP_FILL * (double)rows) return 0;
-#pragma omp parallel for reduction(+ : words) schedule(static) if (A->nnz > EM_FMT_OMP_MIN)
-  for (int32_t i = 0; i < A->n_rows; i++)
-    for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++)
-      words += k == A->rowptr[i] || A->colind[k] / 64 != A->colind[k - 1] / 64;
-  return (double)A->nnz >= EM_CHOOSE_BITMAP_FILL * (double)words;
-}
-
 int em_fmt_choose_threads(const em_csr *A, em_format f, em_backend b) {
   (void)b;
   row_stats st;
@@ -137,17 +124,18 @@ int em_fmt_choose_sliced_sorted(const em_csr *A, const em_spmat_opts *o) {
   int ok = stats_of(A, &st);
   int T = o->threads_per_row ? o->threads_per_row : threads_ell(&st, S, ok);
   /* the steps of em_fmt_choose before sliced ELLR-T come first here too */
-  int sliced = ok && !long_tail(&st) && !dense_words(A, &st) &&
-               pad_sorted(&st, T, S) <= CHOOSE_SELL_PAD_SORTED;
+  int sliced = ok && !long_tail(&st) && pad_sorted(&st, T, S) <= CHOOSE_SELL_PAD_SORTED;
   free(st.hist);
   return sliced;
 }
 
-/* CPU: CSR (see docs/formats.md for the CPU measurements).  CUDA: HYB for
- * a long tail of row lengths, else the bitmap for dense 64-column words,
- * else sliced ELLR-T when its sorted padding is small and the given order
+/* CPU: CSR (see docs/formats.md for the CPU measurements).  CUDA: for a
+ * long tail of row lengths, HYB when the longest row takes CSR-vector's
+ * warp at least EM_CHOOSE_HYB_STEPS steps, else CSR-vector; without a
+ * tail, sliced ELLR-T when its sorted padding is small and the given order
  * is not pathological, else CSR-vector (CSR scalar for rows of about one
- * entry).  The measurements behind each step: docs/formats.md. */
+ * entry).  HEC and the bitmap are never chosen: slower than these on every
+ * matrix measured.  The measurements: docs/formats.md. */
 void em_fmt_choose(const em_csr *A, const em_spmat_opts *o, em_spmat_opts *c) {
   *c = *o;
   c->format = EM_FMT_CSR;
@@ -155,26 +143,22 @@ void em_fmt_choose(const em_csr *A, const em_spmat_opts *o, em_spmat_opts *c) {
   row_stats st;
   int S = o->slice_rows > 0 ? o->slice_rows : EM_SELLRT_DEFAULT_S;
   int ok = stats_of(A, &st);
-  if (ok && long_tail(&st)) {
-    c->format = EM_FMT_HYB;
-    c->threads_per_row = 0;
-    free(st.hist);
-    return;
-  }
-  if (ok && dense_words(A, &st)) {
-    c->format = EM_FMT_BITMAP;
-    c->threads_per_row = 0;
-    free(st.hist);
-    return;
-  }
+  int Tc = o->threads_per_row ? o->threads_per_row : threads_csr(&st);
   int T = o->threads_per_row ? o->threads_per_row : threads_ell(&st, S, ok);
-  if (ok && pad_sorted(&st, T, S) <= CHOOSE_SELL_PAD_SORTED &&
-      pad_given(A, T, S) <= CHOOSE_SELL_PAD_GIVEN) {
+  if (ok && long_tail(&st)) {
+    if (st.max >= (int64_t)EM_CHOOSE_HYB_STEPS * Tc) {
+      c->format = EM_FMT_HYB;
+      c->threads_per_row = 0;
+    } else {
+      c->format = EM_FMT_CSR_VECTOR;
+      c->threads_per_row = Tc;
+    }
+  } else if (ok && pad_sorted(&st, T, S) <= CHOOSE_SELL_PAD_SORTED &&
+             pad_given(A, T, S) <= CHOOSE_SELL_PAD_GIVEN) {
     c->format = EM_FMT_SELLRT;
     c->threads_per_row = T;
     c->slice_rows = S;
   } else {
-    int Tc = o->threads_per_row ? o->threads_per_row : threads_csr(&st);
     c->format = Tc > 1 ? EM_FMT_CSR_VECTOR : EM_FMT_CSR;
     c->threads_per_row = Tc > 1 ? Tc : 0;
   }
