@@ -49,15 +49,15 @@ static void expect_long(const em_csr *base, int32_t m, int32_t len, em_format wa
   em_csr_destroy(&L);
 }
 
-/* 16384 rows of 64 (sliced ELLR-T: a long row pads its slice by < 10%;
+/* 16384 rows of 48 (sliced ELLR-T: a long row pads its slice by < 10%;
  * CSR-vector T = 32) with a few long rows: at
  * each threshold and one entry short of it. */
 static void check_tail(void) {
   em_csr *B = NULL;
-  REQUIRE_OK(em_pattern_blocks(16384, 8, 64, 1, &B));
-  expect_choice(B, EM_FMT_SELLRT, "rows of 64");
+  REQUIRE_OK(em_pattern_blocks(16384, 8, 48, 1, &B));
+  expect_choice(B, EM_FMT_SELLRT, "rows of 48");
   int Tc = em_fmt_choose_threads(B, EM_FMT_CSR_VECTOR, EM_BACKEND_CUDA);
-  EXPECT(Tc == 32, "rows of 64: CSR-vector T %d", Tc);
+  EXPECT(Tc == 32, "rows of 48: CSR-vector T %d", Tc);
   int32_t hyb = EM_CHOOSE_HYB_STEPS * Tc;
   /* the tail starts at EM_CHOOSE_TAIL_MIN: CSR-vector below HYB's length */
   expect_long(B, 1, EM_CHOOSE_TAIL_MIN - 1, EM_FMT_SELLRT);
