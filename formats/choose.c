@@ -1,7 +1,8 @@
 /* choose.c - the automatic format choice (EM_FMT_AUTO) and the default
  * threads per row, from the row-length statistics; the rule and the numbers
  * behind it are in docs/formats.md ("Choosing a format").  The constants
- * are gathered here so that new bench results change one place. */
+ * are gathered here (those of the long tail in formats_impl.h, where
+ * test_fmt_choose reads them) so that new bench results change one place. */
 #include <stdlib.h>
 
 #include "ell_impl.h"
