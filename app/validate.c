@@ -53,7 +53,7 @@ static em_err check_frequencies(const em_case *c, const em_run_config *cfg) {
     EM_CHECK(f <= F_MAX, EM_ERR_INPUT,
              "%s has %g Hz, above 10 THz: frequencies are in Hz, and a wavelength of %.3g um "
              "is no microwave case (case %s)",
-             name, f, 299792458.0 / f * 1e6, em_case_path(c));
+             name, f, EM_C0 / f * 1e6, em_case_path(c));
   }
   return EM_OK;
 }

@@ -21,21 +21,12 @@
 #endif
 #include <cuda_runtime.h>
 
+#include "bench_util.h"
 #include "bitmap_gpu.h"
 #include "em_formats.h"
 #include "fem_pattern.h"
 
 #define REPS 5
-
-static double med(double *t, int n) {
-  for (int i = 1; i < n; i++)
-    for (int j = i; j > 0 && t[j] < t[j - 1]; j--) {
-      double s = t[j];
-      t[j] = t[j - 1];
-      t[j - 1] = s;
-    }
-  return t[n / 2];
-}
 
 #define EMCK(call)            \
   do {                        \
@@ -155,8 +146,9 @@ int main(int argc, char **argv) {
     fprintf(stderr, "WRONG RESULT: GPU reads differ from the CPU's\n");
     failed = 1;
   }
-  printf("| get (%lld reads) | | %.3f | %.3f | %.3f | %.1f |\n", (long long)nq, med(tc, REPS) * 1e3,
-         med(tg, REPS) * 1e3, med(tw, REPS) * 1e3, med(tc, REPS) / med(tg, REPS));
+  printf("| get (%lld reads) | | %.3f | %.3f | %.3f | %.1f |\n", (long long)nq,
+         bench_median(tc, REPS) * 1e3, bench_median(tg, REPS) * 1e3, bench_median(tw, REPS) * 1e3,
+         bench_median(tc, REPS) / bench_median(tg, REPS));
   for (int op = 0; op < 2; op++) {
     em_spmat *Cc = NULL, *Cg = NULL;
     for (int r = 0; r < REPS; r++) {
@@ -175,8 +167,8 @@ int main(int argc, char **argv) {
       failed = 1;
     }
     printf("| %s | %lld | %.3f | %.3f | %.3f | %.1f |\n", op ? "product A B" : "sum A + B",
-           (long long)Cc->info.nnz, med(tc, REPS) * 1e3, med(tg, REPS) * 1e3, med(tw, REPS) * 1e3,
-           med(tc, REPS) / med(tg, REPS));
+           (long long)Cc->info.nnz, bench_median(tc, REPS) * 1e3, bench_median(tg, REPS) * 1e3,
+           bench_median(tw, REPS) * 1e3, bench_median(tc, REPS) / bench_median(tg, REPS));
     em_spmat_destroy(&Cc);
     em_spmat_destroy(&Cg);
   }

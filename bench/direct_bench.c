@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench_util.h"
 #include "problems.h"
 #include "em_formats.h"
 #include "em_solver.h"
@@ -35,16 +36,6 @@ typedef struct dbench_opts {
 /* direct_bench_gpu.c: TFlop/s of cublasZgemm on n x n (median of reps) */
 double dbench_zgemm_tflops(int n, int reps);
 #endif
-
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-
-static double median(double *v, int n) {
-  qsort(v, (size_t)n, sizeof *v, cmp_double);
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
 /* ||b - A x|| / ||b|| */
 static double rel_res(const em_csr *A, const em_cplx *x, const em_cplx *b) {
@@ -131,7 +122,7 @@ static em_err run(const dbench_opts *bo, const em_csr *A, const em_cplx *b, em_d
   double bound = prec == EM_PREC_SINGLE ? 1e-2 : 1e-6; /* a single factor preconditions */
   int bad = !(res <= bound) || !(res_m <= bound);
   wrong |= bad;
-  double tfm = median(tf, R), tsm = median(ts, R), tmm = median(tm, R);
+  double tfm = bench_median(tf, R), tsm = bench_median(ts, R), tmm = bench_median(tm, R);
   printf(
       "%-4s %-6s %-11s %-7s: order %.2f s, symbolic %.2f s, numeric %.3f s median of %d (%.1f "
       "GFlop/s), solve %.4f s, %d rhs %.4f s; nnz(L) %.3gM (%.3gM stored), %.1f GFlop, factor "
@@ -150,10 +141,13 @@ static em_err run(const dbench_opts *bo, const em_csr *A, const em_cplx *b, em_d
   po.ordering = o.ordering;
   em_pc *pc = NULL;
   EM_TRY_GOTO(err, em_pc_create(A, &po, NULL, &pc), done);
-  em_csrop *cop = NULL;
-  EM_TRY_GOTO(err, em_csrop_create(A, EM_BACKEND_CPU, EM_PREC_DOUBLE, &cop), done_pc);
+  em_spmat *cop = NULL;
+  em_spmat_opts so;
+  em_spmat_opts_default(&so);
+  so.format = EM_FMT_CSR;
+  EM_TRY_GOTO(err, em_spmat_create(A, &so, &cop), done_pc);
   em_operator op;
-  em_csrop_operator(cop, &op);
+  EM_TRY_GOTO(err, em_spmat_operator(cop, &op), done_op);
   em_ksp_opts ko;
   em_ksp_opts_default(&ko);
   EM_TRY_GOTO(err, em_ksp_method_parse(bo->method, &ko.method), done_op);
@@ -165,7 +159,7 @@ static em_err run(const dbench_opts *bo, const em_csr *A, const em_cplx *b, em_d
   printf("  %s + direct: %s in %d iterations, true residual %.2e, %.3f s (pc %.3f s)\n", bo->method,
          em_ksp_reason_name(st.reason), st.iterations, st.true_rel_res, st.t_total, st.t_pc);
 done_op:
-  em_csrop_destroy(&cop);
+  em_spmat_destroy(&cop);
 done_pc:
   em_pc_destroy(&pc);
 done:

@@ -5,19 +5,16 @@
 #include <cuda_runtime.h>
 #include <stdlib.h>
 
-double dbench_zgemm_tflops(int n, int reps);
+#include "bench_util.h"
 
-static int cmp(const void *a, const void *b) {
-  float x = *(const float *)a, y = *(const float *)b;
-  return (x > y) - (x < y);
-}
+double dbench_zgemm_tflops(int n, int reps);
 
 double dbench_zgemm_tflops(int n, int reps) {
   size_t bytes = (size_t)n * n * sizeof(cuDoubleComplex);
   cuDoubleComplex *A = NULL, *B = NULL, *C = NULL;
   cublasHandle_t h = NULL;
   double rate = 0;
-  float *ms = calloc((size_t)reps + 1, sizeof *ms);
+  double *ms = calloc((size_t)reps + 1, sizeof *ms);
   if (!ms || cudaMalloc((void **)&A, bytes) || cudaMalloc((void **)&B, bytes) ||
       cudaMalloc((void **)&C, bytes) || cublasCreate(&h))
     goto done;
@@ -45,10 +42,11 @@ double dbench_zgemm_tflops(int n, int reps) {
     cublasZgemm(h, CUBLAS_OP_N, CUBLAS_OP_T, n, n, n, &one, A, n, B, n, &zero, C, n);
     cudaEventRecord(e1, 0);
     cudaEventSynchronize(e1);
-    cudaEventElapsedTime(&ms[r], e0, e1);
+    float t = 0;
+    cudaEventElapsedTime(&t, e0, e1);
+    ms[r] = t;
   }
-  qsort(ms, (size_t)reps, sizeof *ms, cmp);
-  rate = 8.0 * n * (double)n * n / (ms[reps / 2] * 1e-3) * 1e-12;
+  rate = 8.0 * n * (double)n * n / (bench_median(ms, reps) * 1e-3) * 1e-12;
   cudaEventDestroy(e0);
   cudaEventDestroy(e1);
 done:

@@ -26,6 +26,7 @@
 #include <cuda_runtime.h>
 #endif
 
+#include "bench_util.h"
 #include "em_linalg.h"
 #ifdef EM_HAVE_M4RI
 #include "gf2_m4ri.h"
@@ -39,19 +40,6 @@ static uint32_t r32(unsigned long long *s) {
   *s ^= *s >> 7;
   *s ^= *s << 17;
   return (uint32_t)(*s >> 17);
-}
-
-/* median of t[0..n): the middle of the sorted times (of an even count the lower) */
-static double median(const double *t, int n) {
-  double s[MAX_REPS];
-  memcpy(s, t, (size_t)n * sizeof *s);
-  for (int i = 1; i < n; i++)
-    for (int j = i; j > 0 && s[j] < s[j - 1]; j--) {
-      double x = s[j];
-      s[j] = s[j - 1];
-      s[j - 1] = x;
-    }
-  return s[(n - 1) / 2];
 }
 
 /* The test matrix of the header: rank n - deficit by construction. */
@@ -195,8 +183,8 @@ int main(int argc, char **argv) {
       }
       t_wall[r] = em_wtime() - t0;
       t_ms[r] = ms * 1e-3;
-      gpu_s = median(t_ms, r + 1);
-      gpu_wall = median(t_wall, r + 1);
+      gpu_s = bench_median(t_ms, r + 1);
+      gpu_wall = bench_median(t_wall, r + 1);
     }
 #endif
     for (int r = 0; n <= cpu_max && r < runs; r++) {
@@ -205,7 +193,7 @@ int main(int argc, char **argv) {
       double t0 = em_wtime();
       if (em_gf2_echelon(C, reduced, EM_BACKEND_CPU, &rc, NULL)) return 2;
       t_cpu[r] = em_wtime() - t0;
-      cpu_s = median(t_cpu, r + 1);
+      cpu_s = bench_median(t_cpu, r + 1);
     }
 #ifdef EM_HAVE_M4RI
     if (n <= m4ri_max) {
@@ -217,7 +205,7 @@ int main(int argc, char **argv) {
         double t0 = em_wtime();
         rm = mzd_echelonize_pluq(M, reduced);
         t_m4[r] = em_wtime() - t0;
-        m4_s = median(t_m4, r + 1);
+        m4_s = bench_median(t_m4, r + 1);
       }
       const em_gf2 *ours = C ? C : G; /* compare with the CPU's, else the GPU's */
       int32_t row = -1;

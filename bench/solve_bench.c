@@ -6,7 +6,7 @@
  *
  * Steps (each within a time budget, skipped with a note when it would
  * overrun):
- *   1. SpMV of the solver's own CSR operator on each backend (the unit of
+ *   1. SpMV of the CSR-vector operator (formats/) on each backend (the unit of
  *      "SpMV-equivalents");
  *   2. ordering study: BiCGSTAB + ILU(0) (GPU 'levels' triangular solve, or
  *      the CPU without a GPU) for each ordering: levels, colours, setup,
@@ -245,16 +245,27 @@ static em_err bsync(em_backend be) {
 
 /* ------------------------------------------------------------ SpMV baseline */
 
-/* seconds per y = A x of the solver's own CSR operator, and the GB/s of
- * its arrays that makes */
+/* The CSR operator of the solves: formats/ CSR-vector (T from the row
+ * lengths on the GPU; one row per iteration on the CPU) in double. */
+static em_err csr_operator(const em_csr *A, em_backend be, em_spmat **M, em_operator *op) {
+  em_spmat_opts o;
+  em_spmat_opts_default(&o);
+  o.format = EM_FMT_CSR_VECTOR;
+  o.backend = be;
+  o.prec = EM_PREC_DOUBLE;
+  EM_TRY(em_spmat_create(A, &o, M));
+  return em_spmat_operator(*M, op);
+}
+
+/* seconds per y = A x of the CSR operator, and the GB/s of its arrays
+ * that makes */
 static em_err time_spmv(bench *B, em_backend be) {
-  em_csrop *c = NULL;
+  em_spmat *M = NULL;
   em_operator op;
   void *x = NULL, *y = NULL;
   em_err err = EM_OK;
   size_t vb = (size_t)B->n * sizeof(em_cplx);
-  EM_TRY(em_csrop_create(B->A, be, EM_PREC_DOUBLE, &c));
-  em_csrop_operator(c, &op);
+  EM_TRY_GOTO(err, csr_operator(B->A, be, &M, &op), done);
   EM_TRY_GOTO(err, bvec_alloc(be, vb, &x), done);
   EM_TRY_GOTO(err, bvec_alloc(be, vb, &y), done);
   EM_TRY_GOTO(err, bvec_upload(be, x, B->b, vb), done);
@@ -268,11 +279,13 @@ static em_err time_spmv(bench *B, em_backend be) {
     reps++;
   } while (reps < 5 || (reps < 200 && em_wtime() - t < 1.0));
   B->spmv[be] = (em_wtime() - t) / reps;
-  B->spmv_gbs[be] = (double)(em_csrop_bytes(c) + 2 * vb) / B->spmv[be] / 1e9;
+  em_spmat_info info;
+  em_spmat_get_info(M, &info);
+  B->spmv_gbs[be] = (double)(info.bytes + 2 * vb) / B->spmv[be] / 1e9;
 done:
   bvec_free(be, &x);
   bvec_free(be, &y);
-  em_csrop_destroy(&c);
+  em_spmat_destroy(&M);
   return err;
 }
 
@@ -639,7 +652,7 @@ static em_err write_reports(const bench *B) {
           B->n ? (double)B->A->nnz / B->n : 0, B->o.tol);
   fprintf(of.f, "GPU: %s. CPU: %d OpenMP threads.\n\n", B->have_gpu ? B->gpu.name : "none",
           B->threads);
-  fprintf(of.f, "SpMV (solver CSR operator): CPU %.3f ms (%.0f GB/s), GPU %.3f ms (%.0f GB/s).\n",
+  fprintf(of.f, "SpMV (CSR-vector operator): CPU %.3f ms (%.0f GB/s), GPU %.3f ms (%.0f GB/s).\n",
           1e3 * B->spmv[0], B->spmv_gbs[0], 1e3 * B->spmv[1], B->spmv_gbs[1]);
   fprintf(of.f,
           "Ordering for the main table: %s. Times per iteration in ms; `*`: "
@@ -653,7 +666,7 @@ static em_err write_reports(const bench *B) {
 
 int main(int argc, char **argv) {
   bench *B = calloc(1, sizeof *B);
-  em_csrop *c[2] = {NULL, NULL};
+  em_spmat *c[2] = {NULL, NULL};
   em_operator ops[2];
   em_err err = EM_OK;
   int return_code = 0;
@@ -673,8 +686,7 @@ int main(int argc, char **argv) {
   for (int be = 0; be < 2; be++) {
     if ((be == EM_BACKEND_CUDA && !B->have_gpu) || (be == EM_BACKEND_CPU && !B->o.use_cpu))
       continue;
-    EM_TRY_GOTO(err, em_csrop_create(B->A, (em_backend)be, EM_PREC_DOUBLE, &c[be]), fail);
-    em_csrop_operator(c[be], &ops[be]);
+    EM_TRY_GOTO(err, csr_operator(B->A, (em_backend)be, &c[be], &ops[be]), fail);
     EM_TRY_GOTO(err, time_spmv(B, (em_backend)be), fail);
     printf("SpMV %s: %.3f ms, %.0f GB/s\n", be_name((em_backend)be), 1e3 * B->spmv[be],
            B->spmv_gbs[be]);
@@ -710,8 +722,8 @@ fail:
     em_error_print(stderr);
     if (err == EM_ERR_INPUT) usage();
   }
-  em_csrop_destroy(&c[0]);
-  em_csrop_destroy(&c[1]);
+  em_spmat_destroy(&c[0]);
+  em_spmat_destroy(&c[1]);
   em_csr_destroy(&B->A);
   em_free(&B->b);
   free(B);

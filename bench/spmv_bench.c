@@ -13,14 +13,30 @@
 #endif
 
 #include "fem_pattern.h"
+#include "shape_pattern.h"
+
+/* The matrix of a run: a file, an FEM pattern, or dense blocks, with
+ * optionally some of its rows made long (shape_pattern.h). */
+typedef struct bench_src {
+  const char *file;
+  int box, order;
+  int blocks_fill, rows, row_len; /* --blocks: fill bits per word (0: none) */
+  int long_rows, long_len;        /* --long-rows M:L */
+  unsigned seed;
+} bench_src;
 
 static void usage(FILE *f) {
   fprintf(f,
-          "usage: spmv_bench [--matrix FILE | --fem-box N --order P] [--reps R]\n"
-          "                  [--prec double|single|both] [--max-gb G] [--seed S] [--out DIR]\n"
+          "usage: spmv_bench [--matrix FILE | --fem-box N --order P | --blocks F] [--reps R]\n"
+          "                  [--long-rows M:L] [--prec double|single|both] [--max-gb G]\n"
+          "                  [--seed S] [--quick] [--out DIR]\n"
           "  --matrix FILE   a system written by emsolve --dump-matrix\n"
           "  --fem-box N     order-P Nedelec pattern on an N^3 box (default 21, order 3:\n"
           "                  1.06M rows, 89M entries)\n"
+          "  --blocks F      instead: --rows N (default 262144) rows of --row-len R (128)\n"
+          "                  entries in 64-column words of F bits each\n"
+          "  --long-rows M:L make M rows of the matrix L entries long (a long tail)\n"
+          "  --quick         only the variants between which AUTO chooses\n"
           "  --reps R        timed SpMVs per variant (default 50; the median is reported)\n"
           "  --prec          scalar precision(s) (default both)\n"
           "  --max-gb G      skip layouts (ELL, ELLR-T) holding more than G GB (default 8)\n"
@@ -44,17 +60,6 @@ double bench_rel_err(const void *y, em_prec p, const em_cplx *ref, const double 
   return worst;
 }
 
-static int cmp_dbl(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-
-double bench_median(double *v, int n) {
-  if (n <= 0) return 0;
-  qsort(v, (size_t)n, sizeof *v, cmp_dbl);
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
 bench_row *bench_add(bench_out *out, const char *name, em_prec p) {
   if (out->n >= BENCH_MAX_ROWS) return NULL;
   bench_row *r = &out->row[out->n++];
@@ -66,18 +71,32 @@ bench_row *bench_add(bench_out *out, const char *name, em_prec p) {
 }
 
 /* The matrix in both orders, x, the references and the error scales. */
-static em_err setup(bench_ctx *c, const char *file, int box, int order, unsigned seed) {
+static em_err setup(bench_ctx *c, const bench_src *b) {
   static char src[160];
-  if (file) {
+  unsigned seed = b->seed;
+  if (b->file) {
     int n_rhs = 0;
     em_cplx *rhs = NULL;
-    snprintf(src, sizeof src, "%s", file);
-    EM_TRY(em_matfile_read(file, &c->B, &n_rhs, &rhs));
+    snprintf(src, sizeof src, "%s", b->file);
+    EM_TRY(em_matfile_read(b->file, &c->B, &n_rhs, &rhs));
     em_free(&rhs);
     EM_TRY(em_blockmat_to_csr(c->B, &c->A));
+  } else if (b->blocks_fill) {
+    snprintf(src, sizeof src, "blocks: %d rows of %d entries, %d bits a word", b->rows, b->row_len,
+             b->blocks_fill);
+    EM_TRY(em_pattern_blocks(b->rows, b->blocks_fill, b->row_len, seed, &c->A));
   } else {
-    snprintf(src, sizeof src, "fem-box %d order %d", box, order);
-    EM_TRY(em_fem_pattern_box(box, order, seed, &c->A, &c->B));
+    snprintf(src, sizeof src, "fem-box %d order %d", b->box, b->order);
+    EM_TRY(em_fem_pattern_box(b->box, b->order, seed, &c->A, &c->B));
+  }
+  if (b->long_rows) {
+    em_csr *L = NULL;
+    EM_TRY(em_pattern_long_rows(c->A, b->long_rows, b->long_len, seed, &L));
+    em_csr_destroy(&c->A);
+    em_blockmat_destroy(&c->B); /* the blocks no longer hold the matrix */
+    c->A = L;
+    size_t k = strlen(src);
+    snprintf(src + k, sizeof src - k, ", %d rows of %d", b->long_rows, b->long_len);
   }
   c->source = src;
   const em_csr *A = c->A;
@@ -217,9 +236,8 @@ static void ctx_free(bench_ctx *c) {
 }
 
 int main(int argc, char **argv) {
-  const char *file = NULL, *dir = NULL, *prec = "both";
-  int box = 21, order = 3;
-  unsigned seed = 1;
+  const char *dir = NULL, *prec = "both";
+  bench_src src = {NULL, 21, 3, 0, 262144, 128, 0, 0, 1};
   static bench_ctx c;
   static bench_out out;
   c.reps = 50;
@@ -229,12 +247,23 @@ int main(int argc, char **argv) {
     if (!strcmp(argv[a], "--help") || !strcmp(argv[a], "-h")) {
       usage(stdout);
       return 0;
+    } else if (!strcmp(argv[a], "--quick")) {
+      c.quick = 1;
+      continue;
     } else if (v && !strcmp(argv[a], "--matrix")) {
-      file = v;
+      src.file = v;
     } else if (v && !strcmp(argv[a], "--fem-box")) {
-      box = atoi(v);
+      src.box = atoi(v);
     } else if (v && !strcmp(argv[a], "--order")) {
-      order = atoi(v);
+      src.order = atoi(v);
+    } else if (v && !strcmp(argv[a], "--blocks")) {
+      src.blocks_fill = atoi(v);
+    } else if (v && !strcmp(argv[a], "--rows")) {
+      src.rows = atoi(v);
+    } else if (v && !strcmp(argv[a], "--row-len")) {
+      src.row_len = atoi(v);
+    } else if (v && !strcmp(argv[a], "--long-rows")) {
+      if (sscanf(v, "%d:%d", &src.long_rows, &src.long_len) != 2) src.long_rows = -1;
     } else if (v && !strcmp(argv[a], "--reps")) {
       c.reps = atoi(v);
     } else if (v && !strcmp(argv[a], "--prec")) {
@@ -242,7 +271,7 @@ int main(int argc, char **argv) {
     } else if (v && !strcmp(argv[a], "--max-gb")) {
       c.max_gb = atof(v);
     } else if (v && !strcmp(argv[a], "--seed")) {
-      seed = (unsigned)strtoul(v, NULL, 10);
+      src.seed = (unsigned)strtoul(v, NULL, 10);
     } else if (v && !strcmp(argv[a], "--out")) {
       dir = v;
     } else {
@@ -252,8 +281,8 @@ int main(int argc, char **argv) {
     }
     a++;
   }
-  if (c.reps < 1 || c.reps > 10000 || box < 1 || c.max_gb <= 0) {
-    fprintf(stderr, "spmv_bench: --reps 1..10000, --fem-box >= 1, --max-gb > 0\n");
+  if (c.reps < 1 || c.reps > 10000 || src.box < 1 || c.max_gb <= 0 || src.long_rows < 0) {
+    fprintf(stderr, "spmv_bench: --reps 1..10000, --fem-box >= 1, --max-gb > 0, --long-rows M:L\n");
     return 2;
   }
   if (!strcmp(prec, "double") || !strcmp(prec, "both")) c.precs[c.n_prec++] = EM_PREC_DOUBLE;
@@ -264,7 +293,7 @@ int main(int argc, char **argv) {
   }
   em_err err = EM_OK;
   double t0 = em_wtime();
-  EM_TRY_GOTO(err, setup(&c, file, box, order, seed), fail);
+  EM_TRY_GOTO(err, setup(&c, &src), fail);
   printf("matrix: %s, %d rows, %lld entries, set up in %.1f s\n", c.source, c.A->n_rows,
          (long long)c.A->nnz, em_wtime() - t0);
   fflush(stdout);

@@ -4,6 +4,7 @@
 #ifndef SPMV_BENCH_H
 #define SPMV_BENCH_H
 
+#include "bench_util.h"
 #include "em_formats.h"
 
 #ifdef __cplusplus
@@ -16,6 +17,7 @@ extern "C" {
 typedef struct bench_ctx {
   const char *source; /* "fem-box 21 order 3" or the matrix file */
   int reps;           /* timed repetitions per variant */
+  int quick;          /* only the variants AUTO chooses between */
   double max_gb;      /* skip layouts larger than this (GB) */
   int n_prec;         /* precisions to run */
   em_prec precs[2];
@@ -64,7 +66,6 @@ typedef struct bench_out {
 double bench_min_bytes(const em_csr *A, em_prec p);
 /* Max over rows of |y_i - ref_i| / scale_i (0/0 = 0; NaN = unwritten -> inf). */
 double bench_rel_err(const void *y, em_prec p, const em_cplx *ref, const double *scale, int32_t n);
-double bench_median(double *v, int n);
 bench_row *bench_add(bench_out *out, const char *name, em_prec p);
 
 /* GPU part (spmv_bench_gpu.c): copy bandwidth, every format and T, the

@@ -287,6 +287,9 @@ static void run_format(bench_ctx *c, bench_out *out, gpu_vecs *v, em_format f, i
   if (f == EM_FMT_AUTO)
     snprintf(name, sizeof name, "auto: %s T=%d%s", em_format_name(info.format),
              info.threads_per_row, sorted ? " sorted" : "");
+  else if (!T && info.threads_per_row) /* T from the rule: say which */
+    snprintf(name, sizeof name, "%s T=%d (rule)%s", em_format_name(f), info.threads_per_row,
+             sorted ? " sorted" : "");
   order_ref ord = {sorted ? v->x_s : v->x, sorted ? c->y_ref_s : c->y_ref,
                    sorted ? c->scale_s : c->scale};
   run_variant(c, out, v, name, spmat_run, M, &ord, info.bytes, info.stored, 0);
@@ -581,6 +584,16 @@ static em_err bench_prec(bench_ctx *c, bench_out *out, em_prec p, cusparseHandle
   EM_TRY_GOTO(err, em_cuda_status(cudaMalloc(&v.y, ny), "cudaMalloc(y)", __FILE__, __LINE__), done);
   EM_TRY_GOTO(err, em_calloc(&v.hy, ny, 1, "y"), done);
   printf("%s precision:\n", p == EM_PREC_DOUBLE ? "double" : "single");
+  if (c->quick) {
+    /* what AUTO chooses between, T from the rule, and cuSPARSE CSR */
+    static const em_format q[] = {EM_FMT_CSR, EM_FMT_CSR_VECTOR, EM_FMT_SELLRT, EM_FMT_HYB,
+                                  EM_FMT_HEC, EM_FMT_BITMAP,     EM_FMT_AUTO};
+    for (size_t k = 0; k < sizeof q / sizeof *q; k++) run_format(c, out, &v, q[k], 0, 0);
+    run_format(c, out, &v, EM_FMT_SELLRT, 0, 1);
+    run_format(c, out, &v, EM_FMT_AUTO, 0, 1);
+    EM_TRY_GOTO(err, cusparse_csr(c, out, &v, h), done);
+    goto done;
+  }
   run_format(c, out, &v, EM_FMT_CSR, 0, 0);
   for (int T = 2; T <= 32; T *= 2) run_format(c, out, &v, EM_FMT_CSR_VECTOR, T, 0);
   run_format(c, out, &v, EM_FMT_ELL, 0, 0);
@@ -589,7 +602,7 @@ static em_err bench_prec(bench_ctx *c, bench_out *out, em_prec p, cusparseHandle
   for (int T = 1; T <= 32; T *= 2) run_format(c, out, &v, EM_FMT_SELLRT, T, 0);
   for (int T = 1; T <= 32; T *= 2) run_format(c, out, &v, EM_FMT_SELLRT, T, 1);
   run_format(c, out, &v, EM_FMT_AUTO, 0, 1);
-  /* the formats AUTO does not pick (yet): ELL + tail, and the bitmap */
+  /* ELL + tail and the bitmap (AUTO's first two steps) */
   run_format(c, out, &v, EM_FMT_HYB, 0, 0);
   run_format(c, out, &v, EM_FMT_HEC, 0, 0);
   run_format(c, out, &v, EM_FMT_BITMAP, 0, 0);

@@ -16,19 +16,10 @@
 #include <cuda_runtime.h>
 #include <cusparse.h>
 
+#include "bench_util.h"
 #include "em_linalg.h"
 
 #define REPS 7
-
-static double median(double *t, int n) {
-  for (int i = 1; i < n; i++)
-    for (int j = i; j > 0 && t[j] < t[j - 1]; j--) {
-      double s = t[j];
-      t[j] = t[j - 1];
-      t[j - 1] = s;
-    }
-  return t[n / 2];
-}
 
 static unsigned long long rng = 88172645463325252ULL;
 static double rnd(void) {
@@ -194,13 +185,13 @@ static void run(cusparseHandle_t h, int cplx, int64_t n, int64_t batch) {
       CK(cudaEventElapsedTime(&ms, e0, e1));
       if (r >= 0) tt[r] = ms * 1e-3;
     }
-    ts[w] = median(tt, REPS);
+    ts[w] = bench_median(tt, REPS);
     CK(cudaMemcpy(hv[4], dv[4], bytes, cudaMemcpyDeviceToHost));
     es2[w] = rel_err(N, cplx, hv[4], hv[5]);
     check(kinds[w] == 0 ? "gtsv2" : kinds[w] == 1 ? "gtsv2_nopivot" : "gtsv2StridedBatch", es2[w]);
     cudaFree(buf);
   }
-  double mg = median(tg, REPS), mc = median(tc, REPS);
+  double mg = bench_median(tg, REPS), mc = bench_median(tc, REPS);
   char cs[96], ratio[64];
   if (batch == 1) {
     snprintf(cs, sizeof cs, "gtsv2 %.3f, nopivot %.3f", ts[0] * 1e3, ts[1] * 1e3);

@@ -262,9 +262,12 @@ static em_err bo_scan(const int64_t *in, int64_t *out, int32_t n) {
   return err ? em_error_trace(err, __FILE__, __LINE__) : EM_OK;
 }
 
-/* c's words and values allocated on the device once its row pointers are
- * scanned; totals read back. */
-static em_err bo_alloc_result(bo_dev *c, size_t vs, int64_t *n_words, int64_t *nnz) {
+/* c's row pointers = exclusive sums of the per-row counts of words nw and
+ * of values nz, then its words and values allocated; totals read back. */
+static em_err bo_alloc_result(const int64_t *nw, const int64_t *nz, bo_dev *c, size_t vs,
+                              int64_t *n_words, int64_t *nnz) {
+  EM_TRY(bo_scan(nw, c->wptr, c->n_rows));
+  EM_TRY(bo_scan(nz, c->vptr, c->n_rows));
   EM_CUDA(cudaMemcpy(n_words, c->wptr + c->n_rows, sizeof *n_words, cudaMemcpyDeviceToHost));
   EM_CUDA(cudaMemcpy(nnz, c->vptr + c->n_rows, sizeof *nnz, cudaMemcpyDeviceToHost));
   EM_CUDA(cudaMalloc(&c->widx, (size_t)*n_words * 4 + 4));
@@ -321,6 +324,33 @@ static float bo_elapsed(cudaEvent_t e0, cudaEvent_t e1) {
   return t;
 }
 
+/* Two events around the kernels of one operation: their GPU time alone. */
+typedef struct bo_timer {
+  cudaEvent_t e[2]; /* NULL until made */
+} bo_timer;
+
+/* make both events, record the first on the default stream */
+static em_err bo_timer_start(bo_timer *t) {
+  EM_CUDA(cudaEventCreate(&t->e[0]));
+  EM_CUDA(cudaEventCreate(&t->e[1]));
+  EM_CUDA(cudaEventRecord(t->e[0]));
+  return EM_OK;
+}
+
+/* the launches so far checked (what: for the message), the second event
+ * recorded, *ms = the time between (ms may be NULL) */
+static em_err bo_timer_stop(bo_timer *t, const char *what, double *ms) {
+  EM_TRY(em_cuda_status((int)cudaGetLastError(), what, __FILE__, __LINE__));
+  EM_CUDA(cudaEventRecord(t->e[1]));
+  if (ms) *ms = bo_elapsed(t->e[0], t->e[1]);
+  return EM_OK;
+}
+
+static void bo_timer_free(bo_timer *t) {
+  for (int q = 0; q < 2; q++)
+    if (t->e[q]) cudaEventDestroy(t->e[q]);
+}
+
 extern "C" em_err em_bitmap_get_cuda(const em_spmat *M, int64_t n, const int32_t *i,
                                      const int32_t *j, em_cplx *a, double *ms) {
   const em_bitmap *h = NULL;
@@ -338,25 +368,21 @@ extern "C" em_err em_bitmap_get_cuda(const em_spmat *M, int64_t n, const int32_t
   bo_dev d;
   int32_t *di = NULL, *dj = NULL;
   void *dout = NULL;
-  cudaEvent_t e[2] = {NULL, NULL};
+  bo_timer tm = {{NULL, NULL}};
   em_err err = bo_upload(h, vs, &d);
   BO_TRY(cudaMalloc(&di, (size_t)n * 4), "cudaMalloc(queries)");
   BO_TRY(cudaMalloc(&dj, (size_t)n * 4), "cudaMalloc(queries)");
   BO_TRY(cudaMalloc(&dout, (size_t)n * vs), "cudaMalloc(answers)");
   BO_TRY(cudaMemcpy(di, i, (size_t)n * 4, cudaMemcpyHostToDevice), "cudaMemcpy(queries)");
   BO_TRY(cudaMemcpy(dj, j, (size_t)n * 4, cudaMemcpyHostToDevice), "cudaMemcpy(queries)");
-  BO_TRY(cudaEventCreate(&e[0]), "cudaEventCreate");
-  BO_TRY(cudaEventCreate(&e[1]), "cudaEventCreate");
-  BO_TRY(cudaEventRecord(e[0]), "cudaEventRecord");
+  if (!err) err = bo_timer_start(&tm);
   if (!err && single)
     bo_get<float2><<<bo_grid(n), BO_THREADS>>>(n, d.wptr, d.widx, d.mask, d.vptr,
                                                (const float2 *)d.val, di, dj, (float2 *)dout);
   else if (!err)
     bo_get<double2><<<bo_grid(n), BO_THREADS>>>(n, d.wptr, d.widx, d.mask, d.vptr,
                                                 (const double2 *)d.val, di, dj, (double2 *)dout);
-  BO_TRY(cudaGetLastError(), "bitmap get kernel");
-  BO_TRY(cudaEventRecord(e[1]), "cudaEventRecord");
-  if (!err && ms) *ms = bo_elapsed(e[0], e[1]);
+  if (!err) err = bo_timer_stop(&tm, "bitmap get kernel", ms);
   if (!err && single) {
     em_cplxf *tmp = NULL;
     err = em_calloc(&tmp, (size_t)n, sizeof *tmp, "single answers");
@@ -366,8 +392,7 @@ extern "C" em_err em_bitmap_get_cuda(const em_spmat *M, int64_t n, const int32_t
   } else {
     BO_TRY(cudaMemcpy(a, dout, (size_t)n * vs, cudaMemcpyDeviceToHost), "cudaMemcpy(answers)");
   }
-  for (int q = 0; q < 2; q++)
-    if (e[q]) cudaEventDestroy(e[q]);
+  bo_timer_free(&tm);
   cudaFree(di);
   cudaFree(dj);
   cudaFree(dout);
@@ -390,30 +415,23 @@ extern "C" em_err em_bitmap_add_cuda(const em_spmat *A, const em_spmat *B, em_sp
   dc.n_rows = n;
   dc.n_cols = a->n_cols;
   int64_t *nw = NULL, *nz = NULL, n_words = 0, nnz = 0;
-  cudaEvent_t e[2] = {NULL, NULL};
+  bo_timer tm = {{NULL, NULL}};
   em_err err = bo_upload(a, vs, &da);
   if (!err) err = bo_upload(b, vs, &db);
   BO_TRY(cudaMalloc(&nw, ((size_t)n + 1) * 8), "cudaMalloc(counts)");
   BO_TRY(cudaMalloc(&nz, ((size_t)n + 1) * 8), "cudaMalloc(counts)");
   BO_TRY(cudaMalloc(&dc.wptr, ((size_t)n + 1) * 8), "cudaMalloc(wptr)");
   BO_TRY(cudaMalloc(&dc.vptr, ((size_t)n + 1) * 8), "cudaMalloc(vptr)");
-  BO_TRY(cudaEventCreate(&e[0]), "cudaEventCreate");
-  BO_TRY(cudaEventCreate(&e[1]), "cudaEventCreate");
-  BO_TRY(cudaEventRecord(e[0]), "cudaEventRecord");
+  if (!err) err = bo_timer_start(&tm);
   if (!err) bo_add_count<<<bo_grid((int64_t)n + 1), BO_THREADS>>>(n, da, db, nw, nz);
-  if (!err) err = bo_scan(nw, dc.wptr, n);
-  if (!err) err = bo_scan(nz, dc.vptr, n);
-  if (!err) err = bo_alloc_result(&dc, vs, &n_words, &nnz);
+  if (!err) err = bo_alloc_result(nw, nz, &dc, vs, &n_words, &nnz);
   if (!err && n > 0 && p == EM_PREC_SINGLE)
     bo_add_fill<float2><<<bo_grid(n), BO_THREADS>>>(n, da, db, dc);
   else if (!err && n > 0)
     bo_add_fill<double2><<<bo_grid(n), BO_THREADS>>>(n, da, db, dc);
-  BO_TRY(cudaGetLastError(), "bitmap sum kernels");
-  BO_TRY(cudaEventRecord(e[1]), "cudaEventRecord");
-  if (!err && ms) *ms = bo_elapsed(e[0], e[1]);
+  if (!err) err = bo_timer_stop(&tm, "bitmap sum kernels", ms);
   if (!err) err = bo_download(&dc, n_words, nnz, p, C);
-  for (int q = 0; q < 2; q++)
-    if (e[q]) cudaEventDestroy(e[q]);
+  bo_timer_free(&tm);
   cudaFree(nw);
   cudaFree(nz);
   bo_free(&da);
@@ -440,7 +458,7 @@ extern "C" em_err em_bitmap_mul_cuda(const em_spmat *A, const em_spmat *B, em_sp
           nnz = 0;
   int32_t *sw = NULL;
   unsigned long long *sm = NULL;
-  cudaEvent_t e[2] = {NULL, NULL};
+  bo_timer tm = {{NULL, NULL}};
   em_err err = bo_upload(a, vs, &da);
   if (!err) err = bo_upload(b, vs, &db);
   const size_t np = ((size_t)n + 1) * 8;
@@ -450,9 +468,7 @@ extern "C" em_err em_bitmap_mul_cuda(const em_spmat *A, const em_spmat *B, em_sp
   BO_TRY(cudaMalloc(&nz, np), "cudaMalloc(counts)");
   BO_TRY(cudaMalloc(&dc.wptr, np), "cudaMalloc(wptr)");
   BO_TRY(cudaMalloc(&dc.vptr, np), "cudaMalloc(vptr)");
-  BO_TRY(cudaEventCreate(&e[0]), "cudaEventCreate");
-  BO_TRY(cudaEventCreate(&e[1]), "cudaEventCreate");
-  BO_TRY(cudaEventRecord(e[0]), "cudaEventRecord");
+  if (!err) err = bo_timer_start(&tm);
   const int32_t col_words = (b->n_cols + 63) / 64;
   if (!err) bo_mul_bound<<<bo_grid((int64_t)n + 1), BO_THREADS>>>(n, col_words, da, db, ub);
   if (!err) err = bo_scan(ub, sofs, n);
@@ -461,19 +477,14 @@ extern "C" em_err em_bitmap_mul_cuda(const em_spmat *A, const em_spmat *B, em_sp
   BO_TRY(cudaMalloc(&sm, (size_t)total * 8 + 8), "cudaMalloc(product scratch)");
   BO_TRY(cudaMalloc(&pre, (size_t)total * 8 + 8), "cudaMalloc(product scratch)");
   if (!err) bo_mul_count<<<bo_grid((int64_t)n + 1), BO_THREADS>>>(n, da, db, sofs, sw, sm, nw, nz);
-  if (!err) err = bo_scan(nw, dc.wptr, n);
-  if (!err) err = bo_scan(nz, dc.vptr, n);
-  if (!err) err = bo_alloc_result(&dc, vs, &n_words, &nnz);
+  if (!err) err = bo_alloc_result(nw, nz, &dc, vs, &n_words, &nnz);
   if (!err && n > 0 && p == EM_PREC_SINGLE)
     bo_mul_fill<float2><<<bo_grid(n), BO_THREADS>>>(n, da, db, dc, sofs, sw, sm, pre);
   else if (!err && n > 0)
     bo_mul_fill<double2><<<bo_grid(n), BO_THREADS>>>(n, da, db, dc, sofs, sw, sm, pre);
-  BO_TRY(cudaGetLastError(), "bitmap product kernels");
-  BO_TRY(cudaEventRecord(e[1]), "cudaEventRecord");
-  if (!err && ms) *ms = bo_elapsed(e[0], e[1]);
+  if (!err) err = bo_timer_stop(&tm, "bitmap product kernels", ms);
   if (!err) err = bo_download(&dc, n_words, nnz, p, C);
-  for (int q = 0; q < 2; q++)
-    if (e[q]) cudaEventDestroy(e[q]);
+  bo_timer_free(&tm);
   cudaFree(ub);
   cudaFree(sofs);
   cudaFree(nw);

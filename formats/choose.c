@@ -1,7 +1,8 @@
 /* choose.c - the automatic format choice (EM_FMT_AUTO) and the default
  * threads per row, from the row-length statistics; the rule and the numbers
  * behind it are in docs/formats.md ("Choosing a format").  The constants
- * are gathered here so that new bench results change one place. */
+ * are gathered here (those of the long tail in formats_impl.h, where
+ * test_fmt_choose reads them) so that new bench results change one place. */
 #include <stdlib.h>
 
 #include "ell_impl.h"
@@ -18,6 +19,13 @@
 #define CHOOSE_SELL_PAD_SORTED 1.10
 /* ... and the rows as given (unsorted) do not pad past this factor. */
 #define CHOOSE_SELL_PAD_GIVEN 1.50
+/* EM_CHOOSE_TAIL_MIN, EM_CHOOSE_TAIL_RATIO, EM_CHOOSE_HYB_STEPS
+ * (formats_impl.h, where the tests read them): a long tail of row lengths.
+ * Sliced ELLR-T gives a long row to the slice it sits in, T lanes walking
+ * it; CSR-vector to one warp of T lanes (T = 32 on FEM rows); HYB cuts its
+ * COO tail into 256-entry chunks, a warp each, but its ELL part (a thread
+ * per row) is slower than both on the short rows.  The SpMV waits for the
+ * warp of the longest row, so the choice goes by that row's steps. */
 
 /* Row-length statistics. */
 typedef struct row_stats {
@@ -93,6 +101,11 @@ static int threads_csr(const row_stats *st) {
   return T;
 }
 
+/* A long tail: max >= EM_CHOOSE_TAIL_MIN and max >= EM_CHOOSE_TAIL_RATIO mean. */
+static int long_tail(const row_stats *st) {
+  return st->max >= EM_CHOOSE_TAIL_MIN && (double)st->max >= EM_CHOOSE_TAIL_RATIO * st->mean;
+}
+
 int em_fmt_choose_threads(const em_csr *A, em_format f, em_backend b) {
   (void)b;
   row_stats st;
@@ -111,14 +124,19 @@ int em_fmt_choose_sliced_sorted(const em_csr *A, const em_spmat_opts *o) {
   int S = o->slice_rows > 0 ? o->slice_rows : EM_SELLRT_DEFAULT_S;
   int ok = stats_of(A, &st);
   int T = o->threads_per_row ? o->threads_per_row : threads_ell(&st, S, ok);
-  int sliced = ok && pad_sorted(&st, T, S) <= CHOOSE_SELL_PAD_SORTED;
+  /* the steps of em_fmt_choose before sliced ELLR-T come first here too */
+  int sliced = ok && !long_tail(&st) && pad_sorted(&st, T, S) <= CHOOSE_SELL_PAD_SORTED;
   free(st.hist);
   return sliced;
 }
 
-/* CPU: CSR (see docs/formats.md for the CPU measurements).  CUDA: sliced
- * ELLR-T when its sorted padding is small and the given order is not
- * pathological, else CSR-vector (CSR scalar for rows of about one entry). */
+/* CPU: CSR (see docs/formats.md for the CPU measurements).  CUDA: for a
+ * long tail of row lengths, HYB when the longest row takes CSR-vector's
+ * warp at least EM_CHOOSE_HYB_STEPS steps, else CSR-vector; without a
+ * tail, sliced ELLR-T when its sorted padding is small and the given order
+ * is not pathological, else CSR-vector (CSR scalar for rows of about one
+ * entry).  HEC and the bitmap are never chosen: slower than these on every
+ * matrix measured.  The measurements: docs/formats.md. */
 void em_fmt_choose(const em_csr *A, const em_spmat_opts *o, em_spmat_opts *c) {
   *c = *o;
   c->format = EM_FMT_CSR;
@@ -126,14 +144,22 @@ void em_fmt_choose(const em_csr *A, const em_spmat_opts *o, em_spmat_opts *c) {
   row_stats st;
   int S = o->slice_rows > 0 ? o->slice_rows : EM_SELLRT_DEFAULT_S;
   int ok = stats_of(A, &st);
+  int Tc = o->threads_per_row ? o->threads_per_row : threads_csr(&st);
   int T = o->threads_per_row ? o->threads_per_row : threads_ell(&st, S, ok);
-  if (ok && pad_sorted(&st, T, S) <= CHOOSE_SELL_PAD_SORTED &&
-      pad_given(A, T, S) <= CHOOSE_SELL_PAD_GIVEN) {
+  if (ok && long_tail(&st)) {
+    if (st.max >= (int64_t)EM_CHOOSE_HYB_STEPS * Tc) {
+      c->format = EM_FMT_HYB;
+      c->threads_per_row = 0;
+    } else {
+      c->format = EM_FMT_CSR_VECTOR;
+      c->threads_per_row = Tc;
+    }
+  } else if (ok && pad_sorted(&st, T, S) <= CHOOSE_SELL_PAD_SORTED &&
+             pad_given(A, T, S) <= CHOOSE_SELL_PAD_GIVEN) {
     c->format = EM_FMT_SELLRT;
     c->threads_per_row = T;
     c->slice_rows = S;
   } else {
-    int Tc = o->threads_per_row ? o->threads_per_row : threads_csr(&st);
     c->format = Tc > 1 ? EM_FMT_CSR_VECTOR : EM_FMT_CSR;
     c->threads_per_row = Tc > 1 ? Tc : 0;
   }

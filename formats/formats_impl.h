@@ -141,7 +141,15 @@ em_err em_fmt_ellx_build(const em_csr *A, const em_spmat_opts *o, em_spmat *M); 
 em_err em_fmt_hyb_build(const em_csr *A, const em_spmat_opts *o, em_spmat *M);    /* HYB, HEC */
 em_err em_fmt_bitmap_build(const em_csr *A, const em_spmat_opts *o, em_spmat *M); /* BITMAP */
 
-/* Pick a concrete format and T for A from its row-length statistics. */
+/* Pick a concrete format and T for A from its row-length statistics.  On
+ * the GPU, a long tail (the longest row has at least EM_CHOOSE_TAIL_MIN
+ * entries and EM_CHOOSE_TAIL_RATIO times the mean row) goes to HYB when
+ * that row is at least EM_CHOOSE_HYB_STEPS times CSR-vector's T long, else
+ * to CSR-vector; without one, sliced ELLR-T or CSR-vector (choose.c; the
+ * measurements behind the numbers in docs/formats.md). */
+#define EM_CHOOSE_TAIL_MIN 2048
+#define EM_CHOOSE_TAIL_RATIO 16
+#define EM_CHOOSE_HYB_STEPS 256
 void em_fmt_choose(const em_csr *A, const em_spmat_opts *o, em_spmat_opts *chosen);
 /* Would AUTO choose sliced ELLR-T for A once its rows are sorted by length?
  * (em_fmt_choose also refuses a given order that pads badly; a caller that

@@ -69,95 +69,109 @@ static em_err alloc_tables(em_case_size *s, size_t mark) {
   return EM_OK;
 }
 
-/* h of every physical volume's entities; logs the sizes. */
-static em_err volume_sizes(const em_case *c, const em_mesh_opts *o, const em_log *log,
-                           em_case_size *s, size_t mark) {
+/* What a walk over the physical volumes hands each one: the case and the
+ * Gmsh log mark (for messages), the sizes, and the walker's own state. */
+typedef struct volume_walk {
+  const em_case *c;
+  size_t mark;
+  em_case_size *s;
+  const em_mesh_opts *o;
+  const em_log *log;
+  double lambda0;       /* volume_sizes: the wavelength, metres */
+  double h;             /* pml_sizes: the PML element size */
+  double all[6], in[6]; /* pml_boxes: boxes of all volumes and of the rest */
+  int n_pml;            /* pml_boxes: PML volumes */
+} volume_walk;
+
+typedef em_err (*volume_fn)(volume_walk *w, const char *name, const int *ent, size_t n_ent);
+
+/* fn(w, name, entities) for every physical volume of the case, in Gmsh's
+ * order; the first error ends the walk. */
+static em_err each_volume(volume_walk *w, volume_fn fn) {
   em_err err = EM_OK;
   int *dt = NULL, *ent = NULL, ierr = 0;
   size_t n = 0, n_ent = 0;
   char *name = NULL;
-  double lambda0 = EM_C0 / o->freq_max;
   gmshModelGetPhysicalGroups(&dt, &n, 3, &ierr);
-  if (ierr) return EM_GMSH_RAISE(mark, "case '%s': cannot list its physical volumes", c->path);
-  em_log_info(log, "mesh sizes from the wavelength at %.6g GHz, %g elements per wavelength:",
-              o->freq_max * 1e-9, o->elements_per_wavelength);
-  for (size_t k = 0; k < n; k += 2) {
-    EM_TRY_GOTO(err, em_case_group_name(c, 3, dt[k + 1], &name), done);
-    double idx = o->index_of ? o->index_of(o->index_ctx, name) : 1.0;
-    if (!(idx > 0 && isfinite(idx))) {
-      err = EM_RAISE(EM_ERR_INPUT, "case '%s': volume group '%s' has refractive index %g", c->path,
-                     name, idx);
-      goto done;
-    }
-    double h = lambda0 / idx / o->elements_per_wavelength; /* metres */
-    em_log_info(log, "  %-16s n = %-8.4g h = %.4g mm", name, idx, h * 1e3);
+  if (ierr)
+    return EM_GMSH_RAISE(w->mark, "case '%s': cannot list its physical volumes", w->c->path);
+  for (size_t k = 0; k < n && !err; k += 2) {
+    EM_TRY_GOTO(err, em_case_group_name(w->c, 3, dt[k + 1], &name), done);
     gmshModelGetEntitiesForPhysicalGroup(3, dt[k + 1], &ent, &n_ent, &ierr);
-    if (ierr) {
-      err = EM_GMSH_RAISE(mark, "case '%s': cannot read volume group '%s'", c->path, name);
-      goto done;
-    }
-    for (size_t e = 0; e < n_ent; e++) lower(s, 3, ent[e], h / o->unit);
+    if (ierr)
+      err = EM_GMSH_RAISE(w->mark, "case '%s': cannot read volume group '%s'", w->c->path, name);
+    else
+      err = fn(w, name, ent, n_ent);
     gmshFree(ent);
     ent = NULL;
     em_free(&name);
   }
 done:
   gmshFree(dt);
-  gmshFree(ent);
   em_free(&name);
   return err;
+}
+
+/* h = lambda0 / n / N on the volume's entities; logs it. */
+static em_err volume_size(volume_walk *w, const char *name, const int *ent, size_t n_ent) {
+  const em_mesh_opts *o = w->o;
+  double idx = o->index_of ? o->index_of(o->index_ctx, name) : 1.0;
+  EM_CHECK(idx > 0 && isfinite(idx), EM_ERR_INPUT,
+           "case '%s': volume group '%s' has refractive index %g", w->c->path, name, idx);
+  double h = w->lambda0 / idx / o->elements_per_wavelength; /* metres */
+  em_log_info(w->log, "  %-16s n = %-8.4g h = %.4g mm", name, idx, h * 1e3);
+  for (size_t e = 0; e < n_ent; e++) lower(w->s, 3, ent[e], h / o->unit);
+  return EM_OK;
 }
 
 static int is_pml(const char *name) {
   return !strncmp(name, "pml", 3);
 }
 
-/* Bounding boxes (model units) of the PML volumes' union and of the rest. */
-static em_err pml_boxes(const em_case *c, double all[6], double in[6], int *n_pml, size_t mark) {
-  em_err err = EM_OK;
-  int *dt = NULL, *ent = NULL, ierr = 0;
-  size_t n = 0, n_ent = 0;
-  char *name = NULL;
-  for (int d = 0; d < 3; d++) all[d] = in[d] = INFINITY, all[d + 3] = in[d + 3] = -INFINITY;
-  *n_pml = 0;
-  gmshModelGetPhysicalGroups(&dt, &n, 3, &ierr);
-  if (ierr) return EM_GMSH_RAISE(mark, "case '%s': cannot list its physical volumes", c->path);
-  for (size_t k = 0; k < n; k += 2) {
-    EM_TRY_GOTO(err, em_case_group_name(c, 3, dt[k + 1], &name), done);
-    int pml = is_pml(name);
-    *n_pml += pml;
-    gmshModelGetEntitiesForPhysicalGroup(3, dt[k + 1], &ent, &n_ent, &ierr);
-    for (size_t e = 0; !ierr && e < n_ent; e++) {
-      double b[6];
-      gmshModelGetBoundingBox(3, ent[e], b, b + 1, b + 2, b + 3, b + 4, b + 5, &ierr);
-      for (int d = 0; !ierr && d < 3; d++) {
-        all[d] = fmin(all[d], b[d]), all[d + 3] = fmax(all[d + 3], b[d + 3]);
-        if (!pml) in[d] = fmin(in[d], b[d]), in[d + 3] = fmax(in[d + 3], b[d + 3]);
-      }
+/* The volume's bounding box joins the box of all volumes and, outside the
+ * PML, the interior one. */
+static em_err volume_box(volume_walk *w, const char *name, const int *ent, size_t n_ent) {
+  int pml = is_pml(name), ierr = 0;
+  w->n_pml += pml;
+  for (size_t e = 0; !ierr && e < n_ent; e++) {
+    double b[6];
+    gmshModelGetBoundingBox(3, ent[e], b, b + 1, b + 2, b + 3, b + 4, b + 5, &ierr);
+    for (int d = 0; !ierr && d < 3; d++) {
+      w->all[d] = fmin(w->all[d], b[d]), w->all[d + 3] = fmax(w->all[d + 3], b[d + 3]);
+      if (!pml) w->in[d] = fmin(w->in[d], b[d]), w->in[d + 3] = fmax(w->in[d + 3], b[d + 3]);
     }
-    if (ierr) {
-      err = EM_GMSH_RAISE(mark, "case '%s': cannot read volume group '%s'", c->path, name);
-      goto done;
-    }
-    gmshFree(ent);
-    ent = NULL;
-    em_free(&name);
   }
-done:
-  gmshFree(dt);
-  gmshFree(ent);
-  em_free(&name);
-  return err;
+  if (ierr)
+    return EM_GMSH_RAISE(w->mark, "case '%s': cannot read volume group '%s'", w->c->path, name);
+  return EM_OK;
 }
 
-/* h = t / pml_elements in the PML volumes, t the thinnest layer. */
-static em_err pml_sizes(const em_case *c, const em_mesh_opts *o, const em_log *log, em_case_size *s,
-                        size_t mark) {
+/* h = w->h on a PML volume's entities. */
+static em_err pml_size(volume_walk *w, const char *name, const int *ent, size_t n_ent) {
+  if (is_pml(name))
+    for (size_t e = 0; e < n_ent; e++) lower(w->s, 3, ent[e], w->h);
+  return EM_OK;
+}
+
+/* h of every physical volume's entities; logs the sizes. */
+static em_err volume_sizes(volume_walk *w) {
+  w->lambda0 = EM_C0 / w->o->freq_max;
+  em_log_info(w->log, "mesh sizes from the wavelength at %.6g GHz, %g elements per wavelength:",
+              w->o->freq_max * 1e-9, w->o->elements_per_wavelength);
+  return each_volume(w, volume_size);
+}
+
+/* h = t / pml_elements in the PML volumes, t the thinnest layer (from the
+ * bounding boxes, model units). */
+static em_err pml_sizes(volume_walk *w) {
+  const em_mesh_opts *o = w->o;
   if (o->pml_elements <= 0) return EM_OK;
-  double all[6], in[6];
-  int n_pml = 0;
-  EM_TRY(pml_boxes(c, all, in, &n_pml, mark));
-  if (!n_pml) return EM_OK;
+  for (int d = 0; d < 3; d++)
+    w->all[d] = w->in[d] = INFINITY, w->all[d + 3] = w->in[d + 3] = -INFINITY;
+  w->n_pml = 0;
+  EM_TRY(each_volume(w, volume_box));
+  if (!w->n_pml) return EM_OK;
+  const double *all = w->all, *in = w->in;
   double size = 0, t = INFINITY;
   for (int d = 0; d < 3; d++) size = fmax(size, all[d + 3] - all[d]);
   for (int d = 0; d < 3; d++) { /* OCC boxes are padded by ~1e-7: a layer is > 1e-6 size */
@@ -166,34 +180,10 @@ static em_err pml_sizes(const em_case *c, const em_mesh_opts *o, const em_log *l
     if (hi > 1e-6 * size) t = fmin(t, hi);
   }
   if (!isfinite(t)) return EM_OK; /* no layer outside the interior box */
-  double h = t / o->pml_elements;
-  em_log_info(log, "  %-16s layer %.4g mm: h = %.4g mm (%d elements across)", "pml*",
-              t * o->unit * 1e3, h * o->unit * 1e3, o->pml_elements);
-  em_err err = EM_OK;
-  int *dt = NULL, *ent = NULL, ierr = 0;
-  size_t n = 0, n_ent = 0;
-  char *name = NULL;
-  gmshModelGetPhysicalGroups(&dt, &n, 3, &ierr);
-  if (ierr) return EM_GMSH_RAISE(mark, "case '%s': cannot list its physical volumes", c->path);
-  for (size_t k = 0; k < n; k += 2) {
-    EM_TRY_GOTO(err, em_case_group_name(c, 3, dt[k + 1], &name), done);
-    if (is_pml(name)) {
-      gmshModelGetEntitiesForPhysicalGroup(3, dt[k + 1], &ent, &n_ent, &ierr);
-      if (ierr) {
-        err = EM_GMSH_RAISE(mark, "case '%s': cannot read volume group '%s'", c->path, name);
-        goto done;
-      }
-      for (size_t e = 0; e < n_ent; e++) lower(s, 3, ent[e], h);
-      gmshFree(ent);
-      ent = NULL;
-    }
-    em_free(&name);
-  }
-done:
-  gmshFree(dt);
-  gmshFree(ent);
-  em_free(&name);
-  return err;
+  w->h = t / o->pml_elements;
+  em_log_info(w->log, "  %-16s layer %.4g mm: h = %.4g mm (%d elements across)", "pml*",
+              t * o->unit * 1e3, w->h * o->unit * 1e3, o->pml_elements);
+  return each_volume(w, pml_size);
 }
 
 /* From volumes down to points: each entity passes its size to its boundary
@@ -231,8 +221,9 @@ em_err em_case_size_install(const em_case *c, const em_mesh_opts *o, const em_lo
   size_t mark = c->log_mark;
   EM_TRY(em_calloc(&s, 1, sizeof *s, "mesh sizes"));
   EM_TRY_GOTO(err, alloc_tables(s, mark), fail);
-  EM_TRY_GOTO(err, volume_sizes(c, o, log, s, mark), fail);
-  EM_TRY_GOTO(err, pml_sizes(c, o, log, s, mark), fail);
+  volume_walk w = {.c = c, .mark = mark, .s = s, .o = o, .log = log};
+  EM_TRY_GOTO(err, volume_sizes(&w), fail);
+  EM_TRY_GOTO(err, pml_sizes(&w), fail);
   EM_TRY_GOTO(err, spread_down(s, mark), fail);
   int ierr = 0;
   gmshModelMeshSetSizeCallback(size_callback, s, &ierr);

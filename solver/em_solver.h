@@ -301,20 +301,6 @@ typedef struct em_ksp_stats {
 em_err em_ksp_solve(const em_operator *A, em_pc *pc, const em_cplx *b, em_cplx *x,
                     const em_ksp_opts *o, em_ksp_stats *st);
 
-/* ------------------------------------------- the solver's own CSR operator */
-
-/* A CSR operator independent of formats/ (the baseline of the tests and the
- * benchmark): OpenMP CSR SpMV on the CPU (rows split by nonzeros), cuSPARSE
- * SpMV on the GPU (32-bit indices: nnz < 2^31).  It keeps its own copy of
- * the matrix in `prec`. */
-typedef struct em_csrop em_csrop;
-
-em_err em_csrop_create(const em_csr *A, em_backend backend, em_prec prec, em_csrop **op);
-/* The em_operator view (valid while the em_csrop lives). */
-void em_csrop_operator(em_csrop *c, em_operator *op);
-size_t em_csrop_bytes(const em_csrop *c);
-void em_csrop_destroy(em_csrop **c);
-
 #ifdef __cplusplus
 }
 #endif

@@ -91,3 +91,34 @@ void ksp_arnoldi_solve(ksp_arnoldi *a, int cols) {
     a->y[i] = s / a->H[HIDX(a, i, i)];
   }
 }
+
+/* One cycle: v0 = r / beta (V[:, 0] holds r), g = beta e1, then for
+ * j = 0..m-1: z = M^-1 v_j (into Z[:, j] when Z is given, else into z),
+ * v_{j+1} = A z orthogonalized into H(:, j), the rotations, the stop test;
+ * finally y = R^-1 g over the columns made.  what: the breakdown's name. */
+em_err ksp_arnoldi_cycle(em_ksp_ctx *k, ksp_arnoldi *a, double beta, void *V, void *Z, void *z,
+                         const char *what, int *cols, int *stop) {
+  em_vec *v = k->v;
+  *cols = 0;
+  *stop = 0;
+  EM_TRY(v->ops->scale(v, 1.0 / beta, V)); /* v0 = r / beta */
+  for (int i = 0; i <= a->m; i++) a->g[i] = 0;
+  a->g[0] = beta; /* g = beta e1 */
+  for (int j = 0; j < a->m; j++) {
+    void *zj = Z ? em_vec_col(v, Z, j) : z;
+    EM_TRY(ksp_precond(k, em_vec_col(v, V, j), zj));    /* z_j = M^-1 v_j */
+    EM_TRY(ksp_matvec(k, zj, em_vec_col(v, V, j + 1))); /* w = A z_j */
+    EM_TRY(ksp_arnoldi_orth(k, a, V, j));               /* H(:, j), v_{j+1} */
+    int singular;
+    double res = ksp_arnoldi_rotate(a, j, &singular);
+    if (singular) {
+      *stop = ksp_breakdown(k, 0, 1, what);
+      break;
+    }
+    *cols = j + 1;
+    k->it++;
+    if ((*stop = ksp_stop(k, res))) break;
+  }
+  if (*cols > 0) ksp_arnoldi_solve(a, *cols); /* y = R^-1 g */
+  return EM_OK;
+}

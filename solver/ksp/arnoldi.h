@@ -29,5 +29,13 @@ em_err ksp_arnoldi_orth(em_ksp_ctx *k, ksp_arnoldi *a, void *V, int j);
 double ksp_arnoldi_rotate(ksp_arnoldi *a, int j, int *singular);
 /* y[0..cols) = R^-1 g over the first cols columns. */
 void ksp_arnoldi_solve(ksp_arnoldi *a, int cols);
+/* One GMRES cycle from V[:, 0] = r, ||r|| = beta: up to m Arnoldi steps
+ * on A M^-1 with the rotations and the stop test after each, then a.y =
+ * R^-1 g.  The preconditioned directions go to Z[:, j] (FGMRES keeps them)
+ * or, with Z NULL, to the one vector z.  *cols: columns made; *stop: the
+ * stop test's answer (0: m columns, not converged); what: the name of a
+ * breakdown ("GMRES Hessenberg pivot"). */
+em_err ksp_arnoldi_cycle(em_ksp_ctx *k, ksp_arnoldi *a, double beta, void *V, void *Z, void *z,
+                         const char *what, int *cols, int *stop);
 
 #endif

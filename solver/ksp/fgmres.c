@@ -18,27 +18,11 @@ em_err em_ksp_fgmres(em_ksp_ctx *k, const void *b, void *x) {
   EM_TRY_GOTO(err, ksp_residual(k, b, x, V, &beta), done); /* v0 = b - A x */
   if (ksp_stop(k, beta)) goto done;
   for (;;) {
-    EM_TRY_GOTO(err, v->ops->scale(v, 1.0 / beta, V), done); /* v0 = r / beta */
-    for (int i = 0; i <= m; i++) a.g[i] = 0;
-    a.g[0] = beta; /* g = beta e1 */
-    int cols = 0, stop = 0;
-    for (int j = 0; j < m; j++) {
-      void *zj = em_vec_col(v, Z, j);
-      EM_TRY_GOTO(err, ksp_precond(k, em_vec_col(v, V, j), zj), done);    /* z_j = M^-1 v_j */
-      EM_TRY_GOTO(err, ksp_matvec(k, zj, em_vec_col(v, V, j + 1)), done); /* w = A z_j */
-      EM_TRY_GOTO(err, ksp_arnoldi_orth(k, &a, V, j), done);              /* H(:, j), v_{j+1} */
-      int singular;
-      double res = ksp_arnoldi_rotate(&a, j, &singular);
-      if (singular) {
-        stop = ksp_breakdown(k, 0, 1, "FGMRES Hessenberg pivot");
-        break;
-      }
-      cols = j + 1;
-      k->it++;
-      if ((stop = ksp_stop(k, res))) break;
-    }
+    int cols, stop;
+    EM_TRY_GOTO(err,
+                ksp_arnoldi_cycle(k, &a, beta, V, Z, NULL, "FGMRES Hessenberg pivot", &cols, &stop),
+                done);
     if (cols > 0) {
-      ksp_arnoldi_solve(&a, cols);                                        /* y = R^-1 g */
       EM_TRY_GOTO(err, v->ops->gemv(v, cols, 1.0, Z, a.y, 1.0, x), done); /* x += Z y */
     }
     if (stop) break;

@@ -19,26 +19,11 @@ em_err em_ksp_gmres(em_ksp_ctx *k, const void *b, void *x) {
   EM_TRY_GOTO(err, ksp_residual(k, b, x, V, &beta), done); /* v0 = b - A x */
   if (ksp_stop(k, beta)) goto done;
   for (;;) {
-    EM_TRY_GOTO(err, v->ops->scale(v, 1.0 / beta, V), done); /* v0 = r / beta */
-    for (int i = 0; i <= m; i++) a.g[i] = 0;
-    a.g[0] = beta; /* g = beta e1 */
-    int cols = 0, stop = 0;
-    for (int j = 0; j < m; j++) {
-      EM_TRY_GOTO(err, ksp_precond(k, em_vec_col(v, V, j), z), done);    /* z = M^-1 v_j */
-      EM_TRY_GOTO(err, ksp_matvec(k, z, em_vec_col(v, V, j + 1)), done); /* w = A z */
-      EM_TRY_GOTO(err, ksp_arnoldi_orth(k, &a, V, j), done);             /* H(:, j), v_{j+1} */
-      int singular;
-      double res = ksp_arnoldi_rotate(&a, j, &singular);
-      if (singular) {
-        stop = ksp_breakdown(k, 0, 1, "GMRES Hessenberg pivot");
-        break;
-      }
-      cols = j + 1;
-      k->it++;
-      if ((stop = ksp_stop(k, res))) break;
-    }
+    int cols, stop;
+    EM_TRY_GOTO(err,
+                ksp_arnoldi_cycle(k, &a, beta, V, NULL, z, "GMRES Hessenberg pivot", &cols, &stop),
+                done);
     if (cols > 0) {
-      ksp_arnoldi_solve(&a, cols);                                        /* y = R^-1 g */
       EM_TRY_GOTO(err, v->ops->gemv(v, cols, 1.0, V, a.y, 0.0, w), done); /* w = V y */
       EM_TRY_GOTO(err, ksp_precond(k, w, z), done);                       /* x += M^-1 w */
       EM_TRY_GOTO(err, em_vec_axpy(v, 1.0, z, x), done);

@@ -9,6 +9,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "em_core.h"
 
@@ -76,6 +77,21 @@ static int em_test_failures_ = 0;
   } while (0)
 
 #define TEST_RESULT() (em_test_failures_ ? 1 : 0)
+
+/* The backend named by argv[1]: "cpu" (or nothing) or "gpu".  For gpu the
+ * program exits 77 (skipped), saying why, where the build has no CUDA or
+ * no GPU answers, so that a gpu test on a machine without one skips. */
+static inline em_backend test_backend(int argc, char **argv) {
+  if (argc < 2 || strcmp(argv[1], "gpu")) return EM_BACKEND_CPU;
+  em_device dev;
+  if (em_device_open("gpu", NULL, &dev)) {
+    fprintf(stderr, "skipped: %s\n", em_error_message());
+    em_error_clear();
+    exit(EM_TEST_SKIP);
+  }
+  printf("GPU: %s\n", dev.name);
+  return EM_BACKEND_CUDA;
+}
 
 /* Deterministic pseudo-random numbers for test inputs (xorshift64*). */
 static inline double em_test_rand(unsigned long long *s) {

@@ -69,7 +69,7 @@ static int cmp_i32(const void *a, const void *b) {
 
 /* Value of the pair (i, j): splitmix64 of (min, max, seed), mapped to
  * [-1, 1) + i [-1, 1); symmetric by construction. */
-static em_cplx pair_value(int32_t i, int32_t j, unsigned seed) {
+em_cplx em_fem_pair_value(int32_t i, int32_t j, unsigned seed) {
   uint64_t lo = (uint64_t)(i < j ? i : j), hi = (uint64_t)(i < j ? j : i);
   uint64_t z = (lo << 32 | hi) ^ ((uint64_t)seed * 0x9E3779B97F4A7C15ULL);
   z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
@@ -146,7 +146,7 @@ static int pattern_pass(const em_mesh *m, const dof_layout *L, int64_t *const ep
           int64_t b = A->rowptr[d];
           for (int64_t k = 0; k < c; k++) {
             A->colind[b + k] = buf[k];
-            A->val[b + k] = pair_value(d, buf[k], seed);
+            A->val[b + k] = em_fem_pair_value(d, buf[k], seed);
           }
         }
       }

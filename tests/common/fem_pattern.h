@@ -32,4 +32,8 @@ em_err em_fem_pattern(const em_mesh *m, int order, unsigned seed, em_csr **A, em
  * order 2, 7 n^3 at order 1. */
 em_err em_fem_pattern_box(int n, int order, unsigned seed, em_csr **A, em_blockmat **B);
 
+/* The value of entry (i, j) of these matrices: a hash of (min(i, j),
+ * max(i, j), seed) in [-1, 1) + i [-1, 1). */
+em_cplx em_fem_pair_value(int32_t i, int32_t j, unsigned seed);
+
 #endif

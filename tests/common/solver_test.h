@@ -1,5 +1,5 @@
 /* solver_test.h - what the solver tests share: the backend from argv
- * ("cpu" or "gpu"; gpu exits 77 where no GPU answers), operators, vectors
+ * (test_backend of em_test.h), operators, vectors
  * in backend memory, dense references. */
 #ifndef EM_SOLVER_TEST_H
 #define EM_SOLVER_TEST_H
@@ -11,19 +11,6 @@
 #include "em_test.h"
 #include "problems.h"
 
-/* The backend named by argv[1] (default cpu); exits 77 for gpu without one. */
-static inline em_backend test_backend(int argc, char **argv) {
-  const char *mode = argc > 1 ? argv[1] : "cpu";
-  if (!strcmp(mode, "cpu")) return EM_BACKEND_CPU;
-  em_device dev;
-  if (em_device_open("gpu", NULL, &dev) != EM_OK) {
-    fprintf(stderr, "skipped: %s\n", em_error_message());
-    em_error_clear();
-    exit(EM_TEST_SKIP);
-  }
-  return EM_BACKEND_CUDA;
-}
-
 /* y = A x through the plain reference product: the CPU test operator */
 static inline em_err test_ref_apply(void *ctx, const void *x, void *y) {
   em_csr_spmv_ref((const em_csr *)ctx, 1, (const em_cplx *)x, 0, (em_cplx *)y);
@@ -31,14 +18,14 @@ static inline em_err test_ref_apply(void *ctx, const void *x, void *y) {
 }
 
 /* The operator of A on a backend: the reference product on the CPU (double),
- * the solver's own cuSPARSE operator on the GPU or in single precision. */
+ * the CSR format of formats/ (em_spmat) on the GPU or in single precision. */
 typedef struct test_op {
   em_operator op;
-  em_csrop *c;
+  em_spmat *M;
 } test_op;
 
 static inline em_err test_op_create(const em_csr *A, em_backend be, em_prec prec, test_op *t) {
-  t->c = NULL;
+  t->M = NULL;
   if (be == EM_BACKEND_CPU && prec == EM_PREC_DOUBLE) {
     t->op.n = A->n_rows;
     t->op.backend = EM_BACKEND_CPU;
@@ -47,13 +34,17 @@ static inline em_err test_op_create(const em_csr *A, em_backend be, em_prec prec
     t->op.apply = test_ref_apply;
     return EM_OK;
   }
-  EM_TRY(em_csrop_create(A, be, prec, &t->c));
-  em_csrop_operator(t->c, &t->op);
-  return EM_OK;
+  em_spmat_opts o;
+  em_spmat_opts_default(&o);
+  o.format = EM_FMT_CSR;
+  o.backend = be;
+  o.prec = prec;
+  EM_TRY(em_spmat_create(A, &o, &t->M));
+  return em_spmat_operator(t->M, &t->op);
 }
 
 static inline void test_op_destroy(test_op *t) {
-  em_csrop_destroy(&t->c);
+  em_spmat_destroy(&t->M);
 }
 
 /* max_i |x_i - y_i| / max_i |y_i| */

@@ -129,18 +129,7 @@ static inline void suite_free(tcase *c, int n) {
 
 /* ------------------------------------------------------------- backends */
 
-/* "cpu" or "gpu" from argv; exits 77 when the GPU does not answer. */
-static inline em_backend test_backend(int argc, char **argv) {
-  if (argc < 2 || strcmp(argv[1], "gpu")) return EM_BACKEND_CPU;
-  em_device dev;
-  if (!em_cuda_built() || em_device_open("gpu", NULL, &dev)) {
-    fprintf(stderr, "no GPU answers: skipped\n");
-    em_error_clear();
-    exit(EM_TEST_SKIP);
-  }
-  printf("GPU: %s\n", dev.name);
-  return EM_BACKEND_CUDA;
-}
+/* test_backend (em_test.h): "cpu" or "gpu" from argv. */
 
 /* n complex values to precision p at dst (host). */
 static inline void to_prec(const em_cplx *src, size_t n, em_prec p, void *dst) {

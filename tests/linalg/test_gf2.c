@@ -11,9 +11,6 @@
 
 #include "em_linalg.h"
 #include "em_test.h"
-#ifdef EM_HAVE_CUDA
-#include <cuda_runtime.h>
-#endif
 
 static em_backend be = EM_BACKEND_CPU;
 
@@ -166,19 +163,7 @@ static void check_solve(int rows, int cols, int k) {
 }
 
 int main(int argc, char **argv) {
-  if (argc > 1 && !strcmp(argv[1], "gpu")) {
-#ifdef EM_HAVE_CUDA
-    int count = 0;
-    if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
-      fprintf(stderr, "skipped: no GPU\n");
-      return EM_TEST_SKIP;
-    }
-    be = EM_BACKEND_CUDA;
-#else
-    fprintf(stderr, "skipped: built without CUDA\n");
-    return EM_TEST_SKIP;
-#endif
-  }
+  be = test_backend(argc, argv);
   const int shape[][3] = {{1, 1, 1},        {1, 1, 0},          {31, 33, 31},
                           {31, 33, 20},     {32, 32, 32},       {32, 32, 31},
                           {33, 31, 31},     {33, 31, 1},        {33, 33, 0},

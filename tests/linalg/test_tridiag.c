@@ -148,19 +148,7 @@ static void check_zero_pivot(int cplx) {
 }
 
 int main(int argc, char **argv) {
-  if (argc > 1 && !strcmp(argv[1], "gpu")) {
-#ifdef EM_HAVE_CUDA
-    int count = 0;
-    if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
-      fprintf(stderr, "skipped: no GPU\n");
-      return EM_TEST_SKIP;
-    }
-    gpu = 1;
-#else
-    fprintf(stderr, "skipped: built without CUDA\n");
-    return EM_TEST_SKIP;
-#endif
-  }
+  gpu = test_backend(argc, argv) == EM_BACKEND_CUDA;
   /* EM_TEST_SMALL (under compute-sanitizer): without the 2^20 + 1 systems */
   const int small = getenv("EM_TEST_SMALL") != NULL;
   const int64_t sizes[] = {1, 2, 3, 31, 32, 33, 1000, (1 << 20) + 1};

@@ -14,9 +14,6 @@
 #include "em_linalg.h"
 #include "em_test.h"
 #include "em_post.h"
-#ifdef EM_HAVE_CUDA
-#include <cuda_runtime.h>
-#endif
 
 static em_backend be = EM_BACKEND_CPU;
 
@@ -116,19 +113,7 @@ static em_mesh *load_case(const char *file, double f) {
 }
 
 int main(int argc, char **argv) {
-  if (argc > 1 && !strcmp(argv[1], "gpu")) {
-#ifdef EM_HAVE_CUDA
-    int count = 0;
-    if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
-      fprintf(stderr, "skipped: no GPU\n");
-      return EM_TEST_SKIP;
-    }
-    be = EM_BACKEND_CUDA;
-#else
-    fprintf(stderr, "skipped: built without CUDA\n");
-    return EM_TEST_SKIP;
-#endif
-  }
+  be = test_backend(argc, argv);
   em_mesh *m = NULL;
   REQUIRE_OK(em_mesh_box(4, 3, 2, 1, 1, 1, 0.2, 7, &m));
   const int ball[4] = {1, 0, 0, 0}, disc[3] = {1, 0, 0};
