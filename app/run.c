@@ -275,7 +275,7 @@ static em_err run_case(em_run *r) {
   em_mesh_opts mo = {cfg->unit, cfg->mesh_freq,   cfg->epw, em_setup_index_of, r->cs,
                      1,         cfg->pml_elements};
   double t0 = em_wtime();
-  EM_TRY(em_case_mesh(r->cs, &mo, &r->detail, &r->mesh));
+  EM_TRY(em_app_mesh(r, &mo)); /* a design sweep's point may reuse the last mesh */
   EM_TRY(em_app_check_signal());
   r->t_mesh = em_wtime() - t0;
   em_mesh_stats_compute(r->mesh, &r->mstats);
