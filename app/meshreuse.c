@@ -43,8 +43,10 @@ static double sized_index(void *ctx, const char *group) {
 /* A deep copy through the mesh builder, vertex numbering kept (the source
  * is already numbered and oriented: edges and faces come out the same). */
 static em_err mesh_copy(const em_mesh *m, em_mesh **out) {
-  return em_mesh_from_tets(m->n_vert, m->xyz, m->n_tet, m->tet, m->tet_group, m->n_tri, m->tri,
-                           m->tri_group, m->n_group, m->group, 0, out);
+  EM_TRY(em_mesh_from_tets(m->n_vert, m->xyz, m->n_tet, m->tet, m->tet_group, m->n_tri, m->tri,
+                           m->tri_group, m->n_group, m->group, 0, out));
+  (*out)->unit = m->unit; /* not the builder's: de-embedding lengths use it */
+  return EM_OK;
 }
 
 em_err em_app_mesh(em_run *r, em_mesh_opts *mo) {
