@@ -478,7 +478,9 @@ em_err em_app_psweep_check(const em_psweep_args *ps) {
  * an ordinary run does not parse its case twice; a yes is confirmed by
  * the ONELAB attributes (declared_axes). */
 int em_app_psweep_declared(const char *path) {
-  FILE *f = path ? fopen(path, "r") : NULL;
+  size_t len = path ? strlen(path) : 0;
+  if (len < 4 || strcmp(path + len - 4, ".geo")) return 0; /* a .msh declares nothing */
+  FILE *f = fopen(path, "r");
   if (!f) return 0;
   char buf[1 << 16];
   size_t n = fread(buf, 1, sizeof buf - 1, f);
@@ -490,9 +492,9 @@ int em_app_psweep_declared(const char *path) {
     while (b > buf && isspace((unsigned char)b[-1])) b--;
     const char *w = b;
     while (w > buf && isalpha((unsigned char)w[-1])) w--;
-    size_t len = (size_t)(b - w);
-    if ((len == 5 && !strncmp(w, "Curve", 5)) || (len == 7 && !strncmp(w, "Surface", 7)) ||
-        (len == 4 && !strncmp(w, "Line", 4)))
+    size_t wl = (size_t)(b - w);
+    if ((wl == 5 && !strncmp(w, "Curve", 5)) || (wl == 7 && !strncmp(w, "Surface", 7)) ||
+        (wl == 4 && !strncmp(w, "Line", 4)))
       continue;
     return 1;
   }
@@ -641,30 +643,28 @@ static em_err dry_run(const em_app_args *a, const psweep *p, int zip, const em_l
 
 /* ------------------------------------------------------ --jobs: workers */
 
-/* Worker w of --jobs J runs the points whose mesh group (first point of its
- * mesh key) is w mod J: a group stays in one process and shares its mesh. */
-static int owner(const psweep *p, int zip, int k, int jobs) {
-  char key[KEY_LEN], other[KEY_LEN];
-  mesh_key(p, zip, k, key, sizeof key);
-  int g = 0, first = k;
-  for (int m = 0; m < k; m++) {
-    mesh_key(p, zip, m, other, sizeof other);
-    if (!strcmp(key, other)) {
-      first = m;
-      break;
-    }
+/* Worker w of --jobs J runs the points of the mesh groups g with g mod J
+ * = w (groups numbered by first appearance): a group stays in one process
+ * and shares its mesh.  owner[k] for every point. */
+static em_err owners(const psweep *p, int zip, int jobs, int *owner) {
+  char *keys = NULL;
+  int *first = NULL;
+  em_err err = EM_OK;
+  EM_TRY_GOTO(err, em_calloc(&keys, (size_t)p->n_point, KEY_LEN, "mesh keys"), done);
+  EM_TRY_GOTO(err, em_calloc(&first, (size_t)p->n_point, sizeof *first, "mesh groups"), done);
+  int n_group = 0;
+  for (int k = 0; k < p->n_point; k++) {
+    char *key = keys + (size_t)k * KEY_LEN;
+    mesh_key(p, zip, k, key, KEY_LEN);
+    int g = 0;
+    while (g < n_group && strcmp(keys + (size_t)first[g] * KEY_LEN, key)) g++;
+    if (g == n_group) first[n_group++] = k;
+    owner[k] = g % jobs;
   }
-  for (int m = 0; m < first; m++) { /* groups before this one */
-    mesh_key(p, zip, m, other, sizeof other);
-    int seen = 0;
-    for (int q = 0; q < m && !seen; q++) {
-      char o2[KEY_LEN];
-      mesh_key(p, zip, q, o2, sizeof o2);
-      seen = !strcmp(o2, other);
-    }
-    g += !seen;
-  }
-  return g % jobs;
+done:
+  em_free(&keys);
+  em_free(&first);
+  return err;
 }
 
 /* Start J copies of this command, each with --sweep-worker w/J and
@@ -770,9 +770,13 @@ em_err em_app_psweep(const em_app_args *a, const em_psweep_args *ps, const em_lo
   EM_TRY_GOTO(err, em_calloc(&cv, (size_t)p.n_point, sizeof *cv, "sweep curves"), done);
   EM_TRY_GOTO(err, em_calloc(&pr, (size_t)p.n_point, sizeof *pr, "sweep results"), done);
   if (ps->worker_n > 0) { /* one worker of --jobs: its points, no tables */
-    for (int k = 0; k < p.n_point; k++)
-      if (owner(&p, ps->zip, k, ps->worker_n) == ps->worker)
-        EM_TRY_GOTO(err, run_point(a, &p, ps->zip, ps->resume, k, log, &mc, &cv[k], &pr[k]), done);
+    int *own = NULL;
+    EM_TRY_GOTO(err, em_calloc(&own, (size_t)p.n_point, sizeof *own, "sweep workers"), done);
+    err = owners(&p, ps->zip, ps->worker_n, own);
+    for (int k = 0; k < p.n_point && !err; k++)
+      if (own[k] == ps->worker)
+        err = run_point(a, &p, ps->zip, ps->resume, k, log, &mc, &cv[k], &pr[k]);
+    em_free(&own);
     for (int k = 0; k < p.n_point; k++) *n_failed += pr[k].failed;
     goto done;
   }

@@ -22,9 +22,10 @@ import time
 
 from emtest import C0, EMSOLVE, SRC, check, finish, run, setn, sets
 
-# Coarse mesh (order 2, 3 elements per wavelength, 7 frequencies over
-# 4.9-6.5 GHz, 267 MHz apart); the measured errors are in docs/sweeps.md;
-# the issue asks 2 %.
+# Coarse mesh (order 2, 3 elements per wavelength), adaptive sweep of 401
+# points over 4.9-6.5 GHz: the Re Zin peak lies -0.77 .. -1.94 % from the
+# closed form (measured 2026-11-27, docs/sweeps.md), the ratios between
+# points within 0.81 % of the closed form's; the issue asks 2 %.
 TOL = 0.02
 TOL_TREND = 0.015
 
@@ -41,10 +42,13 @@ def table(path):
         return list(csv.DictReader(l for l in f if not l.startswith("#")))
 
 
+# coarse mesh, the band sampled every 4 MHz by the adaptive sweep (7 full
+# solves a point): the Re Zin peak is the mesh's, not the sampling's (7
+# uniform samples 267 MHz apart put it up to 0.6 % off, docs/sweeps.md)
 coarse = (setn("Solver/order", 2) + setn("Mesh/elements_per_wavelength", 3)
-          + setn("Solver/n_freq", 7) + setn("Solver/f_start", 4.9e9)
-          + setn("Solver/f_stop", 6.5e9) + sets("Output/fields", "none")
-          + sets("Farfield/compute", "off"))
+          + setn("Solver/n_freq", 401) + sets("Solver/sweep", "adaptive")
+          + setn("Solver/f_start", 4.9e9) + setn("Solver/f_stop", 6.5e9)
+          + sets("Output/fields", "none") + sets("Farfield/compute", "off"))
 t0 = time.time()
 rc, out, err, d = run("cases/dra.geo", *coarse, "--sweep", "Geometry/dra_radius=7:0.5:8",
                       "--sweep", "Materials/dra/eps_r=10,12", timeout=1500)
@@ -78,7 +82,7 @@ for key, (f, fmb) in f_res.items():
         check(abs(rs / rm - 1) < TOL_TREND,
               f"trend {key} / (7.5, 10): {rs:.4f} vs closed form {rm:.4f} ({100 * (rs / rm - 1):+.2f} %)")
 sw = table(os.path.join(d, "sweep.csv"))
-check(len(sw) == 6 * 7, f"sweep.csv: 6 points x 7 frequencies ({len(sw)} rows)")
+check(len(sw) == 6 * 401, f"sweep.csv: 6 points x 401 frequencies ({len(sw)} rows)")
 with open(os.path.join(d, "sweep.csv")) as fh:
     head = fh.read(400)
 check("Hz" in head and "ohm" in head and "dB" in head, "sweep.csv header names the units")
