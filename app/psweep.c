@@ -9,21 +9,15 @@
  * (temporary + rename), holds the point's key ("NAME=VALUE" lines):
  * --resume skips such points.  A failing point (bad geometry, mesh failure)
  * is logged with its message, recorded in the summary, and the sweep goes on. */
-#include <ctype.h>
 #include <errno.h>
 #include <math.h>
-#include <omp.h>
-#include <spawn.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 
 #include "app_ff.h" /* em_app_plot */
 #include "psweep.h"
 
-extern char **environ;
-
-enum { MAX_AXES = 8, MAX_VALUES = 1000, MAX_RES = 8, KEY_LEN = 2048 };
+enum { MAX_AXES = EM_PSWEEP_MAX_AXES, MAX_VALUES = 1000, MAX_RES = 8, KEY_LEN = 2048 };
 
 typedef struct axis {
   char name[256];
@@ -420,8 +414,8 @@ static em_err run_point(const em_app_args *a, const psweep *p, int zip, int resu
     return EM_OK;
   }
   if (resume && marker_matches(dir, mark)) {
-    em_log_info(log, "sweep point %d/%d: complete in %s, skipped (--resume)", k + 1, p->n_point,
-                dir);
+    em_log_info(log, "sweep point %d/%d: complete in %s, %s", k + 1, p->n_point, dir,
+                resume == 2 ? "solved by a --jobs worker" : "skipped (--resume)");
     r->skipped = 1;
     return read_ports_csv(dir, cv);
   }
@@ -468,96 +462,6 @@ em_err em_app_psweep_check(const em_psweep_args *ps) {
   em_err err = EM_OK;
   for (int j = 0; j < ps->n && !err; j++) err = parse_axis(ps->specs[j], x);
   em_free(&x);
-  return err;
-}
-
-/* ------------------------------------------------ sweeps the case declares */
-
-/* Whether the case file may declare a loop: a word "Loop" that is not a
- * Curve / Surface / Line Loop command.  A cheap look at the text, so that
- * an ordinary run does not parse its case twice; a yes is confirmed by
- * the ONELAB attributes (declared_axes). */
-int em_app_psweep_declared(const char *path) {
-  size_t len = path ? strlen(path) : 0;
-  if (len < 4 || strcmp(path + len - 4, ".geo")) return 0; /* a .msh declares nothing */
-  FILE *f = fopen(path, "r");
-  if (!f) return 0;
-  char buf[1 << 16];
-  size_t n = fread(buf, 1, sizeof buf - 1, f);
-  fclose(f);
-  buf[n] = '\0';
-  for (const char *q = strstr(buf, "Loop"); q; q = strstr(q + 4, "Loop")) {
-    if (q > buf && (isalnum((unsigned char)q[-1]) || q[-1] == '_')) continue;
-    const char *b = q;
-    while (b > buf && isspace((unsigned char)b[-1])) b--;
-    const char *w = b;
-    while (w > buf && isalpha((unsigned char)w[-1])) w--;
-    size_t wl = (size_t)(b - w);
-    if ((wl == 5 && !strncmp(w, "Curve", 5)) || (wl == 7 && !strncmp(w, "Surface", 7)) ||
-        (wl == 4 && !strncmp(w, "Line", 4)))
-      continue;
-    return 1;
-  }
-  return 0;
-}
-
-/* The sweeps a case declares: each number parameter with a Loop attribute
- * (ONELAB's level 1, 2, 3: outer to inner) over its Choices, else
- * Min:Step:Max, as "NAME=LIST" in spec[] (*n of them), in level order.  A
- * parameter given by -setnumber or by --sweep is not taken from the case.
- * *plots: the case's or command line's Output/plots. */
-static em_err declared_axes(const em_app_args *a, const em_psweep_args *ps, const em_log *log,
-                            char (*spec)[4096], int *n, int *plots) {
-  *n = 0;
-  int n_spec;
-  const em_param_spec *specs = em_app_specs(&n_spec);
-  em_case *c = NULL;
-  em_log quiet = *log;
-  quiet.level = log->level >= EM_LOG_VERBOSE ? log->level : EM_LOG_QUIET;
-  EM_TRY(em_case_open(a->case_path, a->n_over, a->over, n_spec, specs, &quiet, &c));
-  double v = 0;
-  *plots = em_case_number(c, "Output/plots", &v) == EM_OK && v != 0;
-  em_error_clear();
-  em_err err = EM_OK;
-  for (int level = 1; level <= 3 && !err; level++)
-    for (int i = 0; i < em_case_param_count(c) && !err; i++) {
-      const em_param *q = em_case_param_at(c, i);
-      int given = 0;
-      for (int j = 0; j < ps->n; j++)
-        given |= !strncmp(ps->specs[j], q->name, strlen(q->name)) &&
-                 ps->specs[j][strlen(q->name)] == '=';
-      if (q->loop != level || given || strcmp(q->source, "case file")) continue;
-      if (q->is_string) {
-        err = EM_RAISE(EM_ERR_INPUT,
-                       "case '%s' declares Loop on the string parameter '%s': only numbers loop "
-                       "(give --sweep %s=a,b,c)",
-                       a->case_path, q->name, q->name);
-        break;
-      }
-      if (*n == MAX_AXES) {
-        err =
-            EM_RAISE(EM_ERR_INPUT, "case '%s' declares more than %d loops", a->case_path, MAX_AXES);
-        break;
-      }
-      char *d = spec[*n];
-      if (q->choices) { /* "1, 2, 4" -> "NAME=1,2,4" */
-        size_t len = (size_t)snprintf(d, 4096, "%s=", q->name);
-        for (const char *t = q->choices; *t && len < 4095; t++)
-          if (*t != ' ') d[len++] = *t;
-        d[len] = '\0';
-      } else if (q->step > 0 && q->has_min && q->has_max) {
-        snprintf(d, 4096, "%s=%.17g:%.17g:%.17g", q->name, q->min, q->step, q->max);
-      } else {
-        err = EM_RAISE(EM_ERR_INPUT,
-                       "case '%s' declares Loop on '%s' but no Choices, or not all of Min, Max "
-                       "and Step (> 0): the values to loop over are unknown",
-                       a->case_path, q->name);
-        break;
-      }
-      em_log_info(log, "case %s declares a sweep (Loop %d): %s", em_case_name(c), level, d);
-      (*n)++;
-    }
-  em_case_close(&c);
   return err;
 }
 
@@ -667,59 +571,6 @@ done:
   return err;
 }
 
-/* Start J copies of this command, each with --sweep-worker w/J and
- * OMP_NUM_THREADS = threads / J, and wait for them: each runs its points
- * into their folders; the tables are made here from the folders after. */
-static em_err run_workers(const em_app_args *a, int jobs, const em_log *log) {
-  int threads = omp_get_max_threads();
-  int per = threads / jobs > 0 ? threads / jobs : 1;
-  pid_t pid[64];
-  int n = 0;
-  em_err err = EM_OK;
-  char omp[64];
-  snprintf(omp, sizeof omp, "OMP_NUM_THREADS=%d", per);
-  /* environment: ours with OMP_NUM_THREADS replaced */
-  int ne = 0;
-  while (environ[ne]) ne++;
-  char **env = NULL, **argv = NULL;
-  EM_TRY_GOTO(err, em_calloc(&env, (size_t)ne + 2, sizeof *env, "worker environment"), done);
-  EM_TRY_GOTO(err, em_calloc(&argv, (size_t)a->argc + 3, sizeof *argv, "worker arguments"), done);
-  int m = 0;
-  for (int i = 0; i < ne; i++)
-    if (strncmp(environ[i], "OMP_NUM_THREADS=", 16)) env[m++] = environ[i];
-  env[m++] = omp;
-  char wspec[64][32];
-  em_log_info(log, "--jobs %d: %d processes of %d threads", jobs, jobs, per);
-  fflush(stdout);
-  fflush(stderr);
-  for (int w = 0; w < jobs && w < 64; w++) {
-    for (int i = 0; i < a->argc; i++) argv[i] = a->argv[i];
-    snprintf(wspec[w], sizeof wspec[w], "%d/%d", w, jobs);
-    argv[a->argc] = "--sweep-worker";
-    argv[a->argc + 1] = wspec[w];
-    argv[a->argc + 2] = NULL;
-    int rc = posix_spawn(&pid[n], "/proc/self/exe", NULL, NULL, argv, env);
-    if (rc) {
-      err = EM_RAISE(EM_ERR_IO, "--jobs: cannot start worker %d: %s", w, strerror(rc));
-      break;
-    }
-    n++;
-  }
-  for (int i = 0; i < n; i++) {
-    int st = 0;
-    while (waitpid(pid[i], &st, 0) < 0 && errno == EINTR) {
-    }
-    if (!err && !(WIFEXITED(st) && WEXITSTATUS(st) < 100))
-      err = EM_RAISE(EM_ERR_IO, "--jobs: worker %d stopped (%s %d)", i,
-                     WIFSIGNALED(st) ? "signal" : "exit status",
-                     WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st));
-  }
-done:
-  em_free(&env);
-  em_free(&argv);
-  return err;
-}
-
 /* ----------------------------------------------------------- the sweep */
 
 em_err em_app_psweep(const em_app_args *a, const em_psweep_args *ps, const em_log *log,
@@ -738,7 +589,7 @@ em_err em_app_psweep(const em_app_args *a, const em_psweep_args *ps, const em_lo
   em_mesh_cache mc;
   memset(&mc, 0, sizeof mc);
   EM_TRY(em_calloc(&dspec, MAX_AXES, sizeof *dspec, "declared sweeps"));
-  EM_TRY_GOTO(err, declared_axes(a, ps, log, dspec, &nd, &plots), done);
+  EM_TRY_GOTO(err, em_psweep_declared_axes(a, ps, log, dspec, &nd, &plots), done);
   EM_TRY_GOTO(err, build_axes(&p, ps, dspec, nd), done);
   if (p.n_axis == 0) { /* "Loop" in the text, but no loop declared: a plain run */
     if (ps->zip || ps->dry_run || ps->jobs)
@@ -780,7 +631,7 @@ em_err em_app_psweep(const em_app_args *a, const em_psweep_args *ps, const em_lo
     for (int k = 0; k < p.n_point; k++) *n_failed += pr[k].failed;
     goto done;
   }
-  if (jobs > 1) EM_TRY_GOTO(err, run_workers(a, jobs, log), done);
+  if (jobs > 1) EM_TRY_GOTO(err, em_psweep_run_workers(a, jobs, log), done);
   for (int k = 0; k < p.n_point; k++) {
     /* after the workers every point is complete or failed: read back */
     EM_TRY_GOTO(err,
