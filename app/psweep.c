@@ -465,8 +465,9 @@ em_err em_app_psweep_check(const em_psweep_args *ps) {
   return err;
 }
 
-/* The axes: the case's declared loops first (a --sweep of the same name
- * replaces its list in place), then the command line's --sweep in order. */
+/* The axes: the case's declared loops first (one that a --sweep names is
+ * not among them: the --sweep replaces it), then the command line's --sweep
+ * in order. */
 static em_err build_axes(psweep *p, const em_psweep_args *ps, char (*dspec)[4096], int nd) {
   const char *list[2 * MAX_AXES];
   int n = 0;
@@ -490,7 +491,8 @@ static em_err build_axes(psweep *p, const em_psweep_args *ps, char (*dspec)[4096
     p->n_point = ps->zip ? p->ax[0].n : p->n_point * p->ax[j].n;
     /* mesh sharing: the largest value of each swept eps_r / mu_r / tan_delta
        sizes the shared meshes; a string material value changes the mesh */
-    p->changes_mesh[j] = mesh_axis(p->ax[j].name) || (p->ax[j].is_string && sizes_mesh(list[j]));
+    p->changes_mesh[j] =
+        mesh_axis(p->ax[j].name) || (p->ax[j].is_string && sizes_mesh(p->ax[j].name));
     if (sizes_mesh(p->ax[j].name) && !p->ax[j].is_string) {
       double mx = p->ax[j].v[0];
       for (int i = 1; i < p->ax[j].n; i++) mx = fmax(mx, p->ax[j].v[i]);
