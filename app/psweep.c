@@ -646,10 +646,10 @@ em_err em_app_psweep(const em_app_args *a, const em_psweep_args *ps, const em_lo
     EM_TRY_GOTO(err, write_sweep_csv(&p, ps->zip, cv, pr), done);
     EM_TRY_GOTO(err, write_summary_csv(&p, ps->zip, pr), done);
   }
-  printf(
-      "# design sweep: %d points, %d failed, %d meshings; %s/sweep.csv, "
-      "%s/sweep_summary.csv\n",
-      p.n_point, *n_failed, mc.n_meshed, p.out, p.out);
+  char meshed[64] = "meshings in the workers' logs";
+  if (jobs == 1) snprintf(meshed, sizeof meshed, "%d meshings", mc.n_meshed);
+  printf("# design sweep: %d points, %d failed, %s; %s/sweep.csv, %s/sweep_summary.csv\n",
+         p.n_point, *n_failed, meshed, p.out, p.out);
   for (int k = 0; k < p.n_point; k++) {
     char key[KEY_LEN];
     point_key(&p, ps->zip, k, key);

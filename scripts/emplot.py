@@ -270,7 +270,7 @@ def plot_sweep(d, case, out):
             rk = [r for r in rows if int(r["point"]) == k]
             lab = ", ".join(f"{n.split('/')[-1]} {rk[0][n]}" for n in names)
             ax.plot([ghz(num(r, "f_Hz", path)) for r in rk], [num(r, "S11_dB", path) for r in rk],
-                    marker="o", ms=3, label=lab)
+                    marker="o" if len(rk) <= 60 else None, ms=3, label=lab)
         ax.axhline(-10, color="k", lw=0.6, ls=":")
         ax.set_xlabel("frequency (GHz)")
         ax.set_ylabel("|S11| (dB)")
@@ -300,7 +300,7 @@ def plot_sweep(d, case, out):
             if xy:
                 ax.plot([p[0] for p in xy], [p[1] for p in xy], marker=mk, ls=ls, color=f"C{i}",
                         label=f"{what}{', ' + lab if lab else ''}")
-    ax.set_xlabel(x)
+    ax.set_xlabel(f"{x} (the case's units)")
     ax.set_ylabel("resonance (GHz)")
     ax.set_title(f"{case}: first resonance against {x.split('/')[-1]}")
     ax.grid(True, alpha=0.4)
@@ -318,6 +318,8 @@ def main(argv):
         fail(f"{d} is not a directory")
     case, zref = os.path.basename(os.path.normpath(d)), 50.0
     summ = os.path.join(d, "summary.json")
+    if not os.path.exists(summ):  # a design sweep: the case of its points
+        summ = (sorted(glob.glob(os.path.join(d, "point_*", "summary.json"))) or [summ])[0]
     if os.path.exists(summ):
         try:
             with open(summ) as fh:
