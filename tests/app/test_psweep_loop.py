@@ -111,6 +111,36 @@ for name in ("sweep.csv", "sweep_summary.csv"):
     a, b = open(os.path.join(outs[1], name)).read(), open(os.path.join(outs[2], name)).read()
     check(a == b, f"--jobs 2 {name} identical to --jobs 1 (one thread per point both)")
 
+# 6b. --jobs with a failing point (length 0: OpenCASCADE's "Degenerate
+# box"): recorded by its worker, collected, the exit code counts it
+o = os.path.join(tempfile.mkdtemp(prefix="emsolve_jobs_"), "out")
+p = subprocess.run([EMSOLVE, os.path.join(SRC, CASE), "--out", o, "--device", "cpu", "--jobs", "2",
+                    "-setnumber", "Materials/fill/eps_r", "1", "--sweep", "Geometry/length=0,20"],
+                   capture_output=True, text=True, timeout=600)
+rows = table(os.path.join(o, "sweep_summary.csv"))
+check(p.returncode == 1 and [r["status"] for r in rows] == ["failed", "ok"]
+      and "Degenerate box" in rows[0]["message"],
+      f"--jobs 2: the failed point collected with its message, exit 1 ({p.returncode}, "
+      f"{[(r['status'], r['message']) for r in rows]})")
+
+# 6c. a case that builds its geometry from a material value: the fingerprint
+# sees the change and meshes again (L = 20 + 5 eps_r mm)
+geo = os.path.join(tmp, "mat_geometry.geo")
+with open(os.path.join(SRC, CASE)) as f:
+    text = f.read().replace("Box(1) = {0, 0, 0, a, b, len};", "Box(1) = {0, 0, 0, a, b, len + 5 * er};")
+with open(geo, "w") as f:
+    f.write(text)
+o = os.path.join(tmp, "mg")
+p = subprocess.run([EMSOLVE, geo, "--out", o, "--device", "cpu", "-setnumber", "Geometry/length", "20"],
+                   capture_output=True, text=True, timeout=600)
+check(p.returncode == 0 and "2 points, 0 failed, 2 meshings" in p.stdout
+      and "the geometry changed although only non-geometry parameters did" in p.stderr,
+      f"eps_r in the geometry: 2 meshings and the warning ({p.returncode})")
+for r in table(os.path.join(o, "sweep.csv")):
+    er = float(r["Materials/fill/eps_r"])
+    e = abs(s11(r) - reference(20 + 5 * er, er))
+    check(e < TOL_S, f"L = 20 + 5 eps_r, eps_r {er:g}: |S11 - reference| = {e:.2e}")
+
 # 7. the sweep's plots through the plot mechanism (python3-matplotlib)
 p = subprocess.run([EMSOLVE, "--plot", d], capture_output=True, text=True, timeout=300)
 if p.returncode != 0 and "matplotlib" in p.stderr and not os.environ.get("CI"):
