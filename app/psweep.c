@@ -157,7 +157,8 @@ static void mesh_key(const psweep *p, int zip, int k, char *key, size_t cap) {
 }
 
 /* The marker: the key, then the command line's own overrides ("-setnumber
- * NAME VALUE" lines), so a point done with other settings is not reused. */
+ * NAME VALUE" lines) and the sizing values of its mesh, so a point done
+ * with other settings is not reused. */
 static void marker_text(const em_app_args *a, const psweep *p, int zip, int k, char *buf) {
   point_key(p, zip, k, buf);
   size_t len = strlen(buf);
@@ -169,6 +170,11 @@ static void marker_text(const em_app_args *a, const psweep *p, int zip, int k, c
       len +=
           (size_t)snprintf(buf + len, KEY_LEN - len, "-setnumber %s %.17g\n", o->name, o->number);
   }
+  /* the material values its mesh was sized with (the sweep's largest): a
+     sweep resumed with another list re-runs the point on the new mesh */
+  for (int i = 0; i < p->n_size && len < KEY_LEN - 1; i++)
+    len += (size_t)snprintf(buf + len, KEY_LEN - len, "mesh sized with %s %.17g\n",
+                            p->size_over[i].name, p->size_over[i].number);
 }
 
 static int marker_matches(const char *dir, const char *key) {
