@@ -70,6 +70,14 @@ check([(r["Geometry/length"] if "Geometry/length" in r else None, r["Materials/f
 e = abs(s11(rows[0]) - reference(30, 1.5))
 check(e < TOL_S, f"L 30 mm, eps_r 1.5: |S11 - reference| = {e:.2e}")
 
+# --list-params shows the declared loops
+p = subprocess.run([EMSOLVE, "--list-params", os.path.join(SRC, CASE)], capture_output=True,
+                   text=True, timeout=300)
+lp = {l.split()[0]: l for l in p.stdout.splitlines() if l.strip()}
+check("Loop 1" in lp.get("Geometry/length", "") and "Loop 2" in lp.get("Materials/fill/eps_r", "")
+      and "Loop" not in lp.get("Geometry/a", "x Loop"),
+      "--list-params marks Geometry/length Loop 1 and Materials/fill/eps_r Loop 2, not Geometry/a")
+
 # 4. a Loop without values is refused, naming the parameter
 tmp = tempfile.mkdtemp(prefix="emsolve_loop_")
 bad = os.path.join(tmp, "bad.geo")
