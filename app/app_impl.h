@@ -11,12 +11,33 @@
 
 /* Design sweep options: --sweep / --zip / --resume / --dry-run (psweep.c). */
 typedef struct em_psweep_args {
-  int n;              /* number of --sweep options */
-  const char **specs; /* "NAME=a,b,c" or "NAME=start:step:stop" */
-  int zip;            /* pair the lists instead of the Cartesian product */
-  int resume;         /* skip points whose folder holds a matching marker */
-  int dry_run;        /* list the points, solve nothing */
+  int n;                /* number of --sweep options */
+  const char **specs;   /* "NAME=a,b,c" or "NAME=start:step:stop" */
+  int zip;              /* pair the lists instead of the Cartesian product */
+  int resume;           /* skip points whose folder holds a matching marker */
+  int dry_run;          /* list the points with their mesh, unknowns, memory, time */
+  int jobs;             /* --jobs N: points at once on the host (0: not given) */
+  int worker, worker_n; /* --sweep-worker w/J: one of J processes of --jobs (internal) */
 } em_psweep_args;
+
+/* A design sweep's mesh kept from one point for the next (psweep.c): a
+ * point whose mesh-affecting values (key) and geometry (hash) are the
+ * cached ones takes a copy instead of meshing.  The mesh is sized with the
+ * sweep's largest material values (size_over), so that it is the same
+ * whichever point of the group meshes first. */
+typedef struct em_mesh_cache {
+  char key[2048]; /* the point's mesh-affecting values */
+  int n_size;     /* material values that size the mesh */
+  const em_param_override *size_over;
+  em_mesh *mesh;               /* the cached mesh, NULL: none yet */
+  char mesh_key[2048];         /* its key */
+  uint64_t mesh_hash;          /* its geometry (em_case_geometry_hash) */
+  double mesh_freq, epw, unit; /* its sizing */
+  int pml_elements;
+  int n_meshed;      /* meshings done (the log says each) */
+  int reused;        /* the last point took the cached mesh */
+  const em_case *cs; /* the case being meshed (index_of) */
+} em_mesh_cache;
 
 /* What the command line asked for. */
 typedef struct em_app_args {
@@ -31,8 +52,11 @@ typedef struct em_app_args {
   int force;               /* --force: an absurd mesh estimate is a warning */
   int log_level;           /* --quiet / --verbose */
   int n_over;
-  em_param_override *over; /* -setnumber / -setstring, in order */
-  em_psweep_args psweep;   /* --sweep ...: a design sweep (psweep.c) */
+  em_param_override *over;   /* -setnumber / -setstring, in order */
+  em_psweep_args psweep;     /* --sweep ...: a design sweep (psweep.c) */
+  em_mesh_cache *mesh_cache; /* a design sweep's point: reuse its mesh (NULL: mesh) */
+  int argc;                  /* the command line, for --jobs's worker processes */
+  char **argv;
 } em_app_args;
 
 /* Parse argv; on a usage error the message names the bad argument. */

@@ -96,6 +96,10 @@ void em_app_freq_tag(double f, char *buf, size_t n);
 /* face.c: the default progress lines (a stage, a frequency with the time
  * left) */
 void em_app_log_mesh(const em_run *r);
+
+/* meshreuse.c: r->mesh from the case, or a copy of a design sweep's cached
+ * mesh when the point changes no mesh-affecting value (args->mesh_cache). */
+em_err em_app_mesh(em_run *r, em_mesh_opts *mo);
 void em_app_log_frequency(em_run *r, int fi);
 
 /* tables.c: the flags of frequency fi (not converged, a reflection above

@@ -32,8 +32,13 @@ void em_app_usage(FILE *f) {
           "                          start:step:stop; several make the Cartesian product;\n"
           "                          outputs in OUT/point_<k>/, OUT/sweep.csv and\n"
           "                          OUT/sweep_summary.csv; exit code = failed points\n"
+          "                          (a DefineConstant with Loop and Min/Max/Step or\n"
+          "                          Choices in the case declares one too)\n"
           "  --zip                   pair the --sweep lists instead (equal lengths)\n"
-          "  --dry-run               list the sweep points, solve nothing\n"
+          "  --dry-run               per sweep point: mesh, unknowns, memory and time\n"
+          "                          (meshes, solves nothing)\n"
+          "  --jobs N                with --device cpu, N sweep points at once (the\n"
+          "                          cores split between them)\n"
           "  --quiet                 no progress on stderr (errors and results stay)\n"
           "  --verbose               more progress\n"
           "  --version, --help\n"
@@ -65,6 +70,8 @@ static em_err parse_number(const char *opt, const char *name, const char *text, 
 
 em_err em_app_parse_args(int argc, char **argv, em_app_args *a, int *want_help, int *want_version) {
   memset(a, 0, sizeof *a);
+  a->argc = argc;
+  a->argv = argv;
   a->device = "auto";
   a->log_level = EM_LOG_INFO;
   *want_help = *want_version = 0;
@@ -91,6 +98,21 @@ em_err em_app_parse_args(int argc, char **argv, em_app_args *a, int *want_help, 
       EM_TRY(
           em_realloc(&a->psweep.specs, (size_t)a->psweep.n + 1, sizeof *a->psweep.specs, "sweeps"));
       a->psweep.specs[a->psweep.n++] = argv[++i];
+    } else if (!strcmp(s, "--jobs") || !strcmp(s, "--sweep-worker")) {
+      EM_CHECK(i + 1 < argc, EM_ERR_INPUT, "%s needs a value", s);
+      const char *v = argv[++i];
+      char *end = NULL;
+      long n = strtol(v, &end, 10);
+      if (s[2] == 'j') {
+        EM_CHECK(end != v && *end == '\0' && n >= 1 && n <= 64, EM_ERR_INPUT,
+                 "--jobs %s: give a number of processes, 1 to 64", v);
+        a->psweep.jobs = (int)n;
+      } else { /* --sweep-worker w/J: internal, from --jobs */
+        long m = end && *end == '/' ? strtol(end + 1, NULL, 10) : 0;
+        EM_CHECK(m >= 1 && m <= 64 && n >= 0 && n < m, EM_ERR_INPUT, "--sweep-worker %s", v);
+        a->psweep.worker = (int)n;
+        a->psweep.worker_n = (int)m;
+      }
     } else if (!strcmp(s, "--zip") || !strcmp(s, "--dry-run")) {
       *(s[2] == 'z' ? &a->psweep.zip : &a->psweep.dry_run) = 1;
     } else if (!strcmp(s, "--list-params")) {
@@ -134,8 +156,6 @@ em_err em_app_parse_args(int argc, char **argv, em_app_args *a, int *want_help, 
            "--save-mesh %s with --sweep: every point of a design sweep has its own mesh (save "
            "one point's mesh with a single run)",
            a->save_mesh);
-  EM_CHECK(a->psweep.n || !(a->psweep.zip || a->psweep.dry_run), EM_ERR_INPUT,
-           "--zip and --dry-run act on a design sweep: give --sweep NAME=LIST");
   EM_CHECK(a->case_path || a->plot_dir || *want_help || *want_version, EM_ERR_INPUT,
            "no case file given (usage: emsolve [options] CASE.geo)");
   return EM_OK;

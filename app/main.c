@@ -23,10 +23,12 @@ int main(int argc, char **argv) {
   }
   em_log log;
   em_log_init(&log, stderr, a.log_level);
-  int flagged = 0, n_failed = 0;
-  if (a.psweep.n)
-    err = em_app_psweep(&a, &a.psweep, &log, &n_failed);
-  else
+  int flagged = 0, n_failed = 0, sweep = 0;
+  /* a design sweep: --sweep, its options, or a Loop the case declares */
+  if (a.psweep.n || a.psweep.zip || a.psweep.dry_run || a.psweep.jobs ||
+      (!a.plot_dir && !a.list_params && em_app_psweep_declared(a.case_path)))
+    err = em_app_psweep(&a, &a.psweep, &log, &n_failed, &sweep);
+  if (!err && !sweep)
     err = a.plot_dir ? em_app_plot(a.plot_dir, &log) : em_app_run(&a, &log, &flagged);
   em_app_args_free(&a);
   if (err) {
@@ -38,6 +40,6 @@ int main(int argc, char **argv) {
     return em_app_signal() ? 128 + em_app_signal() : EM_EXIT_ERROR;
   }
   /* a design sweep's exit code is the number of failed points (at most 100) */
-  if (a.psweep.n) return n_failed < 100 ? n_failed : 100;
+  if (sweep) return n_failed < 100 ? n_failed : 100;
   return flagged ? EM_EXIT_FLAGGED : EM_EXIT_OK;
 }

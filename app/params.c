@@ -430,12 +430,12 @@ void em_run_config_free(em_run_config *cfg) {
 }
 
 /* One line per parameter: value, unit, where the value came from, then
- * what it is (the case's Help, else emsolve's description) with the range
- * and choices the case declares. */
+ * what it is (the case's Help, else emsolve's description) with the range,
+ * choices and loop level the case declares. */
 void em_app_list_params(const em_case *c, FILE *f) {
   int n = em_case_param_count(c);
   fprintf(f, "%-34s %-14s %-11s %-12s %s\n", "parameter", "value", "unit", "source",
-          "description [declared range] {choices}");
+          "description [declared range] {choices} Loop");
   for (int i = 0; i < n; i++) {
     const em_param *p = em_case_param_at(c, i);
     const em_param_spec *s = em_case_spec_of(c, p->name);
@@ -452,7 +452,12 @@ void em_app_list_params(const em_case *c, FILE *f) {
       k += (size_t)snprintf(extra + k, sizeof extra - k, " [%s .. %s]", lo, hi);
     }
     if (p->choices && p->choices[0] && k < sizeof extra)
-      snprintf(extra + k, sizeof extra - k, " {%s}", p->choices);
+      k += (size_t)snprintf(extra + k, sizeof extra - k, " {%s}", p->choices);
+    if (p->loop > 0 && k < sizeof extra) /* a sweep the case declares (psweep_loop.c) */
+      snprintf(extra + k, sizeof extra - k, " Loop %d%s", p->loop,
+               p->step > 0  ? ""
+               : p->choices ? ""
+                            : " (no Step)");
     const char *help = p->help && p->help[0] ? p->help : s && s->help ? s->help : "";
     const char *unit = s && s->unit ? s->unit : "";
     fprintf(f, "%-34s %-14s %-11s %-12s %s%s\n", p->name, val, unit, p->source, help, extra);

@@ -14,9 +14,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "app_ff.h" /* em_app_plot */
 #include "psweep.h"
 
-enum { MAX_AXES = 8, MAX_VALUES = 1000, MAX_RES = 8, KEY_LEN = 2048 };
+enum { MAX_AXES = EM_PSWEEP_MAX_AXES, MAX_VALUES = 1000, MAX_RES = 8, KEY_LEN = 2048 };
 
 typedef struct axis {
   char name[256];
@@ -30,7 +31,34 @@ typedef struct psweep {
   int n_axis, n_point;
   axis *ax;
   char out[1024];
+  int changes_mesh[MAX_AXES]; /* the axis may change the mesh (mesh_axis) */
+  int n_size;                 /* material values the shared meshes are sized with */
+  em_param_override size_over[MAX_AXES];
 } psweep;
+
+/* Whether a parameter may change the mesh: geometry, Mesh/ and the band
+ * (which sets the mesh frequency) do, and so does any name emsolve does not
+ * know (the case may build its geometry from it); materials, ports, solver
+ * and output settings do not (a material's eps_r, mu_r and tan_delta size
+ * the elements: those are taken at the sweep's largest, size_over). */
+static int mesh_axis(const char *name) {
+  static const char *const keep[] = {"Materials/",  "Ports/",    "Output/",
+                                     "Farfield/",   "Eigen/",    "PMG/",
+                                     "Excitation/", "PML/order", "PML/reflection"};
+  for (size_t i = 0; i < sizeof keep / sizeof keep[0]; i++)
+    if (!strncmp(name, keep[i], strlen(keep[i]))) return 0;
+  if (!strncmp(name, "Solver/", 7))
+    return !strcmp(name, "Solver/f_start") || !strcmp(name, "Solver/f_stop") ||
+           !strcmp(name, "Solver/frequency");
+  return 1;
+}
+
+/* A material value that sizes the elements (the local wavelength). */
+static int sizes_mesh(const char *name) {
+  if (strncmp(name, "Materials/", 10)) return 0;
+  const char *last = strrchr(name, '/');
+  return !strcmp(last, "/eps_r") || !strcmp(last, "/mu_r") || !strcmp(last, "/tan_delta");
+}
 
 /* "a,b,c" (numbers, or strings when one item is not a number) or
  * "start:step:stop" (numbers; stop included within step/1e6). */
@@ -115,8 +143,22 @@ static void point_key(const psweep *p, int zip, int k, char *key) {
   }
 }
 
+/* The point's values of the axes that may change the mesh: points of equal
+ * mesh keys share one mesh (meshreuse.c). */
+static void mesh_key(const psweep *p, int zip, int k, char *key, size_t cap) {
+  size_t len = 0;
+  key[0] = '\0';
+  for (int j = 0; j < p->n_axis && len < cap; j++) {
+    if (!p->changes_mesh[j]) continue;
+    char v[300];
+    value_text(&p->ax[j], axis_index(p, zip, k, j), v, sizeof v);
+    len += (size_t)snprintf(key + len, cap - len, "%s=%s\n", p->ax[j].name, v);
+  }
+}
+
 /* The marker: the key, then the command line's own overrides ("-setnumber
- * NAME VALUE" lines), so a point done with other settings is not reused. */
+ * NAME VALUE" lines) and the sizing values of its mesh, so a point done
+ * with other settings is not reused. */
 static void marker_text(const em_app_args *a, const psweep *p, int zip, int k, char *buf) {
   point_key(p, zip, k, buf);
   size_t len = strlen(buf);
@@ -128,6 +170,11 @@ static void marker_text(const em_app_args *a, const psweep *p, int zip, int k, c
       len +=
           (size_t)snprintf(buf + len, KEY_LEN - len, "-setnumber %s %.17g\n", o->name, o->number);
   }
+  /* the material values its mesh was sized with (the sweep's largest): a
+     sweep resumed with another list re-runs the point on the new mesh */
+  for (int i = 0; i < p->n_size && len < KEY_LEN - 1; i++)
+    len += (size_t)snprintf(buf + len, KEY_LEN - len, "mesh sized with %s %.17g\n",
+                            p->size_over[i].name, p->size_over[i].number);
 }
 
 static int marker_matches(const char *dir, const char *key) {
@@ -169,7 +216,7 @@ static em_err read_ports_csv(const char *dir, curve *c) {
   FILE *f = fopen(path, "r");
   EM_CHECK(f, EM_ERR_IO, "%s: %s", path, strerror(errno));
   int col[5] = {-1, -1, -1, -1, -1}, cap = 0;
-  static const char *want[5] = {"f_Hz", "S11_dB", "S11_deg", "Zin1_re", "Zin1_im"};
+  static const char *want[5] = {"f_Hz", "S11_dB", "S11_deg", "Zin1_re_ohm", "Zin1_im_ohm"};
   em_err err = EM_OK;
   memset(c, 0, sizeof *c);
   while (fgets(line, sizeof line, f)) {
@@ -181,8 +228,9 @@ static em_err read_ports_csv(const char *dir, curve *c) {
         for (int w = 0; w < 5; w++)
           if (!strcmp(t, want[w])) col[w] = k;
       if (col[0] < 0 || col[1] < 0 || col[2] < 0 || col[3] < 0 || col[4] < 0) {
-        err =
-            EM_RAISE(EM_ERR_IO, "%s: no port-1 columns (f_Hz, S11_dB, S11_deg, Zin1_re/im)", path);
+        err = EM_RAISE(EM_ERR_IO,
+                       "%s: no port-1 columns (f_Hz, S11_dB, S11_deg, Zin1_re_ohm, Zin1_im_ohm)",
+                       path);
         break;
       }
       continue;
@@ -325,36 +373,63 @@ static em_err write_summary_csv(const psweep *p, int zip, const point_res *pr) {
   return em_outfile_commit(&o);
 }
 
+/* The arguments of point k: the user's, its values appended as overrides
+ * (pa->over to be freed), the mesh cache given its mesh key. */
+static em_err point_args(const em_app_args *a, const psweep *p, int zip, int k, em_mesh_cache *mc,
+                         em_app_args *pa) {
+  *pa = *a;
+  pa->psweep = (em_psweep_args){0};
+  pa->over = NULL;
+  pa->n_over = 0;
+  EM_TRY(em_realloc(&pa->over, (size_t)a->n_over + (size_t)p->n_axis, sizeof *pa->over,
+                    "sweep overrides"));
+  if (a->n_over) memcpy(pa->over, a->over, (size_t)a->n_over * sizeof *pa->over);
+  for (int j = 0; j < p->n_axis; j++) {
+    const axis *x = &p->ax[j];
+    int i = axis_index(p, zip, k, j);
+    pa->over[a->n_over + j] = (em_param_override){x->name, x->is_string, x->is_string ? 0 : x->v[i],
+                                                  x->is_string ? x->s[i] : NULL};
+  }
+  pa->n_over = a->n_over + p->n_axis;
+  pa->mesh_cache = mc;
+  if (mc) {
+    mesh_key(p, zip, k, mc->key, sizeof mc->key);
+    mc->n_size = p->n_size;
+    mc->size_over = p->size_over;
+    mc->reused = 0;
+  }
+  return EM_OK;
+}
+
 /* Run (or skip) point k: its overrides appended to the user's. */
 static em_err run_point(const em_app_args *a, const psweep *p, int zip, int resume, int k,
-                        const em_log *log, curve *cv, point_res *r) {
+                        const em_log *log, em_mesh_cache *mc, curve *cv, point_res *r) {
   char dir[1100], key[KEY_LEN], mark[KEY_LEN], path[1200];
   snprintf(dir, sizeof dir, "%s/point_%d", p->out, k);
   point_key(p, zip, k, key);
   marker_text(a, p, zip, k, mark);
+  if (resume == 2 && !marker_matches(dir, mark)) { /* after --jobs: a worker's failure */
+    snprintf(path, sizeof path, "%s/point.failed", dir);
+    FILE *f = fopen(path, "r");
+    EM_CHECK(f, EM_ERR_IO, "--jobs: point %d has neither point.done nor point.failed in %s", k,
+             dir);
+    size_t n = fread(r->msg, 1, sizeof r->msg - 1, f);
+    fclose(f);
+    r->msg[n] = '\0';
+    r->failed = 1;
+    return EM_OK;
+  }
   if (resume && marker_matches(dir, mark)) {
-    em_log_info(log, "sweep point %d/%d: complete in %s, skipped (--resume)", k + 1, p->n_point,
-                dir);
+    em_log_info(log, "sweep point %d/%d: complete in %s, %s", k + 1, p->n_point, dir,
+                resume == 2 ? "solved by a --jobs worker" : "skipped (--resume)");
     r->skipped = 1;
     return read_ports_csv(dir, cv);
   }
   snprintf(path, sizeof path, "%s/point.done", dir);
   remove(path); /* a rerun point is incomplete until it ends */
-  em_app_args pa = *a;
-  pa.psweep = (em_psweep_args){0};
+  em_app_args pa;
+  EM_TRY(point_args(a, p, zip, k, mc, &pa));
   pa.out_dir = dir;
-  pa.over = NULL;
-  pa.n_over = 0;
-  EM_TRY(em_realloc(&pa.over, (size_t)a->n_over + (size_t)p->n_axis, sizeof *pa.over,
-                    "sweep overrides"));
-  if (a->n_over) memcpy(pa.over, a->over, (size_t)a->n_over * sizeof *pa.over);
-  for (int j = 0; j < p->n_axis; j++) {
-    const axis *x = &p->ax[j];
-    int i = axis_index(p, zip, k, j);
-    pa.over[a->n_over + j] = (em_param_override){x->name, x->is_string, x->is_string ? 0 : x->v[i],
-                                                 x->is_string ? x->s[i] : NULL};
-  }
-  pa.n_over = a->n_over + p->n_axis;
   char shown[KEY_LEN];
   snprintf(shown, sizeof shown, "%s", key);
   for (char *c = shown; *c; c++)
@@ -396,36 +471,142 @@ em_err em_app_psweep_check(const em_psweep_args *ps) {
   return err;
 }
 
+/* The axes: the case's declared loops first (one that a --sweep names is
+ * not among them: the --sweep replaces it), then the command line's --sweep
+ * in order. */
+static em_err build_axes(psweep *p, const em_psweep_args *ps, char (*dspec)[4096], int nd) {
+  const char *list[2 * MAX_AXES];
+  int n = 0;
+  for (int j = 0; j < nd; j++) list[n++] = dspec[j];
+  for (int j = 0; j < ps->n; j++) list[n++] = ps->specs[j];
+  EM_CHECK(n <= MAX_AXES, EM_ERR_INPUT, "at most %d swept parameters (%d given or declared)",
+           MAX_AXES, n);
+  EM_TRY(em_calloc(&p->ax, (size_t)(n ? n : 1), sizeof *p->ax, "sweep axes"));
+  p->n_axis = n;
+  p->n_point = 1;
+  for (int j = 0; j < n; j++) {
+    EM_TRY(parse_axis(list[j], &p->ax[j]));
+    for (int m = 0; m < j; m++)
+      EM_CHECK(strcmp(p->ax[m].name, p->ax[j].name), EM_ERR_INPUT, "--sweep %s given twice",
+               p->ax[j].name);
+    EM_CHECK(!ps->zip || j == 0 || p->ax[j].n == p->ax[0].n, EM_ERR_INPUT,
+             "--zip: --sweep %s has %d values, %s has %d", p->ax[j].name, p->ax[j].n, p->ax[0].name,
+             p->ax[0].n);
+    EM_CHECK(ps->zip || p->n_point * (double)p->ax[j].n <= 100000, EM_ERR_INPUT,
+             "the sweep has more than 100000 points");
+    p->n_point = ps->zip ? p->ax[0].n : p->n_point * p->ax[j].n;
+    /* mesh sharing: the largest value of each swept eps_r / mu_r / tan_delta
+       sizes the shared meshes; a string material value changes the mesh */
+    p->changes_mesh[j] =
+        mesh_axis(p->ax[j].name) || (p->ax[j].is_string && sizes_mesh(p->ax[j].name));
+    if (sizes_mesh(p->ax[j].name) && !p->ax[j].is_string) {
+      double mx = p->ax[j].v[0];
+      for (int i = 1; i < p->ax[j].n; i++) mx = fmax(mx, p->ax[j].v[i]);
+      p->size_over[p->n_size++] = (em_param_override){p->ax[j].name, 0, mx, NULL};
+    }
+  }
+  return EM_OK;
+}
+
+/* --dry-run: per point the mesh, unknowns, memory and time (psweep_est.c),
+ * as a table on stdout; a point that cannot be meshed says why. */
+static em_err dry_run(const em_app_args *a, const psweep *p, int zip, const em_log *log) {
+  printf("# design sweep of %s: %d points (%s), outputs in %s/point_<k>/\n", a->case_path,
+         p->n_point, zip ? "zipped" : "Cartesian product", p->out);
+  printf(
+      "# tets and unknowns from meshing each point (\"reused\": the previous point's mesh); "
+      "memory and time: host direct solver model of docs/sweeps.md (2 host cores)\n");
+  printf("%-9s %-40s %9s %10s %11s %10s %7s\n", "point", "values", "tets", "unknowns", "memory_GiB",
+         "time_s", "mesh");
+  em_mesh_cache mc;
+  memset(&mc, 0, sizeof mc);
+  double t_all = 0, mem_max = 0;
+  int n_bad = 0;
+  for (int k = 0; k < p->n_point; k++) {
+    char key[KEY_LEN], name[32];
+    point_key(p, zip, k, key);
+    for (char *c = key; *c; c++)
+      if (*c == '\n') *c = c[1] ? ' ' : '\0';
+    em_app_args pa;
+    em_psweep_est e;
+    em_err err = point_args(a, p, zip, k, &mc, &pa);
+    if (!err) err = em_psweep_estimate(&pa, log, &e);
+    em_free(&pa.over);
+    snprintf(name, sizeof name, "point_%d", k);
+    if (err) {
+      printf("%-9s %-40s FAILED: %s\n", name, key, em_error_message());
+      em_error_clear();
+      n_bad++;
+      continue;
+    }
+    double t = e.t_solve + (e.mesh_reused ? 0 : e.t_mesh);
+    t_all += t;
+    mem_max = fmax(mem_max, e.bytes);
+    printf("%-9s %-40s %9d %10d %11.3g %10.3g %7s\n", name, key, e.tets, e.unknowns,
+           e.bytes / (1 << 30), t, e.mesh_reused ? "reused" : "new");
+  }
+  printf(
+      "# %d points, %d that cannot be meshed; about %.3g s in all (one after another), "
+      "%.3g GiB at most; %d meshings\n",
+      p->n_point, n_bad, t_all, mem_max / (1 << 30), mc.n_meshed);
+  em_mesh_destroy(&mc.mesh);
+  return EM_OK;
+}
+
+/* ------------------------------------------------------ --jobs: workers */
+
+/* Worker w of --jobs J runs the points of the mesh groups g with g mod J
+ * = w (groups numbered by first appearance): a group stays in one process
+ * and shares its mesh.  owner[k] for every point. */
+static em_err owners(const psweep *p, int zip, int jobs, int *owner) {
+  char *keys = NULL;
+  int *first = NULL;
+  em_err err = EM_OK;
+  EM_TRY_GOTO(err, em_calloc(&keys, (size_t)p->n_point, KEY_LEN, "mesh keys"), done);
+  EM_TRY_GOTO(err, em_calloc(&first, (size_t)p->n_point, sizeof *first, "mesh groups"), done);
+  int n_group = 0;
+  for (int k = 0; k < p->n_point; k++) {
+    char *key = keys + (size_t)k * KEY_LEN;
+    mesh_key(p, zip, k, key, KEY_LEN);
+    int g = 0;
+    while (g < n_group && strcmp(keys + (size_t)first[g] * KEY_LEN, key)) g++;
+    if (g == n_group) first[n_group++] = k;
+    owner[k] = g % jobs;
+  }
+done:
+  em_free(&keys);
+  em_free(&first);
+  return err;
+}
+
+/* ----------------------------------------------------------- the sweep */
+
 em_err em_app_psweep(const em_app_args *a, const em_psweep_args *ps, const em_log *log,
-                     int *n_failed) {
+                     int *n_failed, int *was_sweep) {
   *n_failed = 0;
+  *was_sweep = 1;
   EM_CHECK(a->case_path, EM_ERR_INPUT, "--sweep needs a case file");
   EM_CHECK(!a->plot_dir && !a->list_params, EM_ERR_INPUT,
            "--sweep does not combine with --plot or --list-params");
-  EM_CHECK(ps->n <= MAX_AXES, EM_ERR_INPUT, "at most %d --sweep options (%d given)", MAX_AXES,
-           ps->n);
   psweep p = {0};
   em_err err = EM_OK;
   curve *cv = NULL;
   point_res *pr = NULL;
-  EM_TRY(em_calloc(&p.ax, (size_t)ps->n, sizeof *p.ax, "sweep axes"));
-  p.n_axis = ps->n;
-  p.n_point = 1;
-  for (int j = 0; j < ps->n && !err; j++) {
-    err = parse_axis(ps->specs[j], &p.ax[j]);
-    for (int m = 0; m < j && !err; m++)
-      if (!strcmp(p.ax[m].name, p.ax[j].name))
-        err = EM_RAISE(EM_ERR_INPUT, "--sweep %s given twice", p.ax[j].name);
-    if (err) break;
-    if (ps->zip && j > 0 && p.ax[j].n != p.ax[0].n)
-      err = EM_RAISE(EM_ERR_INPUT, "--zip: --sweep %s has %d values, %s has %d", p.ax[j].name,
-                     p.ax[j].n, p.ax[0].name, p.ax[0].n);
-    else if (!ps->zip && p.n_point * (double)p.ax[j].n > 100000)
-      err = EM_RAISE(EM_ERR_INPUT, "the sweep has more than 100000 points");
-    else
-      p.n_point = ps->zip ? p.ax[0].n : p.n_point * p.ax[j].n;
+  char(*dspec)[4096] = NULL;
+  int nd = 0, plots = 0;
+  em_mesh_cache mc;
+  memset(&mc, 0, sizeof mc);
+  EM_TRY(em_calloc(&dspec, MAX_AXES, sizeof *dspec, "declared sweeps"));
+  EM_TRY_GOTO(err, em_psweep_declared_axes(a, ps, log, dspec, &nd, &plots), done);
+  EM_TRY_GOTO(err, build_axes(&p, ps, dspec, nd), done);
+  if (p.n_axis == 0) { /* "Loop" in the text, but no loop declared: a plain run */
+    if (ps->zip || ps->dry_run || ps->jobs)
+      err = EM_RAISE(EM_ERR_INPUT,
+                     "--zip, --dry-run and --jobs act on a design sweep: give --sweep NAME=LIST "
+                     "or declare Loop in the case's DefineConstant");
+    *was_sweep = 0;
+    goto done;
   }
-  if (err) goto done;
   if (a->out_dir) {
     snprintf(p.out, sizeof p.out, "%s", a->out_dir);
   } else {
@@ -433,22 +614,37 @@ em_err em_app_psweep(const em_app_args *a, const em_psweep_args *ps, const em_lo
     snprintf(p.out, sizeof p.out, "out/%s", case_stem(a->case_path, stem, sizeof stem));
   }
   if (ps->dry_run) {
-    printf("# design sweep of %s: %d points (%s), outputs in %s/point_<k>/\n", a->case_path,
-           p.n_point, ps->zip ? "zipped" : "Cartesian product", p.out);
-    for (int k = 0; k < p.n_point; k++) {
-      char key[KEY_LEN];
-      point_key(&p, ps->zip, k, key);
-      for (char *c = key; *c; c++)
-        if (*c == '\n') *c = c[1] ? ' ' : '\0';
-      printf("point_%d  %s\n", k, key);
-    }
+    err = dry_run(a, &p, ps->zip, log);
     goto done;
+  }
+  int jobs = ps->jobs > 1 ? ps->jobs : 1;
+  if (jobs > 1 && (!a->device || strcmp(a->device, "cpu"))) {
+    em_log_warn(log,
+                "--jobs %d: points run one after another unless --device cpu (a GPU solves one "
+                "point at a time)",
+                jobs);
+    jobs = 1;
   }
   EM_TRY_GOTO(err, em_mkdir_p(p.out), done);
   EM_TRY_GOTO(err, em_calloc(&cv, (size_t)p.n_point, sizeof *cv, "sweep curves"), done);
   EM_TRY_GOTO(err, em_calloc(&pr, (size_t)p.n_point, sizeof *pr, "sweep results"), done);
+  if (ps->worker_n > 0) { /* one worker of --jobs: its points, no tables */
+    int *own = NULL;
+    EM_TRY_GOTO(err, em_calloc(&own, (size_t)p.n_point, sizeof *own, "sweep workers"), done);
+    err = owners(&p, ps->zip, ps->worker_n, own);
+    for (int k = 0; k < p.n_point && !err; k++)
+      if (own[k] == ps->worker)
+        err = run_point(a, &p, ps->zip, ps->resume, k, log, &mc, &cv[k], &pr[k]);
+    em_free(&own);
+    for (int k = 0; k < p.n_point; k++) *n_failed += pr[k].failed;
+    goto done;
+  }
+  if (jobs > 1) EM_TRY_GOTO(err, em_psweep_run_workers(a, jobs, log), done);
   for (int k = 0; k < p.n_point; k++) {
-    EM_TRY_GOTO(err, run_point(a, &p, ps->zip, ps->resume, k, log, &cv[k], &pr[k]), done);
+    /* after the workers every point is complete or failed: read back */
+    EM_TRY_GOTO(err,
+                run_point(a, &p, ps->zip, jobs > 1 ? 2 : ps->resume, k, log, &mc, &cv[k], &pr[k]),
+                done);
     pr[k].done = 1;
     if (!pr[k].failed) analyse(&cv[k], &pr[k]);
     *n_failed += pr[k].failed;
@@ -456,8 +652,10 @@ em_err em_app_psweep(const em_app_args *a, const em_psweep_args *ps, const em_lo
     EM_TRY_GOTO(err, write_sweep_csv(&p, ps->zip, cv, pr), done);
     EM_TRY_GOTO(err, write_summary_csv(&p, ps->zip, pr), done);
   }
-  printf("# design sweep: %d points, %d failed; %s/sweep.csv, %s/sweep_summary.csv\n", p.n_point,
-         *n_failed, p.out, p.out);
+  char meshed[64] = "meshings in the workers' logs";
+  if (jobs == 1) snprintf(meshed, sizeof meshed, "%d meshings", mc.n_meshed);
+  printf("# design sweep: %d points, %d failed, %s; %s/sweep.csv, %s/sweep_summary.csv\n",
+         p.n_point, *n_failed, meshed, p.out, p.out);
   for (int k = 0; k < p.n_point; k++) {
     char key[KEY_LEN];
     point_key(&p, ps->zip, k, key);
@@ -471,11 +669,14 @@ em_err em_app_psweep(const em_app_args *a, const em_psweep_args *ps, const em_lo
     else
       printf("point_%d  %s  no Re Zin peak in the band\n", k, key);
   }
+  if (plots) EM_TRY_GOTO(err, em_app_plot(p.out, log), done);
 done:
   if (cv)
     for (int k = 0; k < p.n_point; k++) curve_free(&cv[k]);
+  em_mesh_destroy(&mc.mesh);
   em_free(&cv);
   em_free(&pr);
   em_free(&p.ax);
+  em_free(&dspec);
   return err;
 }

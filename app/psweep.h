@@ -6,11 +6,44 @@
 
 #include "app_impl.h"
 
-/* Run the sweep; *n_failed = points that failed (each recorded with its
+/* Run the sweep (the --sweep axes and the loops the case declares);
+ * *n_failed = points that failed (each recorded with its
  * message in sweep_summary.csv).  An error return is a usage or I/O error
  * of the sweep itself, not of a point. */
 em_err em_app_psweep(const em_app_args *a, const em_psweep_args *ps, const em_log *log,
-                     int *n_failed);
+                     int *n_failed, int *was_sweep);
+
+/* Whether the case file's text may declare a loop (ONELAB's Loop attribute
+ * on a DefineConstant): then the run goes through em_app_psweep, which
+ * confirms it (*was_sweep = 0: no loop after all, run the case plainly). */
+int em_app_psweep_declared(const char *path);
+
+enum { EM_PSWEEP_MAX_AXES = 8 }; /* swept parameters at most */
+
+/* The sweeps the case declares (psweep_loop.c): each number parameter with
+ * a Loop attribute (ONELAB's level 1, 2, 3: outer to inner) over its
+ * Choices, else Min:Step:Max, as "NAME=LIST" in spec[] (*n of them), in
+ * level order; one given by -setnumber or --sweep is not taken from the
+ * case; a Loop without values is EM_ERR_INPUT naming it.  *plots: the
+ * case's or command line's Output/plots. */
+em_err em_psweep_declared_axes(const em_app_args *a, const em_psweep_args *ps, const em_log *log,
+                               char (*spec)[4096], int *n, int *plots);
+
+/* --jobs (psweep_jobs.c): start `jobs` copies of the command with
+ * --sweep-worker w/jobs and OMP_NUM_THREADS = threads / jobs, and wait. */
+em_err em_psweep_run_workers(const em_app_args *a, int jobs, const em_log *log);
+
+/* One point of --dry-run (psweep_est.c). */
+typedef struct em_psweep_est {
+  int tets, unknowns, order, n_solve; /* n_solve: full solves of its sweep */
+  int mesh_reused;                    /* the previous point's mesh served */
+  double t_mesh;                      /* s, measured */
+  double bytes, t_solve;              /* host memory and solve time, modelled */
+} em_psweep_est;
+
+/* Open, mesh (or reuse, pa->mesh_cache) and number the unknowns of the
+ * point whose overrides pa holds, and model its memory and time. */
+em_err em_psweep_estimate(const em_app_args *pa, const em_log *log, em_psweep_est *e);
 
 /* Usage check of the --sweep lists alone (a malformed one exits 2). */
 em_err em_app_psweep_check(const em_psweep_args *ps);

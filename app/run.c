@@ -273,7 +273,7 @@ static em_err make_mesh(em_run *r) {
   if (cfg->mesh_file) /* a mesh saved by an earlier run (--save-mesh): the same model */
     EM_TRY(em_case_load_mesh(r->cs, cfg->mesh_file, &mo, &r->detail, &r->mesh));
   else
-    EM_TRY(em_case_mesh(r->cs, &mo, &r->detail, &r->mesh));
+    EM_TRY(em_app_mesh(r, &mo)); /* a design sweep's point may reuse the last mesh */
   if (r->args->save_mesh) EM_TRY(em_case_save_mesh(r->cs, r->args->save_mesh, log));
   EM_TRY(em_app_check_signal());
   r->t_mesh = em_wtime() - t0;

@@ -3,9 +3,12 @@
 // A cylindrical DRA (radius dra_r, height dra_h, eps_r, loss tangent) sits
 // on a finite square ground plate (gp x gp, thickness gt).  A 50-ohm coaxial
 // line comes up through the plate beside the DRA; its inner conductor goes on
-// as a vertical probe (length probe_h above the plate) that stands at
-// probe_x from the DRA axis, partly sunk into the DRA wall as in drilled
-// probe-fed DRAs.  The coax below the plate is a short line inside a metal
+// as a vertical probe (length probe_h above the plate) whose axis lies
+// probe_in inside the DRA wall (probe_x = dra_r - probe_in from the DRA
+// axis), partly sunk into the wall as in drilled probe-fed DRAs.  The probe
+// follows the radius, so a sweep of Geometry/dra_radius keeps the feed the
+// same (the default 0.5 mm inset at a = 7.5 mm is the former fixed 7 mm
+// offset).  The coax below the plate is a short line inside a metal
 // jacket; the wave port (port1, TEM mode) is its annular cross-section at
 // the bottom.  Metal (plate, jacket, probe) is not meshed: its surfaces are
 // PEC, as is every exterior face without a group.  An air box with margin
@@ -29,7 +32,8 @@ DefineConstant[
   dra_h   = {6, Name "Geometry/dra_height", Help "DRA height, mm"},
   gp      = {40, Name "Geometry/ground_size", Help "ground plate side, mm"},
   gt      = {1, Name "Geometry/ground_thickness", Help "ground plate thickness, mm"},
-  probe_x = {7, Name "Geometry/probe_offset", Help "probe axis distance from the DRA axis, mm"},
+  probe_in = {0.5, Min -5, Max 5, Name "Geometry/probe_inset",
+              Help "probe axis depth inside the DRA wall, mm (the probe stands at dra_radius - inset from the DRA axis; negative: outside the wall); |inset| < coax_inner_radius"},
   probe_h = {4, Name "Geometry/probe_length", Help "probe length above the ground plate, mm"},
   ra      = {0.65, Name "Geometry/coax_inner_radius", Help "probe / coax inner radius, mm"},
   rb      = {1.5, Name "Geometry/coax_outer_radius", Help "coax outer radius, mm"},
@@ -50,6 +54,15 @@ DefineConstant[
   de1     = {4, Name "Ports/port1/deembed", Help "reference plane shift, mm (4 = coax length: the plate's underside)"}
 ];
 
+// geometries that are not this antenna, refused with their reason (a design
+// sweep records the message and goes on)
+If (dra_r <= 0 || dra_h <= 0)
+  Error("DRA radius %g mm and height %g mm: both must be > 0", dra_r, dra_h);
+EndIf
+If (Fabs(probe_in) >= ra)
+  Error("probe inset %g mm: the probe (radius %g mm) must cross the DRA wall (|inset| < %g); a probe wholly inside or outside the DRA is another antenna", probe_in, ra, ra);
+EndIf
+probe_x = dra_r - probe_in; // probe axis distance from the DRA axis
 zport = -gt - lc;          // port plane
 rj = rb + 1.5;             // metal jacket radius around the coax
 zlo = zport - 1;           // jacket bottom (1 mm metal cap under the port)

@@ -6,7 +6,8 @@
  * Gmsh gives every number parameter without a declared range an automatic
  * one for its GUI slider (value / 20 .. 20 value, or value / 5 .. 5 value
  * for integers, in int), so a range equal to that rule applied to the
- * case's own value counts as not declared. */
+ * case's own value counts as not declared.  A Loop attribute (ONELAB's
+ * loop level) with Step or Choices declares a design sweep (app/psweep.c). */
 #include <gmshc.h>
 #include <limits.h>
 #include <math.h>
@@ -111,6 +112,11 @@ em_err em_param_read_meta(const em_case *c, em_param *p) {
   EM_TRY_GOTO(err, json_list(json_field(js, "choices"), &p->choices), done);
   const char *ro = json_field(js, "readOnly");
   p->read_only = ro && !strncmp(ro, "true", 4);
+  /* "attributes":{ "Loop":"1" }: ONELAB's loop level (GetDP runs it) */
+  const char *lp = json_field(js, "Loop");
+  p->loop = lp && *lp == '"' ? atoi(lp + 1) : 0;
+  const char *st = json_field(js, "step");
+  p->step = st ? strtod(st, NULL) : 0;
   const char *mn = json_field(js, "min"), *mx = json_field(js, "max");
   if (!p->is_string && mn && mx) {
     double a = strtod(mn, NULL), b = strtod(mx, NULL);

@@ -166,6 +166,9 @@ typedef struct em_param {
   int has_max;     /* Max declared */
   double min, max; /* the declared range */
   int read_only;   /* ReadOnly 1 */
+  int loop;        /* Loop 1 / 2 / 3 (ONELAB: outer to inner): the case declares
+                      a sweep over Min:Step:Max or its Choices; 0: none */
+  double step;     /* Step (0: none declared) */
 } em_param;
 
 typedef struct em_case em_case;
@@ -231,6 +234,11 @@ typedef struct em_mesh_opts {
  * smallest such h in metres.  0 tets when the sizes do not come from the
  * wavelength (a .msh, elements_per_wavelength <= 0). */
 em_err em_case_estimate(em_case *c, const em_mesh_opts *opts, double *tets, double *h_min);
+
+/* A fingerprint of the case's geometry (entities, their bounding boxes,
+ * physical groups): equal for two parameter sets that build the same model
+ * (a design sweep's check before it reuses a mesh). */
+em_err em_case_geometry_hash(const em_case *c, uint64_t *hash);
 
 /* Generate (for .geo) or read (for .msh) the tet mesh, and build the
  * topology.  Logs meshing progress and the statistics. */

@@ -12,6 +12,10 @@ From what the directory holds (docs/outputs.md):
   pattern_<n>.csv    pattern_<n>.{png,svg}  E- and H-plane polar patterns (dBi)
   rcs_<n>.csv        rcs_<n>.{png,svg}      bistatic RCS (dBsm) in the planes
                                             phi = 0 and phi = 90 deg
+  sweep.csv          sweep_s11.{png,svg}    a design sweep: |S11| of every point
+  sweep_summary.csv  sweep_resonance.{png,svg}  first Re Zin peak and |S11|
+                                            minimum against the first swept
+                                            parameter that varies
 Every plot names the case (summary.json) and the frequency, and has units.
 Needs Debian's python3-matplotlib (scripts/install-deps.sh).  Exit status:
 0 plots written, 1 bad input, 2 nothing to plot, 3 matplotlib missing.
@@ -244,6 +248,67 @@ def plot_rcs(path, case, out, name):
     return save(fig, out, name)
 
 
+SWEEP_FIXED = ("point", "f_Hz", "S11_dB", "S11_deg", "Zin_re_ohm", "Zin_im_ohm")
+
+
+def plot_sweep(d, case, out):
+    """A design sweep's folder (sweep.csv, sweep_summary.csv): the S11 family,
+    one curve per point, and the HEM-style resonance (first Re Zin peak and
+    first |S11| minimum) against the first swept parameter that varies, one
+    line per value of the others."""
+    path = os.path.join(d, "sweep.csv")
+    with open(path, newline="") as fh:
+        lines = [l for l in fh.read().splitlines() if l and not l.startswith("#")]
+    head = next(csv.reader(lines[:1])) if lines else []
+    names = [c for c in head if c not in SWEEP_FIXED]
+    rows = list(csv.DictReader(lines))
+    written = []
+    if rows:
+        fig, ax = plt.subplots(figsize=(7.5, 4.8))
+        pts = sorted({int(r["point"]) for r in rows})
+        for k in pts:
+            rk = [r for r in rows if int(r["point"]) == k]
+            lab = ", ".join(f"{n.split('/')[-1]} {rk[0][n]}" for n in names)
+            ax.plot([ghz(num(r, "f_Hz", path)) for r in rk], [num(r, "S11_dB", path) for r in rk],
+                    marker="o" if len(rk) <= 60 else None, ms=3, label=lab)
+        ax.axhline(-10, color="k", lw=0.6, ls=":")
+        ax.set_xlabel("frequency (GHz)")
+        ax.set_ylabel("|S11| (dB)")
+        ax.set_title(f"{case}: design sweep, |S11| of {len(pts)} points")
+        ax.grid(True, alpha=0.4)
+        ax.legend(fontsize=7)
+        written += save(fig, out, "sweep_s11")
+    spath = os.path.join(d, "sweep_summary.csv")
+    if not os.path.exists(spath):
+        return written
+    _, srows = read_table(spath)
+    ok = [r for r in srows if r.get("status") == "ok" and (r.get("f_res_Hz") or r.get("f_s11min_Hz"))]
+    varying = [n for n in names if len({r[n] for r in srows}) > 1]
+    if not ok or not varying:
+        return written
+    x = varying[0]
+    others = [n for n in names if n != x]
+    groups = {}
+    for r in ok:
+        groups.setdefault(tuple(r[n] for n in others), []).append(r)
+    fig, ax = plt.subplots(figsize=(7, 4.5))
+    for i, (key, rs) in enumerate(sorted(groups.items())):
+        rs.sort(key=lambda r: float(r[x]))
+        lab = ", ".join(f"{n.split('/')[-1]} {v}" for n, v in zip(others, key))
+        for col, mk, ls, what in (("f_res_Hz", "o", "-", "Re Zin peak"), ("f_s11min_Hz", "s", "--", "|S11| min")):
+            xy = [(float(r[x]), ghz(float(r[col]))) for r in rs if r.get(col)]
+            if xy:
+                ax.plot([p[0] for p in xy], [p[1] for p in xy], marker=mk, ls=ls, color=f"C{i}",
+                        label=f"{what}{', ' + lab if lab else ''}")
+    ax.set_xlabel(f"{x} (the case's units)")
+    ax.set_ylabel("resonance (GHz)")
+    ax.set_title(f"{case}: first resonance against {x.split('/')[-1]}")
+    ax.grid(True, alpha=0.4)
+    ax.legend(fontsize=7)
+    written += save(fig, out, "sweep_resonance")
+    return written
+
+
 def main(argv):
     if len(argv) != 2 or argv[1] in ("-h", "--help"):
         sys.stderr.write(__doc__)
@@ -253,6 +318,8 @@ def main(argv):
         fail(f"{d} is not a directory")
     case, zref = os.path.basename(os.path.normpath(d)), 50.0
     summ = os.path.join(d, "summary.json")
+    if not os.path.exists(summ):  # a design sweep: the case of its points
+        summ = (sorted(glob.glob(os.path.join(d, "point_*", "summary.json"))) or [summ])[0]
     if os.path.exists(summ):
         try:
             with open(summ) as fh:
@@ -274,8 +341,10 @@ def main(argv):
         written += plot_pattern(p, case, out, os.path.splitext(os.path.basename(p))[0])
     for p in sorted(glob.glob(os.path.join(d, "rcs_*.csv"))):
         written += plot_rcs(p, case, out, os.path.splitext(os.path.basename(p))[0])
+    if os.path.exists(os.path.join(d, "sweep.csv")):
+        written += plot_sweep(d, case, out)
     if not written:
-        fail(f"nothing to plot in {d} (no ports.csv, antenna.csv, pattern_*.csv, rcs_*.csv)", 2)
+        fail(f"nothing to plot in {d} (no ports.csv, antenna.csv, pattern_*.csv, rcs_*.csv, sweep.csv)", 2)
     print(f"emplot: {len(written)} files in {out}/: {' '.join(written)}")
     return 0
 

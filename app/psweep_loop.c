@@ -1,0 +1,96 @@
+/* psweep_loop.c - design sweeps a case declares the ONELAB way: a
+ * DefineConstant with the Loop attribute over its Choices or Min:Step:Max
+ * (docs/sweeps.md, "Sweeps the case declares"). */
+#include <ctype.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "psweep.h"
+
+/* Whether the case file may declare a loop: a word "Loop" that is not a
+ * Curve / Surface / Line Loop command.  A cheap look at the text, so that
+ * an ordinary run does not parse its case twice; a yes is confirmed by
+ * the ONELAB attributes (declared_axes). */
+int em_app_psweep_declared(const char *path) {
+  size_t len = path ? strlen(path) : 0;
+  if (len < 4 || strcmp(path + len - 4, ".geo")) return 0; /* a .msh declares nothing */
+  FILE *f = fopen(path, "r");
+  if (!f) return 0;
+  char buf[1 << 16];
+  size_t n = fread(buf, 1, sizeof buf - 1, f);
+  fclose(f);
+  buf[n] = '\0';
+  for (const char *q = strstr(buf, "Loop"); q; q = strstr(q + 4, "Loop")) {
+    if (q > buf && (isalnum((unsigned char)q[-1]) || q[-1] == '_')) continue;
+    const char *b = q;
+    while (b > buf && isspace((unsigned char)b[-1])) b--;
+    const char *w = b;
+    while (w > buf && isalpha((unsigned char)w[-1])) w--;
+    size_t wl = (size_t)(b - w);
+    if ((wl == 5 && !strncmp(w, "Curve", 5)) || (wl == 7 && !strncmp(w, "Surface", 7)) ||
+        (wl == 4 && !strncmp(w, "Line", 4)))
+      continue;
+    return 1;
+  }
+  return 0;
+}
+
+/* The sweeps a case declares: each number parameter with a Loop attribute
+ * (ONELAB's level 1, 2, 3: outer to inner) over its Choices, else
+ * Min:Step:Max, as "NAME=LIST" in spec[] (*n of them), in level order.  A
+ * parameter given by -setnumber or by --sweep is not taken from the case.
+ * *plots: the case's or command line's Output/plots. */
+em_err em_psweep_declared_axes(const em_app_args *a, const em_psweep_args *ps, const em_log *log,
+                               char (*spec)[4096], int *n, int *plots) {
+  *n = 0;
+  int n_spec;
+  const em_param_spec *specs = em_app_specs(&n_spec);
+  em_case *c = NULL;
+  em_log quiet = *log;
+  quiet.level = log->level >= EM_LOG_VERBOSE ? log->level : EM_LOG_QUIET;
+  EM_TRY(em_case_open(a->case_path, a->n_over, a->over, n_spec, specs, &quiet, &c));
+  double v = 0;
+  *plots = em_case_number(c, "Output/plots", &v) == EM_OK && v != 0;
+  em_error_clear();
+  em_err err = EM_OK;
+  for (int level = 1; level <= 3 && !err; level++)
+    for (int i = 0; i < em_case_param_count(c) && !err; i++) {
+      const em_param *q = em_case_param_at(c, i);
+      int given = 0;
+      for (int j = 0; j < ps->n; j++)
+        given |= !strncmp(ps->specs[j], q->name, strlen(q->name)) &&
+                 ps->specs[j][strlen(q->name)] == '=';
+      if (q->loop != level || given || strcmp(q->source, "case file")) continue;
+      if (q->is_string) {
+        err = EM_RAISE(EM_ERR_INPUT,
+                       "case '%s' declares Loop on the string parameter '%s': only numbers loop "
+                       "(give --sweep %s=a,b,c)",
+                       a->case_path, q->name, q->name);
+        break;
+      }
+      if (*n == EM_PSWEEP_MAX_AXES) {
+        err = EM_RAISE(EM_ERR_INPUT, "case '%s' declares more than %d loops", a->case_path,
+                       EM_PSWEEP_MAX_AXES);
+        break;
+      }
+      char *d = spec[*n];
+      if (q->choices) { /* "1, 2, 4" -> "NAME=1,2,4" */
+        size_t len = (size_t)snprintf(d, 4096, "%s=", q->name);
+        for (const char *t = q->choices; *t && len < 4095; t++)
+          if (*t != ' ') d[len++] = *t;
+        d[len] = '\0';
+      } else if (q->step > 0 && q->has_min && q->has_max) {
+        snprintf(d, 4096, "%s=%.17g:%.17g:%.17g", q->name, q->min, q->step, q->max);
+      } else {
+        err = EM_RAISE(EM_ERR_INPUT,
+                       "case '%s' declares Loop on '%s' but no Choices, or not all of Min, Max "
+                       "and Step (> 0): the values to loop over are unknown",
+                       a->case_path, q->name);
+        break;
+      }
+      em_log_info(log, "case %s declares a sweep (Loop %d): %s", em_case_name(c), level, d);
+      (*n)++;
+    }
+  em_case_close(&c);
+  return err;
+}
