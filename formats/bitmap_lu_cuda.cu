@@ -314,6 +314,11 @@ __global__ void __launch_bounds__(LU_THREADS) lu_numeric(lu_num s) {
   do {                                                                     \
     if (!err) err = em_cuda_status((int)(call), what, __FILE__, __LINE__); \
   } while (0)
+/* ptr = a device array of `bytes` (em_dev_alloc: an error names `what`) */
+#define LU_ALLOC(ptr, bytes, what)                                              \
+  do {                                                                          \
+    if (!err) err = em_dev_alloc((void **)&(ptr), NULL, (bytes), NULL, (what)); \
+  } while (0)
 
 /* out[0..n] = exclusive prefix sums of in[0..n] */
 static em_err lu_scan(const int64_t *in, int64_t *out, int64_t n) {
@@ -321,9 +326,9 @@ static em_err lu_scan(const int64_t *in, int64_t *out, int64_t n) {
   void *tmp = NULL;
   em_err err = EM_OK;
   LU_TRY(cub::DeviceScan::ExclusiveSum(NULL, tmp_bytes, in, out, n + 1), "cub scan size");
-  LU_TRY(cudaMalloc(&tmp, tmp_bytes + 8), "cudaMalloc(scan)");
+  LU_ALLOC(tmp, tmp_bytes + 8, "bitmap LU scan scratch");
   LU_TRY(cub::DeviceScan::ExclusiveSum(tmp, tmp_bytes, in, out, n + 1), "cub scan");
-  cudaFree(tmp);
+  em_dev_free(&tmp);
   return err ? em_error_trace(err, __FILE__, __LINE__) : EM_OK;
 }
 
@@ -331,11 +336,11 @@ static em_err lu_scan(const int64_t *in, int64_t *out, int64_t n) {
 static em_err lu_woff(int64_t n_words, const u64 *mask, int64_t *woff) {
   int64_t *pc = NULL;
   em_err err = EM_OK;
-  LU_TRY(cudaMalloc(&pc, (size_t)(n_words + 1) * 8), "cudaMalloc(popcounts)");
+  LU_ALLOC(pc, (size_t)(n_words + 1) * 8, "bitmap LU popcounts");
   if (!err) lu_popcount<<<(unsigned)((n_words + 256) / 256), 256>>>(n_words, mask, pc);
   LU_TRY(cudaGetLastError(), "bitmap LU popcount kernel");
   if (!err) err = lu_scan(pc, woff, n_words);
-  cudaFree(pc);
+  em_dev_free(&pc);
   return err ? em_error_trace(err, __FILE__, __LINE__) : EM_OK;
 }
 
@@ -362,23 +367,27 @@ struct lu_dev {
 };
 
 static void lu_dev_free(lu_dev *d) {
-  cudaFree(d->wptr);
-  cudaFree(d->vptr);
-  cudaFree(d->woff);
-  cudaFree(d->widx);
-  cudaFree(d->mask);
-  cudaFree(d->val);
+  em_dev_free(&d->wptr);
+  em_dev_free(&d->vptr);
+  em_dev_free(&d->woff);
+  em_dev_free(&d->widx);
+  em_dev_free(&d->mask);
+  em_dev_free(&d->val);
   memset(d, 0, sizeof *d);
 }
 
 static em_err lu_upload(const em_bitmap *h, lu_dev *d) {
   memset(d, 0, sizeof *d);
   const size_t np = ((size_t)h->n_rows + 1) * 8;
-  EM_CUDA(cudaMalloc(&d->wptr, np));
-  EM_CUDA(cudaMalloc(&d->widx, (size_t)h->n_words * 4 + 4));
-  EM_CUDA(cudaMalloc(&d->mask, (size_t)h->n_words * 8 + 8));
-  EM_CUDA(cudaMalloc(&d->woff, (size_t)h->n_words * 8 + 8));
-  EM_CUDA(cudaMalloc(&d->val, (size_t)h->nnz * 16 + 16));
+  EM_TRY(em_dev_alloc((void **)&d->wptr, NULL, np, NULL, "bitmap LU: A's word pointers"));
+  EM_TRY(em_dev_alloc((void **)&d->widx, NULL, (size_t)h->n_words * 4 + 4, NULL,
+                      "bitmap LU: A's word indices"));
+  EM_TRY(em_dev_alloc((void **)&d->mask, NULL, (size_t)h->n_words * 8 + 8, NULL,
+                      "bitmap LU: A's masks"));
+  EM_TRY(em_dev_alloc((void **)&d->woff, NULL, (size_t)h->n_words * 8 + 8, NULL,
+                      "bitmap LU: A's word offsets"));
+  EM_TRY(em_dev_alloc((void **)&d->val, NULL, (size_t)h->nnz * 16 + 16, NULL,
+                      "bitmap LU: A's values"));
   EM_CUDA(cudaMemcpy(d->wptr, h->wptr, np, cudaMemcpyHostToDevice));
   EM_CUDA(cudaMemcpy(d->widx, h->widx, (size_t)h->n_words * 4, cudaMemcpyHostToDevice));
   EM_CUDA(cudaMemcpy(d->mask, h->mask, (size_t)h->n_words * 8, cudaMemcpyHostToDevice));
@@ -405,21 +414,21 @@ static em_err lu_pattern(const em_bitmap *a, const lu_dev *da, lu_dev *c, int64_
   int *flags = NULL; /* flag[n], ticket, overflow, bad (int32) */
   em_err err = EM_OK;
   const size_t np = ((size_t)n + 1) * 8;
-  LU_TRY(cudaMalloc(&s.scratch, (size_t)blocks * LU_WARPS * nw * 8), "cudaMalloc(LU masks)");
+  LU_ALLOC(s.scratch, (size_t)blocks * LU_WARPS * nw * 8, "bitmap LU dense row masks");
   LU_TRY(cudaMemset(s.scratch, 0, (size_t)blocks * LU_WARPS * nw * 8), "cudaMemset(LU masks)");
-  LU_TRY(cudaMalloc(&s.ps, np), "cudaMalloc(LU pool rows)");
-  LU_TRY(cudaMalloc(&s.pu, np), "cudaMalloc(LU pool rows)");
-  LU_TRY(cudaMalloc(&s.pc, np), "cudaMalloc(LU pool rows)");
-  LU_TRY(cudaMalloc(&s.used, 8), "cudaMalloc(LU pool)");
-  LU_TRY(cudaMalloc(&flags, ((size_t)n + 3) * sizeof(int)), "cudaMalloc(LU flags)");
+  LU_ALLOC(s.ps, np, "bitmap LU pool row starts");
+  LU_ALLOC(s.pu, np, "bitmap LU pool diagonal words");
+  LU_ALLOC(s.pc, np, "bitmap LU row word counts");
+  LU_ALLOC(s.used, 8, "bitmap LU pool fill");
+  LU_ALLOC(flags, ((size_t)n + 3) * sizeof(int), "bitmap LU symbolic flags");
   for (int overflow = 1; !err && overflow;) {
     s.cap = cap;
     s.flag = flags;
     s.ticket = flags + n;
     s.overflow = flags + n + 1;
     s.bad = (int32_t *)(flags + n + 2);
-    LU_TRY(cudaMalloc(&s.pw, (size_t)cap * 4), "cudaMalloc(LU pool)");
-    LU_TRY(cudaMalloc(&s.pm, (size_t)cap * 8), "cudaMalloc(LU pool)");
+    LU_ALLOC(s.pw, (size_t)cap * 4, "bitmap LU pool words");
+    LU_ALLOC(s.pm, (size_t)cap * 8, "bitmap LU pool masks");
     LU_TRY(cudaMemset(flags, 0, ((size_t)n + 2) * sizeof(int)), "cudaMemset(LU flags)");
     LU_TRY(cudaMemcpy(s.bad, &n, 4, cudaMemcpyHostToDevice), "cudaMemcpy(LU flags)");
     LU_TRY(cudaMemset(s.used, 0, 8), "cudaMemset(LU pool)");
@@ -429,32 +438,30 @@ static em_err lu_pattern(const em_bitmap *a, const lu_dev *da, lu_dev *c, int64_
     LU_TRY(cudaMemcpy(&overflow, s.overflow, 4, cudaMemcpyDeviceToHost), "cudaMemcpy(LU flags)");
     LU_TRY(cudaMemcpy(&used, s.used, 8, cudaMemcpyDeviceToHost), "cudaMemcpy(LU pool)");
     if (!err && overflow) { /* rerun with room for at least twice as much */
-      cudaFree(s.pw);
-      cudaFree(s.pm);
-      s.pw = NULL;
-      s.pm = NULL;
+      em_dev_free(&s.pw);
+      em_dev_free(&s.pm);
       cap = 2 * (used > cap ? used : cap);
     }
   }
   LU_TRY(cudaMemcpy(bad, s.bad, 4, cudaMemcpyDeviceToHost), "cudaMemcpy(LU flags)");
-  LU_TRY(cudaMalloc(&c->wptr, np), "cudaMalloc(LU wptr)");
+  LU_ALLOC(c->wptr, np, "bitmap LU word pointers");
   if (!err) err = lu_scan(s.pc, c->wptr, n);
   LU_TRY(cudaMemcpy(n_words, c->wptr + n, 8, cudaMemcpyDeviceToHost), "cudaMemcpy(LU words)");
-  LU_TRY(cudaMalloc(&c->widx, (size_t)*n_words * 4 + 4), "cudaMalloc(LU widx)");
-  LU_TRY(cudaMalloc(&c->mask, (size_t)*n_words * 8 + 8), "cudaMalloc(LU masks)");
+  LU_ALLOC(c->widx, (size_t)*n_words * 4 + 4, "bitmap LU word indices");
+  LU_ALLOC(c->mask, (size_t)*n_words * 8 + 8, "bitmap LU masks");
   if (!err && n > 0)
     lu_compact<<<(unsigned)(((int64_t)n * 32 + LU_THREADS - 1) / LU_THREADS), LU_THREADS>>>(
         n, s.ps, c->wptr, s.pw, s.pm, c->widx, c->mask);
   LU_TRY(cudaGetLastError(), "bitmap LU compaction kernel");
   LU_TRY(cudaDeviceSynchronize(), "bitmap LU symbolic");
-  cudaFree(s.scratch);
-  cudaFree(s.ps);
-  cudaFree(s.pu);
-  cudaFree(s.pc);
-  cudaFree(s.used);
-  cudaFree(s.pw);
-  cudaFree(s.pm);
-  cudaFree(flags);
+  em_dev_free(&s.scratch);
+  em_dev_free(&s.ps);
+  em_dev_free(&s.pu);
+  em_dev_free(&s.pc);
+  em_dev_free(&s.used);
+  em_dev_free(&s.pw);
+  em_dev_free(&s.pm);
+  em_dev_free(&flags);
   return err ? em_error_trace(err, __FILE__, __LINE__) : EM_OK;
 }
 
@@ -512,15 +519,15 @@ extern "C" em_err em_bitmap_lu_cuda(const em_spmat *A, em_spmat **LU, double *ms
   LU_TRY(cudaEventCreate(&e[1]), "cudaEventCreate");
   LU_TRY(cudaEventRecord(e[0]), "cudaEventRecord");
   if (!err) err = lu_pattern(a, &da, &c, &n_words, &bad_sym);
-  LU_TRY(cudaMalloc(&c.woff, (size_t)n_words * 8 + 8), "cudaMalloc(LU offsets)");
+  LU_ALLOC(c.woff, (size_t)n_words * 8 + 8, "bitmap LU word offsets");
   if (!err) err = lu_woff(n_words, c.mask, c.woff);
-  LU_TRY(cudaMalloc(&c.vptr, np), "cudaMalloc(LU vptr)");
+  LU_ALLOC(c.vptr, np, "bitmap LU value offsets");
   if (!err) lu_vptr<<<(unsigned)((n + 256) / 256), 256>>>(n, c.wptr, c.woff, c.vptr);
   LU_TRY(cudaGetLastError(), "bitmap LU vptr kernel");
   LU_TRY(cudaMemcpy(&nnz, c.woff + n_words, 8, cudaMemcpyDeviceToHost), "cudaMemcpy(LU nnz)");
-  LU_TRY(cudaMalloc(&c.val, (size_t)nnz * 16 + 16), "cudaMalloc(LU values)");
-  LU_TRY(cudaMalloc(&dpos, np), "cudaMalloc(LU pivots)");
-  LU_TRY(cudaMalloc(&flags, ((size_t)n + 2) * sizeof(int)), "cudaMalloc(LU flags)");
+  LU_ALLOC(c.val, (size_t)nnz * 16 + 16, "bitmap LU values");
+  LU_ALLOC(dpos, np, "bitmap LU pivot positions");
+  LU_ALLOC(flags, ((size_t)n + 2) * sizeof(int), "bitmap LU numeric flags");
   LU_TRY(cudaMemset(flags, 0, ((size_t)n + 1) * sizeof(int)), "cudaMemset(LU flags)");
   LU_TRY(cudaMemcpy(flags + n + 1, &n, 4, cudaMemcpyHostToDevice), "cudaMemcpy(LU flags)");
   if (!err && bad_sym > 0) {
@@ -543,8 +550,8 @@ extern "C" em_err em_bitmap_lu_cuda(const em_spmat *A, em_spmat **LU, double *ms
   if (!err) err = lu_download(&c, n, n_words, nnz, LU);
   for (int q = 0; q < 2; q++)
     if (e[q]) cudaEventDestroy(e[q]);
-  cudaFree(dpos);
-  cudaFree(flags);
+  em_dev_free(&dpos);
+  em_dev_free(&flags);
   lu_dev_free(&da);
   lu_dev_free(&c);
   return err ? em_error_trace(err, __FILE__, __LINE__) : EM_OK;

@@ -21,11 +21,11 @@ struct bo_dev {
 };
 
 static void bo_free(bo_dev *d) {
-  cudaFree(d->wptr);
-  cudaFree(d->vptr);
-  cudaFree(d->widx);
-  cudaFree(d->mask);
-  cudaFree(d->val);
+  em_dev_free(&d->wptr);
+  em_dev_free(&d->vptr);
+  em_dev_free(&d->widx);
+  em_dev_free(&d->mask);
+  em_dev_free(&d->val);
   memset(d, 0, sizeof *d);
 }
 
@@ -34,11 +34,12 @@ static em_err bo_upload(const em_bitmap *h, size_t vs, bo_dev *d) {
   d->n_rows = h->n_rows;
   d->n_cols = h->n_cols;
   const size_t np = ((size_t)h->n_rows + 1) * sizeof(int64_t);
-  EM_CUDA(cudaMalloc(&d->wptr, np));
-  EM_CUDA(cudaMalloc(&d->vptr, np));
-  EM_CUDA(cudaMalloc(&d->widx, (size_t)h->n_words * 4 + 4));
-  EM_CUDA(cudaMalloc(&d->mask, (size_t)h->n_words * 8 + 8));
-  EM_CUDA(cudaMalloc(&d->val, (size_t)h->nnz * vs + vs));
+  EM_TRY(em_dev_alloc((void **)&d->wptr, NULL, np, NULL, "bitmap word pointers"));
+  EM_TRY(em_dev_alloc((void **)&d->vptr, NULL, np, NULL, "bitmap value offsets"));
+  EM_TRY(em_dev_alloc((void **)&d->widx, NULL, (size_t)h->n_words * 4 + 4, NULL,
+                      "bitmap word indices"));
+  EM_TRY(em_dev_alloc((void **)&d->mask, NULL, (size_t)h->n_words * 8 + 8, NULL, "bitmap masks"));
+  EM_TRY(em_dev_alloc(&d->val, NULL, (size_t)h->nnz * vs + vs, NULL, "bitmap values"));
   EM_CUDA(cudaMemcpy(d->wptr, h->wptr, np, cudaMemcpyHostToDevice));
   EM_CUDA(cudaMemcpy(d->vptr, h->vptr, np, cudaMemcpyHostToDevice));
   EM_CUDA(cudaMemcpy(d->widx, h->widx, (size_t)h->n_words * 4, cudaMemcpyHostToDevice));
@@ -249,6 +250,11 @@ __global__ void __launch_bounds__(BO_THREADS)
   do {                                                                     \
     if (!err) err = em_cuda_status((int)(call), what, __FILE__, __LINE__); \
   } while (0)
+/* ptr = a device array of `bytes` (em_dev_alloc: an error names `what`) */
+#define BO_ALLOC(ptr, bytes, what)                                              \
+  do {                                                                          \
+    if (!err) err = em_dev_alloc((void **)&(ptr), NULL, (bytes), NULL, (what)); \
+  } while (0)
 
 /* out[0..n] = exclusive prefix sums of in[0..n] (in[n] = 0: out[n] total) */
 static em_err bo_scan(const int64_t *in, int64_t *out, int32_t n) {
@@ -256,9 +262,9 @@ static em_err bo_scan(const int64_t *in, int64_t *out, int32_t n) {
   void *tmp = NULL;
   em_err err = EM_OK;
   BO_TRY(cub::DeviceScan::ExclusiveSum(NULL, tmp_bytes, in, out, n + 1), "cub scan size");
-  BO_TRY(cudaMalloc(&tmp, tmp_bytes + 8), "cudaMalloc(scan)");
+  BO_ALLOC(tmp, tmp_bytes + 8, "bitmap scan scratch");
   BO_TRY(cub::DeviceScan::ExclusiveSum(tmp, tmp_bytes, in, out, n + 1), "cub scan");
-  cudaFree(tmp);
+  em_dev_free(&tmp);
   return err ? em_error_trace(err, __FILE__, __LINE__) : EM_OK;
 }
 
@@ -270,9 +276,11 @@ static em_err bo_alloc_result(const int64_t *nw, const int64_t *nz, bo_dev *c, s
   EM_TRY(bo_scan(nz, c->vptr, c->n_rows));
   EM_CUDA(cudaMemcpy(n_words, c->wptr + c->n_rows, sizeof *n_words, cudaMemcpyDeviceToHost));
   EM_CUDA(cudaMemcpy(nnz, c->vptr + c->n_rows, sizeof *nnz, cudaMemcpyDeviceToHost));
-  EM_CUDA(cudaMalloc(&c->widx, (size_t)*n_words * 4 + 4));
-  EM_CUDA(cudaMalloc(&c->mask, (size_t)*n_words * 8 + 8));
-  EM_CUDA(cudaMalloc(&c->val, (size_t)*nnz * vs + vs));
+  EM_TRY(em_dev_alloc((void **)&c->widx, NULL, (size_t)*n_words * 4 + 4, NULL,
+                      "bitmap result word indices"));
+  EM_TRY(
+      em_dev_alloc((void **)&c->mask, NULL, (size_t)*n_words * 8 + 8, NULL, "bitmap result masks"));
+  EM_TRY(em_dev_alloc(&c->val, NULL, (size_t)*nnz * vs + vs, NULL, "bitmap result values"));
   return EM_OK;
 }
 
@@ -370,9 +378,9 @@ extern "C" em_err em_bitmap_get_cuda(const em_spmat *M, int64_t n, const int32_t
   void *dout = NULL;
   bo_timer tm = {{NULL, NULL}};
   em_err err = bo_upload(h, vs, &d);
-  BO_TRY(cudaMalloc(&di, (size_t)n * 4), "cudaMalloc(queries)");
-  BO_TRY(cudaMalloc(&dj, (size_t)n * 4), "cudaMalloc(queries)");
-  BO_TRY(cudaMalloc(&dout, (size_t)n * vs), "cudaMalloc(answers)");
+  BO_ALLOC(di, (size_t)n * 4, "bitmap query rows");
+  BO_ALLOC(dj, (size_t)n * 4, "bitmap query columns");
+  BO_ALLOC(dout, (size_t)n * vs, "bitmap query answers");
   BO_TRY(cudaMemcpy(di, i, (size_t)n * 4, cudaMemcpyHostToDevice), "cudaMemcpy(queries)");
   BO_TRY(cudaMemcpy(dj, j, (size_t)n * 4, cudaMemcpyHostToDevice), "cudaMemcpy(queries)");
   if (!err) err = bo_timer_start(&tm);
@@ -393,9 +401,9 @@ extern "C" em_err em_bitmap_get_cuda(const em_spmat *M, int64_t n, const int32_t
     BO_TRY(cudaMemcpy(a, dout, (size_t)n * vs, cudaMemcpyDeviceToHost), "cudaMemcpy(answers)");
   }
   bo_timer_free(&tm);
-  cudaFree(di);
-  cudaFree(dj);
-  cudaFree(dout);
+  em_dev_free(&di);
+  em_dev_free(&dj);
+  em_dev_free(&dout);
   bo_free(&d);
   return err ? em_error_trace(err, __FILE__, __LINE__) : EM_OK;
 }
@@ -410,7 +418,9 @@ extern "C" em_err em_bitmap_add_cuda(const em_spmat *A, const em_spmat *B, em_sp
   const em_prec p = A->info.prec;
   const size_t vs = em_prec_size(p);
   const int32_t n = a->n_rows;
-  bo_dev da, db, dc;
+  bo_dev da, db, dc; /* zeroed: all three are freed even after a failed upload */
+  memset(&da, 0, sizeof da);
+  memset(&db, 0, sizeof db);
   memset(&dc, 0, sizeof dc);
   dc.n_rows = n;
   dc.n_cols = a->n_cols;
@@ -418,10 +428,10 @@ extern "C" em_err em_bitmap_add_cuda(const em_spmat *A, const em_spmat *B, em_sp
   bo_timer tm = {{NULL, NULL}};
   em_err err = bo_upload(a, vs, &da);
   if (!err) err = bo_upload(b, vs, &db);
-  BO_TRY(cudaMalloc(&nw, ((size_t)n + 1) * 8), "cudaMalloc(counts)");
-  BO_TRY(cudaMalloc(&nz, ((size_t)n + 1) * 8), "cudaMalloc(counts)");
-  BO_TRY(cudaMalloc(&dc.wptr, ((size_t)n + 1) * 8), "cudaMalloc(wptr)");
-  BO_TRY(cudaMalloc(&dc.vptr, ((size_t)n + 1) * 8), "cudaMalloc(vptr)");
+  BO_ALLOC(nw, ((size_t)n + 1) * 8, "bitmap sum word counts");
+  BO_ALLOC(nz, ((size_t)n + 1) * 8, "bitmap sum value counts");
+  BO_ALLOC(dc.wptr, ((size_t)n + 1) * 8, "bitmap sum word pointers");
+  BO_ALLOC(dc.vptr, ((size_t)n + 1) * 8, "bitmap sum value offsets");
   if (!err) err = bo_timer_start(&tm);
   if (!err) bo_add_count<<<bo_grid((int64_t)n + 1), BO_THREADS>>>(n, da, db, nw, nz);
   if (!err) err = bo_alloc_result(nw, nz, &dc, vs, &n_words, &nnz);
@@ -432,8 +442,8 @@ extern "C" em_err em_bitmap_add_cuda(const em_spmat *A, const em_spmat *B, em_sp
   if (!err) err = bo_timer_stop(&tm, "bitmap sum kernels", ms);
   if (!err) err = bo_download(&dc, n_words, nnz, p, C);
   bo_timer_free(&tm);
-  cudaFree(nw);
-  cudaFree(nz);
+  em_dev_free(&nw);
+  em_dev_free(&nz);
   bo_free(&da);
   bo_free(&db);
   bo_free(&dc);
@@ -450,7 +460,9 @@ extern "C" em_err em_bitmap_mul_cuda(const em_spmat *A, const em_spmat *B, em_sp
   const em_prec p = A->info.prec;
   const size_t vs = em_prec_size(p);
   const int32_t n = a->n_rows;
-  bo_dev da, db, dc;
+  bo_dev da, db, dc; /* zeroed: all three are freed even after a failed upload */
+  memset(&da, 0, sizeof da);
+  memset(&db, 0, sizeof db);
   memset(&dc, 0, sizeof dc);
   dc.n_rows = n;
   dc.n_cols = b->n_cols;
@@ -462,20 +474,20 @@ extern "C" em_err em_bitmap_mul_cuda(const em_spmat *A, const em_spmat *B, em_sp
   em_err err = bo_upload(a, vs, &da);
   if (!err) err = bo_upload(b, vs, &db);
   const size_t np = ((size_t)n + 1) * 8;
-  BO_TRY(cudaMalloc(&ub, np), "cudaMalloc(bounds)");
-  BO_TRY(cudaMalloc(&sofs, np), "cudaMalloc(scratch offsets)");
-  BO_TRY(cudaMalloc(&nw, np), "cudaMalloc(counts)");
-  BO_TRY(cudaMalloc(&nz, np), "cudaMalloc(counts)");
-  BO_TRY(cudaMalloc(&dc.wptr, np), "cudaMalloc(wptr)");
-  BO_TRY(cudaMalloc(&dc.vptr, np), "cudaMalloc(vptr)");
+  BO_ALLOC(ub, np, "bitmap product bounds");
+  BO_ALLOC(sofs, np, "bitmap product scratch offsets");
+  BO_ALLOC(nw, np, "bitmap product word counts");
+  BO_ALLOC(nz, np, "bitmap product value counts");
+  BO_ALLOC(dc.wptr, np, "bitmap product word pointers");
+  BO_ALLOC(dc.vptr, np, "bitmap product value offsets");
   if (!err) err = bo_timer_start(&tm);
   const int32_t col_words = (b->n_cols + 63) / 64;
   if (!err) bo_mul_bound<<<bo_grid((int64_t)n + 1), BO_THREADS>>>(n, col_words, da, db, ub);
   if (!err) err = bo_scan(ub, sofs, n);
   BO_TRY(cudaMemcpy(&total, sofs + n, 8, cudaMemcpyDeviceToHost), "cudaMemcpy(scratch size)");
-  BO_TRY(cudaMalloc(&sw, (size_t)total * 4 + 4), "cudaMalloc(product scratch)");
-  BO_TRY(cudaMalloc(&sm, (size_t)total * 8 + 8), "cudaMalloc(product scratch)");
-  BO_TRY(cudaMalloc(&pre, (size_t)total * 8 + 8), "cudaMalloc(product scratch)");
+  BO_ALLOC(sw, (size_t)total * 4 + 4, "bitmap product scratch words");
+  BO_ALLOC(sm, (size_t)total * 8 + 8, "bitmap product scratch masks");
+  BO_ALLOC(pre, (size_t)total * 8 + 8, "bitmap product scratch offsets");
   if (!err) bo_mul_count<<<bo_grid((int64_t)n + 1), BO_THREADS>>>(n, da, db, sofs, sw, sm, nw, nz);
   if (!err) err = bo_alloc_result(nw, nz, &dc, vs, &n_words, &nnz);
   if (!err && n > 0 && p == EM_PREC_SINGLE)
@@ -485,13 +497,13 @@ extern "C" em_err em_bitmap_mul_cuda(const em_spmat *A, const em_spmat *B, em_sp
   if (!err) err = bo_timer_stop(&tm, "bitmap product kernels", ms);
   if (!err) err = bo_download(&dc, n_words, nnz, p, C);
   bo_timer_free(&tm);
-  cudaFree(ub);
-  cudaFree(sofs);
-  cudaFree(nw);
-  cudaFree(nz);
-  cudaFree(pre);
-  cudaFree(sw);
-  cudaFree(sm);
+  em_dev_free(&ub);
+  em_dev_free(&sofs);
+  em_dev_free(&nw);
+  em_dev_free(&nz);
+  em_dev_free(&pre);
+  em_dev_free(&sw);
+  em_dev_free(&sm);
   bo_free(&da);
   bo_free(&db);
   bo_free(&dc);

@@ -95,14 +95,11 @@ extern "C" em_err em_gf2_echelon_cuda(em_gf2 *A, int reduced, int32_t *rank, int
   cudaEvent_t ev[2] = {NULL, NULL};
   em_err err = em_calloc(&hperm, (size_t)rows, sizeof *hperm, "GF(2) row order");
   for (int i = 0; !err && i < rows; i++) hperm[i] = i;
-  GF2_TRY(cudaMalloc(&w, bytes), "cudaMalloc(GF(2) matrix)");
-  GF2_TRY(cudaMalloc(&perm, rows * sizeof(int)), "cudaMalloc(GF(2) row order)");
-  GF2_TRY(cudaMalloc(&pc, rows * sizeof(int)), "cudaMalloc(GF(2) pivot columns)");
-  GF2_TRY(cudaMalloc(&used, (size_t)rows), "cudaMalloc(GF(2) pivot rows)");
-  GF2_TRY(cudaMalloc(&st, sizeof *st), "cudaMalloc(GF(2) state)");
-  GF2_TRY(cudaMemcpy(w, A->w, bytes, cudaMemcpyHostToDevice), "cudaMemcpy(GF(2) matrix)");
-  GF2_TRY(cudaMemcpy(perm, hperm, rows * sizeof(int), cudaMemcpyHostToDevice),
-          "cudaMemcpy(GF(2) row order)");
+  if (!err) err = em_dev_alloc((void **)&w, A->w, bytes, NULL, "GF(2) matrix");
+  if (!err) err = em_dev_alloc((void **)&perm, hperm, rows * sizeof(int), NULL, "GF(2) row order");
+  if (!err) err = em_dev_alloc((void **)&pc, NULL, rows * sizeof(int), NULL, "GF(2) pivot columns");
+  if (!err) err = em_dev_alloc((void **)&used, NULL, (size_t)rows, NULL, "GF(2) pivot rows");
+  if (!err) err = em_dev_alloc((void **)&st, NULL, sizeof *st, NULL, "GF(2) state");
   GF2_TRY(cudaMemset(used, 0, (size_t)rows), "cudaMemset(GF(2) pivot rows)");
   GF2_TRY(cudaMemcpy(st, &hst, sizeof hst, cudaMemcpyHostToDevice), "cudaMemcpy(GF(2) state)");
   GF2_TRY(cudaEventCreate(&ev[0]), "cudaEventCreate");
@@ -140,11 +137,11 @@ extern "C" em_err em_gf2_echelon_cuda(em_gf2 *A, int reduced, int32_t *rank, int
   }
   for (int q = 0; q < 2; q++)
     if (ev[q]) cudaEventDestroy(ev[q]);
-  cudaFree(w);
-  cudaFree(perm);
-  cudaFree(pc);
-  cudaFree(used);
-  cudaFree(st);
+  em_dev_free(&w);
+  em_dev_free(&perm);
+  em_dev_free(&pc);
+  em_dev_free(&used);
+  em_dev_free(&st);
   em_free(&hperm);
   return err ? em_error_trace(err, __FILE__, __LINE__) : EM_OK;
 }

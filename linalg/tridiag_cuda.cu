@@ -239,8 +239,11 @@ extern "C" em_err em_tridiag_gpu_create(int64_t n, int64_t batch, int is_complex
   if (!err)
     err = em_cuda_status((int)cudaHostGetDevicePointer((void **)&t->flag_d, t->flag_h, 0),
                          "cudaHostGetDevicePointer", __FILE__, __LINE__);
-  for (int64_t nl = n; !err;) { /* levels until one block per system */
-    EM_CHECK(t->n_level < TDG_MAX_LEVELS, EM_ERR_INTERNAL, "split method: too many levels");
+  for (int64_t nl = n; !err;) {         /* levels until one block per system */
+    if (t->n_level >= TDG_MAX_LEVELS) { /* not a return: the plan is freed below */
+      err = EM_RAISE(EM_ERR_INTERNAL, "split method: too many levels");
+      break;
+    }
     tdg_level *L = &t->lv[t->n_level++];
     int64_t m = (nl * batch + resident - 1) / resident;
     if (m < TDG_MIN_BLOCK) m = TDG_MIN_BLOCK;
@@ -253,11 +256,10 @@ extern "C" em_err em_tridiag_gpu_create(int64_t n, int64_t batch, int is_complex
     L->nt = batch * p;
     void **ws[4] = {&L->f, &L->bb, &L->g, &L->dd};
     for (int q = 0; q < 4 && !err; q++)
-      err = em_cuda_status((int)cudaMalloc(ws[q], es * (size_t)(longest * L->nt)),
-                           "cudaMalloc(split workspace)", __FILE__, __LINE__);
+      err = em_dev_alloc(ws[q], NULL, es * (size_t)(longest * L->nt), NULL,
+                         "tridiagonal split workspace");
     for (int q = 0; q < 5 && !err; q++)
-      err = em_cuda_status((int)cudaMalloc(&L->R[q], es * (size_t)L->nt),
-                           "cudaMalloc(reduced system)", __FILE__, __LINE__);
+      err = em_dev_alloc(&L->R[q], NULL, es * (size_t)L->nt, NULL, "tridiagonal reduced system");
     if (p == 1) break;
     nl = p;
   }
@@ -292,11 +294,11 @@ extern "C" void em_tridiag_gpu_destroy(em_tridiag_gpu **tp) {
   if (!tp || !*tp) return;
   em_tridiag_gpu *t = *tp;
   for (int l = 0; l < t->n_level; l++) {
-    cudaFree(t->lv[l].f);
-    cudaFree(t->lv[l].bb);
-    cudaFree(t->lv[l].g);
-    cudaFree(t->lv[l].dd);
-    for (int q = 0; q < 5; q++) cudaFree(t->lv[l].R[q]);
+    em_dev_free(&t->lv[l].f);
+    em_dev_free(&t->lv[l].bb);
+    em_dev_free(&t->lv[l].g);
+    em_dev_free(&t->lv[l].dd);
+    for (int q = 0; q < 5; q++) em_dev_free(&t->lv[l].R[q]);
   }
   if (t->flag_h) cudaFreeHost(t->flag_h);
   em_free(tp);

@@ -17,6 +17,7 @@
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -195,22 +196,22 @@ void em_dgpu_destroy(em_dgpu **gp) {
   em_dgpu *g = *gp;
   if (!g) return;
   cudaDeviceSynchronize();
-  for (int i = 0; i < 6; i++) cudaFree(g->sym[i]);
-  cudaFree(g->perm);
-  cudaFree(g->r_old);
-  cudaFree(g->lval);
-  cudaFree(g->d);
-  cudaFree(g->piv);
-  cudaFree(g->d_lev_sn);
-  cudaFree(g->d_solve_sn);
-  cudaFree(g->cb_dev);
-  cudaFree(g->dest);
-  cudaFree(g->vals);
-  cudaFree(g->y);
-  cudaFree(g->t);
-  cudaFree(g->ys);
+  for (int i = 0; i < 6; i++) em_dev_free(&g->sym[i]);
+  em_dev_free(&g->perm);
+  em_dev_free(&g->r_old);
+  em_dev_free(&g->lval);
+  em_dev_free(&g->d);
+  em_dev_free(&g->piv);
+  em_dev_free(&g->d_lev_sn);
+  em_dev_free(&g->d_solve_sn);
+  em_dev_free(&g->cb_dev);
+  em_dev_free(&g->dest);
+  em_dev_free(&g->vals);
+  em_dev_free(&g->y);
+  em_dev_free(&g->t);
+  em_dev_free(&g->ys);
   for (int i = 0; i <= EM_DG_STREAMS; i++) {
-    cudaFree(g->W[i]);
+    em_dev_free(&g->W[i]);
     if (g->st[i]) cudaStreamDestroy(g->st[i]);
   }
   if (g->cb_host) cudaFreeHost(g->cb_host);
@@ -301,11 +302,9 @@ static em_err build_map(em_direct *F, em_dgpu *g, const em_csr *A) {
   int64_t *cnt = NULL, *dest = NULL;
   em_free(&g->sel_src);
   em_free(&g->sel_row);
-  cudaFree(g->dest);
-  cudaFree(g->vals);
+  em_dev_free(&g->dest);
+  em_dev_free(&g->vals);
   if (g->vals_h) cudaFreeHost(g->vals_h);
-  g->dest = NULL;
-  g->vals = NULL;
   g->vals_h = NULL;
   EM_TRY(em_calloc(&snode, (size_t)n + 1, sizeof *snode, "column supernodes"));
   for (int32_t s = 0; s < S->ns; s++)
@@ -462,6 +461,19 @@ static em_err sync_all(em_dgpu *g) {
   return EM_OK;
 }
 
+/* *p = `bytes` from the stream-ordered pool on st; an error names the
+ * array (what, id) and the size.  The update matrices do not go through
+ * em_dev_alloc: each lives from its front's level until its parent has
+ * added it, then goes back with cudaFreeAsync on the stream, and the pool
+ * hands that memory to the next level without the device-wide
+ * synchronisation of cudaMalloc / cudaFree. */
+static em_err pool_alloc(void **p, size_t bytes, cudaStream_t st, const char *what, int32_t id) {
+  char call[128];
+  snprintf(call, sizeof call, "cudaMallocAsync of %zu bytes for %s %d", bytes, what, (int)id);
+  EM_TRY(em_cuda_status((int)cudaMallocAsync(p, bytes, st), call, __FILE__, __LINE__));
+  return EM_OK;
+}
+
 /* One level: the small fronts in one launch, the big ones on the streams;
  * its time in the verbose log (the small fronts' kernel timed by events). */
 static em_err factor_level(em_direct *F, em_dgpu *g, int32_t l, double tau, const em_log *log) {
@@ -477,7 +489,8 @@ static em_err factor_level(em_direct *F, em_dgpu *g, int32_t l, double tau, cons
   }
   int32_t lo = INT32_MAX, hi = -1;
   if (tot > 0) {
-    EM_CUDA(cudaMallocAsync(&g->lev_buf[l], (size_t)tot * g->esz, g->st[0]));
+    EM_TRY(pool_alloc(&g->lev_buf[l], (size_t)tot * g->esz, g->st[0],
+                      "the small fronts' update matrices of level", l));
     int64_t off = 0;
     for (int32_t q = p0; q < p0 + ns_small; q++) {
       int32_t s = g->lev_sn[q];
@@ -494,7 +507,8 @@ static em_err factor_level(em_direct *F, em_dgpu *g, int32_t l, double tau, cons
     cudaStream_t st = g->st[1 + (q - p0 - ns_small) % EM_DG_STREAMS];
     g->cb_host[s] = NULL;
     if (nb > 0) {
-      EM_CUDA(cudaMallocAsync(&g->cb_host[s], (size_t)(nb * nb) * g->esz, st));
+      EM_TRY(pool_alloc(&g->cb_host[s], (size_t)(nb * nb) * g->esz, st,
+                        "the update matrix of supernode", s));
       EM_CUDA(cudaMemsetAsync(g->cb_host[s], 0, (size_t)(nb * nb) * g->esz, st));
     }
     if (s < lo) lo = s;
@@ -599,9 +613,11 @@ em_err em_direct_numeric_cuda(em_direct *F, const em_csr *M, const double *r, do
 fail: /* release the update matrices still held */
   cudaDeviceSynchronize();
   for (int32_t s = 0; s < S->ns; s++)
-    if (S->rptr[s + 1] - S->rptr[s] > EM_DG_SMALL && g->cb_host[s]) cudaFree(g->cb_host[s]);
+    if (S->rptr[s + 1] - S->rptr[s] > EM_DG_SMALL && g->cb_host[s])
+      cudaFreeAsync(g->cb_host[s], g->st[0]); /* back to the pool they came from */
   for (int32_t l = 0; l < g->nlev; l++)
-    if (g->lev_buf[l]) cudaFree(g->lev_buf[l]);
+    if (g->lev_buf[l]) cudaFreeAsync(g->lev_buf[l], g->st[0]);
+  cudaStreamSynchronize(g->st[0]);
   memset(g->cb_host, 0, sizeof(void *) * (size_t)S->ns);
   memset(g->lev_buf, 0, sizeof(void *) * (size_t)g->nlev);
   (void)cudaGetLastError();
@@ -613,8 +629,7 @@ fail: /* release the update matrices still held */
 static em_err solve_work(em_dgpu *g, int32_t n, int nrhs, const em_dsym *S) {
   int64_t ny = (int64_t)n * nrhs;
   if (ny > g->y_cap) {
-    cudaFree(g->y);
-    g->y = NULL;
+    em_dev_free(&g->y);
     EM_TRY(dev_alloc(g, &g->y, NULL, 16 * (size_t)ny, "solve vectors"));
     g->y_cap = ny;
   }
@@ -627,14 +642,12 @@ static em_err solve_work(em_dgpu *g, int32_t n, int nrhs, const em_dsym *S) {
   nt *= nrhs;
   nk *= nrhs;
   if (nt > g->t_cap) {
-    cudaFree(g->t);
-    g->t = NULL;
+    em_dev_free(&g->t);
     EM_TRY(dev_alloc(g, &g->t, NULL, 16 * (size_t)nt, "solve work"));
     g->t_cap = nt;
   }
   if (g->single && nk > g->ys_cap) {
-    cudaFree(g->ys);
-    g->ys = NULL;
+    em_dev_free(&g->ys);
     EM_TRY(dev_alloc(g, &g->ys, NULL, 8 * (size_t)nk, "solve work"));
     g->ys_cap = nk;
   }
@@ -746,7 +759,7 @@ em_err em_direct_solve_gpu_host(const em_direct *F, int nrhs, const em_cplx *b, 
                             cudaMemcpyDeviceToHost),
                  done);
 done:
-  cudaFree(db);
+  em_dev_free(&db);
   return err;
 }
 
@@ -767,11 +780,11 @@ em_err em_direct_download(const em_direct *F, em_cplx **lval, em_cplx **d) {
   EM_CUDA_GOTO(err, cudaMemcpy(*lval, tmp, 16 * (size_t)nl, cudaMemcpyDeviceToHost), fail);
   EM_CUDA_GOTO(
       err, cudaMemcpy(*d, (char *)tmp + 16 * nl, 16 * (size_t)S->n, cudaMemcpyDeviceToHost), fail);
-  cudaFree(tmp);
+  em_dev_free(&tmp);
   g->bytes -= 16 * ((size_t)nl + S->n);
   return EM_OK;
 fail:
-  cudaFree(tmp);
+  em_dev_free(&tmp);
   em_free(lval);
   em_free(d);
   return err;

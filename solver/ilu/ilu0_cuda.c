@@ -125,8 +125,7 @@ static void ilu0_destroy(em_pc *pc) {
   if (c->capture) cudaStreamDestroy(c->capture);
   void *dev[] = {c->perm, c->iperm, c->lptr, c->lcol, c->lval,  c->uptr,  c->ucol,
                  c->uval, c->urow,  c->dinv, c->y,    c->lev_l, c->lev_u, c->flags};
-  for (size_t k = 0; k < sizeof dev / sizeof *dev; k++)
-    if (dev[k]) cudaFree(dev[k]);
+  for (size_t k = 0; k < sizeof dev / sizeof *dev; k++) em_dev_free(&dev[k]);
   em_free(&c->hlev_l);
   em_free(&c->hlev_u);
   em_free(&c->seg_l);

@@ -58,8 +58,7 @@ static void destroy(em_pc *pc) {
   if (c->v2) cusparseDestroyDnVec(c->v2);
   if (c->h) cusparseDestroy(c->h);
   void *dev[] = {c->perm, c->iperm, c->rowptr, c->col, c->val, c->y1, c->y2, c->bufL, c->bufU};
-  for (size_t k = 0; k < sizeof dev / sizeof *dev; k++)
-    if (dev[k]) cudaFree(dev[k]);
+  for (size_t k = 0; k < sizeof dev / sizeof *dev; k++) em_dev_free(&dev[k]);
   em_free(&pc->data);
 }
 
@@ -80,7 +79,8 @@ static em_err factor(ilu0_cusparse *c, const em_ilu0 *F, int nnz) {
       err,
       cusparseZcsrilu02_bufferSize(c->h, c->n, nnz, d, c->val, c->rowptr, c->col, info, &bytes),
       done);
-  EM_CUDA_GOTO(err, cudaMalloc(&buf, bytes > 0 ? (size_t)bytes : 16), done);
+  EM_TRY_GOTO(err, em_dev_alloc(&buf, NULL, bytes > 0 ? (size_t)bytes : 0, NULL, "csrilu02 buffer"),
+              done);
   EM_CUSPARSE_GOTO(err,
                    cusparseZcsrilu02_analysis(c->h, c->n, nnz, d, c->val, c->rowptr, c->col, info,
                                               CUSPARSE_SOLVE_POLICY_USE_LEVEL, buf),
@@ -100,7 +100,7 @@ static em_err factor(ilu0_cusparse *c, const em_ilu0 *F, int nnz) {
     goto done;
   }
 done:
-  if (buf) cudaFree(buf);
+  em_dev_free(&buf);
   if (info) cusparseDestroyCsrilu02Info(info);
   cusparseDestroyMatDescr(d);
   return err;
@@ -159,7 +159,7 @@ static em_err build(ilu0_cusparse *c, const em_ilu0 *F) {
     void *f = NULL;
     EM_TRY_GOTO(err, em_dev_alloc(&f, NULL, nnz * 8, &c->bytes, "ILU single values"), done);
     err = em_sv_cuda_convert((int64_t)nnz, c->val, 0, f, 1, NULL);
-    cudaFree(c->val);
+    em_dev_free(&c->val);
     c->bytes -= nnz * 16;
     c->val = f;
     if (err) goto done;

@@ -19,7 +19,7 @@ static em_err jacobi_apply(em_pc *pc, em_prec vec_prec, const void *r, void *z) 
 static void jacobi_destroy(em_pc *pc) {
   jacobi_cuda *j = pc->data;
   if (!j) return;
-  if (j->dinv) cudaFree(j->dinv);
+  em_dev_free(&j->dinv);
   em_free(&pc->data);
 }
 

@@ -24,21 +24,16 @@ static int single_of(const em_vec *v) {
 
 static em_err cu_alloc(em_vec *v, int count, void **x) {
   size_t bytes = (size_t)count * (size_t)v->n * v->elsize;
-  *x = NULL;
-  EM_CUDA(cudaMalloc(x, bytes ? bytes : 16));
+  EM_TRY(em_dev_alloc(x, NULL, bytes, NULL, "work vectors"));
   em_err err =
       em_cuda_status((int)cudaMemset(*x, 0, bytes), "cudaMemset(work vectors)", __FILE__, __LINE__);
-  if (err) {
-    cudaFree(*x);
-    *x = NULL;
-  }
+  if (err) em_dev_free(x);
   return err;
 }
 
 static void cu_free(em_vec *v, void **x) {
   (void)v;
-  if (*x) cudaFree(*x);
-  *x = NULL;
+  em_dev_free(x);
 }
 
 static em_err cu_upload(em_vec *v, const em_cplx *h, void *x) {
@@ -176,9 +171,9 @@ static void cu_destroy(em_vec *v) {
   vec_cuda *c = v->data;
   if (!c) return;
   if (c->blas) cublasDestroy(c->blas);
-  if (c->partial) cudaFree(c->partial);
-  if (c->result) cudaFree(c->result);
-  if (c->hdev) cudaFree(c->hdev);
+  em_dev_free(&c->partial);
+  em_dev_free(&c->result);
+  em_dev_free(&c->hdev);
   em_free(&c->hhost_f);
   em_free(&c->stage);
   em_free(&v->data);
@@ -196,9 +191,13 @@ em_err em_vec_cuda_init(em_vec *v) {
   EM_CUBLAS(cublasCreate(&c->blas));
   EM_CUBLAS(cublasSetStream(c->blas, 0));
   EM_CUBLAS(cublasSetPointerMode(c->blas, CUBLAS_POINTER_MODE_HOST));
-  EM_CUDA(cudaMalloc(&c->partial, (size_t)EM_SV_RED_BLOCKS * EM_VEC_MAX_DOTS * 2 * sizeof(double)));
-  EM_CUDA(cudaMalloc(&c->result, (size_t)EM_VEC_MAX_DOTS * 2 * sizeof(double)));
-  EM_CUDA(cudaMalloc(&c->hdev, (size_t)v->max_k * sizeof(em_cplx)));
+  EM_TRY(em_dev_alloc(&c->partial, NULL,
+                      (size_t)EM_SV_RED_BLOCKS * EM_VEC_MAX_DOTS * 2 * sizeof(double), NULL,
+                      "dot-product block sums"));
+  EM_TRY(em_dev_alloc(&c->result, NULL, (size_t)EM_VEC_MAX_DOTS * 2 * sizeof(double), NULL,
+                      "dot products"));
+  EM_TRY(
+      em_dev_alloc(&c->hdev, NULL, (size_t)v->max_k * sizeof(em_cplx), NULL, "GMRES coefficients"));
   EM_TRY(em_calloc(&c->hhost_f, (size_t)v->max_k, sizeof *c->hhost_f, "GMRES coefficients"));
   if (v->prec == EM_PREC_SINGLE)
     EM_TRY(em_calloc(&c->stage, (size_t)v->n, sizeof *c->stage, "single-precision staging"));
