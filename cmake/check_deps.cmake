@@ -6,10 +6,12 @@
 # modules before it (their public em_<module>.h only) and its own, never a
 # later module's and never another module's private header.  A header is
 # owned by the module whose folder (or a subfolder of it) holds it.  Every
-# violation is listed with its file and line; the test fails on any.
+# violation is listed with its file; the test fails on any.  The same test
+# keeps device allocation in core/ (below).
 if(NOT EM_SOURCE_DIR)
   message(FATAL_ERROR "check_deps.cmake: set EM_SOURCE_DIR")
 endif()
+get_filename_component(EM_SOURCE_DIR ${EM_SOURCE_DIR} ABSOLUTE) # '.' by hand
 set(modules core graph mesh assembly formats linalg solver eigen post model app)
 
 # owner of every header of the tree's modules
@@ -58,7 +60,46 @@ foreach(m ${modules})
   math(EXPR idx "${idx} + 1")
 endforeach()
 
-if(bad)
-  message(FATAL_ERROR "${bad} include(s) against the module order")
+# Device memory through one helper (core/devmem_cuda.c): outside core/, no
+# module calls cudaMalloc( or cudaFree( itself, so every GPU allocation
+# failure names its array (em_dev_alloc) and no array is freed twice
+# (em_dev_free clears the pointer).  The stream-ordered pool
+# (cudaMallocAsync / cudaFreeAsync) and pinned host memory are other calls.
+set(raw 0)
+foreach(m ${modules})
+  if(m STREQUAL "core")
+    continue()
+  endif()
+  file(GLOB_RECURSE srcs ${EM_SOURCE_DIR}/${m}/*.c ${EM_SOURCE_DIR}/${m}/*.h
+       ${EM_SOURCE_DIR}/${m}/*.cu ${EM_SOURCE_DIR}/${m}/*.cuh)
+  foreach(f ${srcs})
+    file(READ ${f} text)
+    foreach(call cudaMalloc cudaFree)
+      string(FIND "${text}" "${call}(" at)
+      while(at GREATER -1)
+        string(SUBSTRING "${text}" 0 ${at} head)
+        string(REGEX MATCHALL "\n" nl "${head}")
+        list(LENGTH nl line)
+        math(EXPR line "${line} + 1")
+        file(RELATIVE_PATH rf ${EM_SOURCE_DIR} ${f})
+        message(SEND_ERROR "${rf}:${line}: calls ${call}( directly "
+                           "(device memory goes through em_dev_alloc / em_dev_free of core/)")
+        math(EXPR raw "${raw} + 1")
+        math(EXPR at "${at} + 1")
+        string(SUBSTRING "${text}" ${at} -1 rest)
+        string(FIND "${rest}" "${call}(" next)
+        if(next GREATER -1)
+          math(EXPR at "${at} + ${next}")
+        else()
+          set(at -1)
+        endif()
+      endwhile()
+    endforeach()
+  endforeach()
+endforeach()
+
+if(bad OR raw)
+  message(FATAL_ERROR "${bad} include(s) against the module order, "
+                      "${raw} raw device allocation(s) outside core/")
 endif()
-message(STATUS "module dependency direction: ok (${modules})")
+message(STATUS "module dependency direction: ok (${modules}); device memory through core/")
