@@ -202,7 +202,7 @@ static em_err bvec_alloc(em_backend be, size_t bytes, void **p) {
   *p = NULL;
 #ifdef EM_HAVE_CUDA
   if (be == EM_BACKEND_CUDA) {
-    EM_CUDA(cudaMalloc(p, bytes ? bytes : 16));
+    EM_TRY(em_dev_alloc(p, NULL, bytes, NULL, "bench vector"));
     EM_CUDA(cudaMemset(*p, 0, bytes));
     return EM_OK;
   }
@@ -214,8 +214,7 @@ static em_err bvec_alloc(em_backend be, size_t bytes, void **p) {
 static void bvec_free(em_backend be, void **p) {
 #ifdef EM_HAVE_CUDA
   if (be == EM_BACKEND_CUDA) {
-    if (*p) cudaFree(*p);
-    *p = NULL;
+    em_dev_free(p);
     return;
   }
 #endif

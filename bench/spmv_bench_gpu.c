@@ -27,37 +27,6 @@ typedef em_err (*spmv_fn)(void *ctx, const void *x, void *y);
 
 /* ------------------------------------------------------------ helpers */
 
-static em_err upload_vec(void **d, const em_cplx *h, int32_t n, em_prec p) {
-  size_t es = em_prec_size(p);
-  void *tmp = NULL;
-  EM_TRY(em_calloc(&tmp, (size_t)n + 1, es, "vector"));
-  for (int32_t i = 0; i < n; i++) {
-    if (p == EM_PREC_DOUBLE)
-      ((em_cplx *)tmp)[i] = h[i];
-    else
-      ((em_cplxf *)tmp)[i] = (em_cplxf)h[i];
-  }
-  em_err err = EM_OK;
-  EM_TRY_GOTO(
-      err, em_cuda_status(cudaMalloc(d, ((size_t)n + 1) * es), "cudaMalloc(x)", __FILE__, __LINE__),
-      done);
-  EM_TRY_GOTO(err,
-              em_cuda_status(cudaMemcpy(*d, tmp, (size_t)n * es, cudaMemcpyHostToDevice),
-                             "upload x", __FILE__, __LINE__),
-              done);
-done:
-  em_free(&tmp);
-  return err;
-}
-
-/* *d = device copy of bytes at h. */
-static em_err dev_upload(void **d, const void *h, size_t bytes) {
-  *d = NULL;
-  EM_CUDA(cudaMalloc(d, bytes ? bytes : 16));
-  EM_CUDA(cudaMemcpy(*d, h, bytes, cudaMemcpyHostToDevice));
-  return EM_OK;
-}
-
 /* Median milliseconds of `reps` runs, each between two events on the
  * default stream, after 3 warm-up runs.  Before each run the flush buffer
  * is overwritten (outside the events, queued without a host wait so the
@@ -382,9 +351,12 @@ static em_err cusparse_csr(bench_ctx *c, bench_out *out, gpu_vecs *v, cusparseHa
   EM_TRY_GOTO(err, em_calloc(&rp, (size_t)A->n_rows + 1, sizeof *rp, "row pointers"), done);
   for (int32_t i = 0; i <= A->n_rows; i++) rp[i] = (int32_t)A->rowptr[i];
   EM_TRY_GOTO(err, vals_prec(A->val, A->nnz, p, &hv), done);
-  EM_TRY_GOTO(err, dev_upload(&drp, rp, ((size_t)A->n_rows + 1) * 4), done);
-  EM_TRY_GOTO(err, dev_upload(&dci, A->colind, (size_t)A->nnz * 4), done);
-  EM_TRY_GOTO(err, dev_upload(&dv, hv, (size_t)A->nnz * es), done);
+  EM_TRY_GOTO(err,
+              em_dev_alloc(&drp, rp, ((size_t)A->n_rows + 1) * 4, NULL, "cuSPARSE CSR row offsets"),
+              done);
+  EM_TRY_GOTO(err, em_dev_alloc(&dci, A->colind, (size_t)A->nnz * 4, NULL, "cuSPARSE CSR columns"),
+              done);
+  EM_TRY_GOTO(err, em_dev_alloc(&dv, hv, (size_t)A->nnz * es, NULL, "cuSPARSE CSR values"), done);
   err = em_cusparse_status(
       cusparseCreateCsr(&s.A, A->n_rows, A->n_cols, A->nnz, drp, dci, dv, CUSPARSE_INDEX_32I,
                         CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, s.dt),
@@ -454,9 +426,12 @@ static em_err cusparse_sell(bench_ctx *c, bench_out *out, gpu_vecs *v, cusparseH
     }
   }
   EM_TRY_GOTO(err, vals_prec(val, stored, p, &hv), done);
-  EM_TRY_GOTO(err, dev_upload(&doff, off, ((size_t)ns + 1) * 4), done);
-  EM_TRY_GOTO(err, dev_upload(&dcol, col, (size_t)stored * 4), done);
-  EM_TRY_GOTO(err, dev_upload(&dv, hv, (size_t)stored * es), done);
+  EM_TRY_GOTO(err,
+              em_dev_alloc(&doff, off, ((size_t)ns + 1) * 4, NULL, "cuSPARSE SELL slice offsets"),
+              done);
+  EM_TRY_GOTO(err, em_dev_alloc(&dcol, col, (size_t)stored * 4, NULL, "cuSPARSE SELL columns"),
+              done);
+  EM_TRY_GOTO(err, em_dev_alloc(&dv, hv, (size_t)stored * es, NULL, "cuSPARSE SELL values"), done);
   err = em_cusparse_status(
       cusparseCreateSlicedEll(&s.A, A->n_rows, A->n_cols, A->nnz, stored, S, doff, dcol, dv,
                               CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO,
@@ -545,7 +520,8 @@ static void bench_blockop(bench_ctx *c, bench_out *out, gpu_vecs *v) {
     EM_TRY_GOTO(err, em_blockop_plan_perm(c->B, &o, perm), done);
     EM_TRY_GOTO(err, blockop_order(c, perm), done);
     EM_TRY_GOTO(err, em_blockop_create(c->Bp, &o, &op), done);
-    EM_TRY_GOTO(err, upload_vec(&dx, c->x_b, n, v->p), done);
+    EM_TRY_GOTO(err, em_dev_upload_vals(&dx, c->x_b, (size_t)n, v->p, NULL, "x in the block order"),
+                done);
     order_ref ord = {dx, c->y_ref_b, c->scale_b};
     run_variant(c, out, v, modes[m].name, blockop_run, op, &ord, em_blockop_bytes(op), 0, 0);
   done:
@@ -579,8 +555,10 @@ static em_err bench_prec(bench_ctx *c, bench_out *out, em_prec p, cusparseHandle
   int32_t n = c->A->n_rows;
   size_t ny = ((size_t)n + GUARD) * em_prec_size(p);
   em_err err = EM_OK;
-  EM_TRY_GOTO(err, upload_vec(&v.x, c->x, n, p), done);
-  EM_TRY_GOTO(err, upload_vec(&v.x_s, c->x_s, n, p), done);
+  EM_TRY_GOTO(err, em_dev_upload_vals(&v.x, c->x, (size_t)n, p, NULL, "x"), done);
+  EM_TRY_GOTO(err,
+              em_dev_upload_vals(&v.x_s, c->x_s, (size_t)n, p, NULL, "x in the sorted row order"),
+              done);
   EM_TRY_GOTO(err, em_cuda_status(cudaMalloc(&v.y, ny), "cudaMalloc(y)", __FILE__, __LINE__), done);
   EM_TRY_GOTO(err, em_calloc(&v.hy, ny, 1, "y"), done);
   printf("%s precision:\n", p == EM_PREC_DOUBLE ? "double" : "single");

@@ -154,15 +154,8 @@ static inline em_err run_spmv(const em_spmat *M, em_backend b, em_prec p, const 
   size_t es = em_prec_size(p), ny = ((size_t)m + GUARD) * es, nx = (size_t)n * es;
   void *dx = NULL, *dy = NULL;
   em_err err = EM_OK;
-  if (cudaMalloc(&dx, nx ? nx : 1) != cudaSuccess || cudaMalloc(&dy, ny) != cudaSuccess) {
-    err = EM_RAISE(EM_ERR_GPU_MEMORY, "test vectors");
-    goto done;
-  }
-  if (cudaMemcpy(dx, x, nx, cudaMemcpyHostToDevice) != cudaSuccess ||
-      cudaMemcpy(dy, y, ny, cudaMemcpyHostToDevice) != cudaSuccess) {
-    err = EM_RAISE(EM_ERR_CUDA, "test upload");
-    goto done;
-  }
+  EM_TRY_GOTO(err, em_dev_alloc(&dx, x, nx, NULL, "test vector x"), done);
+  EM_TRY_GOTO(err, em_dev_alloc(&dy, y, ny, NULL, "test vector y and its guard"), done);
   err = em_spmat_spmv(M, dx, dy, accumulate, NULL);
   if (err) goto done;
   cudaError_t e = cudaDeviceSynchronize();
@@ -173,8 +166,8 @@ static inline em_err run_spmv(const em_spmat *M, em_backend b, em_prec p, const 
   if (cudaMemcpy(y, dy, ny, cudaMemcpyDeviceToHost) != cudaSuccess)
     err = EM_RAISE(EM_ERR_CUDA, "test download");
 done:
-  cudaFree(dx);
-  cudaFree(dy);
+  em_dev_free(&dx);
+  em_dev_free(&dy);
   return err;
 #else
   (void)p, (void)x, (void)y, (void)m, (void)n, (void)accumulate;
