@@ -56,7 +56,8 @@ cpu_lane() {
       local t=$(date +%s.%N)
       OMP_NUM_THREADS=8 timeout $left taskset -c 0-7 "$EM" cases/dra.geo --device cpu \
         --out /tmp/acc-cpu-$v-$k "${a[@]}" >"$R/time-cpu-$v-$k.log" 2>&1
-      echo "wall_s $(awk "BEGIN{print $(date +%s.%N) - $t}") rc $?" >>"$R/time-cpu-$v-$k.log"
+      local rc=$?
+      echo "wall_s $(awk "BEGIN{print $(date +%s.%N) - $t}") rc $rc" >>"$R/time-cpu-$v-$k.log"
       [ -f /tmp/acc-cpu-$v-$k/summary.json ] &&
         cp /tmp/acc-cpu-$v-$k/summary.json "$R/time-cpu-$v-$k.json"
       rm -rf /tmp/acc-cpu-$v-$k
