@@ -15,7 +15,8 @@
 // mesh, sized for 7.5 GHz, its 6.7 mm air elements already give 3): Re Zin
 // and abs(S11) at the resonance move < 0.2 % / 0.05 dB when the margin
 // grows to 14 mm or the layer to 25 mm.  The old 10 mm layer (1-2 elements)
-// moved Re Zin by 6 % (docs/validation.md, "DRA box independence").
+// moved Re Zin by 6 % (docs/validation.md, "DRA box independence and
+// convergence").
 //
 // Defaults: eps_r = 10, a = 7.5 mm, h = 6 mm (a/h = 1.25), inside the range
 // 0.5 < a/h < 5 of the Mongia-Bhartia fits (../shared/validation/
