@@ -25,6 +25,7 @@ def s11_db(em, m, r0, length):
                  ("Solver/order", 2), ("Mesh/elements_per_wavelength", 10),
                  ("Mesh/frequency", 10e9), ("Solver/f_start", FREQS[1]),
                  ("Solver/f_stop", FREQS[0]), ("Solver/n_freq", 2), ("PML/order", m),
+                 ("PML/elements", 0),
                  ("PML/reflection", r0)]:
         args += ["-setnumber", k, str(v)]
     args += ["-setstring", "Output/fields", "none", "-setstring", "Farfield/compute", "off"]
