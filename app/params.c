@@ -104,9 +104,9 @@ static const em_param_spec SPECS[] = {
     GNUM(2, "Ports/*/dir_z", 0, NULL, "lumped port: E direction z"),
     NUM("PML/order", 2, NULL, "PML grading exponent m in sigma(xi) ~ (xi/L)^m"),
     NUM("PML/reflection", 1e-6, NULL, "PML normal-incidence reflection target R0"),
-    NUM("PML/elements", 0, NULL,
-        "elements across the thinnest PML layer (0: sized from the wavelength only; 3 is what "
-        "the DRA study in docs/validation.md recommends)"),
+    NUM("PML/elements", 3, NULL,
+        "elements across the thinnest PML layer at least (0: sized from the wavelength only; "
+        "fewer than 3 let the DRA's answer move with the box, docs/validation.md)"),
     STR("Boundary/outer", "pec",
         "outer box faces without a group: pec, or abc (first-order absorbing)"),
     STR("Output/fields", "auto",

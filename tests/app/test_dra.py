@@ -45,7 +45,8 @@ check(conv, "every frequency converged")
 # The far field (app/farfield.c, docs/farfield.md): one antenna.csv row per
 # frequency; power conservation between the port, the NF2FF surface, the far
 # field and the loss integral within the discretisation of this order-2 mesh
-# (observed 4 %); at the resonance the HEM11delta mode radiates broadside,
+# (observed with the 20 mm PML: surface vs far field 0.5 %, balance 1.8 %;
+# with the old 10 mm layer of 1-2 elements 4.4 % / 3.5 %); at the resonance the HEM11delta mode radiates broadside,
 # the maximum within 15 deg of the z axis, with a directivity of a few dBi
 # (a short magnetic dipole over a finite ground: no closed form, so a band),
 # and a radiation efficiency above 99 % (tan d = 1e-4).
@@ -56,8 +57,8 @@ for row in ant:
     fz = float(row["f_Hz"]) / 1e9
     ps, pf = float(row["P_rad_surface_W"]), float(row["P_rad_farfield_W"])
     bal = float(row["power_balance"])
-    check(abs(pf / ps - 1) < 0.05, f"{fz:.3f} GHz: surface {ps:.4g} W vs far field {pf:.4g} W")
-    check(abs(bal - 1) < 0.05, f"{fz:.3f} GHz: (P_rad + P_loss) / P_acc = {bal:.4f}")
+    check(abs(pf / ps - 1) < 0.015, f"{fz:.3f} GHz: surface {ps:.4g} W vs far field {pf:.4g} W")
+    check(abs(bal - 1) < 0.03, f"{fz:.3f} GHz: (P_rad + P_loss) / P_acc = {bal:.4f}")
     check(float(row["efficiency"]) > 0.99, f"{fz:.3f} GHz: efficiency {row['efficiency']}")
 if 0 < i < len(f) - 1:
     row = ant[i]

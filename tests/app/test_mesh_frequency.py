@@ -3,10 +3,14 @@ sweep and one of its frequencies alone mesh at the case's f_stop, so they
 give the same mesh and the same S11 (to 1e-10: the same linear system, the
 direct factor's rounding apart); Mesh/frequency overrides it (a coarser
 mesh at a lower frequency), which shows the sizing really follows it.
-Order 1, no far field, to keep it small."""
+Order 1, no far field, to keep it small; `PML/elements 0`, so that the
+whole mesh follows the wavelength (the case's minimum of 3 elements across
+its 20 mm PML would hold the layer at 6.7 mm when a lower frequency sizes
+the rest: 24 572 against 26 444 tets with it)."""
 from emtest import check, finish, run, setn, sets, summary
 
 common = setn("Solver/order", 1) + sets("Output/fields", "none") + sets("Farfield/compute", "off")
+common += setn("PML/elements", 0)
 _, _, err_sweep, d_sweep = run("cases/dra.geo", *common, *setn("Solver/n_freq", 3))
 _, _, err_one, d_one = run("cases/dra.geo", *common, *setn("Solver/frequency", 6e9))
 _, _, _, d_low = run("cases/dra.geo", *common, *setn("Solver/frequency", 6e9),
