@@ -8,7 +8,7 @@
 // electric field.  A small loss tangent gives the resonances a finite Q, so
 // |S11| dips where the cavity resonates.
 //
-// Reference (../shared/validation/REFERENCES.md, section 1):
+// Reference (docs/validation.md, R1):
 //   f_mnp = c / 2 sqrt((m/a)^2 + (n/b)^2 + (p/d)^2)
 //   22.86 x 10.16 x 25 mm: TE101 8.885173 GHz, TE102 13.667367 GHz.
 // (The probe loads the cavity, pulling the driven resonance slightly down.)

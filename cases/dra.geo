@@ -22,8 +22,7 @@
 // convergence").
 //
 // Defaults: eps_r = 10, a = 7.5 mm, h = 6 mm (a/h = 1.25), inside the range
-// 0.5 < a/h < 5 of the Mongia-Bhartia fits (../shared/validation/
-// REFERENCES.md, section 8): HEM11delta k0 a = 6.324/sqrt(eps_r + 2)
+// 0.5 < a/h < 5 of the Mongia-Bhartia fits (docs/validation.md, R8): HEM11delta k0 a = 6.324/sqrt(eps_r + 2)
 // (0.27 + 0.36 a/2h + 0.02 (a/2h)^2) gives f = 5.84 GHz with Q = 7.5, so the
 // default sweep 4.5 - 7.5 GHz brackets the resonance.  Air-filled coax:
 // b/a = 1.5/0.65, Z0 = 60 ln(b/a) = 50.2 ohm.

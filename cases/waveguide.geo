@@ -8,7 +8,7 @@
 // an open end (Geometry/termination = 3: the walls are the group pec_walls,
 // so that with Boundary/outer = abc only the end face absorbs).
 //
-// Reference (../shared/validation/REFERENCES.md, section 2): f_c = 6.557140
+// Reference (docs/validation.md, R2): f_c = 6.557140
 // GHz; at 10 GHz beta = 158.238256 rad/m; two matched ports: |S21| = 1,
 // |S11| = 0, arg S21 = -beta L; shorted at L: S11 = -exp(-2 j beta L);
 // first-order ABC at L: S11 = exp(-2 j beta L) (beta - k0) / (beta + k0).

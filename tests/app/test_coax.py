@@ -1,5 +1,5 @@
-"""A matched air coaxial line with a coax port at each end (REFERENCES.md
-section 5): Z0 = eta0/(2 pi) ln(b/a); |S11| < -55 dB and emsolve's Zin
+"""A matched air coaxial line with a coax port at each end (docs/validation.md
+R5): Z0 = eta0/(2 pi) ln(b/a); |S11| < -55 dB and emsolve's Zin
 (summary.json) within 0.5% of Z0.  The log's Betti numbers: the line is a
 ring, 1 1 0 0, its ports annuli (b0 1, b1 1)."""
 import math

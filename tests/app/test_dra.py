@@ -1,6 +1,6 @@
 """The default DRA (cases/dra.geo): the HEM11delta resonance - the peak of
 the input resistance at the probe's base - within 5% of the Mongia-Bhartia
-closed form (REFERENCES.md section 8); its far field (below).  The log's
+closed form (docs/validation.md R8); its far field (below).  The log's
 Betti numbers: plate, jacket and probe are one metal body inside the air
 box, 1 0 1 0; the coax port an annulus (b0 1, b1 1)."""
 import csv

@@ -11,7 +11,7 @@ the pole p of the driven solution.  Checks:
   Re p (observed 2e-4) and 3 % of Im p (observed 1.5 %: the driven PML
   stretch follows the frequency, the eigen one is frozen at the target);
 - the other HEM11delta polarization (not fed by the probe) is there too;
-- Q against the Mongia-Bhartia fit (REFERENCES.md section 8, infinite
+- Q against the Mongia-Bhartia fit (docs/validation.md R8, infinite
   ground plane, no probe): printed, and within 50 % (observed +42 %: the
   fit is for an isolated DRA on an infinite ground; this one sits on a
   40 mm plate next to a probe and its open 8 mm feed).

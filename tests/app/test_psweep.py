@@ -3,8 +3,8 @@
 1. Issue 13's acceptance command, `--sweep Geometry/dra_radius=7:0.5:8
    --sweep Materials/dra/eps_r=10,12`, on a coarse order-2 mesh: 6 points,
    sweep.csv and sweep_summary.csv; the HEM11delta resonance (the Re Zin
-   peak) of each point against the Mongia-Bhartia closed form (REFERENCES.md
-   section 8) within 2 %, the ratios between points within 1.5 % of the
+   peak) of each point against the Mongia-Bhartia closed form (docs/validation.md
+   R8) within 2 %, the ratios between points within 1.5 % of the
    closed form's; 3 meshings (eps_r changes reuse the mesh); the sweep plots
    (S11 family, resonance against the radius) through `emsolve --plot`.
 2. Impossible geometries (negative radius; a probe wholly inside the DRA)

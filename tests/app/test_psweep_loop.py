@@ -3,7 +3,7 @@ sweep plots (docs/sweeps.md) on a shorted WR-90 section
 (tests/app/cases/loop_wg.geo: Loop 1 on the length, Min 20 Max 30 Step 10
 mm; Loop 2 on the filling's eps_r, Choices 1, 2; one frequency, order 2).
 
-Reference (REFERENCES.md section 2): S11 = -exp(-2 j beta (L - d)),
+Reference (docs/validation.md R2): S11 = -exp(-2 j beta (L - d)),
 beta = sqrt(eps_r k0^2 - (pi/a)^2), d = 5 mm (Ports/port1/deembed: the
 reference plane moved into the guide, in model units through the mesh's
 unit, which a reused mesh must keep)."""

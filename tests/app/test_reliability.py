@@ -210,7 +210,7 @@ with tempfile.TemporaryDirectory() as tmp:
     rc, out, err, d = run(slab)
     s = summary(d)["frequencies"][0]["ports"]
     s11, s21 = complex(*s[0]["S_row"][0]), complex(*s[0]["S_row"][1])
-    # the slab as a transmission-line section of TE10 waves (REFERENCES.md:
+    # the slab as a transmission-line section of TE10 waves (docs/validation.md:
     # the wave impedance of TE10 is proportional to 1 / beta)
     f, a, t, er = 10e9, 22.86e-3, 6e-3, 2.2
     k0 = 2 * math.pi * f / C0

@@ -4,7 +4,7 @@ tests/data/mie_sphere.geo with its symmetry planes given to the far field
 (Farfield/mirror_x pec, mirror_y pmc).  The bistatic RCS in rcs_<f>GHz.csv must
 match the Mie series - computed here with scipy's spherical Bessel functions,
 independently of the C helper of the library test - within 1 % at theta = 0,
-60, 90, 120, 180 deg in the planes phi = 0 and 90 (REFERENCES.md section 6;
+60, 90, 120, 180 deg in the planes phi = 0 and 90 (docs/validation.md R6;
 the mesh at h_s = 0.07 a gives 0.6 % at most, docs/farfield.md).  Then the
 plots: Output/plots 1 wrote rcs_<f>GHz.png/.svg, `emsolve --plot DIR` rewrites
 them, and --plot on a missing directory or together with a case fails with

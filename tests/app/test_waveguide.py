@@ -1,4 +1,4 @@
-"""WR-90 at 10 GHz (REFERENCES.md section 2).
+"""WR-90 at 10 GHz (docs/validation.md R2).
 
 Two matched waveguide ports: |S21| = 1, |S11| = 0 and arg S21 = -beta L;
 the propagation constant fitted from the computed field along the guide

@@ -1,4 +1,4 @@
-"""WR-90 terminated by a PML section closed by PEC (REFERENCES.md section 3).
+"""WR-90 terminated by a PML section closed by PEC (docs/validation.md R3).
 
 |S11| above the continuous-layer floor R = exp(-2 (beta/k0) sigma0 L/(m+1))
 = R0^(beta/k0), falling as the layer thickens (same mesh density), and

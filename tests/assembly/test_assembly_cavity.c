@@ -1,5 +1,5 @@
 /* PEC rectangular cavity a x b x d = 22.86 x 10.16 x 25 mm, empty
- * (REFERENCES.md section 1): the generalised eigenproblem S x = k^2 T x over
+ * (docs/validation.md R1): the generalised eigenproblem S x = k^2 T x over
  * the unknowns (PEC faces eliminated), solved densely with LAPACK dsygvd on a
  * structured 3 x 2 x 5 mesh at p = 3, gives
  *   f_mnp = c/2 sqrt((m/a)^2 + (n/b)^2 + (p/d)^2):
@@ -113,7 +113,7 @@ static void cavity(int p, double tol, double *err101, double *err102) {
 }
 
 int main(void) {
-  /* the reference code itself, against REFERENCES.md */
+  /* the reference code itself, against docs/validation.md */
   EXPECT(fabs(f_mnp(1, 0, 1) * 1e-9 - 8.885173) < 1e-6, "TE101 formula %.7f",
          f_mnp(1, 0, 1) * 1e-9);
   EXPECT(fabs(f_mnp(1, 0, 2) * 1e-9 - 13.667367) < 1e-6, "TE102 formula %.7f",

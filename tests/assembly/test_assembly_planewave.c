@@ -2,7 +2,7 @@
  * with its tangential trace imposed on the whole boundary of the box
  * [0,1]^3 m (projection-based interpolation of the data).  The L2 and
  * curl errors must fall at rate >= p - 0.2 between consecutive meshes for
- * p = 1, 2, 3 (first-kind Nedelec: both O(h^p), REFERENCES.md section 4).
+ * p = 1, 2, 3 (first-kind Nedelec: both O(h^p), docs/validation.md R4).
  * k0 = 3 rad/m (wavelength 2.1 m, about one half-wave across the box)
  * keeps the meshes in the asymptotic regime at these sizes:
  *   p = 1: n = 4, 6, 8 cells a side; p = 2 and 3: n = 2, 3, 4.

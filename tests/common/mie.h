@@ -1,5 +1,5 @@
-/* mie.h - the Mie series for a sphere in a plane wave (REFERENCES.md
- * section 6; Bohren & Huffman, "Absorption and Scattering of Light by Small
+/* mie.h - the Mie series for a sphere in a plane wave (docs/validation.md
+ * R6; Bohren & Huffman, "Absorption and Scattering of Light by Small
  * Particles", ch. 4), the reference of the scattering tests.
  *
  * Size parameter x = k a, relative refractive index m (real, mu_r = 1), or

@@ -1,5 +1,5 @@
 /* A small current element in free space, radiating into a PML box
- * (REFERENCES.md section 7).  A uniform current density J0 z_hat fills a
+ * (docs/validation.md R7).  A uniform current density J0 z_hat fills a
  * cube of side s around the origin (moment p = J0 s^3 = 1 A m); its far
  * field is the Hertzian dipole's times the cube's form factor,
  *   F_theta = j k eta p sin(theta) S / (4 pi),

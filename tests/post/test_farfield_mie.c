@@ -1,5 +1,5 @@
-/* Plane-wave scattering by a sphere against the Mie series (REFERENCES.md
- * section 6; the series is tests/common/mie.c, checked here against the
+/* Plane-wave scattering by a sphere against the Mie series (docs/validation.md
+ * R6; the series is tests/common/mie.c, checked here against the
  * reference's value): a PEC sphere and a dielectric sphere (eps_r 4) of
  * radius a at k a = 1, a plane wave along +z with E along x, the
  * scattered-field formulation (assembly/planewave.c), order 3, an air box
@@ -182,11 +182,11 @@ static double sphere(int pec, const study *st, double tol) {
 }
 
 int main(int argc, char **argv) {
-  /* the series itself: REFERENCES.md's check value */
+  /* the series itself: docs/validation.md's check value */
   mie s;
   mie_init(&s, 1.0, 0, 1);
   double sb = mie_sigma_norm(&s, M_PI, 0);
-  printf("Mie PEC k a = 1: sigma_b / (pi a^2) = %.7f (REFERENCES.md: 3.637567)\n", sb);
+  printf("Mie PEC k a = 1: sigma_b / (pi a^2) = %.7f (docs/validation.md: 3.637567)\n", sb);
   EXPECT(fabs(sb - 3.637567) < 2e-6, "Mie backscatter %.7f", sb);
   const char *which = argc > 1 ? argv[1] : "both";
   study st = {.h_s = 0.05,

@@ -1,7 +1,7 @@
 // A shorted WR-90 section, air or dielectric filled, whose length and
 // filling declare a design sweep the ONELAB way (tests/app/test_psweep_loop.py):
 // Loop 1 on the length (Min / Max / Step), Loop 2 on eps_r (Choices).
-// Reference (REFERENCES.md section 2): S11 = -exp(-2 j beta (L - d)),
+// Reference (docs/validation.md R2): S11 = -exp(-2 j beta (L - d)),
 // beta = sqrt(eps_r k0^2 - (pi/a)^2), d = 5 mm the reference plane's shift
 // into the guide (Ports/port1/deembed).
 SetFactory("OpenCASCADE");
