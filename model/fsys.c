@@ -174,8 +174,12 @@ static em_err precondition(em_fsys *s, const em_log *log) {
   memcpy(pco.pmg.offset, s->Ap->offset, sizeof pco.pmg.offset);
   if (d->pmg_pml_coarse && d->pml && !s->pml_rows) EM_TRY(pml_coarse_rows(s));
   pco.pmg.coarse_rows = s->pml_rows;
-  pco.pmg.op = &s->opA; /* filled once the operator exists (after this, at the
-                           first frequency: see em_fsys_solve) */
+  /* the residuals from the Krylov operator, filled once it exists (after
+     this at the first frequency: see em_fsys_solve) */
+  if (!s->op)
+    s->opA =
+        (em_operator){.n = s->Ap->offset[s->Ap->nb], .backend = d->backend, .prec = EM_PREC_DOUBLE};
+  pco.pmg.op = &s->opA;
   /* every type takes the whole CSR (none checks the size); its pattern is
      Ap's, so after the first frequency only the values are copied in */
   if (!s->Acsr)

@@ -71,7 +71,9 @@ typedef struct em_pmg_opts {
                                  no copy of A's rows: about nnz(A) entries less
                                  memory for a few more products per cycle.  It
                                  must outlive the pc and hold the values of the
-                                 A given to em_pc_create / em_pc_update. */
+                                 A given to em_pc_create / em_pc_update by the
+                                 first apply (its apply may still be NULL at
+                                 create: n and prec are checked then). */
 } em_pmg_opts;
 
 /* Ordering applied (symmetrically) before a factorization (graph/). */

@@ -41,7 +41,7 @@ static em_err check(const em_csr *A, const em_pmg_opts *o) {
   EM_CHECK(o->damping >= 0 && o->damping <= 2, EM_ERR_INPUT,
            "PMG/damping = %g must be in [0, 2] (0: the default)", o->damping);
   EM_CHECK(o->shift >= 0, EM_ERR_INPUT, "PMG/shift = %g must be >= 0", o->shift);
-  EM_CHECK(!o->op || (o->op->n == A->n_rows && o->op->prec == EM_PREC_DOUBLE && o->op->apply),
+  EM_CHECK(!o->op || (o->op->n == A->n_rows && o->op->prec == EM_PREC_DOUBLE),
            EM_ERR_ARG,
            "pmg: the operator given for the residuals is not this %d-row matrix in "
            "complex double",
@@ -340,6 +340,7 @@ static em_err residual(em_pmg *p, const em_spmat *M, int32_t m, const int32_t *i
   const pmg_vops *v = p->v;
   const em_operator *op = p->o.op;
   if (fresh) return v->gather_sub(m, idx, r, NULL, p->w);
+  EM_CHECK(!op || op->apply, EM_ERR_ARG, "pmg: applied before its operator exists");
   if (!op) {
     EM_TRY(em_spmat_spmv(M, z, p->t, 0, NULL));
     return v->gather_sub(m, idx, r, p->t, p->w);
