@@ -563,6 +563,8 @@ em_err em_direct_numeric_cuda(em_direct *F, const em_csr *M, const double *r, do
                 (double)free_b / GIB);
   }
   em_dgpu *g = F->gpu;
+  for (int i = 1; i <= EM_DG_STREAMS && g->w_entries > 0; i++) /* freed after the last one */
+    if (!g->W[i]) EM_TRY(dev_alloc(g, &g->W[i], NULL, g->esz * g->w_entries, "front workspace"));
   if (!g->dest || g->nnz_pattern != M->nnz || g->pattern_hash != pattern_hash(M))
     EM_TRY(build_map(F, g, M));
     /* scaled values of the selected entries, in map order */
@@ -584,6 +586,13 @@ em_err em_direct_numeric_cuda(em_direct *F, const em_csr *M, const double *r, do
   em_dg_piv piv;
   EM_CUDA(cudaMemcpy(&piv, g->piv, sizeof piv, cudaMemcpyDeviceToHost));
   F->info.perturbed = (int64_t)piv.perturbed;
+  /* the big fronts' workspaces (EM_DG_STREAMS of them) are not needed by
+     the solves: they go until the next factorization */
+  for (int i = 1; i <= EM_DG_STREAMS; i++)
+    if (g->W[i]) {
+      em_dev_free(&g->W[i]);
+      g->bytes -= g->esz * g->w_entries;
+    }
   if (piv.bad != LLONG_MAX) {
     if (piv.bad_zero)
       return EM_RAISE(EM_ERR_NUMERIC,
