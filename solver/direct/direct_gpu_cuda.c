@@ -574,13 +574,19 @@ em_err em_direct_numeric_cuda(em_direct *F, const em_csr *M, const double *r, do
     g->vals_h[q] = M->val[p] * (r[g->sel_row[q]] * r[M->colind[p]]);
   }
   cudaStream_t s0 = g->st[0];
+  /* the values' device staging lives only until they are scattered into L:
+     not during the fronts (the update matrices' peak) nor the solves */
+  size_t vbytes = 16 * (size_t)g->n_sel;
+  if (!g->vals) EM_TRY(dev_alloc(g, &g->vals, NULL, vbytes, "values of A"));
   EM_CUDA(cudaMemcpyAsync(g->r_old, r, 8 * (size_t)S->n, cudaMemcpyHostToDevice, s0));
-  EM_CUDA(cudaMemcpyAsync(g->vals, g->vals_h, 16 * (size_t)g->n_sel, cudaMemcpyHostToDevice, s0));
+  EM_CUDA(cudaMemcpyAsync(g->vals, g->vals_h, vbytes, cudaMemcpyHostToDevice, s0));
   EM_CUDA(cudaMemsetAsync(g->lval, 0, g->esz * (size_t)S->lptr[S->ns], s0));
   EM_TRY(em_dg_scatter(g->n_sel, g->dest, g->vals, g->lval, g->single, s0));
   em_dg_piv piv0 = {0, LLONG_MAX, 0};
   EM_CUDA(cudaMemcpyAsync(g->piv, &piv0, sizeof piv0, cudaMemcpyHostToDevice, s0));
   EM_CUDA(cudaStreamSynchronize(s0));
+  em_dev_free(&g->vals);
+  g->bytes -= vbytes;
   double tau = F->opts.pivot_eps * smax;
   for (int32_t l = 0; l < g->nlev; l++) EM_TRY_GOTO(err, factor_level(F, g, l, tau, log), fail);
   em_dg_piv piv;
