@@ -20,7 +20,7 @@ set -uo pipefail
 OUT=${OUT:-out/device}
 DEADLINE=${DEADLINE:-570}
 EPW=${EPW:-13.3}
-EPW_BIG=${EPW_BIG:-17 20}
+EPW_BIG=${EPW_BIG-17 20} # empty: none
 GPU_TESTS=${GPU_TESTS:-0}
 ORDER3=${ORDER3:-0}
 SKIP_BASE=${SKIP_BASE:-0}
