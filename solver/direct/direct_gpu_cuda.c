@@ -184,7 +184,9 @@ double em_dgpu_estimate(const em_direct *F, em_prec prec, int64_t nnz_a) {
   double factor = esz * ((double)S->lptr[S->ns] + S->n);
   double sym = 8.0 * (double)S->rptr[S->ns] + 32.0 * S->ns + 12.0 * S->n;
   double work = esz * (double)EM_DG_STREAMS * (double)w_entries(S);
-  double avals = 24.0 * (double)(nnz_a + S->n) / 2; /* half the entries: dest + value */
+  /* half the entries: dest (their values' staging, 16 B each, is gone
+     before the fronts: factor + values < factor + update matrices) */
+  double avals = 8.0 * (double)(nnz_a + S->n) / 2;
   double solve = 16.0 * 2 * (double)S->n;
   return factor + sym + esz * cb + work + avals + solve;
 }
