@@ -128,7 +128,12 @@ static void write_frequency(em_json *j, const em_run *r, int i) {
   }
   if (f->pc.type == EM_PC_PMG) { /* the V-cycle's split of time over this frequency */
     em_json_int(j, "coarse_unknowns", f->pc.coarse_n);
-    em_json_int(j, "coarse_bytes", (int64_t)f->pc.coarse_bytes);
+    em_json_int(j, "coarse_bytes", (int64_t)f->pc.coarse_bytes); /* factorization peak */
+    em_json_int(j, "coarse_factor_bytes", (int64_t)f->pc.coarse_factor_bytes); /* L + D */
+    em_json_int(j, "rows_bytes", (int64_t)f->pc.rows_bytes);
+    em_json_int(j, "smoother_bytes", (int64_t)f->pc.smoother_bytes);
+    em_json_int(j, "index_bytes", (int64_t)f->pc.index_bytes);
+    em_json_int(j, "work_bytes", (int64_t)f->pc.work_bytes);
     em_json_int(j, "applies", f->pc.applies);
     em_json_number(j, "smoother_s", f->pc.t_smooth);
     em_json_number(j, "coarse_solve_s", f->pc.t_coarse);
@@ -148,6 +153,7 @@ static void write_frequency(em_json *j, const em_run *r, int i) {
     em_json_number(j, "preconditioner_s", k->t_pc);
     em_json_number(j, "vector_s", k->t_vec);
     em_json_int(j, "spmv_count", k->n_spmv);
+    em_json_int(j, "vector_bytes", (int64_t)k->vec_bytes); /* the method's work vectors */
     em_json_end_object(j);
   }
   em_json_end_array(j);

@@ -21,6 +21,7 @@ struct em_fsys {
                         first frequency, refilled with the values of each
                         later one */
   em_blockop *op;
+  em_operator opA;                           /* op as the Krylov operator; pmg's residuals use it */
   int64_t *vmap[EM_MAX_ORDER][EM_MAX_ORDER]; /* value q of Ap's block (i, j) is
                                                 value vmap[q] of the assembled
                                                 block (i, j) */
@@ -173,6 +174,12 @@ static em_err precondition(em_fsys *s, const em_log *log) {
   memcpy(pco.pmg.offset, s->Ap->offset, sizeof pco.pmg.offset);
   if (d->pmg_pml_coarse && d->pml && !s->pml_rows) EM_TRY(pml_coarse_rows(s));
   pco.pmg.coarse_rows = s->pml_rows;
+  /* the residuals from the Krylov operator, filled once it exists (after
+     this at the first frequency: see em_fsys_solve) */
+  if (!s->op)
+    s->opA =
+        (em_operator){.n = s->Ap->offset[s->Ap->nb], .backend = d->backend, .prec = EM_PREC_DOUBLE};
+  pco.pmg.op = &s->opA;
   /* every type takes the whole CSR (none checks the size); its pattern is
      Ap's, so after the first frequency only the values are copied in */
   if (!s->Acsr)
@@ -238,10 +245,10 @@ done:
   return err;
 }
 
-/* The first frequency: the row order, the permuted matrix Ap with the
+/* The first frequency: the row order and the permuted matrix Ap with the
  * value map from the assembled blocks (a copy whose values are their own
- * indices, permuted: Ap's value q then says where it came from), and the
- * operator. */
+ * indices, permuted: Ap's value q then says where it came from).  The
+ * operator itself is made after the preconditioner (em_fsys_solve). */
 static em_err operator_first(em_fsys *s, const em_blockmat *A, const em_blockop_opts *bop) {
   int32_t n = s->d.dofs->n_dof;
   em_err err = EM_OK;
@@ -272,7 +279,6 @@ static em_err operator_first(em_fsys *s, const em_blockmat *A, const em_blockop_
         P->val[q] = A->blk[i][j]->val[s->vmap[i][j][q]];
       }
     }
-  EM_TRY_GOTO(err, em_blockop_create(s->Ap, bop, &s->op), done);
 done:
   em_blockmat_destroy(&Ai);
   return err;
@@ -310,7 +316,38 @@ static em_err operator_refill(em_fsys *s, const em_blockmat *A, const em_blockop
   em_error_clear();
   em_blockop_destroy(&s->op);
   EM_TRY(em_blockop_create(Ap, bop, &s->op));
+  EM_TRY(em_blockop_operator(s->op, &s->opA));
   return EM_OK;
+}
+
+/* The solver's memory by component (where the operator lives: the GPU
+ * with --device gpu) and the peak they imply: the preconditioner's setup
+ * (its factorization peak, before the first operator exists; at later
+ * frequencies with it) or the solve (operator, preconditioner after
+ * setup, Krylov vectors), whichever is larger.  A sum of what the modules
+ * report, not a measurement: the CUDA context and library handles
+ * (~0.5 GiB) come on top of it on the GPU. */
+static void mem_log(const em_fsys *s, const em_fsys_stats *st, const em_log *log) {
+  const em_pc_info *pc = &st->pc;
+  double mb = 1e6, op = (double)em_blockop_bytes(s->op), kv = 0;
+  for (int e = 0; e < st->n_solve; e++)
+    if ((double)st->ksp[e].vec_bytes > kv) kv = (double)st->ksp[e].vec_bytes;
+  if (pc->type != EM_PC_PMG) {
+    em_log_info(log, "memory: operator %.1f MB, preconditioner %.1f MB, Krylov vectors %.1f MB",
+                op / mb, (double)pc->bytes / mb, kv / mb);
+    return;
+  }
+  double rest = (double)(pc->rows_bytes + pc->smoother_bytes + pc->index_bytes + pc->work_bytes);
+  double setup = rest + (double)pc->coarse_bytes + (pc->updates ? op : 0);
+  double solve = op + rest + (double)pc->coarse_factor_bytes + kv;
+  em_log_info(log,
+              "memory: operator %.1f MB, pmg rows %.1f MB, smoothers %.1f MB, row lists %.1f MB, "
+              "work vectors %.1f MB, coarse factor L+D %.1f MB (factorization peak ~%.1f MB), "
+              "Krylov vectors %.1f MB; peak ~%.1f MB (%s)",
+              op / mb, (double)pc->rows_bytes / mb, (double)pc->smoother_bytes / mb,
+              (double)pc->index_bytes / mb, (double)pc->work_bytes / mb,
+              (double)pc->coarse_factor_bytes / mb, (double)pc->coarse_bytes / mb, kv / mb,
+              (setup > solve ? setup : solve) / mb, setup > solve ? "setup" : "solve");
 }
 
 em_err em_fsys_solve(em_fsys *s, double f, const em_log *log, em_fsys_stats *st,
@@ -356,7 +393,8 @@ em_err em_fsys_solve(em_fsys *s, double f, const em_log *log, em_fsys_stats *st,
   em_blockop_opts bop = d->bop;
   bop.backend = d->backend;
   bop.prec = EM_PREC_DOUBLE;
-  if (!s->op)
+  int first = !s->op;
+  if (first)
     EM_TRY_GOTO(err, operator_first(s, sys->A, &bop), done);
   else
     EM_TRY_GOTO(err, operator_refill(s, sys->A, &bop, log), done);
@@ -366,6 +404,15 @@ em_err em_fsys_solve(em_fsys *s, double f, const em_log *log, em_fsys_stats *st,
   EM_TRY_GOTO(err, precondition(s, log), done);
   em_pc_get_info(s->pc, &st->pc);
   st->t_pc = em_wtime() - t0;
+  /* the first operator after the preconditioner: a GPU factorization's
+     transient peak (update matrices) then does not add to the operator's
+     memory, the next frequencies refill it in place */
+  if (first) {
+    t0 = em_wtime();
+    EM_TRY_GOTO(err, em_blockop_create(s->Ap, &bop, &s->op), done);
+    EM_TRY_GOTO(err, em_blockop_operator(s->op, &s->opA), done);
+    st->t_operator += em_wtime() - t0;
+  }
 
   t0 = em_wtime();
   EM_TRY_GOTO(err, em_calloc(&x, (size_t)n * ns, sizeof *x, "solutions"), done);
@@ -376,6 +423,7 @@ em_err em_fsys_solve(em_fsys *s, double f, const em_log *log, em_fsys_stats *st,
     em_log_info(log,
                 "pmg: %lld V-cycles, smoother %.2f s, coarse solves %.2f s, residual SpMVs %.2f s",
                 (long long)st->pc.applies, st->pc.t_smooth, st->pc.t_coarse, st->pc.t_residual);
+  mem_log(s, st, log);
   *sys_out = sys;
   *x_out = x;
   return EM_OK;

@@ -8,7 +8,11 @@
 # GPU_TESTS=1 first runs the gpu-labelled tests (ctest -L gpu); ORDER3=1
 # first runs pmg on the GPU on the default order-3 DRA at 4.5, 5.8 and
 # 7.5 GHz (the iteration counts of the acceptance); SKIP_BASE=1 skips the
-# three-way comparison (a second call for the large sizes only).
+# three-way comparison (a second call for the large sizes only).  MEM=1
+# (issue 9's memory target): pmg on the GPU in mixed precision with COCG
+# (the small Krylov footprint), with GMRES(MEM_RESTART, default 30), the
+# direct factorization on the host cores (its host peak is the baseline),
+# each printing the memory by component (the log's "memory:" line).
 # Per run: wall time, the summary's stage times, iterations, host peak
 # memory (summary.json), GPU memory in use (nvidia-smi, sampled).  Logs and
 # the summaries go to $OUT (bundled: the device tool returns few files).
@@ -16,7 +20,7 @@ set -uo pipefail
 OUT=${OUT:-out/device}
 DEADLINE=${DEADLINE:-570}
 EPW=${EPW:-13.3}
-EPW_BIG=${EPW_BIG:-17 20}
+EPW_BIG=${EPW_BIG-17 20} # empty: none
 GPU_TESTS=${GPU_TESTS:-0}
 ORDER3=${ORDER3:-0}
 SKIP_BASE=${SKIP_BASE:-0}
@@ -79,6 +83,13 @@ if "applies" in pc:
     print(f"  pmg: {pc['applies']} V-cycles, coarse {pc['coarse_unknowns']} unknowns "
           f"({pc['coarse_bytes']/2**20:.0f} MiB), smoother {pc['smoother_s']:.2f} s, coarse solves "
           f"{pc['coarse_solve_s']:.2f} s, residual SpMVs {pc['residual_spmv_s']:.2f} s")
+if "rows_bytes" in pc:
+    mib = lambda b: f"{b/2**20:.0f}"
+    print(f"  memory (MiB): operator {mib(s['memory']['operator_bytes'])}, pmg rows "
+          f"{mib(pc['rows_bytes'])}, smoothers {mib(pc['smoother_bytes'])}, lists "
+          f"{mib(pc['index_bytes'])}, work {mib(pc['work_bytes'])}, coarse L+D "
+          f"{mib(pc['coarse_factor_bytes'])} (factorization peak {mib(pc['coarse_bytes'])}), "
+          f"Krylov {mib(sv['vector_bytes'])}")
 print(f"  S11 {f['ports'][0]['S_dB']:.4f} dB, Zin {f['ports'][0]['Zin_ohm']}")
 for i, g in enumerate(s["frequencies"][1:], 2):
     t = g["time_s"]; sv = g["solves"][0]
@@ -106,6 +117,15 @@ if [ "${SWEEP:-0}" = 1 ]; then
   FREQ=sweep run pmg-gpu-sweep "$EPW" gpu "${PMG[@]}"
   FREQ=sweep run direct-gpu-sweep "$EPW" gpu -setstring Solver/preconditioner direct
   FREQ=sweep run direct-cpu-sweep "$EPW" cpu -setstring Solver/preconditioner direct
+fi
+if [ "${MEM:-0}" = 1 ]; then
+  run pmg-gpu-mixed-cocg "$EPW" gpu "${PMG[@]}" --verbose -setstring Solver/precision mixed \
+    -setstring Solver/method cocg
+  grep -h "memory:" "$L/pmg-gpu-mixed-cocg.log" | tail -1
+  run pmg-gpu-mixed-gmres "$EPW" gpu "${PMG[@]}" --verbose -setstring Solver/precision mixed \
+    -setnumber Solver/restart "${MEM_RESTART:-30}"
+  grep -h "memory:" "$L/pmg-gpu-mixed-gmres.log" | tail -1
+  run direct-cpu "$EPW" cpu -setstring Solver/preconditioner direct
 fi
 if [ "$SKIP_BASE" != 1 ]; then
   run pmg-gpu "$EPW" gpu "${PMG[@]}"

@@ -63,6 +63,17 @@ typedef struct em_pmg_opts {
                                  exactly with the coarse groups, e.g. every
                                  unknown of the PML, whose stretched field
                                  the order-1 space cannot follow */
+  const em_operator *op;      /* the Krylov operator (this matrix, same numbering,
+                                 complex double, the pc's backend), or NULL.
+                                 Given, the residuals r - A z of the levels and
+                                 of the coarse set come from it (one full
+                                 product, then a gather) and the V-cycle keeps
+                                 no copy of A's rows: about nnz(A) entries less
+                                 memory for a few more products per cycle.  It
+                                 must outlive the pc and hold the values of the
+                                 A given to em_pc_create / em_pc_update by the
+                                 first apply (its apply may still be NULL at
+                                 create: n and prec are checked then). */
 } em_pmg_opts;
 
 /* Ordering applied (symmetrically) before a factorization (graph/). */
@@ -151,6 +162,17 @@ typedef struct em_pc_info {
   double t_smooth;     /* smoother updates */
   double t_coarse;     /* coarse solves */
   double t_residual;   /* residual SpMVs of the levels */
+  /* pmg: its memory by component (bytes, in the pc's memory; coarse_bytes
+     above is the coarse factorization's estimated peak: factor, update
+     matrices, workspace and the staging kept for refactoring) */
+  size_t rows_bytes;          /* the levels' and the coarse set's rows of A (0
+                                 with opts.pmg.op: the operator's are used) */
+  size_t smoother_bytes;      /* block inverses or ILU(0) factors */
+  size_t index_bytes;         /* the level and coarse row lists */
+  size_t work_bytes;          /* the cycle's three work vectors */
+  size_t coarse_factor_bytes; /* L and D values of the coarse factor (what
+                                 stays of coarse_bytes after factoring, with
+                                 the symbolic arrays and the refactor map) */
 } em_pc_info;
 
 /* Build from the host CSR of the operator's matrix (same numbering). */

@@ -185,7 +185,9 @@ double em_dgpu_estimate(const em_direct *F, em_prec prec, int64_t nnz_a) {
   double factor = esz * ((double)S->lptr[S->ns] + S->n);
   double sym = 8.0 * (double)S->rptr[S->ns] + 32.0 * S->ns + 12.0 * S->n;
   double work = esz * (double)EM_DG_STREAMS * (double)w_entries(S);
-  double avals = 24.0 * (double)(nnz_a + S->n) / 2; /* half the entries: dest + value */
+  /* half the entries: dest (their values' staging, 16 B each, is gone
+     before the fronts: factor + values < factor + update matrices) */
+  double avals = 8.0 * (double)(nnz_a + S->n) / 2;
   double solve = 16.0 * 2 * (double)S->n;
   return factor + sym + esz * cb + work + avals + solve;
 }
@@ -577,6 +579,8 @@ em_err em_direct_numeric_cuda(em_direct *F, const em_csr *M, const double *r, do
                 (double)free_b / GIB);
   }
   em_dgpu *g = F->gpu;
+  for (int i = 1; i <= EM_DG_STREAMS && g->w_entries > 0; i++) /* freed after the last one */
+    if (!g->W[i]) EM_TRY(dev_alloc(g, &g->W[i], NULL, g->esz * g->w_entries, "front workspace"));
   if (!g->dest || g->nnz_pattern != M->nnz || g->pattern_hash != pattern_hash(M))
     EM_TRY(build_map(F, g, M));
     /* scaled values of the selected entries, in map order */
@@ -586,18 +590,31 @@ em_err em_direct_numeric_cuda(em_direct *F, const em_csr *M, const double *r, do
     g->vals_h[q] = M->val[p] * (r[g->sel_row[q]] * r[M->colind[p]]);
   }
   cudaStream_t s0 = g->st[0];
+  /* the values' device staging lives only until they are scattered into L:
+     not during the fronts (the update matrices' peak) nor the solves */
+  size_t vbytes = 16 * (size_t)g->n_sel;
+  if (!g->vals) EM_TRY(dev_alloc(g, &g->vals, NULL, vbytes, "values of A"));
   EM_CUDA(cudaMemcpyAsync(g->r_old, r, 8 * (size_t)S->n, cudaMemcpyHostToDevice, s0));
-  EM_CUDA(cudaMemcpyAsync(g->vals, g->vals_h, 16 * (size_t)g->n_sel, cudaMemcpyHostToDevice, s0));
+  EM_CUDA(cudaMemcpyAsync(g->vals, g->vals_h, vbytes, cudaMemcpyHostToDevice, s0));
   EM_CUDA(cudaMemsetAsync(g->lval, 0, g->esz * (size_t)S->lptr[S->ns], s0));
   EM_TRY(em_dg_scatter(g->n_sel, g->dest, g->vals, g->lval, g->single, s0));
   em_dg_piv piv0 = {0, LLONG_MAX, 0};
   EM_CUDA(cudaMemcpyAsync(g->piv, &piv0, sizeof piv0, cudaMemcpyHostToDevice, s0));
   EM_CUDA(cudaStreamSynchronize(s0));
+  em_dev_free(&g->vals);
+  g->bytes -= vbytes;
   double tau = F->opts.pivot_eps * smax;
   for (int32_t l = 0; l < g->nlev; l++) EM_TRY_GOTO(err, factor_level(F, g, l, tau, log), fail);
   em_dg_piv piv;
   EM_CUDA(cudaMemcpy(&piv, g->piv, sizeof piv, cudaMemcpyDeviceToHost));
   F->info.perturbed = (int64_t)piv.perturbed;
+  /* the big fronts' workspaces (EM_DG_STREAMS of them) are not needed by
+     the solves: they go until the next factorization */
+  for (int i = 1; i <= EM_DG_STREAMS; i++)
+    if (g->W[i]) {
+      em_dev_free(&g->W[i]);
+      g->bytes -= g->esz * g->w_entries;
+    }
   if (piv.bad != LLONG_MAX) {
     if (piv.bad_zero)
       return EM_RAISE(EM_ERR_NUMERIC,

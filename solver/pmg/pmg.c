@@ -13,7 +13,13 @@
  * prolongation are views (the hierarchical spaces are nested and numbered
  * group by group); with symmetric smoothers visited in reverse order M is
  * complex symmetric, so COCG may use it.  Every step runs on the pc's
- * backend; the only host traffic is the timers' synchronisation. */
+ * backend; the only host traffic is the timers' synchronisation.
+ *
+ * With opts.op (the Krylov operator) the residuals come from it: r - A z
+ * over all rows, then the rows of L (or C) gathered.  The levels then hold
+ * no rows of A (A(L, :) of all levels and A(C, :) together are a second
+ * copy of the operator) for a few full products per cycle instead of
+ * row-subset ones. */
 #include <string.h>
 
 #include "pmg_impl.h"
@@ -35,6 +41,11 @@ static em_err check(const em_csr *A, const em_pmg_opts *o) {
   EM_CHECK(o->damping >= 0 && o->damping <= 2, EM_ERR_INPUT,
            "PMG/damping = %g must be in [0, 2] (0: the default)", o->damping);
   EM_CHECK(o->shift >= 0, EM_ERR_INPUT, "PMG/shift = %g must be >= 0", o->shift);
+  EM_CHECK(!o->op || (o->op->n == A->n_rows && o->op->prec == EM_PREC_DOUBLE),
+           EM_ERR_ARG,
+           "pmg: the operator given for the residuals is not this %d-row matrix in "
+           "complex double",
+           A->n_rows);
   return EM_OK;
 }
 
@@ -99,19 +110,21 @@ static em_err rows_make(em_pmg *p, int32_t a, int32_t b, const uint8_t *coarse, 
 }
 
 /* Level l: its smoother and its rows. */
-static em_err build_level(em_pmg *p, const em_csr *A, pmg_level *L, size_t *bytes,
-                          const em_log *log) {
+static em_err build_level(em_pmg *p, const em_csr *A, pmg_level *L, const em_log *log) {
   const em_pmg_opts *o = &p->o;
   em_err err = EM_OK;
   em_csr *R = NULL, *D = NULL;
   em_spmat_info si;
-  EM_TRY(em_pmg_submatrix(A, L->L.h, L->L.n, NULL, &R));
-  EM_TRY_GOTO(err, spmat_of(R, p->be, &L->rows), done);
-  em_spmat_get_info(L->rows, &si);
-  *bytes += si.bytes + 4 * (size_t)L->L.n;
+  if (!o->op) { /* A(L, :) of its own; with the operator its residual is a view */
+    EM_TRY(em_pmg_submatrix(A, L->L.h, L->L.n, NULL, &R));
+    EM_TRY_GOTO(err, spmat_of(R, p->be, &L->rows), done);
+    em_spmat_get_info(L->rows, &si);
+    p->mem.rows += si.bytes;
+    em_csr_destroy(&R);
+  }
+  p->mem.index += 4 * (size_t)L->L.n;
   if (o->smoother == EM_PMG_ILU0) {
     L->omega = o->damping > 0 ? o->damping : 1.0;
-    em_csr_destroy(&R);
     EM_TRY_GOTO(err, em_pmg_submatrix(A, L->L.h, L->L.n, L->L.h, &D), done);
     em_pc_opts io;
     em_pc_opts_default(&io);
@@ -122,7 +135,7 @@ static em_err build_level(em_pmg *p, const em_csr *A, pmg_level *L, size_t *byte
     EM_TRY_GOTO(err, em_pc_create(D, &io, NULL, &L->ilu), done);
     em_pc_info ii;
     em_pc_get_info(L->ilu, &ii);
-    *bytes += ii.bytes;
+    p->mem.smoother += ii.bytes;
   } else {
     L->omega = o->damping > 0 ? o->damping : 0.5;
     int block = o->smoother == EM_PMG_BLOCK ? EM_PMG_MAX_BLOCK : 1;
@@ -131,7 +144,7 @@ static em_err build_level(em_pmg *p, const em_csr *A, pmg_level *L, size_t *byte
                 done);
     EM_TRY_GOTO(err, spmat_of(D, p->be, &L->dinv), done);
     em_spmat_get_info(L->dinv, &si);
-    *bytes += si.bytes;
+    p->mem.smoother += si.bytes;
   }
   em_log_verbose(log, "pmg: level of %d rows, %s smoother (omega %.2f, %d blocks)", L->L.n,
                  em_pmg_smoother_name(o->smoother), L->omega, L->blocks);
@@ -139,6 +152,18 @@ done:
   em_csr_destroy(&R);
   em_csr_destroy(&D);
   return err;
+}
+
+/* pc->info's memory: the components, the coarse factorization's peak
+ * estimate, and their sum (info.bytes). */
+static void mem_info(const em_pmg *p, em_pc *pc, const em_pc_info *ci) {
+  pc->info.rows_bytes = p->mem.rows;
+  pc->info.smoother_bytes = p->mem.smoother;
+  pc->info.index_bytes = p->mem.index;
+  pc->info.work_bytes = p->mem.work;
+  pc->info.coarse_factor_bytes = p->mem.factor;
+  pc->info.coarse_bytes = ci->bytes;
+  pc->info.bytes = p->mem.rows + p->mem.smoother + p->mem.index + p->mem.work + ci->bytes;
 }
 
 static em_err pmg_apply(em_pc *pc, em_prec vec_prec, const void *r, void *z);
@@ -161,7 +186,6 @@ em_err em_pc_pmg_build(const em_csr *A, em_pc *pc, const em_log *log) {
 #ifdef EM_HAVE_CUDA
   if (p->be == EM_BACKEND_CUDA) p->v = &em_pmg_vops_cuda;
 #endif
-  size_t bytes = 0;
   double t0 = em_wtime();
   const uint8_t *mark = o.coarse_rows;
   int32_t nmark = 0;
@@ -171,7 +195,7 @@ em_err em_pc_pmg_build(const em_csr *A, em_pc *pc, const em_log *log) {
   for (int g = o.nb - 1; g >= o.coarse; g--) {
     pmg_level *L = &p->lev[p->nlev++];
     EM_TRY(rows_make(p, o.all ? o.offset[o.coarse] : o.offset[g], o.offset[g + 1], mark, 0, &L->L));
-    EM_TRY(build_level(p, A, L, &bytes, log));
+    EM_TRY(build_level(p, A, L, log));
   }
   /* the coarse set: the first groups and the marked rows; its rows for the
      residual, the direct factor of its block */
@@ -186,13 +210,16 @@ em_err em_pc_pmg_build(const em_csr *A, em_pc *pc, const em_log *log) {
   double t_levels = em_wtime() - t0;
   em_err err = EM_OK;
   em_csr *C = NULL;
-  EM_TRY(em_pmg_submatrix(A, p->C.h, p->C.n, NULL, &C));
-  err = spmat_of(C, p->be, &p->crows);
-  em_csr_destroy(&C);
-  EM_TRY(err);
-  em_spmat_info si;
-  em_spmat_get_info(p->crows, &si);
-  bytes += si.bytes;
+  p->mem.index += 4 * (size_t)p->C.n;
+  if (!o.op) {
+    EM_TRY(em_pmg_submatrix(A, p->C.h, p->C.n, NULL, &C));
+    err = spmat_of(C, p->be, &p->crows);
+    em_csr_destroy(&C);
+    EM_TRY(err);
+    em_spmat_info si;
+    em_spmat_get_info(p->crows, &si);
+    p->mem.rows += si.bytes;
+  }
   EM_TRY(em_pmg_submatrix(A, p->C.h, p->C.n, p->C.h, &C));
   em_pc_opts co;
   em_pc_opts_default(&co);
@@ -215,18 +242,28 @@ em_err em_pc_pmg_build(const em_csr *A, em_pc *pc, const em_log *log) {
   pc->info.factor_nnz = ci.factor_nnz;
   pc->info.factor_flops = ci.factor_flops;
   pc->info.perturbed = ci.perturbed;
-  (void)nmark;
   size_t vb = 16 * (size_t)p->n;
   EM_TRY(p->v->alloc(vb, NULL, &p->t));
   EM_TRY(p->v->alloc(vb, NULL, &p->w));
   EM_TRY(p->v->alloc(vb, NULL, &p->u));
-  pc->info.bytes = bytes + ci.bytes + 3 * vb;
+  p->mem.work = 3 * vb;
+  /* the factor's values: complex single on the GPU with prec single, the
+     host factor keeps double */
+  size_t esz = p->be == EM_BACKEND_CUDA && co.prec == EM_PREC_SINGLE ? 8 : 16;
+  p->mem.factor = esz * ((size_t)ci.factor_nnz + (size_t)p->C.n);
+  mem_info(p, pc, &ci);
   em_log_info(log,
               "pmg: %d levels above %d coarse group(s)%s (%d unknowns, %d of them marked, direct "
               "factor %.1f MB), %s smoother x %d sweeps%s, %.1f MB in all",
               p->nlev, o.coarse, mark ? " and the marked rows" : "", p->C.n, nmark,
               (double)ci.bytes / 1e6, em_pmg_smoother_name(o.smoother), o.sweeps,
               o.all ? " on whole levels" : "", (double)pc->info.bytes / 1e6);
+  em_log_info(log,
+              "pmg memory: rows of A %.1f MB%s, smoothers %.1f MB, row lists %.1f MB, work "
+              "vectors %.1f MB, coarse factor L+D %.1f MB (factorization peak ~%.1f MB)",
+              (double)p->mem.rows / 1e6, o.op ? " (the operator's are used)" : "",
+              (double)p->mem.smoother / 1e6, (double)p->mem.index / 1e6, (double)p->mem.work / 1e6,
+              (double)p->mem.factor / 1e6, (double)ci.bytes / 1e6);
   return EM_OK;
 }
 
@@ -239,18 +276,20 @@ em_err em_pc_pmg_build(const em_csr *A, em_pc *pc, const em_log *log) {
 static em_err pmg_update(em_pc *pc, const em_csr *A, const em_log *log) {
   em_pmg *p = pc->data;
   double t0 = em_wtime();
-  size_t bytes = 0;
   em_err err = EM_OK;
   em_csr *R = NULL, *D = NULL, *C = NULL;
   em_spmat_info si;
+  p->mem.rows = p->mem.smoother = 0; /* recounted: a matrix may be built anew */
   for (int l = 0; l < p->nlev; l++) {
     pmg_level *L = &p->lev[l];
-    EM_TRY(em_pmg_submatrix(A, L->L.h, L->L.n, NULL, &R));
-    err = refill_or_build(R, p->be, &L->rows, log);
-    em_csr_destroy(&R);
-    EM_TRY(err);
-    em_spmat_get_info(L->rows, &si);
-    bytes += si.bytes + 4 * (size_t)L->L.n;
+    if (L->rows) {
+      EM_TRY(em_pmg_submatrix(A, L->L.h, L->L.n, NULL, &R));
+      err = refill_or_build(R, p->be, &L->rows, log);
+      em_csr_destroy(&R);
+      EM_TRY(err);
+      em_spmat_get_info(L->rows, &si);
+      p->mem.rows += si.bytes;
+    }
     if (L->ilu) {
       EM_TRY(em_pmg_submatrix(A, L->L.h, L->L.n, L->L.h, &D));
       err = em_pc_update(L->ilu, D, NULL);
@@ -258,7 +297,7 @@ static em_err pmg_update(em_pc *pc, const em_csr *A, const em_log *log) {
       EM_TRY(err);
       em_pc_info ii;
       em_pc_get_info(L->ilu, &ii);
-      bytes += ii.bytes;
+      p->mem.smoother += ii.bytes;
     } else {
       int block = p->o.smoother == EM_PMG_BLOCK ? EM_PMG_MAX_BLOCK : 1;
       EM_TRY(em_pmg_block_inverse(A, L->L.h, L->L.n, block, p->o.shift, L->omega, &D, &L->blocks));
@@ -266,15 +305,17 @@ static em_err pmg_update(em_pc *pc, const em_csr *A, const em_log *log) {
       em_csr_destroy(&D);
       EM_TRY(err);
       em_spmat_get_info(L->dinv, &si);
-      bytes += si.bytes;
+      p->mem.smoother += si.bytes;
     }
   }
-  EM_TRY(em_pmg_submatrix(A, p->C.h, p->C.n, NULL, &C));
-  err = refill_or_build(C, p->be, &p->crows, log);
-  em_csr_destroy(&C);
-  EM_TRY(err);
-  em_spmat_get_info(p->crows, &si);
-  bytes += si.bytes;
+  if (p->crows) {
+    EM_TRY(em_pmg_submatrix(A, p->C.h, p->C.n, NULL, &C));
+    err = refill_or_build(C, p->be, &p->crows, log);
+    em_csr_destroy(&C);
+    EM_TRY(err);
+    em_spmat_get_info(p->crows, &si);
+    p->mem.rows += si.bytes;
+  }
   double t_levels = em_wtime() - t0;
   EM_TRY(em_pmg_submatrix(A, p->C.h, p->C.n, p->C.h, &C));
   err = em_pc_update(p->coarse, C, log);
@@ -284,12 +325,29 @@ static em_err pmg_update(em_pc *pc, const em_csr *A, const em_log *log) {
   em_pc_get_info(p->coarse, &ci);
   em_log_verbose(log, "pmg update: levels and smoothers refilled %.2f s, coarse refactor %.2f s",
                  t_levels, ci.t_setup);
-  pc->info.coarse_bytes = ci.bytes;
   pc->info.perturbed = ci.perturbed;
-  pc->info.bytes = bytes + ci.bytes + 3 * 16 * (size_t)p->n;
+  mem_info(p, pc, &ci);
   pc->info.applies = 0;
   pc->info.t_smooth = pc->info.t_coarse = pc->info.t_residual = 0;
   return EM_OK;
+}
+
+/* w = (r - A z)_R for the rows R (m of them, idx): from the rows' own
+ * matrix M = A(R, :) (t = M z, local), or, with the operator, t = r - A z
+ * over all rows and its entries R gathered; fresh: z = 0, w = r_R. */
+static em_err residual(em_pmg *p, const em_spmat *M, int32_t m, const int32_t *idx, const void *r,
+                       const void *z, int fresh) {
+  const pmg_vops *v = p->v;
+  const em_operator *op = p->o.op;
+  if (fresh) return v->gather_sub(m, idx, r, NULL, p->w);
+  EM_CHECK(!op || op->apply, EM_ERR_ARG, "pmg: applied before its operator exists");
+  if (!op) {
+    EM_TRY(em_spmat_spmv(M, z, p->t, 0, NULL));
+    return v->gather_sub(m, idx, r, p->t, p->w);
+  }
+  EM_TRY(op->apply(op->ctx, z, p->t));
+  EM_TRY(v->sub(p->n, r, p->t, p->t));
+  return v->gather_sub(m, idx, p->t, NULL, p->w);
 }
 
 /* One smoothing step of level L; fresh: z is still zero. */
@@ -297,8 +355,7 @@ static em_err smooth(em_pc *pc, em_pmg *p, const pmg_level *L, const void *r, vo
   const pmg_vops *v = p->v;
   int32_t m = L->L.n;
   double t0 = em_wtime();
-  if (!fresh) EM_TRY(em_spmat_spmv(L->rows, z, p->t, 0, NULL));
-  EM_TRY(v->gather_sub(m, L->L.idx, r, fresh ? NULL : p->t, p->w)); /* w = r_L - (A z)_L */
+  EM_TRY(residual(p, L->rows, m, L->L.idx, r, z, fresh)); /* w = r_L - (A z)_L */
   EM_TRY(v->sync());
   double t1 = em_wtime();
   if (L->dinv) {
@@ -326,8 +383,7 @@ static em_err pmg_apply(em_pc *pc, em_prec vec_prec, const void *r, void *z) {
   for (int l = 0; l < p->nlev; l++)
     for (int s = 0; s < p->o.sweeps; s++, fresh = 0) EM_TRY(smooth(pc, p, &p->lev[l], r, z, fresh));
   double t0 = em_wtime();
-  EM_TRY(em_spmat_spmv(p->crows, z, p->t, 0, NULL));
-  EM_TRY(v->gather_sub(p->C.n, p->C.idx, r, p->t, p->w));
+  EM_TRY(residual(p, p->crows, p->C.n, p->C.idx, r, z, 0));
   EM_TRY(v->sync());
   double t1 = em_wtime();
   EM_TRY(em_pc_apply(p->coarse, p->w, p->u));

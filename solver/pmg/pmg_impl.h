@@ -48,7 +48,7 @@ typedef struct pmg_rows {
  * rows of the coarse set). */
 typedef struct pmg_level {
   pmg_rows L;
-  em_spmat *rows; /* A(L, :), for the level's residual */
+  em_spmat *rows; /* A(L, :), for the level's residual (NULL with opts.op) */
   em_spmat *dinv; /* omega times the inverse of the block diagonal of
                      A(L, L) (Jacobi, block); NULL with ILU(0) */
   em_pc *ilu;     /* ILU(0) of A(L, L) */
@@ -63,9 +63,12 @@ typedef struct em_pmg {
   pmg_level lev[EM_MAX_ORDER];
   pmg_rows C;      /* the coarse set: the first groups and the rows
                       marked in opts.coarse_rows */
-  em_spmat *crows; /* A(C, :) */
+  em_spmat *crows; /* A(C, :) (NULL with opts.op) */
   em_pc *coarse;   /* direct factor of A(C, C) */
   void *t, *w, *u; /* work vectors, n entries each */
+  struct {         /* bytes by component (em_pc_info) */
+    size_t rows, smoother, index, work, factor;
+  } mem;
   const pmg_vops *v;
   em_backend be;
 } em_pmg;

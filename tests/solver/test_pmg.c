@@ -169,6 +169,41 @@ static void test_reference(em_backend be) {
     EXPECT(info.coarse_n == B->offset[cases[c].coarse] + nmark && info.applies == 1 &&
                info.coarse_bytes > 0 && info.t_coarse >= 0,
            "info: coarse %d unknowns, %lld applies", info.coarse_n, (long long)info.applies);
+    /* the same cycle with the residuals from the operator: no rows of its own */
+    em_spmat *M = NULL;
+    em_spmat_opts so;
+    em_spmat_opts_default(&so);
+    so.backend = be;
+    REQUIRE_OK(em_spmat_create(A, &so, &M));
+    em_operator op;
+    REQUIRE_OK(em_spmat_operator(M, &op));
+    po.pmg.op = &op;
+    em_pc *pco = NULL;
+    REQUIRE_OK(em_pc_create(A, &po, NULL, &pco));
+    apply(pco, be, r, z, n);
+    double eo = test_rel_err(z, zr, n);
+    em_pc_info io;
+    em_pc_get_info(pco, &io);
+    EXPECT(eo < 1e-10 && io.rows_bytes == 0 && info.rows_bytes > 0,
+           "order %d, coarse %d, all %d, marked %d: pmg on the operator vs the reference %.2e, "
+           "rows of its own %zu bytes (%zu without the operator)",
+           cases[c].p, cases[c].coarse, cases[c].all, cases[c].marked, eo, io.rows_bytes,
+           info.rows_bytes);
+    /* the accounting: the components add up to info.bytes; the block
+       inverses of point Jacobi are n entries of the levels (CSR: 16 B
+       value, 4 B column per entry, and row offsets) */
+    int32_t nlev_rows = n - info.coarse_n;
+    EXPECT(io.bytes == io.smoother_bytes + io.index_bytes + io.work_bytes + io.coarse_bytes &&
+               io.work_bytes == 3 * 16 * (size_t)n &&
+               (cases[c].all || io.index_bytes == 4 * ((size_t)nlev_rows + (size_t)io.coarse_n)) &&
+               io.smoother_bytes >= 20 * (size_t)nlev_rows &&
+               io.coarse_factor_bytes >= 16 * (size_t)io.coarse_n &&
+               io.coarse_factor_bytes <= io.coarse_bytes,
+           "accounting: %zu = smoothers %zu + lists %zu + work %zu + coarse %zu (factor %zu)",
+           io.bytes, io.smoother_bytes, io.index_bytes, io.work_bytes, io.coarse_bytes,
+           io.coarse_factor_bytes);
+    em_pc_destroy(&pco);
+    em_spmat_destroy(&M);
     em_pc_destroy(&pc);
     free(r), free(z), free(zr), free(mark);
     em_csr_destroy(&A);
@@ -215,6 +250,26 @@ static void test_update(em_backend be, em_pmg_smoother sm) {
            "update: pmg of the new values vs their reference V-cycle %.2e (vs the old values' "
            "%.2e)",
            e, e1);
+    /* with the residuals from an operator refilled with the new values */
+    em_spmat *M = NULL;
+    em_spmat_opts so;
+    em_spmat_opts_default(&so);
+    so.backend = be;
+    REQUIRE_OK(em_spmat_create(A1, &so, &M));
+    em_operator op;
+    REQUIRE_OK(em_spmat_operator(M, &op));
+    em_pc_opts pp = po;
+    pp.pmg.op = &op;
+    em_pc *pco = NULL;
+    REQUIRE_OK(em_pc_create(A1, &pp, NULL, &pco));
+    REQUIRE_OK(em_spmat_refill(M, A2));
+    REQUIRE_OK(em_pc_update(pco, A2, NULL));
+    apply(pco, be, r, zr, n);
+    double eo = test_rel_err(z, zr, n);
+    EXPECT(eo < 1e-12, "update with the operator: vs the updated pmg with rows of its own %.2e",
+           eo);
+    em_pc_destroy(&pco);
+    em_spmat_destroy(&M);
   }
   em_pc_info info;
   em_pc_get_info(pc, &info);
