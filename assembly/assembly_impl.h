@@ -29,6 +29,9 @@ void em_element_ref_destroy(em_element_ref **ref);
 /* A = S - k0^2 T (packed upper triangle) of a tet with constant material. */
 void em_element_ref_apply(const em_element_ref *ref, const em_tet_geom *g, const em_material *mat,
                           double k0, em_cplx *A);
+/* Its parts: S and T (packed, T without the factor -k0^2). */
+void em_element_ref_split(const em_element_ref *ref, const em_tet_geom *g, const em_material *mat,
+                          em_cplx *S, em_cplx *T);
 
 /* Check that a material value is finite (names the tet on failure). */
 em_err em_material_check(const em_material *mat, int32_t t);

@@ -169,3 +169,41 @@ void em_element_ref_apply(const em_element_ref *ref, const em_tet_geom *g, const
     A[m] = CMPLX(re, im);
   }
 }
+
+/* The two parts of em_element_ref_apply kept apart (packed upper
+ * triangles): S with M_r = vol (e_k . nu e_l) / D^2 and T with
+ * M_r = vol (g_k . eps g_l), so that A = S - k0^2 T for any k0. */
+void em_element_ref_split(const em_element_ref *ref, const em_tet_geom *g, const em_material *mat,
+                          em_cplx *S, em_cplx *T) {
+  double e[3][3];
+  for (int k = 0; k < 3; k++)
+    for (int d = 0; d < 3; d++) e[k][d] = g->x[k + 1][d] - g->x[0][d];
+  double D2 = 36 * g->vol * g->vol;
+  double msr[6], msi[6], mtr[6], mti[6];
+  for (int s = 0; s < 6; s++) {
+    int a = PAIR[s][0], b = PAIR[s][1];
+    em_cplx st = 0, tt = 0;
+    for (int d = 0; d < 3; d++) {
+      st += e[a][d] * mat->nu[d] * e[b][d];
+      tt += g->grad[a + 1][d] * mat->eps[d] * g->grad[b + 1][d];
+    }
+    em_cplx ms = g->vol * st / D2, mt = g->vol * tt;
+    msr[s] = creal(ms);
+    msi[s] = cimag(ms);
+    mtr[s] = creal(mt);
+    mti[s] = cimag(mt);
+  }
+  const double *RS = ref->stiff, *RT = ref->mass;
+  for (int64_t m = 0; m < ref->npack; m++) {
+    const double *rs = RS + 6 * m, *rt = RT + 6 * m;
+    double sr = 0, si = 0, tr = 0, ti = 0;
+    for (int s = 0; s < 6; s++) {
+      sr += msr[s] * rs[s];
+      si += msi[s] * rs[s];
+      tr += mtr[s] * rt[s];
+      ti += mti[s] * rt[s];
+    }
+    S[m] = CMPLX(sr, si);
+    T[m] = CMPLX(tr, ti);
+  }
+}

@@ -2,9 +2,14 @@
  * radiated power as its integral over the sphere, and the (theta, phi)
  * grid (formulas in em_post.h). */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 #include "em_post.h"
+#include "post_impl.h"
 
 /* The copies of S under the mirror planes: copy c mirrors the axes whose
  * bit is set; a point's coordinate x_d becomes 2 (at_d - centre_d) - x_d
@@ -43,8 +48,103 @@ static void make_copies(const em_nf2ff *nf, copies *cp) {
   }
 }
 
+/* Points per chunk of the sums: the chunks' partial sums are added in
+ * chunk order whatever the threads, so a direction's result is the same
+ * bitwise from a serial or a threaded caller. */
+#define FF_CHUNK 256
+
+/* Over points lo..hi-1 (hi - lo <= FF_CHUNK) of one copy, with
+ * e_i = exp(j (a . x_i + c0)): acc[2d], acc[2d+1] += Re, Im of sum J_d e_i
+ * and acc[6+2d], acc[7+2d] the same for M.  The phases first (a loop that
+ * vectorizes, em_post_sincos), then the 12 real sums. */
+__attribute__((target_clones("arch=skylake-avx512", "arch=haswell", "default"))) static void
+chunk_sums(const em_nf2ff *nf, int64_t lo, int64_t hi, const double a[3], double c0,
+           double acc[12]) {
+  double cs[FF_CHUNK], sn[FF_CHUNK];
+  int m = (int)(hi - lo);
+  const double *x = nf->x + 3 * lo;
+  const double a0 = a[0], a1 = a[1], a2 = a[2];
+#pragma omp simd
+  for (int i = 0; i < m; i++)
+    em_post_sincos(a0 * x[3 * i] + a1 * x[3 * i + 1] + a2 * x[3 * i + 2] + c0, &sn[i], &cs[i]);
+  const double *J = (const double *)(nf->J + 3 * lo), *M = (const double *)(nf->M + 3 * lo);
+  double s0 = 0, s1 = 0, s2 = 0, s3 = 0, s4 = 0, s5 = 0, s6 = 0, s7 = 0, s8 = 0, s9 = 0, s10 = 0,
+         s11 = 0;
+#pragma omp simd reduction(+ : s0, s1, s2, s3, s4, s5, s6, s7, s8, s9, s10, s11)
+  for (int i = 0; i < m; i++) {
+    double c = cs[i], si = sn[i];
+    const double *j = J + 6 * i, *mm = M + 6 * i;
+    s0 += j[0] * c - j[1] * si;
+    s1 += j[0] * si + j[1] * c;
+    s2 += j[2] * c - j[3] * si;
+    s3 += j[2] * si + j[3] * c;
+    s4 += j[4] * c - j[5] * si;
+    s5 += j[4] * si + j[5] * c;
+    s6 += mm[0] * c - mm[1] * si;
+    s7 += mm[0] * si + mm[1] * c;
+    s8 += mm[2] * c - mm[3] * si;
+    s9 += mm[2] * si + mm[3] * c;
+    s10 += mm[4] * c - mm[5] * si;
+    s11 += mm[4] * si + mm[5] * c;
+  }
+  double s[12] = {s0, s1, s2, s3, s4, s5, s6, s7, s8, s9, s10, s11};
+  for (int k = 0; k < 12; k++) acc[k] += s[k];
+}
+
+/* Copy q's phase k r_hat . y_i = a . x_i + c0: y_d = x_d, or
+ * off_d - x_d on a flipped axis. */
+static void copy_phase(const copies *c, int q, double k, const double r[3], double a[3],
+                       double *c0) {
+  *c0 = 0;
+  for (int d = 0; d < 3; d++) {
+    a[d] = c->flip[q][d] ? -k * r[d] : k * r[d];
+    if (c->flip[q][d]) *c0 += k * r[d] * c->off[q][d];
+  }
+}
+
+/* The sums of every copy: sums[q][12] (chunk_sums' layout).  Called from
+ * outside a parallel region (the antenna figures' searches, the cuts) the
+ * chunks are shared among the threads, their partial sums kept and added
+ * in chunk order (the result does not depend on it); inside one (the grid,
+ * the power integral: parallel over directions) serially. */
+static void copy_sums(const em_nf2ff *nf, const copies *c, const double r[3], double sums[8][12]) {
+  int64_t nch = (nf->n + FF_CHUNK - 1) / FF_CHUNK;
+  double a[8][3], c0[8];
+  for (int q = 0; q < c->n; q++) {
+    copy_phase(c, q, nf->k, r, a[q], &c0[q]);
+    memset(sums[q], 0, sizeof sums[q]);
+  }
+  double *part = NULL;
+#ifdef _OPENMP
+  if (nch >= 4 && !omp_in_parallel() && omp_get_max_threads() > 1)
+    part = calloc((size_t)nch * c->n * 12, sizeof *part); /* NULL: the serial loop */
+#endif
+  if (part) {
+#pragma omp parallel for schedule(static)
+    for (int64_t ch = 0; ch < nch; ch++) {
+      int64_t lo = ch * FF_CHUNK, hi = lo + FF_CHUNK < nf->n ? lo + FF_CHUNK : nf->n;
+      for (int q = 0; q < c->n; q++)
+        chunk_sums(nf, lo, hi, a[q], c0[q], part + ((size_t)ch * c->n + q) * 12);
+    }
+    for (int64_t ch = 0; ch < nch; ch++)
+      for (int q = 0; q < c->n; q++)
+        for (int k = 0; k < 12; k++) sums[q][k] += part[((size_t)ch * c->n + q) * 12 + k];
+    free(part);
+    return;
+  }
+  for (int64_t ch = 0; ch < nch; ch++) {
+    int64_t lo = ch * FF_CHUNK, hi = lo + FF_CHUNK < nf->n ? lo + FF_CHUNK : nf->n;
+    for (int q = 0; q < c->n; q++) {
+      double p[12] = {0};
+      chunk_sums(nf, lo, hi, a[q], c0[q], p);
+      for (int k = 0; k < 12; k++) sums[q][k] += p[k];
+    }
+  }
+}
+
 /* N = sum J exp(j k r_hat . x), L = sum M exp(j k r_hat . x) over the
- * points of S and its images; then
+ * points of S and its images (copy q's currents times its signs sJ, sM);
+ * then
  * F_theta = -j k/(4 pi) (L_phi + eta N_theta), F_phi = j k/(4 pi) (L_theta - eta N_phi),
  * times exp(j k r_hat . centre) for the phase at the model origin. */
 void em_nf2ff_far(const em_nf2ff *nf, double theta, double phi, em_cplx *f_theta, em_cplx *f_phi) {
@@ -57,21 +157,14 @@ void em_nf2ff_far(const em_nf2ff *nf, double theta, double phi, em_cplx *f_theta
   }
   copies c;
   make_copies(nf, &c);
-  double k = nf->k;
+  double k = nf->k, sums[8][12];
+  copy_sums(nf, &c, r, sums);
   em_cplx N[3] = {0, 0, 0}, L[3] = {0, 0, 0};
-  for (int64_t i = 0; i < nf->n; i++) {
-    const double *x = nf->x + 3 * i;
-    const em_cplx *J = nf->J + 3 * i, *M = nf->M + 3 * i;
-    for (int q = 0; q < c.n; q++) {
-      double y[3];
-      for (int d = 0; d < 3; d++) y[d] = c.flip[q][d] ? c.off[q][d] - x[d] : x[d];
-      em_cplx e = cexp(I * k * (r[0] * y[0] + r[1] * y[1] + r[2] * y[2]));
-      for (int d = 0; d < 3; d++) {
-        N[d] += c.sJ[q][d] * J[d] * e;
-        L[d] += c.sM[q][d] * M[d] * e;
-      }
+  for (int q = 0; q < c.n; q++)
+    for (int d = 0; d < 3; d++) {
+      N[d] += c.sJ[q][d] * CMPLX(sums[q][2 * d], sums[q][2 * d + 1]);
+      L[d] += c.sM[q][d] * CMPLX(sums[q][6 + 2 * d], sums[q][7 + 2 * d]);
     }
-  }
   em_cplx Nt = N[0] * th[0] + N[1] * th[1] + N[2] * th[2];
   em_cplx Np = N[0] * ph[0] + N[1] * ph[1];
   em_cplx Lt = L[0] * th[0] + L[1] * th[1] + L[2] * th[2];
