@@ -261,6 +261,9 @@ static em_err cache_prepare(em_assembler *a, const em_problem *prob, const em_lo
     if (err == EM_ERR_MEMORY) {
       em_log_warn(log, "%s; assembly without the frequency-independent cache", em_error_message());
       a->no_cache = 1;
+    } else {
+      em_log_verbose(log, "assembly: no frequency-independent cache this pass: %s",
+                     em_error_message());
     }
     em_error_clear();
     return EM_OK;

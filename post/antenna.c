@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "em_post.h"
+#include "post_impl.h"
 
 static double db(double x) {
   return 10 * log10(x);
@@ -63,16 +64,51 @@ static void refine_max(const em_nf2ff *nf, double step, double *theta, double *p
   if (*phi < 0) *phi += 2 * M_PI;
 }
 
-/* Half-power point of a cut on the side sign (+1 / -1): march by 0.5 deg,
+/* u_dir of each of n directions (dir[3 k ..]) at once: threads over the
+ * directions, each value as em_antenna_intensity computes it one by one. */
+static void u_many(const em_nf2ff *nf, int n, const double *dir, double *u) {
+  double th[64], ph[64];
+  em_cplx f[128];
+  for (int k0 = 0; k0 < n; k0 += 64) {
+    int m = n - k0 < 64 ? n - k0 : 64;
+    for (int k = 0; k < m; k++) angles_of(dir + 3 * (k0 + k), &th[k], &ph[k]);
+    em_nf2ff_far_many(nf, m, th, ph, f);
+    for (int k = 0; k < m; k++) {
+      em_cplx ft = f[2 * k], fp = f[2 * k + 1];
+      em_cplx cx = ft * cos(ph[k]) - fp * sin(ph[k]), cy = ft * sin(ph[k]) + fp * cos(ph[k]);
+      u[k0 + k] = creal(cx * conj(cx)) / (2 * nf->eta) + creal(cy * conj(cy)) / (2 * nf->eta);
+    }
+  }
+}
+
+void em_post_cut_many(const em_nf2ff *nf, const em_antenna *a, int plane, int n,
+                      const double *alpha, double *dir, double *u) {
+  const double *v = plane ? a->h_dir : a->e_dir;
+  for (int k = 0; k < n; k++)
+    for (int c = 0; c < 3; c++)
+      dir[3 * k + c] = cos(alpha[k]) * a->dir_max[c] + sin(alpha[k]) * v[c];
+  u_many(nf, n, dir, u);
+}
+
+/* Half-power point of a cut on the side sign (+1 / -1): march by 0.5 deg
+ * (64 steps at a time, the directions of a block evaluated together),
  * then bisect; NaN when the cut never falls to u_max / 2. */
 static double half_power(const em_nf2ff *nf, const em_antenna *a, int plane, double sign) {
   double d[3], h = 0.5 * M_PI / 180, lo = 0, hi = -1;
-  for (double al = h; al <= M_PI + 1e-12; al += h) {
-    if (em_antenna_cut(nf, a, plane, sign * al, d) < 0.5 * a->u_max) {
-      hi = al;
-      break;
+  double al = h, alpha[64], dirs[3 * 64], u[64];
+  while (hi < 0 && al <= M_PI + 1e-12) {
+    int m = 0;
+    double start = al;
+    for (; m < 64 && al <= M_PI + 1e-12; al += h) alpha[m++] = sign * al;
+    em_post_cut_many(nf, a, plane, m, alpha, dirs, u);
+    al = start;
+    for (int k = 0; k < m; k++, al += h) {
+      if (u[k] < 0.5 * a->u_max) {
+        hi = al;
+        break;
+      }
+      lo = al;
     }
-    lo = al;
   }
   if (hi < 0) return NAN;
   for (int it = 0; it < 40; it++) {

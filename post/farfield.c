@@ -57,9 +57,9 @@ static void make_copies(const em_nf2ff *nf, copies *cp) {
  * e_i = exp(j (a . x_i + c0)): acc[2d], acc[2d+1] += Re, Im of sum J_d e_i
  * and acc[6+2d], acc[7+2d] the same for M.  The phases first (a loop that
  * vectorizes, em_post_sincos), then the 12 real sums. */
-__attribute__((target_clones("arch=skylake-avx512", "arch=haswell", "default"))) static void
-chunk_sums(const em_nf2ff *nf, int64_t lo, int64_t hi, const double a[3], double c0,
-           double acc[12]) {
+__attribute__((always_inline)) static inline void chunk_body(const em_nf2ff *nf, int64_t lo,
+                                                             int64_t hi, const double a[3],
+                                                             double c0, double acc[12]) {
   double cs[FF_CHUNK], sn[FF_CHUNK];
   int m = (int)(hi - lo);
   const double *x = nf->x + 3 * lo;
@@ -91,6 +91,33 @@ chunk_sums(const em_nf2ff *nf, int64_t lo, int64_t hi, const double a[3], double
   for (int k = 0; k < 12; k++) acc[k] += s[k];
 }
 
+/* The body compiled for AVX-512, AVX2 (both with FMA) and the baseline;
+ * chunk_sums picks by what the CPU supports. */
+#define CHUNK_ARGS \
+  const em_nf2ff *nf, int64_t lo, int64_t hi, const double a[3], double c0, double acc[12]
+#if defined(__x86_64__) && defined(__GNUC__)
+__attribute__((target("avx512f,avx2,fma"))) static void chunk_avx512(CHUNK_ARGS) {
+  chunk_body(nf, lo, hi, a, c0, acc);
+}
+__attribute__((target("avx2,fma"))) static void chunk_avx2(CHUNK_ARGS) {
+  chunk_body(nf, lo, hi, a, c0, acc);
+}
+#endif
+static void chunk_generic(CHUNK_ARGS) {
+  chunk_body(nf, lo, hi, a, c0, acc);
+}
+
+typedef void (*chunk_fn)(CHUNK_ARGS);
+
+static chunk_fn chunk_pick(void) {
+#if defined(__x86_64__) && defined(__GNUC__)
+  __builtin_cpu_init();
+  if (__builtin_cpu_supports("avx512f")) return chunk_avx512;
+  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return chunk_avx2;
+#endif
+  return chunk_generic;
+}
+
 /* Copy q's phase k r_hat . y_i = a . x_i + c0: y_d = x_d, or
  * off_d - x_d on a flipped axis. */
 static void copy_phase(const copies *c, int q, double k, const double r[3], double a[3],
@@ -108,6 +135,7 @@ static void copy_phase(const copies *c, int q, double k, const double r[3], doub
  * in chunk order (the result does not depend on it); inside one (the grid,
  * the power integral: parallel over directions) serially. */
 static void copy_sums(const em_nf2ff *nf, const copies *c, const double r[3], double sums[8][12]) {
+  chunk_fn chunk_sums = chunk_pick();
   int64_t nch = (nf->n + FF_CHUNK - 1) / FF_CHUNK;
   double a[8][3], c0[8];
   for (int q = 0; q < c->n; q++) {
@@ -230,4 +258,10 @@ em_err em_ff_grid_eval(const em_nf2ff *nf, double dtheta, double dphi, em_ff_gri
 
 void em_ff_grid_free(em_ff_grid *g) {
   if (g) em_free(&g->f);
+}
+
+void em_nf2ff_far_many(const em_nf2ff *nf, int n, const double *theta, const double *phi,
+                       em_cplx *f) {
+#pragma omp parallel for schedule(dynamic, 4)
+  for (int k = 0; k < n; k++) em_nf2ff_far(nf, theta[k], phi[k], &f[2 * k], &f[2 * k + 1]);
 }

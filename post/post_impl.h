@@ -57,6 +57,15 @@ __attribute__((always_inline)) static inline void em_post_sincos(double x, doubl
   *c = ((n + 1) & 2) ? -cc : cc;
 }
 
+/* ------------------------------------------------------------- far field */
+
+/* em_antenna_cut at n angles alpha[k] of one plane at once (threads over
+ * the directions): dir[3 k ..] and u[k] as em_antenna_cut gives them. */
+struct em_nf2ff;
+struct em_antenna;
+void em_post_cut_many(const struct em_nf2ff *nf, const struct em_antenna *a, int plane, int n,
+                      const double *alpha, double *dir, double *u);
+
 /* ------------------------------------------------------------- port tables */
 
 /* Checks shared by the Touchstone and CSV writers: n_ports, n_freq >= 1,
