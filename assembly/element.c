@@ -27,6 +27,89 @@ static int deg_t(int p, int vary) {
   return 2 * p + (vary ? 2 : 0);
 }
 
+/* Points per block of the quadrature sums, and the padded row length. */
+#define EL_QB 32
+#define EL_LD 48 /* >= EM_NB_MAX, a multiple of 8 */
+
+/* mr[i][j] += sum_k b[k][i] wr[k] b[k][j] and mi likewise with wi, on the
+ * 4 x 8 tiles on or above the diagonal (b: K rows of EL_LD, zero beyond
+ * n; mr, mi: EL_LD x EL_LD).  The tile's sums stay in eight vectors of 8
+ * over k (GCC vector extensions: one AVX-512 register each, two AVX2 or
+ * four SSE2 ones). */
+typedef double el_v8 __attribute__((vector_size(64)));
+#define EL_LD8(v, p) memcpy(&(v), (p), sizeof(el_v8))
+#define EL_ST8(p, v) memcpy((p), &(v), sizeof(el_v8))
+
+__attribute__((always_inline)) static inline void el_syrk_body(int n, int K, const double *b,
+                                                               const double *wr, const double *wi,
+                                                               double *mr, double *mi) {
+  for (int i0 = 0; i0 < n; i0 += 4)
+    for (int j0 = i0 & ~7; j0 < n; j0 += 8) {
+      el_v8 r0, r1, r2, r3, m0, m1, m2, m3;
+      EL_LD8(r0, mr + (i0 + 0) * EL_LD + j0);
+      EL_LD8(r1, mr + (i0 + 1) * EL_LD + j0);
+      EL_LD8(r2, mr + (i0 + 2) * EL_LD + j0);
+      EL_LD8(r3, mr + (i0 + 3) * EL_LD + j0);
+      EL_LD8(m0, mi + (i0 + 0) * EL_LD + j0);
+      EL_LD8(m1, mi + (i0 + 1) * EL_LD + j0);
+      EL_LD8(m2, mi + (i0 + 2) * EL_LD + j0);
+      EL_LD8(m3, mi + (i0 + 3) * EL_LD + j0);
+      for (int k = 0; k < K; k++) {
+        const double *bk = b + (size_t)k * EL_LD;
+        el_v8 bj;
+        EL_LD8(bj, bk + j0);
+        double x0 = bk[i0], x1 = bk[i0 + 1], x2 = bk[i0 + 2], x3 = bk[i0 + 3];
+        el_v8 br = bj * wr[k], bi = bj * wi[k];
+        r0 += x0 * br;
+        r1 += x1 * br;
+        r2 += x2 * br;
+        r3 += x3 * br;
+        m0 += x0 * bi;
+        m1 += x1 * bi;
+        m2 += x2 * bi;
+        m3 += x3 * bi;
+      }
+      EL_ST8(mr + (i0 + 0) * EL_LD + j0, r0);
+      EL_ST8(mr + (i0 + 1) * EL_LD + j0, r1);
+      EL_ST8(mr + (i0 + 2) * EL_LD + j0, r2);
+      EL_ST8(mr + (i0 + 3) * EL_LD + j0, r3);
+      EL_ST8(mi + (i0 + 0) * EL_LD + j0, m0);
+      EL_ST8(mi + (i0 + 1) * EL_LD + j0, m1);
+      EL_ST8(mi + (i0 + 2) * EL_LD + j0, m2);
+      EL_ST8(mi + (i0 + 3) * EL_LD + j0, m3);
+    }
+}
+
+#define EL_SYRK_ARGS \
+  int n, int K, const double *b, const double *wr, const double *wi, double *mr, double *mi
+#if defined(__x86_64__) && defined(__GNUC__)
+__attribute__((target("avx512f,avx2,fma"))) static void el_syrk_avx512(EL_SYRK_ARGS) {
+  el_syrk_body(n, K, b, wr, wi, mr, mi);
+}
+__attribute__((target("avx2,fma"))) static void el_syrk_avx2(EL_SYRK_ARGS) {
+  el_syrk_body(n, K, b, wr, wi, mr, mi);
+}
+#endif
+static void el_syrk_generic(EL_SYRK_ARGS) {
+  el_syrk_body(n, K, b, wr, wi, mr, mi);
+}
+
+typedef void (*el_syrk_fn)(EL_SYRK_ARGS);
+
+/* The widest variant the CPU runs. */
+static el_syrk_fn el_syrk_pick(void) {
+#if defined(__x86_64__) && defined(__GNUC__)
+  __builtin_cpu_init();
+  if (__builtin_cpu_supports("avx512f")) return el_syrk_avx512;
+  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return el_syrk_avx2;
+#endif
+  return el_syrk_generic;
+}
+
+/* S = sum_q w_q sum_d nu_d(x_q) c_i,d c_j,d and T likewise with eps and the
+ * values: per block of points the rows b[(q, d)][i] = v_i,d(x_q) with the
+ * weights w_q coef_d(x_q) (real and imaginary parts apart), accumulated by
+ * el_syrk. */
 em_err em_element_matrices(int p, const em_tet_geom *g, em_material_fn matfn, void *ctx, int32_t t,
                            int vary, em_cplx *S, em_cplx *T) {
   EM_CHECK(p >= 1 && p <= EM_MAX_ORDER, EM_ERR_ARG, "element order %d not in 1..%d", p,
@@ -38,8 +121,6 @@ em_err em_element_matrices(int p, const em_tet_geom *g, em_material_fn matfn, vo
   em_quad qs, qt;
   EM_TRY(em_quad_tet(deg_s(p, vary), &qs));
   EM_TRY(em_quad_tet(deg_t(p, vary), &qt));
-  memset(S, 0, (size_t)n * n * sizeof *S);
-  memset(T, 0, (size_t)n * n * sizeof *T);
   em_material mat;
   if (!vary) {
     double xc[3] = {0, 0, 0};
@@ -48,32 +129,43 @@ em_err em_element_matrices(int p, const em_tet_geom *g, em_material_fn matfn, vo
     EM_TRY(matfn(ctx, t, xc, &mat));
     EM_TRY(em_material_check(&mat, t));
   }
+  el_syrk_fn syrk = el_syrk_pick();
   double w[EM_NB_MAX][3], c[EM_NB_MAX][3];
+  double mr[EL_LD * EL_LD], mi[EL_LD * EL_LD];
+  double b[3 * EL_QB * EL_LD], wr[3 * EL_QB], wi[3 * EL_QB];
+  memset(b, 0, sizeof b);                /* the padding columns stay zero */
   for (int pass = 0; pass < 2; pass++) { /* 0: S, 1: T */
     const em_quad *q = pass ? &qt : &qs;
     em_cplx *M = pass ? T : S;
-    for (int k = 0; k < q->n; k++) {
-      const double *lam = q->lam + 4 * k;
-      if (vary) {
-        double x[3] = {0, 0, 0};
-        for (int a = 0; a < 4; a++)
-          for (int d = 0; d < 3; d++) x[d] += lam[a] * g->x[a][d];
-        EM_TRY(matfn(ctx, t, x, &mat));
-        EM_TRY(em_material_check(&mat, t));
+    memset(mr, 0, sizeof mr);
+    memset(mi, 0, sizeof mi);
+    for (int k0 = 0; k0 < q->n; k0 += EL_QB) {
+      int nk = q->n - k0 < EL_QB ? q->n - k0 : EL_QB;
+      for (int kk = 0; kk < nk; kk++) {
+        const double *lam = q->lam + 4 * (k0 + kk);
+        if (vary) {
+          double x[3] = {0, 0, 0};
+          for (int a = 0; a < 4; a++)
+            for (int d = 0; d < 3; d++) x[d] += lam[a] * g->x[a][d];
+          EM_TRY(matfn(ctx, t, x, &mat));
+          EM_TRY(em_material_check(&mat, t));
+        }
+        em_basis_eval(p, lam, g->grad, w, pass ? NULL : c);
+        double(*v)[3] = pass ? w : c;
+        const em_cplx *coef = pass ? mat.eps : mat.nu;
+        double wq = q->w[k0 + kk] * g->vol;
+        for (int d = 0; d < 3; d++) {
+          int r = 3 * kk + d;
+          wr[r] = wq * creal(coef[d]);
+          wi[r] = wq * cimag(coef[d]);
+          for (int j = 0; j < n; j++) b[r * EL_LD + j] = v[j][d];
+        }
       }
-      em_basis_eval(p, lam, g->grad, w, pass ? NULL : c);
-      double(*v)[3] = pass ? w : c;
-      const em_cplx *coef = pass ? mat.eps : mat.nu;
-      double wq = q->w[k] * g->vol;
-      for (int j = 0; j < n; j++) {
-        em_cplx mv[3];
-        for (int d = 0; d < 3; d++) mv[d] = wq * coef[d] * v[j][d];
-        for (int i = 0; i <= j; i++)
-          M[i * n + j] += v[i][0] * mv[0] + v[i][1] * mv[1] + v[i][2] * mv[2];
-      }
+      syrk(n, 3 * nk, b, wr, wi, mr, mi);
     }
     for (int i = 0; i < n; i++)
-      for (int j = 0; j < i; j++) M[i * n + j] = M[j * n + i];
+      for (int j = i; j < n; j++)
+        M[i * n + j] = M[j * n + i] = CMPLX(mr[i * EL_LD + j], mi[i * EL_LD + j]);
   }
   return EM_OK;
 }
