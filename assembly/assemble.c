@@ -192,10 +192,11 @@ struct em_assembler {
   int32_t *cptr, *ctet;
   int n_colour;
   double t_symbolic;
-  /* the frequency-independent part (kcache.c): built on the second pass
-     (a one-shot assembly pays nothing for it), checked on every later one */
-  int n_pass;
-  int no_cache;     /* building it failed (memory): plain passes */
+  /* the frequency-independent part (kcache.c): built on the first pass and
+     checked on every later one, so that a pass's values do not depend on
+     the passes before it (a resumed sweep writes the same bits) */
+  int no_cache;     /* em_assemble's one pass, or building it failed
+                       (memory): plain passes */
   em_kcache *kc;    /* NULL: none yet */
   uint8_t *evicted; /* [n_tet] tets whose material changed between passes */
   uint8_t *changed; /* [n_tet] scratch of em_kcache_check */
@@ -233,12 +234,11 @@ void em_assembler_destroy(em_assembler **ap) {
 }
 
 /* Before a pass: keep the cache valid for prob (tets whose material
- * changed leave it: rebuilt without them), or build it on the second pass.
+ * changed leave it: rebuilt without them), or build it on the first pass.
  * A cache that cannot be built (memory, a bad material: the plain pass
  * reports that) leaves the pass plain. */
 static em_err cache_prepare(em_assembler *a, const em_problem *prob, const em_log *log) {
   const em_mesh *m = a->m;
-  a->n_pass++;
   if (a->no_cache) return EM_OK;
   if (a->kc) {
     int32_t nc = 0;
@@ -249,7 +249,6 @@ static em_err cache_prepare(em_assembler *a, const em_problem *prob, const em_lo
                 nc);
     em_kcache_destroy(&a->kc);
   }
-  if (a->n_pass < 2) return EM_OK;
   if (!a->evicted) {
     EM_TRY(em_calloc(&a->evicted, (size_t)m->n_tet, 1, "assembly cache"));
     EM_TRY(em_calloc(&a->changed, (size_t)m->n_tet, 1, "assembly cache"));
@@ -284,6 +283,7 @@ em_err em_assemble(const em_mesh *m, const em_dofmap *d, const em_problem *prob,
   EM_TRY(check_problem(m, d, prob));
   em_assembler *a = NULL;
   EM_TRY(em_assembler_create(m, d, &a));
+  a->no_cache = 1; /* one pass: nothing to reuse */
   em_err err = em_assemble_with(a, prob, log, out);
   em_assembler_destroy(&a);
   return err;
