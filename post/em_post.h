@@ -239,7 +239,7 @@ void em_nf2ff_far_many(const em_nf2ff *nf, int n, const double *theta, const dou
 /* P_rad = int U dOmega (W): Gauss-Legendre in cos(theta) times the
  * trapezoidal rule in phi, with enough points for the surface's electrical
  * size (k radius + 12 in theta, at most 256, twice that in phi); the upper hemisphere
- * with half_space. */
+ * with half_space.  NaN when the direction arrays cannot be allocated. */
 double em_nf2ff_power(const em_nf2ff *nf);
 
 /* The far field on a regular (theta, phi) grid: theta_i = i dtheta from 0
