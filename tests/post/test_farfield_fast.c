@@ -7,8 +7,9 @@
  *   ~40), random currents, no mirror / one PEC mirror / PEC + PMC + an
  *   infinite ground, directions at random and at the poles: |F - F_ref| <=
  *   1e-12 max |F_ref|;
- * - the same direction from a serial caller (threads over the points) and
- *   from inside a parallel region (serial) gives the same bits;
+ * - the same direction from a serial caller (threads over the points),
+ *   from inside a parallel region (serial) and through em_nf2ff_far_many
+ *   (blocks of directions) gives the same bits;
  * - em_post_sincos against sin and cos to 1e-15 over |x| <= 2000;
  * - the time of the grid, reference loop against em_ff_grid_eval
  *   (printed, not checked). */
@@ -127,7 +128,10 @@ static void compare(void) {
       /* from inside a parallel region: the serial path, the same bits */
 #pragma omp parallel for schedule(static)
       for (int j = 0; j < ND; j++) em_nf2ff_far(&s.nf, th[j], ph[j], &fi[j][0], &fi[j][1]);
-      int same = 1;
+      /* many directions at once (blocks of directions per thread) */
+      em_cplx fm[ND][2];
+      em_nf2ff_far_many(&s.nf, ND, th, ph, &fm[0][0]);
+      int same = !memcmp(fm, ff, sizeof fm);
       for (int j = 0; j < ND; j++) {
         worst = fmax(worst, fmax(cabs(ff[j][0] - fr[j][0]), cabs(ff[j][1] - fr[j][1])));
         same &= !memcmp(ff[j], fi[j], sizeof ff[j]);
@@ -135,7 +139,7 @@ static void compare(void) {
       EXPECT(scale > 0 && worst <= 1e-12 * scale,
              "n = %lld, mirror case %d: |F - F_ref| = %.3g of max |F| %.3g", (long long)sizes[si],
              mcase, worst / scale, scale);
-      EXPECT(same, "n = %lld, mirror case %d: threaded and serial sums differ",
+      EXPECT(same, "n = %lld, mirror case %d: threaded, serial and batched sums differ",
              (long long)sizes[si], mcase);
       free_source(&s);
     }
