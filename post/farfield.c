@@ -249,13 +249,20 @@ void em_nf2ff_far_many(const em_nf2ff *nf, int n, const double *theta, const dou
   make_copies(nf, &c);
   chunk_fn fn = chunk_pick();
   int64_t nch = (nf->n + FF_CHUNK - 1) / FF_CHUNK;
-  int nb = (n + FF_BLOCK - 1) / FF_BLOCK;
+  /* blocks of FF_BLOCK directions, fewer when that leaves threads idle
+     (the values do not depend on the blocks) */
+  int bs = FF_BLOCK;
+#ifdef _OPENMP
+  bs = n / omp_get_max_threads();
+  bs = bs < 1 ? 1 : bs > FF_BLOCK ? FF_BLOCK : bs;
+#endif
+  int nb = (n + bs - 1) / bs;
   /* a block of directions: each chunk loaded once, then summed for every
      direction of the block (each direction's sums in chunk order, as
      em_nf2ff_far adds them) */
 #pragma omp parallel for schedule(dynamic, 1)
   for (int b = 0; b < nb; b++) {
-    int k0 = b * FF_BLOCK, m = n - k0 < FF_BLOCK ? n - k0 : FF_BLOCK;
+    int k0 = b * bs, m = n - k0 < bs ? n - k0 : bs;
     ff_dir d[FF_BLOCK];
     double sums[FF_BLOCK][8][12];
     ff_chunk ch;
