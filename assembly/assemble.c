@@ -191,6 +191,14 @@ struct em_assembler {
   int32_t *cptr, *ctet;
   int n_colour;
   double t_symbolic;
+  /* the frequency-independent part (kcache.c): built on the first pass and
+     checked on every later one, so that a pass's values do not depend on
+     the passes before it (a resumed sweep writes the same bits) */
+  int no_cache;     /* em_assemble's one pass, or building it failed
+                       (memory): plain passes */
+  em_kcache *kc;    /* NULL: none yet */
+  uint8_t *evicted; /* [n_tet] tets whose material changed between passes */
+  uint8_t *changed; /* [n_tet] scratch of em_kcache_check */
 };
 
 em_err em_assembler_create(const em_mesh *m, const em_dofmap *d, em_assembler **out) {
@@ -218,7 +226,53 @@ void em_assembler_destroy(em_assembler **ap) {
   em_element_ref_destroy(&a->ref);
   em_free(&a->cptr);
   em_free(&a->ctet);
+  em_kcache_destroy(&a->kc);
+  em_free(&a->evicted);
+  em_free(&a->changed);
   em_free(ap);
+}
+
+/* Before a pass: keep the cache valid for prob (tets whose material
+ * changed leave it: rebuilt without them), or build it on the first pass.
+ * A cache that cannot be built (memory, a bad material: the plain pass
+ * reports that) leaves the pass plain. */
+static em_err cache_prepare(em_assembler *a, const em_problem *prob, const em_log *log) {
+  const em_mesh *m = a->m;
+  if (a->no_cache) return EM_OK;
+  if (a->kc) {
+    int32_t nc = 0;
+    EM_TRY(em_kcache_check(a->kc, m, prob, a->changed, &nc));
+    if (!nc) return EM_OK;
+    for (int32_t t = 0; t < m->n_tet; t++) a->evicted[t] |= a->changed[t];
+    em_log_info(log, "assembly: %d tets changed material with the frequency: assembled per pass",
+                nc);
+    em_kcache_destroy(&a->kc);
+  }
+  if (!a->evicted) {
+    EM_TRY(em_calloc(&a->evicted, (size_t)m->n_tet, 1, "assembly cache"));
+    EM_TRY(em_calloc(&a->changed, (size_t)m->n_tet, 1, "assembly cache"));
+  }
+  double t0 = em_wtime();
+  em_err err = em_kcache_build(m, a->d, a->pat, a->ref, a->n_colour, a->cptr, a->ctet, prob,
+                               a->evicted, &a->kc);
+  if (err) {
+    if (err == EM_ERR_MEMORY) {
+      em_log_warn(log, "%s; assembly without the frequency-independent cache", em_error_message());
+      a->no_cache = 1;
+    } else {
+      em_log_verbose(log, "assembly: no frequency-independent cache this pass: %s",
+                     em_error_message());
+    }
+    em_error_clear();
+    return EM_OK;
+  }
+  em_log_info(log, "assembly: frequency-independent part of %d of %d tets kept (%.0f MiB, %.2f s)",
+              em_kcache_kept(a->kc), m->n_tet, em_kcache_mib(a->kc), em_wtime() - t0);
+  return EM_OK;
+}
+
+int32_t em_assembler_cached_tets(const em_assembler *a) {
+  return a ? em_kcache_kept(a->kc) : 0;
 }
 
 em_err em_assemble(const em_mesh *m, const em_dofmap *d, const em_problem *prob, const em_log *log,
@@ -228,6 +282,7 @@ em_err em_assemble(const em_mesh *m, const em_dofmap *d, const em_problem *prob,
   EM_TRY(check_problem(m, d, prob));
   em_assembler *a = NULL;
   EM_TRY(em_assembler_create(m, d, &a));
+  a->no_cache = 1; /* one pass: nothing to reuse */
   em_err err = em_assemble_with(a, prob, log, out);
   em_assembler_destroy(&a);
   return err;
@@ -257,7 +312,19 @@ em_err em_assemble_with(em_assembler *a, const em_problem *prob, const em_log *l
   EM_TRY_GOTO(err, em_calloc(&sys->fixed, (size_t)d->n_fixed, sizeof *sys->fixed, "fixed values"),
               fail);
   EM_TRY_GOTO(err, em_dirichlet_values(m, d, prob, sys->fixed), fail);
-  EM_TRY_GOTO(err, em_pattern_blockmat(pat, m, d, &sys->A), fail);
+  EM_TRY_GOTO(err, cache_prepare(a, prob, log), fail);
+  const uint8_t *dyn = NULL;
+  const int32_t *dptr = NULL, *dtet = NULL;
+  if (a->kc) {
+    dyn = em_kcache_dynamic(a->kc, &dptr, &dtet);
+    EM_TRY_GOTO(err, em_kcache_matrix(a->kc, prob->k0, &sys->A), fail);
+    em_kcache_lift(a->kc, prob->k0, sys->fixed, sys->n_rhs, d->n_dof, sys->b);
+  } else {
+    EM_TRY_GOTO(err, em_pattern_blockmat(pat, m, d, &sys->A), fail);
+  }
+  /* with the cache: its tets only need their sources, the others all */
+  int src = prob->source || prob->tet_source, all = !dyn || src;
+  const int32_t *lptr = all ? cptr : dptr, *ltet = all ? ctet : dtet;
   double t1 = em_wtime();
   int n = ref->n;
   int32_t bad = -1;
@@ -274,9 +341,18 @@ em_err em_assemble_with(em_assembler *a, const em_problem *prob, const em_log *l
         oom = 1;
       }
 #pragma omp for schedule(dynamic, 64)
-      for (int32_t k = cptr[c]; k < cptr[c + 1]; k++) {
-        int32_t t = ctet[k];
-        if (ok && do_tet(m, d, prob, ref, pat, t, &w, sys)) {
+      for (int32_t k = lptr[c]; k < lptr[c + 1]; k++) {
+        int32_t t = ltet[k];
+        em_err e = EM_OK;
+        if (!ok) continue;
+        if (!dyn || dyn[t]) {
+          e = do_tet(m, d, prob, ref, pat, t, &w, sys);
+        } else {
+          int32_t code[EM_NB_MAX];
+          em_dofmap_tet(d, m, t, code);
+          e = source(m, prob, t, code, sys->b);
+        }
+        if (e) {
 #pragma omp critical(em_assemble_bad)
           if (bad < 0 || t < bad) bad = t;
         }

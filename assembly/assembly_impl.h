@@ -31,6 +31,9 @@ void em_element_ref_destroy(em_element_ref **ref);
  * material. */
 void em_element_ref_apply(const em_element_ref *ref, const em_tet_geom *g, const em_material *mat,
                           double k0, em_cplx *A);
+/* Its parts: S and T (packed, T without the factor -k0^2). */
+void em_element_ref_split(const em_element_ref *ref, const em_tet_geom *g, const em_material *mat,
+                          em_cplx *S, em_cplx *T);
 
 /* Check that a material value is finite (names the tet on failure). */
 em_err em_material_check(const em_material *mat, int32_t t);
@@ -96,5 +99,30 @@ static inline int em_dof_group(const em_dofmap *d, int32_t c) {
  * Cholesky factor; b complex, overwritten by x).  EM_ERR_NUMERIC on a
  * non-positive pivot, naming `what`. */
 em_err em_small_spd_solve(int n, double *M, em_cplx *b, const char *what, int32_t id);
+
+/* The frequency-independent part of the assembly (kcache.c): the sums of
+ * S_e and T_e over the tets whose centroid material is kept. */
+typedef struct em_kcache em_kcache;
+/* Keep every tet not marked varying by prob nor evicted (evicted may be
+ * NULL), with its material at this pass. */
+em_err em_kcache_build(const em_mesh *m, const em_dofmap *d, const em_pattern *pat,
+                       const em_element_ref *ref, int n_colour, const int32_t *cptr,
+                       const int32_t *ctet, const em_problem *prob, const uint8_t *evicted,
+                       em_kcache **c);
+void em_kcache_destroy(em_kcache **c);
+/* Tets kept, and the memory held (MiB). */
+int32_t em_kcache_kept(const em_kcache *c);
+double em_kcache_mib(const em_kcache *c);
+/* dyn[t] = 1 for the tets assembled per pass; dptr/dtet: those by colour. */
+const uint8_t *em_kcache_dynamic(const em_kcache *c, const int32_t **dptr, const int32_t **dtet);
+/* changed[t] = 1 for kept tets whose material at this pass differs from
+ * the kept one (or that prob marks varying); their count. */
+em_err em_kcache_check(const em_kcache *c, const em_mesh *m, const em_problem *prob,
+                       uint8_t *changed, int32_t *n_changed);
+/* A new block matrix on the pattern with values S - k0^2 T. */
+em_err em_kcache_matrix(const em_kcache *c, double k0, em_blockmat **A);
+/* b[:, col] -= (S_uf - k0^2 T_uf) fixed for every column. */
+void em_kcache_lift(const em_kcache *c, double k0, const em_cplx *fixed, int n_rhs, int32_t n_dof,
+                    em_cplx *b);
 
 #endif

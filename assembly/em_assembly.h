@@ -217,6 +217,15 @@ em_err em_assembler_create(const em_mesh *m, const em_dofmap *d, em_assembler **
 void em_assembler_destroy(em_assembler **a);
 em_err em_assemble_with(em_assembler *a, const em_problem *prob, const em_log *log,
                         em_system **sys);
+/* An assembler keeps, from its first pass, the sums of S_e and T_e over
+ * the tets whose material is constant in the tet and the same at every
+ * pass (checked bit for bit at the centroid each pass: a tet whose
+ * material changes with k0 leaves the cache), and assembles every pass as
+ * S - k0^2 T plus the other tets (PML) and the Robin terms: the same
+ * matrix as em_assemble's plain pass up to rounding, and the same bits at
+ * a frequency whichever passes came before (with materials that do not
+ * change).  The number of tets kept (0: none). */
+int32_t em_assembler_cached_tets(const em_assembler *a);
 void em_system_destroy(em_system **sys);
 
 /* ------------------------------------------------------------------ fields */

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "em_post.h"
+#include "post_impl.h"
 
 static double db(double x) {
   return 10 * log10(x);
@@ -44,43 +45,103 @@ double em_antenna_cut(const em_nf2ff *nf, const em_antenna *a, int plane, double
   return u_dir(nf, dir);
 }
 
-/* Refine the grid maximum by a compass search in (theta, phi), the step
- * halving from the grid step down to 1e-5 rad. */
+/* U at n directions given by their angles, at once (em_nf2ff_far_many),
+ * each as em_antenna_intensity computes it. */
+static void intensity_many(const em_nf2ff *nf, int n, const double *th, const double *ph,
+                           double *u) {
+  em_cplx f[128];
+  for (int k0 = 0; k0 < n; k0 += 64) {
+    int m = n - k0 < 64 ? n - k0 : 64;
+    em_nf2ff_far_many(nf, m, th + k0, ph + k0, f);
+    for (int k = 0; k < m; k++) {
+      double p = ph[k0 + k];
+      em_cplx ft = f[2 * k], fp = f[2 * k + 1];
+      em_cplx cx = ft * cos(p) - fp * sin(p), cy = ft * sin(p) + fp * cos(p);
+      u[k0 + k] = creal(cx * conj(cx)) / (2 * nf->eta) + creal(cy * conj(cy)) / (2 * nf->eta);
+    }
+  }
+}
+
+/* Refine the grid maximum by a compass search in (theta, phi): the four
+ * neighbours at the step evaluated together, a move to the best if it is
+ * higher, else the step halves, from the grid step down to 1e-5 rad. */
 static void refine_max(const em_nf2ff *nf, double step, double *theta, double *phi, double *u) {
   double tmax = nf->half_space ? M_PI / 2 : M_PI;
   while (step > 1e-5) {
-    int moved = 0;
     static const int dt[4] = {1, -1, 0, 0}, dp[4] = {0, 0, 1, -1};
+    double t[4], p[4], v[4];
+    int m = 0;
     for (int k = 0; k < 4; k++) {
-      double t = *theta + dt[k] * step, p = *phi + dp[k] * step / fmax(sin(*theta), 0.05);
-      if (t < 0 || t > tmax) continue;
-      double v = em_antenna_intensity(nf, t, p, 0, NULL, NULL);
-      if (v > *u) *theta = t, *phi = p, *u = v, moved = 1;
+      t[m] = *theta + dt[k] * step;
+      p[m] = *phi + dp[k] * step / fmax(sin(*theta), 0.05);
+      if (t[m] >= 0 && t[m] <= tmax) m++;
     }
-    if (!moved) step /= 2;
+    intensity_many(nf, m, t, p, v);
+    int best = -1;
+    for (int k = 0; k < m; k++)
+      if (v[k] > *u && (best < 0 || v[k] > v[best])) best = k;
+    if (best >= 0)
+      *theta = t[best], *phi = p[best], *u = v[best];
+    else
+      step /= 2;
   }
   *phi = fmod(*phi, 2 * M_PI);
   if (*phi < 0) *phi += 2 * M_PI;
 }
 
-/* Half-power point of a cut on the side sign (+1 / -1): march by 0.5 deg,
- * then bisect; NaN when the cut never falls to u_max / 2. */
+/* u_dir of each of n directions (dir[3 k ..]) at once: threads over the
+ * directions, each value as em_antenna_intensity computes it one by one. */
+static void u_many(const em_nf2ff *nf, int n, const double *dir, double *u) {
+  double th[64], ph[64];
+  for (int k0 = 0; k0 < n; k0 += 64) {
+    int m = n - k0 < 64 ? n - k0 : 64;
+    for (int k = 0; k < m; k++) angles_of(dir + 3 * (k0 + k), &th[k], &ph[k]);
+    intensity_many(nf, m, th, ph, u + k0);
+  }
+}
+
+void em_post_cut_many(const em_nf2ff *nf, const em_antenna *a, int plane, int n,
+                      const double *alpha, double *dir, double *u) {
+  const double *v = plane ? a->h_dir : a->e_dir;
+  for (int k = 0; k < n; k++)
+    for (int c = 0; c < 3; c++)
+      dir[3 * k + c] = cos(alpha[k]) * a->dir_max[c] + sin(alpha[k]) * v[c];
+  u_many(nf, n, dir, u);
+}
+
+/* Half-power point of a cut on the side sign (+1 / -1): march by 0.5 deg
+ * (64 steps at a time, the directions of a block evaluated together),
+ * then narrow the bracket 16-fold per round (15 directions together); NaN
+ * when the cut never falls to u_max / 2. */
 static double half_power(const em_nf2ff *nf, const em_antenna *a, int plane, double sign) {
-  double d[3], h = 0.5 * M_PI / 180, lo = 0, hi = -1;
-  for (double al = h; al <= M_PI + 1e-12; al += h) {
-    if (em_antenna_cut(nf, a, plane, sign * al, d) < 0.5 * a->u_max) {
-      hi = al;
-      break;
+  double h = 0.5 * M_PI / 180, lo = 0, hi = -1;
+  double al = h, alpha[64], dirs[3 * 64], u[64];
+  while (hi < 0 && al <= M_PI + 1e-12) {
+    int m = 0;
+    double start = al;
+    for (; m < 64 && al <= M_PI + 1e-12; al += h) alpha[m++] = sign * al;
+    em_post_cut_many(nf, a, plane, m, alpha, dirs, u);
+    al = start;
+    for (int k = 0; k < m; k++, al += h) {
+      if (u[k] < 0.5 * a->u_max) {
+        hi = al;
+        break;
+      }
+      lo = al;
     }
-    lo = al;
   }
   if (hi < 0) return NAN;
-  for (int it = 0; it < 40; it++) {
-    double mid = 0.5 * (lo + hi);
-    if (em_antenna_cut(nf, a, plane, sign * mid, d) < 0.5 * a->u_max)
-      hi = mid;
-    else
-      lo = mid;
+  /* 16-section: 15 points of [lo, hi] together, the first below half
+     power bounds the new interval; 10 rounds narrow it by 2^40 */
+  for (int it = 0; it < 10; it++) {
+    double w = hi - lo, x[15];
+    for (int k = 0; k < 15; k++) alpha[k] = sign * (x[k] = lo + w * (k + 1) / 16);
+    em_post_cut_many(nf, a, plane, 15, alpha, dirs, u);
+    int k = 0;
+    while (k < 15 && !(u[k] < 0.5 * a->u_max)) k++;
+    double nlo = k > 0 ? x[k - 1] : lo, nhi = k < 15 ? x[k] : hi;
+    lo = nlo;
+    hi = nhi;
   }
   return 0.5 * (lo + hi);
 }

@@ -232,10 +232,14 @@ em_err em_nf2ff_create(const em_mesh *m, const em_dofmap *d, const em_cplx *x, c
 void em_nf2ff_destroy(em_nf2ff **nf);
 /* F_theta, F_phi (V) in direction (theta, phi), radians. */
 void em_nf2ff_far(const em_nf2ff *nf, double theta, double phi, em_cplx *f_theta, em_cplx *f_phi);
+/* The same at n directions at once (threads over the directions; each
+ * value equals em_nf2ff_far's bit for bit): f[2k] = F_theta, f[2k+1] = F_phi. */
+void em_nf2ff_far_many(const em_nf2ff *nf, int n, const double *theta, const double *phi,
+                       em_cplx *f);
 /* P_rad = int U dOmega (W): Gauss-Legendre in cos(theta) times the
  * trapezoidal rule in phi, with enough points for the surface's electrical
  * size (k radius + 12 in theta, at most 256, twice that in phi); the upper hemisphere
- * with half_space. */
+ * with half_space.  NaN when the direction arrays cannot be allocated. */
 double em_nf2ff_power(const em_nf2ff *nf);
 
 /* The far field on a regular (theta, phi) grid: theta_i = i dtheta from 0

@@ -80,22 +80,38 @@ em_err em_pattern_cuts_write(const char *path, double freq, double step, const e
       "angle_deg,Eplane_theta_deg,Eplane_phi_deg,Eplane_directivity_dBi,Eplane_realized_gain_dBi,"
       "Hplane_theta_deg,Hplane_phi_deg,Hplane_directivity_dBi,Hplane_realized_gain_dBi\n",
       f);
-  int n = (int)floor(180 / step + 1e-9);
+  int n = (int)floor(180 / step + 1e-9), m = 2 * n + 1;
+  /* both cuts first (their directions evaluated together), then the rows */
+  double *al = NULL, *dir = NULL, *u = NULL;
+  em_err err = em_calloc(&al, (size_t)m, sizeof *al, "pattern cuts");
+  if (!err) err = em_calloc(&dir, 6 * (size_t)m, sizeof *dir, "pattern cuts");
+  if (!err) err = em_calloc(&u, 2 * (size_t)m, sizeof *u, "pattern cuts");
+  if (err) {
+    em_free(&al);
+    em_free(&dir);
+    em_outfile_abort(&out);
+    return err;
+  }
+  for (int i = -n; i <= n; i++) al[i + n] = i * step * M_PI / 180;
+  for (int plane = 0; plane < 2; plane++)
+    em_post_cut_many(nf, a, plane, m, al, dir + 3 * (size_t)m * plane, u + (size_t)m * plane);
   for (int i = -n; i <= n; i++) {
-    double al = i * step;
-    put(f, al, 1);
+    put(f, i * step, 1);
     for (int plane = 0; plane < 2; plane++) {
-      double d[3];
-      double u = em_antenna_cut(nf, a, plane, al * M_PI / 180, d);
+      const double *d = dir + 3 * ((size_t)m * plane + i + n);
+      double uu = u[(size_t)m * plane + i + n];
       double th = deg(acos(fmax(-1.0, fmin(1.0, d[2])))), ph = deg(atan2(d[1], d[0]));
       if (ph < 0) ph += 360;
       put(f, th, 0);
       put(f, ph, 0);
-      put(f, db(4 * M_PI * u / a->p_far), 0);
-      put(f, db(4 * M_PI * u / a->p_far * a->efficiency * a->mismatch), 0);
+      put(f, db(4 * M_PI * uu / a->p_far), 0);
+      put(f, db(4 * M_PI * uu / a->p_far * a->efficiency * a->mismatch), 0);
     }
     fputc('\n', f);
   }
+  em_free(&al);
+  em_free(&dir);
+  em_free(&u);
   EM_TRY(em_outfile_commit(&out));
   return EM_OK;
 }

@@ -22,6 +22,50 @@ void em_post_fmt_double(char buf[EM_POST_NUM_LEN], double v);
  * Returns the length written. */
 size_t em_post_copy_line(char *dst, size_t cap, const char *src);
 
+/* ------------------------------------------------------------ sin and cos */
+
+/* sin(x) and cos(x) without branches, so that a loop over x vectorizes:
+ * x = n pi/2 + y with n = round(2x/pi) and y = x - n pi/2 in two parts
+ * (pi/2's first 33 bits times n is exact while |n| < 2^20, i.e. |x| < 1.6e6),
+ * then fdlibm's kernel polynomials on |y| <= pi/4 (errors below 2 ulp of
+ * the result plus 1e-22 absolute) and the quadrant n mod 4. */
+__attribute__((always_inline)) static inline void em_post_sincos(double x, double *s, double *c) {
+  const double inv_pio2 = 6.36619772367581382433e-01, pio2_1 = 1.57079632673412561417e+00,
+               pio2_1t = 6.07710050650619224932e-11,
+               round_magic = 6755399441055744.0; /* 1.5 2^52 */
+  double fn = (x * inv_pio2 + round_magic) - round_magic;
+  int n = (int)fn;
+  double y = (x - fn * pio2_1) - fn * pio2_1t;
+  double z = y * y;
+  double sy =
+      y + y * z *
+              (-1.66666666666666324348e-01 +
+               z * (8.33333333332248946124e-03 +
+                    z * (-1.98412698298579493134e-04 +
+                         z * (2.75573137070700676789e-06 + z * (-2.50507602534068634195e-08 +
+                                                                z * 1.58969099521155010221e-10)))));
+  double cy =
+      1 - 0.5 * z +
+      z * z *
+          (4.16666666666666019037e-02 +
+           z * (-1.38888888888741095749e-03 +
+                z * (2.48015872894767294178e-05 +
+                     z * (-2.75573143513906633035e-07 +
+                          z * (2.08757232129817482790e-09 + z * -1.13596475577881948265e-11)))));
+  double ss = (n & 1) ? cy : sy, cc = (n & 1) ? sy : cy;
+  *s = (n & 2) ? -ss : ss;
+  *c = ((n + 1) & 2) ? -cc : cc;
+}
+
+/* ------------------------------------------------------------- far field */
+
+/* em_antenna_cut at n angles alpha[k] of one plane at once (threads over
+ * the directions): dir[3 k ..] and u[k] as em_antenna_cut gives them. */
+struct em_nf2ff;
+struct em_antenna;
+void em_post_cut_many(const struct em_nf2ff *nf, const struct em_antenna *a, int plane, int n,
+                      const double *alpha, double *dir, double *u);
+
 /* ------------------------------------------------------------- port tables */
 
 /* Checks shared by the Touchstone and CSV writers: n_ports, n_freq >= 1,
