@@ -13,6 +13,7 @@
 # (the small Krylov footprint), with GMRES(MEM_RESTART, default 30), the
 # direct factorization on the host cores (its host peak is the baseline),
 # each printing the memory by component (the log's "memory:" line).
+# RUN_ARGS: options added to every run (word-split), e.g. the PML.
 # Per run: wall time, the summary's stage times, iterations, host peak
 # memory (summary.json), GPU memory in use (nvidia-smi, sampled).  Logs and
 # the summaries go to $OUT (bundled: the device tool returns few files).
@@ -59,7 +60,7 @@ run() {
     -setnumber Solver/n_freq 3)
   timeout "$(cap 300)" "$B/app/emsolve" cases/dra.geo -setnumber Solver/order 3 \
     "${ea[@]}" "${fa[@]}" \
-    -setstring Output/fields none --device "$dev" --out "$L/$lab" "$@" > "$L/$lab.log" 2>&1
+    -setstring Output/fields none --device "$dev" --out "$L/$lab" ${RUN_ARGS:-} "$@" > "$L/$lab.log" 2>&1
   local rc=$?
   kill $smi 2>/dev/null
   python3 - "$L/$lab" "$rc" "$(python3 -c "print($(date +%s.%N) - $ts)")" "$L/$lab.gpumem" <<'PY'
