@@ -34,7 +34,7 @@ fi
 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader | tee "$L/device.txt"
 if [ "$MODE" = tests ]; then
   step "ctest -L gpu"
-  (cd "$B" && timeout "$(cap 300)" ctest -L gpu --output-on-failure --timeout 240 > "$L/ctest-gpu.log" 2>&1)
+  (cd "$B" && timeout "$(cap 300)" ctest -L gpu -j4 --output-on-failure --timeout 240 > "$L/ctest-gpu.log" 2>&1)
   grep -E "tests passed|tests failed|\(Failed\)|\*\*\*|Not Run" "$L/ctest-gpu.log" | tail -20
   step "compute-sanitizer memcheck"
   (cd "$B" && ctest -L gpu --show-only=json-v1 > "$L/gpu-tests.json")
