@@ -83,6 +83,20 @@ em_err em_robin_add(const em_mesh *m, const em_dofmap *d, const em_problem *prob
  * -1 when absent. */
 int32_t em_pattern_find(const em_pattern *pat, int32_t k, int gj, int32_t c);
 
+/* Where tet t's element matrix goes in the pattern (codes from
+ * em_dofmap_tet): per basis function i its local entity le[i] (0..5
+ * edges, 6..9 faces, 10 cell), its order group grp[i] (-1: fixed), the
+ * entities ent[e], and pos[e][j] = the position of unknown code[j] in
+ * entity e's column list (-1: fixed).  Entry (i, j) of block (gi, gj) is
+ * val[rowptr[code[i] - offset[gi]] - gstart[3 ent[le[i]] + gj] +
+ * pos[le[i]][j]]: one search per (entity, unknown), not per entry. */
+typedef struct em_tet_slots {
+  int32_t ent[11], le[EM_NB_MAX], pos[11][EM_NB_MAX];
+  int grp[EM_NB_MAX];
+} em_tet_slots;
+void em_tet_slots_make(const em_mesh *m, const em_dofmap *d, const em_pattern *pat, int32_t t,
+                       const int32_t *code, em_tet_slots *s);
+
 /* Add value v at (row code r, column code c) of the block matrix, both
  * unknowns, through the entity list of r's entity (ent). */
 em_err em_pattern_add(const em_pattern *pat, em_blockmat *A, int32_t ent, int32_t r, int32_t c,

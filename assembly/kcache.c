@@ -61,11 +61,6 @@ static void centroid(const em_tet_geom *g, double xc[3]) {
     for (int d = 0; d < 3; d++) xc[d] += 0.25 * g->x[a][d];
 }
 
-/* Local entity (0..5 edges, 6..9 faces, 10 cell) of a table entry. */
-static int local_entity(const em_basis_fn *fn) {
-  return fn->kind == EM_ENT_EDGE ? fn->entity : fn->kind == EM_ENT_FACE ? 6 + fn->entity : 10;
-}
-
 /* Packed upper-triangle index of (i, j). */
 static int64_t packed(int n, int i, int j) {
   if (i > j) {
@@ -81,18 +76,11 @@ static int64_t packed(int n, int i, int j) {
 static void scatter2(const em_mesh *m, const em_dofmap *d, const em_pattern *pat, int32_t t,
                      const int32_t *code, const em_cplx *Se, const em_cplx *Te, em_kcache *c) {
   int p = d->order, n = em_basis_count(p);
-  const em_basis_fn *tab = em_basis_table(p);
-  int32_t ent[11], le[EM_NB_MAX], pos[11][EM_NB_MAX];
-  int grp[EM_NB_MAX];
-  for (int i = 0; i < n; i++) {
-    le[i] = local_entity(tab + i);
-    ent[le[i]] = em_pattern_entity(pat, m, t, tab + i);
-    grp[i] = code[i] >= 0 ? em_dof_group(d, code[i]) : -1;
-  }
-  int n_le = p == 1 ? 6 : p == 2 ? 10 : 11;
-  for (int e = 0; e < n_le; e++)
-    for (int j = 0; j < n; j++)
-      pos[e][j] = code[j] >= 0 ? em_pattern_find(pat, ent[e], grp[j], code[j]) : -1;
+  em_tet_slots sl;
+  em_tet_slots_make(m, d, pat, t, code, &sl);
+  const int32_t *ent = sl.ent, *le = sl.le;
+  const int *grp = sl.grp;
+  int32_t(*pos)[EM_NB_MAX] = sl.pos;
   for (int i = 0; i < n; i++) {
     if (code[i] < 0) continue;
     int gi = grp[i];

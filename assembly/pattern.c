@@ -242,3 +242,23 @@ em_err em_pattern_add(const em_pattern *pat, em_blockmat *A, int32_t k, int32_t 
   B->val[B->rowptr[r - A->offset[gi]] + pos - pat->gstart[3 * (size_t)k + gj]] += v;
   return EM_OK;
 }
+
+/* Local entity (0..5 edges, 6..9 faces, 10 cell) of a table entry. */
+static int local_entity(const em_basis_fn *fn) {
+  return fn->kind == EM_ENT_EDGE ? fn->entity : fn->kind == EM_ENT_FACE ? 6 + fn->entity : 10;
+}
+
+void em_tet_slots_make(const em_mesh *m, const em_dofmap *d, const em_pattern *pat, int32_t t,
+                       const int32_t *code, em_tet_slots *s) {
+  int p = d->order, n = em_basis_count(p);
+  const em_basis_fn *tab = em_basis_table(p);
+  for (int i = 0; i < n; i++) {
+    s->le[i] = local_entity(tab + i);
+    s->ent[s->le[i]] = em_pattern_entity(pat, m, t, tab + i);
+    s->grp[i] = code[i] >= 0 ? em_dof_group(d, code[i]) : -1;
+  }
+  int n_le = p == 1 ? 6 : p == 2 ? 10 : 11;
+  for (int e = 0; e < n_le; e++)
+    for (int j = 0; j < n; j++)
+      s->pos[e][j] = code[j] >= 0 ? em_pattern_find(pat, s->ent[e], s->grp[j], code[j]) : -1;
+}

@@ -53,9 +53,10 @@ OMP_NUM_THREADS=16 one time-gpu-old --device gpu "${old[@]}"
 OMP_NUM_THREADS=16 one time-gpu-new --device gpu "${new[@]}"
 
 # phase 2: the default case on the host, cores 0-7, beside the study
+# cpu_lane VARIANT...: each variant (an array of options) twice, on cores 0-7
 cpu_lane() {
   for k in 1 2; do
-    for v in old new; do
+    for v in "$@"; do
       local -n a=$v
       local left=$((DEADLINE - ($(date +%s) - T0)))
       [ $left -gt 60 ] || return 0
@@ -104,23 +105,6 @@ p20hp=(-setnumber Geometry/pml_thickness 20 -setnumber PML/elements 3 -setnumber
 OMP_NUM_THREADS=16 one time-gpu-old --device gpu "${old[@]}"
 OMP_NUM_THREADS=16 one time-gpu-p20 --device gpu "${p20[@]}"
 OMP_NUM_THREADS=16 one time-gpu-p20hp --device gpu "${p20hp[@]}"
-cpu_lane() {
-  for k in 1 2; do
-    for v in old p20 p20hp; do
-      local -n a=$v
-      local left=$((DEADLINE - ($(date +%s) - T0)))
-      [ $left -gt 60 ] || return 0
-      local t=$(date +%s.%N)
-      OMP_NUM_THREADS=8 timeout $left taskset -c 0-7 "$EM" cases/dra.geo --device cpu \
-        --out /tmp/acc-cpu-$v-$k "${a[@]}" >"$R/time-cpu-$v-$k.log" 2>&1
-      local rc=$?
-      echo "wall_s $(awk "BEGIN{print $(date +%s.%N) - $t}") rc $rc" >>"$R/time-cpu-$v-$k.log"
-      [ -f /tmp/acc-cpu-$v-$k/summary.json ] &&
-        cp /tmp/acc-cpu-$v-$k/summary.json "$R/time-cpu-$v-$k.json"
-      rm -rf /tmp/acc-cpu-$v-$k
-    done
-  done
-}
 o2_lane() {
   local s=(--device gpu -setnumber Solver/order 2 -setnumber PML/elements 3)
   one o2-m14-p20-e3 "${s[@]}" "${band[@]}" -setnumber Geometry/margin 14 -setnumber Geometry/pml_thickness 20
@@ -142,7 +126,7 @@ o3_lane() {
   one o3-m8-p10-e3 "${s[@]}" "${band[@]}" -setnumber Geometry/pml_thickness 10
 }
 fi
-cpu_lane &
+cpu_lane old p20 p20hp &
 OMP_NUM_THREADS=4 taskset -c 8-11 bash -c "$(declare -f one o2_lane); $(declare -p EM R T0 DEADLINE band); o2_lane" &
 OMP_NUM_THREADS=4 taskset -c 12-15 bash -c "$(declare -f one o3_lane); $(declare -p EM R T0 DEADLINE band); o3_lane" &
 wait
