@@ -169,7 +169,17 @@ em_err em_direct_analyse(const em_csr *A, const em_direct_opts *o, const em_log 
   memory_estimate(F, !g.owned, A->nnz);
   log_symbolic(F, log);
   double avail = em_direct_mem_available(o);
-  if (avail > 0 && (double)in->bytes_peak > avail) {
+  if (avail > 0 && (double)in->bytes_peak > avail && o->backend == EM_BACKEND_CUDA &&
+      o->mem_limit <= 0) {
+    /* the GPU path needs the host's frontal stack only if it falls back to
+       the host: the GPU estimate decides (em_dgpu_estimate), the fallback
+       is refused then (em_direct_factor) */
+    F->host_short = 1;
+    em_log_verbose(log,
+                   "direct: the host factorization's peak (~%.2f GiB) exceeds the %.2f GiB "
+                   "available: the GPU factors, or nothing does",
+                   (double)in->bytes_peak / GIB, avail / GIB);
+  } else if (avail > 0 && (double)in->bytes_peak > avail) {
     err = EM_RAISE(EM_ERR_MEMORY,
                    "direct factorization needs %.2f GiB for L (nnz(L) = %lld, %lld entries "
                    "stored) and %.2f GiB in all, more than the %.2f GiB %s (%s ordering%s)",
@@ -395,6 +405,14 @@ em_err em_direct_factor(em_direct *F, const em_csr *A, const em_log *log) {
 #ifdef EM_HAVE_CUDA
   if (F->opts.backend == EM_BACKEND_CUDA && !F->on_host) {
     err = em_direct_numeric_cuda(F, M, F->scale_old, smax, log);
+    if (err == EM_ERR_GPU_MEMORY && !F->gpu && F->host_short) { /* nor on the host */
+      err = EM_RAISE(EM_ERR_MEMORY,
+                     "direct factorization fits neither the GPU (%s) nor the host: %.2f GiB "
+                     "peak on the host, more than the %.2f GiB available (MemAvailable)",
+                     em_error_message(), (double)F->info.bytes_peak / GIB,
+                     em_direct_mem_available(&F->opts) / GIB);
+      goto done;
+    }
     if (err == EM_ERR_GPU_MEMORY && !F->gpu) { /* it does not fit: the host factors */
       em_log_warn(log, "%s: factoring on the host (%d threads) instead", em_error_message(),
                   F->threads);

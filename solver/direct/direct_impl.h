@@ -192,6 +192,9 @@ struct em_direct {
   int factored;        /* 1 after a successful numeric factorization */
   struct em_dgpu *gpu; /* the factor on the GPU (opts.backend CUDA), else
                           NULL; lval and d then stay NULL on the host */
+  int host_short;      /* the host could not hold the CPU factorization's
+                          peak (MemAvailable): with CUDA only the GPU may
+                          factor, the host fallback is an EM_ERR_MEMORY */
   int on_host;         /* CUDA asked, but the factor lives on the host (it
                           did not fit in GPU memory) */
 };
