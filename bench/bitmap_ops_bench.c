@@ -212,7 +212,8 @@ int main(int argc, char **argv) {
     }
     printf("| LU, %s, %d rows, nnz %lld (CPU 1 core) | %lld | %.3f | %.3f | %.3f | %.2f |\n", what,
            L->n_rows, (long long)L->nnz, (long long)Cc->info.nnz, bench_median(tc, REPS) * 1e3,
-           bench_median(tg, REPS) * 1e3, bench_median(tw, REPS) * 1e3, bench_median(tc, REPS) / bench_median(tg, REPS));
+           bench_median(tg, REPS) * 1e3, bench_median(tw, REPS) * 1e3,
+           bench_median(tc, REPS) / bench_median(tg, REPS));
     em_spmat_destroy(&Cc);
     em_spmat_destroy(&Cg);
     em_spmat_destroy(&ML);

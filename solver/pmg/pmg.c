@@ -41,8 +41,7 @@ static em_err check(const em_csr *A, const em_pmg_opts *o) {
   EM_CHECK(o->damping >= 0 && o->damping <= 2, EM_ERR_INPUT,
            "PMG/damping = %g must be in [0, 2] (0: the default)", o->damping);
   EM_CHECK(o->shift >= 0, EM_ERR_INPUT, "PMG/shift = %g must be >= 0", o->shift);
-  EM_CHECK(!o->op || (o->op->n == A->n_rows && o->op->prec == EM_PREC_DOUBLE),
-           EM_ERR_ARG,
+  EM_CHECK(!o->op || (o->op->n == A->n_rows && o->op->prec == EM_PREC_DOUBLE), EM_ERR_ARG,
            "pmg: the operator given for the residuals is not this %d-row matrix in "
            "complex double",
            A->n_rows);
