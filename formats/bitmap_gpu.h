@@ -38,6 +38,9 @@ em_err em_bitmap_mul_cuda(const em_spmat *A, const em_spmat *B, em_spmat **C, do
  * (pattern) then a numeric one.  ms: both passes, the copies of A in and
  * of LU out excluded. */
 em_err em_bitmap_lu_cuda(const em_spmat *A, em_spmat **LU, double *ms);
+/* out[0..n] = exclusive prefix sums of the device array in[0..n] (cub;
+ * in[n] = 0 makes out[n] the total); bitmap_ops_cuda.cu. */
+em_err em_bitmap_scan_cuda(const int64_t *in, int64_t *out, int64_t n);
 #endif
 
 #ifdef __cplusplus

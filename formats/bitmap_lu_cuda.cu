@@ -31,7 +31,6 @@
  * zero, is a zero pivot: the smallest such row is reported, as the CPU
  * (which stops at the first) does; rows from the first structural zero on
  * are not factored numerically. */
-#include <cub/cub.cuh>
 
 #include "bitmap_gpu.h"
 #include "fmt_cuda.cuh"
@@ -310,36 +309,14 @@ __global__ void __launch_bounds__(LU_THREADS) lu_numeric(lu_num s) {
 
 /* ----------------------------------------------------------- the host side */
 
-#define LU_TRY(call, what)                                                 \
-  do {                                                                     \
-    if (!err) err = em_cuda_status((int)(call), what, __FILE__, __LINE__); \
-  } while (0)
-/* ptr = a device array of `bytes` (em_dev_alloc: an error names `what`) */
-#define LU_ALLOC(ptr, bytes, what)                                              \
-  do {                                                                          \
-    if (!err) err = em_dev_alloc((void **)&(ptr), NULL, (bytes), NULL, (what)); \
-  } while (0)
-
-/* out[0..n] = exclusive prefix sums of in[0..n] */
-static em_err lu_scan(const int64_t *in, int64_t *out, int64_t n) {
-  size_t tmp_bytes = 0;
-  void *tmp = NULL;
-  em_err err = EM_OK;
-  LU_TRY(cub::DeviceScan::ExclusiveSum(NULL, tmp_bytes, in, out, n + 1), "cub scan size");
-  LU_ALLOC(tmp, tmp_bytes + 8, "bitmap LU scan scratch");
-  LU_TRY(cub::DeviceScan::ExclusiveSum(tmp, tmp_bytes, in, out, n + 1), "cub scan");
-  em_dev_free(&tmp);
-  return err ? em_error_trace(err, __FILE__, __LINE__) : EM_OK;
-}
-
 /* woff[0..n_words] = value offset of each word (scan of popcounts) */
 static em_err lu_woff(int64_t n_words, const u64 *mask, int64_t *woff) {
   int64_t *pc = NULL;
   em_err err = EM_OK;
-  LU_ALLOC(pc, (size_t)(n_words + 1) * 8, "bitmap LU popcounts");
+  EM_FMT_ALLOC(pc, (size_t)(n_words + 1) * 8, "bitmap LU popcounts");
   if (!err) lu_popcount<<<(unsigned)((n_words + 256) / 256), 256>>>(n_words, mask, pc);
-  LU_TRY(cudaGetLastError(), "bitmap LU popcount kernel");
-  if (!err) err = lu_scan(pc, woff, n_words);
+  EM_FMT_TRY(cudaGetLastError(), "bitmap LU popcount kernel");
+  if (!err) err = em_bitmap_scan_cuda(pc, woff, n_words);
   em_dev_free(&pc);
   return err ? em_error_trace(err, __FILE__, __LINE__) : EM_OK;
 }
@@ -414,46 +391,47 @@ static em_err lu_pattern(const em_bitmap *a, const lu_dev *da, lu_dev *c, int64_
   int *flags = NULL; /* flag[n], ticket, overflow, bad (int32) */
   em_err err = EM_OK;
   const size_t np = ((size_t)n + 1) * 8;
-  LU_ALLOC(s.scratch, (size_t)blocks * LU_WARPS * nw * 8, "bitmap LU dense row masks");
-  LU_TRY(cudaMemset(s.scratch, 0, (size_t)blocks * LU_WARPS * nw * 8), "cudaMemset(LU masks)");
-  LU_ALLOC(s.ps, np, "bitmap LU pool row starts");
-  LU_ALLOC(s.pu, np, "bitmap LU pool diagonal words");
-  LU_ALLOC(s.pc, np, "bitmap LU row word counts");
-  LU_ALLOC(s.used, 8, "bitmap LU pool fill");
-  LU_ALLOC(flags, ((size_t)n + 3) * sizeof(int), "bitmap LU symbolic flags");
+  EM_FMT_ALLOC(s.scratch, (size_t)blocks * LU_WARPS * nw * 8, "bitmap LU dense row masks");
+  EM_FMT_TRY(cudaMemset(s.scratch, 0, (size_t)blocks * LU_WARPS * nw * 8), "cudaMemset(LU masks)");
+  EM_FMT_ALLOC(s.ps, np, "bitmap LU pool row starts");
+  EM_FMT_ALLOC(s.pu, np, "bitmap LU pool diagonal words");
+  EM_FMT_ALLOC(s.pc, np, "bitmap LU row word counts");
+  EM_FMT_ALLOC(s.used, 8, "bitmap LU pool fill");
+  EM_FMT_ALLOC(flags, ((size_t)n + 3) * sizeof(int), "bitmap LU symbolic flags");
   for (int overflow = 1; !err && overflow;) {
     s.cap = cap;
     s.flag = flags;
     s.ticket = flags + n;
     s.overflow = flags + n + 1;
     s.bad = (int32_t *)(flags + n + 2);
-    LU_ALLOC(s.pw, (size_t)cap * 4, "bitmap LU pool words");
-    LU_ALLOC(s.pm, (size_t)cap * 8, "bitmap LU pool masks");
-    LU_TRY(cudaMemset(flags, 0, ((size_t)n + 2) * sizeof(int)), "cudaMemset(LU flags)");
-    LU_TRY(cudaMemcpy(s.bad, &n, 4, cudaMemcpyHostToDevice), "cudaMemcpy(LU flags)");
-    LU_TRY(cudaMemset(s.used, 0, 8), "cudaMemset(LU pool)");
+    EM_FMT_ALLOC(s.pw, (size_t)cap * 4, "bitmap LU pool words");
+    EM_FMT_ALLOC(s.pm, (size_t)cap * 8, "bitmap LU pool masks");
+    EM_FMT_TRY(cudaMemset(flags, 0, ((size_t)n + 2) * sizeof(int)), "cudaMemset(LU flags)");
+    EM_FMT_TRY(cudaMemcpy(s.bad, &n, 4, cudaMemcpyHostToDevice), "cudaMemcpy(LU flags)");
+    EM_FMT_TRY(cudaMemset(s.used, 0, 8), "cudaMemset(LU pool)");
     if (!err) lu_symbolic<<<blocks, LU_THREADS>>>(s);
-    LU_TRY(cudaGetLastError(), "bitmap LU symbolic kernel");
+    EM_FMT_TRY(cudaGetLastError(), "bitmap LU symbolic kernel");
     int64_t used = 0;
-    LU_TRY(cudaMemcpy(&overflow, s.overflow, 4, cudaMemcpyDeviceToHost), "cudaMemcpy(LU flags)");
-    LU_TRY(cudaMemcpy(&used, s.used, 8, cudaMemcpyDeviceToHost), "cudaMemcpy(LU pool)");
+    EM_FMT_TRY(cudaMemcpy(&overflow, s.overflow, 4, cudaMemcpyDeviceToHost),
+               "cudaMemcpy(LU flags)");
+    EM_FMT_TRY(cudaMemcpy(&used, s.used, 8, cudaMemcpyDeviceToHost), "cudaMemcpy(LU pool)");
     if (!err && overflow) { /* rerun with room for at least twice as much */
       em_dev_free(&s.pw);
       em_dev_free(&s.pm);
       cap = 2 * (used > cap ? used : cap);
     }
   }
-  LU_TRY(cudaMemcpy(bad, s.bad, 4, cudaMemcpyDeviceToHost), "cudaMemcpy(LU flags)");
-  LU_ALLOC(c->wptr, np, "bitmap LU word pointers");
-  if (!err) err = lu_scan(s.pc, c->wptr, n);
-  LU_TRY(cudaMemcpy(n_words, c->wptr + n, 8, cudaMemcpyDeviceToHost), "cudaMemcpy(LU words)");
-  LU_ALLOC(c->widx, (size_t)*n_words * 4 + 4, "bitmap LU word indices");
-  LU_ALLOC(c->mask, (size_t)*n_words * 8 + 8, "bitmap LU masks");
+  EM_FMT_TRY(cudaMemcpy(bad, s.bad, 4, cudaMemcpyDeviceToHost), "cudaMemcpy(LU flags)");
+  EM_FMT_ALLOC(c->wptr, np, "bitmap LU word pointers");
+  if (!err) err = em_bitmap_scan_cuda(s.pc, c->wptr, n);
+  EM_FMT_TRY(cudaMemcpy(n_words, c->wptr + n, 8, cudaMemcpyDeviceToHost), "cudaMemcpy(LU words)");
+  EM_FMT_ALLOC(c->widx, (size_t)*n_words * 4 + 4, "bitmap LU word indices");
+  EM_FMT_ALLOC(c->mask, (size_t)*n_words * 8 + 8, "bitmap LU masks");
   if (!err && n > 0)
     lu_compact<<<(unsigned)(((int64_t)n * 32 + LU_THREADS - 1) / LU_THREADS), LU_THREADS>>>(
         n, s.ps, c->wptr, s.pw, s.pm, c->widx, c->mask);
-  LU_TRY(cudaGetLastError(), "bitmap LU compaction kernel");
-  LU_TRY(cudaDeviceSynchronize(), "bitmap LU symbolic");
+  EM_FMT_TRY(cudaGetLastError(), "bitmap LU compaction kernel");
+  EM_FMT_TRY(cudaDeviceSynchronize(), "bitmap LU symbolic");
   em_dev_free(&s.scratch);
   em_dev_free(&s.ps);
   em_dev_free(&s.pu);
@@ -480,14 +458,14 @@ static em_err lu_download(const lu_dev *c, int32_t n, int64_t n_words, int64_t n
   if (!err) err = em_calloc(&h->widx, (size_t)n_words + 1, sizeof *h->widx, "LU word indices");
   if (!err) err = em_calloc(&h->mask, (size_t)n_words + 1, sizeof *h->mask, "LU masks");
   if (!err) err = em_calloc(&h->val, (size_t)nnz + 1, 16, "LU values");
-  LU_TRY(cudaMemcpy(h->wptr, c->wptr, np * 8, cudaMemcpyDeviceToHost), "cudaMemcpy(LU wptr)");
-  LU_TRY(cudaMemcpy(h->vptr, c->vptr, np * 8, cudaMemcpyDeviceToHost), "cudaMemcpy(LU vptr)");
-  LU_TRY(cudaMemcpy(h->widx, c->widx, (size_t)n_words * 4, cudaMemcpyDeviceToHost),
-         "cudaMemcpy(LU widx)");
-  LU_TRY(cudaMemcpy(h->mask, c->mask, (size_t)n_words * 8, cudaMemcpyDeviceToHost),
-         "cudaMemcpy(LU masks)");
-  LU_TRY(cudaMemcpy(h->val, c->val, (size_t)nnz * 16, cudaMemcpyDeviceToHost),
-         "cudaMemcpy(LU values)");
+  EM_FMT_TRY(cudaMemcpy(h->wptr, c->wptr, np * 8, cudaMemcpyDeviceToHost), "cudaMemcpy(LU wptr)");
+  EM_FMT_TRY(cudaMemcpy(h->vptr, c->vptr, np * 8, cudaMemcpyDeviceToHost), "cudaMemcpy(LU vptr)");
+  EM_FMT_TRY(cudaMemcpy(h->widx, c->widx, (size_t)n_words * 4, cudaMemcpyDeviceToHost),
+             "cudaMemcpy(LU widx)");
+  EM_FMT_TRY(cudaMemcpy(h->mask, c->mask, (size_t)n_words * 8, cudaMemcpyDeviceToHost),
+             "cudaMemcpy(LU masks)");
+  EM_FMT_TRY(cudaMemcpy(h->val, c->val, (size_t)nnz * 16, cudaMemcpyDeviceToHost),
+             "cudaMemcpy(LU values)");
   if (err) {
     em_bitmap_free(&h);
     return em_error_trace(err, __FILE__, __LINE__);
@@ -515,30 +493,31 @@ extern "C" em_err em_bitmap_lu_cuda(const em_spmat *A, em_spmat **LU, double *ms
   cudaEvent_t e[2] = {NULL, NULL};
   em_err err = lu_upload(a, &da);
   const size_t np = ((size_t)n + 1) * 8;
-  LU_TRY(cudaEventCreate(&e[0]), "cudaEventCreate");
-  LU_TRY(cudaEventCreate(&e[1]), "cudaEventCreate");
-  LU_TRY(cudaEventRecord(e[0]), "cudaEventRecord");
+  EM_FMT_TRY(cudaEventCreate(&e[0]), "cudaEventCreate");
+  EM_FMT_TRY(cudaEventCreate(&e[1]), "cudaEventCreate");
+  EM_FMT_TRY(cudaEventRecord(e[0]), "cudaEventRecord");
   if (!err) err = lu_pattern(a, &da, &c, &n_words, &bad_sym);
-  LU_ALLOC(c.woff, (size_t)n_words * 8 + 8, "bitmap LU word offsets");
+  EM_FMT_ALLOC(c.woff, (size_t)n_words * 8 + 8, "bitmap LU word offsets");
   if (!err) err = lu_woff(n_words, c.mask, c.woff);
-  LU_ALLOC(c.vptr, np, "bitmap LU value offsets");
+  EM_FMT_ALLOC(c.vptr, np, "bitmap LU value offsets");
   if (!err) lu_vptr<<<(unsigned)((n + 256) / 256), 256>>>(n, c.wptr, c.woff, c.vptr);
-  LU_TRY(cudaGetLastError(), "bitmap LU vptr kernel");
-  LU_TRY(cudaMemcpy(&nnz, c.woff + n_words, 8, cudaMemcpyDeviceToHost), "cudaMemcpy(LU nnz)");
-  LU_ALLOC(c.val, (size_t)nnz * 16 + 16, "bitmap LU values");
-  LU_ALLOC(dpos, np, "bitmap LU pivot positions");
-  LU_ALLOC(flags, ((size_t)n + 2) * sizeof(int), "bitmap LU numeric flags");
-  LU_TRY(cudaMemset(flags, 0, ((size_t)n + 1) * sizeof(int)), "cudaMemset(LU flags)");
-  LU_TRY(cudaMemcpy(flags + n + 1, &n, 4, cudaMemcpyHostToDevice), "cudaMemcpy(LU flags)");
+  EM_FMT_TRY(cudaGetLastError(), "bitmap LU vptr kernel");
+  EM_FMT_TRY(cudaMemcpy(&nnz, c.woff + n_words, 8, cudaMemcpyDeviceToHost), "cudaMemcpy(LU nnz)");
+  EM_FMT_ALLOC(c.val, (size_t)nnz * 16 + 16, "bitmap LU values");
+  EM_FMT_ALLOC(dpos, np, "bitmap LU pivot positions");
+  EM_FMT_ALLOC(flags, ((size_t)n + 2) * sizeof(int), "bitmap LU numeric flags");
+  EM_FMT_TRY(cudaMemset(flags, 0, ((size_t)n + 1) * sizeof(int)), "cudaMemset(LU flags)");
+  EM_FMT_TRY(cudaMemcpy(flags + n + 1, &n, 4, cudaMemcpyHostToDevice), "cudaMemcpy(LU flags)");
   if (!err && bad_sym > 0) {
     lu_num s = {
         n,      bad_sym, da.wptr, da.woff, da.widx, da.mask, da.val,    c.wptr,
         c.woff, c.widx,  c.mask,  c.val,   dpos,    flags,   flags + n, (int32_t *)(flags + n + 1)};
     lu_numeric<<<lu_blocks(bad_sym, 1), LU_THREADS>>>(s);
   }
-  LU_TRY(cudaGetLastError(), "bitmap LU numeric kernel");
-  LU_TRY(cudaEventRecord(e[1]), "cudaEventRecord");
-  LU_TRY(cudaMemcpy(&bad_num, flags + n + 1, 4, cudaMemcpyDeviceToHost), "cudaMemcpy(LU flags)");
+  EM_FMT_TRY(cudaGetLastError(), "bitmap LU numeric kernel");
+  EM_FMT_TRY(cudaEventRecord(e[1]), "cudaEventRecord");
+  EM_FMT_TRY(cudaMemcpy(&bad_num, flags + n + 1, 4, cudaMemcpyDeviceToHost),
+             "cudaMemcpy(LU flags)");
   if (!err && ms) {
     float t = 0;
     cudaEventElapsedTime(&t, e[0], e[1]);

@@ -246,24 +246,13 @@ __global__ void __launch_bounds__(BO_THREADS)
 
 /* ----------------------------------------------------------- the host side */
 
-#define BO_TRY(call, what)                                                 \
-  do {                                                                     \
-    if (!err) err = em_cuda_status((int)(call), what, __FILE__, __LINE__); \
-  } while (0)
-/* ptr = a device array of `bytes` (em_dev_alloc: an error names `what`) */
-#define BO_ALLOC(ptr, bytes, what)                                              \
-  do {                                                                          \
-    if (!err) err = em_dev_alloc((void **)&(ptr), NULL, (bytes), NULL, (what)); \
-  } while (0)
-
-/* out[0..n] = exclusive prefix sums of in[0..n] (in[n] = 0: out[n] total) */
-static em_err bo_scan(const int64_t *in, int64_t *out, int32_t n) {
+em_err em_bitmap_scan_cuda(const int64_t *in, int64_t *out, int64_t n) {
   size_t tmp_bytes = 0;
   void *tmp = NULL;
   em_err err = EM_OK;
-  BO_TRY(cub::DeviceScan::ExclusiveSum(NULL, tmp_bytes, in, out, n + 1), "cub scan size");
-  BO_ALLOC(tmp, tmp_bytes + 8, "bitmap scan scratch");
-  BO_TRY(cub::DeviceScan::ExclusiveSum(tmp, tmp_bytes, in, out, n + 1), "cub scan");
+  EM_FMT_TRY(cub::DeviceScan::ExclusiveSum(NULL, tmp_bytes, in, out, n + 1), "cub scan size");
+  EM_FMT_ALLOC(tmp, tmp_bytes + 8, "bitmap scan scratch");
+  EM_FMT_TRY(cub::DeviceScan::ExclusiveSum(tmp, tmp_bytes, in, out, n + 1), "cub scan");
   em_dev_free(&tmp);
   return err ? em_error_trace(err, __FILE__, __LINE__) : EM_OK;
 }
@@ -272,8 +261,8 @@ static em_err bo_scan(const int64_t *in, int64_t *out, int32_t n) {
  * of values nz, then its words and values allocated; totals read back. */
 static em_err bo_alloc_result(const int64_t *nw, const int64_t *nz, bo_dev *c, size_t vs,
                               int64_t *n_words, int64_t *nnz) {
-  EM_TRY(bo_scan(nw, c->wptr, c->n_rows));
-  EM_TRY(bo_scan(nz, c->vptr, c->n_rows));
+  EM_TRY(em_bitmap_scan_cuda(nw, c->wptr, c->n_rows));
+  EM_TRY(em_bitmap_scan_cuda(nz, c->vptr, c->n_rows));
   EM_CUDA(cudaMemcpy(n_words, c->wptr + c->n_rows, sizeof *n_words, cudaMemcpyDeviceToHost));
   EM_CUDA(cudaMemcpy(nnz, c->vptr + c->n_rows, sizeof *nnz, cudaMemcpyDeviceToHost));
   EM_TRY(em_dev_alloc((void **)&c->widx, NULL, (size_t)*n_words * 4 + 4, NULL,
@@ -300,13 +289,14 @@ static em_err bo_download(const bo_dev *c, int64_t n_words, int64_t nnz, em_prec
   if (!err) err = em_calloc(&h->widx, (size_t)n_words, sizeof *h->widx, "bitmap word indices");
   if (!err) err = em_calloc(&h->mask, (size_t)n_words, sizeof *h->mask, "bitmap masks");
   if (!err) err = em_calloc(&h->val, (size_t)nnz, vs, "bitmap values");
-  BO_TRY(cudaMemcpy(h->wptr, c->wptr, np * 8, cudaMemcpyDeviceToHost), "cudaMemcpy(wptr)");
-  BO_TRY(cudaMemcpy(h->vptr, c->vptr, np * 8, cudaMemcpyDeviceToHost), "cudaMemcpy(vptr)");
-  BO_TRY(cudaMemcpy(h->widx, c->widx, (size_t)n_words * 4, cudaMemcpyDeviceToHost),
-         "cudaMemcpy(widx)");
-  BO_TRY(cudaMemcpy(h->mask, c->mask, (size_t)n_words * 8, cudaMemcpyDeviceToHost),
-         "cudaMemcpy(mask)");
-  BO_TRY(cudaMemcpy(h->val, c->val, (size_t)nnz * vs, cudaMemcpyDeviceToHost), "cudaMemcpy(val)");
+  EM_FMT_TRY(cudaMemcpy(h->wptr, c->wptr, np * 8, cudaMemcpyDeviceToHost), "cudaMemcpy(wptr)");
+  EM_FMT_TRY(cudaMemcpy(h->vptr, c->vptr, np * 8, cudaMemcpyDeviceToHost), "cudaMemcpy(vptr)");
+  EM_FMT_TRY(cudaMemcpy(h->widx, c->widx, (size_t)n_words * 4, cudaMemcpyDeviceToHost),
+             "cudaMemcpy(widx)");
+  EM_FMT_TRY(cudaMemcpy(h->mask, c->mask, (size_t)n_words * 8, cudaMemcpyDeviceToHost),
+             "cudaMemcpy(mask)");
+  EM_FMT_TRY(cudaMemcpy(h->val, c->val, (size_t)nnz * vs, cudaMemcpyDeviceToHost),
+             "cudaMemcpy(val)");
   if (err) {
     em_bitmap_free(&h);
     return em_error_trace(err, __FILE__, __LINE__);
@@ -378,11 +368,11 @@ extern "C" em_err em_bitmap_get_cuda(const em_spmat *M, int64_t n, const int32_t
   void *dout = NULL;
   bo_timer tm = {{NULL, NULL}};
   em_err err = bo_upload(h, vs, &d);
-  BO_ALLOC(di, (size_t)n * 4, "bitmap query rows");
-  BO_ALLOC(dj, (size_t)n * 4, "bitmap query columns");
-  BO_ALLOC(dout, (size_t)n * vs, "bitmap query answers");
-  BO_TRY(cudaMemcpy(di, i, (size_t)n * 4, cudaMemcpyHostToDevice), "cudaMemcpy(queries)");
-  BO_TRY(cudaMemcpy(dj, j, (size_t)n * 4, cudaMemcpyHostToDevice), "cudaMemcpy(queries)");
+  EM_FMT_ALLOC(di, (size_t)n * 4, "bitmap query rows");
+  EM_FMT_ALLOC(dj, (size_t)n * 4, "bitmap query columns");
+  EM_FMT_ALLOC(dout, (size_t)n * vs, "bitmap query answers");
+  EM_FMT_TRY(cudaMemcpy(di, i, (size_t)n * 4, cudaMemcpyHostToDevice), "cudaMemcpy(queries)");
+  EM_FMT_TRY(cudaMemcpy(dj, j, (size_t)n * 4, cudaMemcpyHostToDevice), "cudaMemcpy(queries)");
   if (!err) err = bo_timer_start(&tm);
   if (!err && single)
     bo_get<float2><<<bo_grid(n), BO_THREADS>>>(n, d.wptr, d.widx, d.mask, d.vptr,
@@ -394,11 +384,12 @@ extern "C" em_err em_bitmap_get_cuda(const em_spmat *M, int64_t n, const int32_t
   if (!err && single) {
     em_cplxf *tmp = NULL;
     err = em_calloc(&tmp, (size_t)n, sizeof *tmp, "single answers");
-    BO_TRY(cudaMemcpy(tmp, dout, (size_t)n * vs, cudaMemcpyDeviceToHost), "cudaMemcpy(answers)");
+    EM_FMT_TRY(cudaMemcpy(tmp, dout, (size_t)n * vs, cudaMemcpyDeviceToHost),
+               "cudaMemcpy(answers)");
     for (int64_t q = 0; !err && q < n; q++) a[q] = em_cplx{tmp[q].re, tmp[q].im};
     em_free(&tmp);
   } else {
-    BO_TRY(cudaMemcpy(a, dout, (size_t)n * vs, cudaMemcpyDeviceToHost), "cudaMemcpy(answers)");
+    EM_FMT_TRY(cudaMemcpy(a, dout, (size_t)n * vs, cudaMemcpyDeviceToHost), "cudaMemcpy(answers)");
   }
   bo_timer_free(&tm);
   em_dev_free(&di);
@@ -428,10 +419,10 @@ extern "C" em_err em_bitmap_add_cuda(const em_spmat *A, const em_spmat *B, em_sp
   bo_timer tm = {{NULL, NULL}};
   em_err err = bo_upload(a, vs, &da);
   if (!err) err = bo_upload(b, vs, &db);
-  BO_ALLOC(nw, ((size_t)n + 1) * 8, "bitmap sum word counts");
-  BO_ALLOC(nz, ((size_t)n + 1) * 8, "bitmap sum value counts");
-  BO_ALLOC(dc.wptr, ((size_t)n + 1) * 8, "bitmap sum word pointers");
-  BO_ALLOC(dc.vptr, ((size_t)n + 1) * 8, "bitmap sum value offsets");
+  EM_FMT_ALLOC(nw, ((size_t)n + 1) * 8, "bitmap sum word counts");
+  EM_FMT_ALLOC(nz, ((size_t)n + 1) * 8, "bitmap sum value counts");
+  EM_FMT_ALLOC(dc.wptr, ((size_t)n + 1) * 8, "bitmap sum word pointers");
+  EM_FMT_ALLOC(dc.vptr, ((size_t)n + 1) * 8, "bitmap sum value offsets");
   if (!err) err = bo_timer_start(&tm);
   if (!err) bo_add_count<<<bo_grid((int64_t)n + 1), BO_THREADS>>>(n, da, db, nw, nz);
   if (!err) err = bo_alloc_result(nw, nz, &dc, vs, &n_words, &nnz);
@@ -474,20 +465,20 @@ extern "C" em_err em_bitmap_mul_cuda(const em_spmat *A, const em_spmat *B, em_sp
   em_err err = bo_upload(a, vs, &da);
   if (!err) err = bo_upload(b, vs, &db);
   const size_t np = ((size_t)n + 1) * 8;
-  BO_ALLOC(ub, np, "bitmap product bounds");
-  BO_ALLOC(sofs, np, "bitmap product scratch offsets");
-  BO_ALLOC(nw, np, "bitmap product word counts");
-  BO_ALLOC(nz, np, "bitmap product value counts");
-  BO_ALLOC(dc.wptr, np, "bitmap product word pointers");
-  BO_ALLOC(dc.vptr, np, "bitmap product value offsets");
+  EM_FMT_ALLOC(ub, np, "bitmap product bounds");
+  EM_FMT_ALLOC(sofs, np, "bitmap product scratch offsets");
+  EM_FMT_ALLOC(nw, np, "bitmap product word counts");
+  EM_FMT_ALLOC(nz, np, "bitmap product value counts");
+  EM_FMT_ALLOC(dc.wptr, np, "bitmap product word pointers");
+  EM_FMT_ALLOC(dc.vptr, np, "bitmap product value offsets");
   if (!err) err = bo_timer_start(&tm);
   const int32_t col_words = (b->n_cols + 63) / 64;
   if (!err) bo_mul_bound<<<bo_grid((int64_t)n + 1), BO_THREADS>>>(n, col_words, da, db, ub);
-  if (!err) err = bo_scan(ub, sofs, n);
-  BO_TRY(cudaMemcpy(&total, sofs + n, 8, cudaMemcpyDeviceToHost), "cudaMemcpy(scratch size)");
-  BO_ALLOC(sw, (size_t)total * 4 + 4, "bitmap product scratch words");
-  BO_ALLOC(sm, (size_t)total * 8 + 8, "bitmap product scratch masks");
-  BO_ALLOC(pre, (size_t)total * 8 + 8, "bitmap product scratch offsets");
+  if (!err) err = em_bitmap_scan_cuda(ub, sofs, n);
+  EM_FMT_TRY(cudaMemcpy(&total, sofs + n, 8, cudaMemcpyDeviceToHost), "cudaMemcpy(scratch size)");
+  EM_FMT_ALLOC(sw, (size_t)total * 4 + 4, "bitmap product scratch words");
+  EM_FMT_ALLOC(sm, (size_t)total * 8 + 8, "bitmap product scratch masks");
+  EM_FMT_ALLOC(pre, (size_t)total * 8 + 8, "bitmap product scratch offsets");
   if (!err) bo_mul_count<<<bo_grid((int64_t)n + 1), BO_THREADS>>>(n, da, db, sofs, sw, sm, nw, nz);
   if (!err) err = bo_alloc_result(nw, nz, &dc, vs, &n_words, &nnz);
   if (!err && n > 0 && p == EM_PREC_SINGLE)

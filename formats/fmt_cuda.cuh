@@ -14,6 +14,18 @@
 #define EM_FMT_UNROLL 4
 #define EM_FULL_WARP 0xffffffffu
 
+/* Host-side steps of a launcher that keeps the first error in a local
+ * em_err err: a CUDA call checked (what names it), a device array of
+ * `bytes` (em_dev_alloc: an error names `what`); later steps are skipped. */
+#define EM_FMT_TRY(call, what)                                             \
+  do {                                                                     \
+    if (!err) err = em_cuda_status((int)(call), what, __FILE__, __LINE__); \
+  } while (0)
+#define EM_FMT_ALLOC(ptr, bytes, what)                                          \
+  do {                                                                          \
+    if (!err) err = em_dev_alloc((void **)&(ptr), NULL, (bytes), NULL, (what)); \
+  } while (0)
+
 template <typename V>
 __device__ __forceinline__ V em_czero();
 template <>
