@@ -89,6 +89,22 @@ static inline em_csr *one_by_one(int with_entry) {
   return A;
 }
 
+/* Every format with default and awkward parameters (0 / -1: the
+ * default): the formats the conformance and refill suites run. */
+typedef struct fcase {
+  em_format f;
+  int T, S, K;
+} fcase;
+
+static const fcase FORMATS[] __attribute__((unused)) = {
+    {EM_FMT_CSR, 0, 0, -1},    {EM_FMT_CSR_VECTOR, 0, 0, -1}, {EM_FMT_CSR_VECTOR, 32, 0, -1},
+    {EM_FMT_ELL, 0, 0, -1},    {EM_FMT_ELLR, 0, 0, -1},       {EM_FMT_ELLRT, 0, 0, -1},
+    {EM_FMT_ELLRT, 8, 0, -1},  {EM_FMT_SELLRT, 0, 0, -1},     {EM_FMT_SELLRT, 4, 7, -1},
+    {EM_FMT_SELLRT, 1, 1, -1}, {EM_FMT_HYB, 0, 0, -1},        {EM_FMT_HYB, 0, 0, 0},
+    {EM_FMT_HYB, 0, 0, 3},     {EM_FMT_HEC, 0, 0, -1},        {EM_FMT_HEC, 0, 0, 5},
+    {EM_FMT_BITMAP, 0, 0, -1}, {EM_FMT_AUTO, 0, 0, -1},
+};
+
 /* The awkward random cases, then FEM patterns of orders 1..3 (box n = 2, 3). */
 static inline int suite_build(tcase *c, int fem) {
   int n = 0;

@@ -13,21 +13,6 @@
  * test_hyb ...).  Argument: cpu (default) or gpu (exit 77: no GPU). */
 #include "spmat_check.h"
 
-/* One format with its parameters (0 / -1: the default). */
-typedef struct fcase {
-  em_format f;
-  int T, S, K;
-} fcase;
-
-static const fcase FORMATS[] = {
-    {EM_FMT_CSR, 0, 0, -1},    {EM_FMT_CSR_VECTOR, 0, 0, -1}, {EM_FMT_CSR_VECTOR, 32, 0, -1},
-    {EM_FMT_ELL, 0, 0, -1},    {EM_FMT_ELLR, 0, 0, -1},       {EM_FMT_ELLRT, 0, 0, -1},
-    {EM_FMT_ELLRT, 8, 0, -1},  {EM_FMT_SELLRT, 0, 0, -1},     {EM_FMT_SELLRT, 4, 7, -1},
-    {EM_FMT_SELLRT, 1, 1, -1}, {EM_FMT_HYB, 0, 0, -1},        {EM_FMT_HYB, 0, 0, 0},
-    {EM_FMT_HYB, 0, 0, 3},     {EM_FMT_HEC, 0, 0, -1},        {EM_FMT_HEC, 0, 0, 5},
-    {EM_FMT_BITMAP, 0, 0, -1}, {EM_FMT_AUTO, 0, 0, -1},
-};
-
 int main(int argc, char **argv) {
   em_backend b = test_backend(argc, argv);
   tcase c[32];

@@ -18,20 +18,6 @@
 #include "spmat_check.h"
 #include "spmat_util.h"
 
-typedef struct fcase {
-  em_format f;
-  int T, S, K;
-} fcase;
-
-static const fcase FORMATS[] = {
-    {EM_FMT_CSR, 0, 0, -1},    {EM_FMT_CSR_VECTOR, 0, 0, -1}, {EM_FMT_CSR_VECTOR, 32, 0, -1},
-    {EM_FMT_ELL, 0, 0, -1},    {EM_FMT_ELLR, 0, 0, -1},       {EM_FMT_ELLRT, 0, 0, -1},
-    {EM_FMT_ELLRT, 8, 0, -1},  {EM_FMT_SELLRT, 0, 0, -1},     {EM_FMT_SELLRT, 4, 7, -1},
-    {EM_FMT_SELLRT, 1, 1, -1}, {EM_FMT_HYB, 0, 0, -1},        {EM_FMT_HYB, 0, 0, 0},
-    {EM_FMT_HYB, 0, 0, 3},     {EM_FMT_HEC, 0, 0, -1},        {EM_FMT_HEC, 0, 0, 5},
-    {EM_FMT_BITMAP, 0, 0, -1}, {EM_FMT_AUTO, 0, 0, -1},
-};
-
 /* A copy of A with new random values (same pattern). */
 static em_csr *revalue(const em_csr *A, unsigned long long seed) {
   em_csr *B = NULL;
