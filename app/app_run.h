@@ -100,6 +100,10 @@ void em_app_log_mesh(const em_run *r);
 /* meshreuse.c: r->mesh from the case, or a copy of a design sweep's cached
  * mesh when the point changes no mesh-affecting value (args->mesh_cache). */
 em_err em_app_mesh(em_run *r, em_mesh_opts *mo);
+/* The mesh and set-up options of the run's configuration: one place for
+ * the run and a design sweep's estimate, so that both mesh alike (run.c). */
+em_mesh_opts em_run_mesh_opts(const em_run *r);
+em_setup_opts em_run_setup_opts(const em_run_config *cfg);
 void em_app_log_frequency(em_run *r, int fi);
 
 /* tables.c: the flags of frequency fi (not converged, a reflection above

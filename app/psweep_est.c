@@ -49,13 +49,12 @@ em_err em_psweep_estimate(const em_app_args *pa, const em_log *log, em_psweep_es
   EM_TRY_GOTO(err, em_run_config_read(r.cs, &r.cfg), done);
   EM_TRY_GOTO(err, em_app_validate_case(&r), done);
   const em_run_config *cfg = &r.cfg;
-  em_mesh_opts mo = {cfg->unit, cfg->mesh_freq,    cfg->epw,           em_setup_index_of, r.cs,
-                     1,         cfg->pml_elements, cfg->geometry_order};
+  em_mesh_opts mo = em_run_mesh_opts(&r);
   double t0 = em_wtime();
   EM_TRY_GOTO(err, em_app_mesh(&r, &mo), done);
   e->t_mesh = em_wtime() - t0;
   e->mesh_reused = pa->mesh_cache && pa->mesh_cache->reused;
-  em_setup_opts so = {cfg->outer_abc, cfg->pml_order, cfg->pml_reflection};
+  em_setup_opts so = em_run_setup_opts(cfg);
   EM_TRY_GOTO(err, em_setup_build(r.cs, r.mesh, &so, &r.detail, &r.setup), done);
   EM_TRY_GOTO(err, em_dofmap_build(r.mesh, cfg->order, r.setup.face_fixed, &r.dofs), done);
   e->tets = r.mesh->n_tet;

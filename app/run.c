@@ -251,6 +251,18 @@ static em_err write_port_tables(em_run *r) {
   return EM_OK;
 }
 
+em_mesh_opts em_run_mesh_opts(const em_run *r) {
+  const em_run_config *cfg = &r->cfg;
+  em_mesh_opts mo = {cfg->unit, cfg->mesh_freq,    cfg->epw,           em_setup_index_of, r->cs,
+                     1,         cfg->pml_elements, cfg->geometry_order};
+  return mo;
+}
+
+em_setup_opts em_run_setup_opts(const em_run_config *cfg) {
+  em_setup_opts so = {cfg->outer_abc, cfg->pml_order, cfg->pml_reflection};
+  return so;
+}
+
 /* case -> em_mesh: meshed at the sizing frequency, or read from Mesh/file;
  * --save-mesh writes it. */
 static em_err make_mesh(em_run *r) {
@@ -267,8 +279,7 @@ static em_err make_mesh(em_run *r) {
                 "elements per wavelength there",
                 cfg->mesh_freq * 1e-9, cfg->freq[cfg->n_freq - 1] * 1e-9,
                 cfg->epw * cfg->mesh_freq / cfg->freq[cfg->n_freq - 1]);
-  em_mesh_opts mo = {cfg->unit, cfg->mesh_freq,    cfg->epw,           em_setup_index_of, r->cs,
-                     1,         cfg->pml_elements, cfg->geometry_order};
+  em_mesh_opts mo = em_run_mesh_opts(r);
   double t0 = em_wtime();
   if (cfg->mesh_file) /* a mesh saved by an earlier run (--save-mesh): the same model */
     EM_TRY(em_case_load_mesh(r->cs, cfg->mesh_file, &mo, &r->detail, &r->mesh));
@@ -358,7 +369,7 @@ static em_err run_case(em_run *r) {
   EM_TRY(em_app_outdir_open(r));   /* created and locked: a second run is refused now */
   EM_TRY(make_mesh(r));
   const em_run_config *cfg = &r->cfg;
-  em_setup_opts so = {cfg->outer_abc, cfg->pml_order, cfg->pml_reflection};
+  em_setup_opts so = em_run_setup_opts(cfg);
   EM_TRY(em_setup_build(r->cs, r->mesh, &so, &r->detail, &r->setup)); /* model/case_setup.c */
   if (cfg->eigen) return em_app_eigen(r); /* resonant modes: app/eigen.c */
   EM_TRY(make_problem(r));

@@ -75,9 +75,9 @@ em_err em_app_validate_case(em_run *r) {
   EM_TRY(check_geometry(r->cs));
   EM_TRY(check_frequencies(r->cs, cfg));
   if (cfg->mesh_file) return EM_OK; /* no mesh to estimate: it is read as it is */
-  double fmax = cfg->mesh_freq > 0 ? cfg->mesh_freq : cfg->freq[cfg->n_freq - 1], tets = 0, h = 0;
-  em_mesh_opts mo = {cfg->unit, fmax, cfg->epw,          em_setup_index_of,
-                     r->cs,     1,    cfg->pml_elements, cfg->geometry_order};
+  double tets = 0, h = 0;
+  em_mesh_opts mo = em_run_mesh_opts(r); /* the options the run meshes with */
+  if (!(mo.freq_max > 0)) mo.freq_max = cfg->freq[cfg->n_freq - 1];
   EM_TRY(em_case_estimate(r->cs, &mo, &tets, &h));
   if (tets <= 0) return EM_OK;
   /* a direct factor of a 3-D mesh grows faster than the unknowns; count
@@ -90,7 +90,7 @@ em_err em_app_validate_case(em_run *r) {
     snprintf(msg, sizeof msg,
              "the mesh implied is absurd: about %.3g tetrahedra (h = %.3g mm at %.6g GHz, "
              "Mesh/elements_per_wavelength %g, order %d), ~%.3g GiB against %.3g GiB of memory",
-             tets, h * 1e3, fmax * 1e-9, cfg->epw, cfg->order, bytes / (1 << 30), mem / (1 << 30));
+             tets, h * 1e3, mo.freq_max * 1e-9, cfg->epw, cfg->order, bytes / (1 << 30), mem / (1 << 30));
     if (!r->args->force)
       return EM_RAISE(EM_ERR_INPUT,
                       "%s; check the frequency (Hz) and the mesh density, or run "
