@@ -44,11 +44,17 @@ typedef struct em_run {
   em_setup setup;
   em_app_ff ff; /* far field, plane wave, plots (app/farfield.c) */
   em_dofmap *dofs;
-  char out_dir[1024];
-  int made_out_dir; /* 1 when this run created out_dir */
-  int locked;       /* 1 while this run holds out_dir's lock file */
-  int dumped;       /* 1 when this run wrote --dump-matrix's file */
-  int n_block;      /* order groups */
+  char out_dir[1024];   /* where the run writes: the partial folder from
+                           em_app_outdir_stage to the commit, then final_dir */
+  char final_dir[1024]; /* the output directory (--out, out/<case>) */
+  int made_out_dir;     /* 1 when this run created final_dir */
+  int locked;           /* 1 while this run holds final_dir's lock file */
+  int stage;            /* 0 none (or committed), 1 a partial folder of its own,
+                           2 an unfinished run's taken up (--resume) */
+  int committed;        /* the result moved into final_dir */
+  int noop;             /* --resume found the result complete: nothing written */
+  int dumped;           /* 1 when this run wrote --dump-matrix's file */
+  int n_block;          /* order groups */
   em_block_stat block[EM_MAX_ORDER][EM_MAX_ORDER];
   size_t operator_bytes;
   em_cplx *S;                         /* [n_freq][n_port][n_port] */
@@ -81,15 +87,16 @@ em_err em_app_eigen(em_run *r);
 em_err em_app_validate_case(em_run *r);
 em_err em_app_validate_mesh(em_run *r);
 
-/* outdir.c: out_dir created and locked (open, before meshing), cleared of
- * the case's earlier outputs (clear, before the first solve); on close the lock released and, when
- * err, every file this run wrote removed.  Signals: SIGINT / SIGTERM set a flag that
- * em_app_check_signal turns into an error between stages. */
+/* outdir.c (docs/outputs.md, "Staging"): the output directory created and
+ * locked (open, before meshing); the partial folder the run writes into
+ * made, or an unfinished run's taken up with --resume (stage, before the
+ * first output); the complete result moved into the output directory
+ * (commit); on close the lock released and, unless committed, the partial
+ * folder removed, or kept when it holds finished frequencies. */
 em_err em_app_outdir_open(em_run *r);
-void em_app_outdir_clear(em_run *r); /* before the first output is written */
+em_err em_app_outdir_stage(em_run *r);
+em_err em_app_outdir_commit(em_run *r);
 void em_app_outdir_close(em_run *r, em_err err);
-void em_app_signals_install(void);
-em_err em_app_check_signal(void);
 /* "5.75GHz": a frequency in output file names */
 void em_app_freq_tag(double f, char *buf, size_t n);
 

@@ -21,7 +21,6 @@
  * modes.csv, a table on stdout, mode_<i>.vtk. */
 #include <math.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "app_run.h"
 #include "em_eigen.h"
@@ -275,7 +274,7 @@ static em_err report_modes(em_run *r, em_eigen_result *er) {
     char title[128];
     snprintf(title, sizeof title, "%s mode %d, f = %.6g%+.4gj GHz", em_case_name(r->cs), i + 1,
              creal(mi[i].f) * 1e-9, cimag(mi[i].f) * 1e-9);
-    em_vtk_opts vo = {r->cfg.vtk_binary, r->cfg.subdiv, title, 0};
+    em_vtk_opts vo = {r->cfg.vtk_binary, r->cfg.subdiv, title, 0, em_app_cancel()};
     EM_TRY_GOTO(err, em_vtk_write(path, m, sample, &fc, &vo), done);
   }
   printf("# %s: %d eigenmodes nearest %.6g GHz (order %d, %d unknowns)\n", em_case_name(r->cs), n,
@@ -286,8 +285,18 @@ static em_err report_modes(em_run *r, em_eigen_result *er) {
   for (int i = 0; i < n; i++)
     printf("%-6d %-15.10g %-15.8g %-13.6g %-10.2e %-9.4f %-6s %s\n", i + 1, creal(mi[i].f) * 1e-9,
            cimag(mi[i].f) * 1e-9, mi[i].q, mi[i].resid, mi[i].pml, mi[i].flag, mi[i].label);
-  if (!er->converged) printf("# not all modes converged (see the log)\n");
-  printf("# outputs in %s/ (modes.csv, mode_<i>.vtk)\n", r->out_dir);
+  /* a mode that did not converge is flagged: exit code 3, as a driven
+     frequency that did not */
+  int bad = !er->converged;
+  for (int i = 0; i < n; i++) bad |= !strcmp(mi[i].flag, "unconverged");
+  if (bad) {
+    r->flagged = 1;
+    em_log_warn(r->log,
+                "eigen: not every mode converged (flag 'unconverged' in modes.csv): more "
+                "Eigen/max_restarts or Eigen/subspace, or a target nearer the modes");
+    printf("# not all modes converged (see the log)\n");
+  }
+  printf("# outputs in %s/ (modes.csv, mode_<i>.vtk)\n", r->final_dir);
 done:
   em_free(&mi);
   em_free(&frac);
@@ -307,13 +316,6 @@ em_err em_app_eigen(em_run *r) {
   EM_CHECK(r->dofs->n_dof > 1, EM_ERR_INPUT, "case %s has no unknowns (everything is PEC?)",
            em_case_path(r->cs));
   EM_TRY(em_device_open(r->args->device, r->log, &r->dev));
-  if (r->args->out_dir)
-    snprintf(r->out_dir, sizeof r->out_dir, "%s", r->args->out_dir);
-  else
-    snprintf(r->out_dir, sizeof r->out_dir, "out/%s", em_case_name(r->cs));
-  struct stat st;
-  r->made_out_dir = stat(r->out_dir, &st) != 0;
-  EM_TRY(em_mkdir_p(r->out_dir));
 
   double kt = 2 * M_PI * cfg->eig_target / EM_C0;
   em_csr *S = NULL, *T = NULL;
@@ -329,6 +331,7 @@ em_err em_app_eigen(em_run *r) {
   eo.max_restarts = cfg->eig_restarts;
   eo.sigma = kt * kt;
   eo.log = r->log;
+  eo.cancel = eo.direct.cancel = em_app_cancel(); /* a signal stops the restarts, the factor */
   eo.direct.backend = r->dev.backend;
   eo.direct.mem_limit = cfg->pc.mem_limit;
   double t0 = em_wtime();

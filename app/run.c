@@ -90,6 +90,7 @@ static em_err make_fsys(em_run *r) {
                     .backend = r->dev.backend,
                     .prepare = ff_prepare, /* a plane wave (app/farfield.c) */
                     .prepare_ctx = r};
+  d.ksp.cancel = d.pc.cancel = em_app_cancel(); /* a signal stops the iterations, the factor */
   return em_fsys_create(&d, &r->fsys);
 }
 
@@ -163,10 +164,18 @@ em_err em_run_post_frequency(em_run *r, int fi, const em_cplx *x, const em_cplx 
     snprintf(title, sizeof title, "%s f = %.9g Hz", em_case_name(r->cs), f);
     EM_TRY_GOTO(err, out_path(r, path, sizeof path, name), done);
     field_ctx fc = {r->mesh, r->dofs, x, fixed};
-    em_vtk_opts vo = {cfg->vtk_binary, cfg->subdiv, title, 0};
-    EM_TRY_GOTO(err, em_vtk_write(path, r->mesh, sample_field, &fc, &vo), done);
-    EM_TRY_GOTO(err, add_file(r, name), done);
-    snprintf(fr->fields, sizeof fr->fields, "%s", name);
+    em_vtk_opts vo = {cfg->vtk_binary, cfg->subdiv, title, 0, em_app_cancel()};
+    err = em_vtk_write(path, r->mesh, sample_field, &fc, &vo);
+    if (err == EM_ERR_NUMERIC && !fr->converged) { /* a field that is not a number: flagged */
+      em_log_warn(r->log, "f = %.6g GHz: no %s (not converged: %s)", f * 1e-9, name,
+                  em_error_message());
+      em_error_clear();
+      err = EM_OK;
+    } else {
+      EM_TRY_GOTO(err, err, done);
+      EM_TRY_GOTO(err, add_file(r, name), done);
+      snprintf(fr->fields, sizeof fr->fields, "%s", name);
+    }
   }
   if (cfg->line_points > 0) {
     char name[64], path[1200];
@@ -371,18 +380,29 @@ static em_err run_case(em_run *r) {
   const em_run_config *cfg = &r->cfg;
   em_setup_opts so = em_run_setup_opts(cfg);
   EM_TRY(em_setup_build(r->cs, r->mesh, &so, &r->detail, &r->setup)); /* model/case_setup.c */
-  if (cfg->eigen) return em_app_eigen(r); /* resonant modes: app/eigen.c */
+  if (cfg->eigen) { /* resonant modes: app/eigen.c */
+    EM_TRY(em_app_outdir_stage(r));
+    EM_TRY(em_app_eigen(r));
+    return em_app_outdir_commit(r);
+  }
   EM_TRY(make_problem(r));
   EM_TRY(alloc_results(r));
   EM_TRY(em_app_check_signal());
-  em_app_outdir_clear(r); /* the case's earlier outputs, right before the new ones */
+  EM_TRY(em_app_outdir_stage(r)); /* the outputs go to the partial folder (app/outdir.c) */
   EM_TRY(em_sweep_run(r));
+  if (r->noop) { /* --resume of a complete result: it stays as it is */
+    print_results(r);
+    em_app_ff_print(r, stdout);
+    printf("# outputs in %s/ (complete: nothing to do)\n", r->final_dir);
+    return EM_OK;
+  }
   EM_TRY(write_port_tables(r));
   EM_TRY(add_file(r, "summary.json"));
   EM_TRY(em_run_write_summary(r));
+  if (r->ff.plots) EM_TRY(em_app_plot(r->out_dir, r->log));
+  EM_TRY(em_app_outdir_commit(r)); /* the result complete: moved into the output directory */
   print_results(r);
   em_app_ff_print(r, stdout);
-  if (r->ff.plots) EM_TRY(em_app_plot(r->out_dir, r->log));
   printf("# outputs in %s/\n", r->out_dir);
   return EM_OK;
 }
@@ -397,8 +417,7 @@ em_err em_app_run(const em_app_args *a, const em_log *log, int *flagged) {
   r.detail = *log;
   r.detail.level = log->level >= EM_LOG_VERBOSE ? EM_LOG_VERBOSE : EM_LOG_QUIET;
   r.t_start = em_wtime();
-  em_app_signals_install();
-  em_err err = run_case(&r);
+  em_err err = run_case(&r); /* the signal handlers: app/main.c */
   if (flagged) *flagged = r.flagged;
   if (err) em_error_trace(err, __FILE__, __LINE__);
   em_app_outdir_close(&r, err);

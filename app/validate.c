@@ -12,6 +12,7 @@
 #define F_MIN 1e3   /* Hz: below, the case is quasi-static (or GHz typed as Hz) */
 #define F_MAX 1e13  /* Hz: above, the geometry is optical and the mesh absurd */
 #define TET_MAX 2e8 /* tetrahedra beyond which no single machine assembles */
+#define EPW_MIN 2.0 /* elements per wavelength below which no wave is represented */
 
 /* Geometry/<name>: a length that must be > 0 (a thickness, a radius, ...). */
 static int is_size(const char *name) {
@@ -41,21 +42,125 @@ static em_err check_geometry(const em_case *c) {
   return EM_OK;
 }
 
-static em_err check_frequencies(const em_case *c, const em_run_config *cfg) {
-  for (int i = 0; i < cfg->n_freq; i++) {
-    double f = cfg->freq[i];
-    const char *name =
-        cfg->n_freq > 1 ? "the sweep Solver/f_start .. Solver/f_stop" : "Solver/frequency";
-    EM_CHECK(f >= F_MIN, EM_ERR_INPUT,
-             "%s has %g Hz, below 1 kHz: frequencies are in Hz (for %g GHz write %ge9) "
-             "(case %s)",
-             name, f, f, f, em_case_path(c));
-    EM_CHECK(f <= F_MAX, EM_ERR_INPUT,
-             "%s has %g Hz, above 10 THz: frequencies are in Hz, and a wavelength of %.3g um "
-             "is no microwave case (case %s)",
-             name, f, EM_C0 / f * 1e6, em_case_path(c));
+/* A frequency in 1 kHz .. 10 THz (below: GHz typed for Hz, the hint says so). */
+static em_err check_range(const em_case *c, const char *name, double f) {
+  EM_CHECK(f >= F_MIN, EM_ERR_INPUT,
+           "%s has %g Hz, below 1 kHz: frequencies are in Hz (for %g GHz write %ge9) "
+           "(case %s)",
+           name, f, f, f, em_case_path(c));
+  EM_CHECK(f <= F_MAX, EM_ERR_INPUT,
+           "%s has %g Hz, above 10 THz: frequencies are in Hz, and a wavelength of %.3g um "
+           "is no microwave case (case %s)",
+           name, f, EM_C0 / f * 1e6, em_case_path(c));
+  return EM_OK;
+}
+
+/* The band the case file was made for: the lowest and highest of the
+ * frequencies it sets itself (Solver/frequency, f_start, f_stop,
+ * Eigen/target); 0 when it sets none. */
+static int case_band(const em_case *c, double *lo, double *hi) {
+  static const char *const names[] = {"Solver/frequency", "Solver/f_start", "Solver/f_stop",
+                                      "Eigen/target"};
+  *lo = INFINITY, *hi = 0;
+  for (size_t k = 0; k < sizeof names / sizeof names[0]; k++) {
+    const em_param *p = em_case_param_find(c, names[k]);
+    if (!p || p->is_string || strcmp(p->source, "case file") || !(p->number > 0)) continue;
+    *lo = fmin(*lo, p->number);
+    *hi = fmax(*hi, p->number);
+  }
+  return *hi > 0;
+}
+
+/* A frequency given on the command line more than BAND_FACTOR from the
+ * case's own band is a unit slip (MHz, GHz typed as Hz) far more often
+ * than a wish: refused with the value it probably meant, unless --force. */
+#define BAND_FACTOR 100
+static em_err check_band(const em_run *r, const char *name, double f) {
+  const em_param *p = em_case_param_find(r->cs, name);
+  double lo, hi;
+  if (!p || strcmp(p->source, "command line") || !case_band(r->cs, &lo, &hi)) return EM_OK;
+  if (f >= lo / BAND_FACTOR && f <= hi * BAND_FACTOR) return EM_OK;
+  char hint[96] = "";
+  for (int e = 3; e <= 9; e += 3) { /* kHz, MHz, GHz typed as Hz */
+    double g = f * pow(10, e);
+    if (g >= lo / 10 && g <= hi * 10)
+      snprintf(hint, sizeof hint, " (for %g %s write %ge%d)", f,
+               e == 3   ? "kHz"
+               : e == 6 ? "MHz"
+                        : "GHz",
+               f, e);
+  }
+  if (r->args->force) {
+    em_log_warn(r->log, "%s = %g Hz lies far from the case's band %g .. %g GHz; going on (--force)",
+                name, f, lo * 1e-9, hi * 1e-9);
+    return EM_OK;
+  }
+  return EM_RAISE(EM_ERR_INPUT,
+                  "%s = %g Hz lies far from the band case %s was made for (%g .. %g GHz): "
+                  "frequencies are in Hz%s; --force runs it anyway",
+                  name, f, em_case_path(r->cs), lo * 1e-9, hi * 1e-9, hint);
+}
+
+static em_err check_frequencies(const em_run *r) {
+  const em_run_config *cfg = &r->cfg;
+  if (cfg->eigen) { /* the target first: its name, not the mesh frequency's */
+    EM_TRY(check_range(r->cs, "Eigen/target", cfg->eig_target));
+    EM_TRY(check_band(r, "Eigen/target", cfg->eig_target));
+  }
+  for (int i = 0; i < cfg->n_freq; i++)
+    EM_TRY(check_range(
+        r->cs, cfg->n_freq > 1 ? "the sweep Solver/f_start .. Solver/f_stop" : "Solver/frequency",
+        cfg->freq[i]));
+  if (!cfg->eigen) {
+    static const char *const names[] = {"Solver/frequency", "Solver/f_start", "Solver/f_stop"};
+    for (size_t k = 0; k < sizeof names / sizeof names[0]; k++) {
+      const em_param *p = em_case_param_find(r->cs, names[k]);
+      if (p && !p->is_string) EM_TRY(check_band(r, names[k], p->number));
+    }
   }
   return EM_OK;
+}
+
+/* A mesh read from a file (Mesh/file, --load-mesh) has the geometry it was
+ * made with: a geometry value set on the command line cannot act on it
+ * (the result would belong to the old geometry while summary.json names
+ * the new); the values that size a mesh have no effect either. */
+static em_err check_loaded_mesh(const em_run *r) {
+  if (!r->cfg.mesh_file) return EM_OK;
+  static const char *const sizing[] = {"Mesh/elements_per_wavelength", "Mesh/frequency",
+                                       "PML/elements", "Mesh/geometry_order"};
+  for (int i = 0; i < em_case_param_count(r->cs); i++) {
+    const em_param *p = em_case_param_at(r->cs, i);
+    if (strcmp(p->source, "command line")) continue;
+    EM_CHECK(strncmp(p->name, "Geometry/", 9), EM_ERR_INPUT,
+             "%s is set on the command line, but the mesh is read from %s (Mesh/file, "
+             "--load-mesh) with the geometry it was made with: the value cannot act on it; "
+             "drop it, or mesh the case (without --load-mesh)",
+             p->name, r->cfg.mesh_file);
+    for (size_t k = 0; k < sizeof sizing / sizeof sizing[0]; k++)
+      if (!strcmp(p->name, sizing[k]))
+        em_log_warn(r->log, "%s has no effect: the mesh is read from %s (Mesh/file)", p->name,
+                    r->cfg.mesh_file);
+  }
+  return EM_OK;
+}
+
+/* The volume group whose material gives the shortest wavelength (highest
+ * refractive index sqrt(|eps_r (1 - j tan_delta) mu_r|)): its name; the
+ * index, 1 when no material says more. */
+static double densest(const em_case *c, char *grp, size_t n) {
+  double best = 1;
+  grp[0] = '\0';
+  for (int i = 0; i < em_case_param_count(c); i++) {
+    const char *name = em_case_param_at(c, i)->name, *last = strrchr(name, '/');
+    if (strncmp(name, "Materials/", 10) || !last || strcmp(last, "/eps_r")) continue;
+    char g[128];
+    snprintf(g, sizeof g, "%.*s", (int)(last - name - 10), name + 10);
+    double x = em_setup_index_of((void *)c, g);
+    em_error_clear();
+    if (x > best) best = x, snprintf(grp, n, "%s", g);
+  }
+  return best;
 }
 
 /* Physical memory in bytes (0 when unknown). */
@@ -73,8 +178,16 @@ static double dofs_per_tet(int order) {
 em_err em_app_validate_case(em_run *r) {
   const em_run_config *cfg = &r->cfg;
   EM_TRY(check_geometry(r->cs));
-  EM_TRY(check_frequencies(r->cs, cfg));
+  EM_TRY(check_frequencies(r));
+  EM_TRY(em_case_check_groups(r->cs)); /* a group of entities that do not exist */
+  EM_TRY(check_loaded_mesh(r));
   if (cfg->mesh_file) return EM_OK; /* no mesh to estimate: it is read as it is */
+  /* fewer than 2 elements per wavelength do not sample the wave: the mesh
+     is then the geometry's alone, and the answer moves with the number */
+  EM_CHECK(cfg->epw >= EPW_MIN, EM_ERR_INPUT,
+           "Mesh/elements_per_wavelength = %g: at least %g are needed to represent the wave "
+           "(the basis order's default, 12 / 7 / 5, is what 0 gives)",
+           cfg->epw, EPW_MIN);
   double tets = 0, h = 0;
   em_mesh_opts mo = em_run_mesh_opts(r); /* the options the run meshes with */
   if (!(mo.freq_max > 0)) mo.freq_max = cfg->freq[cfg->n_freq - 1];
@@ -86,16 +199,39 @@ em_err em_app_validate_case(em_run *r) {
   em_log_verbose(r->log, "mesh estimate: ~%.3g tets (h %.3g mm), ~%.3g unknowns, ~%.3g GiB", tets,
                  h * 1e3, n, bytes / (1 << 30));
   if (tets > TET_MAX || (mem > 0 && bytes > mem)) {
-    char msg[512];
+    char msg[512], grp[128], why[512] = "";
+    double idx = densest(r->cs, grp, sizeof grp);
+    if (idx > 3) { /* a material shortens the wavelength: name it, it is the likelier slip */
+      char pre[160];
+      double eps = 1, mu = 1, tand = 0;
+      snprintf(pre, sizeof pre, "Materials/%s/", grp);
+      const em_param *p;
+      char nm[200];
+      snprintf(nm, sizeof nm, "%seps_r", pre);
+      if ((p = em_case_param_find(r->cs, nm)) && !p->is_string) eps = p->number;
+      snprintf(nm, sizeof nm, "%smu_r", pre);
+      if ((p = em_case_param_find(r->cs, nm)) && !p->is_string) mu = p->number;
+      snprintf(nm, sizeof nm, "%stan_delta", pre);
+      if ((p = em_case_param_find(r->cs, nm)) && !p->is_string) tand = p->number;
+      const char *cause = tand > 1 ? "tan_delta" : fabs(mu) > fabs(eps) ? "mu_r" : "eps_r";
+      snprintf(why, sizeof why,
+               "%s%s = %g makes the wavelength in '%s' %.3g times shorter than in vacuum (eps_r "
+               "%g, mu_r %g, tan_delta %g); ",
+               pre, cause,
+               !strcmp(cause, "tan_delta") ? tand
+               : !strcmp(cause, "mu_r")    ? mu
+                                           : eps,
+               grp, idx, eps, mu, tand);
+    }
     snprintf(msg, sizeof msg,
-             "the mesh implied is absurd: about %.3g tetrahedra (h = %.3g mm at %.6g GHz, "
+             "%sthe mesh implied is absurd: about %.3g tetrahedra (h = %.3g mm at %.6g GHz, "
              "Mesh/elements_per_wavelength %g, order %d), ~%.3g GiB against %.3g GiB of memory",
-             tets, h * 1e3, mo.freq_max * 1e-9, cfg->epw, cfg->order, bytes / (1 << 30), mem / (1 << 30));
+             why, tets, h * 1e3, mo.freq_max * 1e-9, cfg->epw, cfg->order, bytes / (1 << 30),
+             mem / (1 << 30));
     if (!r->args->force)
-      return EM_RAISE(EM_ERR_INPUT,
-                      "%s; check the frequency (Hz) and the mesh density, or run "
-                      "with --force",
-                      msg);
+      return EM_RAISE(EM_ERR_INPUT, "%s; check %s, or run with --force", msg,
+                      why[0] ? "the material, the frequency (Hz) and the mesh density"
+                             : "the frequency (Hz) and the mesh density");
     em_log_warn(r->log, "%s; going on (--force)", msg);
   }
   return EM_OK;

@@ -16,13 +16,15 @@ extern "C" {
 /* -------------------------------------------------------------------- VTK */
 
 typedef struct em_vtk_opts {
-  int binary;        /* 1: BINARY (big-endian, as legacy VTK requires); 0: ASCII */
-  int subdiv;        /* each tet is split into subdiv^3 sub-tets (1 = the mesh
-                        itself); use the basis order p so ParaView sees the
-                        higher-order field rather than vertex averages */
-  const char *title; /* named in the file's title line (NULL: none) */
-  int single;        /* 1: reals as 32-bit "float" (half the file, ~7 digits);
-                        0: 64-bit "double" */
+  int binary;              /* 1: BINARY (big-endian, as legacy VTK requires); 0: ASCII */
+  int subdiv;              /* each tet is split into subdiv^3 sub-tets (1 = the mesh
+                              itself); use the basis order p so ParaView sees the
+                              higher-order field rather than vertex averages */
+  const char *title;       /* named in the file's title line (NULL: none) */
+  int single;              /* 1: reals as 32-bit "float" (half the file, ~7 digits);
+                              0: 64-bit "double" */
+  const em_cancel *cancel; /* polled every 256 tets: set, the writer stops with
+                              EM_ERR_CANCELLED and leaves no file (NULL: never) */
 } em_vtk_opts;
 
 /* The field to write, sampled at barycentric point lam of tet t. */

@@ -19,11 +19,12 @@ def rows(path):
         return list(csv.DictReader(l for l in f if not l.startswith("#")))
 
 
-# jacobi: no field reaches the far-field surface (P_rad = 0: the figures do
-# not exist); ilu0, 2 iterations: |S11| > 1 and a pattern that is all NaN
-for pc, it, freqs in (("jacobi", 5, setn("Solver/frequency", 5.8e9)),
-                      ("ilu0", 2, setn("Solver/f_start", 5.6e9) + setn("Solver/f_stop", 6e9) +
-                       setn("Solver/n_freq", 2))):
+# 5 jacobi iterations: no field reaches the far-field surface (P_rad = 0:
+# the antenna figures do not exist, the pattern has no finite value);
+# issue 32 saw "antenna figures: the radiated power 0 W is not positive"
+# and "pattern VTK ...: no finite value" (ilu0) drop both frequencies
+for pc, it, freqs in (("jacobi", 5, setn("Solver/f_start", 5.6e9) + setn("Solver/f_stop", 6e9) +
+                       setn("Solver/n_freq", 2)),):
     rc, out, err, d = run(DRA, *COARSE, *freqs, *sets("Solver/preconditioner", pc),
                           *setn("Solver/max_iterations", it), *sets("Output/fields", "none"),
                           expect_ok=False)
@@ -41,8 +42,11 @@ for pc, it, freqs in (("jacobi", 5, setn("Solver/frequency", 5.8e9)),
     ant = rows(os.path.join(d, "antenna.csv"))
     check(len(ant) == nf, f"{what}: antenna.csv has a row per frequency ({len(ant)})")
     for a in ant:
-        g = float(a["directivity_dBi"])
-        check(not math.isfinite(g) or g < 30, f"{what}: {a['f_Hz']} Hz: directivity {g} (NaN where undefined)")
+        # nothing radiates: the figures do not exist (NaN), the powers are as measured
+        check(float(a["P_rad_farfield_W"]) == 0 and math.isnan(float(a["directivity_dBi"])) and
+              math.isnan(float(a["beamwidth_E_deg"])),
+              f"{what}: {a['f_Hz']} Hz: P_rad {a['P_rad_farfield_W']}, directivity "
+              f"{a['directivity_dBi']} (NaN where undefined)")
     for fr in s["frequencies"]:
         tag = f"{fr['f_hz'] * 1e-9:.9g}GHz"
         for n in (f"farfield_{tag}.csv", f"pattern_{tag}.csv"):

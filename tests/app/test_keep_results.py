@@ -83,13 +83,21 @@ def small_files():
     resource.setrlimit(resource.RLIMIT_FSIZE, (6000, 6000))
 
 
-for what, extra in (("the journal", sets("Output/fields", "none") + setn("Output/line_points", 0)),
-                    ("a fields file", setn("Solver/n_freq", 1))):
+for what, extra, needle in (("a fields file", setn("Solver/n_freq", 1), "fields_9GHz.vtk"),
+                            ("the journal", sets("Output/fields", "none") + setn("Output/line_points", 0),
+                             "sweep.journal")):
     r = Run(WG, d, *ARGS, *extra, preexec_fn=small_files)
     rc = r.wait()
-    check(rc == 1 and "disk full" in r.text, f"a write error at {what}: exit {rc} with its message")
+    check(rc == 1 and needle in r.text, f"a write error at {what}: exit {rc}, the message names {needle}")
     same(before, snapshot(d), f"a write error at {what}")
-    check(not os.path.exists(os.path.join(d, PARTIAL)), f"a write error at {what}: no partial folder")
+# the frequency journaled before the disk filled is kept: --resume goes on once there is room
+check(journaled(d) >= 1, "a write error at the journal: the frequencies done are kept")
+rc, _, err, _ = run(WG, *ARGS, *sets("Output/fields", "none"), *setn("Output/line_points", 0), "--resume",
+                    out=d)
+check("resume: 1 of 9" in err, "--resume after the write error goes on from the kept frequency")
+check(sorted(snapshot(d)) == ["ports.csv", "summary.json", "sweep.journal", "waveguide.s2p"],
+      f"... and ends with the new result alone ({sorted(snapshot(d))})")
+check(not os.path.exists(os.path.join(d, PARTIAL)), "... and no partial folder")
 
 # --------------------------------------- 7. stale temporaries, a lock of a reused pid
 d = copy(ref, "stale")

@@ -65,6 +65,12 @@ r.signal(signal.SIGTERM)
 stopped(r, signal.SIGTERM, "SIGTERM in the last frequency's fields writer")
 same(before, snapshot(d), "SIGTERM in the fields writer")
 check(not tmp(), f"SIGTERM in the fields writer: no temporary left ({tmp()})")
+part = os.path.join(d, PARTIAL)
+with open(os.path.join(part, "sweep.journal")) as f:
+    n_part = sum(1 for l in f if l.startswith("freq "))
+check(os.path.exists(os.path.join(part, "fields_9GHz.vtk")) and n_part == 1,
+      "SIGTERM in the fields writer: the first frequency is kept (its journal record, its fields)")
+check("--resume" in r.text, "SIGTERM in the fields writer: the message says how to go on")
 
 # 4. a design sweep: SIGTERM after its first point; --resume finishes it
 SW = [*fast(), "--sweep", "Geometry/length=20,25,30,35"]
