@@ -188,13 +188,17 @@ void em_app_dir_unlock(const char *dir) {
 
 /* ------------------------------------------------- what emsolve writes */
 
-/* The outputs of a run of case `name` (docs/outputs.md); name NULL: of any
- * case (<anything>.sNp). */
+/* The outputs of an eigen run (docs/eigen.md). */
+static int is_eigen_output(const char *f) {
+  return !fnmatch("modes.csv", f, 0) || !fnmatch("mode_*.vtk", f, 0);
+}
+
+/* The outputs of a driven run of case `name` (docs/outputs.md); name NULL:
+ * of any case (<anything>.sNp). */
 static int is_output(const char *f, const char *name) {
-  static const char *const pat[] = {"fields_*.vtk",  "line_*.csv",    "farfield_*.csv",
-                                    "pattern_*.csv", "pattern_*.vtk", "rcs_*.csv",
-                                    "rcs_*.vtk",     "antenna.csv",   "ports.csv",
-                                    "summary.json",  "modes.csv",     "mode_*.vtk"};
+  static const char *const pat[] = {
+      "fields_*.vtk", "line_*.csv", "farfield_*.csv", "pattern_*.csv", "pattern_*.vtk",
+      "rcs_*.csv",    "rcs_*.vtk",  "antenna.csv",    "ports.csv",     "summary.json"};
   for (size_t k = 0; k < sizeof pat / sizeof pat[0]; k++)
     if (!fnmatch(pat[k], f, 0)) return 1;
   /* <case>.s<N>p, <case>_interp.s<N>p */
@@ -237,7 +241,8 @@ void em_app_dir_clean_temps(const char *dir, const em_log *log) {
     long pid = 0;
     if (!temp_of(e->d_name, &pid) || strlen(e->d_name) >= sizeof base) continue;
     snprintf(base, sizeof base, "%.*s", (int)(strstr(e->d_name, ".tmp.") - e->d_name), e->d_name);
-    if (!is_output(base, NULL) && !is_bookkeeping(base)) continue; /* not ours */
+    if (!is_output(base, NULL) && !is_eigen_output(base) && !is_bookkeeping(base))
+      continue; /* not ours */
     struct stat st;
     snprintf(path, sizeof path, "%.1100s/%.255s", dir, e->d_name);
     if (stat(path, &st) || !S_ISREG(st.st_mode) || !writer_gone(pid, st.st_mtime)) continue;
@@ -334,7 +339,8 @@ em_err em_app_outdir_stage(em_run *r) {
   EM_CHECK(k > 0 && (size_t)k < sizeof p, EM_ERR_INPUT, "output path %s is too long", r->final_dir);
   struct stat st;
   int exists = stat(p, &st) == 0 && S_ISDIR(st.st_mode);
-  if (exists && r->args->resume && !dir_empty(p)) { /* an unfinished run: go on from it */
+  /* an unfinished (driven) run: go on from it; an eigen run has nothing to resume */
+  if (exists && r->args->resume && !r->cfg.eigen && !dir_empty(p)) {
     em_app_dir_clean_temps(p, r->log);
     r->stage = 2;
     em_log_verbose(r->log, "resume: the unfinished run's files in %s", p);
@@ -435,19 +441,23 @@ static em_err swap(em_run *r) {
     if (!err) err = S_ISDIR(st.st_mode) ? move_dir(a, b, stage) : move(a, b, stage);
   }
   closedir(d);
+  int eigen = r->cfg.eigen; /* an eigen result replaces the earlier modes, a driven one the
+                              earlier driven result: each leaves the other kind alone */
   if (!err) {
     snprintf(a, sizeof a, "%.1100s/sweep.journal", stage);
     snprintf(b, sizeof b, "%.1100s/sweep.journal", final);
     if (access(a, F_OK) == 0)
       err = move(a, b, stage);
-    else
+    else if (!eigen)
       unlink(b); /* it described the earlier result */
   }
   if (!err && (d = opendir(final))) { /* the earlier result's leftovers */
     int n = 0;
     while ((e = readdir(d))) {
       const char *f = e->d_name;
-      if ((is_output(f, name) && !names_has(&moved, f)) || !fnmatch("sweep.sample*.bin", f, 0)) {
+      int old =
+          eigen ? is_eigen_output(f) : is_output(f, name) || !fnmatch("sweep.sample*.bin", f, 0);
+      if (old && !names_has(&moved, f)) {
         snprintf(b, sizeof b, "%.1100s/%.255s", final, f);
         n += unlink(b) == 0;
       }
