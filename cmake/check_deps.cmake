@@ -98,8 +98,37 @@ foreach(m ${modules})
   endforeach()
 endforeach()
 
-if(bad OR raw)
+# One backend table per module that has one: in solver/ only the table
+# (backend.c, which knows the backends of the build, and the tables
+# backend_cpu.c, backend_cuda.c) asks whether this is CUDA; everything else
+# reaches the backend through the table it was created with
+# (docs/architecture.md).
+set(cuda_tests 0)
+set(table_solver backend.c backend_cpu.c backend_cuda.c)
+foreach(m solver)
+  file(GLOB_RECURSE srcs ${EM_SOURCE_DIR}/${m}/*.c ${EM_SOURCE_DIR}/${m}/*.h
+       ${EM_SOURCE_DIR}/${m}/*.cu ${EM_SOURCE_DIR}/${m}/*.cuh)
+  foreach(f ${srcs})
+    get_filename_component(n ${f} NAME)
+    list(FIND table_${m} ${n} in_table)
+    if(in_table GREATER -1)
+      continue()
+    endif()
+    file(STRINGS ${f} hits REGEX "EM_HAVE_CUDA|EM_BACKEND_CUDA")
+    foreach(l ${hits})
+      file(RELATIVE_PATH rf ${EM_SOURCE_DIR} ${f})
+      string(STRIP "${l}" l)
+      message(SEND_ERROR "${rf}: asks for CUDA outside ${m}/'s backend table (${l}): "
+                         "add a row to the table (${table_${m}}) instead")
+      math(EXPR cuda_tests "${cuda_tests} + 1")
+    endforeach()
+  endforeach()
+endforeach()
+
+if(bad OR raw OR cuda_tests)
   message(FATAL_ERROR "${bad} include(s) against the module order, "
-                      "${raw} raw device allocation(s) outside core/")
+                      "${raw} raw device allocation(s) outside core/, "
+                      "${cuda_tests} CUDA test(s) outside a backend table")
 endif()
-message(STATUS "module dependency direction: ok (${modules}); device memory through core/")
+message(STATUS "module dependency direction: ok (${modules}); device memory through core/; "
+               "solver/ asks for CUDA only in its backend table")
