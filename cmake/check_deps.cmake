@@ -125,10 +125,49 @@ foreach(m solver)
   endforeach()
 endforeach()
 
-if(bad OR raw OR cuda_tests)
+# No link without a use: every module a module links (em_module's DEPS in
+# its CMakeLists.txt) has its public header included by some file of the
+# module; a dependency that is only passed through is linked by the module
+# that includes it (a link that nothing uses hides the real dependency
+# direction and drags libraries along).
+set(unused 0)
+foreach(m ${modules})
+  if(NOT EXISTS ${EM_SOURCE_DIR}/${m}/CMakeLists.txt)
+    continue()
+  endif()
+  file(READ ${EM_SOURCE_DIR}/${m}/CMakeLists.txt cm)
+  if(NOT cm MATCHES "em_module\\(em_${m}([^)]*)\\)")
+    continue()
+  endif()
+  string(REGEX REPLACE "PRIVATE_LIBS.*" "" args "${CMAKE_MATCH_1}")
+  if(NOT args MATCHES "DEPS(.*)")
+    continue()
+  endif()
+  string(REGEX MATCHALL "em_[a-z]+" deps "${CMAKE_MATCH_1}")
+  file(GLOB_RECURSE srcs ${EM_SOURCE_DIR}/${m}/*.c ${EM_SOURCE_DIR}/${m}/*.h
+       ${EM_SOURCE_DIR}/${m}/*.cu ${EM_SOURCE_DIR}/${m}/*.cuh)
+  foreach(d ${deps})
+    set(used 0)
+    foreach(f ${srcs})
+      file(STRINGS ${f} hit REGEX "^[ \t]*#[ \t]*include[ \t]*\"${d}\\.h\"")
+      if(hit)
+        set(used 1)
+        break()
+      endif()
+    endforeach()
+    if(NOT used)
+      message(SEND_ERROR "${m}/CMakeLists.txt: links ${d} but no file of ${m}/ includes ${d}.h "
+                         "(drop it from DEPS, or link what ${m}/ includes)")
+      math(EXPR unused "${unused} + 1")
+    endif()
+  endforeach()
+endforeach()
+
+if(bad OR raw OR cuda_tests OR unused)
   message(FATAL_ERROR "${bad} include(s) against the module order, "
                       "${raw} raw device allocation(s) outside core/, "
-                      "${cuda_tests} CUDA test(s) outside a backend table")
+                      "${cuda_tests} CUDA test(s) outside a backend table, "
+                      "${unused} unused link dependenc(ies)")
 endif()
 message(STATUS "module dependency direction: ok (${modules}); device memory through core/; "
-               "solver/ asks for CUDA only in its backend table")
+               "solver/ asks for CUDA only in its backend table; every linked module is used")
