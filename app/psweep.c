@@ -677,22 +677,26 @@ em_err em_app_psweep(const em_app_args *a, const em_psweep_args *ps, const em_lo
   }
   if (jobs > 1) err = em_psweep_run_workers(a, jobs, log);
   if (err && !em_app_signal()) goto done;
-  for (int k = 0; k < p.n_point && !err; k++) {
+  err = EM_OK;
+  int stopped_at = -1;
+  for (int k = 0; k < p.n_point; k++) {
     /* a signal stops the sweep between points or inside one (the point then
-       has no marker: --resume runs it again) */
-    err = em_app_check_signal();
-    /* after the workers every point is complete or failed: read back */
-    if (!err)
-      err = run_point(a, &p, ps->zip, jobs > 1 ? 2 : ps->resume, k, log, &mc, &cv[k], &pr[k]);
-    if (err) {
-      if (!em_app_signal()) goto done;
-      em_error_clear();
-      err = EM_RAISE(EM_ERR_CANCELLED,
-                     "design sweep interrupted by %s at point %d of %d; the points done are "
-                     "complete in %s/point_<k>/: run the same command with --resume to finish",
-                     em_app_signal() == SIGINT ? "SIGINT" : "SIGTERM", k + 1, p.n_point, p.out);
+       has no marker: --resume runs it again); after --jobs the points the
+       workers completed are collected, the others stay pending */
+    if (jobs == 1 && em_app_signal()) {
+      stopped_at = k;
       break;
     }
+    /* after the workers every point is complete or failed: read back */
+    err = run_point(a, &p, ps->zip, jobs > 1 ? 2 : ps->resume, k, log, &mc, &cv[k], &pr[k]);
+    if (err && em_app_signal()) {
+      em_error_clear();
+      err = EM_OK;
+      if (stopped_at < 0) stopped_at = k;
+      if (jobs == 1) break;
+      continue;
+    }
+    if (err) goto done;
     pr[k].done = 1;
     if (!pr[k].failed) analyse(&cv[k], &pr[k]);
     *n_failed += pr[k].failed;
@@ -701,6 +705,12 @@ em_err em_app_psweep(const em_app_args *a, const em_psweep_args *ps, const em_lo
     EM_TRY_GOTO(err, write_sweep_csv(&p, ps->zip, cv, pr), done);
     EM_TRY_GOTO(err, write_summary_csv(&p, ps->zip, pr), done);
   }
+  if (stopped_at >= 0)
+    err = EM_RAISE(EM_ERR_CANCELLED,
+                   "design sweep interrupted by %s at point %d of %d; the points done are "
+                   "complete in %s/point_<k>/: run the same command with --resume to finish",
+                   em_app_signal() == SIGINT ? "SIGINT" : "SIGTERM", stopped_at + 1, p.n_point,
+                   p.out);
   if (err) { /* stopped by a signal: the tables of the points done, the rest pending */
     char msg[1024];
     snprintf(msg, sizeof msg, "%s", em_error_message());
