@@ -388,6 +388,15 @@ static void names_free(names *s) {
   s->n = s->cap = 0;
 }
 
+/* One of the run's outputs (r->files): besides the files moved now, those a
+ * commit that stopped half way had moved already (a --resume finishing it
+ * lists them from the output directory, app/sweep.c). */
+static int listed(const em_run *r, const char *f) {
+  for (int i = 0; i < r->n_files; i++)
+    if (!strcmp(r->files[i], f)) return 1;
+  return 0;
+}
+
 static em_err move(const char *from, const char *to, const char *stage) {
   if (rename(from, to) == 0) return EM_OK;
   return EM_RAISE(EM_ERR_IO,
@@ -457,7 +466,7 @@ static em_err swap(em_run *r) {
       const char *f = e->d_name;
       int old =
           eigen ? is_eigen_output(f) : is_output(f, name) || !fnmatch("sweep.sample*.bin", f, 0);
-      if (old && !names_has(&moved, f)) {
+      if (old && !names_has(&moved, f) && !listed(r, f)) {
         snprintf(b, sizeof b, "%.1100s/%.255s", final, f);
         n += unlink(b) == 0;
       }

@@ -24,9 +24,31 @@ static void fmt_time(double s, char *buf, size_t n) {
     snprintf(buf, n, "%ld s", t);
 }
 
+/* Whether frequency fi of this run writes per-frequency output k of
+ * list_earlier_outputs (fields, line, far field, pattern, RCS). */
+static int writes(const em_run *r, int fi, size_t k) {
+  const em_run_config *c = &r->cfg;
+  int ff = r->ff.enabled, pw = r->ff.planewave;
+  switch (k) {
+    case 0:
+      return c->fields == 2 || (c->fields == 1 && fi == 0) ||
+             (c->fields == 3 && fi == c->n_freq / 2);
+    case 1:
+      return c->line_points > 0;
+    case 2:
+    case 3:
+    case 4:
+      return ff && !pw;
+    default:
+      return ff && pw;
+  }
+}
+
 /* The per-frequency outputs of frequency fi, solved before the run was
- * stopped (fields_<f>GHz.vtk, ...), kept in the partial folder: listed in
- * summary.json as a run that was never stopped lists them. */
+ * stopped (fields_<f>GHz.vtk, ...), kept in the partial folder (or, those
+ * this run writes, moved already by a commit that stopped half way): listed
+ * in summary.json as a run that was never stopped lists them, and kept by
+ * the commit. */
 static void list_earlier_outputs(em_run *r, int fi) {
   static const char *const pat[] = {"fields_%s.vtk",  "line_%s.csv",    "farfield_%s.csv",
                                     "pattern_%s.csv", "pattern_%s.vtk", "rcs_%s.csv",
@@ -36,9 +58,13 @@ static void list_earlier_outputs(em_run *r, int fi) {
   for (size_t k = 0; k < sizeof pat / sizeof pat[0]; k++) {
     char name[64], path[1200];
     struct stat st;
+    if (!writes(r, fi, k)) continue;
     snprintf(name, sizeof name, pat[k], tag);
     snprintf(path, sizeof path, "%s/%s", r->out_dir, name);
-    if (stat(path, &st) != 0 || r->n_files >= 64) continue;
+    int here = stat(path, &st) == 0;
+    snprintf(path, sizeof path, "%s/%s", r->final_dir, name);
+    if (!here && !(r->stage == 2 && stat(path, &st) == 0)) continue;
+    if (r->n_files >= 64) continue;
     snprintf(r->files[r->n_files++], sizeof r->files[0], "%s", name);
     if (k == 0) snprintf(r->fr[fi].fields, sizeof r->fr[fi].fields, "%s", name);
   }

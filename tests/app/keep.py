@@ -9,7 +9,7 @@ import subprocess
 import tempfile
 import time
 
-from emtest import EMSOLVE, SRC, check
+from emtest import DEVICE, EMSOLVE, SRC, check
 
 WG = "cases/waveguide.geo"
 # the run's folder of an unfinished result (docs/outputs.md, "Staging")
@@ -82,11 +82,12 @@ def journaled(d, base=None):
 
 
 class Run:
-    """emsolve in the background (its output in files: no pipe to fill)."""
+    """emsolve in the background (its output in files: no pipe to fill), on
+    the test's device (emtest.DEVICE: --device gpu on its command line)."""
 
     def __init__(self, case, out, *args, env=None, preexec_fn=None):
         self.log = tempfile.NamedTemporaryFile("w+", prefix="emsolve_log_", delete=False)
-        self.cmd = [EMSOLVE, os.path.join(SRC, case), "--out", out, "--device", "cpu", *args]
+        self.cmd = [EMSOLVE, os.path.join(SRC, case), "--out", out, "--device", DEVICE, *args]
         print("$", " ".join(self.cmd), "&", flush=True)
         self.p = subprocess.Popen(self.cmd, stdout=self.log, stderr=subprocess.STDOUT, env=env,
                                   preexec_fn=preexec_fn)
