@@ -61,8 +61,8 @@ int main(void) {
     s = (setter){&flag, m->n_tet - 1, -1};
     flag = 0;
     e = em_vtk_write(path, m, field, &s, &o);
-    EXPECT(e == EM_ERR_CANCELLED && s.last == m->n_tet - 1,
-           "set at the last tet: %s (%s)", em_err_name(e), em_error_message());
+    EXPECT(e == EM_ERR_CANCELLED && s.last == m->n_tet - 1, "set at the last tet: %s (%s)",
+           em_err_name(e), em_error_message());
     em_error_clear();
     EXPECT(count_files(dir) == 0, "cancelled while writing: no file left (binary %d)", binary);
   }
