@@ -7,7 +7,6 @@
 #include <sys/stat.h>
 
 #include "app_sweep.h"
-#include "em_model.h"
 
 /* SIGINT / SIGTERM: app/outdir.c's flag (em_app_signal), read between
  * frequencies; the journal stays for --resume, the exit code is 128 + the
@@ -141,9 +140,7 @@ static em_err adaptive(em_run *r) {
   EM_CHECK(np > 0, EM_ERR_INPUT,
            "Solver/sweep adaptive models the port responses: the case has no port (a plane wave "
            "drives it); use Solver/sweep uniform");
-  const char *ffc = NULL;
-  if (r->m.ff.enabled && !em_case_string(r->m.cs, "Farfield/compute", &ffc) &&
-      !strcmp(ffc, "auto")) {
+  if (r->m.ff.enabled && r->m.ff.compute_auto) {
     /* an NF2FF transform per model frequency costs more than the sweep */
     r->m.ff.enabled = 0;
     em_log_info(r->log,
@@ -151,7 +148,6 @@ static em_err adaptive(em_run *r) {
                 "Farfield/compute auto (set it on to have them)",
                 c->n_freq);
   }
-  em_error_clear();
   EM_TRY(em_calloc(&res->sample, (size_t)c->sweep_max_solves, sizeof *res->sample, "samples"));
   res->sweep_converged = 1;
   em_adaptive a = {.f0 = c->freq[0],

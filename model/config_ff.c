@@ -63,6 +63,7 @@ em_err em_ff_config_read(const em_case *c, const em_run_config *cfg, const em_me
   static const char *const modes[] = {"auto", "on", "off"};
   int mode;
   EM_TRY(em_cfg_choice(c, "Farfield/compute", modes, 3, &mode));
+  ff->compute_auto = mode == 0;
   ff->enabled = mode == 1 || (mode == 0 && (s->has_pml || ff->planewave));
   EM_TRY(em_cfg_number(c, "Farfield/theta_step", &ff->theta_step));
   EM_TRY(em_cfg_number(c, "Farfield/phi_step", &ff->phi_step));

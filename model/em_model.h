@@ -25,7 +25,7 @@ extern "C" {
  * (the ONELAB parameters read through Gmsh, the -setnumber / -setstring
  * overrides, these defaults: em_case_open takes the table as data); this
  * module alone gives them a meaning: the typed view below is read once, in
- * SI units and checked, and nothing after it reads a parameter by name. */
+ * SI units and checked, and the stages read it, not the names. */
 const em_param_spec *em_params_specs(int *n);
 /* --list-params: every parameter of case c with its value, unit and source,
  * then the per-group ones ('*'). */
@@ -162,6 +162,7 @@ em_err em_run_config_check_mesh(const em_case *c, const em_run_config *cfg, cons
  * asks for a PML).  Angles in radians, positions in metres. */
 typedef struct em_ff_config {
   int enabled;                             /* compute the far field at each frequency */
+  int compute_auto;                        /* Farfield/compute auto (not on) */
   int planewave;                           /* Excitation/type planewave (no ports) */
   double theta_step, phi_step;             /* degrees */
   int group;                               /* NF2FF surface group, -1: PML boundary */
