@@ -322,8 +322,9 @@ em_err em_app_outdir_open(em_run *r) {
   if (a->out_dir)
     snprintf(r->final_dir, sizeof r->final_dir, "%s", a->out_dir);
   else
-    snprintf(r->final_dir, sizeof r->final_dir, "out/%s", em_case_name(r->cs));
-  snprintf(r->out_dir, sizeof r->out_dir, "%s", r->final_dir);
+    snprintf(r->final_dir, sizeof r->final_dir, "out/%s", em_case_name(r->m.cs));
+  snprintf(r->out.dir, sizeof r->out.dir, "%s", r->final_dir);
+  r->out.cancel = em_app_cancel(); /* the writers stop on a signal too */
   struct stat st;
   r->made_out_dir = stat(r->final_dir, &st) != 0;
   EM_TRY(em_mkdir_p(r->final_dir));
@@ -334,13 +335,13 @@ em_err em_app_outdir_open(em_run *r) {
 }
 
 em_err em_app_outdir_stage(em_run *r) {
-  char p[sizeof r->out_dir];
+  char p[sizeof r->out.dir];
   int k = snprintf(p, sizeof p, "%.1000s/%s", r->final_dir, EM_PARTIAL_DIR);
   EM_CHECK(k > 0 && (size_t)k < sizeof p, EM_ERR_INPUT, "output path %s is too long", r->final_dir);
   struct stat st;
   int exists = stat(p, &st) == 0 && S_ISDIR(st.st_mode);
   /* an unfinished (driven) run: go on from it; an eigen run has nothing to resume */
-  if (exists && r->args->resume && !r->cfg.eigen && !dir_empty(p)) {
+  if (exists && r->args->resume && !r->m.cfg.eigen && !dir_empty(p)) {
     em_app_dir_clean_temps(p, r->log);
     r->stage = 2;
     em_log_verbose(r->log, "resume: the unfinished run's files in %s", p);
@@ -355,7 +356,7 @@ em_err em_app_outdir_stage(em_run *r) {
     EM_CHECK(mkdir(p, 0777) == 0, EM_ERR_IO, "cannot create %s: %s", p, strerror(errno));
     r->stage = 1;
   }
-  snprintf(r->out_dir, sizeof r->out_dir, "%s", p);
+  snprintf(r->out.dir, sizeof r->out.dir, "%s", p);
   return EM_OK;
 }
 
@@ -388,12 +389,12 @@ static void names_free(names *s) {
   s->n = s->cap = 0;
 }
 
-/* One of the run's outputs (r->files): besides the files moved now, those a
+/* One of the run's outputs (r->out.files): besides the files moved now, those a
  * commit that stopped half way had moved already (a --resume finishing it
  * lists them from the output directory, app/sweep.c). */
 static int listed(const em_run *r, const char *f) {
-  for (int i = 0; i < r->n_files; i++)
-    if (!strcmp(r->files[i], f)) return 1;
+  for (int i = 0; i < r->out.n_files; i++)
+    if (!strcmp(r->out.files[i], f)) return 1;
   return 0;
 }
 
@@ -429,7 +430,7 @@ static em_err move_dir(const char *from, const char *to, const char *stage) {
  * last: until it moves, --resume sees an unfinished run and completes the
  * move), then the earlier result's outputs the new one lacks removed. */
 static em_err swap(em_run *r) {
-  const char *stage = r->out_dir, *final = r->final_dir, *name = em_case_name(r->cs);
+  const char *stage = r->out.dir, *final = r->final_dir, *name = em_case_name(r->m.cs);
   names moved = {0};
   em_err err = EM_OK;
   char a[1400], b[1400];
@@ -450,7 +451,7 @@ static em_err swap(em_run *r) {
     if (!err) err = S_ISDIR(st.st_mode) ? move_dir(a, b, stage) : move(a, b, stage);
   }
   closedir(d);
-  int eigen = r->cfg.eigen; /* an eigen result replaces the earlier modes, a driven one the
+  int eigen = r->m.cfg.eigen; /* an eigen result replaces the earlier modes, a driven one the
                               earlier driven result: each leaves the other kind alone */
   if (!err) {
     snprintf(a, sizeof a, "%.1100s/sweep.journal", stage);
@@ -488,21 +489,21 @@ em_err em_app_outdir_commit(em_run *r) {
   EM_TRY(err);
   r->stage = 0;
   r->committed = 1;
-  snprintf(r->out_dir, sizeof r->out_dir, "%s", r->final_dir);
+  snprintf(r->out.dir, sizeof r->out.dir, "%s", r->final_dir);
   return EM_OK;
 }
 
 void em_app_outdir_close(em_run *r, em_err err) {
   int n_kept = 0, kept = 0;
   if (r->stage) { /* not committed: the earlier result is as it was */
-    kept = resumable(r->out_dir, &n_kept) && !r->noop;
+    kept = resumable(r->out.dir, &n_kept) && !r->noop;
     if (!kept)
-      remove_tree(r->out_dir, 1);
+      remove_tree(r->out.dir, 1);
     else if (!em_app_signal()) /* (a signal's message says it) */
       em_log_info(r->log,
                   "the unfinished result (%d frequencies journaled) is kept in %s: the same "
                   "command with --resume goes on from it",
-                  n_kept, r->out_dir);
+                  n_kept, r->out.dir);
   }
   if (err && r->dumped) unlink(r->args->dump_matrix);
   if (err && em_app_signal()) { /* the message a user reads: what stopped, what is kept */
@@ -517,12 +518,12 @@ void em_app_outdir_close(em_run *r, em_err err) {
     if (kept && n_kept)
       snprintf(where, sizeof where,
                "; %d %s journaled in %s: run the same command with --resume to finish", n_kept,
-               n_kept == 1 ? "frequency is" : "frequencies are", r->out_dir);
+               n_kept == 1 ? "frequency is" : "frequencies are", r->out.dir);
     else if (kept)
       snprintf(where, sizeof where,
                "; the adaptive sweep's full solves are kept in %s: run the same command with "
                "--resume to finish",
-               r->out_dir);
+               r->out.dir);
     else
       where[0] = '\0';
     em_error_clear();

@@ -1,58 +1,28 @@
-/* validate.c - the checks made before the work starts: every number of the
- * case meaningful, the frequencies in range, the mesh they imply possible
- * on this machine (before meshing), and what needs the mesh to be checked
- * (the line probe inside it) before the first solve.  A mistake found here
- * costs seconds; found after the solve it costs the run and leaves files. */
+/* validate.c - before meshing, the mesh the parameters imply against this
+ * machine: an absurd estimate (a frequency typed in GHz as Hz, a density
+ * far too high; a material that shortens the wavelength is named) and a
+ * frequency far from the band the case was made for are errors unless
+ * --force.  A mistake found here costs seconds; found after the solve it
+ * costs the run.  The parameters' own checks are model/config_check.c's. */
 #include <math.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "app_run.h"
 
-#define F_MIN 1e3   /* Hz: below, the case is quasi-static (or GHz typed as Hz) */
-#define F_MAX 1e13  /* Hz: above, the geometry is optical and the mesh absurd */
 #define TET_MAX 2e8 /* tetrahedra beyond which no single machine assembles */
-#define EPW_MIN 2.0 /* elements per wavelength below which no wave is represented */
+#define BAND_FACTOR 100
 
-/* Geometry/<name>: a length that must be > 0 (a thickness, a radius, ...). */
-static int is_size(const char *name) {
-  static const char *const words[] = {"thickness", "radius", "height", "length",
-                                      "width",     "size",   "side",   "diameter"};
-  for (size_t k = 0; k < sizeof words / sizeof words[0]; k++)
-    if (strstr(name, words[k])) return 1;
-  return 0;
+/* Physical memory in bytes (0 when unknown). */
+static double host_memory(void) {
+  long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGESIZE);
+  return pages > 0 && size > 0 ? (double)pages * (double)size : 0;
 }
 
-/* Geometry numbers: sizes > 0, others >= 0, unless the case declares a Min
- * (an offset that may be negative, a width where 0 means "all of it"). */
-static em_err check_geometry(const em_case *c) {
-  for (int i = 0; i < em_case_param_count(c); i++) {
-    const em_param *p = em_case_param_at(c, i);
-    if (p->is_string || strncmp(p->name, "Geometry/", 9) || !strcmp(p->name, "Geometry/unit"))
-      continue;
-    double v = p->number;
-    EM_CHECK(isfinite(v), EM_ERR_INPUT, "parameter %s = %g is not a finite number", p->name, v);
-    if (p->has_min) continue; /* the declared range governs (checked on opening) */
-    EM_CHECK(v > 0 || (v == 0 && !is_size(p->name + 9)), EM_ERR_INPUT,
-             "parameter %s = %g (%s): a %s must be %s (declare Min in its DefineConstant to "
-             "allow a negative value)",
-             p->name, v, p->source, is_size(p->name + 9) ? "size" : "geometry value",
-             is_size(p->name + 9) ? "> 0" : ">= 0");
-  }
-  return EM_OK;
-}
-
-/* A frequency in 1 kHz .. 10 THz (below: GHz typed for Hz, the hint says so). */
-static em_err check_range(const em_case *c, const char *name, double f) {
-  EM_CHECK(f >= F_MIN, EM_ERR_INPUT,
-           "%s has %g Hz, below 1 kHz: frequencies are in Hz (for %g GHz write %ge9) "
-           "(case %s)",
-           name, f, f, f, em_case_path(c));
-  EM_CHECK(f <= F_MAX, EM_ERR_INPUT,
-           "%s has %g Hz, above 10 THz: frequencies are in Hz, and a wavelength of %.3g um "
-           "is no microwave case (case %s)",
-           name, f, EM_C0 / f * 1e6, em_case_path(c));
-  return EM_OK;
+/* Unknowns per tet: ~1.2 edges (order 1), + 2 faces x 2 + edges (order 2),
+ * ... from the counts of a Delaunay mesh: E ~ 1.2 T, F ~ 2 T. */
+static double dofs_per_tet(int order) {
+  return order == 1 ? 1.2 : order == 2 ? 2 * 1.2 + 2 * 2 : 3 * 1.2 + 6 * 2 + 3;
 }
 
 /* The band the case file was made for: the lowest and highest of the
@@ -74,11 +44,10 @@ static int case_band(const em_case *c, double *lo, double *hi) {
 /* A frequency given on the command line more than BAND_FACTOR from the
  * case's own band is a unit slip (MHz, GHz typed as Hz) far more often
  * than a wish: refused with the value it probably meant, unless --force. */
-#define BAND_FACTOR 100
 static em_err check_band(const em_run *r, const char *name, double f) {
-  const em_param *p = em_case_param_find(r->cs, name);
+  const em_param *p = em_case_param_find(r->m.cs, name);
   double lo, hi;
-  if (!p || strcmp(p->source, "command line") || !case_band(r->cs, &lo, &hi)) return EM_OK;
+  if (!p || strcmp(p->source, "command line") || !case_band(r->m.cs, &lo, &hi)) return EM_OK;
   if (f >= lo / BAND_FACTOR && f <= hi * BAND_FACTOR) return EM_OK;
   char hint[96] = "";
   for (int e = 3; e <= 9; e += 3) { /* kHz, MHz, GHz typed as Hz */
@@ -98,49 +67,33 @@ static em_err check_band(const em_run *r, const char *name, double f) {
   return EM_RAISE(EM_ERR_INPUT,
                   "%s = %g Hz lies far from the band case %s was made for (%g .. %g GHz): "
                   "frequencies are in Hz%s; --force runs it anyway",
-                  name, f, em_case_path(r->cs), lo * 1e-9, hi * 1e-9, hint);
+                  name, f, em_case_path(r->m.cs), lo * 1e-9, hi * 1e-9, hint);
 }
 
-static em_err check_frequencies(const em_run *r) {
-  const em_run_config *cfg = &r->cfg;
-  if (cfg->eigen) { /* the target first: its name, not the mesh frequency's */
-    EM_TRY(check_range(r->cs, "Eigen/target", cfg->eig_target));
-    EM_TRY(check_band(r, "Eigen/target", cfg->eig_target));
-  }
-  for (int i = 0; i < cfg->n_freq; i++)
-    EM_TRY(check_range(
-        r->cs, cfg->n_freq > 1 ? "the sweep Solver/f_start .. Solver/f_stop" : "Solver/frequency",
-        cfg->freq[i]));
-  if (!cfg->eigen) {
-    static const char *const names[] = {"Solver/frequency", "Solver/f_start", "Solver/f_stop"};
-    for (size_t k = 0; k < sizeof names / sizeof names[0]; k++) {
-      const em_param *p = em_case_param_find(r->cs, names[k]);
-      if (p && !p->is_string) EM_TRY(check_band(r, names[k], p->number));
-    }
-  }
-  return EM_OK;
-}
-
-/* A mesh read from a file (Mesh/file, --load-mesh) has the geometry it was
- * made with: a geometry value set on the command line cannot act on it
- * (the result would belong to the old geometry while summary.json names
- * the new); the values that size a mesh have no effect either. */
-static em_err check_loaded_mesh(const em_run *r) {
-  if (!r->cfg.mesh_file) return EM_OK;
+/* A mesh read from a file (Mesh/file, --load-mesh): the values that size a
+ * mesh, set on the command line, have no effect (a geometry value is
+ * refused, model/config_check.c). */
+static void warn_loaded_mesh(const em_run *r) {
   static const char *const sizing[] = {"Mesh/elements_per_wavelength", "Mesh/frequency",
                                        "PML/elements", "Mesh/geometry_order"};
-  for (int i = 0; i < em_case_param_count(r->cs); i++) {
-    const em_param *p = em_case_param_at(r->cs, i);
+  for (int i = 0; i < em_case_param_count(r->m.cs); i++) {
+    const em_param *p = em_case_param_at(r->m.cs, i);
     if (strcmp(p->source, "command line")) continue;
-    EM_CHECK(strncmp(p->name, "Geometry/", 9), EM_ERR_INPUT,
-             "%s is set on the command line, but the mesh is read from %s (Mesh/file, "
-             "--load-mesh) with the geometry it was made with: the value cannot act on it; "
-             "drop it, or mesh the case (without --load-mesh)",
-             p->name, r->cfg.mesh_file);
     for (size_t k = 0; k < sizeof sizing / sizeof sizing[0]; k++)
       if (!strcmp(p->name, sizing[k]))
         em_log_warn(r->log, "%s has no effect: the mesh is read from %s (Mesh/file)", p->name,
-                    r->cfg.mesh_file);
+                    r->m.cfg.mesh_file);
+  }
+}
+
+em_err em_app_validate_band(const em_run *r) {
+  const em_run_config *cfg = &r->m.cfg;
+  if (cfg->mesh_file) warn_loaded_mesh(r);
+  if (cfg->eigen) return check_band(r, "Eigen/target", cfg->eig_target);
+  static const char *const names[] = {"Solver/frequency", "Solver/f_start", "Solver/f_stop"};
+  for (size_t k = 0; k < sizeof names / sizeof names[0]; k++) {
+    const em_param *p = em_case_param_find(r->m.cs, names[k]);
+    if (p && !p->is_string) EM_TRY(check_band(r, names[k], p->number));
   }
   return EM_OK;
 }
@@ -163,35 +116,13 @@ static double densest(const em_case *c, char *grp, size_t n) {
   return best;
 }
 
-/* Physical memory in bytes (0 when unknown). */
-static double host_memory(void) {
-  long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGESIZE);
-  return pages > 0 && size > 0 ? (double)pages * (double)size : 0;
-}
-
-/* Unknowns per tet: ~1.2 edges (order 1), + 2 faces x 2 + edges (order 2),
- * ... from the counts of a Delaunay mesh: E ~ 1.2 T, F ~ 2 T. */
-static double dofs_per_tet(int order) {
-  return order == 1 ? 1.2 : order == 2 ? 2 * 1.2 + 2 * 2 : 3 * 1.2 + 6 * 2 + 3;
-}
-
-em_err em_app_validate_case(em_run *r) {
-  const em_run_config *cfg = &r->cfg;
-  EM_TRY(check_geometry(r->cs));
-  EM_TRY(check_frequencies(r));
-  EM_TRY(em_case_check_groups(r->cs)); /* a group of entities that do not exist */
-  EM_TRY(check_loaded_mesh(r));
+em_err em_app_validate_size(const em_run *r) {
+  const em_run_config *cfg = &r->m.cfg;
   if (cfg->mesh_file) return EM_OK; /* no mesh to estimate: it is read as it is */
-  /* fewer than 2 elements per wavelength do not sample the wave: the mesh
-     is then the geometry's alone, and the answer moves with the number */
-  EM_CHECK(cfg->epw >= EPW_MIN, EM_ERR_INPUT,
-           "Mesh/elements_per_wavelength = %g: at least %g are needed to represent the wave "
-           "(the basis order's default, 12 / 7 / 5, is what 0 gives)",
-           cfg->epw, EPW_MIN);
   double tets = 0, h = 0;
-  em_mesh_opts mo = em_run_mesh_opts(r); /* the options the run meshes with */
+  em_mesh_opts mo = em_run_config_mesh_opts(cfg, r->m.cs); /* the options the run meshes with */
   if (!(mo.freq_max > 0)) mo.freq_max = cfg->freq[cfg->n_freq - 1];
-  EM_TRY(em_case_estimate(r->cs, &mo, &tets, &h));
+  EM_TRY(em_case_estimate(r->m.cs, &mo, &tets, &h));
   if (tets <= 0) return EM_OK;
   /* a direct factor of a 3-D mesh grows faster than the unknowns; count
      ~2 KB per unknown for the matrix, vectors and an iterative solve */
@@ -200,7 +131,7 @@ em_err em_app_validate_case(em_run *r) {
                  h * 1e3, n, bytes / (1 << 30));
   if (tets > TET_MAX || (mem > 0 && bytes > mem)) {
     char msg[512], grp[128], why[512] = "";
-    double idx = densest(r->cs, grp, sizeof grp);
+    double idx = densest(r->m.cs, grp, sizeof grp);
     if (idx > 3) { /* a material shortens the wavelength: name it, it is the likelier slip */
       char pre[160];
       double eps = 1, mu = 1, tand = 0;
@@ -208,11 +139,11 @@ em_err em_app_validate_case(em_run *r) {
       const em_param *p;
       char nm[200];
       snprintf(nm, sizeof nm, "%seps_r", pre);
-      if ((p = em_case_param_find(r->cs, nm)) && !p->is_string) eps = p->number;
+      if ((p = em_case_param_find(r->m.cs, nm)) && !p->is_string) eps = p->number;
       snprintf(nm, sizeof nm, "%smu_r", pre);
-      if ((p = em_case_param_find(r->cs, nm)) && !p->is_string) mu = p->number;
+      if ((p = em_case_param_find(r->m.cs, nm)) && !p->is_string) mu = p->number;
       snprintf(nm, sizeof nm, "%stan_delta", pre);
-      if ((p = em_case_param_find(r->cs, nm)) && !p->is_string) tand = p->number;
+      if ((p = em_case_param_find(r->m.cs, nm)) && !p->is_string) tand = p->number;
       const char *cause = tand > 1 ? "tan_delta" : fabs(mu) > fabs(eps) ? "mu_r" : "eps_r";
       snprintf(why, sizeof why,
                "%s%s = %g makes the wavelength in '%s' %.3g times shorter than in vacuum (eps_r "
@@ -233,27 +164,6 @@ em_err em_app_validate_case(em_run *r) {
                       why[0] ? "the material, the frequency (Hz) and the mesh density"
                              : "the frequency (Hz) and the mesh density");
     em_log_warn(r->log, "%s; going on (--force)", msg);
-  }
-  return EM_OK;
-}
-
-em_err em_app_validate_mesh(em_run *r) {
-  const em_run_config *cfg = &r->cfg;
-  if (r->setup.has_pml)
-    for (int k = 0; k < 6; k++)
-      EM_CHECK(!(r->setup.pml.thick[k] < 0), EM_ERR_INPUT,
-               "case %s: the PML has thickness %g mm on side %d: it must be > 0",
-               em_case_path(r->cs), r->setup.pml.thick[k] * 1e3, k);
-  for (int i = 0; cfg->line_points > 0 && i < cfg->line_points; i++) {
-    int n = cfg->line_points;
-    double s = n > 1 ? (double)i / (n - 1) : 0, p[3], lam[4];
-    for (int d = 0; d < 3; d++) p[d] = cfg->line[d] + s * (cfg->line[3 + d] - cfg->line[d]);
-    int32_t t;
-    em_mesh_locate(r->mesh, p, &t, lam);
-    EM_CHECK(t >= 0, EM_ERR_INPUT,
-             "Output/line_from_* .. Output/line_to_*: the point (%g, %g, %g) mm of the line is "
-             "outside the mesh",
-             p[0] * 1e3, p[1] * 1e3, p[2] * 1e3);
   }
   return EM_OK;
 }
