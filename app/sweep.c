@@ -52,7 +52,6 @@ static void list_earlier_outputs(em_run *r, int fi) {
     int here = !em_outdir_path(out, name, path, sizeof path) && stat(path, &st) == 0;
     snprintf(path, sizeof path, "%.1100s/%.63s", r->final_dir, name);
     if (!here && !(r->stage == 2 && stat(path, &st) == 0)) continue;
-    if (out->n_files >= EM_OUTDIR_MAX_FILES) continue;
     em_outdir_add(out, name);
     if (k == 0) snprintf(r->res.fr[fi].fields, sizeof r->res.fr[fi].fields, "%s", name);
   }
@@ -60,7 +59,7 @@ static void list_earlier_outputs(em_run *r, int fi) {
   char path[1200];
   /* post/ff_frequency.c lists it when it solves the first frequency */
   if (fi == 0 && r->m.ff.enabled && !em_outdir_path(out, "antenna.csv", path, sizeof path) &&
-      stat(path, &st) == 0 && out->n_files < EM_OUTDIR_MAX_FILES)
+      stat(path, &st) == 0)
     em_outdir_add(out, "antenna.csv");
 }
 

@@ -9,7 +9,7 @@ import resource
 import signal
 import subprocess
 
-from emtest import check, finish, run, setn, sets
+from emtest import check, finish, run, setn, sets, summary
 from keep import (PARTIAL, WG, band, copy, fast, journaled, kill_after, same, snapshot, tmpdir,
                   Run)
 
@@ -98,6 +98,16 @@ check("resume: 1 of 9" in err, "--resume after the write error goes on from the 
 check(sorted(snapshot(d)) == ["ports.csv", "summary.json", "sweep.journal", "waveguide.s2p"],
       f"... and ends with the new result alone ({sorted(snapshot(d))})")
 check(not os.path.exists(os.path.join(d, PARTIAL)), "... and no partial folder")
+
+# more files than summary.json lists (64): 70 line files, the result whole (today: "too many
+# output files" after the last frequency, the whole result lost)
+rc, _, err, d = run(WG, *fast(), *band(70), *setn("Output/line_points", 2), *setn("Output/line_to_z", 30),
+                    expect_ok=False)
+s = summary(d) if os.path.exists(os.path.join(d, "summary.json")) else {}
+lines = [n for n in os.listdir(d) if n.startswith("line_")] if os.path.exists(d) else []
+check(rc == 0 and len(lines) == 70 and s.get("outputs_not_listed", 0) + len(s.get("outputs", [])) == 73,
+      f"70 frequencies with a line file each: exit {rc}, {len(lines)} line files, summary.json lists "
+      f"{len(s.get('outputs', []))} + {s.get('outputs_not_listed')}")
 
 # --------------------------------------- 7. stale temporaries, a lock of a reused pid
 d = copy(ref, "stale")
