@@ -10,6 +10,7 @@
 #include "em_model.h"
 #include "em_post.h"
 #include "em_solver.h"
+#include "outdir.h" /* locks, staging, signals */
 
 /* Design sweep options: --sweep / --zip / --resume / --dry-run (psweep.c). */
 typedef struct em_psweep_args {
@@ -74,14 +75,12 @@ em_err em_app_run(const em_app_args *a, const em_log *log, int *flagged);
 /* Run scripts/emplot.py on dir (PNG and SVG in dir/plots), plot.c. */
 em_err em_app_plot(const char *dir, const em_log *log);
 
-/* The SIGINT / SIGTERM a run received (app/outdir.c), 0: none; main exits
- * with 128 + it. */
-int em_app_signal(void);
-
-/* Exit codes of emsolve (docs/usage.md) */
+/* Exit codes of emsolve (README.md, emsolve --help); 128 + n: stopped by
+ * signal n (130 SIGINT, 143 SIGTERM). */
 #define EM_EXIT_OK 0      /* results written, every frequency converged */
-#define EM_EXIT_ERROR 1   /* an error: nothing (or no new result) written */
-#define EM_EXIT_USAGE 2   /* a bad command line */
+#define EM_EXIT_ERROR 1   /* an error: no new result (an earlier one untouched) */
+#define EM_EXIT_USAGE 2   /* a bad command line (a --sweep list included) */
 #define EM_EXIT_FLAGGED 3 /* results written, flagged: not converged or |S_pp| > 1 */
+#define EM_EXIT_POINTS 4  /* a design sweep finished, some of its points failed */
 
 #endif

@@ -16,9 +16,16 @@ typedef struct em_run {
   em_model m;           /* once per mesh: case, parameters, mesh, physics, unknowns, device,
                            problem object */
   em_results res;       /* per frequency: S, Zin, flags, what each solve did */
-  em_outdir out;        /* the output directory, the files this run wrote */
-  int made_out_dir;     /* 1 when this run created out.dir */
-  int locked;           /* 1 while this run holds out.dir's lock file */
+  em_outdir out;        /* where the run writes, the files it wrote: the partial
+                           folder from em_app_outdir_stage to the commit, then
+                           final_dir (app/outdir.c) */
+  char final_dir[1024]; /* the output directory (--out, out/<case>) */
+  int made_out_dir;     /* 1 when this run created final_dir */
+  int locked;           /* 1 while this run holds final_dir's lock file */
+  int stage;            /* 0 none (or committed), 1 a partial folder of its own,
+                           2 an unfinished run's taken up (--resume) */
+  int committed;        /* the result moved into final_dir */
+  int noop;             /* --resume found the result complete: nothing written */
   int dumped;           /* 1 when this run wrote --dump-matrix's file */
   uint64_t journal_key; /* app/journal.c */
 } em_run;
@@ -30,16 +37,23 @@ em_err em_app_eigen(em_run *r);
  * (an error unless --force); the parameters' own checks are model's
  * (em_run_config_check). */
 em_err em_app_validate_size(const em_run *r);
+/* validate.c: a frequency (or Eigen/target) on the command line more than
+ * 100 times from the band the case file sets is a unit slip: an error with
+ * the value it probably meant, unless --force; Mesh/ sizing values over a
+ * loaded mesh are warned about. */
+em_err em_app_validate_band(const em_run *r);
 
-/* outdir.c: out.dir created and locked (open, before meshing), cleared of
- * the case's earlier outputs (clear, before the first solve); on close the lock released and, when
- * err, every file this run wrote removed.  Signals: SIGINT / SIGTERM set a flag that
- * em_app_check_signal turns into an error between stages. */
+/* outdir.c (docs/outputs.md, "Staging"): the output directory created and
+ * locked (open, before meshing); the partial folder the run writes into
+ * made, or an unfinished run's taken up with --resume (stage, before the
+ * first output); the complete result moved into the output directory
+ * (commit); on close the lock released and, unless committed, the partial
+ * folder removed, or kept when it holds finished frequencies.  Signals:
+ * outdir.h. */
 em_err em_app_outdir_open(em_run *r);
-void em_app_outdir_clear(em_run *r); /* before the first output is written */
+em_err em_app_outdir_stage(em_run *r);
+em_err em_app_outdir_commit(em_run *r);
 void em_app_outdir_close(em_run *r, em_err err);
-void em_app_signals_install(void);
-em_err em_app_check_signal(void);
 
 /* face.c: the default progress lines (the mesh, a frequency with the time
  * left) */

@@ -6,10 +6,11 @@
 
 #include "app_run.h"
 
-/* The journal: <out>/sweep.journal, one line per finished frequency,
- * rewritten whole (temporary name + rename) after each.  Its key hashes the
- * emsolve version, the case file's bytes and every parameter; a journal with
- * another key is refused on --resume. */
+/* The journal: sweep.journal, one line per finished frequency with its
+ * checksum, rewritten whole (temporary name + rename) after each; in the
+ * partial folder while the run goes on, beside the result once complete.
+ * Its key hashes the emsolve version, the case file's bytes and every
+ * parameter; a journal with another key is refused on --resume. */
 #define EM_JOURNAL_NAME "sweep.journal"
 
 /* 64-bit FNV-1a key of the run (case bytes, parameters, build). */
@@ -17,9 +18,12 @@ em_err em_journal_key(const em_run *r, uint64_t *key);
 /* Write the journal of every frequency with done[i] set. */
 em_err em_journal_write(const em_run *r, const uint8_t *done);
 /* Read the journal into r (S, Zin, Zref, frequency results, far-field
- * figures) and mark done[i]; a missing journal is no error (nothing done),
- * one of another key, case or frequency list is EM_ERR_INPUT naming it. */
-em_err em_journal_read(em_run *r, uint8_t *done, int *n_done);
+ * figures) and mark done[i]: the unfinished run's taken up (r->stage 2),
+ * else the complete result's in the output directory (*complete = 1).  A
+ * missing journal is no error (nothing done); one of another key, case or
+ * frequency list, torn, or with a record that fails its checksum is
+ * EM_ERR_INPUT naming it. */
+em_err em_journal_read(em_run *r, uint8_t *done, int *n_done, int *complete);
 
 /* Adaptive sweep: each full solve k in <out>/sweep.sample<k>.bin (the
  * key, f, the snapshot u and the measurements y); _load sets *found when

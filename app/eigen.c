@@ -1,11 +1,10 @@
 /* eigen.c - Solver/problem eigen: the resonant modes of the case nearest
  * Eigen/target (docs/eigen.md).  The stages: the port planes as
- * Eigen/ports asks, the DOF map, the device, the output directory, the
+ * Eigen/ports asks, the DOF map, the device, the
  * pencil (S, T) frozen at the target (model/eigen_pair.c), shift-and-invert
  * Krylov-Schur (eigen/), the report of the modes (post/modes.c). */
 #include <math.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "app_run.h"
 
@@ -21,13 +20,6 @@ em_err em_app_eigen(em_run *r) {
   EM_CHECK(m->dofs->n_dof > 1, EM_ERR_INPUT, "case %s has no unknowns (everything is PEC?)",
            em_case_path(m->cs));
   EM_TRY(em_device_open(r->args->device, r->log, &m->dev));
-  if (r->args->out_dir)
-    snprintf(r->out.dir, sizeof r->out.dir, "%s", r->args->out_dir);
-  else
-    snprintf(r->out.dir, sizeof r->out.dir, "out/%s", em_case_name(m->cs));
-  struct stat st;
-  r->made_out_dir = stat(r->out.dir, &st) != 0;
-  EM_TRY(em_mkdir_p(r->out.dir));
 
   double kt = 2 * M_PI * cfg->eig_target / EM_C0;
   em_csr *S = NULL, *T = NULL;
@@ -44,6 +36,7 @@ em_err em_app_eigen(em_run *r) {
   eo.max_restarts = cfg->eig_restarts;
   eo.sigma = kt * kt;
   eo.log = r->log;
+  eo.cancel = eo.direct.cancel = em_app_cancel(); /* a signal stops the restarts, the factor */
   eo.direct.backend = m->dev.backend;
   eo.direct.mem_limit = cfg->solve.pc.mem_limit;
   double t0 = em_wtime();
@@ -52,6 +45,14 @@ em_err em_app_eigen(em_run *r) {
               "eigen: %d modes in %.2f s (%d restarts, %lld solves, factor %.2f s on the %s)", er.n,
               em_wtime() - t0, er.restarts, (long long)er.n_op, er.t_factor, er.direct.where);
   EM_TRY_GOTO(err, em_post_modes(m, &er, &r->out, stdout), done);
+  /* modes that did not converge are written, flagged: exit 3, as a driven
+     frequency that did not converge (issue 32) */
+  if (!er.converged) {
+    r->res.flagged = 1;
+    em_log_warn(r->log,
+                "eigen: not every mode converged ('unconverged' in modes.csv): more "
+                "Eigen/max_restarts or Eigen/subspace, or a target nearer the modes");
+  }
 done:
   em_eigen_result_free(&er);
   em_csr_destroy(&S);

@@ -2,29 +2,43 @@
  * produced, exactly (the bytes of the doubles, in hex), so that a resumed
  * run writes the same final files as one that was never stopped.
  *
- *   emsolve journal 1
+ *   emsolve journal 2
  *   key <16 hex digits>
  *   case <path>
  *   layout <n_freq> <n_port> <record bytes>
- *   freq <index> <f Hz> <record in hex>
+ *   freq <index> <f Hz> <record in hex> <checksum: 16 hex digits>
  *   ...
  *
  * A record: S row block [np*np], Zin [np], Zref [np], the frequency's
  * result (converged, solves, times, Krylov statistics), the antenna figures
- * (far field with ports) or the two RCS values (plane wave). */
+ * (far field with ports) or the two RCS values (plane wave).  Its checksum
+ * is the FNV-1a hash of the index, the frequency's bytes and the record's:
+ * a record changed on disk (one digit) is refused, not resumed from.
+ *
+ * An unfinished run's journal is in the partial folder (app/outdir.c); a
+ * complete result's beside its files, where a --resume of the same
+ * command finds every frequency done and leaves the result alone. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "app_sweep.h"
 
-#define JOURNAL_MAGIC "emsolve journal 1"
+#define JOURNAL_MAGIC "emsolve journal 2"
 
 /* h = (h ^ byte) * 0x100000001b3 over the bytes (FNV-1a, 64 bit) */
 static uint64_t fnv(uint64_t h, const void *p, size_t n) {
   const unsigned char *b = p;
   for (size_t i = 0; i < n; i++) h = (h ^ b[i]) * 0x100000001b3ULL;
   return h;
+}
+
+/* The checksum of frequency i's record (index, frequency, bytes). */
+static uint64_t record_sum(int i, double f, const void *b, size_t n) {
+  uint64_t h = 0xcbf29ce484222325ULL;
+  h = fnv(h, &i, sizeof i);
+  h = fnv(h, &f, sizeof f);
+  return fnv(h, b, n);
 }
 
 /* The bytes of file `path` (what: "case", "mesh") into the hash *h. */
@@ -158,7 +172,7 @@ em_err em_journal_write(const em_run *r, const uint8_t *done) {
     pack(r, i, &q);
     fprintf(o.f, "freq %d %.17g ", i, r->m.cfg.freq[i]);
     for (size_t k = 0; k < q.n; k++) fprintf(o.f, "%02x", q.b[k]);
-    fputc('\n', o.f);
+    fprintf(o.f, " %016llx\n", (unsigned long long)record_sum(i, r->m.cfg.freq[i], q.b, q.n));
   }
   em_free(&q.b);
   return em_outfile_commit(&o);
@@ -174,8 +188,13 @@ static em_err check_header(const em_run *r, FILE *f, const char *path, size_t sz
   unsigned long long key = 0;
   int nf = -1, np = -1;
   size_t rs = 0;
-  EM_CHECK(fgets(line, sizeof line, f) && !strncmp(line, JOURNAL_MAGIC, strlen(JOURNAL_MAGIC)),
-           EM_ERR_INPUT, "%s is not an emsolve journal (remove it, or choose another --out)", path);
+  EM_CHECK(fgets(line, sizeof line, f), EM_ERR_INPUT, "journal %s is empty", path);
+  EM_CHECK(strncmp(line, "emsolve journal 1", 17), EM_ERR_INPUT,
+           "journal %s was written by an older emsolve (no checksums): --resume cannot go on "
+           "from it; run without --resume, or choose another --out",
+           path);
+  EM_CHECK(!strncmp(line, JOURNAL_MAGIC, strlen(JOURNAL_MAGIC)), EM_ERR_INPUT,
+           "%s is not an emsolve journal (remove it, or choose another --out)", path);
   EM_CHECK(fgets(line, sizeof line, f) && sscanf(line, "key %llx", &key) == 1, EM_ERR_INPUT,
            "journal %s: no key line", path);
   EM_CHECK(fgets(line, sizeof line, f), EM_ERR_INPUT, "journal %s: no case line", path);
@@ -208,6 +227,15 @@ static em_err read_record(em_run *r, const char *line, const char *path, rec *q,
     EM_CHECK(a >= 0 && b >= 0, EM_ERR_INPUT, "journal %s: frequency %d has a torn record", path, i);
     q->b[k] = (unsigned char)(16 * a + b);
   }
+  unsigned long long sum = 0;
+  int n_sum = 0;
+  EM_CHECK(sscanf(h + 2 * q->cap, " %llx%n", &sum, &n_sum) == 1 && n_sum == 17, EM_ERR_INPUT,
+           "journal %s: frequency %d has a torn record (no checksum)", path, i);
+  EM_CHECK(sum == record_sum(i, fhz, q->b, q->cap), EM_ERR_INPUT,
+           "journal %s: the record of frequency %d (%.9g GHz) does not match its checksum: the "
+           "file was changed or damaged; --resume cannot trust it (run without --resume, or "
+           "choose another --out)",
+           path, i, fhz * 1e-9);
   q->n = 0;
   unpack(r, i, q);
   em_post_flag(&r->res, r->log, i); /* the flags of the row, as when it was solved */
@@ -215,12 +243,22 @@ static em_err read_record(em_run *r, const char *line, const char *path, rec *q,
   return EM_OK;
 }
 
-em_err em_journal_read(em_run *r, uint8_t *done, int *n_done) {
+em_err em_journal_read(em_run *r, uint8_t *done, int *n_done, int *complete) {
   char path[1200];
-  EM_TRY(journal_path(r, path, sizeof path));
   *n_done = 0;
+  *complete = 0;
+  /* an unfinished run's (partial folder, r->stage 2), else the complete
+     result's beside its files */
+  if (r->stage == 2) {
+    EM_TRY(journal_path(r, path, sizeof path));
+  } else {
+    int k = snprintf(path, sizeof path, "%s/%s", r->final_dir, EM_JOURNAL_NAME);
+    EM_CHECK(k > 0 && (size_t)k < sizeof path, EM_ERR_INPUT, "output path %s is too long",
+             r->final_dir);
+  }
   FILE *f = fopen(path, "r");
   if (!f) return EM_OK;
+  *complete = r->stage != 2;
   size_t sz = rec_size(r), cap = 2 * sz + 128;
   rec q = {0};
   char *line = NULL;
@@ -241,10 +279,11 @@ em_err em_journal_read(em_run *r, uint8_t *done, int *n_done) {
 
 /* ------------------------------------------------ adaptive sweep samples
  *
- * <out>/sweep.sample<k>.bin: "emsolve sample 1\n", the key, k, f, n_u, n_y,
- * the solve's record, u [n_u], y [n_y] (raw bytes, this build's). */
+ * <out>/sweep.sample<k>.bin: "emsolve sample 2\n", the key, k, f, n_u, n_y,
+ * the solve's record, u [n_u], y [n_y] (raw bytes, this build's), then the
+ * FNV-1a hash of everything before it (a damaged file is refused). */
 
-#define SAMPLE_MAGIC "emsolve sample 1\n"
+#define SAMPLE_MAGIC "emsolve sample 2\n"
 
 static em_err sample_path(const em_run *r, int k, char *buf, size_t n) {
   char name[64];
@@ -276,11 +315,18 @@ em_err em_journal_sample_save(const em_run *r, int k, const em_cplx *u, int64_t 
                    {fr->t_assembly, fr->t_operator, fr->t_pc, fr->t_solve}};
   em_outfile o;
   EM_TRY(em_outfile_open(&o, path, 1));
+  uint64_t sum = 0xcbf29ce484222325ULL;
+  sum = fnv(sum, SAMPLE_MAGIC, strlen(SAMPLE_MAGIC));
+  sum = fnv(sum, &h, sizeof h);
+  sum = fnv(sum, fr->ksp, sizeof fr->ksp);
+  sum = fnv(sum, u, sizeof *u * (size_t)n_u);
+  sum = fnv(sum, y, sizeof *y * (size_t)n_y);
   fwrite(SAMPLE_MAGIC, 1, strlen(SAMPLE_MAGIC), o.f);
   fwrite(&h, sizeof h, 1, o.f);
   fwrite(fr->ksp, sizeof fr->ksp, 1, o.f);
   fwrite(u, sizeof *u, (size_t)n_u, o.f);
   fwrite(y, sizeof *y, (size_t)n_y, o.f);
+  fwrite(&sum, sizeof sum, 1, o.f);
   return em_outfile_commit(&o);
 }
 
@@ -314,6 +360,19 @@ em_err em_journal_sample_load(em_run *r, int k, double f, em_cplx *u, int64_t n_
            fread(u, sizeof *u, (size_t)n_u, fp) != (size_t)n_u ||
            fread(y, sizeof *y, (size_t)n_y, fp) != (size_t)n_y)
     err = EM_RAISE(EM_ERR_INPUT, "sample %s is truncated", path);
+  if (!err) {
+    uint64_t sum = 0xcbf29ce484222325ULL, stored = 0;
+    sum = fnv(sum, SAMPLE_MAGIC, ml);
+    sum = fnv(sum, &h, sizeof h);
+    sum = fnv(sum, fr->ksp, sizeof fr->ksp);
+    sum = fnv(sum, u, sizeof *u * (size_t)n_u);
+    sum = fnv(sum, y, sizeof *y * (size_t)n_y);
+    if (fread(&stored, sizeof stored, 1, fp) != 1 || stored != sum)
+      err = EM_RAISE(EM_ERR_INPUT,
+                     "sample %s does not match its checksum: the file was changed or damaged; "
+                     "remove it (the solve is redone) or run without --resume",
+                     path);
+  }
   fclose(fp);
   if (err) return err;
   fr->f = f;

@@ -23,12 +23,14 @@ int main(int argc, char **argv) {
   }
   em_log log;
   em_log_init(&log, stderr, a.log_level);
-  int flagged = 0, n_failed = 0, sweep = 0;
+  em_app_signals_install(); /* SIGINT / SIGTERM: a flag the run polls (app/outdir.c) */
+  int flagged = 0;
+  em_psweep_outcome ps = {0};
   /* a design sweep: --sweep, its options, or a Loop the case declares */
   if (a.psweep.n || a.psweep.zip || a.psweep.dry_run || a.psweep.jobs ||
       (!a.plot_dir && !a.list_params && em_app_psweep_declared(a.case_path)))
-    err = em_app_psweep(&a, &a.psweep, &log, &n_failed, &sweep);
-  if (!err && !sweep)
+    err = em_app_psweep(&a, &a.psweep, &log, &ps);
+  if (!err && !ps.was_sweep)
     err = a.plot_dir ? em_app_plot(a.plot_dir, &log) : em_app_run(&a, &log, &flagged);
   em_app_args_free(&a);
   if (err) {
@@ -37,9 +39,16 @@ int main(int argc, char **argv) {
       em_error_print(stderr);
     else
       fprintf(stderr, "error: %s\n", em_error_message());
-    return em_app_signal() ? 128 + em_app_signal() : EM_EXIT_ERROR;
+    if (em_app_signal()) return 128 + em_app_signal();
+    if (ps.usage) {
+      fprintf(stderr, "(emsolve --help shows the usage)\n");
+      return EM_EXIT_USAGE;
+    }
+    return EM_EXIT_ERROR;
   }
-  /* a design sweep's exit code is the number of failed points (at most 100) */
-  if (sweep) return n_failed < 100 ? n_failed : 100;
+  /* a design sweep: 4 when points failed (their number on stdout and in
+     sweep_summary.csv), 3 when some are flagged */
+  if (ps.was_sweep)
+    return ps.n_failed ? EM_EXIT_POINTS : ps.n_flagged ? EM_EXIT_FLAGGED : EM_EXIT_OK;
   return flagged ? EM_EXIT_FLAGGED : EM_EXIT_OK;
 }

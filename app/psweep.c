@@ -11,6 +11,7 @@
  * is logged with its message, recorded in the summary, and the sweep goes on. */
 #include <errno.h>
 #include <math.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -60,6 +61,13 @@ static int sizes_mesh(const char *name) {
   return !strcmp(last, "/eps_r") || !strcmp(last, "/mu_r") || !strcmp(last, "/tan_delta");
 }
 
+/* Items of text before `item` (its 0-based index). */
+static int count_items(const char *text, const char *item) {
+  int n = 0;
+  for (const char *c = text; c < item; c++) n += *c == ',';
+  return n;
+}
+
 /* "a,b,c" (numbers, or strings when one item is not a number) or
  * "start:step:stop" (numbers; stop included within step/1e6). */
 static em_err parse_axis(const char *spec, axis *x) {
@@ -96,6 +104,16 @@ static em_err parse_axis(const char *spec, axis *x) {
     }
     return EM_OK;
   }
+  /* an empty item ("20,,30", "20,30,") is a typing slip, not a value */
+  for (const char *c = x->text, *item = x->text;; c++)
+    if (*c == ',' || *c == '\0') {
+      const char *b = item;
+      while (b < c && (*b == ' ' || *b == '\t')) b++;
+      EM_CHECK(b < c, EM_ERR_INPUT, "--sweep %s=%s: item %d of the list is empty", x->name, eq + 1,
+               1 + count_items(x->text, item));
+      if (!*c) break;
+      item = c + 1;
+    }
   x->n = 0;
   for (char *tok = strtok(x->text, ","); tok; tok = strtok(NULL, ",")) {
     EM_CHECK(x->n < MAX_VALUES, EM_ERR_INPUT, "--sweep %s: more than %d values", x->name,
@@ -199,6 +217,7 @@ static em_err write_text(const char *path, const char *text) {
 typedef struct curve {
   int n;
   double *f, *sdb, *sdeg, *zr, *zi;
+  int flagged; /* a row's flag is not "ok" (not converged, |S| > 1) */
 } curve;
 
 static void curve_free(curve *c) {
@@ -215,7 +234,7 @@ static em_err read_ports_csv(const char *dir, curve *c) {
   snprintf(path, sizeof path, "%s/ports.csv", dir);
   FILE *f = fopen(path, "r");
   EM_CHECK(f, EM_ERR_IO, "%s: %s", path, strerror(errno));
-  int col[5] = {-1, -1, -1, -1, -1}, cap = 0;
+  int col[5] = {-1, -1, -1, -1, -1}, cap = 0, col_flag = -1;
   static const char *want[5] = {"f_Hz", "S11_dB", "S11_deg", "Zin1_re_ohm", "Zin1_im_ohm"};
   em_err err = EM_OK;
   memset(c, 0, sizeof *c);
@@ -224,9 +243,11 @@ static em_err read_ports_csv(const char *dir, curve *c) {
     line[strcspn(line, "\r\n")] = '\0';
     if (col[0] < 0) { /* the header */
       int k = 0;
-      for (char *t = strtok(line, ","); t; t = strtok(NULL, ","), k++)
+      for (char *t = strtok(line, ","); t; t = strtok(NULL, ","), k++) {
         for (int w = 0; w < 5; w++)
           if (!strcmp(t, want[w])) col[w] = k;
+        if (!strcmp(t, "flag")) col_flag = k;
+      }
       if (col[0] < 0 || col[1] < 0 || col[2] < 0 || col[3] < 0 || col[4] < 0) {
         err = EM_RAISE(EM_ERR_IO,
                        "%s: no port-1 columns (f_Hz, S11_dB, S11_deg, Zin1_re_ohm, Zin1_im_ohm)",
@@ -244,9 +265,11 @@ static em_err read_ports_csv(const char *dir, curve *c) {
     }
     double *dst[5] = {c->f, c->sdb, c->sdeg, c->zr, c->zi};
     int k = 0;
-    for (char *t = strtok(line, ","); t; t = strtok(NULL, ","), k++)
+    for (char *t = strtok(line, ","); t; t = strtok(NULL, ","), k++) {
       for (int w = 0; w < 5; w++)
         if (k == col[w]) dst[w][c->n] = strtod(t, NULL);
+      if (k == col_flag && strcmp(t, "ok")) c->flagged = 1;
+    }
     c->n++;
   }
   fclose(f);
@@ -262,6 +285,7 @@ static em_cplx s11_of(const curve *c, int i) {
 /* The per-point outcome kept for the summary. */
 typedef struct point_res {
   int done, failed, skipped; /* done: run (or skipped) in this invocation */
+  int flagged;               /* its results are flagged (ports.csv's flag column) */
   char msg[512];
   int nz, ns;
   em_resonance zp[MAX_RES], sm[MAX_RES];
@@ -349,7 +373,7 @@ static em_err write_summary_csv(const psweep *p, int zip, const point_res *pr) {
       fputs("\"\n", f);
       continue;
     }
-    fputs(",ok", f);
+    fputs(r->flagged ? ",flagged" : ",ok", f);
     if (r->nz)
       fprintf(f, ",%.10g,%.8g,%.6g", r->zp[0].f0, r->zp[0].peak, r->zp[0].q);
     else
@@ -423,7 +447,9 @@ static em_err run_point(const em_app_args *a, const psweep *p, int zip, int resu
     em_log_info(log, "sweep point %d/%d: complete in %s, %s", k + 1, p->n_point, dir,
                 resume == 2 ? "solved by a --jobs worker" : "skipped (--resume)");
     r->skipped = 1;
-    return read_ports_csv(dir, cv);
+    EM_TRY(read_ports_csv(dir, cv));
+    r->flagged = cv->flagged;
+    return EM_OK;
   }
   snprintf(path, sizeof path, "%s/point.done", dir);
   remove(path); /* a rerun point is incomplete until it ends */
@@ -437,7 +463,11 @@ static em_err run_point(const em_app_args *a, const psweep *p, int zip, int resu
   em_log_info(log, "sweep point %d/%d: %s", k + 1, p->n_point, shown);
   em_err err = em_app_run(&pa, log, NULL);
   em_free(&pa.over);
+  /* stopped by a signal: not a failed point; without its marker it runs
+     again on --resume (its unfinished frequencies kept, app/outdir.c) */
+  if (err && em_app_signal()) return err;
   if (!err) err = read_ports_csv(dir, cv);
+  if (!err) r->flagged = cv->flagged;
   if (err) {
     r->failed = 1;
     snprintf(r->msg, sizeof r->msg, "%s", em_error_message());
@@ -582,9 +612,10 @@ done:
 /* ----------------------------------------------------------- the sweep */
 
 em_err em_app_psweep(const em_app_args *a, const em_psweep_args *ps, const em_log *log,
-                     int *n_failed, int *was_sweep) {
-  *n_failed = 0;
-  *was_sweep = 1;
+                     em_psweep_outcome *o) {
+  memset(o, 0, sizeof *o);
+  o->was_sweep = 1;
+  int *n_failed = &o->n_failed, locked = 0;
   EM_CHECK(a->case_path, EM_ERR_INPUT, "--sweep needs a case file");
   EM_CHECK(!a->plot_dir && !a->list_params, EM_ERR_INPUT,
            "--sweep does not combine with --plot or --list-params");
@@ -597,14 +628,14 @@ em_err em_app_psweep(const em_app_args *a, const em_psweep_args *ps, const em_lo
   em_mesh_cache mc;
   memset(&mc, 0, sizeof mc);
   EM_TRY(em_calloc(&dspec, MAX_AXES, sizeof *dspec, "declared sweeps"));
-  EM_TRY_GOTO(err, em_psweep_declared_axes(a, ps, log, dspec, &nd, &plots), done);
+  EM_TRY_GOTO(err, em_psweep_declared_axes(a, ps, log, dspec, &nd, &plots, &o->usage), done);
   EM_TRY_GOTO(err, build_axes(&p, ps, dspec, nd), done);
   if (p.n_axis == 0) { /* "Loop" in the text, but no loop declared: a plain run */
     if (ps->zip || ps->dry_run || ps->jobs)
       err = EM_RAISE(EM_ERR_INPUT,
                      "--zip, --dry-run and --jobs act on a design sweep: give --sweep NAME=LIST "
                      "or declare Loop in the case's DefineConstant");
-    *was_sweep = 0;
+    o->was_sweep = 0;
     goto done;
   }
   if (a->out_dir) {
@@ -626,6 +657,11 @@ em_err em_app_psweep(const em_app_args *a, const em_psweep_args *ps, const em_lo
     jobs = 1;
   }
   EM_TRY_GOTO(err, em_mkdir_p(p.out), done);
+  if (ps->worker_n == 0) { /* the sweep's own folder: one sweep at a time (the workers are its) */
+    EM_TRY_GOTO(err, em_app_dir_lock(p.out, log), done);
+    locked = 1;
+    em_app_dir_clean_temps(p.out, log);
+  }
   EM_TRY_GOTO(err, em_calloc(&cv, (size_t)p.n_point, sizeof *cv, "sweep curves"), done);
   EM_TRY_GOTO(err, em_calloc(&pr, (size_t)p.n_point, sizeof *pr, "sweep results"), done);
   if (ps->worker_n > 0) { /* one worker of --jobs: its points, no tables */
@@ -639,23 +675,61 @@ em_err em_app_psweep(const em_app_args *a, const em_psweep_args *ps, const em_lo
     for (int k = 0; k < p.n_point; k++) *n_failed += pr[k].failed;
     goto done;
   }
-  if (jobs > 1) EM_TRY_GOTO(err, em_psweep_run_workers(a, jobs, log), done);
+  if (jobs > 1) err = em_psweep_run_workers(a, jobs, log);
+  if (err && !em_app_signal()) goto done;
+  err = EM_OK;
+  int stopped_at = -1;
   for (int k = 0; k < p.n_point; k++) {
+    /* a signal stops the sweep between points or inside one (the point then
+       has no marker: --resume runs it again); after --jobs the points the
+       workers completed are collected, the others stay pending */
+    if (jobs == 1 && em_app_signal()) {
+      stopped_at = k;
+      break;
+    }
     /* after the workers every point is complete or failed: read back */
-    EM_TRY_GOTO(err,
-                run_point(a, &p, ps->zip, jobs > 1 ? 2 : ps->resume, k, log, &mc, &cv[k], &pr[k]),
-                done);
+    err = run_point(a, &p, ps->zip, jobs > 1 ? 2 : ps->resume, k, log, &mc, &cv[k], &pr[k]);
+    if (err && em_app_signal()) {
+      em_error_clear();
+      err = EM_OK;
+      if (stopped_at < 0) stopped_at = k;
+      if (jobs == 1) break;
+      continue;
+    }
+    if (err) goto done;
     pr[k].done = 1;
     if (!pr[k].failed) analyse(&cv[k], &pr[k]);
     *n_failed += pr[k].failed;
+    o->n_flagged += !pr[k].failed && pr[k].flagged;
     /* the collected tables after every point: a killed sweep keeps them */
     EM_TRY_GOTO(err, write_sweep_csv(&p, ps->zip, cv, pr), done);
     EM_TRY_GOTO(err, write_summary_csv(&p, ps->zip, pr), done);
+  }
+  if (stopped_at >= 0)
+    err = EM_RAISE(EM_ERR_CANCELLED,
+                   "design sweep interrupted by %s at point %d of %d; the points done are "
+                   "complete in %s/point_<k>/: run the same command with --resume to finish",
+                   em_app_signal() == SIGINT ? "SIGINT" : "SIGTERM", stopped_at + 1, p.n_point,
+                   p.out);
+  if (err) { /* stopped by a signal: the tables of the points done, the rest pending */
+    char msg[1024];
+    snprintf(msg, sizeof msg, "%s", em_error_message());
+    if (write_sweep_csv(&p, ps->zip, cv, pr) || write_summary_csv(&p, ps->zip, pr)) {
+      em_log_warn(log, "the sweep's tables: %s", em_error_message());
+      em_error_clear();
+      em_error_raise(EM_ERR_CANCELLED, __FILE__, __LINE__, "%s", msg);
+    }
+    goto done;
   }
   char meshed[64] = "meshings in the workers' logs";
   if (jobs == 1) snprintf(meshed, sizeof meshed, "%d meshings", mc.n_meshed);
   printf("# design sweep: %d points, %d failed, %s; %s/sweep.csv, %s/sweep_summary.csv\n",
          p.n_point, *n_failed, meshed, p.out, p.out);
+  if (o->n_flagged)
+    printf(
+        "# %d points flagged (a frequency not converged, or |S| > 1): their status in "
+        "sweep_summary.csv\n",
+        o->n_flagged);
   for (int k = 0; k < p.n_point; k++) {
     char key[KEY_LEN];
     point_key(&p, ps->zip, k, key);
@@ -671,6 +745,7 @@ em_err em_app_psweep(const em_app_args *a, const em_psweep_args *ps, const em_lo
   }
   if (plots) EM_TRY_GOTO(err, em_app_plot(p.out, log), done);
 done:
+  if (locked) em_app_dir_unlock(p.out);
   if (cv)
     for (int k = 0; k < p.n_point; k++) curve_free(&cv[k]);
   em_mesh_destroy(&mc.mesh);

@@ -80,20 +80,36 @@ static em_err run_case(em_run *r) {
     return EM_OK;
   }
   EM_TRY(em_run_config_read(m->cs, &m->cfg));
+  /* a signal stops the Krylov iterations and the factorization (app/outdir.c's flag) */
+  m->cfg.solve.ksp.cancel = m->cfg.solve.pc.cancel = em_app_cancel();
   EM_TRY(em_run_config_check(m->cs, &m->cfg)); /* before meshing: seconds, not the run */
+  EM_TRY(em_app_validate_band(r));
   EM_TRY(em_app_validate_size(r));
   EM_TRY(em_app_outdir_open(r)); /* created and locked: a second run is refused now */
   EM_TRY(make_mesh(r));
   em_setup_opts so = em_run_config_setup_opts(&m->cfg);
   EM_TRY(em_setup_build(m->cs, m->mesh, &so, &r->detail, &m->setup)); /* model/case_setup.c */
-  if (m->cfg.eigen) return em_app_eigen(r); /* resonant modes: app/eigen.c */
+  if (m->cfg.eigen) { /* resonant modes: app/eigen.c */
+    EM_TRY(em_app_outdir_stage(r));
+    EM_TRY(em_app_eigen(r));
+    EM_TRY(em_app_outdir_commit(r));
+    printf("# outputs in %s/ (modes.csv, mode_<i>.vtk)\n", r->out.dir);
+    return EM_OK;
+  }
   EM_TRY(make_problem(r));
   EM_TRY(em_results_alloc(&r->res, &m->cfg, m->setup.n_port));
   EM_TRY(em_app_check_signal());
-  em_app_outdir_clear(r); /* the case's earlier outputs, right before the new ones */
+  EM_TRY(em_app_outdir_stage(r)); /* the outputs go to the partial folder (app/outdir.c) */
   EM_TRY(em_sweep_run(r));
+  if (r->noop) { /* --resume of a complete result: it stays as it is */
+    printf("# outputs in %s/ (complete: nothing to do)\n", r->final_dir);
+    return EM_OK;
+  }
+  /* tables, summary.json (post/finish.c) and the plots into the partial
+     folder, then the complete result moves in */
   EM_TRY(em_post_finish(m, &r->res, &r->out, r->t_start, stdout)); /* post/finish.c */
   if (m->ff.plots) EM_TRY(em_app_plot(r->out.dir, r->log));
+  EM_TRY(em_app_outdir_commit(r));
   printf("# outputs in %s/\n", r->out.dir);
   return EM_OK;
 }
@@ -108,8 +124,7 @@ em_err em_app_run(const em_app_args *a, const em_log *log, int *flagged) {
   r.detail = *log;
   r.detail.level = log->level >= EM_LOG_VERBOSE ? EM_LOG_VERBOSE : EM_LOG_QUIET;
   r.t_start = em_wtime();
-  em_app_signals_install();
-  em_err err = run_case(&r);
+  em_err err = run_case(&r); /* the signal handlers: app/main.c */
   if (flagged) *flagged = r.res.flagged;
   if (err) em_error_trace(err, __FILE__, __LINE__);
   em_app_outdir_close(&r, err);

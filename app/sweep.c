@@ -8,43 +8,63 @@
 
 #include "app_sweep.h"
 
-/* SIGINT / SIGTERM: app/outdir.c's flag (em_app_signal), read between
- * frequencies; the journal stays for --resume, the exit code is 128 + the
- * signal (app/main.c). */
-#define g_interrupted (em_app_signal() != 0)
+/* SIGINT / SIGTERM: app/outdir.c's flag, polled by the solve itself and
+ * looked at after every frequency; the journal stays for --resume, the exit
+ * code is 128 + the signal (app/main.c). */
 
-/* Outputs of a frequency solved by an earlier run (fields_<i>.vtk, ...)
- * stay listed in summary.json when they are still there. */
+/* Whether frequency fi of this run writes per-frequency output k of
+ * list_earlier_outputs (fields, line, far field, pattern, RCS). */
+static int writes(const em_model *m, int fi, size_t k) {
+  const em_run_config *c = &m->cfg;
+  int ff = m->ff.enabled, pw = m->ff.planewave;
+  switch (k) {
+    case 0:
+      return c->fields == 2 || (c->fields == 1 && fi == 0) ||
+             (c->fields == 3 && fi == c->n_freq / 2);
+    case 1:
+      return c->line_points > 0;
+    case 2:
+    case 3:
+    case 4:
+      return ff && !pw;
+    default:
+      return ff && pw;
+  }
+}
+
+/* The per-frequency outputs of frequency fi, solved before the run was
+ * stopped (fields_<f>GHz.vtk, ...), kept in the partial folder (or, those
+ * this run writes, moved already by a commit that stopped half way): listed
+ * in summary.json as a run that was never stopped lists them, and kept by
+ * the commit. */
 static void list_earlier_outputs(em_run *r, int fi) {
   em_outdir *out = &r->out;
-  static const char *const pat[] = {"fields_%d.vtk",  "line_%d.csv",    "farfield_%d.csv",
-                                    "pattern_%d.csv", "pattern_%d.vtk", "rcs_%d.csv",
-                                    "rcs_%d.vtk"};
+  static const char *const pat[] = {"fields_%s.vtk",  "line_%s.csv",    "farfield_%s.csv",
+                                    "pattern_%s.csv", "pattern_%s.vtk", "rcs_%s.csv",
+                                    "rcs_%s.vtk"};
+  char tag[32];
+  em_post_freq_tag(r->m.cfg.freq[fi], tag, sizeof tag);
   for (size_t k = 0; k < sizeof pat / sizeof pat[0]; k++) {
     char name[64], path[1200];
     struct stat st;
-    snprintf(name, sizeof name, pat[k], fi);
-    if (!em_outdir_path(out, name, path, sizeof path) && stat(path, &st) == 0 &&
-        out->n_files < EM_OUTDIR_MAX_FILES)
-      em_outdir_add(out, name);
+    if (!writes(&r->m, fi, k)) continue;
+    snprintf(name, sizeof name, pat[k], tag);
+    int here = !em_outdir_path(out, name, path, sizeof path) && stat(path, &st) == 0;
+    snprintf(path, sizeof path, "%.1100s/%.63s", r->final_dir, name);
+    if (!here && !(r->stage == 2 && stat(path, &st) == 0)) continue;
+    em_outdir_add(out, name);
+    if (k == 0) snprintf(r->res.fr[fi].fields, sizeof r->res.fr[fi].fields, "%s", name);
   }
   struct stat st;
   char path[1200];
   /* post/ff_frequency.c lists it when it solves the first frequency */
   if (fi == 0 && r->m.ff.enabled && !em_outdir_path(out, "antenna.csv", path, sizeof path) &&
-      stat(path, &st) == 0 && out->n_files < EM_OUTDIR_MAX_FILES)
+      stat(path, &st) == 0)
     em_outdir_add(out, "antenna.csv");
 }
 
-static em_err sweep(em_run *r, uint8_t *done) {
-  int nf = r->m.cfg.n_freq, n_resumed = 0;
-  if (r->args->resume) {
-    EM_TRY(em_journal_read(r, done, &n_resumed));
-    em_log_info(r->log, "resume: %d of %d frequencies done in %s/%s", n_resumed, nf, r->out.dir,
-                EM_JOURNAL_NAME);
-    for (int i = 0; i < nf; i++)
-      if (done[i]) list_earlier_outputs(r, i);
-  }
+static em_err sweep(em_run *r, uint8_t *done, int n_resumed) {
+  int nf = r->m.cfg.n_freq;
   int left = nf - n_resumed;
   r->t_sweep = em_wtime(); /* the progress line's elapsed time and estimate (app/face.c) */
   for (int i = 0; i < nf; i++) {
@@ -55,13 +75,9 @@ static em_err sweep(em_run *r, uint8_t *done) {
     left--;
     done[i] = 1;
     EM_TRY(em_journal_write(r, done));
-    if (g_interrupted && left > 0) {
-      /* the journal holds every finished frequency: --resume goes on */
-      return EM_RAISE(EM_ERR_INPUT,
-                      "interrupted after %d of %d frequencies; they are journaled in %s/%s: run "
-                      "the same command with --resume to finish",
-                      nf - left, nf, r->out.dir, EM_JOURNAL_NAME);
-    }
+    /* the journal holds every finished frequency: --resume goes on (app/outdir.c
+       keeps the partial folder and says so) */
+    EM_TRY(em_app_check_signal());
   }
   return EM_OK;
 }
@@ -85,10 +101,8 @@ static em_err sample_solve(void *ctx, double f, em_cplx *u, em_cplx *y) {
     EM_TRY(em_journal_sample_save(r, k, u, nu, y, ny));
   }
   if (!res->sample[k].converged) res->sweep_converged = 0;
-  EM_CHECK(!g_interrupted, EM_ERR_INPUT,
-           "interrupted after %d full solves of the adaptive sweep; they are kept in %s/"
-           "sweep.sample<k>.bin: run the same command with --resume to go on",
-           res->n_samples, r->out.dir);
+  /* the samples stay for --resume (app/outdir.c keeps the partial folder) */
+  EM_TRY(em_app_check_signal());
   return EM_OK;
 }
 
@@ -184,25 +198,44 @@ static em_err adaptive(em_run *r) {
   em_err err = evaluate(r, mri);
   em_mri_destroy(&mri);
   if (!err) res->n_done = c->n_freq;
+  if (!err) { /* the model's frequencies journaled: a --resume of the result finds it complete */
+    uint8_t *all = NULL;
+    err = em_calloc(&all, (size_t)c->n_freq, 1, "frequencies done");
+    if (!err) memset(all, 1, (size_t)c->n_freq);
+    if (!err) err = em_journal_write(r, all);
+    em_free(&all);
+  }
   if (!err) em_journal_samples_remove(r);
   return err;
 }
 
-static em_err uniform(em_run *r) {
-  int nf = r->m.cfg.n_freq;
+em_err em_sweep_run(em_run *r) {
+  int nf = r->m.cfg.n_freq, n_resumed = 0, complete = 0;
   uint8_t *done = NULL;
+  EM_TRY(em_journal_key(r, &r->journal_key));
   EM_TRY(em_calloc(&done, (size_t)nf, 1, "frequencies done"));
-  em_err err = sweep(r, done);
-  int n = 0;
-  for (int i = 0; i < nf; i++) n += done[i];
-  r->res.n_done = n;
+  em_err err = EM_OK;
+  if (r->args->resume) {
+    EM_TRY_GOTO(err, em_journal_read(r, done, &n_resumed, &complete), done);
+    em_log_info(r->log, "resume: %d of %d frequencies done%s", n_resumed, nf,
+                complete ? " (the complete result in the output directory)" : "");
+    for (int i = 0; i < nf; i++)
+      if (done[i]) list_earlier_outputs(r, i);
+  }
+  if (complete && n_resumed == nf) { /* nothing to do: the result stays as it is */
+    r->noop = 1;
+    r->res.n_done = nf;
+    goto done;
+  }
+  if (r->m.cfg.sweep_adaptive && n_resumed < nf) {
+    err = adaptive(r); /* the full solves it kept (sweep.sample<k>.bin) are read back */
+  } else {
+    err = sweep(r, done, n_resumed);
+    int n = 0;
+    for (int i = 0; i < nf; i++) n += done[i];
+    r->res.n_done = n;
+  }
+done:
   em_free(&done);
   return err;
-}
-
-em_err em_sweep_run(em_run *r) {
-  EM_TRY(em_journal_key(r, &r->journal_key));
-  /* Ctrl-C finishes the solve under way (the handler of app/outdir.c sets
-     a flag; a second signal kills at once) */
-  return r->m.cfg.sweep_adaptive ? adaptive(r) : uniform(r);
 }

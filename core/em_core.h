@@ -61,7 +61,8 @@ typedef enum em_err {
   EM_ERR_GPU_MEMORY,  /* GPU out of memory */
   EM_ERR_NUMERIC,     /* singular matrix, zero pivot, NaN/Inf */
   EM_ERR_UNSUPPORTED, /* not built in (e.g. CUDA) or not available here */
-  EM_ERR_INTERNAL     /* a broken invariant: a bug */
+  EM_ERR_INTERNAL,    /* a broken invariant: a bug */
+  EM_ERR_CANCELLED    /* stopped on request (a signal, em_cancel) */
 } em_err;
 
 /* Name of a code, e.g. "EM_ERR_INPUT". */
@@ -122,6 +123,21 @@ em_err em_cublas_status(int status, const char *what, const char *file, int line
 /* The status of the kernel launches just queued (a CUDA launcher's last
  * line: every launcher of every module returns em_err). */
 #define EM_CUDA_LAUNCHED() EM_CUDA(cudaGetLastError())
+
+/* ------------------------------------------------------------ cancellation */
+
+/* A request to stop long work early, set asynchronously (by a signal
+ * handler: app/outdir.c's flag is the one process-wide variable).  The long
+ * loops (Krylov iterations, the factorization's supernodes, the writers'
+ * cells) poll the pointer their options hold and give up with
+ * EM_ERR_CANCELLED; NULL never cancels.  int is sig_atomic_t on every
+ * target (glibc, musl). */
+typedef volatile int em_cancel;
+
+/* 1 when c is set (and not NULL). */
+static inline int em_cancelled(const em_cancel *c) {
+  return c && *c;
+}
 
 /* --------------------------------------------------------------------- log */
 

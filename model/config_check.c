@@ -1,5 +1,7 @@
 /* config_check.c - the checks of the typed view that cost seconds and save
- * a run: every geometry number meaningful and the frequencies in range
+ * a run: every geometry number meaningful, the frequencies in range
+ * (Eigen/target too), every physical group made of entities that exist, no
+ * geometry value over a loaded mesh, at least 2 elements per wavelength
  * (before meshing), and what needs the mesh (the PML's thickness, the line
  * probe inside the mesh) before the first solve.  The sizes the mesh
  * implies against the memory are the command's (app/validate.c: --force). */
@@ -8,8 +10,9 @@
 
 #include "em_model.h"
 
-#define F_MIN 1e3  /* Hz: below, the case is quasi-static (or GHz typed as Hz) */
-#define F_MAX 1e13 /* Hz: above, the geometry is optical and the mesh absurd */
+#define F_MIN 1e3   /* Hz: below, the case is quasi-static (or GHz typed as Hz) */
+#define F_MAX 1e13  /* Hz: above, the geometry is optical and the mesh absurd */
+#define EPW_MIN 2.0 /* elements per wavelength below which no wave is represented */
 
 /* Geometry/<name>: a length that must be > 0 (a thickness, a radius, ...). */
 static int is_size(const char *name) {
@@ -40,6 +43,17 @@ static em_err check_geometry(const em_case *c) {
 }
 
 static em_err check_frequencies(const em_case *c, const em_run_config *cfg) {
+  /* an eigen run's target first, by its name (the run's frequency list is
+     the mesh's: the case's band or the target) */
+  if (cfg->eigen) {
+    double f = cfg->eig_target;
+    EM_CHECK(f >= F_MIN, EM_ERR_INPUT,
+             "Eigen/target has %g Hz, below 1 kHz: frequencies are in Hz (for %g GHz write "
+             "%ge9) (case %s)",
+             f, f, f, em_case_path(c));
+    EM_CHECK(f <= F_MAX, EM_ERR_INPUT, "Eigen/target has %g Hz, above 10 THz (case %s)", f,
+             em_case_path(c));
+  }
   for (int i = 0; i < cfg->n_freq; i++) {
     double f = cfg->freq[i];
     const char *name =
@@ -56,9 +70,35 @@ static em_err check_frequencies(const em_case *c, const em_run_config *cfg) {
   return EM_OK;
 }
 
+/* A mesh read from a file (Mesh/file, --load-mesh) has the geometry it was
+ * made with: a geometry value set on the command line cannot act on it
+ * (the result would belong to the old geometry while summary.json names
+ * the new). */
+static em_err check_loaded_mesh(const em_case *c, const em_run_config *cfg) {
+  if (!cfg->mesh_file) return EM_OK;
+  for (int i = 0; i < em_case_param_count(c); i++) {
+    const em_param *p = em_case_param_at(c, i);
+    EM_CHECK(strcmp(p->source, "command line") || strncmp(p->name, "Geometry/", 9), EM_ERR_INPUT,
+             "%s is set on the command line, but the mesh is read from %s (Mesh/file, "
+             "--load-mesh) with the geometry it was made with: the value cannot act on it; "
+             "drop it, or mesh the case (without --load-mesh)",
+             p->name, cfg->mesh_file);
+  }
+  return EM_OK;
+}
+
 em_err em_run_config_check(const em_case *c, const em_run_config *cfg) {
   EM_TRY(check_geometry(c));
-  return check_frequencies(c, cfg);
+  EM_TRY(check_frequencies(c, cfg));
+  EM_TRY(em_case_check_groups(c)); /* a physical group of entities that do not exist */
+  EM_TRY(check_loaded_mesh(c, cfg));
+  /* fewer than 2 elements per wavelength do not sample the wave: the mesh
+     is then the geometry's alone, and the answer moves with the number */
+  EM_CHECK(cfg->mesh_file || cfg->epw >= EPW_MIN, EM_ERR_INPUT,
+           "Mesh/elements_per_wavelength = %g: at least %g are needed to represent the wave "
+           "(the basis order's default, 12 / 7 / 5, is what 0 gives)",
+           cfg->epw, EPW_MIN);
+  return EM_OK;
 }
 
 em_err em_run_config_check_mesh(const em_case *c, const em_run_config *cfg, const em_mesh *m,

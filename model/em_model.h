@@ -85,7 +85,9 @@ em_err em_run_config_read(const em_case *c, em_run_config *cfg);
 void em_run_config_free(em_run_config *cfg);
 /* The checks before meshing (config_check.c): geometry numbers (sizes > 0,
  * others >= 0 unless the case declares a Min), frequencies in 1 kHz .. 10
- * THz. */
+ * THz (Eigen/target too), every physical group made of entities that exist
+ * (em_case_check_groups), no Geometry/ value on the command line over a
+ * loaded mesh (Mesh/file), Mesh/elements_per_wavelength >= 2. */
 em_err em_run_config_check(const em_case *c, const em_run_config *cfg);
 
 /* ---------------------------------------------------- the case physics

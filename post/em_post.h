@@ -18,13 +18,15 @@ extern "C" {
 /* -------------------------------------------------------------------- VTK */
 
 typedef struct em_vtk_opts {
-  int binary;        /* 1: BINARY (big-endian, as legacy VTK requires); 0: ASCII */
-  int subdiv;        /* each tet is split into subdiv^3 sub-tets (1 = the mesh
-                        itself); use the basis order p so ParaView sees the
-                        higher-order field rather than vertex averages */
-  const char *title; /* named in the file's title line (NULL: none) */
-  int single;        /* 1: reals as 32-bit "float" (half the file, ~7 digits);
-                        0: 64-bit "double" */
+  int binary;              /* 1: BINARY (big-endian, as legacy VTK requires); 0: ASCII */
+  int subdiv;              /* each tet is split into subdiv^3 sub-tets (1 = the mesh
+                              itself); use the basis order p so ParaView sees the
+                              higher-order field rather than vertex averages */
+  const char *title;       /* named in the file's title line (NULL: none) */
+  int single;              /* 1: reals as 32-bit "float" (half the file, ~7 digits);
+                              0: 64-bit "double" */
+  const em_cancel *cancel; /* polled every 256 tets: set, the writer stops with
+                              EM_ERR_CANCELLED and leaves no file (NULL: never) */
 } em_vtk_opts;
 
 /* The field to write, sampled at barycentric point lam of tet t. */
@@ -386,11 +388,16 @@ typedef struct em_outdir {
   char dir[1024];
   int n_files;
   char files[EM_OUTDIR_MAX_FILES][256]; /* relative to dir */
+  int n_unlisted;                       /* outputs beyond the list (summary.json counts them) */
+  const em_cancel *cancel;              /* a stop request (emsolve's signal flag) the long
+                                           writers poll (em_vtk_opts.cancel); NULL: none */
 } em_outdir;
 
 /* path = dir/name; EM_ERR_INPUT when it does not fit n. */
 em_err em_outdir_path(const em_outdir *o, const char *name, char *path, size_t n);
-/* name joins the list of this run's outputs. */
+/* name joins the list of this run's outputs; beyond EM_OUTDIR_MAX_FILES it
+ * is counted (n_unlisted), never an error: a sweep of many frequencies with
+ * per-frequency files must not lose its result for want of a list entry. */
 em_err em_outdir_add(em_outdir *o, const char *name);
 /* "5.75GHz": a frequency in output file names. */
 void em_post_freq_tag(double f, char *buf, size_t n);

@@ -50,8 +50,9 @@ static double db10(double v) {
 
 /* The pattern as a surface: realized gain in dBi (directivity without a
  * known accepted power), or the RCS in dBsm. */
-static em_err write_vtk(const em_model *m, em_outdir *out, const char *name, const em_ff_grid *g,
-                        const em_nf2ff *nf, const em_antenna *a, double e0) {
+static em_err write_vtk(const em_model *m, em_outdir *out, const em_log *log, const char *name,
+                        const em_ff_grid *g, const em_nf2ff *nf, const em_antenna *a, double e0,
+                        int converged) {
   char path[1400];
   double *v = NULL;
   int n = g->n_theta * g->n_phi;
@@ -66,6 +67,13 @@ static em_err write_vtk(const em_model *m, em_outdir *out, const char *name, con
       v[k] =
           db10(4 * M_PI * f2 / (2 * nf->eta) / a->p_far * (gain ? a->efficiency * a->mismatch : 1));
   }
+  int finite = 0;
+  for (int k = 0; k < n && !finite; k++) finite = isfinite(v[k]);
+  if (!finite && !converged) { /* a field that did not converge gave no pattern: flagged */
+    em_log_warn(log, "no %s: the pattern has no finite value (not converged)", name);
+    em_free(&v);
+    return EM_OK;
+  }
   em_err err = out_file(out, name, path, sizeof path);
   if (!err)
     err = em_ff_vtk_write(path, g, v,
@@ -75,6 +83,25 @@ static em_err write_vtk(const em_model *m, em_outdir *out, const char *name, con
                           40, nf->centre, nf->radius, em_case_name(m->cs));
   em_free(&v);
   return err;
+}
+
+/* The figures of a frequency whose solve did not converge and whose field
+ * gives none (no radiated power, no finite pattern): NaN, as antenna.csv
+ * writes a figure that does not exist; the powers as measured. */
+static void undefined_figures(const em_nf2ff *nf, double flux, double mismatch, double p_loss,
+                              em_antenna *a) {
+  const double nan = NAN;
+  double *d[] = {&a->u_max,     &a->theta_max,     &a->phi_max, &a->directivity,   &a->efficiency,
+                 &a->gain,      &a->realized_gain, &a->balance, &a->front_to_back, &a->xpol_axis,
+                 &a->xpol_peak, &a->bw_e,          &a->bw_h,    &a->p_acc_s11};
+  for (size_t k = 0; k < sizeof d / sizeof d[0]; k++) *d[k] = nan;
+  for (int c = 0; c < 3; c++) a->dir_max[c] = a->e_dir[c] = a->h_dir[c] = nan;
+  a->copol = 0;
+  a->p_acc = flux;
+  a->mismatch = mismatch;
+  a->p_loss = p_loss;
+  a->p_surface = nf->p_surface;
+  a->p_far = em_nf2ff_power(nf);
 }
 
 static em_err antenna(const em_model *m, em_results *r, em_outdir *out, const em_log *log, int fi,
@@ -92,7 +119,15 @@ static em_err antenna(const em_model *m, em_results *r, em_outdir *out, const em
   EM_TRY(em_field_loss(m->mesh, m->dofs, x, fixed, m->setup.medium, k0, &p_loss));
   EM_TRY(em_port_flux(&m->setup.port[0], m->mesh, m->dofs, x, fixed, &flux));
   em_antenna *a = &r->ant[fi];
-  EM_TRY(em_antenna_figures(nf, g, flux, mismatch, p_loss, a));
+  em_err err = em_antenna_figures(nf, g, flux, mismatch, p_loss, a);
+  if (err == EM_ERR_NUMERIC && !r->fr[fi].converged) { /* flagged: NaN where undefined */
+    em_log_warn(log, "f = %.6g GHz: no antenna figures (not converged: %s)", r->freq[fi] * 1e-9,
+                em_error_message());
+    em_error_clear();
+    undefined_figures(nf, flux, mismatch, p_loss, a);
+  } else {
+    EM_TRY(err);
+  }
   a->p_acc_s11 = p_acc_s11;
   char name[64], path[1400], tag[32];
   double f = r->freq[fi];
@@ -104,7 +139,7 @@ static em_err antenna(const em_model *m, em_results *r, em_outdir *out, const em
   EM_TRY(out_file(out, name, path, sizeof path));
   EM_TRY(em_pattern_cuts_write(path, f, 1, nf, a));
   snprintf(name, sizeof name, "pattern_%s.vtk", tag);
-  EM_TRY(write_vtk(m, out, name, g, nf, a, 0));
+  EM_TRY(write_vtk(m, out, log, name, g, nf, a, 0, r->fr[fi].converged));
   /* antenna.csv holds the frequencies done so far (rewritten whole) */
   EM_TRY(em_outdir_path(out, "antenna.csv", path, sizeof path));
   EM_TRY(em_antenna_csv_write(path, fi + 1, r->freq, r->ant));
@@ -129,7 +164,7 @@ static em_err scattering(const em_model *m, em_results *r, em_outdir *out, const
   EM_TRY(out_file(out, name, path, sizeof path));
   EM_TRY(em_rcs_csv_write(path, f, g, e0));
   snprintf(name, sizeof name, "rcs_%s.vtk", tag);
-  EM_TRY(write_vtk(m, out, name, g, nf, NULL, e0));
+  EM_TRY(write_vtk(m, out, log, name, g, nf, NULL, e0, r->fr[fi].converged));
   /* back: towards where the wave comes from; forward: where it goes
      (khat as em_planewave_make has it) */
   double st = sin(ff->pw_theta), ct = cos(ff->pw_theta);

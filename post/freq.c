@@ -62,14 +62,16 @@ em_err em_post_sparams_at(const em_model *m, double f, const em_cplx *y, em_cplx
   return em_port_sparams(m->setup.n_port, m->setup.port, y, S, zref, zin);
 }
 
-/* fields_<f>.vtk: with Output/fields all, first (fi 0) or middle (n / 2). */
+/* fields_<f>.vtk: with Output/fields all, first (fi 0) or middle (n / 2).
+ * A frequency that did not converge and whose field holds no number is
+ * flagged already: no file, a warning (issue 32). */
 static int writes_fields(const em_run_config *cfg, int fi) {
   return cfg->fields == 2 || (cfg->fields == 1 && fi == 0) ||
          (cfg->fields == 3 && fi == cfg->n_freq / 2);
 }
 
-static em_err fields_file(const em_model *m, em_freq_result *fr, em_outdir *out, double f,
-                          const em_cplx *x, const em_cplx *fixed) {
+static em_err fields_file(const em_model *m, em_freq_result *fr, em_outdir *out, const em_log *log,
+                          double f, const em_cplx *x, const em_cplx *fixed) {
   const em_run_config *cfg = &m->cfg;
   char name[64], path[1200], tag[32], title[96];
   em_post_freq_tag(f, tag, sizeof tag);
@@ -77,8 +79,14 @@ static em_err fields_file(const em_model *m, em_freq_result *fr, em_outdir *out,
   snprintf(title, sizeof title, "%s f = %.9g Hz", em_case_name(m->cs), f);
   EM_TRY(em_outdir_path(out, name, path, sizeof path));
   field_ctx fc = {m->mesh, m->dofs, x, fixed};
-  em_vtk_opts vo = {cfg->vtk_binary, cfg->subdiv, title, 0};
-  EM_TRY(em_vtk_write(path, m->mesh, sample_field, &fc, &vo));
+  em_vtk_opts vo = {cfg->vtk_binary, cfg->subdiv, title, 0, out->cancel};
+  em_err err = em_vtk_write(path, m->mesh, sample_field, &fc, &vo);
+  if (err == EM_ERR_NUMERIC && !fr->converged) { /* a field that is not a number: flagged */
+    em_log_warn(log, "f = %.6g GHz: no %s (not converged: %s)", f * 1e-9, name, em_error_message());
+    em_error_clear();
+    return EM_OK;
+  }
+  EM_TRY(err);
   EM_TRY(em_outdir_add(out, name));
   snprintf(fr->fields, sizeof fr->fields, "%s", name);
   return EM_OK;
@@ -109,7 +117,7 @@ em_err em_post_frequency(const em_model *m, em_results *res, em_outdir *out, con
   EM_TRY_GOTO(err, row(m, res, log, fi, meas), done);
   EM_TRY_GOTO(err, em_post_ff_frequency(m, res, out, log, fi, k0, x, fixed, np ? meas : NULL),
               done);
-  if (writes_fields(cfg, fi)) EM_TRY_GOTO(err, fields_file(m, fr, out, f, x, fixed), done);
+  if (writes_fields(cfg, fi)) EM_TRY_GOTO(err, fields_file(m, fr, out, log, f, x, fixed), done);
   if (cfg->line_points > 0) EM_TRY_GOTO(err, line_file(m, out, f, x, fixed), done);
   fr->pml_wall = em_setup_pml_wall(m->mesh, m->dofs, &m->setup, x, fixed); /* model/ */
   if (isfinite(fr->pml_wall))

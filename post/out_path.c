@@ -12,7 +12,10 @@ em_err em_outdir_path(const em_outdir *o, const char *name, char *path, size_t n
 }
 
 em_err em_outdir_add(em_outdir *o, const char *name) {
-  EM_CHECK(o->n_files < EM_OUTDIR_MAX_FILES, EM_ERR_INTERNAL, "too many output files");
+  if (o->n_files == EM_OUTDIR_MAX_FILES) { /* listed no more, still written (issue 32) */
+    o->n_unlisted++;
+    return EM_OK;
+  }
   snprintf(o->files[o->n_files++], sizeof o->files[0], "%.255s", name);
   return EM_OK;
 }

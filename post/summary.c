@@ -288,6 +288,7 @@ em_err em_post_summary(const em_model *m, const em_results *r, const em_outdir *
   em_json_begin_array(&j, "outputs");
   for (int i = 0; i < out->n_files; i++) em_json_string(&j, NULL, out->files[i]);
   em_json_end_array(&j);
+  if (out->n_unlisted) em_json_int(&j, "outputs_not_listed", out->n_unlisted);
   em_json_end_object(&j);
   return em_json_close(&j);
 }

@@ -117,18 +117,20 @@ typedef struct em_pc_opts {
   em_pc_type type;
   em_pc_ordering ordering;
   em_backend backend;
-  em_prec prec;     /* factor storage precision (our triangular solves compute
-                       in double on the rounded factors; cuSPARSE's in prec) */
-  em_pc_trsv trsv;  /* GPU triangular solve (ILU); AUTO = 0 */
-  int block_size;   /* BMC block size; 0 = 16 */
-  double shift;     /* ILU(0) of A + j shift |diag(A)| instead of A: damps the
-                       tiny pivots of indefinite systems (0: plain ILU(0);
-                       0.05 is a good first try when ILU(0) stagnates).
-                       EM_PC_DIRECT factors A + j shift |diag(A)| too. */
-  double mem_limit; /* EM_PC_DIRECT: bytes its factorization may use; 0 = the
-                       host's MemAvailable (EM_ERR_MEMORY beyond) */
-  em_pmg_opts pmg;  /* EM_PC_PMG (its coarse factor takes prec from here;
-                       mem_limit does not bound it) */
+  em_prec prec;            /* factor storage precision (our triangular solves compute
+                              in double on the rounded factors; cuSPARSE's in prec) */
+  em_pc_trsv trsv;         /* GPU triangular solve (ILU); AUTO = 0 */
+  int block_size;          /* BMC block size; 0 = 16 */
+  double shift;            /* ILU(0) of A + j shift |diag(A)| instead of A: damps the
+                              tiny pivots of indefinite systems (0: plain ILU(0);
+                              0.05 is a good first try when ILU(0) stagnates).
+                              EM_PC_DIRECT factors A + j shift |diag(A)| too. */
+  double mem_limit;        /* EM_PC_DIRECT: bytes its factorization may use; 0 = the
+                              host's MemAvailable (EM_ERR_MEMORY beyond) */
+  em_pmg_opts pmg;         /* EM_PC_PMG (its coarse factor takes prec from here;
+                              mem_limit does not bound it) */
+  const em_cancel *cancel; /* EM_PC_DIRECT, PMG's coarse factor: polled by the
+                              factorization (em_direct_opts.cancel) */
 } em_pc_opts;
 
 /* NONE, NATURAL, CPU, DOUBLE, AUTO, 0, 0. */
@@ -230,6 +232,9 @@ typedef struct em_direct_opts {
   em_prec prec;              /* factor precision: SINGLE (CUDA only) factors
                                 in complex single for a Krylov method in
                                 double to refine ("mixed"); default DOUBLE */
+  const em_cancel *cancel;   /* polled before each supernode (GPU: each
+                                level): set, the factorization stops with
+                                EM_ERR_CANCELLED (NULL: never) */
 } em_direct_opts;
 
 /* ND, 1e-8, 0, AUTO, 0, 0, CPU, DOUBLE. */
@@ -296,6 +301,8 @@ typedef struct em_ksp_opts {
   int restart;   /* GMRES(m) restart length (default 50) */
   int log_every; /* print the residual every n iterations (0: never) */
   const em_log *log;
+  const em_cancel *cancel; /* polled every iteration: set, the solve stops
+                              with EM_ERR_CANCELLED (NULL: never) */
 } em_ksp_opts;
 
 void em_ksp_opts_default(em_ksp_opts *o);

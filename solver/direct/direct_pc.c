@@ -117,6 +117,7 @@ em_err em_pc_direct_build(const em_csr *A, em_pc *pc, const em_log *log) {
   o.mem_limit = pc->opts.mem_limit;
   o.backend = pc->opts.backend;
   o.prec = pc->opts.prec;
+  o.cancel = pc->opts.cancel;
   EM_TRY(em_direct_create(A, &o, log, &p->F));
   em_direct_info in;
   em_direct_get_info(p->F, &in);

@@ -57,6 +57,10 @@ int ksp_stop(em_ksp_ctx *k, double rnorm) {
   double rel = rnorm / k->bnorm;
   k->st->iterations = k->it;
   k->st->rel_res = rel;
+  if (em_cancelled(o->cancel)) { /* a signal: em_ksp_solve raises EM_ERR_CANCELLED */
+    k->cancelled = 1;
+    return 1;
+  }
   if (o->log_every > 0 && k->it % o->log_every == 0 && k->it != k->logged_it) {
     k->logged_it = k->it;
     em_log_info(o->log, "%s: iteration %5d  |r|/|b| = %.3e", em_ksp_method_name(o->method), k->it,
@@ -177,7 +181,7 @@ em_err em_ksp_solve(const em_operator *A, em_pc *pc, const em_cplx *b, em_cplx *
   em_err err = EM_OK;
   em_vec *v = NULL;
   void *vb = NULL, *vx = NULL, *vr = NULL;
-  em_ksp_ctx k = {A, pc, NULL, o, st, bnorm, 0, EM_KSP_CONVERGED, 0, 0, -1};
+  em_ksp_ctx k = {A, pc, NULL, o, st, bnorm, 0, EM_KSP_CONVERGED, 0, 0, -1, 0};
   EM_TRY(em_vec_create(A->backend, A->prec, A->n, gm ? o->restart + 1 : 1, &v));
   k.v = v;
   EM_TRY_GOTO(err, ksp_alloc(&k, 1, &vb), done);
@@ -188,6 +192,11 @@ em_err em_ksp_solve(const em_operator *A, em_pc *pc, const em_cplx *b, em_cplx *
   double t1 = em_wtime(), rnorm = 0;
   for (;;) {
     EM_TRY_GOTO(err, method_of(o->method)(&k, vb, vx), done);
+    if (k.cancelled) {
+      err = EM_RAISE(EM_ERR_CANCELLED, "%s: cancelled at iteration %d",
+                     em_ksp_method_name(o->method), k.it);
+      goto done;
+    }
     EM_TRY_GOTO(err, ksp_residual(&k, vb, vx, vr, &rnorm), done);
     st->true_rel_res = rnorm / bnorm;
     if (k.reason != EM_KSP_CONVERGED || st->true_rel_res <= o->tol || k.it >= o->max_it ||

@@ -28,6 +28,7 @@ typedef struct em_ksp_ctx {
   double stag_ref;      /* residual at the last 1% improvement */
   int stag_it;          /* iteration of that improvement */
   int logged_it;        /* last iteration printed (-1: none) */
+  int cancelled;        /* o->cancel was set: the solve ends in EM_ERR_CANCELLED */
 } em_ksp_ctx;
 
 /* *X = count work vectors of the solve (bytes counted in st->vec_bytes). */
@@ -42,7 +43,7 @@ em_err ksp_residual(em_ksp_ctx *k, const void *b, const void *x, void *r, double
 /* Record iteration k->it with residual rnorm, print it every log_every
  * iterations, and decide: returns 1 (reason set) when the method must stop:
  * NaN or growth past EM_KSP_DIVERGENCE ||b||, rnorm <= tol ||b||, the
- * iteration limit, or stagnation. */
+ * iteration limit, or stagnation; or (k->cancelled set) a cancel request. */
 int ksp_stop(em_ksp_ctx *k, double rnorm);
 /* 1 when a denominator d of natural size `scale` (the product of the norms
  * of its two vectors) vanished to rounding level (or is not finite). */

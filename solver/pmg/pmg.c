@@ -223,6 +223,7 @@ em_err em_pc_pmg_build(const em_csr *A, em_pc *pc, const em_log *log) {
   co.ordering = EM_ORDERING_ND;
   co.backend = p->be;
   co.prec = pc->opts.prec;
+  co.cancel = pc->opts.cancel;
   /* mem_limit bounds the direct factorization of the whole system (auto
      comes here when that does not fit); the coarse factor, a fraction of
      it, is checked against the memory available */
