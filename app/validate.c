@@ -130,7 +130,7 @@ em_err em_app_validate_size(const em_run *r) {
   em_log_verbose(r->log, "mesh estimate: ~%.3g tets (h %.3g mm), ~%.3g unknowns, ~%.3g GiB", tets,
                  h * 1e3, n, bytes / (1 << 30));
   if (tets > TET_MAX || (mem > 0 && bytes > mem)) {
-    char msg[512], grp[128], why[512] = "";
+    char msg[1024], grp[128], why[512] = "";
     double idx = densest(r->m.cs, grp, sizeof grp);
     if (idx > 3) { /* a material shortens the wavelength: name it, it is the likelier slip */
       char pre[160];
