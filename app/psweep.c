@@ -14,7 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "app_ff.h" /* em_app_plot */
+#include "app_dist.h" /* MPI ranks sharing the points */
+#include "app_ff.h"   /* em_app_plot */
 #include "psweep.h"
 
 enum { MAX_AXES = EM_PSWEEP_MAX_AXES, MAX_VALUES = 1000, MAX_RES = 8, KEY_LEN = 2048 };
@@ -392,6 +393,7 @@ static em_err point_args(const em_app_args *a, const psweep *p, int zip, int k, 
   }
   pa->n_over = a->n_over + p->n_axis;
   pa->mesh_cache = mc;
+  pa->dist = NULL; /* a point runs on one rank */
   if (mc) {
     mesh_key(p, zip, k, mc->key, sizeof mc->key);
     mc->n_size = p->n_size;
@@ -411,8 +413,8 @@ static em_err run_point(const em_app_args *a, const psweep *p, int zip, int resu
   if (resume == 2 && !marker_matches(dir, mark)) { /* after --jobs: a worker's failure */
     snprintf(path, sizeof path, "%s/point.failed", dir);
     FILE *f = fopen(path, "r");
-    EM_CHECK(f, EM_ERR_IO, "--jobs: point %d has neither point.done nor point.failed in %s", k,
-             dir);
+    EM_CHECK(f, EM_ERR_IO,
+             "--jobs / MPI: point %d has neither point.done nor point.failed in %s", k, dir);
     size_t n = fread(r->msg, 1, sizeof r->msg - 1, f);
     fclose(f);
     r->msg[n] = '\0';
@@ -421,7 +423,7 @@ static em_err run_point(const em_app_args *a, const psweep *p, int zip, int resu
   }
   if (resume && marker_matches(dir, mark)) {
     em_log_info(log, "sweep point %d/%d: complete in %s, %s", k + 1, p->n_point, dir,
-                resume == 2 ? "solved by a --jobs worker" : "skipped (--resume)");
+                resume == 2 ? "solved by a --jobs worker or an MPI rank" : "skipped (--resume)");
     r->skipped = 1;
     return read_ports_csv(dir, cv);
   }
@@ -579,6 +581,43 @@ done:
   return err;
 }
 
+/* ------------------------------------------- MPI: the ranks share points */
+
+typedef struct share_ctx {
+  const em_app_args *a;
+  const psweep *p;
+  int zip;
+  em_mesh_cache *mc;
+} share_ctx;
+
+static void share_key(void *ctx, int k, char *key, size_t cap) {
+  const share_ctx *c = ctx;
+  mesh_key(c->p, c->zip, k, key, cap);
+}
+
+static int share_complete(void *ctx, int k) {
+  const share_ctx *c = ctx;
+  char dir[1100], mark[KEY_LEN];
+  snprintf(dir, sizeof dir, "%s/point_%d", c->p->out, k);
+  marker_text(c->a, c->p, c->zip, k, mark);
+  return marker_matches(dir, mark);
+}
+
+/* Point k into root/point_<k>/ (a rank's scratch folder when it cannot
+ * see the sweep's). */
+static em_err share_run(void *ctx, int k, const char *root, const em_log *log, int *meshed) {
+  share_ctx *c = ctx;
+  psweep q = *c->p;
+  snprintf(q.out, sizeof q.out, "%s", root);
+  curve cv = {0};
+  point_res pr = {0};
+  int before = c->mc->n_meshed;
+  em_err err = run_point(c->a, &q, c->zip, 0, k, log, c->mc, &cv, &pr);
+  *meshed = c->mc->n_meshed - before;
+  curve_free(&cv);
+  return err;
+}
+
 /* ----------------------------------------------------------- the sweep */
 
 em_err em_app_psweep(const em_app_args *a, const em_psweep_args *ps, const em_log *log,
@@ -613,8 +652,9 @@ em_err em_app_psweep(const em_app_args *a, const em_psweep_args *ps, const em_lo
     char stem[512];
     snprintf(p.out, sizeof p.out, "out/%s", case_stem(a->case_path, stem, sizeof stem));
   }
-  if (ps->dry_run) {
-    err = dry_run(a, &p, ps->zip, log);
+  int n_rank = em_dist_size(a->dist), rank = em_dist_rank(a->dist);
+  if (ps->dry_run) { /* rank 0 alone */
+    if (rank == 0) err = dry_run(a, &p, ps->zip, log);
     goto done;
   }
   int jobs = ps->jobs > 1 ? ps->jobs : 1;
@@ -623,6 +663,11 @@ em_err em_app_psweep(const em_app_args *a, const em_psweep_args *ps, const em_lo
                 "--jobs %d: points run one after another unless --device cpu (a GPU solves one "
                 "point at a time)",
                 jobs);
+    jobs = 1;
+  }
+  if (jobs > 1 && n_rank > 1) {
+    em_log_warn(log, "--jobs %d with %d MPI ranks: the ranks share the points, --jobs is ignored",
+                jobs, n_rank);
     jobs = 1;
   }
   EM_TRY_GOTO(err, em_mkdir_p(p.out), done);
@@ -639,11 +684,19 @@ em_err em_app_psweep(const em_app_args *a, const em_psweep_args *ps, const em_lo
     for (int k = 0; k < p.n_point; k++) *n_failed += pr[k].failed;
     goto done;
   }
+  int collect = jobs > 1, n_meshed = 0;
   if (jobs > 1) EM_TRY_GOTO(err, em_psweep_run_workers(a, jobs, log), done);
+  if (n_rank > 1) { /* mpirun: each rank its share (app/psweep_dist.c) */
+    share_ctx sc = {a, &p, ps->zip, &mc};
+    em_psweep_share sh = {p.n_point, p.out, &sc, share_key, share_complete, share_run};
+    EM_TRY_GOTO(err, em_psweep_share_run(a->dist, &sh, ps->resume, log, &n_meshed), done);
+    if (rank > 0) goto done; /* rank 0 writes the tables; every rank exits with its code */
+    collect = 1;
+  }
   for (int k = 0; k < p.n_point; k++) {
-    /* after the workers every point is complete or failed: read back */
+    /* after the workers or ranks every point is complete or failed: read back */
     EM_TRY_GOTO(err,
-                run_point(a, &p, ps->zip, jobs > 1 ? 2 : ps->resume, k, log, &mc, &cv[k], &pr[k]),
+                run_point(a, &p, ps->zip, collect ? 2 : ps->resume, k, log, &mc, &cv[k], &pr[k]),
                 done);
     pr[k].done = 1;
     if (!pr[k].failed) analyse(&cv[k], &pr[k]);
@@ -653,7 +706,10 @@ em_err em_app_psweep(const em_app_args *a, const em_psweep_args *ps, const em_lo
     EM_TRY_GOTO(err, write_summary_csv(&p, ps->zip, pr), done);
   }
   char meshed[64] = "meshings in the workers' logs";
-  if (jobs == 1) snprintf(meshed, sizeof meshed, "%d meshings", mc.n_meshed);
+  if (n_rank > 1)
+    snprintf(meshed, sizeof meshed, "%d meshings on %d ranks", n_meshed, n_rank);
+  else if (jobs == 1)
+    snprintf(meshed, sizeof meshed, "%d meshings", mc.n_meshed);
   printf("# design sweep: %d points, %d failed, %s; %s/sweep.csv, %s/sweep_summary.csv\n",
          p.n_point, *n_failed, meshed, p.out, p.out);
   for (int k = 0; k < p.n_point; k++) {

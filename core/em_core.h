@@ -135,6 +135,8 @@ typedef struct em_log {
   FILE *stream; /* usually stderr */
   int level;    /* em_log_level */
   double t0;    /* wall time at creation: lines carry time since t0 */
+  char tag[48]; /* after the time on every line: "[rank 1, point 3] " in an
+                   MPI run (app/rank.c), "" otherwise */
 } em_log;
 
 void em_log_init(em_log *log, FILE *stream, int level);

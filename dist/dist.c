@@ -4,6 +4,7 @@
  * 0 of 1, so that code written for P ranks runs unchanged without MPI. */
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "dist_impl.h"
@@ -165,10 +166,20 @@ em_err em_dist_test(const em_dist *d, em_dist_req **req, int *done) {
   return EM_OK;
 }
 
-em_err em_dist_wait(const em_dist *d, em_dist_req **req) {
+static void nap(long *ns) { /* 1 ms, doubling up to 20 ms */
+  nanosleep(&(struct timespec){0, *ns}, NULL);
+  if (*ns < 20000000) *ns *= 2;
+}
+
+em_err em_dist_wait(const em_dist *d, em_dist_req **req, em_dist_wait_mode mode) {
   d = of(d);
   if (!req || !*req) return EM_OK;
   int done = 0;
+  if (mode == EM_DIST_IDLE)
+    for (long ns = 1000000;; nap(&ns)) {
+      EM_TRY(em_dist_test(d, req, &done));
+      if (done) return EM_OK;
+    }
   em_err err = d->ops->test(d, *req, 1, &done);
   *req = NULL;
   return err;
@@ -177,16 +188,26 @@ em_err em_dist_wait(const em_dist *d, em_dist_req **req) {
 em_err em_dist_send(const em_dist *d, const void *buf, size_t bytes, int dest, int tag) {
   em_dist_req *r = NULL;
   EM_TRY(em_dist_isend(d, buf, bytes, dest, tag, &r));
-  return em_dist_wait(d, &r);
+  return em_dist_wait(d, &r, EM_DIST_BLOCK);
 }
 
-em_err em_dist_probe(const em_dist *d, int src, int tag, int block, int *from, size_t *bytes) {
+/* Idle: a look every 1 ms at first, then every 20 ms (a message is seen
+ * within 20 ms, and a waiting rank costs its node nothing). */
+em_err em_dist_probe(const em_dist *d, int src, int tag, em_dist_wait_mode mode, int *from,
+                     size_t *bytes) {
   d = of(d);
   *from = -1;
   if (bytes) *bytes = 0;
   EM_TRY(check_peer(d, src, 1, tag, "em_dist_probe"));
   size_t b = 0;
-  EM_TRY(d->ops->probe(d, src, tag, block, from, &b));
+  if (mode != EM_DIST_IDLE) {
+    EM_TRY(d->ops->probe(d, src, tag, mode == EM_DIST_BLOCK, from, &b));
+  } else {
+    for (long ns = 1000000;; nap(&ns)) {
+      EM_TRY(d->ops->probe(d, src, tag, 0, from, &b));
+      if (*from >= 0) break;
+    }
+  }
   if (bytes) *bytes = b;
   return EM_OK;
 }

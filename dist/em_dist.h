@@ -89,26 +89,34 @@ em_err em_dist_gather(const em_dist *d, const void *send, size_t n, em_dist_type
 em_err em_dist_allgather(const em_dist *d, const void *send, size_t n, em_dist_type t, void *recv);
 
 /* ----------------------------------------------------- point to point
- * A message is bytes of any length with a tag >= 0.  em_dist_send blocks
- * until the buffer may be reused; em_dist_isend returns at once (the buffer
- * stays untouched until em_dist_wait).  Messages between two ranks with the
- * same tag arrive in the order sent.  A rank never sends to itself. */
+ * A message is bytes of any length with a tag 0..32767.  em_dist_send
+ * returns when the buffer may be reused; em_dist_isend at once (the buffer
+ * stays untouched until the send completes: em_dist_test, em_dist_wait).
+ * Messages between two ranks with the same tag arrive in the order sent.
+ * A rank never sends to itself. */
 
-typedef struct em_dist_req em_dist_req; /* a send in flight */
+typedef struct em_dist_req em_dist_req; /* a transfer in flight */
+
+/* How a rank waits: not at all, in MPI's own blocking call (which keeps a
+ * core busy polling), or idle (a look every few ms, asleep between: for a
+ * rank with nothing to do while others compute on the same node). */
+typedef enum em_dist_wait_mode { EM_DIST_LOOK = 0, EM_DIST_BLOCK, EM_DIST_IDLE } em_dist_wait_mode;
 
 em_err em_dist_send(const em_dist *d, const void *buf, size_t bytes, int dest, int tag);
 em_err em_dist_isend(const em_dist *d, const void *buf, size_t bytes, int dest, int tag,
                      em_dist_req **req);
-/* Complete a send (NULL-safe; *req = NULL). */
-em_err em_dist_wait(const em_dist *d, em_dist_req **req);
-/* *done = 1 when the send is complete (it is then freed, *req = NULL). */
+/* *done = 1 when the transfer is complete (then freed, *req = NULL). */
 em_err em_dist_test(const em_dist *d, em_dist_req **req, int *done);
+/* Complete a transfer (NULL-safe; *req = NULL); mode EM_DIST_BLOCK or
+ * EM_DIST_IDLE. */
+em_err em_dist_wait(const em_dist *d, em_dist_req **req, em_dist_wait_mode mode);
 /* Whether a message from src (or EM_DIST_ANY) with tag waits: *from its
- * source, *bytes its length; *from = -1 when none (block = 0) */
-em_err em_dist_probe(const em_dist *d, int src, int tag, int block, int *from, size_t *bytes);
+ * source, *bytes its length; *from = -1 when none (EM_DIST_LOOK only). */
+em_err em_dist_probe(const em_dist *d, int src, int tag, em_dist_wait_mode mode, int *from,
+                     size_t *bytes);
 /* Receive one message of at most cap bytes from src (or EM_DIST_ANY) with
  * tag; *from (may be NULL) its source, *bytes (may be NULL) its length.  A
- * longer message is EM_ERR_MPI naming both lengths. */
+ * longer message is EM_ERR_MPI naming both lengths (and stays unreceived). */
 em_err em_dist_recv(const em_dist *d, void *buf, size_t cap, int src, int tag, int *from,
                     size_t *bytes);
 

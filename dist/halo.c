@@ -67,7 +67,7 @@ em_err em_dist_halo_finish(const em_dist *d, em_dist_xchg **px) {
   if (!x) return EM_OK;
   em_err err = EM_OK;
   for (int i = 0; x->req && i < 2 * x->n; i++) {
-    em_err e = em_dist_wait(d, &x->req[i]);
+    em_err e = em_dist_wait(d, &x->req[i], EM_DIST_BLOCK);
     if (!err) err = e;
   }
   em_free(&x->req);

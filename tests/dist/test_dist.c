@@ -80,7 +80,7 @@ static void ring(const em_dist *d) {
   EXPECT_ERR(em_dist_send(d, "x", 1, P, 1), EM_ERR_ARG);
   if (P == 1) {
     int from = 0;
-    EXPECT_ERR(em_dist_probe(d, EM_DIST_ANY, 1, 0, &from, NULL), EM_ERR_ARG);
+    EXPECT_ERR(em_dist_probe(d, EM_DIST_ANY, 1, EM_DIST_LOOK, &from, NULL), EM_ERR_ARG);
     return;
   }
   size_t n = 1000 * (size_t)(r + 1) + 1;
@@ -90,7 +90,7 @@ static void ring(const em_dist *d) {
   EXPECT_OK(em_dist_isend(d, out, n, (r + 1) % P, 5, &req));
   int prev = (r + P - 1) % P, from = -1;
   size_t want = 1000 * (size_t)(prev + 1) + 1, got = 0;
-  EXPECT_OK(em_dist_probe(d, EM_DIST_ANY, 5, 1, &from, &got));
+  EXPECT_OK(em_dist_probe(d, EM_DIST_ANY, 5, r % 2 ? EM_DIST_BLOCK : EM_DIST_IDLE, &from, &got));
   EXPECT(from == prev && got == want, "probe: %zu bytes from %d, expected %zu from %d", got, from,
          want, prev);
   EXPECT_ERR(em_dist_recv(d, in, want - 1, EM_DIST_ANY, 5, NULL, NULL), EM_ERR_MPI);
@@ -98,9 +98,9 @@ static void ring(const em_dist *d) {
   int bad = 0;
   for (size_t i = 0; i < got; i++) bad += in[i] != (unsigned char)(i * 7 + prev);
   EXPECT(from == prev && got == want && !bad, "ring: %zu bytes from %d, %d wrong", got, from, bad);
-  EXPECT_OK(em_dist_wait(d, &req));
+  EXPECT_OK(em_dist_wait(d, &req, r % 2 ? EM_DIST_IDLE : EM_DIST_BLOCK));
   EXPECT(req == NULL, "a completed request is cleared");
-  EXPECT_OK(em_dist_probe(d, EM_DIST_ANY, 5, 0, &from, &got));
+  EXPECT_OK(em_dist_probe(d, EM_DIST_ANY, 5, EM_DIST_LOOK, &from, &got));
   EXPECT(from == -1, "nothing left to receive (%d)", from);
   free(out);
   free(in);
