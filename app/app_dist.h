@@ -34,6 +34,19 @@ int em_app_rank_finish(const em_dist *d, int code);
 /* "[rank r, point k] " into log->tag (k < 0: "[rank r] "); one rank: "". */
 void em_app_rank_tag(const em_dist *d, int point, em_log *log);
 
+/* ------------------------------------------------------ dist_files.c */
+
+/* A file to rank 0 as one message: head (head_bytes), then the file's
+ * bytes; waits asleep until rank 0 has it. */
+em_err em_app_send_file(const em_dist *d, const void *head, size_t head_bytes, const char *path,
+                        int tag);
+/* Rank 0: n bytes into path (temporary name + rename). */
+em_err em_app_write_file(const char *path, const void *bytes, size_t n);
+/* The next message with tag from any rank (mode: look, or wait asleep):
+ * *buf (to free) of *n bytes from *from; *from = -1 when none (look). */
+em_err em_app_recv_any(const em_dist *d, int tag, em_dist_wait_mode mode, char **buf, size_t *n,
+                       int *from);
+
 /* ----------------------------------------------------- psweep_dist.c */
 
 /* A design sweep as the sharing sees it (callbacks into psweep.c). */
@@ -81,5 +94,8 @@ em_err em_sweep_dist_uniform(em_run *r, uint8_t *done);
  * rank 0 takes it for sample k (*found) instead of solving. */
 em_err em_sweep_dist_sample_peer(em_run *r);
 em_err em_sweep_dist_sample_take(em_run *r, int k, double f, em_cplx *u, em_cplx *y, int *found);
+/* Rank 0, after the greedy: receive the samples it did not take (read
+ * from their files on --resume), so that no peer waits forever. */
+em_err em_sweep_dist_sample_drain(em_run *r);
 
 #endif

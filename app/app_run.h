@@ -65,8 +65,11 @@ typedef struct em_run {
   em_freq_result *sample;             /* [max_solves] adaptive sweep: each full solve */
   double sweep_estimate, sweep_check; /* adaptive sweep: final error estimate and check */
   int sweep_converged;
-  em_fsys *fsys; /* the problem object: what a sweep keeps across its
-                    frequencies (model/fsys.c) */
+  em_fsys *fsys;  /* the problem object: what a sweep keeps across its
+                     frequencies (model/fsys.c) */
+  int peer;       /* an MPI rank > 0 solving part of rank 0's run: it writes
+                     nothing of its own (app/sweep_dist.c) */
+  unsigned taken; /* rank 0, adaptive sweep: the initial samples a peer sent */
   int n_files;
   char files[64][256]; /* outputs written, relative to out_dir */
 } em_run;

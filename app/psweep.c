@@ -413,8 +413,8 @@ static em_err run_point(const em_app_args *a, const psweep *p, int zip, int resu
   if (resume == 2 && !marker_matches(dir, mark)) { /* after --jobs: a worker's failure */
     snprintf(path, sizeof path, "%s/point.failed", dir);
     FILE *f = fopen(path, "r");
-    EM_CHECK(f, EM_ERR_IO,
-             "--jobs / MPI: point %d has neither point.done nor point.failed in %s", k, dir);
+    EM_CHECK(f, EM_ERR_IO, "--jobs / MPI: point %d has neither point.done nor point.failed in %s",
+             k, dir);
     size_t n = fread(r->msg, 1, sizeof r->msg - 1, f);
     fclose(f);
     r->msg[n] = '\0';

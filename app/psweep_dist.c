@@ -99,32 +99,14 @@ static void rm_tree(const char *dir, int depth) {
   rmdir(dir);
 }
 
-static em_err read_whole(const char *path, char **buf, size_t *n) {
-  FILE *f = fopen(path, "rb");
-  EM_CHECK(f, EM_ERR_IO, "cannot read %s", path);
-  struct stat st;
-  em_err err = fstat(fileno(f), &st) ? EM_RAISE(EM_ERR_IO, "cannot stat %s", path) : EM_OK;
-  *n = err ? 0 : (size_t)st.st_size;
-  if (!err) err = em_calloc(buf, sizeof(msg_head) + *n + 1, 1, "a point's file");
-  if (!err && fread(*buf + sizeof(msg_head), 1, *n, f) != *n)
-    err = EM_RAISE(EM_ERR_IO, "cannot read %s", path);
-  fclose(f);
-  return err;
-}
-
 static em_err send_file(const em_dist *d, int k, const char *dir, const char *rel) {
-  char path[1600], *buf = NULL;
-  size_t n = 0;
+  char path[1600];
   snprintf(path, sizeof path, "%s/%s", dir, rel);
-  EM_TRY(read_whole(path, &buf, &n));
-  msg_head h = {MSG_FILE, k, 0, 0, n, ""};
+  struct stat st;
+  EM_CHECK(stat(path, &st) == 0, EM_ERR_IO, "cannot read %s", path);
+  msg_head h = {MSG_FILE, k, 0, 0, (uint64_t)st.st_size, ""};
   snprintf(h.name, sizeof h.name, "%s", rel);
-  memcpy(buf, &h, sizeof h);
-  em_dist_req *q = NULL; /* rank 0 may still be computing: wait asleep */
-  em_err err = em_dist_isend(d, buf, sizeof h + n, 0, EM_TAG_SWEEP, &q);
-  if (!err) err = em_dist_wait(d, &q, EM_DIST_IDLE);
-  em_free(&buf);
-  return err;
+  return em_app_send_file(d, &h, sizeof h, path, EM_TAG_SWEEP);
 }
 
 /* Every file under dir (one level of subfolders: plots/), the point's
@@ -143,7 +125,8 @@ static em_err send_tree(const em_dist *d, int k, const char *dir, const char *su
     snprintf(full, sizeof full, "%s/%s", dir, rel);
     struct stat st;
     if (stat(full, &st)) continue;
-    int marker = !sub[0] && (!strcmp(e->d_name, "point.done") || !strcmp(e->d_name, "point.failed"));
+    int marker =
+        !sub[0] && (!strcmp(e->d_name, "point.done") || !strcmp(e->d_name, "point.failed"));
     if (S_ISDIR(st.st_mode) && !sub[0] && !markers)
       err = send_tree(d, k, dir, e->d_name, 0);
     else if (S_ISREG(st.st_mode) && marker == markers && strlen(rel) < NAME_LEN)
@@ -172,13 +155,7 @@ static em_err write_file(const char *out, const msg_head *h, const char *bytes, 
   *slash = '\0';
   EM_TRY(em_mkdir_p(path));
   *slash = '/';
-  em_outfile o;
-  EM_TRY(em_outfile_open(&o, path, 1));
-  if (h->size && fwrite(bytes, 1, h->size, o.f) != h->size) {
-    em_outfile_abort(&o);
-    return EM_RAISE(EM_ERR_IO, "cannot write %s", path);
-  }
-  return em_outfile_commit(&o);
+  return em_app_write_file(path, bytes, h->size);
 }
 
 /* Rank 0: until every other rank said its share is done. */
@@ -190,9 +167,7 @@ static em_err collect(const em_dist *d, const em_psweep_share *s, int *n_meshed)
   for (int ends = 0; ends < em_dist_size(d) - 1 && !err;) {
     int from;
     size_t n;
-    err = em_dist_probe(d, EM_DIST_ANY, EM_TAG_SWEEP, EM_DIST_IDLE, &from, &n);
-    if (!err) err = em_calloc(&buf, n + 1, 1, "a point's file");
-    if (!err) err = em_dist_recv(d, buf, n, from, EM_TAG_SWEEP, NULL, NULL);
+    err = em_app_recv_any(d, EM_TAG_SWEEP, EM_DIST_IDLE, &buf, &n, &from);
     msg_head h;
     if (!err && n < sizeof h) err = EM_RAISE(EM_ERR_INTERNAL, "a short message from rank %d", from);
     if (!err) memcpy(&h, buf, sizeof h);
@@ -260,7 +235,7 @@ em_err em_psweep_share_run(const em_dist *d, const em_psweep_share *s, int resum
   if (err) goto done;
   if (r > 0) {
     msg_head h = {MSG_END, -1, meshed, 0, 0, ""};
-    em_dist_req *q = NULL;
+    em_dist_req *q = NULL; /* rank 0 may still be computing: wait asleep */
     EM_TRY_GOTO(err, em_dist_isend(d, &h, sizeof h, 0, EM_TAG_SWEEP, &q), done);
     EM_TRY_GOTO(err, em_dist_wait(d, &q, EM_DIST_IDLE), done);
   } else {

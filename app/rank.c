@@ -40,8 +40,8 @@ void em_app_rank_setup(em_app_args *a, em_log *log) {
   char gpu[96] = "";
   if (p->n_gpu > 0 && p->gpu < 0 && strcmp(a->device, "cpu")) {
     a->device = "cpu"; /* more ranks than GPUs: this one on the host */
-    snprintf(gpu, sizeof gpu, "no GPU of its own (%d on the node for %d ranks): the host",
-             p->n_gpu, p->local_size);
+    snprintf(gpu, sizeof gpu, "no GPU of its own (%d on the node for %d ranks): the host", p->n_gpu,
+             p->local_size);
   } else if (p->gpu >= 0 && strcmp(a->device, "cpu")) {
     const char *cvd = getenv("CUDA_VISIBLE_DEVICES");
     snprintf(gpu, sizeof gpu, "GPU %d of %d (CUDA_VISIBLE_DEVICES=%s)", p->gpu, p->n_gpu,

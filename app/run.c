@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "app_dist.h" /* MPI: the frequencies shared among ranks */
 #include "app_sweep.h"
 
 typedef struct {
@@ -365,8 +366,12 @@ static em_err run_case(em_run *r) {
     return EM_OK;
   }
   EM_TRY(em_run_config_read(r->cs, &r->cfg));
+  int idle = 0;
+  em_sweep_dist_role(r, &idle); /* MPI: this rank's part (app/sweep_dist.c) */
+  if (idle) return EM_OK;
   EM_TRY(em_app_validate_case(r)); /* before meshing: seconds, not the run */
-  EM_TRY(em_app_outdir_open(r));   /* created and locked: a second run is refused now */
+  /* created and locked: a second run is refused now (a peer: its scratch) */
+  EM_TRY(r->peer ? em_sweep_dist_open(r) : em_app_outdir_open(r));
   EM_TRY(make_mesh(r));
   const em_run_config *cfg = &r->cfg;
   em_setup_opts so = em_run_setup_opts(cfg);
@@ -377,6 +382,7 @@ static em_err run_case(em_run *r) {
   EM_TRY(em_app_check_signal());
   em_app_outdir_clear(r); /* the case's earlier outputs, right before the new ones */
   EM_TRY(em_sweep_run(r));
+  if (r->peer) return EM_OK; /* rank 0 writes the run's files */
   EM_TRY(write_port_tables(r));
   EM_TRY(add_file(r, "summary.json"));
   EM_TRY(em_run_write_summary(r));
@@ -401,7 +407,10 @@ em_err em_app_run(const em_app_args *a, const em_log *log, int *flagged) {
   em_err err = run_case(&r);
   if (flagged) *flagged = r.flagged;
   if (err) em_error_trace(err, __FILE__, __LINE__);
-  em_app_outdir_close(&r, err);
+  if (r.peer)
+    em_sweep_dist_close(&r, err);
+  else
+    em_app_outdir_close(&r, err);
   em_free(&r.S);
   em_free(&r.zin);
   em_free(&r.zref);

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "app_dist.h" /* MPI: the frequencies shared among ranks */
 #include "app_sweep.h"
 #include "em_model.h"
 
@@ -56,6 +57,7 @@ static em_err sweep(em_run *r, uint8_t *done) {
     for (int i = 0; i < nf; i++)
       if (done[i]) list_earlier_outputs(r, i);
   }
+  if (em_sweep_dist_on(r)) return em_sweep_dist_uniform(r, done); /* app/sweep_dist.c */
   double t_solved = 0;
   int n_solved = 0, left = nf - n_resumed;
   r->t_sweep = em_wtime(); /* the progress line's elapsed time and estimate (app/face.c) */
@@ -95,9 +97,12 @@ static em_err sample_solve(void *ctx, double f, em_cplx *u, em_cplx *y) {
   int64_t nu = (int64_t)r->dofs->n_dof * np, ny = (int64_t)np * np;
   EM_CHECK(k < r->cfg.sweep_max_solves, EM_ERR_INTERNAL, "adaptive sweep: too many solves");
   if (r->args->resume) EM_TRY(em_journal_sample_load(r, k, f, u, nu, y, ny, &found));
-  if (found) {
+  if (found)
     em_log_info(r->log, "adaptive sweep: solve %d at %.6g GHz read from sweep.sample%d.bin", k + 1,
                 f * 1e-9, k);
+  else /* MPI: an initial sample another rank solved (app/sweep_dist.c) */
+    EM_TRY(em_sweep_dist_sample_take(r, k, f, u, y, &found));
+  if (found) {
     r->n_samples++;
   } else {
     em_log_verbose(r->log, "adaptive sweep: full solve %d at %.6g GHz", k + 1, f * 1e-9);
@@ -179,6 +184,7 @@ static em_err adaptive(em_run *r) {
                 c->n_freq);
   }
   em_error_clear();
+  if (r->peer) return em_sweep_dist_sample_peer(r); /* MPI: one initial sample for rank 0 */
   EM_TRY(em_calloc(&r->sample, (size_t)c->sweep_max_solves, sizeof *r->sample, "samples"));
   r->sweep_converged = 1;
   em_adaptive a = {.f0 = c->freq[0],
@@ -197,6 +203,11 @@ static em_err adaptive(em_run *r) {
   em_adaptive_result res;
   double t0 = em_wtime();
   EM_TRY(em_adaptive_run(&a, &m, &res));
+  em_err derr = em_sweep_dist_sample_drain(r); /* MPI: samples read from files instead */
+  if (derr) {
+    em_mri_destroy(&m);
+    return derr;
+  }
   r->sweep_estimate = res.estimate;
   r->sweep_check = res.check;
   int ok = res.converged;
