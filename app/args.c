@@ -49,7 +49,10 @@ void em_app_usage(FILE *f) {
           "  emsolve --list-params cases/waveguide.geo\n"
           "  emsolve cases/dra.geo --sweep Geometry/dra_radius=7:0.5:8 "
           "--sweep Materials/dra/eps_r=10,12\n"
-          "  emsolve --plot out/dra\n");
+          "  emsolve --plot out/dra\n"
+          "  mpirun -np 4 --bind-to none emsolve cases/dra.geo --sweep Materials/dra/eps_r=8:1:11\n"
+          "    (MPI: the points, or one case's frequencies, over 4 ranks, one GPU each;\n"
+          "    rank 0 writes the files of a serial run; docs/mpi.md)\n");
 }
 
 static em_err push_override(em_app_args *a, const char *name, int is_string, double v,

@@ -105,7 +105,7 @@ static em_err send_file(const em_dist *d, int k, const char *dir, const char *re
   struct stat st;
   EM_CHECK(stat(path, &st) == 0, EM_ERR_IO, "cannot read %s", path);
   msg_head h = {MSG_FILE, k, 0, 0, (uint64_t)st.st_size, ""};
-  snprintf(h.name, sizeof h.name, "%s", rel);
+  snprintf(h.name, sizeof h.name, "%.255s", rel);
   return em_app_send_file(d, &h, sizeof h, path, EM_TAG_SWEEP);
 }
 

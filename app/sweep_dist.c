@@ -238,7 +238,7 @@ static em_err peer_uniform(em_run *r, int n_part) {
     char path[1400];
     snprintf(path, sizeof path, "%s/%s", r->out_dir, r->files[k]);
     msg_head h = {MSG_FILE, -1, mine, 0, ""};
-    snprintf(h.name, sizeof h.name, "%s", r->files[k]);
+    snprintf(h.name, sizeof h.name, "%.63s", r->files[k]);
     err = em_app_send_file(d, &h, sizeof h, path, EM_TAG_RUN);
   }
   msg_head end = {MSG_DONE, -1, mine, 0, ""};
