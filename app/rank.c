@@ -36,7 +36,8 @@ void em_app_rank_setup(em_app_args *a, em_log *log) {
   const em_dist_place *p = em_dist_where(d);
   em_app_rank_tag(d, -1, log);
   /* rank 0 speaks for the run: tables and results on its stdout only */
-  if (p->rank > 0 && !freopen("/dev/null", "w", stdout)) fclose(stdout);
+  if (p->rank > 0 && !freopen("/dev/null", "w", stdout))
+    em_log_warn(log, "cannot silence this rank's stdout");
   char gpu[96] = "";
   if (p->n_gpu > 0 && p->gpu < 0 && strcmp(a->device, "cpu")) {
     a->device = "cpu"; /* more ranks than GPUs: this one on the host */

@@ -8,7 +8,7 @@
  * journal, --resume), the j-th of them goes to rank j mod P' (P' = the
  * ranks that have one); a rank > 0 (a "peer") sends each frequency's record
  * - the journal's bytes of S, Zin, the references, the solver statistics and
- * the antenna figures - as it completes, and at the end the files it wrote
+ * the antenna figures, then its em_freq_result - as it completes, and at the end the files it wrote
  * for its frequencies (fields, line, far field); rank 0 journals each record
  * as it arrives and writes the run's files from them: byte for byte those
  * of a serial run.  Adaptive sweep: peers 1 and 2 solve the second and
@@ -33,7 +33,8 @@ typedef struct msg_head {
   int32_t type, index; /* frequency or sample index */
   uint64_t mesh;       /* the sender's mesh fingerprint */
   double f;            /* Hz */
-  char name[64];       /* MSG_FILE: the file's name in the run's folder */
+  char name[64];       /* MSG_FILE: the file's name in the run's folder;
+                          MSG_RECORD: the preconditioner's implementation */
 } msg_head;
 
 int em_sweep_dist_on(const em_run *r) {
@@ -125,7 +126,7 @@ static int owner(int j, int n_part) {
 /* Rank 0: one message from a peer.  A record becomes frequency i's
  * results, journaled at once; a file goes into the run's folder. */
 static em_err take(em_run *r, uint8_t *done, const char *buf, size_t n, int from, uint64_t mine,
-                   int *n_done_peers) {
+                   const char *impl0, int *n_done_peers) {
   msg_head h;
   EM_CHECK(n >= sizeof h, EM_ERR_INTERNAL, "a short message from rank %d", from);
   memcpy(&h, buf, sizeof h);
@@ -146,11 +147,16 @@ static em_err take(em_run *r, uint8_t *done, const char *buf, size_t n, int from
     return EM_OK;
   }
   int i = h.index;
+  size_t rec = em_journal_record(r, i, NULL);
   EM_CHECK(h.type == MSG_RECORD && i >= 0 && i < r->cfg.n_freq && h.f == r->cfg.freq[i] &&
-               n - sizeof h == em_journal_record(r, i, NULL),
+               n - sizeof h == rec + sizeof(em_freq_result),
            EM_ERR_INTERNAL, "a malformed message from rank %d", from);
   em_journal_record_load(r, i, (const unsigned char *)buf + sizeof h);
-  r->fr[i].resumed = 0; /* solved by this run */
+  /* the rest of what the frequency gave (preconditioner, fields file, PML
+     estimate): the summary's, as if solved here */
+  memcpy(&r->fr[i], buf + sizeof h + rec, sizeof(em_freq_result));
+  /* its one pointer, a name of the solver library: rank 0's own copy */
+  r->fr[i].pc.impl = impl0 && !strcmp(impl0, h.name) ? impl0 : NULL;
   em_app_flag_frequency(r, i);
   done[i] = 1;
   em_log_verbose(r->log, "frequency %d/%d (%.6g GHz) from rank %d", i + 1, r->cfg.n_freq,
@@ -159,8 +165,8 @@ static em_err take(em_run *r, uint8_t *done, const char *buf, size_t n, int from
 }
 
 /* Rank 0: what has arrived (look), or until every peer is done (idle). */
-static em_err drain(em_run *r, uint8_t *done, uint64_t mine, int *n_done_peers, int n_peer,
-                    int wait) {
+static em_err drain(em_run *r, uint8_t *done, uint64_t mine, const char *impl0, int *n_done_peers,
+                    int n_peer, int wait) {
   for (;;) {
     if (wait && *n_done_peers == n_peer) return EM_OK;
     char *buf = NULL;
@@ -169,7 +175,7 @@ static em_err drain(em_run *r, uint8_t *done, uint64_t mine, int *n_done_peers, 
     EM_TRY(em_app_recv_any(r->args->dist, EM_TAG_RUN, wait ? EM_DIST_IDLE : EM_DIST_LOOK, &buf, &n,
                            &from));
     if (from < 0) return EM_OK;
-    em_err err = take(r, done, buf, n, from, mine, n_done_peers);
+    em_err err = take(r, done, buf, n, from, mine, impl0, n_done_peers);
     em_free(&buf);
     EM_TRY(err);
   }
@@ -215,7 +221,9 @@ static em_err peer_uniform(em_run *r, int n_part) {
   em_err err = em_calloc(&done, (size_t)nf, 1, "frequencies done");
   if (!err) err = em_dist_probe(d, 0, EM_TAG_TODO, EM_DIST_IDLE, &from, NULL);
   if (!err) err = em_dist_recv(d, done, (size_t)nf, 0, EM_TAG_TODO, NULL, NULL);
-  if (!err) err = em_calloc(&rec, em_journal_record(r, 0, NULL) + 1, 1, "a frequency's record");
+  if (!err)
+    err = em_calloc(&rec, em_journal_record(r, 0, NULL) + sizeof(em_freq_result), 1,
+                    "a frequency's record");
   if (!err) err = em_calloc(&o.buf, (size_t)nf + 65, sizeof *o.buf, "messages");
   if (!err) err = em_calloc(&o.req, (size_t)nf + 65, sizeof *o.req, "messages");
   uint64_t mine = 0;
@@ -226,8 +234,10 @@ static em_err peer_uniform(em_run *r, int n_part) {
     if (err) break;
     if (!mine) mine = mesh_print(r);
     msg_head h = {MSG_RECORD, i, mine, r->cfg.freq[i], ""};
-    size_t n = em_journal_record(r, i, rec);
-    err = post(d, &o, &h, rec, n);
+    snprintf(h.name, sizeof h.name, "%s", r->fr[i].pc.impl ? r->fr[i].pc.impl : "");
+    size_t n = em_journal_record(r, i, rec); /* then the whole result */
+    memcpy(rec + n, &r->fr[i], sizeof(em_freq_result));
+    err = post(d, &o, &h, rec, n + sizeof(em_freq_result));
     for (int k = 0; k < o.n && !err; k++) { /* progress while computing */
       int ok = 0;
       err = em_dist_test(d, &o.req[k], &ok);
@@ -262,14 +272,15 @@ em_err em_sweep_dist_uniform(em_run *r, uint8_t *done) {
   em_log_info(r->log, "%d frequencies to solve on %d ranks", n_left, n_part);
   r->t_sweep = em_wtime();
   uint64_t mine = mesh_print(r);
+  const char *impl0 = NULL; /* the preconditioner's name, from a frequency of rank 0 */
   em_err err = EM_OK;
   for (int i = 0, j = 0; i < nf && !err && !em_app_signal(); i++) {
     if (done[i] || owner(j++, n_part) != 0) continue;
     err = em_run_solve_frequency(r, i);
-    if (!err) done[i] = 1, err = em_journal_write(r, done);
-    if (!err) err = drain(r, done, mine, &peers_done, n_part - 1, 0);
+    if (!err) done[i] = 1, impl0 = r->fr[i].pc.impl, err = em_journal_write(r, done);
+    if (!err) err = drain(r, done, mine, impl0, &peers_done, n_part - 1, 0);
   }
-  if (!err) err = drain(r, done, mine, &peers_done, n_part - 1, 1); /* the rest, asleep */
+  if (!err) err = drain(r, done, mine, impl0, &peers_done, n_part - 1, 1); /* the rest, asleep */
   EM_TRY(err);
   int n = 0;
   for (int i = 0; i < nf; i++) n += done[i];
@@ -309,6 +320,8 @@ em_err em_sweep_dist_sample_peer(em_run *r) {
   em_err err = em_run_solve_sample(r, f, &r->sample[k], u, y);
   if (!err) {
     msg_head h = {MSG_SAMPLE, k, mesh_print(r), f, ""};
+    const char *impl = r->sample[k].pc.impl;
+    snprintf(h.name, sizeof h.name, "%s", impl ? impl : "");
     memcpy(buf, &h, sizeof h);
     memcpy(buf + sizeof h, &r->sample[k], sizeof(em_freq_result));
     em_dist_req *q = NULL; /* rank 0 takes it after its own first solve */
@@ -342,6 +355,8 @@ em_err em_sweep_dist_sample_take(em_run *r, int k, double f, em_cplx *u, em_cplx
                    h.index, h.f, k, f);
   if (!err) {
     memcpy(&r->sample[k], buf + sizeof h, sizeof(em_freq_result));
+    const char *impl0 = r->sample[0].pc.impl; /* its one pointer: rank 0's own copy */
+    r->sample[k].pc.impl = impl0 && !strcmp(impl0, h.name) ? impl0 : NULL;
     memcpy(u, buf + sizeof h + sizeof(em_freq_result), sizeof *u * (size_t)nu);
     memcpy(y, buf + sizeof h + sizeof(em_freq_result) + sizeof *u * (size_t)nu,
            sizeof *y * (size_t)ny);
