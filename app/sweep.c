@@ -50,7 +50,7 @@ static void list_earlier_outputs(em_run *r, int fi) {
 
 static em_err sweep(em_run *r, uint8_t *done) {
   int nf = r->cfg.n_freq, n_resumed = 0;
-  if (r->args->resume) {
+  if (r->args->resume && !r->peer) { /* an MPI peer: rank 0 says what is left */
     EM_TRY(em_journal_read(r, done, &n_resumed));
     em_log_info(r->log, "resume: %d of %d frequencies done in %s/%s", n_resumed, nf, r->out_dir,
                 EM_JOURNAL_NAME);
