@@ -54,8 +54,9 @@ void em_app_rank_setup(em_app_args *a, em_log *log) {
   omp_set_num_threads(t);
   char bind[64] = "";
   if (bound) snprintf(bind, sizeof bind, " (bound by the launcher to %d cores)", bound);
-  em_log_info(log, "%s: rank %d of %d on %s (local %d of %d), %s, %d host threads%s", p->impl,
-              p->rank, p->size, p->node, p->local_rank, p->local_size, gpu, t, bind);
+  em_log_info(log, "%s%s: rank %d of %d on %s (local %d of %d), %s, %d host threads%s", p->impl,
+              p->cuda_aware ? ", CUDA-aware" : "", p->rank, p->size, p->node, p->local_rank,
+              p->local_size, gpu, t, bind);
   if (bound == 1 && !getenv("OMP_NUM_THREADS") && sysconf(_SC_NPROCESSORS_ONLN) > p->local_size)
     em_log_warn(log,
                 "the launcher bound this rank to one core: meshing and assembly run on one "

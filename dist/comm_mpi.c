@@ -6,6 +6,9 @@
 #include <limits.h>
 #include <mpi.h>
 #include <stdlib.h>
+#if defined(OPEN_MPI) && OPEN_MPI
+#include <mpi-ext.h> /* MPIX_CUDA_AWARE_SUPPORT */
+#endif
 #include <string.h>
 
 #include "dist_impl.h"
@@ -88,6 +91,9 @@ em_err em_dist_mpi_start(int *argc, char ***argv, em_dist *d) {
   MPI_Get_library_version(ver, &len);
   ver[strcspn(ver, ",\n")] = '\0'; /* "Open MPI v4.1.4" */
   snprintf(p->impl, sizeof p->impl, "MPI (%.80s)", ver);
+#if defined(MPIX_CUDA_AWARE_SUPPORT) && MPIX_CUDA_AWARE_SUPPORT
+  p->cuda_aware = MPIX_Query_cuda_support() == 1; /* built for it, and on now */
+#endif
   return EM_OK;
 }
 

@@ -20,7 +20,8 @@ size_t em_dist_type_size(em_dist_type t) {
   return (unsigned)t < EM_DIST_TYPE_COUNT ? size[t] : 0;
 }
 
-static const em_dist serial_ = {&em_dist_serial_ops, {0, 1, 0, 1, -1, -1, 0, "", "serial"}, NULL};
+static const em_dist serial_ = {
+    &em_dist_serial_ops, {0, 1, 0, 1, -1, -1, 0, 0, "", "serial"}, NULL};
 
 static const em_dist *of(const em_dist *d) {
   return d ? d : &serial_;
@@ -139,12 +140,50 @@ em_err em_dist_allgather(const em_dist *d, const void *send, size_t n, em_dist_t
   return d->ops->allgather(d, send, n, t, recv);
 }
 
+/* The counts to root, then each rank's part as one message (any size). */
+em_err em_dist_gatherv(const em_dist *d, const void *send, size_t n, em_dist_type t, void **recv,
+                       int64_t *counts, int root) {
+  d = of(d);
+  *recv = NULL;
+  EM_TRY(check_root(d, root, "em_dist_gatherv"));
+  EM_TRY(check_type(t, "em_dist_gatherv"));
+  EM_CHECK(send || !n, EM_ERR_ARG, "em_dist_gatherv: no buffer");
+  int P = d->place.size, me = d->place.rank;
+  size_t es = em_dist_type_size(t);
+  int64_t mine = (int64_t)n, *cnt = NULL;
+  EM_TRY(em_calloc(&cnt, (size_t)P, sizeof *cnt, "gather counts"));
+  em_err err = em_dist_gather(d, &mine, 1, EM_DIST_INT64, cnt, root);
+  if (!err && me != root) err = em_dist_send(d, send, n * es, root, EM_DIST_TAG_GATHERV);
+  if (!err && me == root) {
+    size_t total = 0;
+    for (int k = 0; k < P; k++) total += (size_t)cnt[k];
+    char *all = NULL;
+    err = em_calloc(&all, total * es + 1, 1, "gathered values");
+    size_t off = 0;
+    for (int k = 0; k < P && !err; off += (size_t)cnt[k++] * es) {
+      if (k == me) {
+        if (n) memcpy(all + off, send, n * es);
+      } else {
+        err = em_dist_recv(d, all + off, (size_t)cnt[k] * es, k, EM_DIST_TAG_GATHERV, NULL, NULL);
+      }
+    }
+    if (err)
+      em_free(&all);
+    else
+      *recv = all;
+    if (!err && counts) memcpy(counts, cnt, (size_t)P * sizeof *cnt);
+  }
+  em_free(&cnt);
+  return err;
+}
+
 static em_err check_peer(const em_dist *d, int peer, int any, int tag, const char *what) {
   EM_CHECK((peer >= 0 && peer < d->place.size && peer != d->place.rank) ||
                (any && peer == EM_DIST_ANY && d->place.size > 1),
            EM_ERR_ARG, "%s: rank %d cannot talk to rank %d (%d ranks)", what, d->place.rank, peer,
            d->place.size);
-  EM_CHECK(tag >= 0 && tag < 32768, EM_ERR_ARG, "%s: tag %d (0 to 32767)", what, tag);
+  EM_CHECK(tag >= 0 && tag <= EM_DIST_TAG_GATHERV, EM_ERR_ARG, "%s: tag %d (0 to %d)", what, tag,
+           EM_DIST_TAG_GATHERV);
   return EM_OK;
 }
 

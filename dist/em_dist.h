@@ -36,7 +36,10 @@ typedef enum em_dist_type {
 
 typedef enum em_dist_op { EM_DIST_SUM = 0, EM_DIST_MAX, EM_DIST_MIN } em_dist_op;
 
-enum { EM_DIST_ANY = -1 }; /* any source (em_dist_recv, em_dist_probe) */
+enum {
+  EM_DIST_ANY = -1,           /* any source (em_dist_recv, em_dist_probe) */
+  EM_DIST_TAG_GATHERV = 32767 /* the tag em_dist_gatherv uses: callers' tags are below */
+};
 
 /* Bytes of one element of t. */
 size_t em_dist_type_size(em_dist_type t);
@@ -52,6 +55,8 @@ typedef struct em_dist_place {
   int n_gpu;                  /* GPUs this node shows (CUDA_VISIBLE_DEVICES or the driver) */
   int gpu;                    /* the GPU of this rank (index among those shown), -1: none */
   int bound;                  /* 1: CUDA_VISIBLE_DEVICES set to this rank's GPU */
+  int cuda_aware;             /* MPI takes device buffers (Open MPI's
+                                 MPIX_Query_cuda_support); 0 serial */
   char node[64];              /* the host name */
   char impl[96];              /* "serial" or "MPI: Open MPI v4.1.4 ..." */
 } em_dist_place;
@@ -87,9 +92,15 @@ em_err em_dist_gather(const em_dist *d, const void *send, size_t n, em_dist_type
                       int root);
 /* every rank: recv [size][n] = every rank's send [n] */
 em_err em_dist_allgather(const em_dist *d, const void *send, size_t n, em_dist_type t, void *recv);
+/* root: every rank's send [n_r] (n_r may differ, any size) one after the
+ * other in rank order; *recv allocated there (em_free it), counts[size]
+ * (NULL: not wanted) the n_r.  Elsewhere *recv = NULL. */
+em_err em_dist_gatherv(const em_dist *d, const void *send, size_t n, em_dist_type t, void **recv,
+                       int64_t *counts, int root);
 
 /* ----------------------------------------------------- point to point
- * A message is bytes of any length with a tag 0..32767.  em_dist_send
+ * A message is bytes of any length with a tag 0..32766 (32767 is
+ * em_dist_gatherv's).  em_dist_send
  * returns when the buffer may be reused; em_dist_isend at once (the buffer
  * stays untouched until the send completes: em_dist_test, em_dist_wait).
  * Messages between two ranks with the same tag arrive in the order sent.

@@ -69,6 +69,21 @@ static void broadcast_gather(const em_dist *d) {
   EXPECT(!bad, "gather / allgather: %d wrong", bad);
   free(all);
   free(every);
+  /* variable parts: rank k gives k + 1 values k, k + 0.5, ... */
+  double part[64];
+  for (int i = 0; i <= r; i++) part[i] = r + 0.5 * i;
+  void *got = NULL;
+  int64_t *cnt = calloc((size_t)P, sizeof *cnt);
+  EXPECT_OK(em_dist_gatherv(d, part, (size_t)r + 1, EM_DIST_DOUBLE, &got, cnt, 0));
+  EXPECT((r == 0) == (got != NULL), "gatherv: the result on rank 0 alone");
+  bad = 0;
+  for (int k = 0, o = 0; r == 0 && k < P; o += k + 1, k++) {
+    bad += cnt[k] != k + 1;
+    for (int i = 0; i <= k; i++) bad += ((double *)got)[o + i] != k + 0.5 * i;
+  }
+  EXPECT(!bad, "gatherv: %d wrong", bad);
+  em_free(&got);
+  free(cnt);
   EXPECT_OK(em_dist_barrier(d));
 }
 
