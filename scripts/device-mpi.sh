@@ -38,6 +38,9 @@ timeout "$(cap 300)" cmake --build "$B" -j"$(nproc)" --target emsolve test_dist 
 # every rank's host threads: the node's cores split among its ranks
 # (app/rank.c); --bind-to none lets them (Open MPI binds to cores otherwise)
 MPIRUN=(mpirun --allow-run-as-root --bind-to none)
+# a container may forbid the cross-process reads of the shared-memory
+# transport's single-copy path (ob1/vader only; UCX ignores it)
+export OMPI_MCA_btl_vader_single_copy_mechanism=none
 step "test_dist on 4 ranks"
 if ! timeout 60 "${MPIRUN[@]}" -np 4 "$B/tests/dist/test_dist" 4 > "$L/test_dist.log" 2>&1; then
   tail -5 "$L/test_dist.log"

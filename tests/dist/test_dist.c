@@ -87,8 +87,9 @@ static void broadcast_gather(const em_dist *d) {
   EXPECT_OK(em_dist_barrier(d));
 }
 
-/* A ring: rank r sends (r+1) mod P a message of 1000 (r+1) + 1 bytes; a
- * receive too small is refused and leaves the message waiting. */
+/* A ring: rank r sends (r+1) mod P a message of 100000 (r+1) + 1 bytes
+ * (beyond the eager limits: the rendezvous path); a receive too small is
+ * refused and leaves the message waiting. */
 static void ring(const em_dist *d) {
   int r = em_dist_rank(d), P = em_dist_size(d);
   EXPECT_ERR(em_dist_send(d, "x", 1, r, 1), EM_ERR_ARG); /* never to itself */
@@ -98,18 +99,18 @@ static void ring(const em_dist *d) {
     EXPECT_ERR(em_dist_probe(d, EM_DIST_ANY, 1, EM_DIST_LOOK, &from, NULL), EM_ERR_ARG);
     return;
   }
-  size_t n = 1000 * (size_t)(r + 1) + 1;
-  unsigned char *out = malloc(n), *in = malloc(1000 * (size_t)P + 1);
+  size_t n = 100000 * (size_t)(r + 1) + 1;
+  unsigned char *out = malloc(n), *in = malloc(100000 * (size_t)P + 1);
   for (size_t i = 0; i < n; i++) out[i] = (unsigned char)(i * 7 + r);
   em_dist_req *req = NULL;
   EXPECT_OK(em_dist_isend(d, out, n, (r + 1) % P, 5, &req));
   int prev = (r + P - 1) % P, from = -1;
-  size_t want = 1000 * (size_t)(prev + 1) + 1, got = 0;
+  size_t want = 100000 * (size_t)(prev + 1) + 1, got = 0;
   EXPECT_OK(em_dist_probe(d, EM_DIST_ANY, 5, r % 2 ? EM_DIST_BLOCK : EM_DIST_IDLE, &from, &got));
   EXPECT(from == prev && got == want, "probe: %zu bytes from %d, expected %zu from %d", got, from,
          want, prev);
   EXPECT_ERR(em_dist_recv(d, in, want - 1, EM_DIST_ANY, 5, NULL, NULL), EM_ERR_MPI);
-  EXPECT_OK(em_dist_recv(d, in, 1000 * (size_t)P + 1, EM_DIST_ANY, 5, &from, &got));
+  EXPECT_OK(em_dist_recv(d, in, 100000 * (size_t)P + 1, EM_DIST_ANY, 5, &from, &got));
   int bad = 0;
   for (size_t i = 0; i < got; i++) bad += in[i] != (unsigned char)(i * 7 + prev);
   EXPECT(from == prev && got == want && !bad, "ring: %zu bytes from %d, %d wrong", got, from, bad);
