@@ -63,8 +63,8 @@ typedef struct em_psweep_share {
   em_err (*run)(void *ctx, int k, const char *root, const em_log *log, int *meshed);
 } em_psweep_share;
 
-/* Every rank runs its share of the points not complete (contiguous runs
- * of the mesh groups, as even as the counts allow); a rank that cannot see
+/* Every rank runs points not complete, each handed to the next rank free
+ * (em_dist_queue, in mesh-group order); a rank that cannot see
  * out/ (no shared file system) runs into a scratch folder and sends the
  * files to rank 0, which writes them into out/point_<k>/ (the marker
  * last).  On return every point is complete or failed in out/ (rank 0);

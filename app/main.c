@@ -24,7 +24,8 @@ static int emsolve(int argc, char **argv, const em_dist *dist, int *failed) {
   if (help || version) {
     if (version && root)
       printf("emsolve %s (%s, %s)\n", EM_VERSION,
-             em_cuda_built() ? "CUDA backends built" : "CPU only", em_dist_where(dist)->impl);
+             em_cuda_built() ? "CUDA backends built" : "CPU only",
+             em_dist_mpi_built() ? "MPI built" : "without MPI");
     if (help && root) em_app_usage(stdout);
     em_app_args_free(&a);
     return 0;

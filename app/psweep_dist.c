@@ -2,9 +2,10 @@
  * (docs/mpi.md, "Design sweeps").
  *
  * Rank 0 decides which points are left (--resume: those without a matching
- * marker) and every rank derives the same share from that: the points left,
- * ordered by mesh group (a group's points stay together, so a rank meshes
- * once per group it holds) and cut into P contiguous runs of equal count.
+ * marker); they are ordered by mesh group (a group's points follow each
+ * other, so a rank that takes several of them meshes once) and handed out
+ * one at a time to the next rank free (em_dist_queue: a point that takes
+ * longer, a larger geometry, leaves its rank fewer).
  * Each rank runs its points as a serial sweep would, into OUT/point_<k>/
  * when it sees OUT (a shared file system), else into a scratch folder of its
  * own whose files it sends to rank 0 when its share is done; rank 0 writes
@@ -184,30 +185,26 @@ static em_err collect(const em_dist *d, const em_psweep_share *s, int *n_meshed)
   return err;
 }
 
-/* This rank's points: order[lo .. hi) */
-static void share_range(int m, int P, int r, int *lo, int *hi) {
-  *lo = (int)((int64_t)m * r / P);
-  *hi = (int)((int64_t)m * (r + 1) / P);
-}
-
 em_err em_psweep_share_run(const em_dist *d, const em_psweep_share *s, int resume,
                            const em_log *log, int *n_meshed) {
-  int P = em_dist_size(d), r = em_dist_rank(d), m = 0, lo, hi, see = 1, meshed = 0;
+  int P = em_dist_size(d), r = em_dist_rank(d), m = 0, n_mine = 0, see = 1, meshed = 0;
   uint8_t *todo = NULL;
-  int *order = NULL;
+  int *order = NULL, *mine = NULL;
+  em_dist_queue *q = NULL;
   char scratch[1100] = "";
   em_err err = EM_OK;
   *n_meshed = 0;
   EM_TRY_GOTO(err, em_calloc(&todo, (size_t)s->n_point, 1, "points left"), done);
   EM_TRY_GOTO(err, em_calloc(&order, (size_t)s->n_point, sizeof *order, "points order"), done);
+  EM_TRY_GOTO(err, em_calloc(&mine, (size_t)s->n_point, sizeof *mine, "this rank's points"), done);
   for (int k = 0; k < s->n_point && r == 0; k++) todo[k] = !(resume && s->complete(s->ctx, k));
   EM_TRY_GOTO(err, em_dist_bcast(d, todo, (size_t)s->n_point, EM_DIST_BYTE, 0), done);
   EM_TRY_GOTO(err, share_order(s, todo, order, &m), done);
-  share_range(m, P, r, &lo, &hi);
   EM_TRY_GOTO(err, probe_out(d, s->out, &see), done);
   if (r == 0)
-    em_log_info(log, "design sweep on %d ranks: %d of %d points to solve, %d to %d a rank", P, m,
-                s->n_point, m / P, (m + P - 1) / P);
+    em_log_info(log,
+                "design sweep on %d ranks: %d of %d points to solve, each to the next rank free", P,
+                m, s->n_point);
   if (!see) { /* no shared file system: a scratch folder, sent to rank 0 */
     const char *tmp = getenv("TMPDIR");
     snprintf(scratch, sizeof scratch, "%s/emsolve-rank%d-XXXXXX", tmp && *tmp ? tmp : "/tmp", r);
@@ -218,19 +215,31 @@ em_err em_psweep_share_run(const em_dist *d, const em_psweep_share *s, int resum
     }
     em_log_info(log, "%s is not visible here: points run in %s and go to rank 0", s->out, scratch);
   }
-  for (int j = lo; j < hi; j++) {
+  /* the points in group order, each to the next rank that asks (rank 0
+     serves from a thread: no other MPI on its main thread meanwhile) */
+  EM_TRY_GOTO(err, em_dist_queue_create(d, m, &q), done);
+  for (;;) {
+    int j = -1, mk = 0;
+    EM_TRY_GOTO(err, em_dist_queue_next(q, &j), done);
+    if (j < 0) break;
     em_log lg = *log;
     em_app_rank_tag(d, order[j], &lg);
-    int mk = 0;
     EM_TRY_GOTO(err, s->run(s->ctx, order[j], see ? s->out : scratch, &lg, &mk), done);
     meshed += mk;
+    mine[n_mine++] = order[j];
   }
+  EM_TRY_GOTO(err, em_dist_queue_destroy(&q), done);
+  char list[256] = "";
+  for (int j = 0, len = 0; j < n_mine && len < 200; j++)
+    len += snprintf(list + len, sizeof list - (size_t)len, "%s%d", j ? ", " : "", mine[j]);
+  em_log_info(log, "solved %d points (%s%s), %d meshings", n_mine, list, n_mine ? "" : "none",
+              meshed);
   if (!see) /* every file of each point, then its marker */
-    for (int j = lo; j < hi && !err; j++) {
+    for (int j = 0; j < n_mine && !err; j++) {
       char dir[1200];
-      snprintf(dir, sizeof dir, "%s/point_%d", scratch, order[j]);
-      err = send_tree(d, order[j], dir, "", 0);
-      if (!err) err = send_tree(d, order[j], dir, "", 1);
+      snprintf(dir, sizeof dir, "%s/point_%d", scratch, mine[j]);
+      err = send_tree(d, mine[j], dir, "", 0);
+      if (!err) err = send_tree(d, mine[j], dir, "", 1);
     }
   if (err) goto done;
   if (r > 0) {
@@ -246,5 +255,6 @@ done:
   if (scratch[0]) rm_tree(scratch, 0);
   em_free(&todo);
   em_free(&order);
-  return err;
+  em_free(&mine);
+  return err; /* a queue left by an error: the run stops every rank (main.c) */
 }

@@ -66,8 +66,9 @@ em_err em_dist_mpi_start(int *argc, char ***argv, em_dist *d) {
   int provided = 0, flag = 0;
   MPI_TRY(MPI_Initialized(&flag));
   EM_CHECK(!flag, EM_ERR_INTERNAL, "MPI started twice");
-  /* only the main thread calls MPI (OpenMP threads compute, never talk) */
-  MPI_TRY(MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided));
+  /* one thread at a time calls MPI: the main one, or rank 0's work-queue
+     server while the main one computes (OpenMP threads never talk) */
+  MPI_TRY(MPI_Init_thread(argc, argv, MPI_THREAD_SERIALIZED, &provided));
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
   mpi_data *m = NULL;
   EM_TRY(em_calloc(&m, 1, sizeof *m, "MPI state"));
@@ -76,6 +77,7 @@ em_err em_dist_mpi_start(int *argc, char ***argv, em_dist *d) {
   MPI_TRY(MPI_Comm_dup(MPI_COMM_WORLD, &m->comm));
   MPI_TRY(MPI_Comm_set_errhandler(m->comm, MPI_ERRORS_RETURN));
   em_dist_place *p = &d->place;
+  p->threads = provided >= MPI_THREAD_SERIALIZED;
   MPI_TRY(MPI_Comm_rank(m->comm, &p->rank));
   MPI_TRY(MPI_Comm_size(m->comm, &p->size));
   /* the ranks of this node: those that can share memory */

@@ -21,7 +21,7 @@ size_t em_dist_type_size(em_dist_type t) {
 }
 
 static const em_dist serial_ = {
-    &em_dist_serial_ops, {0, 1, 0, 1, -1, -1, 0, 0, "", "serial"}, NULL};
+    &em_dist_serial_ops, {0, 1, 0, 1, -1, -1, 0, 0, 0, "", "serial"}, NULL};
 
 static const em_dist *of(const em_dist *d) {
   return d ? d : &serial_;
@@ -66,6 +66,14 @@ em_err em_dist_init(int *argc, char ***argv, int bind_gpu, em_dist **out) {
 #endif
   *out = d;
   return EM_OK;
+}
+
+int em_dist_mpi_built(void) {
+#ifdef EM_HAVE_MPI
+  return 1;
+#else
+  return 0;
+#endif
 }
 
 void em_dist_finalize(em_dist **d) {
@@ -182,8 +190,8 @@ static em_err check_peer(const em_dist *d, int peer, int any, int tag, const cha
                (any && peer == EM_DIST_ANY && d->place.size > 1),
            EM_ERR_ARG, "%s: rank %d cannot talk to rank %d (%d ranks)", what, d->place.rank, peer,
            d->place.size);
-  EM_CHECK(tag >= 0 && tag <= EM_DIST_TAG_GATHERV, EM_ERR_ARG, "%s: tag %d (0 to %d)", what, tag,
-           EM_DIST_TAG_GATHERV);
+  EM_CHECK(tag >= 0 && tag <= EM_DIST_TAG_MAX, EM_ERR_ARG, "%s: tag %d (0 to %d)", what, tag,
+           EM_DIST_TAG_MAX);
   return EM_OK;
 }
 

@@ -9,7 +9,8 @@
  * EMSOLVE_DIST=mpi, else serial; a plain `emsolve CASE` in an MPI build never
  * calls MPI at all and behaves as the build without it.
  *
- * Buffers are host memory.  Counts are element counts of `type`; messages of
+ * Buffers are host memory (a CUDA-aware MPI, em_dist_place.cuda_aware,
+ * takes device ones too, except in the serial copies).  Counts are element counts of `type`; messages of
  * any size (beyond MPI's int counts) are split inside.  Every call returns
  * em_err; an MPI error is EM_ERR_MPI with MPI's own message. */
 #ifndef EM_DIST_H
@@ -37,8 +38,11 @@ typedef enum em_dist_type {
 typedef enum em_dist_op { EM_DIST_SUM = 0, EM_DIST_MAX, EM_DIST_MIN } em_dist_op;
 
 enum {
-  EM_DIST_ANY = -1,           /* any source (em_dist_recv, em_dist_probe) */
-  EM_DIST_TAG_GATHERV = 32767 /* the tag em_dist_gatherv uses: callers' tags are below */
+  EM_DIST_ANY = -1,            /* any source (em_dist_recv, em_dist_probe) */
+  EM_DIST_TAG_QUEUE = 32765,   /* tags of the layer itself: callers' are below */
+  EM_DIST_TAG_ANSWER = 32766,  /* (em_dist_queue_*) */
+  EM_DIST_TAG_GATHERV = 32767, /* (em_dist_gatherv) */
+  EM_DIST_TAG_MAX = 32767
 };
 
 /* Bytes of one element of t. */
@@ -57,6 +61,7 @@ typedef struct em_dist_place {
   int bound;                  /* 1: CUDA_VISIBLE_DEVICES set to this rank's GPU */
   int cuda_aware;             /* MPI takes device buffers (Open MPI's
                                  MPIX_Query_cuda_support); 0 serial */
+  int threads;                /* MPI allows a second thread (em_dist_queue) */
   char node[64];              /* the host name */
   char impl[96];              /* "serial" or "MPI: Open MPI v4.1.4 ..." */
 } em_dist_place;
@@ -68,6 +73,8 @@ typedef struct em_dist_place {
  * the GPUs get none (gpu = -1: they compute on the host).  EMSOLVE_GPU_BIND=
  * none leaves CUDA_VISIBLE_DEVICES as the launcher set it. */
 em_err em_dist_init(int *argc, char ***argv, int bind_gpu, em_dist **d);
+/* 1 when this build has the MPI implementation. */
+int em_dist_mpi_built(void);
 /* End it: MPI_Finalize (NULL-safe; *d = NULL). */
 void em_dist_finalize(em_dist **d);
 /* Stop every rank at once with this exit code (MPI_Abort; serial: exit). */
@@ -99,8 +106,8 @@ em_err em_dist_gatherv(const em_dist *d, const void *send, size_t n, em_dist_typ
                        int64_t *counts, int root);
 
 /* ----------------------------------------------------- point to point
- * A message is bytes of any length with a tag 0..32766 (32767 is
- * em_dist_gatherv's).  em_dist_send
+ * A message is bytes of any length with a tag 0..32764 (the tags above
+ * are the layer's own).  em_dist_send
  * returns when the buffer may be reused; em_dist_isend at once (the buffer
  * stays untouched until the send completes: em_dist_test, em_dist_wait).
  * Messages between two ranks with the same tag arrive in the order sent.
@@ -130,6 +137,21 @@ em_err em_dist_probe(const em_dist *d, int src, int tag, em_dist_wait_mode mode,
  * longer message is EM_ERR_MPI naming both lengths (and stays unreceived). */
 em_err em_dist_recv(const em_dist *d, void *buf, size_t cap, int src, int tag, int *from,
                     size_t *bytes);
+
+/* -------------------------------------------------------- work queue
+ * Items 0 .. n-1 handed out to the ranks as they ask (the next to whichever
+ * rank asks first): rank 0 serves from a thread of its own, asleep between
+ * requests, while it takes items too.  Between _create and _destroy (both
+ * collective) rank 0's main thread makes no other em_dist call.  Without a
+ * thread level for it the items are dealt in turn (rank r: r, r + P ...). */
+typedef struct em_dist_queue em_dist_queue;
+
+em_err em_dist_queue_create(const em_dist *d, int n, em_dist_queue **q);
+/* The next item for this rank; -1 when none is left (then keep asking
+ * never again). */
+em_err em_dist_queue_next(em_dist_queue *q, int *item);
+/* After this rank got -1: rank 0 waits for its thread. */
+em_err em_dist_queue_destroy(em_dist_queue **q);
 
 /* ----------------------------------------------------- halo exchange
  * For a distributed operator (issue 27): each rank sends slices of its

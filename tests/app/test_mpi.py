@@ -19,6 +19,7 @@ Every run has OMP_NUM_THREADS=1: the solver's OpenMP reductions depend on
 the thread count (docs/sweeps.md, --jobs)."""
 import filecmp
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -79,8 +80,10 @@ two = os.path.join(TMP, "mpi2")
 p = run(two, *SWEEP, ranks=2)
 check(p.returncode == 1, f"2 ranks: exit 1 (the serial run's), got {p.returncode}")
 check("design sweep on 2 ranks: 4 of 4 points to solve" in p.stderr, "the points shared (log)")
-check("[rank 1, point 3]" in p.stderr and "[rank 0, point 0]" in p.stderr,
+check(re.search(r"\[rank 1, point [0-3]\] ", p.stderr) and "[rank 0, point 0] " in p.stderr,
       "log lines tagged with rank and point")
+check(sum(int(n) for n in re.findall(r"\] solved (\d+) points", p.stderr)) == 4,
+      "every point solved once, by one rank or the other")
 check(p.stdout.count("# design sweep: 4 points, 1 failed") == 1, "rank 0 alone writes stdout")
 same(ref, two, SWEEP_FILES)
 

@@ -4,6 +4,7 @@
  * checked by a distributed 1-D stencil product against the serial product
  * of the whole vector (they must agree to the last bit: the same sums). */
 #include <stdint.h>
+#include <time.h>
 
 #include "em_dist.h"
 #include "em_test.h"
@@ -15,6 +16,7 @@ static void place(const em_dist *d, int want) {
   EXPECT(p->local_rank >= 0 && p->local_rank < p->local_size && p->local_size <= p->size,
          "local rank %d of %d", p->local_rank, p->local_size);
   EXPECT(want == 1 || strncmp(p->impl, "MPI", 3) == 0, "implementation '%s'", p->impl);
+  EXPECT(want == 1 || em_dist_mpi_built(), "%d ranks in a build without MPI", want);
   /* the serial path never counts GPUs nor binds one */
   EXPECT(want > 1 || (p->n_gpu == -1 && !p->bound), "serial: %d GPUs counted", p->n_gpu);
 }
@@ -172,6 +174,39 @@ static void halo(const em_dist *d) {
   free(y);
 }
 
+/* The work queue: every item handed out exactly once over all ranks
+ * (rank 1 is slow: it should get fewer, not none or twice). */
+static void queue(const em_dist *d) {
+  int r = em_dist_rank(d), n = 40, mine[41], m = 0, item = 0;
+  em_dist_queue *q = NULL;
+  EXPECT_OK(em_dist_queue_create(d, n, &q));
+  while (q && m <= n) {
+    EXPECT_OK(em_dist_queue_next(q, &item));
+    if (item < 0) break;
+    mine[m++] = item;
+    nanosleep(&(struct timespec){0, r == 1 ? 6000000 : 2000000}, NULL); /* the item's work */
+  }
+  EXPECT_OK(em_dist_queue_destroy(&q));
+  void *all = NULL;
+  int64_t *cnt = calloc((size_t)em_dist_size(d), sizeof *cnt);
+  EXPECT_OK(em_dist_gatherv(d, mine, (size_t)m, EM_DIST_INT, &all, cnt, 0));
+  if (r == 0 && all) {
+    int seen[40] = {0}, bad = 0, total = 0;
+    for (int k = 0; k < em_dist_size(d); k++) total += (int)cnt[k];
+    for (int i = 0; i < total; i++) {
+      int it = ((int *)all)[i];
+      bad += it < 0 || it >= n || seen[it]++;
+    }
+    EXPECT(total == n && !bad, "queue: %d items handed out (of %d), %d twice or foreign", total, n,
+           bad);
+    if (em_dist_size(d) > 1)
+      printf("queue: rank 0 took %lld of %d, rank 1 (slow) %lld\n", (long long)cnt[0], n,
+             (long long)cnt[1]);
+  }
+  em_free(&all);
+  free(cnt);
+}
+
 int main(int argc, char **argv) {
   int want = argc > 1 ? atoi(argv[1]) : 1;
   em_dist *d = NULL;
@@ -181,6 +216,7 @@ int main(int argc, char **argv) {
   broadcast_gather(d);
   ring(d);
   halo(d);
+  queue(d);
   /* a NULL communicator is the serial rank 0 of 1 */
   EXPECT(em_dist_rank(NULL) == 0 && em_dist_size(NULL) == 1, "NULL is rank 0 of 1");
   int one = 3;
