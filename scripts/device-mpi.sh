@@ -80,6 +80,16 @@ for n, w, target in ((2, w2, 1.8), (4, w4, 3.4)):
     if w > 0:
         s = w1 / w
         print(f"speed-up on {n} GPUs: {s:.2f}x (target >= {target}x: {'met' if s >= target else 'NOT met'})")
+def stages(d):  # seconds summed over the points: where each run spends its time
+    import glob, json
+    t = {}
+    for f in glob.glob(os.path.join(L, d, "point_*", "summary.json")):
+        for k, v in json.load(open(f))["time_s"].items():
+            t[k] = t.get(k, 0) + v
+    return " ".join(f"{k} {v:.1f}" for k, v in t.items())
+for d in ("sweep-1", "sweep-2", "sweep-4"):
+    if os.path.isdir(os.path.join(L, d)):
+        print(f"{d}: stage sums over the points (s): {stages(d)}")
 def rows(d):
     with open(os.path.join(L, d, "sweep.csv")) as f:
         return [r for r in csv.reader(l for l in f if not l.startswith("#"))]
