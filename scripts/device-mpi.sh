@@ -24,6 +24,10 @@ left() { echo $((DEADLINE - ($(date +%s) - T0))); }
 cap() { local w=$1 l; l=$(left); [ "$l" -lt "$w" ] && w=$l; [ "$w" -lt 5 ] && w=5; echo "$w"; }
 step() { echo "=== $* (t=$(($(date +%s) - T0)) s)"; }
 . scripts/device-setup.sh
+[ "$EM_MPI_FROM" = none ] && {
+  echo "no MPI on this machine and no .device/mpi.tar.xz: run scripts/pack-device-mpi.sh first"
+  exit 1
+}
 echo "MPI: $EM_MPI_FROM; $(mpirun --version 2>&1 | head -1)"
 nvidia-smi --query-gpu=index,name,memory.total --format=csv,noheader | tee "$L/gpus.txt"
 NG=$(wc -l < "$L/gpus.txt")

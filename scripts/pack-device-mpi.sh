@@ -18,11 +18,36 @@
 #   etc/      openmpi-mca-params.conf, openmpi-default-hostfile
 #   env.sh    the variables that make the tree relocatable (sourced by
 #             scripts/device-setup.sh)
-# Checked: a build and test_dist_mpi* with the system's Open MPI hidden
-# (scripts/pack-device-mpi.sh --check, a mount namespace; root only).
+#
+# scripts/pack-device-mpi.sh --check: the packed tree alone, with this
+# machine's Open MPI, PMIx and UCX hidden (a mount namespace: root only):
+# mpicc, FindMPI, a build of test_dist and test_dist on 3 ranks.
 set -euo pipefail
 cd "$(git rev-parse --show-toplevel)"
 lib=/usr/lib/x86_64-linux-gnu
+if [ "${1:-}" = --check ]; then
+  [ -f .device/mpi.tar.xz ] || { echo "no .device/mpi.tar.xz: pack first" >&2; exit 1; }
+  exec unshare -m --propagation private bash -c '
+    set -e
+    L=/usr/lib/x86_64-linux-gnu
+    for d in $L/openmpi /usr/share/openmpi /etc/openmpi $L/pmix2 $L/ucx; do mount -t tmpfs none $d; done
+    for f in /usr/bin/orterun /usr/bin/orted /usr/bin/opal_wrapper $L/libmpi.so.40 \
+      $L/libopen-pal.so.40 $L/libopen-rte.so.40 $L/libucp.so.0 $L/libucs.so.0 $L/libuct.so.0; do
+      mount --bind /dev/null $f
+    done
+    t=$(mktemp -d)
+    tar xJf .device/mpi.tar.xz -C $t
+    export EMMPI=$t/emmpi
+    . $EMMPI/env.sh
+    echo "mpicc: $(command -v mpicc) -> $(mpicc --showme)"
+    cmake -S . -B $t/build -DEMSOLVE_CUDA=OFF -DEMSOLVE_MPI=ON > $t/configure.log 2>&1 ||
+      { tail -20 $t/configure.log; exit 1; }
+    grep "Found MPI_C" $t/configure.log
+    cmake --build $t/build -j2 --target test_dist > $t/build.log 2>&1 || { tail -20 $t/build.log; exit 1; }
+    OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
+      mpirun --oversubscribe -np 3 $t/build/tests/dist/test_dist 3
+    rm -rf $t'
+fi
 for p in libopenmpi-dev openmpi-bin libmumps-dev; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||
     { echo "pack-device-mpi.sh: $p is not installed (scripts/install-deps.sh)" >&2; exit 1; }
