@@ -10,7 +10,9 @@
 #      and 4-GPU sweep.csv equal the 1-GPU one byte for byte;
 #   3. if time is left: one case's 13 frequencies (the default order-3 DRA,
 #      no far field) on 1 and 4 GPUs.
-# Summary on stdout; logs in $OUT/mpi-logs.tgz.  Call (the lead):
+# Summary on stdout; logs in $OUT/mpi-logs.tgz.  ORDER, NF, DEVICE and
+# EXTRA (more options) change the runs (a CPU smoke test: DEVICE=cpu ORDER=1
+# EXTRA="-setnumber Mesh/elements_per_wavelength 3" NG=4).  Call (the lead):
 #   run(command="bash scripts/device-mpi.sh", kind="nvidia-h100-x4", carry=[".device"])
 set -uo pipefail
 OUT=${OUT:-out/device}
@@ -29,16 +31,20 @@ step() { echo "=== $* (t=$(($(date +%s) - T0)) s)"; }
   exit 1
 }
 echo "MPI: $EM_MPI_FROM; $(mpirun --version 2>&1 | head -1)"
-nvidia-smi --query-gpu=index,name,memory.total --format=csv,noheader | tee "$L/gpus.txt"
-NG=$(wc -l < "$L/gpus.txt")
+nvidia-smi --query-gpu=index,name,memory.total --format=csv,noheader 2> /dev/null | tee "$L/gpus.txt"
+NG=${NG:-$(wc -l < "$L/gpus.txt")}
+ORDER=${ORDER:-3} NF=${NF:-5} DEVICE=${DEVICE:-gpu}
+read -r -a EXTRA <<< "${EXTRA:-}"
 echo "host: $(nproc) cores, $NG GPUs"
 G=$(command -v ninja > /dev/null && echo "-G Ninja")
-step build
-cmake -S . -B "$B" $G -DCMAKE_BUILD_TYPE=Release -DEMSOLVE_CUDA=ON -DEMSOLVE_MPI=ON > "$L/configure.log" 2>&1 ||
-  { tail -20 "$L/configure.log"; exit 1; }
-grep -E "emsolve: (MPI|CUDA)" "$L/configure.log"
-timeout "$(cap 300)" cmake --build "$B" -j"$(nproc)" --target emsolve test_dist > "$L/build.log" 2>&1 ||
-  { grep -E "error" "$L/build.log" | head -20; exit 1; }
+if [ ! -x "$B/app/emsolve" ] || [ ! -x "$B/tests/dist/test_dist" ]; then
+  step build
+  cmake -S . -B "$B" $G -DCMAKE_BUILD_TYPE=Release -DEMSOLVE_CUDA=ON -DEMSOLVE_MPI=ON > "$L/configure.log" 2>&1 ||
+    { tail -20 "$L/configure.log"; exit 1; }
+  grep -E "emsolve: (MPI|CUDA)" "$L/configure.log"
+  timeout "$(cap 300)" cmake --build "$B" -j"$(nproc)" --target emsolve test_dist > "$L/build.log" 2>&1 ||
+    { grep -E "error" "$L/build.log" | head -20; exit 1; }
+fi
 # every rank's host threads: the node's cores split among its ranks
 # (app/rank.c); --bind-to none lets them (Open MPI binds to cores otherwise)
 MPIRUN=(mpirun --allow-run-as-root --bind-to none)
@@ -59,7 +65,7 @@ declare -A WALL RC
 run() {
   local lab=$1 np=$2 t0 rc
   shift 2
-  local cmd=("$B/app/emsolve" cases/dra.geo --out "$L/$lab" --device gpu "$@")
+  local cmd=("$B/app/emsolve" cases/dra.geo --out "$L/$lab" --device "$DEVICE" "$@" "${EXTRA[@]}")
   [ "$np" -gt 0 ] && cmd=("${MPIRUN[@]}" -np "$np" "${cmd[@]}")
   t0=$(date +%s.%N)
   timeout "$(cap 240)" "${cmd[@]}" > "$L/$lab.out" 2> "$L/$lab.log"
@@ -69,9 +75,9 @@ run() {
   printf "%-10s ranks %d  rc %d  wall %6.1f s\n" "$lab" "$np" "$rc" "${WALL[$lab]}"
 }
 
-SWEEP=(--sweep "Materials/dra/eps_r=8:0.5:11.5" -setnumber Solver/order 3 -setnumber Solver/n_freq 5
+SWEEP=(--sweep "Materials/dra/eps_r=8:0.5:11.5" -setnumber Solver/order "$ORDER" -setnumber Solver/n_freq "$NF"
   -setstring Output/fields none -setstring Farfield/compute off)
-step "8-point order-3 DRA design sweep on 1, 2, 4 GPUs"
+step "8-point order-$ORDER DRA design sweep on 1, 2, 4 GPUs ($NF frequencies each)"
 run sweep-1 0 "${SWEEP[@]}"
 run sweep-2 2 "${SWEEP[@]}"
 [ "$NG" -ge 4 ] && run sweep-4 4 "${SWEEP[@]}"
@@ -113,8 +119,8 @@ except Exception as e:
 PY
 
 if [ "$(left)" -gt 150 ]; then
-  step "one case, 13 frequencies (order 3, no far field) on 1 and 4 GPUs"
-  FREQ=(-setnumber Solver/order 3 -setstring Farfield/compute off -setstring Output/fields none)
+  step "one case, 13 frequencies (order $ORDER, no far field) on 1 and 4 GPUs"
+  FREQ=(-setnumber Solver/order "$ORDER" -setstring Farfield/compute off -setstring Output/fields none)
   run freq-1 0 "${FREQ[@]}"
   [ "$NG" -ge 4 ] && [ "$(left)" -gt 60 ] && run freq-4 4 "${FREQ[@]}"
   if [ -f "$L/freq-4/dra.s1p" ]; then
