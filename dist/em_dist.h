@@ -10,9 +10,9 @@
  * calls MPI at all and behaves as the build without it.
  *
  * Buffers are host memory (a CUDA-aware MPI, em_dist_place.cuda_aware,
- * takes device ones too, except in the serial copies).  Counts are element counts of `type`; messages of
- * any size (beyond MPI's int counts) are split inside.  Every call returns
- * em_err; an MPI error is EM_ERR_MPI with MPI's own message. */
+ * takes device ones too, except in the serial copies).  Counts are element counts of `type`;
+ * messages of any size (beyond MPI's int counts) are split inside.  Every call returns em_err; an
+ * MPI error is EM_ERR_MPI with MPI's own message. */
 #ifndef EM_DIST_H
 #define EM_DIST_H
 
