@@ -4,7 +4,6 @@
 #include <stdio.h>
 
 #include "app_dist.h"
-#include "app_ff.h"
 #include "psweep.h"
 
 /* The command on this rank; *failed: an error stopped this rank's work

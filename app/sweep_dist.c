@@ -45,7 +45,7 @@ int em_sweep_dist_on(const em_run *r) {
  * initial samples; a uniform sweep its frequencies. */
 static int participants(const em_run *r) {
   int P = em_dist_size(r->args->dist);
-  int want = r->cfg.eigen ? 1 : r->cfg.sweep_adaptive ? 3 : r->cfg.n_freq;
+  int want = r->m.cfg.eigen ? 1 : r->m.cfg.sweep_adaptive ? 3 : r->m.cfg.n_freq;
   return P < want ? P : want;
 }
 
@@ -56,8 +56,8 @@ void em_sweep_dist_role(em_run *r, int *idle) {
   int rank = em_dist_rank(r->args->dist), n = participants(r);
   if (rank == 0) {
     em_log_info(r->log, "%d ranks: %s", em_dist_size(r->args->dist),
-                r->cfg.eigen            ? "an eigen run is rank 0's alone"
-                : r->cfg.sweep_adaptive ? "ranks 0-2 solve the adaptive sweep's initial samples, "
+                r->m.cfg.eigen            ? "an eigen run is rank 0's alone"
+                : r->m.cfg.sweep_adaptive ? "ranks 0-2 solve the adaptive sweep's initial samples, "
                                           "rank 0 the rest"
                                         : "the frequencies shared among them");
     return;
@@ -72,24 +72,24 @@ void em_sweep_dist_role(em_run *r, int *idle) {
 
 em_err em_sweep_dist_open(em_run *r) {
   const char *tmp = getenv("TMPDIR");
-  snprintf(r->out_dir, sizeof r->out_dir, "%s/emsolve-rank%d-XXXXXX", tmp && *tmp ? tmp : "/tmp",
+  snprintf(r->out.dir, sizeof r->out.dir, "%s/emsolve-rank%d-XXXXXX", tmp && *tmp ? tmp : "/tmp",
            em_dist_rank(r->args->dist));
-  EM_CHECK(mkdtemp(r->out_dir), EM_ERR_IO, "cannot make a scratch folder %s", r->out_dir);
+  EM_CHECK(mkdtemp(r->out.dir), EM_ERR_IO, "cannot make a scratch folder %s", r->out.dir);
   r->made_out_dir = 1;
   return EM_OK;
 }
 
 void em_sweep_dist_close(em_run *r, em_err err) {
   (void)err;
-  DIR *dp = r->made_out_dir ? opendir(r->out_dir) : NULL;
+  DIR *dp = r->made_out_dir ? opendir(r->out.dir) : NULL;
   struct dirent *e;
   while (dp && (e = readdir(dp))) {
     char path[1400];
-    snprintf(path, sizeof path, "%s/%s", r->out_dir, e->d_name);
+    snprintf(path, sizeof path, "%s/%s", r->out.dir, e->d_name);
     if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) remove(path);
   }
   if (dp) closedir(dp);
-  if (r->made_out_dir) rmdir(r->out_dir);
+  if (r->made_out_dir) rmdir(r->out.dir);
 }
 
 /* FNV-1a over the mesh and the unknowns: equal on ranks that meshed alike */
@@ -100,9 +100,9 @@ static uint64_t fnv(uint64_t h, const void *p, size_t n) {
 }
 
 static uint64_t mesh_print(const em_run *r) {
-  const em_mesh *m = r->mesh;
+  const em_mesh *m = r->m.mesh;
   uint64_t h = 0xcbf29ce484222325ULL;
-  int64_t n[3] = {m->n_vert, m->n_tet, r->dofs->n_dof};
+  int64_t n[3] = {m->n_vert, m->n_tet, r->m.dofs->n_dof};
   h = fnv(h, n, sizeof n);
   h = fnv(h, m->xyz, sizeof *m->xyz * 3 * (size_t)m->n_vert);
   return fnv(h, m->tet, sizeof *m->tet * 4 * (size_t)m->n_tet);
@@ -112,7 +112,7 @@ static em_err check_mesh(const em_run *r, const msg_head *h, int from, uint64_t 
   EM_CHECK(h->mesh == mine, EM_ERR_INTERNAL,
            "rank %d meshed case %s otherwise than rank 0 (mesh fingerprints %016llx and "
            "%016llx): its results are not this run's",
-           from, em_case_path(r->cs), (unsigned long long)h->mesh, (unsigned long long)mine);
+           from, em_case_path(r->m.cs), (unsigned long long)h->mesh, (unsigned long long)mine);
   return EM_OK;
 }
 
@@ -138,28 +138,26 @@ static em_err take(em_run *r, uint8_t *done, const char *buf, size_t n, int from
   if (h.type == MSG_FILE) {
     char path[1200];
     EM_CHECK(!strchr(h.name, '/') && h.name[0] != '.', EM_ERR_INTERNAL, "file name %s", h.name);
-    snprintf(path, sizeof path, "%s/%s", r->out_dir, h.name);
+    snprintf(path, sizeof path, "%s/%s", r->out.dir, h.name);
     EM_TRY(em_app_write_file(path, buf + sizeof h, n - sizeof h));
-    for (int i = 0; i < r->n_files; i++)
-      if (!strcmp(r->files[i], h.name)) return EM_OK;
-    EM_CHECK(r->n_files < 64, EM_ERR_INTERNAL, "too many output files");
-    snprintf(r->files[r->n_files++], sizeof r->files[0], "%s", h.name);
-    return EM_OK;
+    for (int i = 0; i < r->out.n_files; i++)
+      if (!strcmp(r->out.files[i], h.name)) return EM_OK;
+    return em_outdir_add(&r->out, h.name);
   }
   int i = h.index;
   size_t rec = em_journal_record(r, i, NULL);
-  EM_CHECK(h.type == MSG_RECORD && i >= 0 && i < r->cfg.n_freq && h.f == r->cfg.freq[i] &&
+  EM_CHECK(h.type == MSG_RECORD && i >= 0 && i < r->m.cfg.n_freq && h.f == r->m.cfg.freq[i] &&
                n - sizeof h == rec + sizeof(em_freq_result),
            EM_ERR_INTERNAL, "a malformed message from rank %d", from);
   em_journal_record_load(r, i, (const unsigned char *)buf + sizeof h);
   /* the rest of what the frequency gave (preconditioner, fields file, PML
      estimate): the summary's, as if solved here */
-  memcpy(&r->fr[i], buf + sizeof h + rec, sizeof(em_freq_result));
+  memcpy(&r->res.fr[i], buf + sizeof h + rec, sizeof(em_freq_result));
   /* its one pointer, a name of the solver library: rank 0's own copy */
-  r->fr[i].pc.impl = impl0 && !strcmp(impl0, h.name) ? impl0 : NULL;
-  em_app_flag_frequency(r, i);
+  r->res.fr[i].pc.impl = impl0 && !strcmp(impl0, h.name) ? impl0 : NULL;
+  em_post_flag(&r->res, r->log, i);
   done[i] = 1;
-  em_log_verbose(r->log, "frequency %d/%d (%.6g GHz) from rank %d", i + 1, r->cfg.n_freq,
+  em_log_verbose(r->log, "frequency %d/%d (%.6g GHz) from rank %d", i + 1, r->m.cfg.n_freq,
                  h.f * 1e-9, from);
   return em_journal_write(r, done);
 }
@@ -214,7 +212,7 @@ static em_err outbox_close(const em_dist *d, outbox *o) {
  * the files it wrote (antenna.csv is rank 0's, from the records). */
 static em_err peer_uniform(em_run *r, int n_part) {
   const em_dist *d = r->args->dist;
-  int nf = r->cfg.n_freq, me = em_dist_rank(d), from;
+  int nf = r->m.cfg.n_freq, me = em_dist_rank(d), from;
   uint8_t *done = NULL; /* rank 0's: the frequencies solved already */
   unsigned char *rec = NULL;
   outbox o = {0};
@@ -233,22 +231,22 @@ static em_err peer_uniform(em_run *r, int n_part) {
     err = em_run_solve_frequency(r, i);
     if (err) break;
     if (!mine) mine = mesh_print(r);
-    msg_head h = {MSG_RECORD, i, mine, r->cfg.freq[i], ""};
-    snprintf(h.name, sizeof h.name, "%s", r->fr[i].pc.impl ? r->fr[i].pc.impl : "");
+    msg_head h = {MSG_RECORD, i, mine, r->m.cfg.freq[i], ""};
+    snprintf(h.name, sizeof h.name, "%s", r->res.fr[i].pc.impl ? r->res.fr[i].pc.impl : "");
     size_t n = em_journal_record(r, i, rec); /* then the whole result */
-    memcpy(rec + n, &r->fr[i], sizeof(em_freq_result));
+    memcpy(rec + n, &r->res.fr[i], sizeof(em_freq_result));
     err = post(d, &o, &h, rec, n + sizeof(em_freq_result));
     for (int k = 0; k < o.n && !err; k++) { /* progress while computing */
       int ok = 0;
       err = em_dist_test(d, &o.req[k], &ok);
     }
   }
-  for (int k = 0; k < r->n_files && !err; k++) {
-    if (!strcmp(r->files[k], "antenna.csv")) continue;
+  for (int k = 0; k < r->out.n_files && !err; k++) {
+    if (!strcmp(r->out.files[k], "antenna.csv")) continue;
     char path[1400];
-    snprintf(path, sizeof path, "%s/%s", r->out_dir, r->files[k]);
+    snprintf(path, sizeof path, "%s/%s", r->out.dir, r->out.files[k]);
     msg_head h = {MSG_FILE, -1, mine, 0, ""};
-    snprintf(h.name, sizeof h.name, "%.63s", r->files[k]);
+    snprintf(h.name, sizeof h.name, "%.63s", r->out.files[k]);
     err = em_app_send_file(d, &h, sizeof h, path, EM_TAG_RUN);
   }
   msg_head end = {MSG_DONE, -1, mine, 0, ""};
@@ -263,7 +261,7 @@ static em_err peer_uniform(em_run *r, int n_part) {
  * own frequencies and after them. */
 em_err em_sweep_dist_uniform(em_run *r, uint8_t *done) {
   const em_dist *d = r->args->dist;
-  int nf = r->cfg.n_freq, n_part = participants(r);
+  int nf = r->m.cfg.n_freq, n_part = participants(r);
   if (r->peer) return peer_uniform(r, n_part);
   for (int p = 1; p < n_part; p++) /* the frequencies left (--resume) */
     EM_TRY(em_dist_send(d, done, (size_t)nf, p, EM_TAG_TODO));
@@ -277,22 +275,22 @@ em_err em_sweep_dist_uniform(em_run *r, uint8_t *done) {
   for (int i = 0, j = 0; i < nf && !err && !em_app_signal(); i++) {
     if (done[i] || owner(j++, n_part) != 0) continue;
     err = em_run_solve_frequency(r, i);
-    if (!err) done[i] = 1, impl0 = r->fr[i].pc.impl, err = em_journal_write(r, done);
+    if (!err) done[i] = 1, impl0 = r->res.fr[i].pc.impl, err = em_journal_write(r, done);
     if (!err) err = drain(r, done, mine, impl0, &peers_done, n_part - 1, 0);
   }
   if (!err) err = drain(r, done, mine, impl0, &peers_done, n_part - 1, 1); /* the rest, asleep */
   EM_TRY(err);
   int n = 0;
   for (int i = 0; i < nf; i++) n += done[i];
-  if (r->ff.enabled && !r->ff.planewave && n == nf) { /* every row, now that all are here */
+  if (r->m.ff.enabled && !r->m.ff.planewave && n == nf) { /* every row, now that all are here */
     char path[1200];
-    snprintf(path, sizeof path, "%s/antenna.csv", r->out_dir);
-    EM_TRY(em_antenna_csv_write(path, nf, r->cfg.freq, r->ff.ant));
+    snprintf(path, sizeof path, "%s/antenna.csv", r->out.dir);
+    EM_TRY(em_antenna_csv_write(path, nf, r->m.cfg.freq, r->res.ant));
   }
   EM_CHECK(n == nf, EM_ERR_INPUT,
            "interrupted after %d of %d frequencies; they are journaled in %s/%s: run the same "
            "command with --resume to finish",
-           n, nf, r->out_dir, EM_JOURNAL_NAME);
+           n, nf, r->out.dir, EM_JOURNAL_NAME);
   return EM_OK;
 }
 
@@ -301,29 +299,29 @@ em_err em_sweep_dist_uniform(em_run *r, uint8_t *done) {
 /* The initial samples of em_adaptive_run (model/adaptive.c): f_start,
  * f_stop, their middle - the same expressions, so the same doubles. */
 static double initial_f(const em_run *r, int k) {
-  double f0 = r->cfg.freq[0], f1 = r->cfg.freq[r->cfg.n_freq - 1];
+  double f0 = r->m.cfg.freq[0], f1 = r->m.cfg.freq[r->m.cfg.n_freq - 1];
   return k == 0 ? f0 : k == 1 ? f1 : 0.5 * (f0 + f1);
 }
 
 em_err em_sweep_dist_sample_peer(em_run *r) {
   const em_dist *d = r->args->dist;
-  int k = em_dist_rank(d), np = r->setup.n_port;
-  int64_t nu = (int64_t)r->dofs->n_dof * np, ny = (int64_t)np * np;
+  int k = em_dist_rank(d), np = r->m.setup.n_port;
+  int64_t nu = (int64_t)r->m.dofs->n_dof * np, ny = (int64_t)np * np;
   double f = initial_f(r, k);
   size_t body = sizeof(em_freq_result) + sizeof(em_cplx) * (size_t)(nu + ny);
   char *buf = NULL;
   EM_TRY(em_calloc(&buf, sizeof(msg_head) + body, 1, "a sample for rank 0"));
-  EM_TRY(em_calloc(&r->sample, (size_t)r->cfg.sweep_max_solves, sizeof *r->sample, "samples"));
+  EM_TRY(em_calloc(&r->res.sample, (size_t)r->m.cfg.sweep_max_solves, sizeof *r->res.sample, "samples"));
   em_cplx *u = (em_cplx *)(buf + sizeof(msg_head) + sizeof(em_freq_result)), *y = u + nu;
   em_log_info(r->log, "adaptive sweep: initial solve %d at %.6g GHz for rank 0", k + 1, f * 1e-9);
-  r->n_samples = k; /* its index in rank 0's sweep (the first solve's log) */
-  em_err err = em_run_solve_sample(r, f, &r->sample[k], u, y);
+  r->res.n_samples = k; /* its index in rank 0's sweep (the first solve's log) */
+  em_err err = em_run_solve_sample(r, f, &r->res.sample[k], u, y);
   if (!err) {
     msg_head h = {MSG_SAMPLE, k, mesh_print(r), f, ""};
-    const char *impl = r->sample[k].pc.impl;
+    const char *impl = r->res.sample[k].pc.impl;
     snprintf(h.name, sizeof h.name, "%s", impl ? impl : "");
     memcpy(buf, &h, sizeof h);
-    memcpy(buf + sizeof h, &r->sample[k], sizeof(em_freq_result));
+    memcpy(buf + sizeof h, &r->res.sample[k], sizeof(em_freq_result));
     em_dist_req *q = NULL; /* rank 0 takes it after its own first solve */
     err = em_dist_isend(d, buf, sizeof h + body, 0, EM_TAG_RUN, &q);
     if (!err) err = em_dist_wait(d, &q, EM_DIST_IDLE);
@@ -332,14 +330,14 @@ em_err em_sweep_dist_sample_peer(em_run *r) {
   return err;
 }
 
-/* Rank 0: sample k from peer k, into u, y and r->sample[k] (the sample
+/* Rank 0: sample k from peer k, into u, y and r->res.sample[k] (the sample
  * file written, as after a solve); *found = 0 for a sample no peer solves. */
 em_err em_sweep_dist_sample_take(em_run *r, int k, double f, em_cplx *u, em_cplx *y, int *found) {
   *found = 0;
   if (!em_sweep_dist_on(r) || k < 1 || k >= participants(r) || f != initial_f(r, k)) return EM_OK;
   const em_dist *d = r->args->dist;
-  int np = r->setup.n_port, from;
-  int64_t nu = (int64_t)r->dofs->n_dof * np, ny = (int64_t)np * np;
+  int np = r->m.setup.n_port, from;
+  int64_t nu = (int64_t)r->m.dofs->n_dof * np, ny = (int64_t)np * np;
   size_t n = 0, want = sizeof(msg_head) + sizeof(em_freq_result) + sizeof(em_cplx) * (nu + ny);
   char *buf = NULL;
   EM_TRY(em_dist_probe(d, k, EM_TAG_RUN, EM_DIST_IDLE, &from, &n));
@@ -354,9 +352,9 @@ em_err em_sweep_dist_sample_take(em_run *r, int k, double f, em_cplx *u, em_cplx
     err = EM_RAISE(EM_ERR_INTERNAL, "rank %d sent sample %d at %.17g Hz for %d at %.17g Hz", k,
                    h.index, h.f, k, f);
   if (!err) {
-    memcpy(&r->sample[k], buf + sizeof h, sizeof(em_freq_result));
-    const char *impl0 = r->sample[0].pc.impl; /* its one pointer: rank 0's own copy */
-    r->sample[k].pc.impl = impl0 && !strcmp(impl0, h.name) ? impl0 : NULL;
+    memcpy(&r->res.sample[k], buf + sizeof h, sizeof(em_freq_result));
+    const char *impl0 = r->res.sample[0].pc.impl; /* its one pointer: rank 0's own copy */
+    r->res.sample[k].pc.impl = impl0 && !strcmp(impl0, h.name) ? impl0 : NULL;
     memcpy(u, buf + sizeof h + sizeof(em_freq_result), sizeof *u * (size_t)nu);
     memcpy(y, buf + sizeof h + sizeof(em_freq_result) + sizeof *u * (size_t)nu,
            sizeof *y * (size_t)ny);
