@@ -58,8 +58,8 @@ void em_sweep_dist_role(em_run *r, int *idle) {
     em_log_info(r->log, "%d ranks: %s", em_dist_size(r->args->dist),
                 r->m.cfg.eigen            ? "an eigen run is rank 0's alone"
                 : r->m.cfg.sweep_adaptive ? "ranks 0-2 solve the adaptive sweep's initial samples, "
-                                          "rank 0 the rest"
-                                        : "the frequencies shared among them");
+                                            "rank 0 the rest"
+                                          : "the frequencies shared among them");
     return;
   }
   if (rank < n) {
@@ -311,7 +311,8 @@ em_err em_sweep_dist_sample_peer(em_run *r) {
   size_t body = sizeof(em_freq_result) + sizeof(em_cplx) * (size_t)(nu + ny);
   char *buf = NULL;
   EM_TRY(em_calloc(&buf, sizeof(msg_head) + body, 1, "a sample for rank 0"));
-  EM_TRY(em_calloc(&r->res.sample, (size_t)r->m.cfg.sweep_max_solves, sizeof *r->res.sample, "samples"));
+  EM_TRY(em_calloc(&r->res.sample, (size_t)r->m.cfg.sweep_max_solves, sizeof *r->res.sample,
+                   "samples"));
   em_cplx *u = (em_cplx *)(buf + sizeof(msg_head) + sizeof(em_freq_result)), *y = u + nu;
   em_log_info(r->log, "adaptive sweep: initial solve %d at %.6g GHz for rank 0", k + 1, f * 1e-9);
   r->res.n_samples = k; /* its index in rank 0's sweep (the first solve's log) */
