@@ -20,7 +20,8 @@ for d in "$(dirname "$(command -v mpirun 2> /dev/null || echo /none/mpirun)")" /
   if [ -x "$d/mpirun" ] && [ -x "$d/mpicc" ]; then
     EM_MPI_FROM="machine ($d)"
     export PATH=$d:$PATH MPI_HOME=${d%/bin}
-    [ -d "$MPI_HOME/lib" ] && export LD_LIBRARY_PATH=$MPI_HOME/lib:$LD_LIBRARY_PATH
+    # its libraries after the carried ones (never /usr/lib ahead of /opt/emdeps)
+    [ "$MPI_HOME" != /usr ] && [ -d "$MPI_HOME/lib" ] && export LD_LIBRARY_PATH=$LD_LIBRARY_PATH:$MPI_HOME/lib
     break
   fi
 done
