@@ -5,6 +5,7 @@
 
 #include "em_assembly.h"
 #include "em_core.h"
+#include "em_dist.h"
 #include "em_formats.h"
 #include "em_mesh.h"
 #include "em_model.h"
@@ -60,6 +61,7 @@ typedef struct em_app_args {
   em_mesh_cache *mesh_cache; /* a design sweep's point: reuse its mesh (NULL: mesh) */
   int argc;                  /* the command line, for --jobs's worker processes */
   char **argv;
+  const em_dist *dist; /* the MPI ranks sharing the work (NULL, 1 rank: none; app/rank.c) */
 } em_app_args;
 
 /* Parse argv; on a usage error the message names the bad argument. */

@@ -28,6 +28,9 @@ typedef struct em_run {
   int noop;             /* --resume found the result complete: nothing written */
   int dumped;           /* 1 when this run wrote --dump-matrix's file */
   uint64_t journal_key; /* app/journal.c */
+  int peer;             /* an MPI rank > 0 solving part of rank 0's run: it
+                           writes nothing of its own (app/sweep_dist.c) */
+  unsigned taken;       /* rank 0, adaptive sweep: the initial samples a peer sent */
 } em_run;
 
 /* Solver/problem eigen: modes near Eigen/target after the setup (eigen.c). */

@@ -25,6 +25,14 @@ em_err em_journal_write(const em_run *r, const uint8_t *done);
  * EM_ERR_INPUT naming it. */
 em_err em_journal_read(em_run *r, uint8_t *done, int *n_done, int *complete);
 
+/* One frequency's record as the journal keeps it (the bytes of S, Zin,
+ * the references, the solver statistics, the antenna figures): its size,
+ * written to buf unless NULL; _load puts it back into r as a journal's
+ * line would (fr->resumed set).  MPI ranks send their frequencies so
+ * (app/sweep_dist.c). */
+size_t em_journal_record(const em_run *r, int fi, unsigned char *buf);
+void em_journal_record_load(em_run *r, int fi, const unsigned char *buf);
+
 /* Adaptive sweep: each full solve k in <out>/sweep.sample<k>.bin (the
  * key, f, the snapshot u and the measurements y); _load sets *found when
  * the file is there, and refuses one of another key or frequency. */

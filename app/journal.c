@@ -141,6 +141,17 @@ static void unpack(em_run *r, int i, rec *q) {
   fr->resumed = 1;
 }
 
+size_t em_journal_record(const em_run *r, int fi, unsigned char *buf) {
+  rec q = {buf, 0, 0};
+  pack(r, fi, &q);
+  return q.n;
+}
+
+void em_journal_record_load(em_run *r, int fi, const unsigned char *buf) {
+  rec q = {(unsigned char *)buf, 0, 0};
+  unpack(r, fi, &q);
+}
+
 static size_t rec_size(const em_run *r) {
   rec q = {0};
   pack(r, 0, &q);

@@ -114,7 +114,19 @@ static unsigned long long start_ticks(long pid) {
 
 /* 1 when no process has this pid (kill(pid, 0) fails with ESRCH). */
 static int pid_gone(long pid) {
-  return pid <= 0 || (kill((pid_t)pid, 0) != 0 && errno == ESRCH);
+  if (pid <= 0 || (kill((pid_t)pid, 0) != 0 && errno == ESRCH)) return 1;
+  /* a killed process not yet reaped (its parent, e.g. mpirun, killed too)
+     is a zombie: it writes nothing more */
+  char path[64], buf[512];
+  snprintf(path, sizeof path, "/proc/%ld/stat", pid);
+  FILE *f = fopen(path, "r");
+  if (!f) return 0;
+  size_t n = fread(buf, 1, sizeof buf - 1, f);
+  fclose(f);
+  buf[n] = '\0';
+  const char *p = strrchr(buf, ')');
+  char state = 0;
+  return p && sscanf(p + 1, " %c", &state) == 1 && (state == 'Z' || state == 'X');
 }
 
 /* Seconds since the epoch when the machine booted (/proc/stat btime), 0

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "app_dist.h" /* MPI ranks sharing the points */
 #include "app_impl.h" /* em_app_plot */
 #include "psweep.h"
 
@@ -416,6 +417,7 @@ static em_err point_args(const em_app_args *a, const psweep *p, int zip, int k, 
   }
   pa->n_over = a->n_over + p->n_axis;
   pa->mesh_cache = mc;
+  pa->dist = NULL; /* a point runs on one rank */
   if (mc) {
     mesh_key(p, zip, k, mc->key, sizeof mc->key);
     mc->n_size = p->n_size;
@@ -435,8 +437,8 @@ static em_err run_point(const em_app_args *a, const psweep *p, int zip, int resu
   if (resume == 2 && !marker_matches(dir, mark)) { /* after --jobs: a worker's failure */
     snprintf(path, sizeof path, "%s/point.failed", dir);
     FILE *f = fopen(path, "r");
-    EM_CHECK(f, EM_ERR_IO, "--jobs: point %d has neither point.done nor point.failed in %s", k,
-             dir);
+    EM_CHECK(f, EM_ERR_IO, "--jobs / MPI: point %d has neither point.done nor point.failed in %s",
+             k, dir);
     size_t n = fread(r->msg, 1, sizeof r->msg - 1, f);
     fclose(f);
     r->msg[n] = '\0';
@@ -445,7 +447,7 @@ static em_err run_point(const em_app_args *a, const psweep *p, int zip, int resu
   }
   if (resume && marker_matches(dir, mark)) {
     em_log_info(log, "sweep point %d/%d: complete in %s, %s", k + 1, p->n_point, dir,
-                resume == 2 ? "solved by a --jobs worker" : "skipped (--resume)");
+                resume == 2 ? "solved by a --jobs worker or an MPI rank" : "skipped (--resume)");
     r->skipped = 1;
     EM_TRY(read_ports_csv(dir, cv));
     r->flagged = cv->flagged;
@@ -609,6 +611,43 @@ done:
   return err;
 }
 
+/* ------------------------------------------- MPI: the ranks share points */
+
+typedef struct share_ctx {
+  const em_app_args *a;
+  const psweep *p;
+  int zip;
+  em_mesh_cache *mc;
+} share_ctx;
+
+static void share_key(void *ctx, int k, char *key, size_t cap) {
+  const share_ctx *c = ctx;
+  mesh_key(c->p, c->zip, k, key, cap);
+}
+
+static int share_complete(void *ctx, int k) {
+  const share_ctx *c = ctx;
+  char dir[1100], mark[KEY_LEN];
+  snprintf(dir, sizeof dir, "%s/point_%d", c->p->out, k);
+  marker_text(c->a, c->p, c->zip, k, mark);
+  return marker_matches(dir, mark);
+}
+
+/* Point k into root/point_<k>/ (a rank's scratch folder when it cannot
+ * see the sweep's). */
+static em_err share_run(void *ctx, int k, const char *root, const em_log *log, int *meshed) {
+  share_ctx *c = ctx;
+  psweep q = *c->p;
+  snprintf(q.out, sizeof q.out, "%s", root);
+  curve cv = {0};
+  point_res pr = {0};
+  int before = c->mc->n_meshed;
+  em_err err = run_point(c->a, &q, c->zip, 0, k, log, c->mc, &cv, &pr);
+  *meshed = c->mc->n_meshed - before;
+  curve_free(&cv);
+  return err;
+}
+
 /* ----------------------------------------------------------- the sweep */
 
 em_err em_app_psweep(const em_app_args *a, const em_psweep_args *ps, const em_log *log,
@@ -644,8 +683,9 @@ em_err em_app_psweep(const em_app_args *a, const em_psweep_args *ps, const em_lo
     char stem[512];
     snprintf(p.out, sizeof p.out, "out/%s", case_stem(a->case_path, stem, sizeof stem));
   }
-  if (ps->dry_run) {
-    err = dry_run(a, &p, ps->zip, log);
+  int n_rank = em_dist_size(a->dist), rank = em_dist_rank(a->dist);
+  if (ps->dry_run) { /* rank 0 alone */
+    if (rank == 0) err = dry_run(a, &p, ps->zip, log);
     goto done;
   }
   int jobs = ps->jobs > 1 ? ps->jobs : 1;
@@ -656,8 +696,14 @@ em_err em_app_psweep(const em_app_args *a, const em_psweep_args *ps, const em_lo
                 jobs);
     jobs = 1;
   }
+  if (jobs > 1 && n_rank > 1) {
+    em_log_warn(log, "--jobs %d with %d MPI ranks: the ranks share the points, --jobs is ignored",
+                jobs, n_rank);
+    jobs = 1;
+  }
   EM_TRY_GOTO(err, em_mkdir_p(p.out), done);
-  if (ps->worker_n == 0) { /* the sweep's own folder: one sweep at a time (the workers are its) */
+  if (ps->worker_n == 0 && rank == 0) { /* the sweep's own folder: one sweep at a time (the
+                                          workers and ranks are its) */
     EM_TRY_GOTO(err, em_app_dir_lock(p.out, log), done);
     locked = 1;
     em_app_dir_clean_temps(p.out, log);
@@ -675,25 +721,35 @@ em_err em_app_psweep(const em_app_args *a, const em_psweep_args *ps, const em_lo
     for (int k = 0; k < p.n_point; k++) *n_failed += pr[k].failed;
     goto done;
   }
+  int collect = jobs > 1, n_meshed = 0;
   if (jobs > 1) err = em_psweep_run_workers(a, jobs, log);
   if (err && !em_app_signal()) goto done;
   err = EM_OK;
+  if (n_rank > 1) { /* mpirun: each rank its share (app/psweep_dist.c) */
+    share_ctx sc = {a, &p, ps->zip, &mc};
+    em_psweep_share sh = {p.n_point, p.out, &sc, share_key, share_complete, share_run};
+    err = em_psweep_share_run(a->dist, &sh, ps->resume, log, &n_meshed);
+    if (err && !em_app_signal()) goto done;
+    err = EM_OK;
+    if (rank > 0) goto done; /* rank 0 writes the tables; every rank exits with its code */
+    collect = 1;
+  }
   int stopped_at = -1;
   for (int k = 0; k < p.n_point; k++) {
     /* a signal stops the sweep between points or inside one (the point then
-       has no marker: --resume runs it again); after --jobs the points the
-       workers completed are collected, the others stay pending */
-    if (jobs == 1 && em_app_signal()) {
+       has no marker: --resume runs it again); after --jobs or the ranks the
+       points completed are collected, the others stay pending */
+    if (!collect && em_app_signal()) {
       stopped_at = k;
       break;
     }
-    /* after the workers every point is complete or failed: read back */
-    err = run_point(a, &p, ps->zip, jobs > 1 ? 2 : ps->resume, k, log, &mc, &cv[k], &pr[k]);
+    /* after the workers or ranks every point is complete or failed: read back */
+    err = run_point(a, &p, ps->zip, collect ? 2 : ps->resume, k, log, &mc, &cv[k], &pr[k]);
     if (err && em_app_signal()) {
       em_error_clear();
       err = EM_OK;
       if (stopped_at < 0) stopped_at = k;
-      if (jobs == 1) break;
+      if (!collect) break;
       continue;
     }
     if (err) goto done;
@@ -722,7 +778,10 @@ em_err em_app_psweep(const em_app_args *a, const em_psweep_args *ps, const em_lo
     goto done;
   }
   char meshed[64] = "meshings in the workers' logs";
-  if (jobs == 1) snprintf(meshed, sizeof meshed, "%d meshings", mc.n_meshed);
+  if (n_rank > 1)
+    snprintf(meshed, sizeof meshed, "%d meshings on %d ranks", n_meshed, n_rank);
+  else if (jobs == 1)
+    snprintf(meshed, sizeof meshed, "%d meshings", mc.n_meshed);
   printf("# design sweep: %d points, %d failed, %s; %s/sweep.csv, %s/sweep_summary.csv\n",
          p.n_point, *n_failed, meshed, p.out, p.out);
   if (o->n_flagged)

@@ -6,6 +6,7 @@
  * (post/finish.c).  An eigen run branches after the setup (app/eigen.c). */
 #include <string.h>
 
+#include "app_dist.h" /* MPI: the frequencies shared among ranks */
 #include "app_sweep.h"
 
 /* case -> em_mesh: meshed at the sizing frequency, or read from Mesh/file;
@@ -84,8 +85,12 @@ static em_err run_case(em_run *r) {
   m->cfg.solve.ksp.cancel = m->cfg.solve.pc.cancel = em_app_cancel();
   EM_TRY(em_run_config_check(m->cs, &m->cfg)); /* before meshing: seconds, not the run */
   EM_TRY(em_app_validate_band(r));
+  int idle = 0;
+  em_sweep_dist_role(r, &idle); /* MPI: this rank's part (app/sweep_dist.c) */
+  if (idle) return EM_OK;
   EM_TRY(em_app_validate_size(r));
-  EM_TRY(em_app_outdir_open(r)); /* created and locked: a second run is refused now */
+  /* created and locked: a second run is refused now (a peer: its scratch) */
+  EM_TRY(r->peer ? em_sweep_dist_open(r) : em_app_outdir_open(r));
   EM_TRY(make_mesh(r));
   em_setup_opts so = em_run_config_setup_opts(&m->cfg);
   EM_TRY(em_setup_build(m->cs, m->mesh, &so, &r->detail, &m->setup)); /* model/case_setup.c */
@@ -99,8 +104,10 @@ static em_err run_case(em_run *r) {
   EM_TRY(make_problem(r));
   EM_TRY(em_results_alloc(&r->res, &m->cfg, m->setup.n_port));
   EM_TRY(em_app_check_signal());
-  EM_TRY(em_app_outdir_stage(r)); /* the outputs go to the partial folder (app/outdir.c) */
+  /* the outputs go to the partial folder (app/outdir.c); an MPI peer's to its scratch */
+  if (!r->peer) EM_TRY(em_app_outdir_stage(r));
   EM_TRY(em_sweep_run(r));
+  if (r->peer) return EM_OK; /* rank 0 writes the run's files */
   if (r->noop) { /* --resume of a complete result: it stays as it is */
     printf("# outputs in %s/ (complete: nothing to do)\n", r->final_dir);
     return EM_OK;
@@ -127,7 +134,10 @@ em_err em_app_run(const em_app_args *a, const em_log *log, int *flagged) {
   em_err err = run_case(&r); /* the signal handlers: app/main.c */
   if (flagged) *flagged = r.res.flagged;
   if (err) em_error_trace(err, __FILE__, __LINE__);
-  em_app_outdir_close(&r, err);
+  if (r.peer)
+    em_sweep_dist_close(&r, err);
+  else
+    em_app_outdir_close(&r, err);
   em_results_free(&r.res);
   em_model_free(&r.m);
   return err;

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "app_dist.h" /* MPI: the frequencies shared among ranks */
 #include "app_sweep.h"
 
 /* SIGINT / SIGTERM: app/outdir.c's flag, polled by the solve itself and
@@ -65,6 +66,7 @@ static void list_earlier_outputs(em_run *r, int fi) {
 
 static em_err sweep(em_run *r, uint8_t *done, int n_resumed) {
   int nf = r->m.cfg.n_freq;
+  if (em_sweep_dist_on(r)) return em_sweep_dist_uniform(r, done); /* app/sweep_dist.c */
   int left = nf - n_resumed;
   r->t_sweep = em_wtime(); /* the progress line's elapsed time and estimate (app/face.c) */
   for (int i = 0; i < nf; i++) {
@@ -91,9 +93,12 @@ static em_err sample_solve(void *ctx, double f, em_cplx *u, em_cplx *y) {
   int64_t nu = (int64_t)r->m.dofs->n_dof * np, ny = (int64_t)np * np;
   EM_CHECK(k < r->m.cfg.sweep_max_solves, EM_ERR_INTERNAL, "adaptive sweep: too many solves");
   if (r->args->resume) EM_TRY(em_journal_sample_load(r, k, f, u, nu, y, ny, &found));
-  if (found) {
+  if (found)
     em_log_info(r->log, "adaptive sweep: solve %d at %.6g GHz read from sweep.sample%d.bin", k + 1,
                 f * 1e-9, k);
+  else /* MPI: an initial sample another rank solved (app/sweep_dist.c) */
+    EM_TRY(em_sweep_dist_sample_take(r, k, f, u, y, &found));
+  if (found) {
     res->n_samples++;
   } else {
     em_log_verbose(r->log, "adaptive sweep: full solve %d at %.6g GHz", k + 1, f * 1e-9);
@@ -162,6 +167,7 @@ static em_err adaptive(em_run *r) {
                 "Farfield/compute auto (set it on to have them)",
                 c->n_freq);
   }
+  if (r->peer) return em_sweep_dist_sample_peer(r); /* MPI: one initial sample for rank 0 */
   EM_TRY(em_calloc(&res->sample, (size_t)c->sweep_max_solves, sizeof *res->sample, "samples"));
   res->sweep_converged = 1;
   em_adaptive a = {.f0 = c->freq[0],
@@ -180,6 +186,11 @@ static em_err adaptive(em_run *r) {
   em_adaptive_result ar;
   double t0 = em_wtime();
   EM_TRY(em_adaptive_run(&a, &mri, &ar));
+  em_err derr = em_sweep_dist_sample_drain(r); /* MPI: samples read from files instead */
+  if (derr) {
+    em_mri_destroy(&mri);
+    return derr;
+  }
   res->sweep_estimate = ar.estimate;
   res->sweep_check = ar.check;
   int ok = ar.converged;
@@ -215,7 +226,7 @@ em_err em_sweep_run(em_run *r) {
   EM_TRY(em_journal_key(r, &r->journal_key));
   EM_TRY(em_calloc(&done, (size_t)nf, 1, "frequencies done"));
   em_err err = EM_OK;
-  if (r->args->resume) {
+  if (r->args->resume && !r->peer) { /* an MPI peer: rank 0 says what is left */
     EM_TRY_GOTO(err, em_journal_read(r, done, &n_resumed, &complete), done);
     em_log_info(r->log, "resume: %d of %d frequencies done%s", n_resumed, nf,
                 complete ? " (the complete result in the output directory)" : "");
@@ -225,6 +236,9 @@ em_err em_sweep_run(em_run *r) {
   if (complete && n_resumed == nf) { /* nothing to do: the result stays as it is */
     r->noop = 1;
     r->res.n_done = nf;
+    /* MPI: the peers wait for rank 0's word (nothing left) or send it their samples */
+    if (em_sweep_dist_on(r))
+      err = r->m.cfg.sweep_adaptive ? em_sweep_dist_sample_drain(r) : em_sweep_dist_uniform(r, done);
     goto done;
   }
   if (r->m.cfg.sweep_adaptive && n_resumed < nf) {
