@@ -82,6 +82,7 @@ typedef struct em_run_config {
   double sweep_tol;           /* Solver/sweep_tol, on S */
   int sweep_max_solves;       /* Solver/sweep_max_solves */
   em_ksp_opts ksp;
+  int rhs_block; /* Solver/rhs_block: excitations per block solve (0: all) */
   em_pc_opts pc;
   int pc_auto;        /* Solver/preconditioner auto: direct, ilu0 when it does not fit */
   int ordering_auto;  /* Solver/ordering auto: nd for direct, rcm for ilu0 */

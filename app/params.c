@@ -64,6 +64,10 @@ static const em_param_spec SPECS[] = {
     NUM("Solver/tolerance", 1e-8, NULL, "relative residual target"),
     NUM("Solver/max_iterations", 5000, NULL, "iteration limit"),
     NUM("Solver/restart", 50, NULL, "GMRES restart length"),
+    NUM("Solver/rhs_block", 0, NULL,
+        "excitations (ports) solved together as one block sharing every matrix product and "
+        "preconditioner application (bicgstab, cocg): 0 all of them, 1 one after another, N "
+        "groups of N"),
     STR("Solver/format", "auto",
         "matrix format: auto, csr, ell, ellr, ellr-t, sellr-t, hyb, hec, ..."),
     STR("Solver/blocks", "streams",
@@ -276,6 +280,7 @@ static em_err read_solver(const em_case *c, em_run_config *cfg) {
            "Solver/tolerance = %g must be in (0, 1)", cfg->ksp.tol);
   EM_TRY(integer(c, "Solver/max_iterations", 1, 100000000, &cfg->ksp.max_it));
   EM_TRY(integer(c, "Solver/restart", 1, 10000, &cfg->ksp.restart));
+  EM_TRY(integer(c, "Solver/rhs_block", 0, EM_MAX_PORTS, &cfg->rhs_block));
   em_pc_opts_default(&cfg->pc);
   EM_TRY(em_case_string(c, "Solver/preconditioner", &s));
   cfg->pc_auto = strcmp(s, "auto") == 0;

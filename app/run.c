@@ -87,6 +87,7 @@ static em_err make_fsys(em_run *r) {
                     .ordering_auto = cfg->ordering_auto,
                     .pmg_pml_coarse = cfg->pmg_pml_coarse,
                     .ksp = cfg->ksp,
+                    .rhs_block = cfg->rhs_block,
                     .backend = r->dev.backend,
                     .prepare = ff_prepare, /* a plane wave (app/farfield.c) */
                     .prepare_ctx = r};

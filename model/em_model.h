@@ -170,6 +170,9 @@ typedef struct em_fsys_desc {
   int ordering_auto;  /* ... with ilu0: rcm */
   int pmg_pml_coarse; /* pmg: the PML unknowns join the coarse solve */
   em_ksp_opts ksp;
+  int rhs_block; /* excitations solved together as one block (shared
+                    products and preconditioner applies): 0 all, 1 one
+                    after another (Solver/rhs_block) */
   em_backend backend;
   /* optional: another excitation (a plane wave) into prob at k0 */
   em_err (*prepare)(void *ctx, double k0, em_problem *prob);
