@@ -107,10 +107,11 @@ em_setup_opts em_run_setup_opts(const em_run_config *cfg);
 void em_app_log_frequency(em_run *r, int fi);
 
 /* tables.c: the flags of frequency fi (not converged, a reflection above
- * 1), warned about; the Touchstone file with S renormalised to one
- * reference (Output/touchstone_z0), the flags as comment lines. */
+ * 1), warned about; the Touchstone file (and, interp_path not NULL, its
+ * splined twin) with S on the ports' own impedances or renormalised to
+ * Output/touchstone_z0, the flags as comment lines. */
 void em_app_flag_frequency(em_run *r, int fi);
-em_err em_app_write_touchstone(em_run *r, const char *path);
+em_err em_app_write_touchstone(em_run *r, const char *path, const char *interp_path);
 em_err em_run_write_line(em_run *r, int fi, const em_cplx *x, const em_cplx *fixed,
                          const char *path);
 

@@ -116,9 +116,10 @@ static const em_param_spec SPECS[] = {
     STR("Output/fields", "auto",
         "fields .vtk: auto (= middle: the one frequency, or the middle of a sweep), all, first, "
         "none"),
-    NUM("Output/touchstone_z0", 50, "ohm",
-        "reference impedance of the Touchstone file: S renormalised to it at every port and "
-        "frequency (the ports' own impedances are in ports.csv)"),
+    NUM("Output/touchstone_z0", 0, "ohm",
+        "reference impedance of the Touchstone file: 0 (the default) S on each port's own "
+        "impedance (generalised S; Touchstone 2.0 [Reference] when they differ), R > 0 S "
+        "renormalised to R at every port and frequency"),
     STR("Output/vtk", "binary", "VTK encoding: binary or ascii"),
     NUM("Output/subdiv", 0, NULL, "VTK subdivision of each tet (0: the basis order)"),
     NUM("Output/interp_points", 0, NULL,
@@ -415,7 +416,8 @@ em_err em_run_config_read(const em_case *c, em_run_config *cfg) {
   EM_TRY(integer(c, "Output/subdiv", 0, 8, &cfg->subdiv));
   if (cfg->subdiv == 0) cfg->subdiv = cfg->order;
   EM_TRY(num(c, "Output/touchstone_z0", &cfg->touchstone_z0));
-  EM_CHECK(cfg->touchstone_z0 > 0, EM_ERR_INPUT, "Output/touchstone_z0 = %g ohm must be > 0",
+  EM_CHECK(cfg->touchstone_z0 >= 0 && isfinite(cfg->touchstone_z0), EM_ERR_INPUT,
+           "Output/touchstone_z0 = %g ohm must be >= 0 (0: each port's own impedance)",
            cfg->touchstone_z0);
   EM_TRY(integer(c, "Output/line_points", 0, 1000000, &cfg->line_points));
   EM_TRY(integer(c, "Output/interp_points", 0, 1000000, &cfg->interp_points));

@@ -231,21 +231,15 @@ done:
 static em_err write_port_tables(em_run *r) {
   int np = r->setup.n_port, nf = r->cfg.n_freq;
   if (!np) return EM_OK; /* a plane wave drove the structure */
-  char name[300], path[1400];
+  char name[300], path[1400], iname[300], ipath[1400];
+  int interp = r->cfg.interp_points > 0 && nf >= 2; /* splined between the solved frequencies */
   snprintf(name, sizeof name, "%s.s%dp", em_case_name(r->cs), np);
+  snprintf(iname, sizeof iname, "%s_interp.s%dp", em_case_name(r->cs), np);
   EM_TRY(out_path(r, path, sizeof path, name));
-  EM_TRY(em_app_write_touchstone(r, path));
+  EM_TRY(out_path(r, ipath, sizeof ipath, iname));
+  EM_TRY(em_app_write_touchstone(r, path, interp ? ipath : NULL));
   EM_TRY(add_file(r, name));
-  if (r->cfg.interp_points > 0 && nf >= 2) { /* splined between the solved frequencies */
-    char comment[512]; /* S as solved: each port's own impedance (Touchstone v1 states one) */
-    snprintf(comment, sizeof comment, "emsolve %s, case %s, order %d, interpolated", EM_VERSION,
-             em_case_path(r->cs), r->cfg.order);
-    snprintf(name, sizeof name, "%s_interp.s%dp", em_case_name(r->cs), np);
-    EM_TRY(out_path(r, path, sizeof path, name));
-    EM_TRY(em_touchstone_write_interp(path, np, nf, r->cfg.freq, r->S, r->zref[0], comment,
-                                      r->cfg.interp_points));
-    EM_TRY(add_file(r, name));
-  }
+  if (interp) EM_TRY(add_file(r, iname));
   EM_TRY(out_path(r, path, sizeof path, "ports.csv"));
   EM_TRY(em_ports_csv_write_sweep(path, np, nf, r->cfg.freq, r->S, r->zport, r->flag));
   EM_TRY(add_file(r, "ports.csv"));
@@ -334,23 +328,16 @@ static em_err alloc_results(em_run *r) {
   return EM_OK;
 }
 
-/* The results on stdout, not only in files. */
+/* The results on stdout, not only in files (post/ports_print.c). */
 static void print_results(const em_run *r) {
-  const em_run_config *cfg = &r->cfg;
-  int np = r->setup.n_port, nf = cfg->n_freq;
+  int np = r->setup.n_port;
   if (!np) return;
-  printf(
-      "# %s: S11 and input impedance, S referenced to each port's own impedance (%s %.6g "
-      "ohm at the last frequency; the Touchstone file: %g ohm)\n",
-      em_case_name(r->cs), r->setup.port[0].name, r->zref[0], cfg->touchstone_z0);
-  printf("# f_GHz        |S11|_dB   phase_deg   Re_Zin      Im_Zin\n");
-  for (int i = 0; i < nf; i++) {
-    em_cplx s11 = r->S[(size_t)i * np * np], z = r->zin[(size_t)i * np];
-    printf("%-14.9g %-10.4f %-11.3f %-11.4f %-11.4f%s%s\n", cfg->freq[i] * 1e-9,
-           20 * log10(cabs(s11)), carg(s11) * 180 / M_PI, creal(z), cimag(z),
-           r->fr[i].converged ? "" : "  (not converged)",
-           r->flag[i] & EM_PORTS_FLAG_ACTIVE ? "  (|S| > 1)" : "");
-  }
+  const char *names[EM_MAX_PORTS];
+  for (int p = 0; p < np; p++) names[p] = r->setup.port[p].name;
+  em_ports_table t = {
+      em_case_name(r->cs), np, r->cfg.n_freq, r->cfg.freq, r->S, r->zin, r->zport, names, r->flag,
+      r->cfg.touchstone_z0};
+  em_ports_print(stdout, &t);
 }
 
 /* The data flow: case -> config -> mesh -> physics (em_setup) -> problem

@@ -101,22 +101,33 @@ em_err em_post_topology_log(const em_mesh *m, const em_port *ports, int n_port, 
 
 /* ------------------------------------------------------------ port tables */
 
-/* Touchstone v1 (".sNp"): "# Hz S RI R z0", one line per frequency for
- * N <= 2 (S11 S21 S12 S22), rows of at most 4 pairs for N >= 3;
+/* Touchstone 1.1 (".sNp"; 2.0 for N > 4, see em_touchstone_write_ref):
+ * "# Hz S RI R z0", one line per frequency for N <= 2 (S11 S21 S12 S22),
+ * rows of at most 4 pairs for N >= 3;
  * S is [n_freq][n_ports][n_ports] with S[f][i][j] = S_ij.  comment (may be
  * NULL, may hold several lines) goes into "! " lines.  Frequencies must be
  * finite, >= 0 and increasing (EM_ERR_ARG); S finite (EM_ERR_NUMERIC). */
 em_err em_touchstone_write(const char *path, int n_ports, int n_freq, const double *freq,
                            const em_cplx *S, double z0, const char *comment);
-/* The same file with S on n_points equally spaced frequencies from freq[0]
- * to freq[n_freq - 1], each S_ij through a natural cubic spline of the
+/* The same with a reference per port, z0[0..n_ports): Touchstone 2.0 (the
+ * [Reference] keyword) when they differ or n_ports > 4, else 1.1.  zrow
+ * (NULL: none) gives each frequency's own references [n_freq][n_ports]
+ * (a waveguide's impedance changes with frequency): a comment line after
+ * the data of a frequency whose references are not z0 lists them. */
+em_err em_touchstone_write_ref(const char *path, int n_ports, int n_freq, const double *freq,
+                               const em_cplx *S, const double *z0, const double *zrow,
+                               const char *comment);
+/* The same file (references z0[0..n_ports), as em_touchstone_write_ref)
+ * with S on n_points equally spaced frequencies from freq[0] to
+ * freq[n_freq - 1], each S_ij through a natural cubic spline of the
  * n_freq >= 2 solved values (post/touchstone_interp.c); a comment line says
  * they are interpolated. */
 em_err em_touchstone_write_interp(const char *path, int n_ports, int n_freq, const double *freq,
-                                  const em_cplx *S, double z0, const char *comment, int n_points);
+                                  const em_cplx *S, const double *z0, const char *comment,
+                                  int n_points);
 /* ports.csv: frequency, then per port i: |S_ii| dB, phase deg, Re/Im Zin
  * with Zin = z0[i] (1 + S_ii)/(1 - S_ii) ("inf" when S_ii = 1), and |S_ji|
- * dB for j != i.  Columns are named in docs/outputs.md. */
+ * dB and phase deg for j != i.  Columns are named in docs/outputs.md. */
 em_err em_ports_csv_write(const char *path, int n_ports, int n_freq, const double *freq,
                           const em_cplx *S, const double *z0);
 /* The same for a sweep whose reference impedances change with frequency:
@@ -128,6 +139,23 @@ em_err em_ports_csv_write(const char *path, int n_ports, int n_freq, const doubl
 #define EM_PORTS_FLAG_ACTIVE 2
 em_err em_ports_csv_write_sweep(const char *path, int n_ports, int n_freq, const double *freq,
                                 const em_cplx *S, const double *z0, const int *flag);
+
+/* The port results of a sweep for stdout (ports_print.c): one port, a
+ * line per frequency (|S11| dB, phase, Zin); several, the whole S-matrix
+ * (|S_ij| dB / phase deg) and every port's Zin, a line per port and
+ * frequency; the frequencies flagged (not converged, |S| > 1) say so. */
+typedef struct em_ports_table {
+  const char *name; /* the case */
+  int n_ports, n_freq;
+  const double *freq;           /* [n_freq] Hz */
+  const em_cplx *S;             /* [n_freq][n][n] on the ports' own impedances */
+  const em_cplx *zin;           /* [n_freq][n] */
+  const double *zref;           /* [n_freq][n] each frequency's own impedances */
+  const char *const *port_name; /* [n] */
+  const int *flag;              /* [n_freq] EM_PORTS_FLAG_* */
+  double touchstone_z0;         /* the Touchstone file's R (0: the ports' own) */
+} em_ports_table;
+void em_ports_print(FILE *f, const em_ports_table *t);
 
 /* ------------------------------------------------------ port quantities */
 
