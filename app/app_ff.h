@@ -8,6 +8,21 @@
 
 typedef struct em_run em_run;
 
+/* The array outputs of a case with several wave ports (app/array.c,
+ * docs/farfield.md "Arrays"): every port's embedded pattern, the array's
+ * pattern and figures for the weights (Array/weights, or the scan to
+ * Array/scan_theta, scan_phi), the active reflection against scan angle. */
+typedef struct em_app_array {
+  int enabled;             /* far field on, >= 2 ports, all wave ports */
+  int scan;                /* 1: the weights from the scan direction */
+  double scan_theta;       /* radians */
+  double scan_phi;         /* radians */
+  double scan_step;        /* degrees: active reflection every this much */
+  em_cplx w[EM_MAX_PORTS]; /* Array/weights (scan 0) */
+  em_antenna *ant;         /* [n_freq] the array's figures */
+  em_cplx *a;              /* [n_freq][n_port] the weights used */
+} em_app_array;
+
 /* What the case asks for (Farfield/ *, Excitation/ *, Output/plots). */
 typedef struct em_app_ff {
   int enabled;                             /* compute the far field at each frequency */
@@ -23,6 +38,7 @@ typedef struct em_app_ff {
   em_antenna *ant;                         /* [n_freq] figures (ports) */
   double *rcs_back, *rcs_fwd;              /* [n_freq] m^2 (plane wave) */
   int plots;                               /* Output/plots */
+  em_app_array arr;                        /* several ports (app/array.c) */
 } em_app_ff;
 
 /* The parameters of the far field, the excitation and the plots (spliced
@@ -65,20 +81,39 @@ typedef struct em_app_ff {
                 "plane wave: E at this angle (degrees) from theta_hat towards phi_hat"),           \
       EM_FF_NUM("Excitation/amplitude", 1, "V/m", "plane wave: |E_inc|, V/m"),                     \
       EM_FF_NUM("Output/plots", 0, NULL,                                                           \
-                "1: write PNG and SVG plots to <out>/plots (scripts/emplot.py)"),
+                "1: write PNG and SVG plots to <out>/plots (scripts/emplot.py)"),                  \
+      EM_FF_STR("Array/weights", "",                                                               \
+                "array excitation: the incident wave of each port as amp@deg, comma-separated "    \
+                "(amplitude relative to 1 W; \"\": the scan of Array/scan_theta, scan_phi)"),      \
+      EM_FF_NUM("Array/scan_theta", 0, "deg",                                                      \
+                "array: scan direction, polar angle (progressive phase from the port centres)"),   \
+      EM_FF_NUM("Array/scan_phi", 0, "deg", "array: scan direction, azimuth"),                     \
+      EM_FF_NUM("Array/scan_step", 2, "deg",                                                       \
+                "array: active reflection every this many degrees of scan (divides 90)"),
 
 /* Read the settings and check them against the mesh and the setup. */
 em_err em_app_ff_setup(em_run *r);
 void em_app_ff_free(em_app_ff *ff);
 /* Plane wave: column 0 of prob gets the scattered-field sources. */
 em_err em_app_ff_problem(em_run *r, double k0, em_problem *prob);
-/* After the solve of frequency fi: NF2FF, figures / RCS, files. x is the
- * solution of the first excitation (port 1 or the plane wave); meas what
- * the ports measured (NULL with a plane wave). */
+/* After the solve of frequency fi: NF2FF, figures / RCS, files. x holds
+ * the solutions of every excitation (port 1's, or the plane wave's, first);
+ * meas what the ports measured (NULL with a plane wave). */
 em_err em_app_ff_frequency(em_run *r, int fi, double k0, const em_cplx *x, const em_cplx *fixed,
                            const em_cplx *meas);
 /* One line per frequency of the far-field results on f. */
 void em_app_ff_print(const em_run *r, FILE *f);
+/* app/array.c: read Array/ * (after the far field's settings: enabled
+ * when the far field is on and the case has two or more wave ports); per
+ * frequency (o: the NF2FF of the run at its k0) the embedded and array
+ * patterns, figures and the active reflection table (x: the solutions of
+ * every port); the array's line per frequency on f. */
+em_err em_app_array_setup(em_run *r);
+em_err em_app_array_frequency(em_run *r, int fi, const em_nf2ff_opts *o, const em_cplx *x,
+                              const em_cplx *fixed, const em_cplx *meas);
+void em_app_array_print(const em_run *r, FILE *f);
+void em_app_array_free(em_app_array *a);
+
 /* Run scripts/emplot.py on dir (PNG and SVG in dir/plots). */
 em_err em_app_plot(const char *dir, const em_log *log);
 

@@ -21,6 +21,10 @@ typedef struct em_freq_result {
   char fields[64]; /* the fields file of this frequency, "" when none */
 } em_freq_result;
 
+/* Outputs a run lists (summary.json): a few per frequency (fields, far
+ * field, pattern, array tables) for sweeps of dozens of frequencies. */
+#define EM_RUN_MAX_FILES 320
+
 typedef struct em_block_stat {
   int32_t rows, cols;
   int64_t nnz;
@@ -68,7 +72,7 @@ typedef struct em_run {
   em_fsys *fsys; /* the problem object: what a sweep keeps across its
                     frequencies (model/fsys.c) */
   int n_files;
-  char files[64][256]; /* outputs written, relative to out_dir */
+  char files[EM_RUN_MAX_FILES][256]; /* outputs written, relative to out_dir */
 } em_run;
 
 em_err em_run_write_summary(const em_run *r);

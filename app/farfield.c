@@ -143,10 +143,11 @@ em_err em_app_ff_setup(em_run *r) {
     em_log_info(r->log, "far field: %s, grid %g x %g deg%s",
                 ff->group >= 0 ? m->group[ff->group].name : "boundary of the non-PML region",
                 ff->theta_step, ff->phi_step, ff->planewave ? ", plane-wave excitation" : "");
-  return EM_OK;
+  return em_app_array_setup(r); /* app/array.c */
 }
 
 void em_app_ff_free(em_app_ff *ff) {
+  em_app_array_free(&ff->arr);
   em_free(&ff->ant);
   em_free(&ff->rcs_back);
   em_free(&ff->rcs_fwd);
@@ -174,7 +175,7 @@ em_err em_app_ff_problem(em_run *r, double k0, em_problem *prob) {
 static em_err out_file(em_run *r, const char *name, char *path, size_t n) {
   int k = snprintf(path, n, "%s/%s", r->out_dir, name);
   EM_CHECK(k > 0 && (size_t)k < n, EM_ERR_INPUT, "output path %s/%s is too long", r->out_dir, name);
-  EM_CHECK(r->n_files < 64, EM_ERR_INTERNAL, "too many output files");
+  EM_CHECK(r->n_files < EM_RUN_MAX_FILES, EM_ERR_INTERNAL, "too many output files");
   snprintf(r->files[r->n_files++], sizeof r->files[0], "%.255s", name);
   return EM_OK;
 }
@@ -244,7 +245,7 @@ static em_err antenna(em_run *r, int fi, const em_nf2ff *nf, const em_ff_grid *g
   snprintf(path, sizeof path, "%s/antenna.csv", r->out_dir);
   EM_TRY(em_antenna_csv_write(path, fi + 1, r->cfg.freq, ff->ant));
   if (fi == 0) {
-    EM_CHECK(r->n_files < 64, EM_ERR_INTERNAL, "too many output files");
+    EM_CHECK(r->n_files < EM_RUN_MAX_FILES, EM_ERR_INTERNAL, "too many output files");
     snprintf(r->files[r->n_files++], sizeof r->files[0], "antenna.csv");
   }
   em_log_verbose(r->log,
@@ -300,6 +301,7 @@ em_err em_app_ff_frequency(em_run *r, int fi, double k0, const em_cplx *x, const
     EM_TRY_GOTO(err, scattering(r, fi, nf, &g), done);
   else
     EM_TRY_GOTO(err, antenna(r, fi, nf, &g, x, fixed, meas, k0), done);
+  if (ff->arr.enabled) EM_TRY_GOTO(err, em_app_array_frequency(r, fi, &o, x, fixed, meas), done);
   em_log_verbose(r->log, "far field: %d faces, %.2f s", nf->n_face, em_wtime() - t0);
 done:
   em_ff_grid_free(&g);
@@ -326,4 +328,5 @@ void em_app_ff_print(const em_run *r, FILE *f) {
             r->cfg.freq[i] * 1e-9, db10(a->directivity), db10(a->gain), db10(a->realized_gain),
             100 * a->efficiency, a->theta_max, a->phi_max, a->front_to_back, a->bw_e, a->bw_h);
   }
+  em_app_array_print(r, f);
 }

@@ -22,7 +22,7 @@ static em_err sample_field(void *ctx, int32_t t, const double lam[4], em_cplx E[
 }
 
 static em_err add_file(em_run *r, const char *name) {
-  EM_CHECK(r->n_files < 64, EM_ERR_INTERNAL, "too many output files");
+  EM_CHECK(r->n_files < EM_RUN_MAX_FILES, EM_ERR_INTERNAL, "too many output files");
   snprintf(r->files[r->n_files++], sizeof r->files[0], "%.255s", name);
   return EM_OK;
 }

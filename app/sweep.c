@@ -36,14 +36,14 @@ static void list_earlier_outputs(em_run *r, int fi) {
     struct stat st;
     snprintf(name, sizeof name, pat[k], fi);
     snprintf(path, sizeof path, "%s/%s", r->out_dir, name);
-    if (stat(path, &st) == 0 && r->n_files < 64)
+    if (stat(path, &st) == 0 && r->n_files < EM_RUN_MAX_FILES)
       snprintf(r->files[r->n_files++], sizeof r->files[0], "%s", name);
   }
   struct stat st;
   char path[1200];
   snprintf(path, sizeof path, "%s/antenna.csv", r->out_dir);
   /* app/farfield.c lists it when it solves the first frequency */
-  if (fi == 0 && r->ff.enabled && stat(path, &st) == 0 && r->n_files < 64)
+  if (fi == 0 && r->ff.enabled && stat(path, &st) == 0 && r->n_files < EM_RUN_MAX_FILES)
     snprintf(r->files[r->n_files++], sizeof r->files[0], "antenna.csv");
 }
 

@@ -362,6 +362,40 @@ em_err em_rcs_csv_write(const char *path, double freq, const em_ff_grid *g, doub
 em_err em_ff_vtk_write(const char *path, const em_ff_grid *g, const double *v_db, const char *name,
                        double range_db, const double centre[3], double radius, const char *title);
 
+/* ----------------------------------------------------------------- arrays
+ * (array.c, array_csv.c; docs/farfield.md, "Arrays").  Weights a_i are the
+ * complex amplitudes of the waves incident on the ports at their reference
+ * planes (where S refers to) relative to the 1 W of each port's own solve
+ * (|a_i|^2 W in).
+ *
+ * em_array_parse_weights: "amp@deg, amp@deg, ..." (or plain amplitudes,
+ * phase 0) for the n ports; errors name the weight. */
+em_err em_array_parse_weights(const char *s, int n, em_cplx *a);
+/* The scan to (theta, phi) (radians): a_i = exp(-j k0 u . r_i), r_i the
+ * centre of port i's reference plane (its centre moved by deembed along
+ * its inward normal; metres), u the unit vector of the direction. */
+void em_array_scan_weights(int n, const em_port *ports, double k0, double theta, double phi,
+                           em_cplx *a);
+/* Active reflection gamma_i = sum_j S_ij a_j / a_i (NaN where a_i = 0);
+ * S[i * n + j] = S_ij. */
+void em_array_active(int n, const em_cplx *S, const em_cplx *a, em_cplx *gamma);
+/* xa = sum_i a_i x_i for the n vectors x_i = x + i len (a zero weight's
+ * vector is not read, so a = e_k gives x_k exactly). */
+void em_array_combine(int n, int64_t len, const em_cplx *x, const em_cplx *a, em_cplx *xa);
+/* array_<f>.csv: theta_deg, phi_deg, then per port i F<i> (theta and phi,
+ * real and imaginary, V) and G<i>_dBi = 10 log10 (4 pi U_i / p_inc[i]) (the
+ * embedded element pattern: port i driven, the others matched); with the
+ * array's grid ga and weights a, its F and realized gain array_dBi =
+ * 10 log10 (4 pi U_a / sum_i |a_i|^2 p_inc[i]).  g[i]: the same grid. */
+em_err em_array_csv_write(const char *path, double freq, int n, const em_ff_grid *const *g,
+                          const double *p_inc, const em_ff_grid *ga, const em_cplx *a, double eta);
+/* active.csv: for each frequency and the planes phi = 0 and 90 deg, the
+ * beam scanned from theta = -90 to 90 deg by step (theta < 0: phi + 180),
+ * every port's Gamma_i (dB and deg) from S [n_freq][n][n] and the ports'
+ * centres. */
+em_err em_active_csv_write(const char *path, int n_freq, const double *freq, int n,
+                           const em_port *ports, const em_cplx *S, double step);
+
 /* ------------------------------------------------------------ resonances
  * (resonance.c) Resonances of a sampled one-port response, for design
  * sweeps.  Frequencies ascending, n >= 3. */
