@@ -6,20 +6,24 @@
 #      bit, vs the SpMV), test_ksp_block_gpu (block preconditioner applies
 #      and lockstep Krylov vs the solves one at a time), test_fsys_block_gpu
 #      (a two-port's S as a block vs two solves, 1e-10);
-#   2. the 2 x 2 DRA array (cases/dra_array.geo) at order 3, 5.8 GHz, far
+#   2. SpMM with N = 1, 2, 4, 8, 16 vectors against N SpMVs on the default
+#      DRA's order-3 matrix (emsolve --dump-matrix), bench/spmm_bench.c;
+#   3. the 2 x 2 DRA array (cases/dra_array.geo) at order 3, 5.8 GHz, far
 #      field off: all four ports as one block (Solver/rhs_block 0) against
 #      one port's solve (port 1's time in a Solver/rhs_block 1 run), with
 #      pmg (COCG, mixed precision, as issue 9 measured) and with the direct
-#      factor (BiCGSTAB); the target: four ports together <= 1.6x one
+#      factor (BiCGSTAB; the factor in complex single by default: the
+#      double factor of these 1.65M unknowns would need ~90 GiB of GPU
+#      memory by the 1M DRA's ratio, DIRECT_PRECISION=double on an H200);
+#      the target: four ports together <= 1.6x one
 #      port's solve (the preconditioner set-up is shared either way and not
-#      counted);
-#   3. SpMM with N = 1, 2, 4, 8, 16 vectors against N SpMVs on the default
-#      DRA's order-3 matrix (emsolve --dump-matrix), bench/spmm_bench.c.
+#      counted).
 # Summary on stdout; logs, summaries and the bench tables in
 # $OUT/arrays-logs.tgz.  SKIP_TESTS=1, SKIP_DIRECT=1, SKIP_PMG=1, SKIP_SPMM=1
 # leave a part out; RUNS="pmg direct" picks the preconditioners; ORDER (3),
 # DEVICE (gpu) and ARR_EXTRA (more emsolve options for the array runs, e.g.
-# a coarser mesh) change the array runs; BUILD=DIR with DIR/app/emsolve
+# a coarser mesh) change the array runs, PMG_PRECISION (mixed; the CPU
+# needs double) pmg's; BUILD=DIR with DIR/app/emsolve
 # already built skips the build.
 set -uo pipefail
 OUT=${OUT:-out/device-arrays}
@@ -50,6 +54,17 @@ if [ -z "${SKIP_TESTS:-}" ]; then
   grep -E "Test +#|tests passed|tests failed" "$L/ctest-gpu.log"
 fi
 
+# ------------------------------------------- SpMM on the DRA order-3 matrix
+if [ -z "${SKIP_SPMM:-}" ]; then
+  step "dump the DRA order-3 system (jacobi, 1 iteration: only the matrix is wanted)"
+  timeout -k 15 "$(cap 120)" "$B/app/emsolve" cases/dra.geo -setnumber Solver/order 3 \
+    -setnumber Solver/frequency 5.8e9 -setstring Output/fields none -setstring Farfield/compute off \
+    -setstring Solver/preconditioner jacobi -setnumber Solver/max_iterations 1 --device "${DEVICE:-gpu}" \
+    --out "$L/dump" --dump-matrix /tmp/dra_o3.mat > "$L/dump.log" 2>&1
+  step "spmm_bench on the DRA order-3 matrix"
+  timeout -k 15 "$(cap 180)" "$B/bench/spmm_bench" --matrix /tmp/dra_o3.mat --no-cpu --reps 10 \
+    --out "$L" 2>&1 | tee "$L/spmm_bench.log"
+fi
 # ------------------------------------------------ the 2 x 2 array, order 3
 ARR="-setnumber Solver/order ${ORDER:-3} -setnumber Solver/frequency 5.8e9 -setstring Output/fields none
      -setstring Farfield/compute off --device ${DEVICE:-gpu} -v ${ARR_EXTRA:-}"
@@ -61,7 +76,7 @@ arr() {
   local ts rc
   ts=$(date +%s.%N)
   # shellcheck disable=SC2086
-  timeout "$(cap 200)" "$B/app/emsolve" cases/dra_array.geo $ARR --out "$L/$lab" "$@" \
+  timeout -k 15 "$(cap 200)" "$B/app/emsolve" cases/dra_array.geo $ARR --out "$L/$lab" "$@" \
     > "$L/$lab.log" 2>&1
   rc=$?
   echo "$lab rc=$rc wall $(python3 -c "print(round($(date +%s.%N) - $ts, 1))") s" >> "$L/runs.txt"
@@ -73,20 +88,20 @@ RUNS=${RUNS:-pmg direct}
 first=1
 for pc in $RUNS; do
   case $pc in
-    pmg) PC="-setstring Solver/preconditioner pmg -setstring Solver/method cocg -setstring Solver/precision mixed" ;;
-    direct) PC="-setstring Solver/preconditioner direct -setstring Solver/method bicgstab" ;;
+    pmg) PC="-setstring Solver/preconditioner pmg -setstring Solver/method cocg -setstring Solver/precision ${PMG_PRECISION:-mixed}" ;;
+    direct) PC="-setstring Solver/preconditioner direct -setstring Solver/method bicgstab -setstring Solver/precision ${DIRECT_PRECISION:-mixed}" ;;
   esac
   if [ $first = 1 ]; then
-    step "2x2 array, order 3: mesh + $pc, four ports as one block"
+    step "2x2 array, order ${ORDER:-3}: mesh + $pc, four ports as one block"
     # shellcheck disable=SC2086
     arr "$pc-block" $PC --save-mesh "$MESH"
     first=0
   else
-    step "2x2 array, order 3: $pc, four ports as one block"
+    step "2x2 array, order ${ORDER:-3}: $pc, four ports as one block"
     # shellcheck disable=SC2086
     arr "$pc-block" $PC -setstring Mesh/file "$MESH"
   fi
-  step "2x2 array, order 3: $pc, the ports one after another"
+  step "2x2 array, order ${ORDER:-3}: $pc, the ports one after another"
   # shellcheck disable=SC2086
   arr "$pc-single" $PC -setstring Mesh/file "$MESH" -setnumber Solver/rhs_block 1
 done
@@ -119,16 +134,5 @@ for pc in runs:
           f"sequential| {dS:.1e}; |S_ij - S_ji| {rec:.1e}; converged {fb['converged']}")
 PY
 
-# ------------------------------------------- SpMM on the DRA order-3 matrix
-if [ -z "${SKIP_SPMM:-}" ]; then
-  step "dump the DRA order-3 system (jacobi, 1 iteration: only the matrix is wanted)"
-  timeout "$(cap 120)" "$B/app/emsolve" cases/dra.geo -setnumber Solver/order 3 \
-    -setnumber Solver/frequency 5.8e9 -setstring Output/fields none -setstring Farfield/compute off \
-    -setstring Solver/preconditioner jacobi -setnumber Solver/max_iterations 1 --device gpu \
-    --out "$L/dump" --dump-matrix /tmp/dra_o3.mat > "$L/dump.log" 2>&1
-  step "spmm_bench on the DRA order-3 matrix"
-  timeout "$(cap 180)" "$B/bench/spmm_bench" --matrix /tmp/dra_o3.mat --no-cpu --reps 10 \
-    --out "$L" 2>&1 | tee "$L/spmm_bench.log"
-fi
 step done
 cat "$L/runs.txt" 2>/dev/null
