@@ -1,10 +1,7 @@
-/* direct_cuda.c - EM_PC_DIRECT with the CUDA backend: with the factor on the
- * GPU an apply is a device solve on the Krylov method's vectors (no PCIe);
- * with the factor on the host (it did not fit in device memory) r goes
- * down, the host solves, z comes back, on the legacy default stream that
- * the Krylov vectors use, so the copies wait for the work that produced r. */
-#include <cuda_runtime.h>
-
+/* direct_cuda.c - EM_PC_DIRECT with the factor on the GPU: an apply is a
+ * device solve on the Krylov method's vectors (no PCIe).  A factor that
+ * did not fit in device memory lives on the host and is staged
+ * (direct_pc.c). */
 #include "direct_gpu_impl.h"
 #include "pc_impl.h"
 
@@ -23,9 +20,9 @@ static int64_t stride_of(int k, const void *const *v, size_t es, int32_t n) {
   return (int64_t)(d / (ptrdiff_t)es);
 }
 
-/* k columns in one device solve: in place when r and z are each one
- * strided block, else through a staging block (copies on the stream of
- * the solve). */
+/* k >= 2 columns in one device solve: in place when r and z are each one
+ * strided block, else through a staging block (copies on the legacy
+ * stream, which the solve waits for and which waits for it). */
 static em_err direct_apply_gpu_multi(em_pc *pc, em_prec vec_prec, int k, const void *const *r,
                                      void *const *z) {
   em_direct_pc *p = pc->data;
@@ -35,49 +32,31 @@ static em_err direct_apply_gpu_multi(em_pc *pc, em_prec vec_prec, int k, const v
   int64_t lr = stride_of(k, r, es, n), lz = stride_of(k, (const void *const *)z, es, n);
   if (lr && lz) return em_direct_solve_cuda(p->F, k, r[0], lr, z[0], lz, single);
   size_t col = (size_t)n * es;
-  if (k > p->cap_k) {
+  if (k > p->cap_k || !p->dstage) {
     em_dev_free(&p->dstage);
-    p->cap_k = 0;
     EM_TRY(em_dev_alloc(&p->dstage, NULL, 2 * col * (size_t)k, NULL,
                         "direct preconditioner staging of k columns"));
     p->cap_k = k;
   }
   char *sr = p->dstage, *sz = sr + col * (size_t)k;
-  for (int j = 0; j < k; j++)
-    EM_CUDA(cudaMemcpyAsync(sr + j * col, r[j], col, cudaMemcpyDeviceToDevice, 0));
+  for (int j = 0; j < k; j++) EM_TRY(pc->be->copy(sr + j * col, r[j], col));
   EM_TRY(em_direct_solve_cuda(p->F, k, sr, n, sz, n, single));
-  for (int j = 0; j < k; j++)
-    EM_CUDA(cudaMemcpyAsync(z[j], sz + j * col, col, cudaMemcpyDeviceToDevice, 0));
+  for (int j = 0; j < k; j++) EM_TRY(pc->be->copy(z[j], sz + j * col, col));
   return EM_OK;
 }
 
-static em_err direct_apply_host(em_pc *pc, em_prec vec_prec, const void *r, void *z) {
+/* the staging block, then what every backend frees */
+static void direct_destroy_gpu(em_pc *pc) {
   em_direct_pc *p = pc->data;
-  size_t bytes = (size_t)pc->n * em_prec_size(vec_prec);
-  if (bytes == 0) return EM_OK;
-  EM_CUDA(cudaMemcpy(p->hr, r, bytes, cudaMemcpyDeviceToHost));
-  EM_TRY(em_direct_pc_host_apply(p, vec_prec, p->hr, p->hz));
-  EM_CUDA(cudaMemcpy(z, p->hz, bytes, cudaMemcpyHostToDevice));
-  return EM_OK;
+  if (p) em_dev_free(&p->dstage);
+  em_direct_pc_destroy(pc);
 }
 
-static const em_pc_ops DIRECT_GPU = {direct_apply_gpu, em_direct_pc_destroy, em_direct_pc_update,
+static const em_pc_ops DIRECT_GPU = {direct_apply_gpu, direct_destroy_gpu, em_direct_pc_update,
                                      direct_apply_gpu_multi};
-static const em_pc_ops DIRECT_HOST = {direct_apply_host, em_direct_pc_destroy, em_direct_pc_update,
-                                      NULL};
 
 em_err em_pc_direct_use_cuda(em_pc *pc) {
-  em_direct_pc *p = pc->data;
-  if (p->F->gpu && !p->F->on_host) {
-    pc->ops = &DIRECT_GPU;
-    pc->info.impl = "direct-ldlt-gpu";
-    return EM_OK;
-  }
-  size_t n = (size_t)pc->n + 1;
-  EM_TRY(em_calloc(&p->hr, n, sizeof(em_cplx), "direct preconditioner host copy of r"));
-  EM_TRY(em_calloc(&p->hz, n, sizeof(em_cplx), "direct preconditioner host copy of z"));
-  pc->ops = &DIRECT_HOST;
-  pc->info.impl = "direct-ldlt";
-  pc->info.bytes += 2 * n * sizeof(em_cplx);
+  pc->ops = &DIRECT_GPU;
+  pc->info.impl = "direct-ldlt-gpu";
   return EM_OK;
 }
