@@ -5,7 +5,9 @@
 #      test_spmm_gpu (SpMM of every format vs the CPU reference and, bit for
 #      bit, vs the SpMV), test_ksp_block_gpu (block preconditioner applies
 #      and lockstep Krylov vs the solves one at a time), test_fsys_block_gpu
-#      (a two-port's S as a block vs two solves, 1e-10);
+#      (a two-port's S as a block vs two solves, 1e-10), test_array_gpu
+#      (tests/app/test_array.py with --device gpu: the 2 x 2 array at
+#      order 1, reciprocity, active reflection and array pattern by hand);
 #   2. SpMM with N = 1, 2, 4, 8, 16 vectors against N SpMVs on the default
 #      DRA's order-3 matrix (emsolve --dump-matrix), bench/spmm_bench.c;
 #   3. the 2 x 2 DRA array (cases/dra_array.geo) at order 3, 5.8 GHz, far
@@ -42,15 +44,15 @@ if [ ! -x "$B/app/emsolve" ]; then
   step build
   cmake -S . -B "$B" $G -DCMAKE_BUILD_TYPE=Release -DEMSOLVE_CUDA=ON > "$L/configure.log" 2>&1
   timeout "$(cap 300)" cmake --build "$B" -j"$(nproc)" --target emsolve spmm_bench test_spmm \
-    test_ksp_block test_fsys_block > "$L/build.log" 2>&1 ||
+    test_ksp_block test_fsys_block em_gpu_probe > "$L/build.log" 2>&1 ||
     { grep -E "error" "$L/build.log" | head -20; exit 1; }
 fi
 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader | tee "$L/device.txt"
 
 if [ -z "${SKIP_TESTS:-}" ]; then
   step "gpu tests"
-  (cd "$B" && timeout "$(cap 150)" ctest -R "test_spmm_gpu|test_ksp_block_gpu|test_fsys_block_gpu" \
-    --output-on-failure --timeout 140 > "$L/ctest-gpu.log" 2>&1)
+  (cd "$B" && timeout "$(cap 180)" ctest -R "test_spmm_gpu|test_ksp_block_gpu|test_fsys_block_gpu|test_array_gpu" \
+    -j4 --output-on-failure --timeout 170 > "$L/ctest-gpu.log" 2>&1)
   grep -E "Test +#|tests passed|tests failed" "$L/ctest-gpu.log"
 fi
 
