@@ -4,7 +4,8 @@
  *   weights   a_i: the complex amplitude of the wave incident on port i at
  *             its reference plane (where S refers to: the port plane moved
  *             by Ports/<i>/deembed) relative to the 1 W of its own solve
- *             (|a_i|^2 W in); from a list "amp@deg, ..." or from a scan
+ *             (|a_i|^2 W in); from a list "amp@deg, ..." (Array/weights,
+ *             read by model/config_array.c) or from a scan
  *             direction u0 (theta0, phi0): a_i = exp(-j k0 u0 . r_i), r_i
  *             the centre of that plane, the progressive phase that puts the
  *             array factor sum_i a_i exp(j k0 u . r_i) at its maximum in u0;
@@ -16,59 +17,9 @@
  *             plane, where x_i has its 1 W): by linearity the field of the
  *             array excitation (the ports' matched loads are in every x_i),
  *             from which its far field, gain and accepted power follow. */
-#include <ctype.h>
 #include <math.h>
-#include <stdlib.h>
-#include <string.h>
 
 #include "em_post.h"
-
-em_err em_array_parse_weights(const char *s, int n, em_cplx *a) {
-  EM_CHECK(s && a && n >= 1, EM_ERR_ARG, "array weights: NULL argument or %d ports", n);
-  const char *p = s;
-  int k = 0;
-  double total = 0;
-  for (;;) {
-    while (isspace((unsigned char)*p)) p++;
-    if (!*p) break;
-    EM_CHECK(k < n, EM_ERR_INPUT,
-             "Array/weights \"%s\": more than %d weights (the case has %d ports)", s, n, n);
-    char *end;
-    double amp = strtod(p, &end), ph = 0;
-    EM_CHECK(end != p && isfinite(amp) && amp >= 0, EM_ERR_INPUT,
-             "Array/weights \"%s\": weight %d is not an amplitude >= 0 (write amp or amp@deg, "
-             "comma-separated)",
-             s, k + 1);
-    p = end;
-    while (isspace((unsigned char)*p)) p++;
-    if (*p == '@') {
-      p++;
-      ph = strtod(p, &end);
-      EM_CHECK(end != p && isfinite(ph), EM_ERR_INPUT,
-               "Array/weights \"%s\": the phase of weight %d is not a number of degrees", s, k + 1);
-      p = end;
-      while (isspace((unsigned char)*p)) p++;
-    }
-    EM_CHECK(*p == ',' || !*p, EM_ERR_INPUT,
-             "Array/weights \"%s\": unexpected '%c' after weight %d (write amp or amp@deg, "
-             "comma-separated)",
-             s, *p, k + 1);
-    /* exact for the phases of whole right angles (1@90 is j, 1@180 is -1) */
-    double r = fmod(ph, 360.0);
-    if (r < 0) r += 360;
-    em_cplx u = r == 0     ? 1
-                : r == 90  ? I
-                : r == 180 ? -1
-                : r == 270 ? -I
-                           : cexp(I * ph * M_PI / 180);
-    a[k++] = amp * u;
-    total += amp * amp;
-    if (*p == ',') p++;
-  }
-  EM_CHECK(k == n, EM_ERR_INPUT, "Array/weights \"%s\": %d weights for %d ports", s, k, n);
-  EM_CHECK(total > 0, EM_ERR_INPUT, "Array/weights \"%s\": every amplitude is zero", s);
-  return EM_OK;
-}
 
 void em_array_scan_weights(int n, const em_port *ports, double k0, double theta, double phi,
                            em_cplx *a) {

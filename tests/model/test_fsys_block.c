@@ -1,4 +1,4 @@
-/* Both ports of a two-port solved as one block (em_fsys_desc.rhs_block 0:
+/* Both ports of a two-port solved as one block (em_solve_opts.rhs_block 0:
  * em_ksp_solve_multi with multi-vector products and block preconditioner
  * applies) against the two solved one after another (rhs_block 1), on a
  * parallel-plate line between two lumped ports: PEC plates at z = 0, h,
@@ -55,27 +55,22 @@ static void make_line(line2 *l, int order, em_cplx eps_r) {
 }
 
 /* The 2 x 2 S-matrix at f: rhs_block 0 (a block) or 1 (one by one). */
-static void solve_s(line2 *l, int order, em_pc_type pc, em_ksp_method meth, em_blockop_mode mode,
-                    int block, double f, em_cplx S[4], em_fsys_stats *st) {
-  em_fsys_desc d = {.mesh = l->m,
-                    .dofs = l->d,
-                    .order = order,
-                    .medium = l->med,
-                    .port = l->port,
-                    .n_port = 2,
-                    .rhs_block = block,
-                    .backend = backend};
-  em_blockop_opts_default(&d.bop);
-  d.bop.mode = mode;
-  em_pc_opts_default(&d.pc);
-  d.pc.type = pc;
-  d.pc.ordering = EM_ORDERING_ND;
-  d.pc.pmg.coarse = 1;
-  d.pc.pmg.smoother = EM_PMG_BLOCK;
-  d.pc.pmg.sweeps = 2;
-  em_ksp_opts_default(&d.ksp);
-  d.ksp.method = meth;
-  d.ksp.tol = 1e-12;
+static void solve_s(line2 *l, em_pc_type pc, em_ksp_method meth, em_blockop_mode mode, int block,
+                    double f, em_cplx S[4], em_fsys_stats *st) {
+  em_setup setup = {.medium = l->med, .port = l->port, .n_port = 2};
+  em_solve_opts o = {.rhs_block = block};
+  em_blockop_opts_default(&o.bop);
+  o.bop.mode = mode;
+  em_pc_opts_default(&o.pc);
+  o.pc.type = pc;
+  o.pc.ordering = EM_ORDERING_ND;
+  o.pc.pmg.coarse = 1;
+  o.pc.pmg.smoother = EM_PMG_BLOCK;
+  o.pc.pmg.sweeps = 2;
+  em_ksp_opts_default(&o.ksp);
+  o.ksp.method = meth;
+  o.ksp.tol = 1e-12;
+  em_fsys_desc d = {.mesh = l->m, .dofs = l->d, .setup = &setup, .solve = &o, .backend = backend};
   em_fsys *s = NULL;
   em_system *sys = NULL;
   em_cplx *x = NULL, meas[4], zin[2];
@@ -100,8 +95,8 @@ static void check(int order, em_cplx eps_r, em_pc_type pc, em_ksp_method meth,
   double f = 2.2e9, k = 2 * M_PI * f / EM_C0 * creal(csqrt(eps_r));
   em_cplx Sb[4], Ss[4];
   em_fsys_stats sb, ss;
-  solve_s(&l, order, pc, meth, mode, 0, f, Sb, &sb);
-  solve_s(&l, order, pc, meth, mode, 1, f, Ss, &ss);
+  solve_s(&l, pc, meth, mode, 0, f, Sb, &sb);
+  solve_s(&l, pc, meth, mode, 1, f, Ss, &ss);
   double dmax = 0;
   for (int q = 0; q < 4; q++) dmax = fmax(dmax, cabs(Sb[q] - Ss[q]));
   em_cplx want = cexp(-I * k * L);

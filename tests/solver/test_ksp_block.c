@@ -38,7 +38,7 @@ static em_blockmat *order3(void) {
   for (int32_t f = 0; f < m->n_face; f++) ff[f] = m->face_tet[2 * f + 1] < 0;
   em_dofmap *d = NULL;
   REQUIRE_OK(em_dofmap_build(m, 3, ff, &d));
-  em_problem prob = {.k0 = 180, .order = 3, .material = lossy, .n_rhs = 1};
+  em_problem prob = {.k0 = 180, .material = lossy, .n_rhs = 1};
   em_system *sys = NULL;
   REQUIRE_OK(em_assemble(m, d, &prob, NULL, &sys));
   em_blockmat *B = sys->A;

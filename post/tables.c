@@ -1,7 +1,7 @@
-/* tables.c - what the port tables say beyond the numbers: which
+/* tables.c - the port tables of a sweep: the Touchstone file, its
+ * interpolated twin, ports.csv; and what they say beyond the numbers: which
  * frequencies are flagged (a solve that did not converge, a reflection
- * above 1 at a passive structure), and the Touchstone file on one
- * reference impedance for every row.
+ * above 1 at a passive structure).
  *
  * The S of a run is referenced to each port's own impedance at each
  * frequency (a waveguide's changes with frequency): the Touchstone file
@@ -13,22 +13,23 @@
 #include <math.h>
 #include <string.h>
 
-#include "app_run.h"
+#include "em_post.h"
 
 /* |S_pp| > 1 + this: more power reflected than sent (rounding allowed) */
 #define ACTIVE_TOL 1e-9
 
-void em_app_flag_frequency(em_run *r, int fi) {
-  int np = r->setup.n_port, g = 0;
+/* The flags of frequency fi, each warned about. */
+void em_post_flag(em_results *r, const em_log *log, int fi) {
+  int np = r->n_port, g = 0;
   if (!r->fr[fi].converged) g |= EM_PORTS_FLAG_NOT_CONVERGED;
   for (int p = 0; p < np; p++) {
     double a = cabs(r->S[(size_t)fi * np * np + p * np + p]);
     if (a > 1 + ACTIVE_TOL) {
       g |= EM_PORTS_FLAG_ACTIVE;
-      em_log_warn(r->log,
+      em_log_warn(log,
                   "f = %.6g GHz: |S%d%d| = %.6f > 1 although the structure is passive: the "
                   "result is wrong (mesh too coarse near the port, or not converged)",
-                  r->cfg.freq[fi] * 1e-9, p + 1, p + 1, a);
+                  r->freq[fi] * 1e-9, p + 1, p + 1, a);
     }
   }
   r->flag[fi] = g;
@@ -41,9 +42,10 @@ void em_app_flag_frequency(em_run *r, int fi) {
  * frequency (generalised S: a matched waveguide reads its own match), the
  * references of the first frequency in the header (z0) and each row's in
  * zrow.  *S and *zrow are the caller's to free. */
-static em_err touchstone_data(const em_run *r, em_cplx **S, double *z0, double **zrow) {
-  int np = r->setup.n_port, nf = r->cfg.n_freq;
-  double R = r->cfg.touchstone_z0, Rn[EM_MAX_PORTS];
+static em_err touchstone_data(const em_model *m, const em_results *r, em_cplx **S, double *z0,
+                              double **zrow) {
+  int np = r->n_port, nf = r->n_freq;
+  double R = m->cfg.touchstone_z0, Rn[EM_MAX_PORTS];
   *zrow = NULL;
   EM_TRY(em_calloc(S, (size_t)nf * np * np, sizeof **S, "Touchstone S"));
   memcpy(*S, r->S, (size_t)nf * np * np * sizeof **S);
@@ -61,12 +63,12 @@ static em_err touchstone_data(const em_run *r, em_cplx **S, double *z0, double *
 
 /* The comment of the Touchstone file: the case, what S is referenced to,
  * the ports' impedances over the sweep, the flagged frequencies. */
-static void touchstone_comment(const em_run *r, char *comment, size_t cap) {
-  int np = r->setup.n_port, nf = r->cfg.n_freq;
-  double R = r->cfg.touchstone_z0;
+static void touchstone_comment(const em_model *m, const em_results *r, char *comment, size_t cap) {
+  int np = r->n_port, nf = r->n_freq;
+  double R = m->cfg.touchstone_z0;
   size_t len = 0;
   len += (size_t)snprintf(comment + len, cap - len, "emsolve %s, case %s, order %d\n", EM_VERSION,
-                          em_case_path(r->cs), r->cfg.order);
+                          em_case_path(m->cs), m->cfg.order);
   if (R > 0)
     len += (size_t)snprintf(comment + len, cap - len,
                             "S renormalised to %g ohm at every port and frequency "
@@ -78,45 +80,67 @@ static void touchstone_comment(const em_run *r, char *comment, size_t cap) {
                             "Output/touchstone_z0 renormalises); port impedances (ohm):");
   for (int p = 0; p < np && len < cap; p++) {
     len +=
-        (size_t)snprintf(comment + len, cap - len, " %s %.6g", r->setup.port[p].name, r->zport[p]);
+        (size_t)snprintf(comment + len, cap - len, " %s %.6g", m->setup.port[p].name, r->zport[p]);
     if (nf > 1 && len < cap)
       len += (size_t)snprintf(comment + len, cap - len, " .. %.6g",
                               r->zport[(size_t)(nf - 1) * np + p]);
   }
   if (nf > 1 && len < cap)
-    len += (size_t)snprintf(comment + len, cap - len, " (%.6g .. %.6g GHz)", r->cfg.freq[0] * 1e-9,
-                            r->cfg.freq[nf - 1] * 1e-9);
+    len += (size_t)snprintf(comment + len, cap - len, " (%.6g .. %.6g GHz)", r->freq[0] * 1e-9,
+                            r->freq[nf - 1] * 1e-9);
   for (int k = 0; k < nf && len < cap - 160; k++) {
     int g = r->flag[k];
     if (!g) continue;
-    len += (size_t)snprintf(comment + len, cap - len, "\nFLAGGED %.9g Hz:%s%s", r->cfg.freq[k],
+    len += (size_t)snprintf(comment + len, cap - len, "\nFLAGGED %.9g Hz:%s%s", r->freq[k],
                             g & EM_PORTS_FLAG_NOT_CONVERGED ? " not converged" : "",
                             g & EM_PORTS_FLAG_ACTIVE ? " |S| > 1 at a passive port" : "");
   }
 }
 
-em_err em_app_write_touchstone(em_run *r, const char *path, const char *interp_path) {
-  int np = r->setup.n_port, nf = r->cfg.n_freq;
+/* The Touchstone file at path and, interp_path not NULL, its splined twin
+ * (the same references). */
+static em_err write_touchstone(const em_model *m, const em_results *r, const char *path,
+                               const char *interp_path) {
+  int np = r->n_port, nf = r->n_freq;
   double z0[EM_MAX_PORTS];
   em_cplx *S = NULL;
   double *zrow = NULL;
   char *comment = NULL;
   size_t cap = 2048 + (size_t)nf * 160 + (size_t)np * 64;
   em_err err = EM_OK;
-  EM_TRY_GOTO(err, touchstone_data(r, &S, z0, &zrow), done);
+  EM_TRY_GOTO(err, touchstone_data(m, r, &S, z0, &zrow), done);
   EM_TRY_GOTO(err, em_calloc(&comment, cap, 1, "Touchstone comment"), done);
-  touchstone_comment(r, comment, cap);
-  EM_TRY_GOTO(err, em_touchstone_write_ref(path, np, nf, r->cfg.freq, S, z0, zrow, comment), done);
+  touchstone_comment(m, r, comment, cap);
+  EM_TRY_GOTO(err, em_touchstone_write_ref(path, np, nf, r->freq, S, z0, zrow, comment), done);
   if (interp_path) { /* splined between the solved frequencies, the same references */
     size_t len = strlen(comment);
     snprintf(comment + len, cap - len, "\ninterpolated%s",
              zrow ? "; the references are the first frequency's" : "");
-    err = em_touchstone_write_interp(interp_path, np, nf, r->cfg.freq, S, z0, comment,
-                                     r->cfg.interp_points);
+    err = em_touchstone_write_interp(interp_path, np, nf, r->freq, S, z0, comment,
+                                     m->cfg.interp_points);
   }
 done:
   em_free(&S);
   em_free(&zrow);
   em_free(&comment);
   return err;
+}
+
+/* <case>.s<N>p, <case>_interp.s<N>p (Output/interp_points), ports.csv. */
+em_err em_post_tables(const em_model *m, const em_results *r, em_outdir *out) {
+  int np = r->n_port, nf = r->n_freq;
+  if (!np) return EM_OK; /* a plane wave drove the structure */
+  char name[300], path[1400], iname[300], ipath[1400];
+  int interp = m->cfg.interp_points > 0 && nf >= 2; /* splined between the solved frequencies */
+  snprintf(name, sizeof name, "%s.s%dp", em_case_name(m->cs), np);
+  snprintf(iname, sizeof iname, "%s_interp.s%dp", em_case_name(m->cs), np);
+  EM_TRY(em_outdir_path(out, name, path, sizeof path));
+  EM_TRY(em_outdir_path(out, iname, ipath, sizeof ipath));
+  EM_TRY(write_touchstone(m, r, path, interp ? ipath : NULL));
+  EM_TRY(em_outdir_add(out, name));
+  if (interp) EM_TRY(em_outdir_add(out, iname));
+  EM_TRY(em_outdir_path(out, "ports.csv", path, sizeof path));
+  EM_TRY(em_ports_csv_write_sweep(path, np, nf, r->freq, r->S, r->zport, r->flag));
+  EM_TRY(em_outdir_add(out, "ports.csv"));
+  return EM_OK;
 }
