@@ -199,7 +199,8 @@ em_err em_run_config_read(const em_case *c, em_run_config *cfg) {
   EM_TRY(em_cfg_integer(c, "Output/subdiv", 0, 8, &cfg->subdiv));
   if (cfg->subdiv == 0) cfg->subdiv = cfg->order;
   EM_TRY(em_cfg_number(c, "Output/touchstone_z0", &cfg->touchstone_z0));
-  EM_CHECK(cfg->touchstone_z0 > 0, EM_ERR_INPUT, "Output/touchstone_z0 = %g ohm must be > 0",
+  EM_CHECK(cfg->touchstone_z0 >= 0 && isfinite(cfg->touchstone_z0), EM_ERR_INPUT,
+           "Output/touchstone_z0 = %g ohm must be >= 0 (0: each port's own impedance)",
            cfg->touchstone_z0);
   EM_TRY(em_cfg_integer(c, "Output/line_points", 0, 1000000, &cfg->line_points));
   EM_TRY(em_cfg_integer(c, "Output/interp_points", 0, 1000000, &cfg->interp_points));

@@ -108,5 +108,5 @@ em_err em_ff_config_read(const em_case *c, const em_run_config *cfg, const em_me
            "Farfield/compute on: case %s is closed by PEC (no PML, no Boundary/outer abc) and "
            "has no surface group 'nf2ff': nothing radiates",
            em_case_path(c));
-  return EM_OK;
+  return em_array_config_read(c, ff->enabled, ff->planewave, s, &ff->arr); /* config_array.c */
 }

@@ -38,6 +38,8 @@ typedef enum em_mirror { EM_MIRROR_NONE = 0, EM_MIRROR_PEC, EM_MIRROR_PMC } em_m
  * object (em_fsys_desc.solve). */
 typedef struct em_solve_opts {
   em_ksp_opts ksp;
+  int rhs_block; /* Solver/rhs_block: excitations solved together as one block (shared
+                    products and preconditioner applies): 0 all, 1 one after another */
   em_pc_opts pc;
   int pc_auto;        /* Solver/preconditioner auto: direct, pmg / ilu0 when it fits nowhere */
   int ordering_auto;  /* Solver/ordering auto: nd for direct, rcm for ilu0 */
@@ -68,7 +70,7 @@ typedef struct em_run_config {
   int fields;                 /* 0 none, 1 first frequency, 2 all, 3 middle (n_freq / 2) */
   int vtk_binary;
   int subdiv;
-  double touchstone_z0; /* ohm: the one reference of the Touchstone file */
+  double touchstone_z0; /* ohm: the Touchstone file's reference (0: each port's own) */
   int line_points;      /* E along a line: points (0: none) */
   int interp_points;    /* S splined onto this many frequencies (0: none) */
   double line[6];       /* from xyz, to xyz (metres) */
@@ -159,6 +161,32 @@ em_setup_opts em_run_config_setup_opts(const em_run_config *cfg);
 em_err em_run_config_check_mesh(const em_case *c, const em_run_config *cfg, const em_mesh *m,
                                 const em_setup *s);
 
+/* The array outputs of a case with several wave ports (Array/ *,
+ * config_array.c; written by post/ff_array.c, docs/farfield.md "Arrays"):
+ * every port's embedded pattern, the array's pattern and figures for the
+ * weights (Array/weights, or the scan to Array/scan_theta, scan_phi), the
+ * active reflection against scan angle. */
+typedef struct em_array_config {
+  int enabled;             /* far field on, >= 2 ports, all wave ports */
+  int scan;                /* 1: the weights from the scan direction */
+  double scan_theta;       /* radians */
+  double scan_phi;         /* radians */
+  double scan_step;        /* degrees: active reflection every this much */
+  em_cplx w[EM_MAX_PORTS]; /* Array/weights (scan 0) */
+  char weights[256];       /* Array/weights as written (the log) */
+  int lumped;              /* far field on, >= 2 ports, some lumped: no array outputs */
+} em_array_config;
+
+/* Array/ * into a (config_array.c), after the far field's settings: enabled
+ * when the far field is on without a plane wave and the case has two or
+ * more wave ports; weights given for a case without them are an error. */
+em_err em_array_config_read(const em_case *c, int ff_enabled, int planewave, const em_setup *s,
+                            em_array_config *a);
+/* "amp@deg, amp@deg, ..." (or plain amplitudes, phase 0) into a[0..n-1]:
+ * each a_i relative to the 1 W of port i's own solve; exactly n weights,
+ * not all zero; errors name the weight (config_array.c). */
+em_err em_array_parse_weights(const char *s, int n, em_cplx *a);
+
 /* The far field and the excitation (config_ff.c, docs/farfield.md): read
  * once the mesh and the setup exist (the surface is a mesh group; auto
  * asks for a PML).  Angles in radians, positions in metres. */
@@ -173,6 +201,7 @@ typedef struct em_ff_config {
   int half_space;                          /* Farfield/infinite_ground */
   double pw_theta, pw_phi, pw_psi, pw_amp; /* radians, V/m */
   int plots;                               /* Output/plots */
+  em_array_config arr;                     /* several wave ports (Array/ *) */
 } em_ff_config;
 
 em_err em_ff_config_read(const em_case *c, const em_run_config *cfg, const em_mesh *m,

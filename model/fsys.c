@@ -206,39 +206,54 @@ static em_err precondition(em_fsys *s, const em_log *log) {
   return err;
 }
 
-/* Every excitation through the Krylov method; x [ns][n] in DOF numbering. */
+/* Every excitation through the Krylov method; x [ns][n] in DOF numbering.
+ * The excitations go as blocks of rhs_block columns (0: all at once), each
+ * block one em_ksp_solve_multi: the operator and the preconditioner are
+ * applied to the block's columns together (docs/solvers.md, "Several
+ * right-hand sides"). */
 static em_err solve_all(em_fsys *s, const em_system *sys, int ns, const em_log *log,
                         em_fsys_stats *st, em_cplx *x) {
   const em_fsys_desc *d = &s->d;
   int32_t n = d->dofs->n_dof;
   const int32_t *perm = s->perm;
+  int rb = d->solve->rhs_block, blk = rb > 0 && rb < ns ? rb : ns;
   em_cplx *bp = NULL, *xp = NULL;
   em_err err = EM_OK;
   em_operator A;
   EM_TRY(em_blockop_operator(s->op, &A));
-  EM_TRY_GOTO(err, em_calloc(&bp, (size_t)n, sizeof *bp, "right-hand side"), done);
-  EM_TRY_GOTO(err, em_calloc(&xp, (size_t)n, sizeof *xp, "solution"), done);
+  EM_TRY_GOTO(err, em_calloc(&bp, (size_t)n * blk, sizeof *bp, "right-hand sides"), done);
+  EM_TRY_GOTO(err, em_calloc(&xp, (size_t)n * blk, sizeof *xp, "solutions"), done);
   em_ksp_opts ko = d->solve->ksp;
   ko.log = log;
   ko.log_every = log && log->level >= EM_LOG_VERBOSE ? 10 : 100;
   st->converged = 1;
   st->n_solve = ns;
-  for (int e = 0; e < ns; e++) {
-    for (int32_t i = 0; i < n; i++) {
-      bp[perm[i]] = sys->b[(size_t)e * n + i];
-      xp[i] = 0;
-    }
-    const char *what = d->setup->n_port ? d->setup->port[e].name : "the plane wave";
-    em_log_info(log, "solving for %s (%d unknowns)", what, n);
-    EM_TRY_GOTO(err, em_ksp_solve(&A, s->pc, bp, xp, &ko, &st->ksp[e]), done);
-    for (int32_t i = 0; i < n; i++) x[(size_t)e * n + i] = xp[perm[i]];
-    const em_ksp_stats *k = &st->ksp[e];
-    if (k->reason != EM_KSP_CONVERGED) {
+  for (int e0 = 0; e0 < ns; e0 += blk) {
+    int m = ns - e0 < blk ? ns - e0 : blk;
+    for (int j = 0; j < m; j++)
+      for (int32_t i = 0; i < n; i++) {
+        bp[(size_t)j * n + perm[i]] = sys->b[(size_t)(e0 + j) * n + i];
+        xp[(size_t)j * n + i] = 0;
+      }
+    if (!d->setup->n_port)
+      em_log_info(log, "solving for the plane wave (%d unknowns)", n);
+    else if (m == 1)
+      em_log_info(log, "solving for %s (%d unknowns)", d->setup->port[e0].name, n);
+    else
+      em_log_info(log, "solving for %s .. %s together (%d right-hand sides, %d unknowns)",
+                  d->setup->port[e0].name, d->setup->port[e0 + m - 1].name, m, n);
+    EM_TRY_GOTO(err, em_ksp_solve_multi(&A, s->pc, m, bp, n, xp, n, &ko, &st->ksp[e0]), done);
+    for (int j = 0; j < m; j++) {
+      int e = e0 + j;
+      for (int32_t i = 0; i < n; i++) x[(size_t)e * n + i] = xp[(size_t)j * n + perm[i]];
+      const em_ksp_stats *k = &st->ksp[e];
+      if (k->reason == EM_KSP_CONVERGED) continue;
       st->converged = 0;
       em_log_warn(log,
                   "%s: %s stopped (%s) after %d iterations at true residual %.3g; the "
                   "results of this frequency are not converged",
-                  what, em_ksp_method_name(ko.method), em_ksp_reason_name(k->reason), k->iterations,
+                  d->setup->n_port ? d->setup->port[e].name : "the plane wave",
+                  em_ksp_method_name(ko.method), em_ksp_reason_name(k->reason), k->iterations,
                   k->true_rel_res);
     }
   }

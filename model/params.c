@@ -67,6 +67,10 @@ static const em_param_spec SPECS[] = {
     NUM("Solver/tolerance", 1e-8, NULL, "relative residual target"),
     NUM("Solver/max_iterations", 5000, NULL, "iteration limit"),
     NUM("Solver/restart", 50, NULL, "GMRES restart length"),
+    NUM("Solver/rhs_block", 0, NULL,
+        "excitations (ports) solved together as one block sharing every matrix product and "
+        "preconditioner application (bicgstab, cocg): 0 all of them, 1 one after another, N "
+        "groups of N"),
     STR("Solver/format", "auto",
         "matrix format: auto, csr, ell, ellr, ellr-t, sellr-t, hyb, hec, ..."),
     STR("Solver/blocks", "streams",
@@ -115,9 +119,10 @@ static const em_param_spec SPECS[] = {
     STR("Output/fields", "auto",
         "fields .vtk: auto (= middle: the one frequency, or the middle of a sweep), all, first, "
         "none"),
-    NUM("Output/touchstone_z0", 50, "ohm",
-        "reference impedance of the Touchstone file: S renormalised to it at every port and "
-        "frequency (the ports' own impedances are in ports.csv)"),
+    NUM("Output/touchstone_z0", 0, "ohm",
+        "reference impedance of the Touchstone file: 0 (the default) S on each port's own "
+        "impedance (generalised S; Touchstone 2.0 [Reference] when they differ), R > 0 S "
+        "renormalised to R at every port and frequency"),
     STR("Output/vtk", "binary", "VTK encoding: binary or ascii"),
     NUM("Output/subdiv", 0, NULL, "VTK subdivision of each tet (0: the basis order)"),
     NUM("Output/interp_points", 0, NULL,
@@ -157,6 +162,14 @@ static const em_param_spec SPECS[] = {
         "plane wave: E at this angle (degrees) from theta_hat towards phi_hat"),
     NUM("Excitation/amplitude", 1, "V/m", "plane wave: |E_inc|, V/m"),
     NUM("Output/plots", 0, NULL, "1: write PNG and SVG plots to <out>/plots (scripts/emplot.py)"),
+    STR("Array/weights", "",
+        "array excitation: the incident wave of each port as amp@deg, comma-separated "
+        "(amplitude relative to 1 W; \"\": the scan of Array/scan_theta, scan_phi)"),
+    NUM("Array/scan_theta", 0, "deg",
+        "array: scan direction, polar angle (progressive phase from the port centres)"),
+    NUM("Array/scan_phi", 0, "deg", "array: scan direction, azimuth"),
+    NUM("Array/scan_step", 2, "deg",
+        "array: active reflection every this many degrees of scan (divides 90)"),
 };
 
 const em_param_spec *em_params_specs(int *n) {

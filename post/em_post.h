@@ -105,22 +105,33 @@ em_err em_post_topology_log(const em_mesh *m, const em_port *ports, int n_port, 
 
 /* ------------------------------------------------------------ port tables */
 
-/* Touchstone v1 (".sNp"): "# Hz S RI R z0", one line per frequency for
- * N <= 2 (S11 S21 S12 S22), rows of at most 4 pairs for N >= 3;
+/* Touchstone 1.1 (".sNp"; 2.0 for N > 4, see em_touchstone_write_ref):
+ * "# Hz S RI R z0", one line per frequency for N <= 2 (S11 S21 S12 S22),
+ * rows of at most 4 pairs for N >= 3;
  * S is [n_freq][n_ports][n_ports] with S[f][i][j] = S_ij.  comment (may be
  * NULL, may hold several lines) goes into "! " lines.  Frequencies must be
  * finite, >= 0 and increasing (EM_ERR_ARG); S finite (EM_ERR_NUMERIC). */
 em_err em_touchstone_write(const char *path, int n_ports, int n_freq, const double *freq,
                            const em_cplx *S, double z0, const char *comment);
-/* The same file with S on n_points equally spaced frequencies from freq[0]
- * to freq[n_freq - 1], each S_ij through a natural cubic spline of the
+/* The same with a reference per port, z0[0..n_ports): Touchstone 2.0 (the
+ * [Reference] keyword) when they differ or n_ports > 4, else 1.1.  zrow
+ * (NULL: none) gives each frequency's own references [n_freq][n_ports]
+ * (a waveguide's impedance changes with frequency): a comment line after
+ * the data of a frequency whose references are not z0 lists them. */
+em_err em_touchstone_write_ref(const char *path, int n_ports, int n_freq, const double *freq,
+                               const em_cplx *S, const double *z0, const double *zrow,
+                               const char *comment);
+/* The same file (references z0[0..n_ports), as em_touchstone_write_ref)
+ * with S on n_points equally spaced frequencies from freq[0] to
+ * freq[n_freq - 1], each S_ij through a natural cubic spline of the
  * n_freq >= 2 solved values (post/touchstone_interp.c); a comment line says
  * they are interpolated. */
 em_err em_touchstone_write_interp(const char *path, int n_ports, int n_freq, const double *freq,
-                                  const em_cplx *S, double z0, const char *comment, int n_points);
+                                  const em_cplx *S, const double *z0, const char *comment,
+                                  int n_points);
 /* ports.csv: frequency, then per port i: |S_ii| dB, phase deg, Re/Im Zin
  * with Zin = z0[i] (1 + S_ii)/(1 - S_ii) ("inf" when S_ii = 1), and |S_ji|
- * dB for j != i.  Columns are named in docs/outputs.md. */
+ * dB and phase deg for j != i.  Columns are named in docs/outputs.md. */
 em_err em_ports_csv_write(const char *path, int n_ports, int n_freq, const double *freq,
                           const em_cplx *S, const double *z0);
 /* The same for a sweep whose reference impedances change with frequency:
@@ -132,6 +143,23 @@ em_err em_ports_csv_write(const char *path, int n_ports, int n_freq, const doubl
 #define EM_PORTS_FLAG_ACTIVE 2
 em_err em_ports_csv_write_sweep(const char *path, int n_ports, int n_freq, const double *freq,
                                 const em_cplx *S, const double *z0, const int *flag);
+
+/* The port results of a sweep for stdout (ports_print.c): one port, a
+ * line per frequency (|S11| dB, phase, Zin); several, the whole S-matrix
+ * (|S_ij| dB / phase deg) and every port's Zin, a line per port and
+ * frequency; the frequencies flagged (not converged, |S| > 1) say so. */
+typedef struct em_ports_table {
+  const char *name; /* the case */
+  int n_ports, n_freq;
+  const double *freq;           /* [n_freq] Hz */
+  const em_cplx *S;             /* [n_freq][n][n] on the ports' own impedances */
+  const em_cplx *zin;           /* [n_freq][n] */
+  const double *zref;           /* [n_freq][n] each frequency's own impedances */
+  const char *const *port_name; /* [n] */
+  const int *flag;              /* [n_freq] EM_PORTS_FLAG_* */
+  double touchstone_z0;         /* the Touchstone file's R (0: the ports' own) */
+} em_ports_table;
+void em_ports_print(FILE *f, const em_ports_table *t);
 
 /* ------------------------------------------------------ port quantities */
 
@@ -338,6 +366,38 @@ em_err em_rcs_csv_write(const char *path, double freq, const em_ff_grid *g, doub
 em_err em_ff_vtk_write(const char *path, const em_ff_grid *g, const double *v_db, const char *name,
                        double range_db, const double centre[3], double radius, const char *title);
 
+/* ----------------------------------------------------------------- arrays
+ * (array.c, array_csv.c; docs/farfield.md, "Arrays").  Weights a_i are the
+ * complex amplitudes of the waves incident on the ports at their reference
+ * planes (where S refers to) relative to the 1 W of each port's own solve
+ * (|a_i|^2 W in); Array/weights is read into them by model/config_array.c
+ * (em_array_parse_weights).
+ *
+ * The scan to (theta, phi) (radians): a_i = exp(-j k0 u . r_i), r_i the
+ * centre of port i's reference plane (its centre moved by deembed along
+ * its inward normal; metres), u the unit vector of the direction. */
+void em_array_scan_weights(int n, const em_port *ports, double k0, double theta, double phi,
+                           em_cplx *a);
+/* Active reflection gamma_i = sum_j S_ij a_j / a_i (NaN where a_i = 0);
+ * S[i * n + j] = S_ij. */
+void em_array_active(int n, const em_cplx *S, const em_cplx *a, em_cplx *gamma);
+/* xa = sum_i a_i x_i for the n vectors x_i = x + i len (a zero weight's
+ * vector is not read, so a = e_k gives x_k exactly). */
+void em_array_combine(int n, int64_t len, const em_cplx *x, const em_cplx *a, em_cplx *xa);
+/* array_<f>.csv: theta_deg, phi_deg, then per port i F<i> (theta and phi,
+ * real and imaginary, V) and G<i>_dBi = 10 log10 (4 pi U_i / p_inc[i]) (the
+ * embedded element pattern: port i driven, the others matched); with the
+ * array's grid ga and weights a, its F and realized gain array_dBi =
+ * 10 log10 (4 pi U_a / sum_i |a_i|^2 p_inc[i]).  g[i]: the same grid. */
+em_err em_array_csv_write(const char *path, double freq, int n, const em_ff_grid *const *g,
+                          const double *p_inc, const em_ff_grid *ga, const em_cplx *a, double eta);
+/* active.csv: for each frequency and the planes phi = 0 and 90 deg, the
+ * beam scanned from theta = -90 to 90 deg by step (theta < 0: phi + 180),
+ * every port's Gamma_i (dB and deg) from S [n_freq][n][n] and the ports'
+ * centres. */
+em_err em_active_csv_write(const char *path, int n_freq, const double *freq, int n,
+                           const em_port *ports, const em_cplx *S, double step);
+
 /* ------------------------------------------------------------ resonances
  * (resonance.c) Resonances of a sampled one-port response, for design
  * sweeps.  Frequencies ascending, n >= 3. */
@@ -383,7 +443,9 @@ void em_res_find(int n, const double *f, const em_cplx *s11, double z0, int max_
  * (the one place that joins the directory and a name: a staged run
  * redirects it there) and records with em_outdir_add what it wrote
  * (summary.json's "outputs"; a failed run removes them). */
-#define EM_OUTDIR_MAX_FILES 64
+/* Outputs a run lists (summary.json): a few per frequency (fields, far
+ * field, pattern, array tables) for sweeps of dozens of frequencies. */
+#define EM_OUTDIR_MAX_FILES 320
 typedef struct em_outdir {
   char dir[1024];
   int n_files;
@@ -432,6 +494,8 @@ typedef struct em_results {
   int n_done;                 /* frequencies finished */
   em_antenna *ant;            /* [n_freq] antenna figures (far field with ports) */
   double *rcs_back, *rcs_fwd; /* [n_freq] m^2 (plane wave; NaN until computed) */
+  em_antenna *arr_ant;        /* [n_freq] the array excitation's figures (ff_array.c) */
+  em_cplx *arr_a;             /* [n_freq][n_port] the array weights used */
   /* the adaptive sweep */
   int n_samples;                      /* full solves so far */
   em_freq_result *sample;             /* [Solver/sweep_max_solves] each full solve */

@@ -1,8 +1,9 @@
 /* ff_frequency.c - the far field of a run (docs/farfield.md): its surface
  * checked before any solve, and per frequency the NF2FF transform, the
  * antenna figures (antenna.csv, farfield_<f>.csv, pattern_<f>.csv,
- * pattern_<f>.vtk) or the bistatic RCS (rcs_<f>.csv, rcs_<f>.vtk), and
- * their table on stdout at the end.  The settings are model/config_ff.c's. */
+ * pattern_<f>.vtk) or the bistatic RCS (rcs_<f>.csv, rcs_<f>.vtk), with
+ * several wave ports the array's (ff_array.c), and their table on stdout
+ * at the end.  The settings are model/config_ff.c's. */
 #include <math.h>
 #include <string.h>
 
@@ -41,6 +42,14 @@ em_err em_post_ff_check(const em_model *m, const em_log *log) {
     em_log_info(log, "far field: %s, grid %g x %g deg%s",
                 ff->group >= 0 ? m->mesh->group[ff->group].name : "boundary of the non-PML region",
                 ff->theta_step, ff->phi_step, ff->planewave ? ", plane-wave excitation" : "");
+  const em_array_config *A = &ff->arr;
+  if (A->lumped)
+    em_log_info(log, "array outputs: none (they need wave ports; the case has lumped ones)");
+  if (A->enabled && A->scan)
+    em_log_info(log, "array: %d ports, scanned to theta %g, phi %g deg", m->setup.n_port,
+                A->scan_theta * 180 / M_PI, A->scan_phi * 180 / M_PI);
+  else if (A->enabled)
+    em_log_info(log, "array: %d ports, weights %s", m->setup.n_port, A->weights);
   return EM_OK;
 }
 
@@ -199,6 +208,8 @@ em_err em_post_ff_frequency(const em_model *m, em_results *r, em_outdir *out, co
     EM_TRY_GOTO(err, scattering(m, r, out, log, fi, nf, &g), done);
   else
     EM_TRY_GOTO(err, antenna(m, r, out, log, fi, nf, &g, x, fixed, meas, k0), done);
+  if (ff->arr.enabled)
+    EM_TRY_GOTO(err, em_post_array_frequency(m, r, out, log, fi, &o, x, fixed, meas), done);
   em_log_verbose(log, "far field: %d faces, %.2f s", nf->n_face, em_wtime() - t0);
 done:
   em_ff_grid_free(&g);
@@ -225,4 +236,5 @@ void em_post_ff_print(const em_model *m, const em_results *r, FILE *f) {
             r->freq[i] * 1e-9, db10(a->directivity), db10(a->gain), db10(a->realized_gain),
             100 * a->efficiency, a->theta_max, a->phi_max, a->front_to_back, a->bw_e, a->bw_h);
   }
+  em_post_array_print(m, r, f); /* ff_array.c */
 }

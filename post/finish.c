@@ -6,22 +6,17 @@
 
 #include "run_impl.h"
 
-/* S11 and Zin per frequency, each row's flags. */
+/* Every S_ij and each port's Zin per frequency, each row's flags
+ * (ports_print.c). */
 static void print_ports(const em_model *m, const em_results *r, FILE *f) {
-  int np = r->n_port, nf = r->n_freq;
+  int np = r->n_port;
   if (!np) return;
-  fprintf(f,
-          "# %s: S11 and input impedance, S referenced to each port's own impedance (%s %.6g "
-          "ohm at the last frequency; the Touchstone file: %g ohm)\n",
-          em_case_name(m->cs), m->setup.port[0].name, r->zref[0], m->cfg.touchstone_z0);
-  fprintf(f, "# f_GHz        |S11|_dB   phase_deg   Re_Zin      Im_Zin\n");
-  for (int i = 0; i < nf; i++) {
-    em_cplx s11 = r->S[(size_t)i * np * np], z = r->zin[(size_t)i * np];
-    fprintf(f, "%-14.9g %-10.4f %-11.3f %-11.4f %-11.4f%s%s\n", r->freq[i] * 1e-9,
-            20 * log10(cabs(s11)), carg(s11) * 180 / M_PI, creal(z), cimag(z),
-            r->fr[i].converged ? "" : "  (not converged)",
-            r->flag[i] & EM_PORTS_FLAG_ACTIVE ? "  (|S| > 1)" : "");
-  }
+  const char *names[EM_MAX_PORTS];
+  for (int p = 0; p < np; p++) names[p] = m->setup.port[p].name;
+  em_ports_table t = {
+      em_case_name(m->cs), np, r->n_freq, r->freq, r->S, r->zin, r->zport, names, r->flag,
+      m->cfg.touchstone_z0};
+  em_ports_print(f, &t);
 }
 
 em_err em_post_finish(const em_model *m, em_results *res, em_outdir *out, double t_start, FILE *f) {

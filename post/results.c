@@ -20,6 +20,8 @@ em_err em_results_alloc(em_results *r, const em_run_config *cfg, int n_port) {
   EM_TRY(em_calloc(&r->rcs_back, (size_t)nf, sizeof *r->rcs_back, "RCS"));
   EM_TRY(em_calloc(&r->rcs_fwd, (size_t)nf, sizeof *r->rcs_fwd, "RCS"));
   for (int i = 0; i < nf; i++) r->rcs_back[i] = r->rcs_fwd[i] = NAN;
+  EM_TRY(em_calloc(&r->arr_ant, (size_t)nf, sizeof *r->arr_ant, "array figures"));
+  EM_TRY(em_calloc(&r->arr_a, (size_t)nf * np, sizeof *r->arr_a, "array weights"));
   return EM_OK;
 }
 
@@ -33,5 +35,7 @@ void em_results_free(em_results *r) {
   em_free(&r->ant);
   em_free(&r->rcs_back);
   em_free(&r->rcs_fwd);
+  em_free(&r->arr_ant);
+  em_free(&r->arr_a);
   em_free(&r->sample);
 }

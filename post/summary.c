@@ -257,6 +257,13 @@ em_err em_post_summary(const em_model *m, const em_results *r, const em_outdir *
     em_json_number(&j, "b_m", pt->b);
     em_json_number(&j, "z_ref_ohm", r->zref[p]);
     cplx(&j, "z_mode_ohm", pt->z_mode);
+    em_json_begin_array(&j, "center_m"); /* the port plane's centre (array phases) */
+    for (int d = 0; d < 3; d++) em_json_number(&j, NULL, pt->center[d]);
+    em_json_end_array(&j);
+    em_json_begin_array(&j, "normal");
+    for (int d = 0; d < 3; d++) em_json_number(&j, NULL, pt->normal[d]);
+    em_json_end_array(&j);
+    em_json_number(&j, "deembed_m", pt->deembed);
     em_json_end_object(&j);
   }
   em_json_end_array(&j);

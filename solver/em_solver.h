@@ -192,6 +192,14 @@ em_err em_pc_apply(em_pc *pc, const void *r, void *z);
 /* The same for vectors in precision vec_prec (em_ksp_solve uses this with
  * the operator's precision). */
 em_err em_pc_apply_prec(em_pc *pc, em_prec vec_prec, const void *r, void *z);
+/* z[j] = M^-1 r[j] for k vectors at once where the type has a block form
+ * (the direct factor solves the k columns together, reading its factor
+ * once; pmg runs one V-cycle over k vectors with multi-vector products and
+ * one k-column coarse solve), else k applications.  Each column equals
+ * em_pc_apply_prec's (bit for bit on the CPU; on the GPU the direct
+ * factor's dense kernels may round differently with k columns).  The z[j]
+ * are distinct and none is an r. */
+em_err em_pc_apply_multi(em_pc *pc, em_prec vec_prec, int k, const void *const *r, void *const *z);
 void em_pc_get_info(const em_pc *pc, em_pc_info *info);
 void em_pc_destroy(em_pc **pc);
 
@@ -329,6 +337,22 @@ typedef struct em_ksp_stats {
  * (at most 3 times, within max_it) before reporting. */
 em_err em_ksp_solve(const em_operator *A, em_pc *pc, const em_cplx *b, em_cplx *x,
                     const em_ksp_opts *o, em_ksp_stats *st);
+
+/* A x_j = b_j for k right-hand sides of one operator and preconditioner,
+ * as a block (docs/solvers.md, "Several right-hand sides"): B and X host
+ * arrays, column j at B + j ldb and X + j ldx (ldb, ldx >= n; X holds the
+ * initial guesses), st[j] the statistics of column j (its time: an equal
+ * share of the block's).  BiCGSTAB and COCG run the k solves in lockstep:
+ * every operator application of an iteration is one multi-vector product
+ * (em_operator.apply_multi) and every preconditioner application one block
+ * apply (em_pc_apply_multi), each column keeping its own scalars, stopping
+ * test and restarts, so that column j gets em_ksp_solve's iterates (bit for
+ * bit on the CPU).  The other methods solve the columns one after another. */
+#define EM_KSP_MAX_BLOCK 64
+em_err em_ksp_solve_multi(const em_operator *A, em_pc *pc, int k, const em_cplx *B, int64_t ldb,
+                          em_cplx *X, int64_t ldx, const em_ksp_opts *o, em_ksp_stats *st);
+/* 1 when method m runs a block in lockstep. */
+int em_ksp_has_block(em_ksp_method m);
 
 #ifdef __cplusplus
 }
