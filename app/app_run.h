@@ -41,6 +41,7 @@ typedef struct em_run {
   em_mesh *mesh;
   em_mesh_stats mstats;
   double t_mesh;
+  em_stages stages; /* the run's time by stage (core/stage.c) */
   em_setup setup;
   em_app_ff ff; /* far field, plane wave, plots (app/farfield.c) */
   em_dofmap *dofs;

@@ -138,6 +138,7 @@ em_err em_run_post_frequency(em_run *r, int fi, const em_cplx *x, const em_cplx 
   em_cplx *meas = NULL;
   for (int i = 0; i < np; i++) EM_TRY(em_port_set_frequency(&s->port[i], k0));
   double t0 = em_wtime();
+  em_stage_begin(r->log, EM_STAGE_POST);
   EM_TRY_GOTO(err, em_calloc(&meas, (size_t)np * np, sizeof *meas, "port measurements"), done);
   for (int e = 0; e < np; e++)
     for (int j = 0; j < np; j++)
@@ -153,7 +154,10 @@ em_err em_run_post_frequency(em_run *r, int fi, const em_cplx *x, const em_cplx 
     memcpy(r->zport + (size_t)fi * np, r->zref, (size_t)np * sizeof *r->zref);
   }
   em_app_flag_frequency(r, fi);
-  EM_TRY_GOTO(err, em_app_ff_frequency(r, fi, k0, x, fixed, np ? meas : NULL), done);
+  em_stage_begin(r->log, EM_STAGE_FARFIELD);
+  err = em_app_ff_frequency(r, fi, k0, x, fixed, np ? meas : NULL);
+  em_stage_end(r->log, EM_STAGE_FARFIELD, NULL);
+  EM_TRY_GOTO(err, err, done);
   if (cfg->fields == 2 || (cfg->fields == 1 && fi == 0) ||
       (cfg->fields == 3 && fi == cfg->n_freq / 2)) {
     char name[64], path[1200];
@@ -164,7 +168,10 @@ em_err em_run_post_frequency(em_run *r, int fi, const em_cplx *x, const em_cplx 
     EM_TRY_GOTO(err, out_path(r, path, sizeof path, name), done);
     field_ctx fc = {r->mesh, r->dofs, x, fixed};
     em_vtk_opts vo = {cfg->vtk_binary, cfg->subdiv, title, 0};
-    EM_TRY_GOTO(err, em_vtk_write(path, r->mesh, sample_field, &fc, &vo), done);
+    em_stage_begin(r->log, EM_STAGE_WRITING);
+    err = em_vtk_write(path, r->mesh, sample_field, &fc, &vo);
+    em_stage_end(r->log, EM_STAGE_WRITING, "%s", name);
+    EM_TRY_GOTO(err, err, done);
     EM_TRY_GOTO(err, add_file(r, name), done);
     snprintf(fr->fields, sizeof fr->fields, "%s", name);
   }
@@ -184,8 +191,10 @@ em_err em_run_post_frequency(em_run *r, int fi, const em_cplx *x, const em_cplx 
                 "round-trip reflection estimate)",
                 fr->pml_wall, 10 * log10(fr->pml_wall));
   fr->t_post = em_wtime() - t0;
+  em_stage_end(r->log, EM_STAGE_POST, "port quantities, fields");
   if (!fr->from_model) em_app_log_frequency(r, fi); /* app/face.c */
 done:
+  if (err) em_stage_end(r->log, EM_STAGE_POST, NULL);
   em_free(&meas);
   return err;
 }
@@ -263,8 +272,19 @@ em_setup_opts em_run_setup_opts(const em_run_config *cfg) {
   return so;
 }
 
-/* case -> em_mesh: meshed at the sizing frequency, or read from Mesh/file;
- * --save-mesh writes it. */
+/* The mesh of the case, or Mesh/file's; --save-mesh writes it. */
+static em_err mesh_or_load(em_run *r, em_mesh_opts *mo) {
+  const em_run_config *cfg = &r->cfg;
+  if (cfg->mesh_file) /* a mesh saved by an earlier run (--save-mesh): the same model */
+    EM_TRY(em_case_load_mesh(r->cs, cfg->mesh_file, mo, &r->detail, &r->mesh));
+  else
+    EM_TRY(em_app_mesh(r, mo)); /* a design sweep's point may reuse the last mesh */
+  if (r->args->save_mesh) EM_TRY(em_case_save_mesh(r->cs, r->args->save_mesh, r->log));
+  em_mesh_stats_compute(r->mesh, &r->mstats);
+  return EM_OK;
+}
+
+/* case -> em_mesh: meshed at the sizing frequency, or read from Mesh/file. */
 static em_err make_mesh(em_run *r) {
   const em_run_config *cfg = &r->cfg;
   const em_log *log = r->log;
@@ -281,14 +301,12 @@ static em_err make_mesh(em_run *r) {
                 cfg->epw * cfg->mesh_freq / cfg->freq[cfg->n_freq - 1]);
   em_mesh_opts mo = em_run_mesh_opts(r);
   double t0 = em_wtime();
-  if (cfg->mesh_file) /* a mesh saved by an earlier run (--save-mesh): the same model */
-    EM_TRY(em_case_load_mesh(r->cs, cfg->mesh_file, &mo, &r->detail, &r->mesh));
-  else
-    EM_TRY(em_app_mesh(r, &mo)); /* a design sweep's point may reuse the last mesh */
-  if (r->args->save_mesh) EM_TRY(em_case_save_mesh(r->cs, r->args->save_mesh, log));
+  em_stage_begin(log, EM_STAGE_MESH);
+  em_err err = mesh_or_load(r, &mo);
+  em_stage_end(log, EM_STAGE_MESH, NULL);
+  EM_TRY(err);
   EM_TRY(em_app_check_signal());
   r->t_mesh = em_wtime() - t0;
-  em_mesh_stats_compute(r->mesh, &r->mstats);
   em_app_log_mesh(r);
   return EM_OK;
 }
@@ -308,7 +326,9 @@ static em_err make_problem(em_run *r) {
            r->setup.n_port, EM_MAX_PORTS);
   /* frequencies below a waveguide port's cut-off fail here, before any output */
   EM_TRY(em_setup_check_band(&r->setup, cfg->freq, cfg->n_freq));
+  em_stage_begin(r->log, EM_STAGE_DOFMAP);
   EM_TRY(em_dofmap_build(r->mesh, cfg->order, r->setup.face_fixed, &r->dofs));
+  em_stage_end(r->log, EM_STAGE_DOFMAP, NULL);
   em_log_info(r->log, "order %d: %d unknowns (%d / %d / %d by order), %d fixed", cfg->order,
               r->dofs->n_dof, r->dofs->offset[1] - r->dofs->offset[0],
               cfg->order > 1 ? r->dofs->offset[2] - r->dofs->offset[1] : 0,
@@ -359,6 +379,7 @@ static em_err run_case(em_run *r) {
   const em_app_args *a = r->args;
   int n_spec;
   const em_param_spec *spec = em_app_specs(&n_spec);
+  em_stage_begin(r->log, EM_STAGE_PARSE);
   EM_TRY(em_case_open(a->case_path, a->n_over, a->over, n_spec, spec, r->log, &r->cs));
   if (a->list_params) {
     em_app_list_params(r->cs, stdout);
@@ -367,18 +388,26 @@ static em_err run_case(em_run *r) {
   EM_TRY(em_run_config_read(r->cs, &r->cfg));
   EM_TRY(em_app_validate_case(r)); /* before meshing: seconds, not the run */
   EM_TRY(em_app_outdir_open(r));   /* created and locked: a second run is refused now */
+  em_stage_end(r->log, EM_STAGE_PARSE, NULL);
   EM_TRY(make_mesh(r));
   const em_run_config *cfg = &r->cfg;
   em_setup_opts so = em_run_setup_opts(cfg);
+  em_stage_begin(r->log, EM_STAGE_SETUP);
   EM_TRY(em_setup_build(r->cs, r->mesh, &so, &r->detail, &r->setup)); /* model/case_setup.c */
-  if (cfg->eigen) return em_app_eigen(r); /* resonant modes: app/eigen.c */
+  if (cfg->eigen) { /* resonant modes: app/eigen.c */
+    em_stage_end(r->log, EM_STAGE_SETUP, "case physics");
+    return em_app_eigen(r);
+  }
   EM_TRY(make_problem(r));
   EM_TRY(alloc_results(r));
   EM_TRY(em_app_check_signal());
+  em_stage_end(r->log, EM_STAGE_SETUP, "case physics, device, topology");
   em_app_outdir_clear(r); /* the case's earlier outputs, right before the new ones */
   EM_TRY(em_sweep_run(r));
+  em_stage_begin(r->log, EM_STAGE_WRITING);
   EM_TRY(write_port_tables(r));
   EM_TRY(add_file(r, "summary.json"));
+  em_stage_end(r->log, EM_STAGE_WRITING, NULL);
   EM_TRY(em_run_write_summary(r));
   print_results(r);
   em_app_ff_print(r, stdout);
@@ -387,10 +416,15 @@ static em_err run_case(em_run *r) {
   return EM_OK;
 }
 
-em_err em_app_run(const em_app_args *a, const em_log *log, int *flagged) {
+em_err em_app_run(const em_app_args *a, const em_log *log_in, int *flagged) {
   em_run r;
   memset(&r, 0, sizeof r);
   r.args = a;
+  /* the run's time by stage rides on its logs (summary.json "stages_s") */
+  em_log runlog = *log_in;
+  em_stages_init(&r.stages, log_in);
+  runlog.stages = &r.stages;
+  const em_log *log = &runlog;
   r.log = log;
   /* the stages' own detail (assembly, factorization, iterations) only with
      -v: the default is one line per stage and per frequency */

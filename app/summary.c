@@ -277,6 +277,14 @@ em_err em_run_write_summary(const em_run *r) {
   em_json_number(&j, "post", tq);
   em_json_number(&j, "total", em_wtime() - r->t_start);
   em_json_end_object(&j);
+  /* the whole run by stage, exclusive (core/stage.c): they add up to the
+     wall time up to this file; "other" is what no stage claims */
+  em_json_begin_object(&j, "stages_s");
+  for (int st = 1; st < EM_STAGE_COUNT; st++)
+    em_json_number(&j, em_stage_name((em_stage)st), r->stages.t[st]);
+  em_json_number(&j, "other", em_stages_other(&r->stages));
+  em_json_number(&j, "total", em_wtime() - r->stages.t_start);
+  em_json_end_object(&j);
   struct rusage ru;
   getrusage(RUSAGE_SELF, &ru);
   em_json_begin_object(&j, "memory");

@@ -14,6 +14,7 @@ void em_log_init(em_log *log, FILE *stream, int level) {
   log->stream = stream;
   log->level = level;
   log->t0 = em_wtime();
+  log->stages = NULL;
 }
 
 static void vput(const em_log *log, const char *tag, const char *fmt, va_list ap) {
