@@ -216,6 +216,7 @@ static em_err antenna(em_run *r, int fi, const em_nf2ff *nf, const em_ff_grid *g
                       const em_cplx *fixed, const em_cplx *meas, double k0) {
   em_app_ff *ff = &r->ff;
   int np = r->setup.n_port;
+  double t0 = em_wtime();
   /* accepted power: the Poynting flux through the port plane (what the mesh
    * carries in; P_rad + P_loss balance it), and the port's own count
    * P_inc (1 - |S11|^2) from the analytic mode, which a faceted coax misses
@@ -250,10 +251,11 @@ static em_err antenna(em_run *r, int fi, const em_nf2ff *nf, const em_ff_grid *g
   em_log_verbose(r->log,
                  "far field: P_rad %.4g W (surface) / %.4g W (far field), P_acc %.4g W (port "
                  "flux; P_inc (1 - |S11|^2) = %.4g W), P_loss %.3g W; D %.2f dBi, G %.2f dBi, "
-                 "realized %.2f dBi at (%.1f, %.1f) deg, efficiency %.2f%%, power balance %.4f",
+                 "realized %.2f dBi at (%.1f, %.1f) deg, efficiency %.2f%%, power balance %.4f; "
+                 "%.2f s",
                  a->p_surface, a->p_far, flux, p_acc_s11, p_loss, db10(a->directivity),
                  db10(a->gain), db10(a->realized_gain), a->theta_max, a->phi_max,
-                 100 * a->efficiency, a->balance);
+                 100 * a->efficiency, a->balance, em_wtime() - t0);
   return EM_OK;
 }
 
@@ -296,11 +298,11 @@ em_err em_app_ff_frequency(em_run *r, int fi, double k0, const em_cplx *x, const
   double t0 = em_wtime();
   EM_TRY(em_nf2ff_create(r->mesh, r->dofs, x, fixed, &o, &nf));
   EM_TRY_GOTO(err, em_ff_grid_eval(nf, ff->theta_step, ff->phi_step, &g), done);
+  em_log_verbose(r->log, "far field: %d faces, %.2f s", nf->n_face, em_wtime() - t0);
   if (ff->planewave)
     EM_TRY_GOTO(err, scattering(r, fi, nf, &g), done);
   else
     EM_TRY_GOTO(err, antenna(r, fi, nf, &g, x, fixed, meas, k0), done);
-  em_log_verbose(r->log, "far field: %d faces, %.2f s", nf->n_face, em_wtime() - t0);
 done:
   em_ff_grid_free(&g);
   em_nf2ff_destroy(&nf);

@@ -97,7 +97,12 @@ static em_err make_fsys(em_run *r) {
  * numbering and *sys_out (the fixed values) go to the caller. */
 static em_err solve_at(em_run *r, double f, int first, em_freq_result *fr, em_system **sys_out,
                        em_cplx **x_out) {
-  if (!r->fsys) EM_TRY(make_fsys(r));
+  if (!r->fsys) { /* the assembler's pattern and colouring: assembly */
+    em_stage_begin(r->log, EM_STAGE_ASSEMBLY);
+    em_err err = make_fsys(r);
+    em_stage_end(r->log, EM_STAGE_ASSEMBLY, "pattern and colouring");
+    EM_TRY(err);
+  }
   /* the stages' detail for the first solve of the run; later ones report
      one line each (app/sweep.c), their detail with -v; warnings stay */
   em_log dlog = r->detail; /* the stages' detail only with -v (app/face.c prints the line) */

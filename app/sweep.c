@@ -75,7 +75,10 @@ static em_err sweep(em_run *r, uint8_t *done) {
     n_solved++;
     left--;
     done[i] = 1;
-    EM_TRY(em_journal_write(r, done));
+    em_stage_begin(r->log, EM_STAGE_WRITING);
+    em_err err = em_journal_write(r, done);
+    em_stage_end(r->log, EM_STAGE_WRITING, "journal");
+    EM_TRY(err);
     if (g_interrupted && left > 0) {
       /* the journal holds every finished frequency: --resume goes on */
       return EM_RAISE(EM_ERR_INPUT,

@@ -28,6 +28,7 @@ typedef struct em_ksp_ctx {
   double stag_ref;      /* residual at the last 1% improvement */
   int stag_it;          /* iteration of that improvement */
   int logged_it;        /* last iteration printed (-1: none) */
+  double t_logged;      /* when the last line was printed (em_wtime) */
 } em_ksp_ctx;
 
 /* *X = count work vectors of the solve (bytes counted in st->vec_bytes). */
