@@ -42,6 +42,7 @@ static em_err assemble_pair(em_run *r, double kt, em_csr **S, em_csr **T) {
   int n_rb = 0, n_abc = 0; /* the first n_abc terms own their face lists */
   uint8_t *vary = NULL;
   em_system *sys = NULL;
+  em_assembler *as = NULL;
   em_media media = {r->mesh, s->medium, s->has_pml ? &s->pml : NULL, kt};
   if (s->has_pml) {
     EM_TRY_GOTO(err, em_calloc(&vary, (size_t)r->mesh->n_tet, 1, "PML tets"), done);
@@ -69,19 +70,23 @@ static em_err assemble_pair(em_run *r, double kt, em_csr **S, em_csr **T) {
                      .n_robin = n_rb,
                      .robin = rb,
                      .n_rhs = 1};
-  EM_TRY_GOTO(err, em_assemble(r->mesh, r->dofs, &prob, r->log, &sys), done);
+  /* one pattern and colouring for both (they depend on the mesh only) */
+  EM_TRY_GOTO(err, em_assembler_create(r->mesh, r->dofs, &as), done);
+  em_assembler_no_cache(as);
+  EM_TRY_GOTO(err, em_assemble_with(as, &prob, r->log, &sys), done);
   EM_TRY_GOTO(err, em_blockmat_to_csr(sys->A, S), done);
   em_system_destroy(&sys);
   prob.k0 = 1;
   prob.material = mass_only;
   prob.n_robin = 0;
   prob.robin = NULL;
-  EM_TRY_GOTO(err, em_assemble(r->mesh, r->dofs, &prob, r->log, &sys), done);
+  EM_TRY_GOTO(err, em_assemble_with(as, &prob, r->log, &sys), done);
   EM_TRY_GOTO(err, em_blockmat_to_csr(sys->A, T), done);
   for (int64_t k = 0; k < (*T)->nnz; k++) (*T)->val[k] = -(*T)->val[k];
 done:
   em_abc_free(rb, n_abc);
   em_system_destroy(&sys);
+  em_assembler_destroy(&as);
   em_free(&vary);
   return err;
 }
@@ -301,7 +306,9 @@ em_err em_app_eigen(em_run *r) {
   em_setup *s = &r->setup;
   EM_CHECK(s->n_port <= 15, EM_ERR_INPUT, "eigen: %d ports, at most 15", s->n_port);
   if (cfg->eig_ports == 1) em_setup_short_ports(m, s); /* short: the port planes become PEC */
+  em_stage_begin(r->log, EM_STAGE_DOFMAP);
   EM_TRY(em_dofmap_build(m, cfg->order, s->face_fixed, &r->dofs));
+  em_stage_end(r->log, EM_STAGE_DOFMAP, NULL);
   em_log_info(r->log, "eigen: order %d, %d unknowns, %d modes near %.6g GHz", cfg->order,
               r->dofs->n_dof, cfg->eig_n, cfg->eig_target * 1e-9);
   EM_CHECK(r->dofs->n_dof > 1, EM_ERR_INPUT, "case %s has no unknowns (everything is PEC?)",
@@ -320,7 +327,10 @@ em_err em_app_eigen(em_run *r) {
   em_eigen_result er;
   memset(&er, 0, sizeof er);
   em_err err = EM_OK;
-  EM_TRY_GOTO(err, assemble_pair(r, kt, &S, &T), done);
+  em_stage_begin(r->log, EM_STAGE_ASSEMBLY);
+  err = assemble_pair(r, kt, &S, &T);
+  em_stage_end(r->log, EM_STAGE_ASSEMBLY, "S and T");
+  EM_TRY_GOTO(err, err, done);
   em_eigen_opts eo;
   em_eigen_opts_default(&eo);
   eo.nev = cfg->eig_n;
@@ -332,11 +342,17 @@ em_err em_app_eigen(em_run *r) {
   eo.direct.backend = r->dev.backend;
   eo.direct.mem_limit = cfg->pc.mem_limit;
   double t0 = em_wtime();
-  EM_TRY_GOTO(err, em_eigen_solve(S, T, &eo, &er), done);
+  em_stage_begin(r->log, EM_STAGE_SOLVE);
+  err = em_eigen_solve(S, T, &eo, &er);
+  em_stage_end(r->log, EM_STAGE_SOLVE, "shift-and-invert Krylov-Schur");
+  EM_TRY_GOTO(err, err, done);
   em_log_info(r->log,
               "eigen: %d modes in %.2f s (%d restarts, %lld solves, factor %.2f s on the %s)", er.n,
               em_wtime() - t0, er.restarts, (long long)er.n_op, er.t_factor, er.direct.where);
-  EM_TRY_GOTO(err, report_modes(r, &er), done);
+  em_stage_begin(r->log, EM_STAGE_WRITING);
+  err = report_modes(r, &er);
+  em_stage_end(r->log, EM_STAGE_WRITING, "modes");
+  EM_TRY_GOTO(err, err, done);
 done:
   em_eigen_result_free(&er);
   em_csr_destroy(&S);

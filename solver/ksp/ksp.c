@@ -68,8 +68,8 @@ int ksp_stop(em_ksp_ctx *k, double rnorm) {
       em_log_info(o->log, "%s: iteration %5d  |r|/|b| = %.3e  (%.2f s)",
                   em_ksp_method_name(o->method), k->it, rel, now - k->t_logged);
     else
-      em_log_info(o->log, "%s: iteration %5d  |r|/|b| = %.3e", em_ksp_method_name(o->method),
-                  k->it, rel);
+      em_log_info(o->log, "%s: iteration %5d  |r|/|b| = %.3e", em_ksp_method_name(o->method), k->it,
+                  rel);
     k->logged_it = k->it;
     k->t_logged = now;
   }

@@ -44,7 +44,8 @@ static em_err expanded_grid(em_graph *g, int32_t **base) {
     int d[7][3] = {{0, 0, -1}, {0, -1, 0}, {-1, 0, 0}, {0, 0, 0}, {1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
     for (int k = 0; k < 7; k++) { /* ascending vertex numbers */
       int a = x + d[k][0], b = y + d[k][1], c = z + d[k][2];
-      if (a >= 0 && a < NX && b >= 0 && b < NX && c >= 0 && c < NX) nbr[m++] = a + NX * (b + NX * c);
+      if (a >= 0 && a < NX && b >= 0 && b < NX && c >= 0 && c < NX)
+        nbr[m++] = a + NX * (b + NX * c);
     }
     for (int32_t i = first[v]; i < first[v + 1]; i++) {
       (*base)[i] = v;
