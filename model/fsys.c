@@ -182,10 +182,13 @@ static em_err precondition(em_fsys *s, const em_log *log) {
   pco.pmg.op = &s->opA;
   /* every type takes the whole CSR (none checks the size); its pattern is
      Ap's, so after the first frequency only the values are copied in */
+  em_stage_begin(log, EM_STAGE_OPERATOR); /* the preconditioner's CSR */
   if (!s->Acsr)
-    EM_TRY(em_blockmat_to_csr(s->Ap, &s->Acsr));
+    err = em_blockmat_to_csr(s->Ap, &s->Acsr);
   else
     csr_values(s->Ap, s->Acsr);
+  em_stage_end(log, EM_STAGE_OPERATOR, "the preconditioner's CSR");
+  EM_TRY(err);
   A = s->Acsr;
   if (s->pc) {
     err = em_pc_update(s->pc, A, log);

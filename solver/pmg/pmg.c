@@ -111,6 +111,7 @@ static em_err rows_make(em_pmg *p, int32_t a, int32_t b, const uint8_t *coarse, 
 /* Level l: its smoother and its rows. */
 static em_err build_level(em_pmg *p, const em_csr *A, pmg_level *L, const em_log *log) {
   const em_pmg_opts *o = &p->o;
+  double t0 = em_wtime();
   em_err err = EM_OK;
   em_csr *R = NULL, *D = NULL;
   em_spmat_info si;
@@ -145,8 +146,8 @@ static em_err build_level(em_pmg *p, const em_csr *A, pmg_level *L, const em_log
     em_spmat_get_info(L->dinv, &si);
     p->mem.smoother += si.bytes;
   }
-  em_log_verbose(log, "pmg: level of %d rows, %s smoother (omega %.2f, %d blocks)", L->L.n,
-                 em_pmg_smoother_name(o->smoother), L->omega, L->blocks);
+  em_log_verbose(log, "pmg: level of %d rows, %s smoother (omega %.2f, %d blocks), %.2f s", L->L.n,
+                 em_pmg_smoother_name(o->smoother), L->omega, L->blocks, em_wtime() - t0);
 done:
   em_csr_destroy(&R);
   em_csr_destroy(&D);
@@ -177,14 +178,11 @@ em_err em_pc_pmg_build(const em_csr *A, em_pc *pc, const em_log *log) {
   EM_TRY(em_calloc(&p, 1, sizeof *p, "pmg preconditioner"));
   pc->data = p;
   pc->ops = &PMG;
-  pc->info.impl = pc->opts.backend == EM_BACKEND_CUDA ? "pmg-cuda" : "pmg-cpu";
+  pc->info.impl = pc->be->pmg_impl;
   p->o = o;
   p->n = A->n_rows;
   p->be = pc->opts.backend;
-  p->v = &em_pmg_vops_cpu;
-#ifdef EM_HAVE_CUDA
-  if (p->be == EM_BACKEND_CUDA) p->v = &em_pmg_vops_cuda;
-#endif
+  p->v = pc->be->pmg;
   double t0 = em_wtime();
   const uint8_t *mark = o.coarse_rows;
   int32_t nmark = 0;
@@ -220,6 +218,8 @@ em_err em_pc_pmg_build(const em_csr *A, em_pc *pc, const em_log *log) {
     p->mem.rows += si.bytes;
   }
   EM_TRY(em_pmg_submatrix(A, p->C.h, p->C.n, p->C.h, &C));
+  em_log_verbose(log, "pmg: coarse set of %d rows, %lld entries, %.2f s", p->C.n, (long long)C->nnz,
+                 em_wtime() - t0 - t_levels);
   em_pc_opts co;
   em_pc_opts_default(&co);
   co.type = EM_PC_DIRECT;
@@ -248,7 +248,7 @@ em_err em_pc_pmg_build(const em_csr *A, em_pc *pc, const em_log *log) {
   p->mem.work = 3 * vb;
   /* the factor's values: complex single on the GPU with prec single, the
      host factor keeps double */
-  size_t esz = p->be == EM_BACKEND_CUDA && co.prec == EM_PREC_SINGLE ? 8 : 16;
+  size_t esz = pc->be->single_factor && co.prec == EM_PREC_SINGLE ? 8 : 16;
   p->mem.factor = esz * ((size_t)ci.factor_nnz + (size_t)p->C.n);
   mem_info(p, pc, &ci);
   em_log_info(log,
@@ -317,6 +317,8 @@ static em_err pmg_update(em_pc *pc, const em_csr *A, const em_log *log) {
   }
   double t_levels = em_wtime() - t0;
   EM_TRY(em_pmg_submatrix(A, p->C.h, p->C.n, p->C.h, &C));
+  em_log_verbose(log, "pmg update: levels and smoothers refilled, coarse set extracted, %.2f s",
+                 em_wtime() - t0);
   err = em_pc_update(p->coarse, C, log);
   em_csr_destroy(&C);
   EM_TRY(err);
