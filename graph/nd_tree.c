@@ -5,6 +5,8 @@
  * part 0, [off + n0, off + n0 + n1) for part 1 and the rest for its
  * separator, as METIS' own recursion numbers them, so the ordering is
  * METIS' nested dissection with the recursion split between threads.
+ * Where METIS tries `seps` separators one after another and keeps the
+ * lightest, the top levels here run the trials (seeds 4321 + t) at once.
  *
  * The depth depends on the graph only (not on the threads): the ordering
  * is the same on any machine.  METIS 5.1 draws its random numbers from
@@ -108,6 +110,39 @@ static int leaf(ndsub *g, int seps, int32_t off, int32_t *pos) {
   return st;
 }
 
+/* part = METIS' vertex separator of g (2 marks it), the lightest of
+ * `trials` runs with different seeds, run as parallel tasks (METIS' own
+ * NSEPS tries them one after another); ties go to the first. */
+static int separator(ndsub *g, int trials, idx_t *part) {
+  if (trials < 1) trials = 1;
+  if (trials > 4) trials = 4;
+  idx_t *tp[4] = {part, NULL, NULL, NULL}, sep[4] = {0};
+  int st[4] = {METIS_OK, METIS_OK, METIS_OK, METIS_OK}, best = 0;
+  for (int t = 1; t < trials; t++)
+    if (!(tp[t] = malloc(((size_t)g->n + 1) * sizeof *tp[t]))) st[0] = METIS_ERROR_MEMORY;
+  if (st[0] == METIS_OK) {
+    for (int t = 0; t < trials; t++) {
+#pragma omp task shared(g, tp, sep, st) firstprivate(t)
+      {
+        idx_t opts[METIS_NOPTIONS];
+        METIS_SetDefaultOptions(opts);
+        opts[METIS_OPTION_NSEPS] = 1;
+        if (t > 0) opts[METIS_OPTION_SEED] = 4321 + t; /* trial 0: METIS' default seed */
+        st[t] = METIS_ComputeVertexSeparator(&g->n, g->xadj, g->adj, g->w, opts, &sep[t], tp[t]);
+      }
+    }
+#pragma omp taskwait
+    for (int t = 0; t < trials; t++)
+      if (st[t] != METIS_OK)
+        st[0] = st[t];
+      else if (sep[t] < sep[best])
+        best = t;
+    if (st[0] == METIS_OK && best > 0) memcpy(part, tp[best], (size_t)g->n * sizeof *part);
+  }
+  for (int t = 1; t < trials; t++) free(tp[t]);
+  return st[0];
+}
+
 /* Orders g (freed here) into positions off.. of pos; depth: separator
  * levels still to split.  *status: the first failure (METIS status). */
 static void dissect(ndsub *g, int depth, int seps, int32_t off, int32_t *pos, int *status) {
@@ -117,12 +152,8 @@ static void dissect(ndsub *g, int depth, int seps, int32_t off, int32_t *pos, in
   } else {
     idx_t *part = malloc(((size_t)g->n + 1) * sizeof *part);
     idx_t *loc = malloc(((size_t)g->n + 1) * sizeof *loc);
-    idx_t sep = 0, opts[METIS_NOPTIONS];
-    METIS_SetDefaultOptions(opts);
-    if (seps > 0) opts[METIS_OPTION_NSEPS] = seps;
     ndsub s0, s1;
-    st = part && loc ? METIS_ComputeVertexSeparator(&g->n, g->xadj, g->adj, g->w, opts, &sep, part)
-                     : METIS_ERROR_MEMORY;
+    st = part && loc ? separator(g, seps, part) : METIS_ERROR_MEMORY;
     if (st == METIS_OK && sub_induce(g, part, 0, loc, &s0)) st = METIS_ERROR_MEMORY;
     if (st == METIS_OK && sub_induce(g, part, 1, loc, &s1)) {
       sub_free(&s0);

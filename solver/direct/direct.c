@@ -68,7 +68,11 @@ static em_err check_pattern(const em_csr *A) {
   em_err err = EM_OK;
   char *col = NULL;
   EM_TRY(em_calloc(&col, (size_t)A->n_cols + 1, 1, "column marks"));
-  for (int64_t p = 0; p < A->nnz; p++) col[A->colind[p]] = 1;
+#pragma omp parallel for schedule(static) if (A->nnz > 200000)
+  for (int64_t p = 0; p < A->nnz; p++) {
+#pragma omp atomic write
+    col[A->colind[p]] = 1;
+  }
   for (int32_t i = 0; i < A->n_rows; i++)
     if (A->rowptr[i + 1] == A->rowptr[i] || !col[i]) {
       err = EM_RAISE(EM_ERR_NUMERIC,
