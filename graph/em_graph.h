@@ -71,7 +71,8 @@ void em_graph_quot_free(em_graph_quot *q);
  * at most n / min_ratio vertices), METIS' separators per level (seps; 0:
  * its default). */
 typedef struct em_nd_opts {
-  int compress;     /* 1: order the supervariables (default), 0: the whole graph */
+  int compress;     /* 1: order the supervariables (default), 0: the whole graph in one
+                       METIS call with its default options (the ordering before) */
   double min_ratio; /* compress only when n >= min_ratio x supervariables (1.2) */
   int seps;         /* METIS_OPTION_NSEPS, 0: METIS' default */
   int tree;         /* 1: the quotient's top separator levels split between

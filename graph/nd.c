@@ -91,9 +91,12 @@ em_err em_order_nd_ex(int32_t n, const int64_t *ptr, const int32_t *adj, const e
   }
   in.t_compress = em_wtime() - t0;
   t0 = em_wtime();
-  if (!q.sv) {
+  if (!q.sv) { /* the whole graph: METIS as it was, or its tree when it did not compress
+                  (one separator per level then, as METIS on a graph it cannot compress) */
     in.n_sv = n;
-    err = metis_nd(n, gp->ptr, gp->adj, NULL, o->seps, perm);
+    err = o->compress && o->tree
+              ? em_nd_tree(n, gp->ptr, gp->adj, NULL, 1, perm)
+              : metis_nd(n, gp->ptr, gp->adj, NULL, o->compress ? o->seps : 0, perm);
   } else {
     int32_t ns = q.g.n;
     EM_TRY_GOTO(err, em_calloc(&qperm, (size_t)ns + 1, sizeof *qperm, "quotient ordering"), done);

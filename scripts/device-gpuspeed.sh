@@ -41,7 +41,7 @@ git -c safe.directory='*' worktree add --detach -f /tmp/before-src "$BASE" > "$L
 (cmake -S /tmp/before-src -B "$B" $G -DCMAKE_BUILD_TYPE=Release -DEMSOLVE_CUDA=ON > "$L/configure-before.log" 2>&1 &&
   timeout 330 cmake --build "$B" -j"$NJ" --target emsolve > "$L/build-before.log" 2>&1) &
 PB=$!
-TESTS="emsolve test_csr_gpu test_blockop_gpu test_direct_pc test_pmg test_fsys_gpu test_nd_compress"
+TESTS="emsolve test_csr_gpu test_blockop_gpu test_direct_pc test_pmg test_fsys_gpu test_nd_compress test_core_permute"
 (cmake -S . -B "$A" $G -DCMAKE_BUILD_TYPE=Release -DEMSOLVE_CUDA=ON > "$L/configure-after.log" 2>&1 &&
   timeout 330 cmake --build "$A" -j"$NJ" --target $TESTS > "$L/build-after.log" 2>&1)
 RA=$?
@@ -52,7 +52,7 @@ echo "build after rc=$RA, before rc=$RB"
 [ $RB -ne 0 ] && grep -E "error" "$L/build-before.log" | head -10
 
 step "gpu tests (after)"
-(cd "$A" && timeout 120 ctest -R "test_csr_gpu|test_blockop_gpu|test_direct_pc_gpu|test_pmg_gpu|test_fsys_gpu|test_nd_compress" \
+(cd "$A" && timeout 120 ctest -R "test_csr_gpu|test_blockop_gpu|test_direct_pc_gpu|test_pmg_gpu|test_fsys_gpu|test_nd_compress|test_core_permute" \
   -j4 --output-on-failure --timeout 100 > "$L/ctest-gpu.log" 2>&1)
 grep -E "Test +#|tests passed|tests failed" "$L/ctest-gpu.log" | tail -8
 
