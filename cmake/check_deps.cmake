@@ -12,7 +12,7 @@ if(NOT EM_SOURCE_DIR)
   message(FATAL_ERROR "check_deps.cmake: set EM_SOURCE_DIR")
 endif()
 get_filename_component(EM_SOURCE_DIR ${EM_SOURCE_DIR} ABSOLUTE) # '.' by hand
-set(modules core graph mesh assembly formats linalg solver eigen post model app)
+set(modules core graph mesh assembly formats linalg solver eigen model post app)
 
 # owner of every header of the tree's modules
 foreach(m ${modules})

@@ -199,8 +199,10 @@ typedef struct em_stages {
 void em_stages_init(em_stages *s, const em_log *out);
 /* "parse", "mesh", ..., the summary's keys. */
 const char *em_stage_name(em_stage st);
-/* Seconds since em_stages_init minus the stages' sum: the rest. */
-double em_stages_other(const em_stages *s);
+/* t[st] = the seconds of each stage so far, the open ones up to now
+ * included; t[EM_STAGE_OTHER] = the rest.  Returns the seconds since
+ * em_stages_init. */
+double em_stages_now(const em_stages *s, double t[EM_STAGE_COUNT]);
 /* Stage st begins inside the current one (log NULL or without a table:
  * nothing happens). */
 void em_stage_begin(const em_log *log, em_stage st);

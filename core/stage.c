@@ -26,11 +26,14 @@ void em_stages_init(em_stages *s, const em_log *out) {
   s->begin[0] = s->t_start;
 }
 
-double em_stages_other(const em_stages *s) {
-  double sum = 0;
-  for (int i = 1; i < EM_STAGE_COUNT; i++) sum += s->t[i];
-  double rest = em_wtime() - s->t_start - sum;
-  return rest > 0 ? rest : 0;
+double em_stages_now(const em_stages *s, double t[EM_STAGE_COUNT]) {
+  double now = em_wtime(), sum = 0;
+  for (int i = 0; i < EM_STAGE_COUNT; i++) t[i] = s->t[i];
+  if (s->depth > 1) t[s->stack[s->depth - 1]] += now - s->mark; /* the innermost, running */
+  for (int i = 1; i < EM_STAGE_COUNT; i++) sum += t[i];
+  double total = now - s->t_start;
+  t[EM_STAGE_OTHER] = total - sum > 0 ? total - sum : 0;
+  return total;
 }
 
 /* the time since the mark to the innermost open stage */
