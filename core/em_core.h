@@ -134,12 +134,18 @@ typedef struct em_log {
   FILE *stream; /* usually stderr */
   int level;    /* em_log_level */
   double t0;    /* wall time at creation: lines carry time since t0 */
+  int progress; /* em_log_progress lines show even below EM_LOG_INFO (a stage's
+                   detail log whose user asked for the default level) */
+  char tag[32]; /* put after the time on every line ("point_3: "), "" none */
 } em_log;
 
 void em_log_init(em_log *log, FILE *stream, int level);
 void em_log_info(const em_log *log, const char *fmt, ...) EM_PRINTF(2, 3);
 void em_log_verbose(const em_log *log, const char *fmt, ...) EM_PRINTF(2, 3);
 void em_log_warn(const em_log *log, const char *fmt, ...) EM_PRINTF(2, 3);
+/* A long stage's progress (a factorization taking minutes): shown at
+ * EM_LOG_INFO and above, or when log->progress is set. */
+void em_log_progress(const em_log *log, const char *fmt, ...) EM_PRINTF(2, 3);
 
 /* Wall-clock seconds from an arbitrary origin (monotonic). */
 double em_wtime(void);

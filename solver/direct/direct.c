@@ -25,6 +25,7 @@ void em_direct_opts_default(em_direct_opts *o) {
   o->mem_limit = 0;
   o->backend = EM_BACKEND_CPU;
   o->prec = EM_PREC_DOUBLE;
+  o->progress_s = 10;
 }
 
 double em_direct_mem_available(const em_direct_opts *o) {
@@ -366,14 +367,13 @@ static em_err symmetric_part(const em_csr *A, int pattern_symmetric, double shif
  * blocks), kept for the next. */
 em_err em_direct_numeric_cpu(em_direct *F, const em_csr *M, const double *r, double smax,
                              const em_log *log) {
-  (void)log;
   int zeroed = 0;
   if (!F->lval && F->S.n > 0) {
     EM_TRY(em_calloc(&F->lval, (size_t)F->S.lptr[F->S.ns], sizeof *F->lval, "factor L"));
     zeroed = 1;
   }
   if (!F->d) EM_TRY(em_calloc(&F->d, (size_t)F->S.n + 1, sizeof *F->d, "factor D"));
-  EM_TRY(em_direct_numeric(F, M, r, smax, zeroed));
+  EM_TRY(em_direct_numeric(F, M, r, smax, zeroed, log)); /* a progress line every 10 s */
   return EM_OK;
 }
 
