@@ -6,6 +6,8 @@
 
 #include "app_impl.h"
 
+enum { EM_PSWEEP_MAX_AXES = 8 }; /* swept parameters at most */
+
 /* Run the sweep (the --sweep axes and the loops the case declares);
  * *n_failed = points that failed (each recorded with its
  * message in sweep_summary.csv).  An error return is a usage or I/O error
@@ -18,16 +20,28 @@ em_err em_app_psweep(const em_app_args *a, const em_psweep_args *ps, const em_lo
  * confirms it (*was_sweep = 0: no loop after all, run the case plainly). */
 int em_app_psweep_declared(const char *path);
 
-enum { EM_PSWEEP_MAX_AXES = 8 }; /* swept parameters at most */
+/* What a design sweep learns from its case once (psweep_loop.c). */
+enum { EM_PSWEEP_DENSE = 201 }; /* frequencies of a point's default adaptive sweep, at least */
+typedef struct em_psweep_case {
+  int plots;    /* the case's or command line's Output/plots */
+  int adaptive; /* Solver/sweep is not set and the run is a driven band with ports:
+                   each point runs the adaptive sweep on n_freq frequencies */
+  int n_freq;   /* the points' n_freq: the case's, at least EM_PSWEEP_DENSE */
+  int raise_n;  /* 1: n_freq overrides the case's (smaller) Solver/n_freq */
+  int n_unit;   /* the units of the swept parameters (em_params_unit) */
+  char unit_name[2 * EM_PSWEEP_MAX_AXES][256];
+  char unit[2 * EM_PSWEEP_MAX_AXES][32];
+} em_psweep_case;
 
 /* The sweeps the case declares (psweep_loop.c): each number parameter with
  * a Loop attribute (ONELAB's level 1, 2, 3: outer to inner) over its
  * Choices, else Min:Step:Max, as "NAME=LIST" in spec[] (*n of them), in
  * level order; one given by -setnumber or --sweep is not taken from the
- * case; a Loop without values is EM_ERR_INPUT naming it.  *plots: the
- * case's or command line's Output/plots. */
+ * case; a Loop without values is EM_ERR_INPUT naming it.  *pc: what else
+ * the sweep takes from the case (plots, the points' frequency sweep, the
+ * swept parameters' units). */
 em_err em_psweep_declared_axes(const em_app_args *a, const em_psweep_args *ps, const em_log *log,
-                               char (*spec)[4096], int *n, int *plots);
+                               char (*spec)[4096], int *n, em_psweep_case *pc);
 
 /* --jobs (psweep_jobs.c): start `jobs` copies of the command with
  * --sweep-worker w/jobs and OMP_NUM_THREADS = threads / jobs, and wait. */

@@ -92,9 +92,10 @@ static em_err run_case(em_run *r) {
   EM_TRY(em_app_check_signal());
   em_app_outdir_clear(r); /* the case's earlier outputs, right before the new ones */
   EM_TRY(em_sweep_run(r));
-  EM_TRY(em_post_finish(m, &r->res, &r->out, r->t_start, stdout)); /* post/finish.c */
+  /* the tables on stdout, but not those of each point of a quiet design sweep */
+  EM_TRY(em_post_finish(m, &r->res, &r->out, r->t_start, a->no_tables ? NULL : stdout));
   if (m->ff.plots) EM_TRY(em_app_plot(r->out.dir, r->log));
-  printf("# outputs in %s/\n", r->out.dir);
+  if (!a->no_tables) printf("# outputs in %s/\n", r->out.dir);
   return EM_OK;
 }
 
@@ -107,6 +108,7 @@ em_err em_app_run(const em_app_args *a, const em_log *log, int *flagged) {
      -v: the default is one line per stage and per frequency */
   r.detail = *log;
   r.detail.level = log->level >= EM_LOG_VERBOSE ? EM_LOG_VERBOSE : EM_LOG_QUIET;
+  r.detail.progress = log->level >= EM_LOG_INFO; /* a long factorization says how far it is */
   r.t_start = em_wtime();
   em_app_signals_install();
   em_err err = run_case(&r);

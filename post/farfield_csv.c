@@ -129,6 +129,7 @@ em_err em_antenna_csv_write(const char *path, int n, const double *freq, const e
       f);
   for (int i = 0; i < n; i++) {
     const em_antenna *r = a + i;
+    if (!(r->directivity > 0)) continue; /* no far field there (an adaptive sweep's) */
     put(f, freq[i], 1);
     put(f, r->p_acc, 0);
     put(f, r->p_acc_s11, 0);
