@@ -47,6 +47,7 @@ except ImportError:
 
 # reproducible SVG (no random ids, no date)
 matplotlib.rcParams["svg.hashsalt"] = "emsolve"
+matplotlib.rcParams["svg.fonttype"] = "none"  # text stays text: searchable, smaller
 META = {"svg": {"Date": None}, "png": {}}
 DPI = 110
 FLOOR_DB = 40  # dynamic range of the pattern plots
@@ -375,8 +376,8 @@ def read_farfield(path):
     co = np.array([num(r, "co_dBi", path) for r in rows])
     cx = np.array([num(r, "cross_dBi", path) for r in rows])
     # the Ludwig-3 parts are of the directivity: realized = D + (Gr - D), a constant
-    off = gr - d
-    off = off[np.isfinite(off)]
+    ok = np.isfinite(gr) & np.isfinite(d)  # a null of the pattern is -inf in both
+    off = gr[ok] - d[ok]
     if len(off):
         what, shift = "realized gain", float(np.median(off))
     else:
