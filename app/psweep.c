@@ -434,7 +434,7 @@ static em_err write_summary_csv(const psweep *p, int zip, const point_res *pr) {
       continue;
     }
     if (r->failed) {
-      fputs(",failed,,,,,,,,,,,,,,,", f);
+      fputs(",failed,,,,,,,,,,,,,,", f); /* 14 empty columns, then the message */
       put_message(f, r->msg);
       continue;
     }
