@@ -276,67 +276,6 @@ typedef struct point_res {
   double ant[4]; /* at the first resonance: D, G, realized G (dBi), efficiency; NaN: none */
 } point_res;
 
-/* The antenna figures of a point at f (its antenna.csv): between the two
- * rows around f (linear in f; dBi as written), or the one row within
- * `near` Hz of f (an adaptive sweep has its far field at the model
- * frequency nearest the resonance). */
-static void antenna_at(const char *dir, double f, double near, double out[4]) {
-  static const char *want[5] = {"f_Hz", "directivity_dBi", "gain_dBi", "realized_gain_dBi",
-                                "efficiency"};
-  char path[1200], line[8192];
-  int col[5] = {-1, -1, -1, -1, -1}, have = 0;
-  double prev[5] = {0}, cur[5] = {0};
-  for (int k = 0; k < 4; k++) out[k] = NAN;
-  snprintf(path, sizeof path, "%s/antenna.csv", dir);
-  FILE *fh = fopen(path, "r");
-  if (!fh) return;
-  while (fgets(line, sizeof line, fh)) {
-    if (line[0] == '#' || line[0] == '\n') continue;
-    line[strcspn(line, "\r\n")] = '\0';
-    int k = 0;
-    if (col[0] < 0) {
-      for (char *t = strtok(line, ","); t; t = strtok(NULL, ","), k++)
-        for (int w = 0; w < 5; w++)
-          if (!strcmp(t, want[w])) col[w] = k;
-      if (col[0] < 0 || col[1] < 0 || col[2] < 0 || col[3] < 0 || col[4] < 0) break;
-      continue;
-    }
-    for (char *t = strtok(line, ","); t; t = strtok(NULL, ","), k++)
-      for (int w = 0; w < 5; w++)
-        if (k == col[w]) cur[w] = strtod(t, NULL);
-    if (fabs(cur[0] - f) <= near) /* the row at f */
-      for (int w = 0; w < 4; w++) out[w] = cur[w + 1];
-    if (have && prev[0] <= f && f <= cur[0] && cur[0] > prev[0]) { /* between two rows */
-      double u = (f - prev[0]) / (cur[0] - prev[0]);
-      for (int w = 0; w < 4; w++) out[w] = prev[w + 1] + u * (cur[w + 1] - prev[w + 1]);
-    }
-    memcpy(prev, cur, sizeof prev);
-    have = 1;
-  }
-  fclose(fh);
-}
-
-/* A resonance the sampling cannot resolve: its half-power width f0 / Q
- * spans fewer than 3 steps (docs/sweeps.md, "How resonances are found"),
- * or is wider than twice the band (a Q that three samples made up: 5
- * frequencies over the DRA's band gave Q 0.038 for 7.6).  The advice in
- * msg (also the summary's message). */
-static int too_coarse(const curve *c, const point_res *r, char *msg, size_t n) {
-  if (!r->nz || c->n < 2) return 0;
-  double band = c->f[c->n - 1] - c->f[0], step = band / (c->n - 1), q = r->zp[0].q;
-  double w = q > 0 ? r->zp[0].f0 / q : INFINITY;
-  if (w >= 3 * step && w <= 2 * band) return 0;
-  int need = w <= 2 * band ? (int)ceil(3 * band / w) + 1 : EM_PSWEEP_DENSE;
-  if (need < EM_PSWEEP_DENSE && w > 2 * band) need = EM_PSWEEP_DENSE;
-  snprintf(msg, n,
-           "coarse sampling: the Re Zin peak at %.6g GHz with Q %.3g (half-power width %.3g GHz) "
-           "against frequency steps of %.3g GHz: f_res, Q and the -10 dB band are not "
-           "reliable; leave Solver/sweep unset (the design sweep's adaptive default) or use "
-           "Solver/sweep adaptive, or Solver/n_freq %d or more",
-           r->zp[0].f0 * 1e-9, q, w * 1e-9, step * 1e-9, need);
-  return 1;
-}
-
 static void analyse(const curve *c, point_res *r) {
   em_cplx s[4096];
   if (c->n > 4096 || c->n < 3) return;
@@ -781,10 +720,13 @@ em_err em_app_psweep(const em_app_args *a, const em_psweep_args *ps, const em_lo
       char dir[1100];
       analyse(&cv[k], &pr[k]);
       snprintf(dir, sizeof dir, "%s/point_%d", p.out, k);
-      if (pr[k].nz && cv[k].n > 1)
-        antenna_at(dir, pr[k].zp[0].f0, 0.5001 * (cv[k].f[1] - cv[k].f[0]), pr[k].ant);
-      if (too_coarse(&cv[k], &pr[k], pr[k].msg, sizeof pr[k].msg))
-        em_log_warn(log, "sweep point %d/%d: %s", k + 1, p.n_point, pr[k].msg);
+      const curve *c = &cv[k];
+      if (pr[k].nz && c->n > 1) {
+        em_psweep_antenna_at(dir, pr[k].zp[0].f0, 0.5001 * (c->f[1] - c->f[0]), pr[k].ant);
+        if (em_psweep_too_coarse(c->n, c->f[0], c->f[c->n - 1], pr[k].zp[0].f0, pr[k].zp[0].q,
+                                 pr[k].msg, sizeof pr[k].msg))
+          em_log_warn(log, "sweep point %d/%d: %s", k + 1, p.n_point, pr[k].msg);
+      }
     }
     *n_failed += pr[k].failed;
     /* the collected tables after every point: a killed sweep keeps them */

@@ -59,6 +59,17 @@ typedef struct em_psweep_est {
  * point whose overrides pa holds, and model its memory and time. */
 em_err em_psweep_estimate(const em_app_args *pa, const em_log *log, em_psweep_est *e);
 
+/* psweep_figures.c: a point's D, G, realized G (dBi) and radiation
+ * efficiency at f from its antenna.csv in dir: linear between the two rows
+ * around f, or the one row within `near` Hz of f (an adaptive sweep's);
+ * NaN where none. */
+void em_psweep_antenna_at(const char *dir, double f, double near, double out[4]);
+/* 1 and the advice in msg when a grid of n frequencies f_first .. f_last
+ * cannot resolve a resonance at f0 of quality q (its width f0 / q under 3
+ * steps or over twice the band). */
+int em_psweep_too_coarse(int n, double f_first, double f_last, double f0, double q, char *msg,
+                         size_t cap);
+
 /* Usage check of the --sweep lists alone (a malformed one exits 2). */
 em_err em_app_psweep_check(const em_psweep_args *ps);
 

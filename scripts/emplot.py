@@ -333,7 +333,7 @@ def plot_gain(run, out):
     dg = np.nanmax(np.abs(col["directivity_dBi"] - col["gain_dBi"]))
     ax.text(0.99, 0.03, f"D - G at most {dg:.2g} dB", transform=ax.transAxes, ha="right",
             fontsize=8, color="C0")
-    ax.set_ylabel("at the maximum (dBi)")
+    ax.set_ylabel("at the beam maximum (dBi)")
     ax.grid(True, alpha=0.4)
     ax.legend(fontsize=8, loc="lower center")
     ax.set_title(f"{run.case}: directivity and gain, {f[0]:.4g}-{f[-1]:.4g} GHz")
@@ -442,8 +442,9 @@ def polar_cut(ax, a, co, cx, floor, top, title, half):
     ax.set_theta_zero_location("N")
     ax.set_theta_direction(-1)
     ax.plot(np.radians(a), np.clip(co, floor, None), color="C0", lw=1.6, label="co-polar")
+    low = "" if np.any(np.asarray(cx) > floor) else f" (below {floor:g} dBi)"
     ax.plot(np.radians(a), np.clip(cx, floor, None), color="C3", lw=1.2, ls="--",
-            label="cross-polar")
+            label=f"cross-polar{low}")
     ax.set_ylim(floor, top)
     ticks = list(range(int(floor) + 10, int(top) + 1, 10))  # not the floor: the centre
     ax.set_yticks(ticks)
@@ -461,8 +462,6 @@ def polar_cut(ax, a, co, cx, floor, top, title, half):
         grid = range(-150, 181, 30)
     ax.set_thetagrids([g % 360 for g in grid], [f"{g}" for g in grid], fontsize=8)
     ax.set_title(title, fontsize=9, pad=14)
-    ax.text(0.5, -0.08 if not half else 0.02, "theta (deg from +z; negative: phi + 180)",
-            transform=ax.transAxes, ha="center", fontsize=7.5, color="0.3")
 
 
 def plot_pattern(run, path, out, tag):
@@ -477,10 +476,11 @@ def plot_pattern(run, path, out, tag):
         a, yco = cut(th, ph, co, phi0)
         _, ycx = cut(th, ph, cx, phi0)
         polar_cut(ax, a, yco, ycx, floor, top, lab, half)
-        if k == 0:
-            ax.legend(loc="lower left", bbox_to_anchor=(-0.12, -0.12), fontsize=8)
+        ax.legend(loc="lower left", bbox_to_anchor=(-0.14, -0.14), fontsize=7.5)
     fig.suptitle(f"{run.case}: {what} (dBi) at {freq_text(f)}, co- and cross-polar "
                  f"(Ludwig 3, {copol_of(run, f)} reference)", fontsize=11)
+    fig.text(0.5, 0.03, "angle: theta in deg from +z; negative: theta in the plane's other half "
+             "(phi + 180)", ha="center", fontsize=8.5, color="0.3")
     return save(fig, out, f"pattern_{tag}")
 
 
@@ -492,9 +492,11 @@ def plot_cuts(run, path, out, tag):
     for k, (phi0, lab) in enumerate(plane_names(copol_of(run, f))):
         a, yco = cut(th, ph, co, phi0)
         _, ycx = cut(th, ph, cx, phi0)
-        ax.plot(a, np.clip(yco, floor, None), color=f"C{k}", lw=1.6, label=f"{lab}, co-polar")
+        below = lambda y: " (below the axis)" if not np.any(np.asarray(y) > floor) else ""
+        ax.plot(a, np.clip(yco, floor, None), color=f"C{k}", lw=1.6,
+                label=f"{lab}, co-polar{below(yco)}")
         ax.plot(a, np.clip(ycx, floor, None), color=f"C{k}", lw=1.1, ls="--",
-                label=f"{lab}, cross-polar")
+                label=f"{lab}, cross-polar{below(ycx)}")
     half = th.max() <= 90 + 1e-9
     ax.set_xlim(-90 if half else -180, 90 if half else 180)
     ax.set_xticks(range(-90 if half else -180, (90 if half else 180) + 1, 30))
