@@ -11,6 +11,7 @@ meets it.
 - -v: Gmsh's messages on stderr, none on stdout (the result table).
 - The time left leaves the set-up out (the first frequency carries it).
 - The console S11 beside the Touchstone file's: the same numbers.
+- A flagged (not converged) frequency's antenna row says so.
 - An eigen run logs its block detail once.
 - A design sweep: the points' log lines tagged, --jobs on the host when no
   GPU answers (without --device cpu), -q without each point's tables.
@@ -93,6 +94,13 @@ with open(os.path.join(d, "waveguide.s2p")) as fh:
 for v, t in zip(vals, ts):
     s11 = 20 * math.log10(abs(complex(float(t[1]), float(t[2]))))
     check(abs(float(v[5]) - s11) < 1e-3, f"{v[0]} GHz: stdout {v[5]} dB = Touchstone {s11:.4f} dB")
+
+# ------------------------------------------- a flagged frequency's antenna row
+rc, out, err, d = run(DRA, *common, *setn("Solver/frequency", 5.75e9), *sets("Solver/preconditioner", "jacobi"),
+                      *setn("Solver/max_iterations", 30), expect_ok=False)
+ant = out.split("antenna (port 1 driven)")[-1].splitlines()[2:3]
+check(rc == 3 and ant and "(not converged)" in ant[0],
+      f"not converged: exit 3 and the antenna row says so ({ant})")
 
 # ----------------------------------------------------- eigen: block detail once
 rc, out, err, d = run("tests/app/cases/eigen_box.geo", *setn("Solver/order", 1))
