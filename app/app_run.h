@@ -19,6 +19,9 @@ typedef struct em_freq_result {
   double pml_wall; /* <|E|^2> at the PML's outer wall / at its interface
                       (first excitation; NaN: no PML), model/pml_wall.c */
   char fields[64]; /* the fields file of this frequency, "" when none */
+  double p_metal;  /* W dissipated by the surface impedances (first
+                      excitation; NaN: none) */
+  double p_lumped; /* W dissipated by the lumped R, L, C sheets */
 } em_freq_result;
 
 typedef struct em_block_stat {

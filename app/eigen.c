@@ -52,6 +52,10 @@ static em_err assemble_pair(em_run *r, double kt, em_csr **S, em_csr **T) {
   EM_TRY_GOTO(err, em_abc_robins(r->mesh, s->medium, s->abc_face, s->n_abc, kt, rb, 16, &n_abc),
               done);
   n_rb = n_abc;
+  /* surface impedances and lumped sheets: their Z at k_t */
+  int n_sf = 0;
+  EM_TRY_GOTO(err, em_setup_surface_robins(s, kt, rb + n_rb, 16 - n_rb, &n_sf), done);
+  n_rb += n_sf;
   if (r->cfg.eig_ports == 2) /* matched: the port's Robin term, no excitation */
     for (int i = 0; i < s->n_port; i++) {
       if (n_rb >= 16) {

@@ -225,10 +225,18 @@ static em_err antenna(em_run *r, int fi, const em_nf2ff *nf, const em_ff_grid *g
   em_cplx s11 = r->S[(size_t)fi * np * np];
   double mismatch = 1 - creal(s11 * conj(s11));
   EM_TRY(em_field_loss(r->mesh, r->dofs, x, fixed, r->setup.medium, k0, &p_loss));
+  double p_metal, p_lumped; /* surface impedances and lumped sheets (model/case_surface.c) */
+  EM_TRY(em_setup_surface_loss(&r->setup, r->mesh, r->dofs, x, fixed, k0, EM_SURFACE_IMPEDANCE,
+                               &p_metal));
+  EM_TRY(em_setup_surface_loss(&r->setup, r->mesh, r->dofs, x, fixed, k0, EM_SURFACE_LUMPED,
+                               &p_lumped));
+  p_loss += p_metal + p_lumped;
   EM_TRY(em_port_flux(&r->setup.port[0], r->mesh, r->dofs, x, fixed, &flux));
   em_antenna *a = &ff->ant[fi];
   EM_TRY(em_antenna_figures(nf, g, flux, mismatch, p_loss, a));
   a->p_acc_s11 = p_acc_s11;
+  a->p_loss_metal = p_metal;
+  a->p_loss_lumped = p_lumped;
   char name[64], path[1400], tag[32];
   double f = r->cfg.freq[fi];
   em_app_freq_tag(f, tag, sizeof tag);
@@ -249,11 +257,12 @@ static em_err antenna(em_run *r, int fi, const em_nf2ff *nf, const em_ff_grid *g
   }
   em_log_verbose(r->log,
                  "far field: P_rad %.4g W (surface) / %.4g W (far field), P_acc %.4g W (port "
-                 "flux; P_inc (1 - |S11|^2) = %.4g W), P_loss %.3g W; D %.2f dBi, G %.2f dBi, "
+                 "flux; P_inc (1 - |S11|^2) = %.4g W), P_loss %.3g W (metal %.3g W, lumped "
+                 "%.3g W); D %.2f dBi, G %.2f dBi, "
                  "realized %.2f dBi at (%.1f, %.1f) deg, efficiency %.2f%%, power balance %.4f",
-                 a->p_surface, a->p_far, flux, p_acc_s11, p_loss, db10(a->directivity),
-                 db10(a->gain), db10(a->realized_gain), a->theta_max, a->phi_max,
-                 100 * a->efficiency, a->balance);
+                 a->p_surface, a->p_far, flux, p_acc_s11, p_loss, p_metal, p_lumped,
+                 db10(a->directivity), db10(a->gain), db10(a->realized_gain), a->theta_max,
+                 a->phi_max, 100 * a->efficiency, a->balance);
   return EM_OK;
 }
 

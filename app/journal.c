@@ -93,6 +93,10 @@ static void pack(const em_run *r, int i, rec *q) {
   double t[5] = {fr->t_assembly, fr->t_operator, fr->t_pc, fr->t_solve, fr->t_post};
   put(q, t, sizeof t);
   put(q, fr->ksp, sizeof fr->ksp);
+  if (r->setup.n_surface) { /* the surface boundaries' losses */
+    put(q, &fr->p_metal, sizeof fr->p_metal);
+    put(q, &fr->p_lumped, sizeof fr->p_lumped);
+  }
   if (r->ff.enabled && !r->ff.planewave) put(q, &r->ff.ant[i], sizeof r->ff.ant[i]);
   if (r->ff.enabled && r->ff.planewave) {
     put(q, &r->ff.rcs_back[i], sizeof(double));
@@ -116,6 +120,10 @@ static void unpack(em_run *r, int i, rec *q) {
   fr->t_assembly = t[0], fr->t_operator = t[1], fr->t_pc = t[2], fr->t_solve = t[3];
   fr->t_post = t[4];
   get(q, fr->ksp, sizeof fr->ksp);
+  if (r->setup.n_surface) {
+    get(q, &fr->p_metal, sizeof fr->p_metal);
+    get(q, &fr->p_lumped, sizeof fr->p_lumped);
+  }
   if (r->ff.enabled && !r->ff.planewave) get(q, &r->ff.ant[i], sizeof r->ff.ant[i]);
   if (r->ff.enabled && r->ff.planewave) {
     get(q, &r->ff.rcs_back[i], sizeof(double));

@@ -22,6 +22,8 @@
   { n, 0, 0, NULL, 0, h, NULL, d }
 #define GSTR_REQ(d, n, h) \
   { n, 1, 0, NULL, 0, h, NULL, d }
+#define GSTR(d, n, v, h) \
+  { n, 1, 0, v, 1, h, NULL, d }
 
 static const em_param_spec SPECS[] = {
     NUM("Geometry/unit", 1e-3, "m", "metres per model unit (1e-3: the geometry is in mm)"),
@@ -102,6 +104,22 @@ static const em_param_spec SPECS[] = {
     GNUM(2, "Ports/*/dir_x", 0, NULL, "lumped port: E direction x (0,0,0: along the shorter side)"),
     GNUM(2, "Ports/*/dir_y", 0, NULL, "lumped port: E direction y"),
     GNUM(2, "Ports/*/dir_z", 0, NULL, "lumped port: E direction z"),
+    GSTR(2, "Boundary/*/type", "auto",
+         "surface group '*': auto (a surface impedance when sigma > 0), impedance, or rlc (a "
+         "lumped R, L, C sheet over the group's rectangle)"),
+    GNUM(2, "Boundary/*/sigma", 0, "S/m",
+         "conductivity of the metal behind surface group '*' (Leontovich surface impedance; "
+         "0: none, the group keeps its name's role)"),
+    GNUM(2, "Boundary/*/roughness", 0, "um",
+         "rms surface roughness of group '*', micrometres (Hammerstad's loss factor)"),
+    GNUM(2, "Boundary/*/R", 0, "ohm", "rlc group '*': resistance, ohm (0: none)"),
+    GNUM(2, "Boundary/*/L", 0, "H", "rlc group '*': inductance, henry (0: none)"),
+    GNUM(2, "Boundary/*/C", 0, "F", "rlc group '*': capacitance, farad (0: none)"),
+    GSTR(2, "Boundary/*/circuit", "series", "rlc group '*': R, L, C in series or parallel"),
+    GNUM(2, "Boundary/*/dir_x", 0, NULL,
+         "rlc group '*': current direction x (0,0,0: along the shorter side)"),
+    GNUM(2, "Boundary/*/dir_y", 0, NULL, "rlc group '*': current direction y"),
+    GNUM(2, "Boundary/*/dir_z", 0, NULL, "rlc group '*': current direction z"),
     NUM("PML/order", 2, NULL, "PML grading exponent m in sigma(xi) ~ (xi/L)^m"),
     NUM("PML/reflection", 1e-6, NULL, "PML normal-incidence reflection target R0"),
     NUM("PML/elements", 3, NULL,

@@ -81,6 +81,8 @@ static em_err make_fsys(em_run *r) {
                     .n_port = s->n_port,
                     .abc_face = s->abc_face,
                     .n_abc = s->n_abc,
+                    .surface = s->surface,
+                    .n_surface = s->n_surface,
                     .bop = cfg->bop,
                     .pc = cfg->pc,
                     .pc_auto = cfg->pc_auto,
@@ -176,6 +178,13 @@ em_err em_run_post_frequency(em_run *r, int fi, const em_cplx *x, const em_cplx 
     EM_TRY_GOTO(err, out_path(r, path, sizeof path, name), done);
     EM_TRY_GOTO(err, em_run_write_line(r, fi, x, fixed, path), done);
     EM_TRY_GOTO(err, add_file(r, name), done);
+  }
+  fr->p_metal = fr->p_lumped = NAN; /* the power the surface boundaries take (model/) */
+  for (int i = 0; i < s->n_surface; i++) {
+    double p;
+    EM_TRY_GOTO(err, em_surface_loss(&s->surface[i], r->mesh, r->dofs, x, fixed, k0, &p), done);
+    double *to = s->surface[i].kind == EM_SURFACE_IMPEDANCE ? &fr->p_metal : &fr->p_lumped;
+    *to = isfinite(*to) ? *to + p : p;
   }
   fr->pml_wall = em_setup_pml_wall(r->mesh, r->dofs, &r->setup, x, fixed); /* model/ */
   if (isfinite(fr->pml_wall))
@@ -330,6 +339,7 @@ static em_err alloc_results(em_run *r) {
   EM_TRY(em_calloc(&r->zport, (size_t)nf * np, sizeof *r->zport, "reference impedances"));
   EM_TRY(em_calloc(&r->flag, (size_t)nf, sizeof *r->flag, "frequency flags"));
   EM_TRY(em_calloc(&r->fr, (size_t)nf, sizeof *r->fr, "frequency results"));
+  for (int i = 0; i < nf; i++) r->fr[i].p_metal = r->fr[i].p_lumped = NAN; /* none yet */
   return EM_OK;
 }
 

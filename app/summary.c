@@ -102,6 +102,8 @@ static void write_frequency(em_json *j, const em_run *r, int i) {
   em_json_bool(j, "resumed", f->resumed);
   em_json_bool(j, "from_model", f->from_model);
   if (isfinite(f->pml_wall)) em_json_number(j, "pml_wall_ratio", f->pml_wall);
+  if (isfinite(f->p_metal)) em_json_number(j, "p_loss_metal_W", f->p_metal);
+  if (isfinite(f->p_lumped)) em_json_number(j, "p_loss_lumped_W", f->p_lumped);
   em_json_begin_array(j, "flags"); /* empty when the row is trusted */
   if (r->flag[i] & EM_PORTS_FLAG_NOT_CONVERGED) em_json_string(j, NULL, "not_converged");
   if (r->flag[i] & EM_PORTS_FLAG_ACTIVE) em_json_string(j, NULL, "S_gt_1");

@@ -161,7 +161,9 @@ typedef em_err (*em_tet_source_fn)(void *ctx, int32_t t, const double x[3], em_c
 /* A Robin boundary: gamma oint (n x E).(n x w) added to the matrix over the
  * triangles of a surface group, and oint g . w added to right-hand side
  * column `rhs` when g is set (w's tangential trace: only the tangential part
- * of g counts). */
+ * of g counts).  With dir set (a unit vector in the faces' plane) the term
+ * is anisotropic, gamma oint (E . dir)(w . dir): a sheet whose current flows
+ * along dir only (a lumped element). */
 typedef struct em_robin {
   int group;            /* surface group (index into mesh->group), or -1:
                            the faces listed below */
@@ -170,7 +172,8 @@ typedef struct em_robin {
   em_cplx gamma;
   em_vector_fn g; /* NULL: no source */
   void *g_ctx;
-  int rhs; /* right-hand side column for g */
+  int rhs;           /* right-hand side column for g */
+  const double *dir; /* NULL: isotropic (n x E).(n x w); else (E.dir)(w.dir) */
 } em_robin;
 
 /* All callbacks (material, source, dirichlet, Robin g) are called from

@@ -1,5 +1,7 @@
-/* robin.c - Robin boundaries (ports, ABC):
+/* robin.c - Robin boundaries (ports, ABC, surface impedances, lumped
+ * elements):
  *   A += gamma oint (n x w_i).(n x w_j),   b[:, rhs] += oint g . (n x w_i) x n
+ * (with a direction d: gamma oint (w_i . d)(w_j . d), the g term alike)
  * over the triangles of a surface group, with (n x u).(n x v) = u_t . v_t
  * (u_t = u - (u.n) n).  The trace is taken from one adjacent tet; only the
  * functions of the face's three edges and of the face itself have a
@@ -86,6 +88,10 @@ static em_err robin_face(const em_mesh *m, const em_dofmap *d, const em_pattern 
     for (int i = 0; i < nt; i++) {
       double un = w[fn[i]][0] * n[0] + w[fn[i]][1] * n[1] + w[fn[i]][2] * n[2];
       for (int c = 0; c < 3; c++) wt[i][c] = w[fn[i]][c] - un * n[c];
+      if (r->dir) { /* a sheet along dir: only the trace's component along it */
+        double ud = wt[i][0] * r->dir[0] + wt[i][1] * r->dir[1] + wt[i][2] * r->dir[2];
+        for (int c = 0; c < 3; c++) wt[i][c] = ud * r->dir[c];
+      }
     }
     double wq = q.w[kq] * area;
     for (int i = 0; i < nt; i++)

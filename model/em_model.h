@@ -26,12 +26,51 @@ extern "C" {
  * bounding box, the first-order ABC.  Precedence on a face in several
  * groups: pec > port > pmc. */
 typedef enum em_face_role {
-  EM_FACE_NONE = 0, /* interior, or a natural boundary of no group */
-  EM_FACE_PEC,      /* fixed: pec* groups and bare exterior faces */
-  EM_FACE_PORT,     /* a port's face (natural; the port adds its Robin term) */
-  EM_FACE_PMC,      /* pmc*: natural, nothing added */
-  EM_FACE_ABC       /* exterior on the bounding box with Boundary/outer abc */
+  EM_FACE_NONE = 0,  /* interior, or a natural boundary of no group */
+  EM_FACE_PEC,       /* fixed: pec* groups and bare exterior faces */
+  EM_FACE_PORT,      /* a port's face (natural; the port adds its Robin term) */
+  EM_FACE_PMC,       /* pmc*: natural, nothing added */
+  EM_FACE_ABC,       /* exterior on the bounding box with Boundary/outer abc */
+  EM_FACE_IMPEDANCE, /* a conductor's surface impedance (Boundary/<g>/sigma) */
+  EM_FACE_LUMPED     /* a lumped R, L, C sheet (Boundary/<g>/type rlc) */
 } em_face_role;
+
+/* A surface boundary of a case group (case_surface.c, docs/physics.md):
+ *   impedance: Leontovich's condition E_t = Z_s H x n (n into the metal) on
+ *     the surface of a good conductor, Z_s = (1 + j) K sqrt(w mu0 / (2 sigma))
+ *     with Hammerstad's roughness factor K = 1 + (2/pi) atan(1.4 (D/delta)^2)
+ *     (D the rms roughness, delta the skin depth; K = 1 without roughness);
+ *   lumped: a sheet of width w and length l (its current along v) carrying
+ *     the element impedance Z = R + j w L + 1 / (j w C) (series) or
+ *     1 / Z = 1 / R + 1 / (j w L) + j w C (parallel); a value 0 leaves that
+ *     element out.  Its sheet impedance is Z w / l.
+ * Both are the Robin term gamma oint E_t . w_t (lumped: along v only) with
+ * gamma = j k0 Z0 / Z_sheet, Z_sheet = Z_s or Z w / l. */
+typedef enum em_surface_kind { EM_SURFACE_IMPEDANCE = 1, EM_SURFACE_LUMPED } em_surface_kind;
+
+typedef struct em_surface {
+  int group; /* surface group (index into mesh->group) */
+  em_surface_kind kind;
+  double sigma;     /* impedance: conductivity, S/m */
+  double roughness; /* impedance: rms roughness, m (0: smooth) */
+  double R, L, C;   /* lumped: ohm, H, F (0: left out) */
+  int parallel;     /* lumped: 1 parallel, 0 series */
+  double v[3];      /* lumped: unit current direction in the sheet */
+  double w, l;      /* lumped: width across v and length along v (m) */
+  int32_t n_face;
+  int32_t *face; /* the group's faces with this role, ascending */
+} em_surface;
+
+/* Z_s (impedance) or Z w / l (lumped) in ohm at k0 (rad/m); the element
+ * impedance Z itself with *z_elem (may be NULL). */
+em_cplx em_surface_sheet(const em_surface *s, double k0, em_cplx *z_elem);
+/* The surface's Robin term at k0 (gamma = j k0 Z0 / Z_sheet; no source). */
+void em_surface_robin(const em_surface *s, double k0, em_robin *r);
+/* Time-averaged power the surface dissipates for the solution x:
+ *   P = 1/2 Re(1 / Z_sheet) oint |E_t|^2   (lumped: |E . v|^2),
+ * E_t from the tet on the face's meshed side. */
+em_err em_surface_loss(const em_surface *s, const em_mesh *m, const em_dofmap *d, const em_cplx *x,
+                       const em_cplx *fixed, double k0, double *p);
 
 typedef struct em_setup_opts {
   int outer_abc;         /* bare exterior faces on the bounding box: 0 PEC, 1 ABC */
@@ -49,6 +88,8 @@ typedef struct em_setup {
   uint8_t *face_fixed; /* per face: tangential E prescribed (EM_FACE_PEC) */
   int32_t n_abc;
   int32_t *abc_face; /* the EM_FACE_ABC faces, ascending */
+  int n_surface;
+  em_surface *surface; /* impedance and lumped boundaries, by group */
 } em_setup;
 
 /* The medium of volume `name` (is_pml: eps_r may be absent, then 1);
@@ -61,6 +102,18 @@ double em_setup_index_of(void *ctx, const char *group_name);
  * gets the PML box and the ports' geometry. */
 em_err em_setup_build(const em_case *c, const em_mesh *m, const em_setup_opts *o, const em_log *log,
                       em_setup *s);
+/* The surface boundaries of the case's surface groups (Boundary/<g>/...)
+ * into s->surface, their faces' roles into role (called by em_setup_build
+ * after the pec / port / pmc roles); em_setup_surfaces_free frees them. */
+em_err em_setup_surfaces(const em_case *c, const em_mesh *m, em_setup *s, uint8_t *role);
+void em_setup_surfaces_free(em_setup *s);
+/* The Robin terms of the surface boundaries at k0 into rb (at most cap;
+ * they borrow the setup's face lists). */
+em_err em_setup_surface_robins(const em_setup *s, double k0, em_robin *rb, int cap, int *n);
+/* Power dissipated by all surface boundaries of kind (0: all). */
+em_err em_setup_surface_loss(const em_setup *s, const em_mesh *m, const em_dofmap *d,
+                             const em_cplx *x, const em_cplx *fixed, double k0, int kind,
+                             double *p);
 /* The port planes become PEC (an eigen run with Eigen/ports short). */
 void em_setup_short_ports(const em_mesh *m, em_setup *s);
 /* Every port at every frequency of freq[]: a waveguide port below its
@@ -164,6 +217,8 @@ typedef struct em_fsys_desc {
   int n_port;
   const int32_t *abc_face; /* exterior faces with the first-order ABC */
   int32_t n_abc;
+  const em_surface *surface; /* impedance and lumped boundaries (their Robin terms) */
+  int n_surface;
   em_blockop_opts bop;
   em_pc_opts pc;
   int pc_auto;        /* a direct factor that fits nowhere: pmg (ilu0 at one order group) */

@@ -370,13 +370,18 @@ em_err em_fsys_solve(em_fsys *s, double f, const em_log *log, em_fsys_stats *st,
     rb[np + i] = s->abc[i];
     rb[np + i].gamma *= k0;
   }
+  int n_rb = np + s->n_abc_terms; /* then the surface impedances and lumped sheets */
+  EM_CHECK(n_rb + d->n_surface <= FSYS_MAX_ROBIN, EM_ERR_INPUT,
+           "%d ports, %d ABC media and %d surface boundaries: at most %d Robin terms", np,
+           s->n_abc_terms, d->n_surface, FSYS_MAX_ROBIN);
+  for (int i = 0; i < d->n_surface; i++) em_surface_robin(&d->surface[i], k0, &rb[n_rb++]);
   em_media media = {d->mesh, d->medium, d->pml, k0};
   em_problem prob = {.k0 = k0,
                      .order = d->order,
                      .material = em_media_material,
                      .material_ctx = &media,
                      .tet_vary = s->vary,
-                     .n_robin = np + s->n_abc_terms,
+                     .n_robin = n_rb,
                      .robin = rb,
                      .n_rhs = np};
   if (d->prepare) EM_TRY(d->prepare(d->prepare_ctx, k0, &prob));

@@ -255,6 +255,13 @@ typedef struct em_ff_grid {
 em_err em_ff_grid_eval(const em_nf2ff *nf, double dtheta, double dphi, em_ff_grid *g);
 void em_ff_grid_free(em_ff_grid *g);
 
+/* Circular components of a far field F = F_theta theta_hat + F_phi phi_hat
+ * (post/polarization.c): F_R = (F_theta + j F_phi) / sqrt 2 (right-hand,
+ * IEEE, exp(+j w t)), F_L = (F_theta - j F_phi) / sqrt 2, and the axial
+ * ratio 20 log10((|F_R| + |F_L|) / ||F_R| - |F_L||) dB (0 circular, inf
+ * linear, NaN for F = 0).  Any output may be NULL. */
+void em_ff_circular(em_cplx f_theta, em_cplx f_phi, em_cplx *f_r, em_cplx *f_l, double *ar_db);
+
 /* Antenna figures of one frequency (docs/farfield.md).  D = 4 pi U / P_rad
  * with P_rad the far-field integral; radiation efficiency
  * e = P_rad / (P_rad + P_loss) from the loss integral (P_rad / P_acc when
@@ -275,7 +282,10 @@ typedef struct em_antenna {
                                  P_inc (1 - |S11|^2) (em_port_power; set by the
                                  caller, NaN: not computed) */
   double mismatch;            /* 1 - |S11|^2 in the reference impedance (input) */
-  double p_loss;              /* W lost in the media (input; NaN: not computed) */
+  double p_loss;              /* W lost in the media (input; NaN: not computed),
+                                 metal and lumped loads included */
+  double p_loss_metal;        /* W of p_loss in surface impedances (set by the caller) */
+  double p_loss_lumped;       /* W of p_loss in lumped R, L, C sheets (caller) */
   double p_surface;           /* W through S (surface Poynting integral) */
   double p_far;               /* W, far-field integral */
   double u_max;               /* W/sr */
@@ -289,6 +299,10 @@ typedef struct em_antenna {
   double xpol_axis;           /* dB: cross / co at the maximum */
   double xpol_peak;           /* dB: largest cross-polar U / co-polar U at the maximum */
   double bw_e, bw_h;          /* degrees */
+  double g_rhcp, g_lhcp;      /* linear partial gains of the right- and
+                                       left-hand circular parts at the maximum:
+                                       G |F_R|^2 / |F|^2, G |F_L|^2 / |F|^2 */
+  double axial_ratio;         /* dB at the maximum (0: circular, inf: linear) */
   double dir_max[3];          /* unit vector towards the maximum */
   double e_dir[3], h_dir[3];  /* unit vectors spanning the E- and H-plane
                                  cuts with dir_max */
