@@ -2,6 +2,7 @@
 #ifndef EM_APP_RUN_H
 #define EM_APP_RUN_H
 
+#include "app_fields.h"
 #include "app_ff.h"
 #include "em_model.h"
 
@@ -45,7 +46,8 @@ typedef struct em_run {
   em_mesh_stats mstats;
   double t_mesh;
   em_setup setup;
-  em_app_ff ff; /* far field, plane wave, plots (app/farfield.c) */
+  em_app_ff ff;     /* far field, plane wave, plots (app/farfield.c) */
+  em_app_fields fo; /* H, J_s, plane output beside E (app/fields.c) */
   em_dofmap *dofs;
   char out_dir[1024];
   int made_out_dir; /* 1 when this run created out_dir */

@@ -9,18 +9,6 @@
 
 #include "app_sweep.h"
 
-typedef struct {
-  const em_mesh *m;
-  const em_dofmap *d;
-  const em_cplx *x, *fixed;
-} field_ctx;
-
-static em_err sample_field(void *ctx, int32_t t, const double lam[4], em_cplx E[3]) {
-  const field_ctx *f = ctx;
-  em_field_eval(f->m, f->d, f->x, f->fixed, t, lam, E, NULL);
-  return EM_OK;
-}
-
 static em_err add_file(em_run *r, const char *name) {
   EM_CHECK(r->n_files < 64, EM_ERR_INTERNAL, "too many output files");
   snprintf(r->files[r->n_files++], sizeof r->files[0], "%.255s", name);
@@ -157,19 +145,8 @@ em_err em_run_post_frequency(em_run *r, int fi, const em_cplx *x, const em_cplx 
   em_app_flag_frequency(r, fi);
   EM_TRY_GOTO(err, em_app_ff_frequency(r, fi, k0, x, fixed, np ? meas : NULL), done);
   if (cfg->fields == 2 || (cfg->fields == 1 && fi == 0) ||
-      (cfg->fields == 3 && fi == cfg->n_freq / 2)) {
-    char name[64], path[1200];
-    char tag[32], title[96];
-    em_app_freq_tag(f, tag, sizeof tag);
-    snprintf(name, sizeof name, "fields_%s.vtk", tag);
-    snprintf(title, sizeof title, "%s f = %.9g Hz", em_case_name(r->cs), f);
-    EM_TRY_GOTO(err, out_path(r, path, sizeof path, name), done);
-    field_ctx fc = {r->mesh, r->dofs, x, fixed};
-    em_vtk_opts vo = {cfg->vtk_binary, cfg->subdiv, title, 0};
-    EM_TRY_GOTO(err, em_vtk_write(path, r->mesh, sample_field, &fc, &vo), done);
-    EM_TRY_GOTO(err, add_file(r, name), done);
-    snprintf(fr->fields, sizeof fr->fields, "%s", name);
-  }
+      (cfg->fields == 3 && fi == cfg->n_freq / 2))
+    EM_TRY_GOTO(err, em_app_fields_write(r, fi, x, fixed), done); /* E, H, J_s, plane */
   if (cfg->line_points > 0) {
     char name[64], path[1200];
     char tag[32];
@@ -309,6 +286,7 @@ static em_err make_problem(em_run *r) {
   const em_run_config *cfg = &r->cfg;
   EM_TRY(em_app_ff_setup(r));
   EM_TRY(em_app_validate_mesh(r));
+  EM_TRY(em_app_fields_check(r));
   EM_CHECK(r->setup.n_port > 0 || r->ff.planewave, EM_ERR_INPUT,
            "case %s has no port: nothing excites the structure (add a surface group 'port1' "
            "and Ports/port1/type, or set Excitation/type planewave)",
@@ -375,8 +353,9 @@ static em_err run_case(em_run *r) {
     return EM_OK;
   }
   EM_TRY(em_run_config_read(r->cs, &r->cfg));
-  EM_TRY(em_app_validate_case(r)); /* before meshing: seconds, not the run */
-  EM_TRY(em_app_outdir_open(r));   /* created and locked: a second run is refused now */
+  EM_TRY(em_app_fields_read(r->cs, r->cfg.unit, &r->fo)); /* app/fields.c */
+  EM_TRY(em_app_validate_case(r));                        /* before meshing: seconds, not the run */
+  EM_TRY(em_app_outdir_open(r)); /* created and locked: a second run is refused now */
   EM_TRY(make_mesh(r));
   const em_run_config *cfg = &r->cfg;
   em_setup_opts so = em_run_setup_opts(cfg);

@@ -23,6 +23,10 @@ typedef struct em_vtk_opts {
   const char *title; /* named in the file's title line (NULL: none) */
   int single;        /* 1: reals as 32-bit "float" (half the file, ~7 digits);
                         0: 64-bit "double" */
+  em_err (*H)(void *ctx, int32_t t, const double lam[4], em_cplx H[3]);
+  /* H: NULL for E only; else H from it (the same ctx as E) too: "H_re",
+     "H_im", "H_abs" (A/m) and the time-averaged Poynting vector "S" =
+     1/2 Re(E x H*) (W/m^2) */
 } em_vtk_opts;
 
 /* The field to write, sampled at barycentric point lam of tet t. */
@@ -40,6 +44,39 @@ typedef em_err (*em_field_sampler)(void *ctx, int32_t t, const double lam[4], em
  * naming the tet), leaves no file. */
 em_err em_vtk_write(const char *path, const em_mesh *m, em_field_sampler E, void *ctx,
                     const em_vtk_opts *o);
+
+/* A complex vector field on mesh faces (the surface current on metal):
+ * legacy VTK UNSTRUCTURED_GRID of triangles, each face face[k] split into
+ * subdiv^2 sub-triangles on the lattice of denominator subdiv (points not
+ * shared between faces).  fn(ctx, k, lam, x, v) gives the point x (metres)
+ * and the value v at barycentric lam on the face's vertices m->face[3 f ..];
+ * point data "<name>_re", "<name>_im" (vectors), "<name>_abs"; cell data
+ * "group" = tag[k] (NULL: none).  A sampler error or a value that is not
+ * finite leaves no file (post/vtk_surface.c). */
+typedef em_err (*em_face_sampler)(void *ctx, int32_t k, const double lam[3], double x[3],
+                                  em_cplx v[3]);
+em_err em_vtk_surface_write(const char *path, const em_mesh *m, int32_t n_face, const int32_t *face,
+                            const int32_t *tag, em_face_sampler fn, void *ctx, const char *name,
+                            const em_vtk_opts *o);
+
+/* Fields on a plane x_axis = at (post/plane.c): an n_u x n_v grid of points
+ * over [lo[0], hi[0]] x [lo[1], hi[1]] along the axes u = (axis + 1) % 3,
+ * v = (axis + 2) % 3.  Each point is located in the straight tets that cross
+ * the plane (a bucket grid over the plane: O(points + tets on the plane));
+ * E and H come from the samplers there (H may be NULL).  Writes, each when
+ * its path is not NULL: a CSV (x_m, y_m, z_m, inside, then the real and
+ * imaginary parts of E, H and the Poynting vector S = 1/2 Re(E x H*); zero
+ * outside the mesh) and a legacy VTK STRUCTURED_POINTS with the same as
+ * point data.  Both to temporary names, renamed when complete. */
+typedef struct em_plane {
+  int axis;            /* 0, 1, 2: the plane's normal x, y or z */
+  double at;           /* its coordinate, metres */
+  int n_u, n_v;        /* points along u and v (>= 2) */
+  double lo[2], hi[2]; /* extent along u and v, metres */
+} em_plane;
+
+em_err em_plane_write(const char *csv, const char *vtk, const em_mesh *m, const em_plane *p,
+                      em_field_sampler E, em_field_sampler H, void *ctx, const char *title);
 
 /* ------------------------------------------------------------------- JSON */
 
