@@ -46,8 +46,9 @@ typedef struct em_run {
   em_mesh_stats mstats;
   double t_mesh;
   em_setup setup;
-  em_app_ff ff;     /* far field, plane wave, plots (app/farfield.c) */
-  em_app_fields fo; /* H, J_s, plane output beside E (app/fields.c) */
+  em_app_ff ff;          /* far field, plane wave, plots (app/farfield.c) */
+  em_app_fields fo;      /* H, J_s, plane output beside E (app/fields.c) */
+  em_periodic *periodic; /* Floquet pairs (model/periodic.c), NULL: none */
   em_dofmap *dofs;
   char out_dir[1024];
   int made_out_dir; /* 1 when this run created out_dir */
@@ -77,6 +78,11 @@ typedef struct em_run {
 } em_run;
 
 em_err em_run_write_summary(const em_run *r);
+/* periodic.c: Floquet pairs found and the mesh renumbered for them (after
+ * meshing); the slave DOFs tied and the Floquet wavevector set (after the
+ * DOF map). */
+em_err em_app_periodic_mesh(em_run *r);
+em_err em_app_periodic_dofs(em_run *r);
 /* Solver/problem eigen: modes near Eigen/target (after the setup). */
 em_err em_app_eigen(em_run *r);
 

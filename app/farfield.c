@@ -75,7 +75,12 @@ em_err em_app_ff_setup(em_run *r) {
   static const char *const modes[] = {"auto", "on", "off"};
   int mode;
   EM_TRY(pick(c, "Farfield/compute", modes, 3, &mode));
-  ff->enabled = mode == 1 || (mode == 0 && (r->setup.has_pml || ff->planewave));
+  /* a periodic cell radiates Floquet modes, not a far field */
+  ff->enabled = mode == 1 || (mode == 0 && (r->setup.has_pml || ff->planewave) && !r->periodic);
+  EM_CHECK(!(ff->enabled && r->periodic), EM_ERR_INPUT,
+           "Farfield/compute on: case %s is a periodic cell (Boundary/*/periodic): it has no far "
+           "field of its own",
+           em_case_path(c));
   EM_TRY(number(c, "Farfield/theta_step", &ff->theta_step));
   EM_TRY(number(c, "Farfield/phi_step", &ff->phi_step));
   EM_TRY(check_step("Farfield/theta_step", ff->theta_step, 180));

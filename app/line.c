@@ -10,7 +10,8 @@ em_err em_run_write_line(em_run *r, int fi, const em_cplx *x, const em_cplx *fix
   int n = cfg->line_points;
   em_outfile o;
   EM_TRY(em_outfile_open(&o, path, 0));
-  fprintf(o.f, "# E along the line, excitation %s, f = %.9g Hz\n", r->setup.port[0].name,
+  fprintf(o.f, "# E along the line, excitation %s, f = %.9g Hz\n",
+          r->setup.n_port ? r->setup.port[0].name : "the plane wave (scattered field)",
           cfg->freq[fi]);
   fprintf(o.f, "s_m,x_m,y_m,z_m,Ex_re,Ex_im,Ey_re,Ey_im,Ez_re,Ez_im\n");
   double len = sqrt(pow(cfg->line[3] - cfg->line[0], 2) + pow(cfg->line[4] - cfg->line[1], 2) +

@@ -121,6 +121,13 @@ static const em_param_spec SPECS[] = {
          "rlc group '*': current direction x (0,0,0: along the shorter side)"),
     GNUM(2, "Boundary/*/dir_y", 0, NULL, "rlc group '*': current direction y"),
     GNUM(2, "Boundary/*/dir_z", 0, NULL, "rlc group '*': current direction z"),
+    GSTR(2, "Boundary/*/periodic", "",
+         "periodic pair: the surface group that is group '*' translated (its slave side; the "
+         "mesh periodic), with the Floquet phase of the plane wave or of Periodic/theta, phi"),
+    NUM("Periodic/theta", 0, "deg",
+        "periodic cells driven by ports: scan direction, polar angle in degrees (a plane wave "
+        "sets its own)"),
+    NUM("Periodic/phi", 0, "deg", "periodic cells driven by ports: scan direction, azimuth"),
     NUM("PML/order", 2, NULL, "PML grading exponent m in sigma(xi) ~ (xi/L)^m"),
     NUM("PML/reflection", 1e-6, NULL, "PML normal-incidence reflection target R0"),
     NUM("PML/elements", 3, NULL,

@@ -71,6 +71,7 @@ static em_err make_fsys(em_run *r) {
                     .n_abc = s->n_abc,
                     .surface = s->surface,
                     .n_surface = s->n_surface,
+                    .periodic = r->periodic,
                     .bop = cfg->bop,
                     .pc = cfg->pc,
                     .pc_auto = cfg->pc_auto,
@@ -110,7 +111,7 @@ static em_err solve_at(em_run *r, double f, int first, em_freq_result *fr, em_sy
     const em_blockmat *Ap;
     const em_blockop *op;
     em_fsys_operator(r->fsys, &Ap, &op);
-    record_blocks(r, Ap, op);
+    if (Ap && op) record_blocks(r, Ap, op); /* none for a periodic cell's own solve */
   }
   return EM_OK;
 }
@@ -302,6 +303,7 @@ static em_err make_problem(em_run *r) {
               cfg->order > 2 ? r->dofs->offset[3] - r->dofs->offset[2] : 0, r->dofs->n_fixed);
   EM_CHECK(r->dofs->n_dof > 0, EM_ERR_INPUT, "case %s has no unknowns (everything is PEC?)",
            em_case_path(r->cs));
+  EM_TRY(em_app_periodic_dofs(r)); /* app/periodic.c */
   EM_TRY(em_device_open(r->args->device, r->log, &r->dev));
   em_betti topo; /* Betti numbers over Z2 in the log; ports checked against their shape */
   return em_post_topology_log(r->mesh, r->setup.port, r->setup.n_port, r->dev.backend, &r->detail,
@@ -357,6 +359,7 @@ static em_err run_case(em_run *r) {
   EM_TRY(em_app_validate_case(r));                        /* before meshing: seconds, not the run */
   EM_TRY(em_app_outdir_open(r)); /* created and locked: a second run is refused now */
   EM_TRY(make_mesh(r));
+  EM_TRY(em_app_periodic_mesh(r)); /* app/periodic.c: Floquet pairs renumber the mesh */
   const em_run_config *cfg = &r->cfg;
   em_setup_opts so = em_run_setup_opts(cfg);
   EM_TRY(em_setup_build(r->cs, r->mesh, &so, &r->detail, &r->setup)); /* model/case_setup.c */
@@ -399,6 +402,7 @@ em_err em_app_run(const em_app_args *a, const em_log *log, int *flagged) {
   em_free(&r.fr);
   em_free(&r.sample);
   em_fsys_destroy(&r.fsys);
+  em_periodic_destroy(&r.periodic);
   em_app_ff_free(&r.ff);
   em_dofmap_destroy(&r.dofs);
   em_setup_free(&r.setup);

@@ -219,6 +219,8 @@ em_err em_setup_build(const em_case *c, const em_mesh *m, const em_setup_opts *o
     const char *n = m->group[g].name;
     int surf = 0;
     for (int i = 0; i < s->n_surface; i++) surf |= s->surface[i].group == g;
+    for (int32_t k = 0; k < m->n_tri && !surf; k++)
+      surf = m->tri_group[k] == g && s->face_role[m->tri_face[k]] == EM_FACE_PERIODIC;
     if (m->group[g].dim == 2 && !surf && !starts_with(n, "pec") && !starts_with(n, "pmc") &&
         !port_number(n))
       em_log_verbose(log,

@@ -149,7 +149,7 @@ static em_err bstring(const em_case *c, const char *group, const char *what, con
   char p[256];
   int k = snprintf(p, sizeof p, "Boundary/%s/%s", group, what);
   EM_CHECK(k > 0 && (size_t)k < sizeof p, EM_ERR_INPUT, "group name '%s' is too long", group);
-  *v = !strcmp(what, "circuit") ? "series" : "auto";
+  *v = !strcmp(what, "circuit") ? "series" : !strcmp(what, "periodic") ? "" : "auto";
   if (!em_case_param_find(c, p)) return EM_OK;
   return em_case_string(c, p, v);
 }
@@ -219,6 +219,16 @@ em_err em_setup_surfaces(const em_case *c, const em_mesh *m, em_setup *s, uint8_
   int32_t *owner = NULL;
   EM_TRY(em_calloc(&owner, (size_t)m->n_face, sizeof *owner, "surface boundaries"));
   em_err err = EM_OK;
+  for (int g = 0; g < m->n_group; g++) { /* the sides of periodic pairs: natural */
+    const char *partner;
+    if (m->group[g].dim != 2) continue;
+    EM_TRY_GOTO(err, bstring(c, m->group[g].name, "periodic", &partner), done);
+    if (!partner[0]) continue;
+    int q = em_mesh_group_find(m, partner, 2);
+    for (int32_t k = 0; k < m->n_tri; k++)
+      if ((m->tri_group[k] == g || m->tri_group[k] == q) && role[m->tri_face[k]] != EM_FACE_PEC)
+        role[m->tri_face[k]] = EM_FACE_PERIODIC;
+  }
   for (int g = 0; g < m->n_group; g++) {
     if (m->group[g].dim != 2) continue;
     em_surface *sf = &s->surface[s->n_surface];

@@ -32,7 +32,8 @@ typedef enum em_face_role {
   EM_FACE_PMC,       /* pmc*: natural, nothing added */
   EM_FACE_ABC,       /* exterior on the bounding box with Boundary/outer abc */
   EM_FACE_IMPEDANCE, /* a conductor's surface impedance (Boundary/<g>/sigma) */
-  EM_FACE_LUMPED     /* a lumped R, L, C sheet (Boundary/<g>/type rlc) */
+  EM_FACE_LUMPED,    /* a lumped R, L, C sheet (Boundary/<g>/type rlc) */
+  EM_FACE_PERIODIC   /* a side of a periodic pair (natural; tied by the solve) */
 } em_face_role;
 
 /* A surface boundary of a case group (case_surface.c, docs/physics.md):
@@ -128,6 +129,47 @@ void em_setup_free(em_setup *s);
 double em_setup_pml_wall(const em_mesh *m, const em_dofmap *d, const em_setup *s, const em_cplx *x,
                          const em_cplx *fixed);
 
+/* ------------------------------------------------ periodic boundaries
+ *
+ * Pairs of planar surface groups, Boundary/<master>/periodic = "<slave>"
+ * (the slave the master translated by d; at most three pairs), with the
+ * Floquet condition E(x + d) = E(x) exp(-j k_t . d) (periodic.c,
+ * docs/physics.md).  The slave side's unknowns are the master side's times
+ * the phase; the solve works on A_red = P^H A P, b_red = P^H b (not complex
+ * symmetric for k_t != 0), and the solution is expanded to every DOF. */
+typedef struct em_periodic em_periodic;
+
+/* The pairs of case c on mesh m; *p NULL when the case has none.  Errors:
+ * an unknown partner, groups that are not planar translates. */
+em_err em_periodic_create(const em_case *c, const em_mesh *m, em_periodic **p);
+void em_periodic_destroy(em_periodic **p);
+int em_periodic_pairs(const em_periodic *p);
+/* Whether surface group g is a side of a pair. */
+int em_periodic_is_group(const em_periodic *p, int g);
+/* The mesh with its vertices renumbered by (root image, id), so that the
+ * translations keep the vertex order (and with it the basis orientation);
+ * every slave vertex must have its image (a periodic mesh). */
+em_err em_periodic_mesh(em_periodic *p, const em_mesh *m, em_mesh **out);
+/* The slave DOFs of the DOF map d on the periodic mesh m tied to their
+ * masters; the reduced numbering keeps the order groups. */
+em_err em_periodic_dofs(em_periodic *p, const em_mesh *m, const em_dofmap *d);
+/* k_t = k0 kdir (kdir: the plane wave's k / k0, or the scan direction). */
+void em_periodic_set_k(em_periodic *p, const double kdir[3]);
+int32_t em_periodic_n_red(const em_periodic *p);
+/* The reduced index of unknown code (a slave's: its root's). */
+int32_t em_periodic_row(const em_periodic *p, int32_t code);
+/* The reduced system at k0 (its fixed values are not copied). */
+em_err em_periodic_reduce(const em_periodic *p, double k0, const em_system *sys, em_system **red);
+/* x[k] = p_k x_red[r(k)] for every unknown. */
+void em_periodic_expand(const em_periodic *p, double k0, const em_cplx *xr, em_cplx *x);
+/* Solve the assembled (whole-mesh) system sys at k0 for every right-hand
+ * side: A_red by the LDL^T of the complex symmetric M = P^T A P and a
+ * Woodbury correction of the rows where they differ, refined against
+ * A_red (periodic_solve.c).  x: [n_rhs][n_dof] expanded to every DOF; st
+ * per right-hand side (iterations = refinement steps). */
+em_err em_periodic_solve(em_periodic *p, double k0, const em_system *sys, const em_log *log,
+                         em_cplx *x, em_ksp_stats *st);
+
 /* ------------------------------------------- minimal rational interpolation
  *
  * Samples (z_j, u_j, y_j), j = 1..k: u_j a snapshot (the solution vectors of
@@ -219,6 +261,9 @@ typedef struct em_fsys_desc {
   int32_t n_abc;
   const em_surface *surface; /* impedance and lumped boundaries (their Robin terms) */
   int n_surface;
+  em_periodic *periodic; /* Floquet pairs: solved by em_periodic_solve
+                            instead of the operator and the Krylov method
+                            (NULL: none) */
   em_blockop_opts bop;
   em_pc_opts pc;
   int pc_auto;        /* a direct factor that fits nowhere: pmg (ilu0 at one order group) */

@@ -127,7 +127,7 @@ int em_fsys_ready(const em_fsys *s) {
  * PMG/pml_coarse N takes those of the order groups 1..N (3: all) */
 static em_err pml_coarse_rows(em_fsys *s) {
   const em_fsys_desc *d = &s->d;
-  int32_t n = d->dofs->n_dof, code[64];
+  int32_t n = s->Ap->offset[s->Ap->nb], code[64];
   EM_TRY(em_calloc(&s->pml_rows, (size_t)n + 1, 1, "PML unknowns"));
   for (int32_t t = 0; t < d->mesh->n_tet; t++) {
     if (!d->medium[d->mesh->tet_group[t]].is_pml) continue;
@@ -207,7 +207,7 @@ static em_err precondition(em_fsys *s, const em_log *log) {
 static em_err solve_all(em_fsys *s, const em_system *sys, int ns, const em_log *log,
                         em_fsys_stats *st, em_cplx *x) {
   const em_fsys_desc *d = &s->d;
-  int32_t n = d->dofs->n_dof;
+  int32_t n = s->Ap->offset[s->Ap->nb]; /* the unknowns solved (periodic: reduced) */
   const int32_t *perm = s->perm;
   em_cplx *bp = NULL, *xp = NULL;
   em_err err = EM_OK;
@@ -250,7 +250,7 @@ done:
  * indices, permuted: Ap's value q then says where it came from).  The
  * operator itself is made after the preconditioner (em_fsys_solve). */
 static em_err operator_first(em_fsys *s, const em_blockmat *A, const em_blockop_opts *bop) {
-  int32_t n = s->d.dofs->n_dof;
+  int32_t n = A->offset[A->nb];
   em_err err = EM_OK;
   em_blockmat *Ai = NULL;
   em_free(&s->perm); /* what a failed first frequency left */
@@ -390,11 +390,23 @@ em_err em_fsys_solve(em_fsys *s, double f, const em_log *log, em_fsys_stats *st,
   double t0 = em_wtime();
   EM_TRY(em_assemble_with(s->asm_, &prob, log, &sys));
   st->t_assembly = em_wtime() - t0;
+  int32_t n = d->dofs->n_dof;
+  if (d->periodic) { /* a Floquet cell: its own direct solve (periodic_solve.c) */
+    t0 = em_wtime();
+    EM_TRY_GOTO(err, em_calloc(&x, (size_t)n * ns, sizeof *x, "solutions"), done);
+    EM_TRY_GOTO(err, em_periodic_solve(d->periodic, k0, sys, log, x, st->ksp), done);
+    st->t_solve = em_wtime() - t0;
+    st->n_solve = ns;
+    st->converged = 1;
+    for (int e = 0; e < ns; e++) st->converged &= st->ksp[e].reason == EM_KSP_CONVERGED;
+    *sys_out = sys;
+    *x_out = x;
+    return EM_OK;
+  }
 
   /* the operator wants its rows sorted (sliced formats): the order depends
      on the pattern only, planned once */
   t0 = em_wtime();
-  int32_t n = d->dofs->n_dof;
   em_blockop_opts bop = d->bop;
   bop.backend = d->backend;
   bop.prec = EM_PREC_DOUBLE;

@@ -21,6 +21,7 @@ DefineConstant[
   len = {12, Name "Geometry/length", Help "mm"},
   far = {0, Name "Geometry/far", Help "0: PEC short, 1: second lumped port, 2: rlc load at the end, 3: rlc sheet at len/2, short at len"},
   pw  = {0, Min 0, Max 100, Name "Geometry/port_width", Help "port1 strip width, mm (0: the whole width)"},
+  per = {0, Name "Geometry/periodic_sides", Help "1: the sides are the groups xlo, xhi, meshed periodic (Boundary/xlo/periodic xhi: a periodic cell), not pmc_sides"},
   f   = {3e9, Name "Solver/frequency"},
   p   = {2, Name "Solver/order"},
   hs  = {1, Name "Mesh/size", Help "mm"},
@@ -59,5 +60,15 @@ If (far == 3)
 EndIf
 pmc() = Surface In BoundingBox{-s, -s, -s, s, h + s, len + s};
 pmc() += Surface In BoundingBox{w - s, -s, -s, w + s, h + s, len + s};
-Physical Surface("pmc_sides") = {pmc()};
+If (per == 0)
+  Physical Surface("pmc_sides") = {pmc()};
+Else
+  xl() = Surface In BoundingBox{-s, -s, -s, s, h + s, len + s};
+  xh() = Surface In BoundingBox{w - s, -s, -s, w + s, h + s, len + s};
+  Physical Surface("xlo") = {xl()};
+  Physical Surface("xhi") = {xh()};
+  For i In {0 : #xl() - 1}
+    Periodic Surface{xh(i)} = {xl(i)} Translate{w, 0, 0};
+  EndFor
+EndIf
 MeshSize{ PointsOf{ Volume{:}; } } = hs;
