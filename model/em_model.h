@@ -136,7 +136,8 @@ double em_setup_pml_wall(const em_mesh *m, const em_dofmap *d, const em_setup *s
  * Floquet condition E(x + d) = E(x) exp(-j k_t . d) (periodic.c,
  * docs/physics.md).  The slave side's unknowns are the master side's times
  * the phase; the solve works on A_red = P^H A P, b_red = P^H b (not complex
- * symmetric for k_t != 0), and the solution is expanded to every DOF. */
+ * symmetric for k_t != 0: periodic_solve.c), and the solution is expanded
+ * to every DOF. */
 typedef struct em_periodic em_periodic;
 
 /* The pairs of case c on mesh m; *p NULL when the case has none.  Errors:
@@ -144,8 +145,6 @@ typedef struct em_periodic em_periodic;
 em_err em_periodic_create(const em_case *c, const em_mesh *m, em_periodic **p);
 void em_periodic_destroy(em_periodic **p);
 int em_periodic_pairs(const em_periodic *p);
-/* Whether surface group g is a side of a pair. */
-int em_periodic_is_group(const em_periodic *p, int g);
 /* The mesh with its vertices renumbered by (root image, id), so that the
  * translations keep the vertex order (and with it the basis orientation);
  * every slave vertex must have its image (a periodic mesh). */
@@ -156,12 +155,6 @@ em_err em_periodic_dofs(em_periodic *p, const em_mesh *m, const em_dofmap *d);
 /* k_t = k0 kdir (kdir: the plane wave's k / k0, or the scan direction). */
 void em_periodic_set_k(em_periodic *p, const double kdir[3]);
 int32_t em_periodic_n_red(const em_periodic *p);
-/* The reduced index of unknown code (a slave's: its root's). */
-int32_t em_periodic_row(const em_periodic *p, int32_t code);
-/* The reduced system at k0 (its fixed values are not copied). */
-em_err em_periodic_reduce(const em_periodic *p, double k0, const em_system *sys, em_system **red);
-/* x[k] = p_k x_red[r(k)] for every unknown. */
-void em_periodic_expand(const em_periodic *p, double k0, const em_cplx *xr, em_cplx *x);
 /* Solve the assembled (whole-mesh) system sys at k0 for every right-hand
  * side: A_red by the LDL^T of the complex symmetric M = P^T A P and a
  * Woodbury correction of the rows where they differ, refined against

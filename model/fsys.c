@@ -127,7 +127,7 @@ int em_fsys_ready(const em_fsys *s) {
  * PMG/pml_coarse N takes those of the order groups 1..N (3: all) */
 static em_err pml_coarse_rows(em_fsys *s) {
   const em_fsys_desc *d = &s->d;
-  int32_t n = s->Ap->offset[s->Ap->nb], code[64];
+  int32_t n = d->dofs->n_dof, code[64];
   EM_TRY(em_calloc(&s->pml_rows, (size_t)n + 1, 1, "PML unknowns"));
   for (int32_t t = 0; t < d->mesh->n_tet; t++) {
     if (!d->medium[d->mesh->tet_group[t]].is_pml) continue;
@@ -207,7 +207,7 @@ static em_err precondition(em_fsys *s, const em_log *log) {
 static em_err solve_all(em_fsys *s, const em_system *sys, int ns, const em_log *log,
                         em_fsys_stats *st, em_cplx *x) {
   const em_fsys_desc *d = &s->d;
-  int32_t n = s->Ap->offset[s->Ap->nb]; /* the unknowns solved (periodic: reduced) */
+  int32_t n = d->dofs->n_dof;
   const int32_t *perm = s->perm;
   em_cplx *bp = NULL, *xp = NULL;
   em_err err = EM_OK;
@@ -250,7 +250,7 @@ done:
  * indices, permuted: Ap's value q then says where it came from).  The
  * operator itself is made after the preconditioner (em_fsys_solve). */
 static em_err operator_first(em_fsys *s, const em_blockmat *A, const em_blockop_opts *bop) {
-  int32_t n = A->offset[A->nb];
+  int32_t n = s->d.dofs->n_dof;
   em_err err = EM_OK;
   em_blockmat *Ai = NULL;
   em_free(&s->perm); /* what a failed first frequency left */

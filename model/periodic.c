@@ -129,12 +129,6 @@ int em_periodic_pairs(const em_periodic *p) {
   return p ? p->n_pair : 0;
 }
 
-int em_periodic_is_group(const em_periodic *p, int g) {
-  for (int i = 0; p && i < p->n_pair; i++)
-    if (p->master[i] == g || p->slave[i] == g) return 1;
-  return 0;
-}
-
 typedef struct {
   double x[3];
   int32_t v;
@@ -418,12 +412,6 @@ em_err em_periodic_dofs(em_periodic *p, const em_mesh *m, const em_dofmap *d) {
   }
   for (int32_t k = 0; k < n; k++)
     if (p->red[k] < 0) p->red[k] = p->red[-1 - p->red[k]];
-  p->nb = d->order;
-  for (int g = 0; g <= d->order; g++) { /* roots before each group's first DOF */
-    int32_t cnt = 0;
-    for (int32_t k = 0; k < d->offset[g]; k++) cnt += parent[k] < 0;
-    p->red_offset[g] = cnt;
-  }
 done:
   em_free(&parent);
   em_free(&ppair);
@@ -438,62 +426,10 @@ int32_t em_periodic_n_red(const em_periodic *p) {
   return p->n_red;
 }
 
-int32_t em_periodic_row(const em_periodic *p, int32_t code) {
-  return p->red[code];
-}
-
 /* p_k = exp(-j k_t . sum_i shift_i d_i) */
 em_cplx em_periodic_phase(const em_periodic *p, double k0, int32_t k) {
   double s = 0;
   for (int i = 0; i < p->n_pair; i++)
     for (int c = 0; c < 3; c++) s += p->shift[3 * (size_t)k + i] * p->d[i][c] * p->kdir[c];
   return cexp(-I * k0 * s);
-}
-
-em_err em_periodic_reduce(const em_periodic *p, double k0, const em_system *sys, em_system **out) {
-  *out = NULL;
-  em_csr *A = NULL, *R = NULL;
-  int32_t *ti = NULL, *tj = NULL;
-  em_cplx *tv = NULL, *ph = NULL;
-  em_system *r = NULL;
-  em_err err = EM_OK;
-  EM_TRY(em_blockmat_to_csr(sys->A, &A));
-  EM_CHECK(A->n_rows == p->n_full, EM_ERR_ARG, "periodic: %d unknowns, the map has %d", A->n_rows,
-           p->n_full);
-  EM_TRY_GOTO(err, em_calloc(&ph, (size_t)p->n_full + 1, sizeof *ph, "periodic phases"), done);
-  for (int32_t k = 0; k < p->n_full; k++) ph[k] = em_periodic_phase(p, k0, k);
-  EM_TRY_GOTO(err, em_calloc(&ti, (size_t)A->nnz + 1, sizeof *ti, "periodic triplets"), done);
-  EM_TRY_GOTO(err, em_calloc(&tj, (size_t)A->nnz + 1, sizeof *tj, "periodic triplets"), done);
-  EM_TRY_GOTO(err, em_calloc(&tv, (size_t)A->nnz + 1, sizeof *tv, "periodic triplets"), done);
-  for (int32_t i = 0; i < A->n_rows; i++) /* A_red = P^H A P */
-    for (int64_t q = A->rowptr[i]; q < A->rowptr[i + 1]; q++) {
-      int32_t j = A->colind[q];
-      ti[q] = p->red[i];
-      tj[q] = p->red[j];
-      tv[q] = conj(ph[i]) * A->val[q] * ph[j];
-    }
-  EM_TRY_GOTO(err, em_csr_from_triplets(p->n_red, p->n_red, A->nnz, ti, tj, tv, &R), done);
-  EM_TRY_GOTO(err, em_calloc(&r, 1, sizeof *r, "periodic system"), done);
-  EM_TRY_GOTO(err, em_blockmat_from_csr(R, p->nb, p->red_offset, &r->A), done);
-  r->n_rhs = sys->n_rhs;
-  EM_TRY_GOTO(err, em_calloc(&r->b, (size_t)p->n_red * sys->n_rhs + 1, sizeof *r->b, "periodic"),
-              done);
-  for (int c = 0; c < sys->n_rhs; c++) /* b_red = P^H b */
-    for (int32_t k = 0; k < p->n_full; k++)
-      r->b[(size_t)c * p->n_red + p->red[k]] += conj(ph[k]) * sys->b[(size_t)c * p->n_full + k];
-  *out = r;
-  r = NULL;
-done:
-  em_system_destroy(&r);
-  em_csr_destroy(&A);
-  em_csr_destroy(&R);
-  em_free(&ti);
-  em_free(&tj);
-  em_free(&tv);
-  em_free(&ph);
-  return err;
-}
-
-void em_periodic_expand(const em_periodic *p, double k0, const em_cplx *xr, em_cplx *x) {
-  for (int32_t k = 0; k < p->n_full; k++) x[k] = em_periodic_phase(p, k0, k) * xr[p->red[k]];
 }

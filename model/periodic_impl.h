@@ -18,8 +18,6 @@ struct em_periodic {
   int32_t n_full, n_red;
   int32_t *red;  /* [n_full] reduced index of each unknown */
   int8_t *shift; /* [3 n_full] lattice multiples of d[0..2] from the root */
-  int nb;
-  int32_t red_offset[EM_MAX_ORDER + 1];
   em_direct *F; /* the factor of P^T A P (periodic_solve.c), kept across
                    frequencies: its analysis is reused */
 };
