@@ -21,7 +21,7 @@ DefineConstant[
   len = {12, Name "Geometry/length", Help "mm"},
   far = {0, Name "Geometry/far", Help "0: PEC short, 1: second lumped port, 2: rlc load at the end, 3: rlc sheet at len/2, short at len"},
   pw  = {0, Min 0, Max 100, Name "Geometry/port_width", Help "port1 strip width, mm (0: the whole width)"},
-  per = {0, Name "Geometry/periodic_sides", Help "1: the sides are the groups xlo, xhi, meshed periodic (Boundary/xlo/periodic xhi: a periodic cell), not pmc_sides"},
+  per = {0, Min 0, Max 1, Name "Geometry/periodic_sides", Help "1: the sides are the groups xlo, xhi, meshed periodic (Boundary/xlo/periodic xhi: a periodic cell), not pmc_sides"},
   f   = {3e9, Name "Solver/frequency"},
   p   = {2, Name "Solver/order"},
   hs  = {1, Name "Mesh/size", Help "mm"},

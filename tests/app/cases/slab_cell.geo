@@ -13,7 +13,7 @@ DefineConstant[
   g   = {6, Name "Geometry/gap", Help "air above and below the slab, mm"},
   t   = {10, Name "Geometry/pml_thickness", Help "PML layers above and below, mm"},
   hs  = {3, Name "Geometry/hmax", Help "largest element, mm"},
-  pm  = {1, Name "Geometry/periodic_mesh", Help "0: the sides meshed independently (not periodic: refused)"},
+  pm  = {1, Min 0, Max 1, Name "Geometry/periodic_mesh", Help "0: the sides meshed independently (not periodic: refused)"},
   es  = {4, Name "Materials/slab/eps_r"},
   ea  = {1, Name "Materials/air/eps_r"},
   f   = {10e9, Name "Solver/frequency"},
