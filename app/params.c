@@ -94,7 +94,7 @@ static const em_param_spec SPECS[] = {
     NUM("Mesh/reorder", 1, NULL, "renumber vertices by reverse Cuthill-McKee (1) or not (0)"),
     NUM("Mesh/geometry_order", 1, NULL,
         "1: straight-sided tets; 2: curved (quadratic, isoparametric) tets whose mid-edge "
-        "nodes lie on the CAD surfaces (Solver/problem eigen without ports or ABC only)"),
+        "nodes lie on the CAD surfaces"),
     GNUM_REQ(3, "Materials/*/eps_r", "relative permittivity of volume '*' (required)"),
     GNUM(3, "Materials/*/mu_r", 1, NULL, "relative permeability of volume '*'"),
     GNUM(3, "Materials/*/tan_delta", 0, NULL, "dielectric loss tangent of volume '*'"),
@@ -413,19 +413,6 @@ em_err em_run_config_read(const em_case *c, em_run_config *cfg) {
   EM_TRY(integer(c, "PML/elements", 0, 50, &cfg->pml_elements));
   EM_CHECK(cfg->pml_reflection > 0 && cfg->pml_reflection < 1, EM_ERR_INPUT,
            "PML/reflection = %g must be in (0, 1)", cfg->pml_reflection);
-  /* curved tets: only the volume terms follow the quadratic map; what
-     integrates over straight triangles (port modes and their Robin terms,
-     the ABC, far-field surfaces) or locates points in straight tets (plane
-     waves, line probes, the mesh check of a driven run) is not mixed in */
-  EM_CHECK(cfg->geometry_order == 1 || cfg->eigen, EM_ERR_INPUT,
-           "Mesh/geometry_order 2 (curved tets) is supported for Solver/problem eigen only: a "
-           "driven run's ports, plane wave, ABC and far-field surfaces assume straight tets");
-  EM_CHECK(cfg->geometry_order == 1 || !cfg->outer_abc, EM_ERR_INPUT,
-           "Mesh/geometry_order 2 (curved tets) does not support Boundary/outer abc (its Robin "
-           "faces are integrated as straight triangles): use a PML or geometry_order 1");
-  EM_CHECK(cfg->geometry_order == 1 || cfg->eig_ports != 2, EM_ERR_INPUT,
-           "Mesh/geometry_order 2 (curved tets) does not support Eigen/ports matched (the port's "
-           "mode and Robin term live on straight triangles): use open or short");
   static const char *const fields[] = {"auto", "all", "first", "none", "middle"};
   int f;
   EM_TRY(choice(c, "Output/fields", fields, 5, &f));

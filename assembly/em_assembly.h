@@ -102,6 +102,19 @@ void em_tet_geom_make(const em_mesh *m, int32_t t, em_tet_geom *g);
 int em_tet_geom_at(const em_tet_geom *g, const double lam[4], double x[3], double grad[4][3],
                    double *dv);
 
+/* Local index (0..3) of global face f in tet t, -1 when it is not one. */
+int em_tet_local_face(const em_mesh *m, int32_t t, int32_t f);
+/* A point of local face lf (the face opposite vertex lf, vertices
+ * EM_TET_FACE[lf] in that order) given by its barycentrics mu[3] on them:
+ * the tet barycentrics lam, the mapped point x and gradients (as
+ * em_tet_geom_at), the area element *da per unit quadrature weight (a rule
+ * on the reference triangle with weights summing to 1: int_F f dA =
+ * sum_k w_k f(x_k) da_k; the area on a flat face), the unit normal n out
+ * of the tet there, and (tan may be NULL) the covariant tangents dx/ds,
+ * dx/dt of the parametrisation lam_b = s, lam_c = t. */
+void em_tet_face_at(const em_tet_geom *g, int lf, const double mu[3], double lam[4], double x[3],
+                    double grad[4][3], double *da, double n[3], double tan[2][3]);
+
 /* -------------------------------------------------------------- materials */
 
 /* Diagonal tensors at a point: eps_r and nu = mu_r^-1 (for a PML these are

@@ -75,27 +75,18 @@ em_err em_surface_loss(const em_surface *s, const em_mesh *m, const em_dofmap *d
   EM_CHECK(s && m && d && x && p, EM_ERR_ARG, "surface loss: NULL argument");
   double g = creal(1 / em_surface_sheet(s, k0, NULL));
   em_quad q;
-  EM_TRY(em_quad_tri(2 * d->order, &q));
+  EM_TRY(em_quad_tri(m->edge_mid ? 8 : 2 * d->order, &q));
   double total = 0;
 #pragma omp parallel for reduction(+ : total) schedule(dynamic, 64)
   for (int32_t i = 0; i < s->n_face; i++) {
     int32_t f = s->face[i], t = m->face_tet[2 * (size_t)f];
-    const int32_t *fv = m->face + 3 * (size_t)f;
-    const double *v0 = m->xyz + 3 * (size_t)fv[0], *v1 = m->xyz + 3 * (size_t)fv[1],
-                 *v2 = m->xyz + 3 * (size_t)fv[2];
-    double e1[3], e2[3], n[3];
-    for (int c = 0; c < 3; c++) e1[c] = v1[c] - v0[c], e2[c] = v2[c] - v0[c];
-    n[0] = e1[1] * e2[2] - e1[2] * e2[1];
-    n[1] = e1[2] * e2[0] - e1[0] * e2[2];
-    n[2] = e1[0] * e2[1] - e1[1] * e2[0];
-    double nn = sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
-    for (int c = 0; c < 3; c++) n[c] /= nn;
+    int lf = em_tet_local_face(m, t, f);
+    em_tet_geom geo; /* a curved face: its own points, normal, area element */
+    em_tet_geom_make(m, t, &geo);
     double sum = 0;
     for (int k = 0; k < q.n; k++) {
-      double lam[4] = {0, 0, 0, 0};
-      for (int a = 0; a < 3; a++)
-        for (int b = 0; b < 4; b++)
-          if (m->tet[4 * (size_t)t + b] == fv[a]) lam[b] = q.lam[3 * k + a];
+      double lam[4], xq[3], grad[4][3], da, n[3];
+      em_tet_face_at(&geo, lf, q.lam + 3 * k, lam, xq, grad, &da, n, NULL);
       em_cplx E[3];
       em_field_eval(m, d, x, fixed, t, lam, E, NULL);
       double e2s = 0;
@@ -109,9 +100,9 @@ em_err em_surface_loss(const em_surface *s, const em_mesh *m, const em_dofmap *d
           e2s += creal(et * conj(et));
         }
       }
-      sum += q.w[k] * e2s;
+      sum += q.w[k] * da * e2s;
     }
-    total += 0.5 * g * sum * 0.5 * nn;
+    total += 0.5 * g * sum;
   }
   EM_CHECK(isfinite(total), EM_ERR_NUMERIC, "surface '%s': the dissipated power is not finite",
            m->group[s->group].name);

@@ -264,32 +264,24 @@ static void cross_c(const double a[3], const em_cplx b[3], em_cplx c[3]) {
 }
 
 /* One face: points, J = n x H and M = -n x E times the weights, and
- * 1/2 Re (E x H*) . n integrated. */
+ * 1/2 Re (E x H*) . n integrated; a curved face (second-order mesh) with
+ * its own points, normal and area element (em_tet_face_at). */
 static double face_currents(const em_mesh *m, const em_dofmap *d, const em_cplx *x,
                             const em_cplx *fixed, const em_quad *q, int32_t f, int32_t t,
-                            const double n[3], em_cplx h_of_curl, double *xp, em_cplx *J,
+                            const double n0[3], em_cplx h_of_curl, double *xp, em_cplx *J,
                             em_cplx *M) {
-  const int32_t *fv = m->face + 3 * (size_t)f;
-  const double *p[3];
-  for (int a = 0; a < 3; a++) p[a] = m->xyz + 3 * (size_t)fv[a];
-  double e1[3], e2[3];
-  for (int c = 0; c < 3; c++) e1[c] = p[1][c] - p[0][c], e2[c] = p[2][c] - p[0][c];
-  double cr[3] = {e1[1] * e2[2] - e1[2] * e2[1], e1[2] * e2[0] - e1[0] * e2[2],
-                  e1[0] * e2[1] - e1[1] * e2[0]};
-  double area = 0.5 * sqrt(cr[0] * cr[0] + cr[1] * cr[1] + cr[2] * cr[2]), power = 0;
+  em_tet_geom g;
+  em_tet_geom_make(m, t, &g);
+  int lf = em_tet_local_face(m, t, f);
+  double power = 0;
   for (int k = 0; k < q->n; k++) {
-    const double *mu = q->lam + 3 * k;
-    double lam[4] = {0, 0, 0, 0};
-    for (int a = 0; a < 3; a++)
-      for (int b = 0; b < 4; b++)
-        if (m->tet[4 * (size_t)t + b] == fv[a]) lam[b] = mu[a];
+    double lam[4], grad[4][3], da, n[3];
+    em_tet_face_at(&g, lf, q->lam + 3 * k, lam, xp + 3 * k, grad, &da, n, NULL);
+    if (!g.curved) memcpy(n, n0, sizeof n); /* the face's own (flat) normal */
     em_cplx E[3], C[3], H[3];
     em_field_eval(m, d, x, fixed, t, lam, E, C);
-    for (int c = 0; c < 3; c++) {
-      H[c] = h_of_curl * C[c];
-      xp[3 * k + c] = mu[0] * p[0][c] + mu[1] * p[1][c] + mu[2] * p[2][c];
-    }
-    double w = q->w[k] * area;
+    for (int c = 0; c < 3; c++) H[c] = h_of_curl * C[c];
+    double w = q->w[k] * da;
     em_cplx nH[3], nE[3];
     cross_c(n, H, nH);
     cross_c(n, E, nE);
@@ -321,7 +313,7 @@ em_err em_nf2ff_create(const em_mesh *m, const em_dofmap *d, const em_cplx *x, c
   double *normal = NULL;
   em_nf2ff *r = NULL;
   EM_TRY(em_nf2ff_surface(m, o, &nf, &face, &tin, &normal));
-  int deg = 2 * d->order + 2 > 8 ? 8 : 2 * d->order + 2;
+  int deg = 2 * d->order + 2 > 8 || m->edge_mid ? 8 : 2 * d->order + 2;
   em_quad q;
   EM_TRY_GOTO(err, em_quad_tri(deg, &q), done);
   EM_TRY_GOTO(err, em_calloc(&r, 1, sizeof *r, "NF2FF"), done);
