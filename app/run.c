@@ -273,6 +273,13 @@ static em_err make_mesh(em_run *r) {
   else
     EM_TRY(em_app_mesh(r, &mo)); /* a design sweep's point may reuse the last mesh */
   if (r->args->save_mesh) EM_TRY(em_case_save_mesh(r->cs, r->args->save_mesh, log));
+  int32_t unfolded = 0; /* curved tets whose map folds: their edges straightened */
+  EM_TRY(em_curved_unfold(r->mesh, &unfolded));
+  if (unfolded)
+    em_log_warn(log,
+                "Mesh/geometry_order 2: %d edges of curved tets that folded were straightened "
+                "(the surface is faceted there)",
+                unfolded);
   EM_TRY(em_app_check_signal());
   r->t_mesh = em_wtime() - t0;
   em_mesh_stats_compute(r->mesh, &r->mstats);

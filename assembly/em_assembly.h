@@ -102,6 +102,11 @@ void em_tet_geom_make(const em_mesh *m, int32_t t, em_tet_geom *g);
 int em_tet_geom_at(const em_tet_geom *g, const double lam[4], double x[3], double grad[4][3],
                    double *dv);
 
+/* Straighten the edges of every curved tet whose map folds (det J changes
+ * sign at a quadrature point, a vertex or the centroid): their mid nodes go
+ * to the midpoints, for every tet around those edges; *n_edges edges
+ * straightened (counted per tet, so shared edges may count twice). */
+em_err em_curved_unfold(em_mesh *m, int32_t *n_edges);
 /* Local index (0..3) of global face f in tet t, -1 when it is not one. */
 int em_tet_local_face(const em_mesh *m, int32_t t, int32_t f);
 /* A point of local face lf (the face opposite vertex lf, vertices

@@ -2,6 +2,7 @@
  * barycentric coordinates, volume; for a curved (second-order) tet the
  * quadratic map point by point. */
 #include "em_assembly.h"
+#include "quadrature_impl.h"
 
 #include <math.h>
 #include <string.h>
@@ -145,4 +146,48 @@ void em_tet_face_at(const em_tet_geom *g, int lf, const double mu[3], double lam
     memcpy(tan[0], t1, sizeof t1);
     memcpy(tan[1], t2, sizeof t2);
   }
+}
+
+/* Whether the map of tet t keeps the sign of det J at the points where the
+ * assembly and the field evaluation take it: the highest tet rule (the
+ * curved element matrices, the sources), the vertices and the centroid. */
+static int folds(const em_mesh *m, int32_t t, const em_quad *q) {
+  em_tet_geom g;
+  em_tet_geom_make(m, t, &g);
+  if (!g.curved) return 0;
+  double x[3], grad[4][3], dv;
+  for (int k = 0; k < q->n; k++)
+    if (em_tet_geom_at(&g, q->lam + 4 * k, x, grad, &dv)) return 1;
+  static const double V[5][4] = {
+      {1, 0, 0, 0}, {0, 1, 0, 0}, {0, 0, 1, 0}, {0, 0, 0, 1}, {0.25, 0.25, 0.25, 0.25}};
+  for (int k = 0; k < 5; k++)
+    if (em_tet_geom_at(&g, V[k], x, grad, &dv)) return 1;
+  return 0;
+}
+
+/* A tet whose quadratic map folds gets its six edges straightened (mid
+ * node at the midpoint: the edge is shared, so every tet around it sees
+ * the same straight edge and the mesh stays conforming); repeated until no
+ * tet folds (a straight tet never does). */
+em_err em_curved_unfold(em_mesh *m, int32_t *n_edges) {
+  *n_edges = 0;
+  if (!m->edge_mid) return EM_OK;
+  em_quad q;
+  EM_TRY(em_quad_tet(EM_QUAD_MAX_DEGREE, &q));
+  for (int pass = 0; pass < 16; pass++) {
+    int32_t fixed = 0;
+    for (int32_t t = 0; t < m->n_tet; t++) {
+      if (!folds(m, t, &q)) continue;
+      for (int k = 0; k < 6; k++) {
+        int32_t e = m->tet_edge[6 * (size_t)t + k];
+        const double *a = m->xyz + 3 * (size_t)m->edge[2 * (size_t)e],
+                     *b = m->xyz + 3 * (size_t)m->edge[2 * (size_t)e + 1];
+        for (int d = 0; d < 3; d++) m->edge_mid[3 * (size_t)e + d] = 0.5 * (a[d] + b[d]);
+      }
+      fixed++;
+    }
+    *n_edges += 6 * fixed;
+    if (!fixed) return EM_OK;
+  }
+  return EM_RAISE(EM_ERR_INTERNAL, "curved tets still fold after straightening their edges");
 }
