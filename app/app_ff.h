@@ -14,6 +14,7 @@ typedef struct em_app_ff {
   int planewave;                           /* Excitation/type planewave (no ports) */
   double theta_step, phi_step;             /* degrees */
   int group;                               /* NF2FF surface group, -1: PML boundary */
+  int volume;                              /* Farfield/method: 1 volume form, 0 surface */
   em_mirror mirror[3];                     /* Farfield/mirror_x|y|z */
   double mirror_at[3];                     /* metres */
   int half_space;                          /* Farfield/infinite_ground */
@@ -43,6 +44,10 @@ typedef struct em_app_ff {
       EM_FF_STR("Farfield/surface", "auto",                                                        \
                 "NF2FF surface: auto (the surface group 'nf2ff' if any, else the boundary of the " \
                 "non-PML region), or the name of a closed surface group"),                         \
+      EM_FF_STR("Farfield/method", "volume",                                                       \
+                "NF2FF: volume (E and curl E weighted over a layer of tets one ring inside the "   \
+                "surface; far less sensitive to the fields' errors) or surface (the traces on "    \
+                "it)"),                                                                            \
       EM_FF_STR("Farfield/mirror_x", "none", "symmetry plane x = mirror_x_at: none, pec or pmc"),  \
       EM_FF_STR("Farfield/mirror_y", "none", "symmetry plane y = mirror_y_at: none, pec or pmc"),  \
       EM_FF_STR("Farfield/mirror_z", "none", "symmetry plane z = mirror_z_at: none, pec or pmc"),  \

@@ -90,6 +90,8 @@ em_err em_app_ff_setup(em_run *r) {
   EM_TRY(number(c, "Output/plots", &plots));
   EM_CHECK(plots == 0 || plots == 1, EM_ERR_INPUT, "Output/plots = %g: use 0 or 1", plots);
   ff->plots = plots == 1;
+  static const char *const methods[] = {"surface", "volume"};
+  EM_TRY(pick(c, "Farfield/method", methods, 2, &ff->volume));
   const char *surf;
   EM_TRY(em_case_string(c, "Farfield/surface", &surf));
   ff->group = -1;
@@ -304,6 +306,8 @@ em_err em_app_ff_frequency(em_run *r, int fi, double k0, const em_cplx *x, const
   em_nf2ff_opts o = {
       .group = ff->group, .medium = r->setup.medium, .k0 = k0, .half_space = ff->half_space};
   for (int d = 0; d < 3; d++) o.mirror[d] = ff->mirror[d], o.mirror_at[d] = ff->mirror_at[d];
+  o.volume = ff->volume; /* Farfield/method */
+  o.volume_shift = 1;
   em_nf2ff *nf = NULL;
   em_ff_grid g = {0};
   em_err err = EM_OK;

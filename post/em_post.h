@@ -252,6 +252,13 @@ typedef struct em_nf2ff_opts {
   em_mirror mirror[3];     /* symmetry / image planes (NONE: none) */
   double mirror_at[3];     /* their coordinates, metres */
   int half_space;          /* the z mirror (PEC) is an infinite ground */
+  int volume;              /* 1: the volume form (em_nf2ff_create): E and curl E
+                              weighted by grad(phi) over a layer of tets inside
+                              S, phi the P1 cut-off 1 inside, 0 on S */
+  int volume_degree;       /* its tet rule (0: 6) */
+  int volume_shift;        /* rings of tets between S and the layer (0: the
+                              tets that touch S; a ring that would reach the
+                              structure or another medium is not taken) */
 } em_nf2ff_opts;
 
 /* The faces of S with the tet on their inside (in_tet[i]) and the outward

@@ -30,7 +30,9 @@ def sph_j(nmax, z):
         j[n - 1] = (2 * n + 1) / z * j[n] - j[n + 1]
         if abs(j[n - 1]) > 1e250:
             j = [v * 1e-250 for v in j]
-    s = math.sin(z) / z / j[0]
+    # normalise by j_0 or j_1, whichever is larger (j_0 vanishes at z = n pi)
+    j0, j1 = math.sin(z) / z, math.sin(z) / z ** 2 - math.cos(z) / z
+    s = j0 / j[0] if abs(j0) >= abs(j1) else j1 / j[1]
     return [v * s for v in j[: nmax + 1]]
 
 
