@@ -114,6 +114,7 @@ def compare(outdir, ka, eps=None, radius=1.0, quiet=False):
 
 
 def plot(results, ka, path, title):
+    """Both cuts in dB against the series (top) and the relative error (bottom)."""
     try:
         import matplotlib
         matplotlib.use("Agg")
@@ -121,22 +122,28 @@ def plot(results, ka, path, title):
     except ImportError:
         print("matplotlib missing: no plot")
         return
-    fig, axes = plt.subplots(1, 2, figsize=(11, 4), sharey=True)
-    for ax, phi, name in ((axes[0], 0.0, "E-plane (phi = 0)"), (axes[1], 90.0, "H-plane (phi = 90)")):
+    fig, axes = plt.subplots(2, 2, figsize=(11, 6.5), sharex=True, gridspec_kw={"height_ratios": [2, 1]})
+    for col, phi, name in ((0, 0.0, "E-plane (phi = 0)"), (1, 90.0, "H-plane (phi = 90)")):
+        top, bot = axes[0][col], axes[1][col]
         for label, res in results:
             th = [r[1] for r in res if r[0] == phi]
-            ax.plot(th, [10 * math.log10(r[2]) for r in res if r[0] == phi], "o", ms=3, label=label)
+            top.plot(th, [10 * math.log10(r[2]) for r in res if r[0] == phi], "o", ms=3, label=label)
+            bot.plot(th, [100 * r[4] for r in res if r[0] == phi], "o-", ms=3, lw=0.8, label=label)
         ref = results[0][1]
-        ax.plot([r[1] for r in ref if r[0] == phi], [10 * math.log10(r[3]) for r in ref if r[0] == phi],
-                "k-", lw=1, label="Mie series")
-        ax.set_title(name)
-        ax.set_xlabel("theta (deg)")
-        ax.grid(alpha=0.3)
-    axes[0].set_ylabel("sigma / (pi a^2) (dB)")
-    axes[1].legend(fontsize=8)
+        top.plot([r[1] for r in ref if r[0] == phi], [10 * math.log10(r[3]) for r in ref if r[0] == phi],
+                 "k-", lw=1, label="Mie series")
+        top.set_title(name)
+        bot.set_xlabel("theta (deg)")
+        for ax in (top, bot):
+            ax.grid(alpha=0.3)
+        bot.axhline(1, color="r", lw=0.6, ls="--")
+        bot.axhline(-1, color="r", lw=0.6, ls="--")
+    axes[0][0].set_ylabel("sigma / (pi a^2) (dB)")
+    axes[1][0].set_ylabel("error vs Mie (%)")
+    axes[0][1].legend(fontsize=8)
     fig.suptitle(title)
     fig.tight_layout()
-    fig.savefig(path, dpi=120)
+    fig.savefig(path, dpi=110)
     print(f"plot written to {path}")
 
 
