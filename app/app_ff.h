@@ -24,6 +24,11 @@ typedef struct em_app_ff {
   em_antenna *ant;                         /* [n_freq] figures (ports) */
   double *rcs_back, *rcs_fwd;              /* [n_freq] m^2 (plane wave) */
   int plots;                               /* Output/plots */
+  em_scatter_port sport[EM_MAX_PORTS];     /* a plane wave's ports: their sources */
+  em_cplx *rx;                             /* [n_freq][n_port] received: wave port the
+                                              outgoing modal amplitude (sqrt W), lumped
+                                              the load voltage (V) */
+  double *rx_power;                        /* [n_freq][n_port] W into each load */
 } em_app_ff;
 
 /* The parameters of the far field, the excitation and the plots (spliced
@@ -77,6 +82,13 @@ em_err em_app_ff_setup(em_run *r);
 void em_app_ff_free(em_app_ff *ff);
 /* Plane wave: column 0 of prob gets the scattered-field sources. */
 em_err em_app_ff_problem(em_run *r, double k0, em_problem *prob);
+/* Ports in a plane-wave run (matched loads): the Robin source of port i's
+ * term for the scattered field at k0. */
+em_err em_app_ff_port_source(em_run *r, double k0, int port, em_robin *rb);
+/* What the loads receive at frequency fi (total field: the scattered
+ * solution plus the incident wave), into rx / rx_power, received.csv and
+ * the log. */
+em_err em_app_ff_received(em_run *r, int fi, double k0, const em_cplx *x, const em_cplx *fixed);
 /* After the solve of frequency fi: NF2FF, figures / RCS, files. x is the
  * solution of the first excitation (port 1 or the plane wave); meas what
  * the ports measured (NULL with a plane wave). */

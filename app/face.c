@@ -46,7 +46,10 @@ void em_app_log_frequency(em_run *r, int fi) {
     snprintf(left, sizeof left, ", about %s left", t);
   }
   char res[160] = "";
-  if (np) {
+  if (np && r->ff.planewave && r->ff.rx) { /* a plane wave into the port loads */
+    snprintf(res, sizeof res, "%s receives %.3g W, ", r->setup.port[0].name,
+             r->ff.rx_power[(size_t)fi * np]);
+  } else if (np) {
     em_cplx s11 = r->S[(size_t)fi * np * np], z = r->zin[(size_t)fi * np];
     snprintf(res, sizeof res, "S11 %.2f dB / %.1f deg, Zin %.2f %+.2fj ohm, ",
              20 * log10(cabs(s11)), carg(s11) * 180 / M_PI, creal(z), cimag(z));

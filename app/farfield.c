@@ -102,11 +102,10 @@ em_err em_app_ff_setup(em_run *r) {
     EM_CHECK(ff->group >= 0, EM_ERR_INPUT,
              "Farfield/surface = '%s': the case has no surface group of that name", surf);
   }
-  if (ff->planewave) {
-    EM_CHECK(r->setup.n_port == 0, EM_ERR_INPUT,
-             "Excitation/type planewave: case %s has %d port(s); a scattering run has none "
-             "(remove the port groups, or use Excitation/type port)",
-             em_case_path(c), r->setup.n_port);
+  if (ff->planewave) { /* ports, if any, are matched loads (the antenna's RCS) */
+    EM_CHECK(!r->setup.n_port || !r->cfg.sweep_adaptive, EM_ERR_INPUT,
+             "Excitation/type planewave with ports: Solver/sweep adaptive models S-parameters, "
+             "which a plane wave does not give; use Solver/sweep uniform");
     EM_CHECK(r->setup.has_pml, EM_ERR_INPUT,
              "Excitation/type planewave: case %s has no PML; the scattered field needs one "
              "around the scatterer (volumes named pml*)",
@@ -146,6 +145,15 @@ em_err em_app_ff_setup(em_run *r) {
   EM_TRY(em_calloc(&ff->rcs_back, (size_t)nf, sizeof *ff->rcs_back, "RCS"));
   EM_TRY(em_calloc(&ff->rcs_fwd, (size_t)nf, sizeof *ff->rcs_fwd, "RCS"));
   for (int i = 0; i < nf; i++) ff->rcs_back[i] = ff->rcs_fwd[i] = NAN;
+  if (ff->planewave && r->setup.n_port) {
+    EM_TRY(em_calloc(&ff->rx, (size_t)nf * r->setup.n_port, sizeof *ff->rx, "received"));
+    EM_TRY(
+        em_calloc(&ff->rx_power, (size_t)nf * r->setup.n_port, sizeof *ff->rx_power, "received"));
+    em_log_info(r->log,
+                "plane wave: the %d port(s) are matched loads (their reference "
+                "impedance; wave ports their mode)",
+                r->setup.n_port);
+  }
   if (ff->enabled)
     em_log_info(r->log, "far field: %s, grid %g x %g deg%s",
                 ff->group >= 0 ? m->group[ff->group].name : "boundary of the non-PML region",
@@ -154,6 +162,8 @@ em_err em_app_ff_setup(em_run *r) {
 }
 
 void em_app_ff_free(em_app_ff *ff) {
+  em_free(&ff->rx);
+  em_free(&ff->rx_power);
   em_free(&ff->ant);
   em_free(&ff->rcs_back);
   em_free(&ff->rcs_fwd);
@@ -175,6 +185,64 @@ em_err em_app_ff_problem(em_run *r, double k0, em_problem *prob) {
   prob->tet_source_ctx = &ff->sc;
   prob->dirichlet = em_scatter_dirichlet;
   prob->dirichlet_ctx = &ff->sc;
+  return EM_OK;
+}
+
+em_err em_app_ff_port_source(em_run *r, double k0, int port, em_robin *rb) {
+  (void)k0; /* the plane wave of this frequency is in ff->sc (em_app_ff_problem) */
+  em_scatter_port *sp = &r->ff.sport[port];
+  *sp = (em_scatter_port){&r->ff.sc, &r->setup.port[port], rb->gamma};
+  rb->g = em_scatter_port_source;
+  rb->g_ctx = sp;
+  rb->rhs = 0;
+  return EM_OK;
+}
+
+static em_err incident_e(void *ctx, const double x[3], em_cplx E[3]) {
+  em_planewave_field(ctx, x, E, NULL);
+  return EM_OK;
+}
+
+em_err em_app_ff_received(em_run *r, int fi, double k0, const em_cplx *x, const em_cplx *fixed) {
+  em_app_ff *ff = &r->ff;
+  int np = r->setup.n_port;
+  em_cplx eps = 1, mu = 1;
+  for (int g = 0; g < r->mesh->n_group; g++)
+    if (r->mesh->group[g].dim == 3 && r->setup.medium[g].is_pml)
+      eps = r->setup.medium[g].eps_r, mu = r->setup.medium[g].mu_r;
+  em_planewave pw;
+  EM_TRY(em_planewave_make(k0, ff->pw_theta, ff->pw_phi, ff->pw_psi, ff->pw_amp, eps, mu, &pw));
+  for (int j = 0; j < np; j++) {
+    const em_port *p = &r->setup.port[j];
+    em_cplx cs, ci;
+    EM_TRY(em_port_measure(p, r->mesh, r->dofs, x, fixed, &cs));
+    EM_TRY(em_port_measure_fn(p, r->mesh, r->cfg.order, incident_e, &pw, &ci));
+    em_cplx c = cs + ci; /* the total field's mode amplitude / load voltage */
+    double R = p->z_ref > 0 ? p->z_ref : 50;
+    ff->rx[(size_t)fi * np + j] = c;
+    ff->rx_power[(size_t)fi * np + j] =
+        p->type == EM_PORT_LUMPED ? creal(c * conj(c)) / (2 * R) : creal(c * conj(c));
+    em_log_info(r->log, "%s receives %.6g W (%s %.6g%+.6gj)", p->name,
+                ff->rx_power[(size_t)fi * np + j],
+                p->type == EM_PORT_LUMPED ? "load voltage, V" : "outgoing mode, sqrt(W)", creal(c),
+                cimag(c));
+  }
+  char path[1400];
+  snprintf(path, sizeof path, "%s/received.csv", r->out_dir);
+  em_outfile o;
+  EM_TRY(em_outfile_open(&o, path, 0));
+  fprintf(o.f, "# what the port loads receive from the plane wave (%g V/m)\n", ff->pw_amp);
+  fprintf(o.f, "f_Hz,port,re,im,P_W\n");
+  for (int i = 0; i <= fi; i++)
+    for (int j = 0; j < np; j++)
+      fprintf(o.f, "%.17g,%s,%.17g,%.17g,%.17g\n", r->cfg.freq[i], r->setup.port[j].name,
+              creal(ff->rx[(size_t)i * np + j]), cimag(ff->rx[(size_t)i * np + j]),
+              ff->rx_power[(size_t)i * np + j]);
+  EM_TRY(em_outfile_commit(&o));
+  if (fi == 0) {
+    EM_CHECK(r->n_files < 64, EM_ERR_INTERNAL, "too many output files");
+    snprintf(r->files[r->n_files++], sizeof r->files[0], "received.csv");
+  }
   return EM_OK;
 }
 

@@ -102,6 +102,10 @@ static void pack(const em_run *r, int i, rec *q) {
     put(q, &r->ff.rcs_back[i], sizeof(double));
     put(q, &r->ff.rcs_fwd[i], sizeof(double));
   }
+  if (r->ff.rx) { /* a plane wave's port loads */
+    put(q, r->ff.rx + (size_t)i * np, sizeof *r->ff.rx * np);
+    put(q, r->ff.rx_power + (size_t)i * np, sizeof *r->ff.rx_power * np);
+  }
 }
 
 static void unpack(em_run *r, int i, rec *q) {
@@ -128,6 +132,10 @@ static void unpack(em_run *r, int i, rec *q) {
   if (r->ff.enabled && r->ff.planewave) {
     get(q, &r->ff.rcs_back[i], sizeof(double));
     get(q, &r->ff.rcs_fwd[i], sizeof(double));
+  }
+  if (r->ff.rx) {
+    get(q, r->ff.rx + (size_t)i * np, sizeof *r->ff.rx * np);
+    get(q, r->ff.rx_power + (size_t)i * np, sizeof *r->ff.rx_power * np);
   }
   fr->f = r->cfg.freq[i];
   fr->k0 = 2 * M_PI * fr->f / EM_C0;

@@ -56,6 +56,10 @@ static em_err ff_prepare(void *ctx, double k0, em_problem *prob) {
   return em_app_ff_problem(ctx, k0, prob);
 }
 
+static em_err ff_port_source(void *ctx, double k0, int port, em_robin *rb) {
+  return em_app_ff_port_source(ctx, k0, port, rb);
+}
+
 /* The problem object of the mesh (model/fsys.c), made on the first solve. */
 static em_err make_fsys(em_run *r) {
   const em_run_config *cfg = &r->cfg;
@@ -80,7 +84,8 @@ static em_err make_fsys(em_run *r) {
                     .ksp = cfg->ksp,
                     .backend = r->dev.backend,
                     .prepare = ff_prepare, /* a plane wave (app/farfield.c) */
-                    .prepare_ctx = r};
+                    .prepare_ctx = r,
+                    .port_source = r->ff.planewave && s->n_port ? ff_port_source : NULL};
   return em_fsys_create(&d, &r->fsys);
 }
 
@@ -124,11 +129,12 @@ em_err em_run_post_frequency(em_run *r, int fi, const em_cplx *x, const em_cplx 
   em_setup *s = &r->setup;
   em_freq_result *fr = &r->fr[fi];
   double f = cfg->freq[fi], k0 = 2 * M_PI * f / EM_C0;
-  int np = s->n_port;
+  int np = r->ff.planewave ? 0 : s->n_port; /* a plane wave's ports: loads (app/farfield.c) */
   int32_t n = r->dofs->n_dof;
   em_cplx *meas = NULL;
-  for (int i = 0; i < np; i++) EM_TRY(em_port_set_frequency(&s->port[i], k0));
+  for (int i = 0; i < s->n_port; i++) EM_TRY(em_port_set_frequency(&s->port[i], k0));
   double t0 = em_wtime();
+  if (r->ff.planewave && s->n_port) EM_TRY(em_app_ff_received(r, fi, k0, x, fixed));
   EM_TRY_GOTO(err, em_calloc(&meas, (size_t)np * np, sizeof *meas, "port measurements"), done);
   for (int e = 0; e < np; e++)
     for (int j = 0; j < np; j++)
@@ -216,7 +222,7 @@ done:
 
 static em_err write_port_tables(em_run *r) {
   int np = r->setup.n_port, nf = r->cfg.n_freq;
-  if (!np) return EM_OK; /* a plane wave drove the structure */
+  if (!np || r->ff.planewave) return EM_OK; /* a plane wave drove the structure */
   char name[300], path[1400];
   snprintf(name, sizeof name, "%s.s%dp", em_case_name(r->cs), np);
   EM_TRY(out_path(r, path, sizeof path, name));
@@ -334,7 +340,7 @@ static em_err alloc_results(em_run *r) {
 static void print_results(const em_run *r) {
   const em_run_config *cfg = &r->cfg;
   int np = r->setup.n_port, nf = cfg->n_freq;
-  if (!np) return;
+  if (!np || r->ff.planewave) return;
   printf(
       "# %s: S11 and input impedance, S referenced to each port's own impedance (%s %.6g "
       "ohm at the last frequency; the Touchstone file: %g ohm)\n",

@@ -146,7 +146,8 @@ static void write_frequency(em_json *j, const em_run *r, int i) {
   for (int e = 0; e < f->n_solve; e++) {
     const em_ksp_stats *k = &f->ksp[e];
     em_json_begin_object(j, NULL);
-    em_json_string(j, "excitation", r->setup.n_port ? r->setup.port[e].name : "planewave");
+    em_json_string(j, "excitation",
+                   r->setup.n_port && !r->ff.planewave ? r->setup.port[e].name : "planewave");
     em_json_string(j, "reason", em_ksp_reason_name(k->reason));
     em_json_int(j, "iterations", k->iterations);
     em_json_number(j, "true_relative_residual", k->true_rel_res);
@@ -160,7 +161,14 @@ static void write_frequency(em_json *j, const em_run *r, int i) {
   }
   em_json_end_array(j);
   em_json_begin_array(j, "ports");
-  for (int p = 0; p < np; p++) {
+  for (int p = 0; p < np && r->ff.planewave && r->ff.rx; p++) { /* loads of a plane wave */
+    em_json_begin_object(j, NULL);
+    em_json_string(j, "name", r->setup.port[p].name);
+    cplx(j, "received", r->ff.rx[(size_t)i * np + p]);
+    em_json_number(j, "received_W", r->ff.rx_power[(size_t)i * np + p]);
+    em_json_end_object(j);
+  }
+  for (int p = 0; p < np && !r->ff.planewave; p++) {
     em_cplx s = r->S[(size_t)i * np * np + p * np + p];
     em_json_begin_object(j, NULL);
     em_json_string(j, "name", r->setup.port[p].name);

@@ -402,6 +402,26 @@ void em_port_robin(em_port *p, int excite, int rhs, em_robin *r);
  * V = -(1/w) oint E.v (positive terminal at +v). */
 em_err em_port_measure(const em_port *p, const em_mesh *m, const em_dofmap *d, const em_cplx *x,
                        const em_cplx *fixed, em_cplx *c);
+/* The same measure of a given field E(x) (an incident plane wave) instead of
+ * a solution: the port's triangles on their own map. */
+em_err em_port_measure_fn(const em_port *p, const em_mesh *m, int order, em_vector_fn E, void *ctx,
+                          em_cplx *c);
+/* A port as a matched load (plane-wave runs with ports, issue 30): a wave
+ * port keeps its own Robin term (it absorbs its mode); a lumped port becomes
+ * a resistive sheet of its reference R = z_ref (50 ohm when 0) across the
+ * gap, gamma = j k0 Z0 l / (R w) along v.  No source. */
+void em_port_robin_load(em_port *p, em_robin *r);
+
+/* The Robin source of a port terminating the total field in a
+ * scattered-field run (em_scatter_port_source, ctx an em_scatter_port):
+ * g = n x nu curl E_inc + gamma n x (n x E_inc) (wave port, n out of the
+ * domain), g = -gamma (E_inc . v) v (lumped load). */
+typedef struct em_scatter_port {
+  const em_scatter *sc;
+  const em_port *port;
+  em_cplx gamma; /* the port's Robin gamma (em_port_robin / em_port_robin_load) */
+} em_scatter_port;
+em_err em_scatter_port_source(void *ctx, const double x[3], em_cplx g[3]);
 
 #ifdef __cplusplus
 }

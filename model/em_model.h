@@ -267,6 +267,10 @@ typedef struct em_fsys_desc {
   /* optional: another excitation (a plane wave) into prob at k0 */
   em_err (*prepare)(void *ctx, double k0, em_problem *prob);
   void *prepare_ctx;
+  /* optional, with a plane wave: the ports are matched loads (no port
+     excitation; em_port_robin_load) and this sets the Robin source of port
+     i's term r for the scattered field (after prepare, same ctx) */
+  em_err (*port_source)(void *ctx, double k0, int port, em_robin *r);
 } em_fsys_desc;
 
 /* What a solve did. */

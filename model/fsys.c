@@ -225,7 +225,7 @@ static em_err solve_all(em_fsys *s, const em_system *sys, int ns, const em_log *
       bp[perm[i]] = sys->b[(size_t)e * n + i];
       xp[i] = 0;
     }
-    const char *what = d->n_port ? d->port[e].name : "the plane wave";
+    const char *what = d->n_port && !d->port_source ? d->port[e].name : "the plane wave";
     em_log_info(log, "solving for %s (%d unknowns)", what, n);
     EM_TRY_GOTO(err, em_ksp_solve(&A, s->pc, bp, xp, &ko, &st->ksp[e]), done);
     for (int32_t i = 0; i < n; i++) x[(size_t)e * n + i] = xp[perm[i]];
@@ -364,7 +364,10 @@ em_err em_fsys_solve(em_fsys *s, double f, const em_log *log, em_fsys_stats *st,
      column) and the ABC's, gamma proportional to k0 */
   for (int i = 0; i < np; i++) {
     EM_TRY(em_port_set_frequency(&d->port[i], k0));
-    em_port_robin(&d->port[i], 1, i, &rb[i]);
+    if (d->port_source) /* a plane wave drives: the ports are its loads */
+      em_port_robin_load(&d->port[i], &rb[i]);
+    else
+      em_port_robin(&d->port[i], 1, i, &rb[i]);
   }
   for (int i = 0; i < s->n_abc_terms; i++) {
     rb[np + i] = s->abc[i];
@@ -385,6 +388,8 @@ em_err em_fsys_solve(em_fsys *s, double f, const em_log *log, em_fsys_stats *st,
                      .robin = rb,
                      .n_rhs = np};
   if (d->prepare) EM_TRY(d->prepare(d->prepare_ctx, k0, &prob));
+  for (int i = 0; i < np && d->port_source; i++)
+    EM_TRY(d->port_source(d->prepare_ctx, k0, i, &rb[i]));
   int ns = prob.n_rhs; /* solves: one per port, or the plane wave */
   EM_CHECK(ns >= 1 && ns <= 16, EM_ERR_INPUT, "%d excitations (1..16)", ns);
   double t0 = em_wtime();

@@ -18,8 +18,8 @@ struct em_periodic {
   int32_t n_full, n_red;
   int32_t *red;  /* [n_full] reduced index of each unknown */
   int8_t *shift; /* [3 n_full] lattice multiples of d[0..2] from the root */
-  em_direct *F; /* the factor of P^T A P (periodic_solve.c), kept across
-                   frequencies: its analysis is reused */
+  em_direct *F;  /* the factor of P^T A P (periodic_solve.c), kept across
+                    frequencies: its analysis is reused */
 };
 
 /* p_k = exp(-j k_t . s_k) of unknown k at k0 */
