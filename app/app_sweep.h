@@ -31,16 +31,15 @@ em_err em_journal_sample_load(em_run *r, int k, double f, em_cplx *u, int64_t n_
 /* After a complete adaptive sweep: the sample files go (they are large). */
 void em_journal_samples_remove(const em_run *r);
 
-/* Solve frequency fi of the run and write what it gives (app/run.c). */
+/* solve.c: solve frequency fi of the run and write what it gives (post/),
+ * one progress line. */
 em_err em_run_solve_frequency(em_run *r, int fi);
-/* What frequency fi's solutions x [ns][n] give: S, Zin, far field, fields
- * (fixed: the fixed DOFs' values, NULL zero). */
-em_err em_run_post_frequency(em_run *r, int fi, const em_cplx *x, const em_cplx *fixed);
 /* A full solve at f for the adaptive sweep: u = the solutions of every
  * excitation [ns][n], y = what the ports measure [np][np]. */
 em_err em_run_solve_sample(em_run *r, double f, em_freq_result *fr, em_cplx *u, em_cplx *y);
-/* Every frequency of cfg->freq not yet in the journal, in order; journals
- * each as it completes; stops after the current frequency on SIGINT. */
+/* sweep.c: every frequency of the configuration not yet in the journal, in
+ * order; journals each as it completes; stops after the current frequency
+ * on SIGINT.  Solver/sweep adaptive: the rational model from full solves. */
 em_err em_sweep_run(em_run *r);
 
 #endif

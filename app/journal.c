@@ -44,12 +44,12 @@ em_err em_journal_key(const em_run *r, uint64_t *key) {
   /* the records are raw structs: another build may lay them out otherwise */
   size_t sz[3] = {sizeof(em_freq_result), sizeof(em_ksp_stats), sizeof(em_antenna)};
   h = fnv(h, sz, sizeof sz);
-  EM_TRY(hash_file(em_case_path(r->cs), "case", &h));
+  EM_TRY(hash_file(em_case_path(r->m.cs), "case", &h));
   /* a loaded mesh (Mesh/file) is part of the model: another file of the
      same name is another run */
-  if (r->cfg.mesh_file) EM_TRY(hash_file(r->cfg.mesh_file, "mesh", &h));
-  for (int i = 0; i < em_case_param_count(r->cs); i++) {
-    const em_param *p = em_case_param_at(r->cs, i);
+  if (r->m.cfg.mesh_file) EM_TRY(hash_file(r->m.cfg.mesh_file, "mesh", &h));
+  for (int i = 0; i < em_case_param_count(r->m.cs); i++) {
+    const em_param *p = em_case_param_at(r->m.cs, i);
     char v[64];
     h = fnv(h, p->name, strlen(p->name) + 1);
     if (p->is_string) {
@@ -81,41 +81,42 @@ static void get(rec *q, void *p, size_t n) {
 
 /* One frequency's record; with q->b NULL only its size is counted. */
 static void pack(const em_run *r, int i, rec *q) {
-  int np = r->setup.n_port;
-  const em_freq_result *fr = &r->fr[i];
+  int np = r->m.setup.n_port;
+  const em_freq_result *fr = &r->res.fr[i];
   if (np) {
-    put(q, r->S + (size_t)i * np * np, sizeof *r->S * np * np);
-    put(q, r->zin + (size_t)i * np, sizeof *r->zin * np);
-    put(q, r->zport + (size_t)i * np, sizeof *r->zport * np); /* this frequency's references */
+    put(q, r->res.S + (size_t)i * np * np, sizeof *r->res.S * np * np);
+    put(q, r->res.zin + (size_t)i * np, sizeof *r->res.zin * np);
+    /* this frequency's references */
+    put(q, r->res.zport + (size_t)i * np, sizeof *r->res.zport * np);
   }
   put(q, &fr->converged, sizeof fr->converged);
   put(q, &fr->n_solve, sizeof fr->n_solve);
   double t[5] = {fr->t_assembly, fr->t_operator, fr->t_pc, fr->t_solve, fr->t_post};
   put(q, t, sizeof t);
   put(q, fr->ksp, sizeof fr->ksp);
-  if (r->setup.n_surface) { /* the surface boundaries' losses */
+  if (r->m.setup.n_surface) { /* the surface boundaries' losses */
     put(q, &fr->p_metal, sizeof fr->p_metal);
     put(q, &fr->p_lumped, sizeof fr->p_lumped);
   }
-  if (r->ff.enabled && !r->ff.planewave) put(q, &r->ff.ant[i], sizeof r->ff.ant[i]);
-  if (r->ff.enabled && r->ff.planewave) {
-    put(q, &r->ff.rcs_back[i], sizeof(double));
-    put(q, &r->ff.rcs_fwd[i], sizeof(double));
+  if (r->m.ff.enabled && !r->m.ff.planewave) put(q, &r->res.ant[i], sizeof r->res.ant[i]);
+  if (r->m.ff.enabled && r->m.ff.planewave) {
+    put(q, &r->res.rcs_back[i], sizeof(double));
+    put(q, &r->res.rcs_fwd[i], sizeof(double));
   }
-  if (r->ff.rx) { /* a plane wave's port loads */
-    put(q, r->ff.rx + (size_t)i * np, sizeof *r->ff.rx * np);
-    put(q, r->ff.rx_power + (size_t)i * np, sizeof *r->ff.rx_power * np);
+  if (r->m.ff.planewave && np) { /* a plane wave's port loads */
+    put(q, r->res.rx + (size_t)i * np, sizeof *r->res.rx * np);
+    put(q, r->res.rx_power + (size_t)i * np, sizeof *r->res.rx_power * np);
   }
 }
 
 static void unpack(em_run *r, int i, rec *q) {
-  int np = r->setup.n_port;
-  em_freq_result *fr = &r->fr[i];
+  int np = r->m.setup.n_port;
+  em_freq_result *fr = &r->res.fr[i];
   if (np) {
-    get(q, r->S + (size_t)i * np * np, sizeof *r->S * np * np);
-    get(q, r->zin + (size_t)i * np, sizeof *r->zin * np);
-    get(q, r->zport + (size_t)i * np, sizeof *r->zport * np);
-    memcpy(r->zref, r->zport + (size_t)i * np, sizeof *r->zref * np);
+    get(q, r->res.S + (size_t)i * np * np, sizeof *r->res.S * np * np);
+    get(q, r->res.zin + (size_t)i * np, sizeof *r->res.zin * np);
+    get(q, r->res.zport + (size_t)i * np, sizeof *r->res.zport * np);
+    memcpy(r->res.zref, r->res.zport + (size_t)i * np, sizeof *r->res.zref * np);
   }
   get(q, &fr->converged, sizeof fr->converged);
   get(q, &fr->n_solve, sizeof fr->n_solve);
@@ -124,20 +125,20 @@ static void unpack(em_run *r, int i, rec *q) {
   fr->t_assembly = t[0], fr->t_operator = t[1], fr->t_pc = t[2], fr->t_solve = t[3];
   fr->t_post = t[4];
   get(q, fr->ksp, sizeof fr->ksp);
-  if (r->setup.n_surface) {
+  if (r->m.setup.n_surface) {
     get(q, &fr->p_metal, sizeof fr->p_metal);
     get(q, &fr->p_lumped, sizeof fr->p_lumped);
   }
-  if (r->ff.enabled && !r->ff.planewave) get(q, &r->ff.ant[i], sizeof r->ff.ant[i]);
-  if (r->ff.enabled && r->ff.planewave) {
-    get(q, &r->ff.rcs_back[i], sizeof(double));
-    get(q, &r->ff.rcs_fwd[i], sizeof(double));
+  if (r->m.ff.enabled && !r->m.ff.planewave) get(q, &r->res.ant[i], sizeof r->res.ant[i]);
+  if (r->m.ff.enabled && r->m.ff.planewave) {
+    get(q, &r->res.rcs_back[i], sizeof(double));
+    get(q, &r->res.rcs_fwd[i], sizeof(double));
   }
-  if (r->ff.rx) {
-    get(q, r->ff.rx + (size_t)i * np, sizeof *r->ff.rx * np);
-    get(q, r->ff.rx_power + (size_t)i * np, sizeof *r->ff.rx_power * np);
+  if (r->m.ff.planewave && np) {
+    get(q, r->res.rx + (size_t)i * np, sizeof *r->res.rx * np);
+    get(q, r->res.rx_power + (size_t)i * np, sizeof *r->res.rx_power * np);
   }
-  fr->f = r->cfg.freq[i];
+  fr->f = r->m.cfg.freq[i];
   fr->k0 = 2 * M_PI * fr->f / EM_C0;
   fr->resumed = 1;
 }
@@ -149,9 +150,7 @@ static size_t rec_size(const em_run *r) {
 }
 
 static em_err journal_path(const em_run *r, char *buf, size_t n) {
-  int k = snprintf(buf, n, "%s/%s", r->out_dir, EM_JOURNAL_NAME);
-  EM_CHECK(k > 0 && (size_t)k < n, EM_ERR_INPUT, "output path %s is too long", r->out_dir);
-  return EM_OK;
+  return em_outdir_path(&r->out, EM_JOURNAL_NAME, buf, n);
 }
 
 em_err em_journal_write(const em_run *r, const uint8_t *done) {
@@ -167,13 +166,13 @@ em_err em_journal_write(const em_run *r, const uint8_t *done) {
     return err;
   }
   fprintf(o.f, "%s\nkey %016llx\ncase %s\nlayout %d %d %zu\n", JOURNAL_MAGIC,
-          (unsigned long long)r->journal_key, em_case_path(r->cs), r->cfg.n_freq, r->setup.n_port,
-          sz);
-  for (int i = 0; i < r->cfg.n_freq; i++) {
+          (unsigned long long)r->journal_key, em_case_path(r->m.cs), r->m.cfg.n_freq,
+          r->m.setup.n_port, sz);
+  for (int i = 0; i < r->m.cfg.n_freq; i++) {
     if (!done[i]) continue;
     q.n = 0;
     pack(r, i, &q);
-    fprintf(o.f, "freq %d %.17g ", i, r->cfg.freq[i]);
+    fprintf(o.f, "freq %d %.17g ", i, r->m.cfg.freq[i]);
     for (size_t k = 0; k < q.n; k++) fprintf(o.f, "%02x", q.b[k]);
     fputc('\n', o.f);
   }
@@ -204,9 +203,9 @@ static em_err check_header(const em_run *r, FILE *f, const char *path, size_t sz
            path, line + 5, key, (unsigned long long)r->journal_key);
   EM_CHECK(fgets(line, sizeof line, f) && sscanf(line, "layout %d %d %zu", &nf, &np, &rs) == 3,
            EM_ERR_INPUT, "journal %s: no layout line", path);
-  EM_CHECK(nf == r->cfg.n_freq && np == r->setup.n_port && rs == sz, EM_ERR_INPUT,
+  EM_CHECK(nf == r->m.cfg.n_freq && np == r->m.setup.n_port && rs == sz, EM_ERR_INPUT,
            "journal %s: %d frequencies, %d ports, %zu-byte records; this run has %d, %d, %zu", path,
-           nf, np, rs, r->cfg.n_freq, r->setup.n_port, sz);
+           nf, np, rs, r->m.cfg.n_freq, r->m.setup.n_port, sz);
   return EM_OK;
 }
 
@@ -217,7 +216,7 @@ static em_err read_record(em_run *r, const char *line, const char *path, rec *q,
   double fhz;
   EM_CHECK(sscanf(line, "freq %d %lg %n", &i, &fhz, &off) == 2 && off > 0, EM_ERR_INPUT,
            "journal %s: a malformed line", path);
-  EM_CHECK(i >= 0 && i < r->cfg.n_freq && fhz == r->cfg.freq[i], EM_ERR_INPUT,
+  EM_CHECK(i >= 0 && i < r->m.cfg.n_freq && fhz == r->m.cfg.freq[i], EM_ERR_INPUT,
            "journal %s: frequency %d (%.17g Hz) is not this run's", path, i, fhz);
   const char *h = line + off;
   for (size_t k = 0; k < q->cap; k++) {
@@ -227,7 +226,7 @@ static em_err read_record(em_run *r, const char *line, const char *path, rec *q,
   }
   q->n = 0;
   unpack(r, i, q);
-  em_app_flag_frequency(r, i); /* the flags of the row, as when it was solved */
+  em_post_flag(&r->res, r->log, i); /* the flags of the row, as when it was solved */
   *fi = i;
   return EM_OK;
 }
@@ -264,9 +263,9 @@ em_err em_journal_read(em_run *r, uint8_t *done, int *n_done) {
 #define SAMPLE_MAGIC "emsolve sample 1\n"
 
 static em_err sample_path(const em_run *r, int k, char *buf, size_t n) {
-  int w = snprintf(buf, n, "%s/sweep.sample%d.bin", r->out_dir, k);
-  EM_CHECK(w > 0 && (size_t)w < n, EM_ERR_INPUT, "output path %s is too long", r->out_dir);
-  return EM_OK;
+  char name[64];
+  snprintf(name, sizeof name, "sweep.sample%d.bin", k);
+  return em_outdir_path(&r->out, name, buf, n);
 }
 
 typedef struct {
@@ -282,7 +281,7 @@ em_err em_journal_sample_save(const em_run *r, int k, const em_cplx *u, int64_t 
                               const em_cplx *y, int64_t n_y) {
   char path[1200];
   EM_TRY(sample_path(r, k, path, sizeof path));
-  const em_freq_result *fr = &r->sample[k];
+  const em_freq_result *fr = &r->res.sample[k];
   sample_head h = {r->journal_key,
                    k,
                    fr->f,
@@ -309,7 +308,7 @@ em_err em_journal_sample_load(em_run *r, int k, double f, em_cplx *u, int64_t n_
   FILE *fp = fopen(path, "rb");
   if (!fp) return EM_OK;
   sample_head h;
-  em_freq_result *fr = &r->sample[k];
+  em_freq_result *fr = &r->res.sample[k];
   size_t ml = strlen(SAMPLE_MAGIC);
   int ok = fread(magic, 1, ml, fp) == ml && !memcmp(magic, SAMPLE_MAGIC, ml) &&
            fread(&h, sizeof h, 1, fp) == 1;
@@ -345,6 +344,6 @@ em_err em_journal_sample_load(em_run *r, int k, double f, em_cplx *u, int64_t n_
 
 void em_journal_samples_remove(const em_run *r) {
   char path[1200];
-  for (int k = 0; k < r->n_samples; k++)
+  for (int k = 0; k < r->res.n_samples; k++)
     if (!sample_path(r, k, path, sizeof path)) remove(path);
 }

@@ -1,7 +1,7 @@
 /* main.c - emsolve: parse the command line, run, report errors. */
 #include <stdio.h>
 
-#include "app_ff.h"
+#include "app_impl.h"
 #include "psweep.h"
 
 int main(int argc, char **argv) {

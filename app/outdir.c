@@ -86,7 +86,7 @@ static void remove_outputs(const char *dir, const char *name, const em_log *log)
 /* O_EXCL lock holding the pid; a lock whose process is gone is stale. */
 static em_err lock(em_run *r) {
   char path[1100];
-  snprintf(path, sizeof path, "%s/%s", r->out_dir, LOCK_NAME);
+  snprintf(path, sizeof path, "%s/%s", r->out.dir, LOCK_NAME);
   for (int attempt = 0; attempt < 2; attempt++) {
     int fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0644);
     if (fd >= 0) {
@@ -110,7 +110,7 @@ static em_err lock(em_run *r) {
     EM_CHECK(!alive, EM_ERR_INPUT,
              "output directory %s is in use by another emsolve run (pid %ld, lock file %s): "
              "wait for it, or give this run its own --out DIR",
-             r->out_dir, pid, path);
+             r->out.dir, pid, path);
     em_log_verbose(r->log, "removing the stale lock %s (pid %ld is gone)", path, pid);
     unlink(path);
   }
@@ -120,36 +120,37 @@ static em_err lock(em_run *r) {
 em_err em_app_outdir_open(em_run *r) {
   const em_app_args *a = r->args;
   if (a->out_dir)
-    snprintf(r->out_dir, sizeof r->out_dir, "%s", a->out_dir);
+    snprintf(r->out.dir, sizeof r->out.dir, "%s", a->out_dir);
   else
-    snprintf(r->out_dir, sizeof r->out_dir, "out/%s", em_case_name(r->cs));
+    snprintf(r->out.dir, sizeof r->out.dir, "out/%s", em_case_name(r->m.cs));
   struct stat st;
-  r->made_out_dir = stat(r->out_dir, &st) != 0;
-  EM_TRY(em_mkdir_p(r->out_dir));
+  r->made_out_dir = stat(r->out.dir, &st) != 0;
+  EM_TRY(em_mkdir_p(r->out.dir));
   EM_TRY(lock(r));
   return EM_OK;
 }
 
 void em_app_outdir_clear(em_run *r) {
-  remove_outputs(r->out_dir, em_case_name(r->cs), r->log);
+  remove_outputs(r->out.dir, em_case_name(r->m.cs), r->log);
 }
 
 void em_app_outdir_close(em_run *r, em_err err) {
   char path[1400];
   if (err) {
-    for (int i = 0; i < r->n_files; i++) {
-      snprintf(path, sizeof path, "%s/%s", r->out_dir, r->files[i]);
+    for (int i = 0; i < r->out.n_files; i++) {
+      snprintf(path, sizeof path, "%s/%s", r->out.dir, r->out.files[i]);
       unlink(path);
     }
     if (r->dumped) unlink(r->args->dump_matrix);
-    if (r->n_files || r->dumped)
-      em_log_info(r->log, "the run failed: removed the %d files it wrote", r->n_files + r->dumped);
+    if (r->out.n_files || r->dumped)
+      em_log_info(r->log, "the run failed: removed the %d files it wrote",
+                  r->out.n_files + r->dumped);
   }
   if (r->locked) {
-    snprintf(path, sizeof path, "%s/%s", r->out_dir, LOCK_NAME);
+    snprintf(path, sizeof path, "%s/%s", r->out.dir, LOCK_NAME);
     unlink(path);
     r->locked = 0;
   }
   /* a failed run leaves no empty output directory behind */
-  if (err && r->made_out_dir) rmdir(r->out_dir);
+  if (err && r->made_out_dir) rmdir(r->out.dir);
 }

@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "app_ff.h" /* em_app_plot */
+#include "app_impl.h" /* em_app_plot */
 #include "psweep.h"
 
 enum { MAX_AXES = EM_PSWEEP_MAX_AXES, MAX_VALUES = 1000, MAX_RES = 8, KEY_LEN = 2048 };

@@ -44,7 +44,7 @@ em_err em_psweep_declared_axes(const em_app_args *a, const em_psweep_args *ps, c
                                char (*spec)[4096], int *n, int *plots) {
   *n = 0;
   int n_spec;
-  const em_param_spec *specs = em_app_specs(&n_spec);
+  const em_param_spec *specs = em_params_specs(&n_spec);
   em_case *c = NULL;
   em_log quiet = *log;
   quiet.level = log->level >= EM_LOG_VERBOSE ? log->level : EM_LOG_QUIET;

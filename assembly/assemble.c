@@ -18,8 +18,6 @@ void em_system_destroy(em_system **sys) {
 
 static em_err check_problem(const em_mesh *m, const em_dofmap *d, const em_problem *prob) {
   EM_CHECK(m && d && prob, EM_ERR_ARG, "assemble: NULL mesh, dofmap or problem");
-  EM_CHECK(prob->order == d->order, EM_ERR_ARG, "problem order %d differs from the dofmap's %d",
-           prob->order, d->order);
   EM_CHECK(prob->material, EM_ERR_ARG, "problem without a material function");
   EM_CHECK(isfinite(prob->k0) && prob->k0 >= 0, EM_ERR_INPUT, "wavenumber k0 = %g is not >= 0",
            prob->k0);
@@ -78,9 +76,9 @@ static int finite3(const em_cplx v[3]) {
 
 /* int f . w_i + int h . curl w_i over tet t into column 0 (degree 2p+2,
  * capped by the table); f from source and tet_source, h from tet_source. */
-static em_err source(const em_mesh *m, const em_problem *prob, int32_t t, const int32_t *code,
-                     em_cplx *b) {
-  int p = prob->order, n = em_basis_count(p);
+static em_err source(const em_mesh *m, const em_problem *prob, int p, int32_t t,
+                     const int32_t *code, em_cplx *b) {
+  int n = em_basis_count(p);
   int deg = 2 * p + 2 > EM_QUAD_MAX_DEGREE ? EM_QUAD_MAX_DEGREE : 2 * p + 2;
   em_quad q;
   EM_TRY(em_quad_tet(deg, &q));
@@ -151,7 +149,7 @@ static em_err do_tet(const em_mesh *m, const em_dofmap *d, const em_problem *pro
   em_dofmap_tet(d, m, t, code);
   EM_TRY(element(m, prob, ref, t, w));
   scatter(m, d, pat, t, w->A, code, sys->fixed, sys->n_rhs, sys->A, sys->b);
-  if (prob->source || prob->tet_source) EM_TRY(source(m, prob, t, code, sys->b));
+  if (prob->source || prob->tet_source) EM_TRY(source(m, prob, d->order, t, code, sys->b));
   return EM_OK;
 }
 
@@ -283,8 +281,6 @@ em_err em_assemble_with(em_assembler *a, const em_problem *prob, const em_log *l
   const em_mesh *m = a->m;
   const em_dofmap *d = a->d;
   EM_TRY(check_problem(m, d, prob));
-  EM_CHECK(prob->order == d->order, EM_ERR_ARG, "assemble: problem order %d, DOF map order %d",
-           prob->order, d->order);
   double t0 = em_wtime();
   em_err err = EM_OK;
   em_system *sys = NULL;
@@ -338,7 +334,7 @@ em_err em_assemble_with(em_assembler *a, const em_problem *prob, const em_log *l
         } else {
           int32_t code[EM_NB_MAX];
           em_dofmap_tet(d, m, t, code);
-          e = source(m, prob, t, code, sys->b);
+          e = source(m, prob, d->order, t, code, sys->b);
         }
         if (e) {
 #pragma omp critical(em_assemble_bad)
@@ -368,7 +364,7 @@ em_err em_assemble_with(em_assembler *a, const em_problem *prob, const em_log *l
       em_dofmap_tet(d, m, bad, code);
       EM_TRY_GOTO(err, em_calloc(&scratch, (size_t)d->n_dof + 1, sizeof *scratch, "scratch"),
                   bad_done);
-      err = source(m, prob, bad, code, scratch);
+      err = source(m, prob, d->order, bad, code, scratch);
       em_free(&scratch);
       if (err) goto bad_done;
     }

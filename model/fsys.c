@@ -74,20 +74,23 @@ void em_abc_free(em_robin *rb, int n) {
 }
 
 em_err em_fsys_create(const em_fsys_desc *d, em_fsys **out) {
-  EM_CHECK(d->n_port >= 0 && d->n_port <= 16, EM_ERR_ARG, "%d ports (at most 16)", d->n_port);
+  EM_CHECK(d->mesh && d->dofs && d->setup && d->solve, EM_ERR_ARG,
+           "problem object without a mesh, unknowns, setup or solver options");
+  const em_setup *su = d->setup;
+  EM_CHECK(su->n_port >= 0 && su->n_port <= 16, EM_ERR_ARG, "%d ports (at most 16)", su->n_port);
   em_fsys *s = NULL;
   em_err err = EM_OK;
   EM_TRY(em_calloc(&s, 1, sizeof *s, "frequency system"));
   s->d = *d;
   const em_mesh *m = d->mesh;
-  if (d->pml) {
+  if (su->has_pml) {
     EM_TRY_GOTO(err, em_calloc(&s->vary, (size_t)m->n_tet, 1, "PML tets"), fail);
-    for (int32_t t = 0; t < m->n_tet; t++) s->vary[t] = (uint8_t)d->medium[m->tet_group[t]].is_pml;
+    for (int32_t t = 0; t < m->n_tet; t++) s->vary[t] = (uint8_t)su->medium[m->tet_group[t]].is_pml;
   }
   EM_TRY_GOTO(err, em_assembler_create(m, d->dofs, &s->asm_), fail);
   EM_TRY_GOTO(err,
-              em_abc_robins(m, d->medium, d->abc_face, d->n_abc, 1.0, s->abc,
-                            FSYS_MAX_ROBIN - d->n_port, &s->n_abc_terms),
+              em_abc_robins(m, su->medium, su->abc_face, su->n_abc, 1.0, s->abc,
+                            FSYS_MAX_ROBIN - su->n_port, &s->n_abc_terms),
               fail);
   *out = s;
   return EM_OK;
@@ -130,14 +133,14 @@ static em_err pml_coarse_rows(em_fsys *s) {
   int32_t n = d->dofs->n_dof, code[64];
   EM_TRY(em_calloc(&s->pml_rows, (size_t)n + 1, 1, "PML unknowns"));
   for (int32_t t = 0; t < d->mesh->n_tet; t++) {
-    if (!d->medium[d->mesh->tet_group[t]].is_pml) continue;
+    if (!d->setup->medium[d->mesh->tet_group[t]].is_pml) continue;
     em_dofmap_tet(d->dofs, d->mesh, t, code);
-    for (int k = 0; k < em_basis_count(d->order); k++) {
+    for (int k = 0; k < em_basis_count(d->dofs->order); k++) {
       if (code[k] < 0) continue;
       int32_t row = s->perm[code[k]];
       int g = 0;
       while (g + 1 < s->Ap->nb && row >= s->Ap->offset[g + 1]) g++;
-      if (g < d->pmg_pml_coarse) s->pml_rows[row] = 1;
+      if (g < d->solve->pmg_pml_coarse) s->pml_rows[row] = 1;
     }
   }
   return EM_OK;
@@ -168,11 +171,11 @@ static em_err precondition(em_fsys *s, const em_log *log) {
   const em_fsys_desc *d = &s->d;
   const em_csr *A = NULL;
   em_err err = EM_OK;
-  em_pc_opts pco = d->pc;
+  em_pc_opts pco = d->solve->pc;
   pco.backend = d->backend;
   pco.pmg.nb = s->Ap->nb; /* the V-cycle's levels: the order groups */
   memcpy(pco.pmg.offset, s->Ap->offset, sizeof pco.pmg.offset);
-  if (d->pmg_pml_coarse && d->pml && !s->pml_rows) EM_TRY(pml_coarse_rows(s));
+  if (d->solve->pmg_pml_coarse && d->setup->has_pml && !s->pml_rows) EM_TRY(pml_coarse_rows(s));
   pco.pmg.coarse_rows = s->pml_rows;
   /* the residuals from the Krylov operator, filled once it exists (after
      this at the first frequency: see em_fsys_solve) */
@@ -191,12 +194,12 @@ static em_err precondition(em_fsys *s, const em_log *log) {
     err = em_pc_update(s->pc, A, log);
   } else {
     err = em_pc_create(A, &pco, log, &s->pc);
-    if (err == EM_ERR_MEMORY && d->pc_auto) {
+    if (err == EM_ERR_MEMORY && d->solve->pc_auto) {
       em_pc_type next = s->Ap->nb >= 2 ? EM_PC_PMG : EM_PC_ILU0;
       em_log_warn(log, "%s; auto: %s instead", em_error_message(), em_pc_type_name(next));
       em_error_clear();
       pco.type = next;
-      if (next == EM_PC_ILU0 && d->ordering_auto) pco.ordering = EM_ORDERING_RCM;
+      if (next == EM_PC_ILU0 && d->solve->ordering_auto) pco.ordering = EM_ORDERING_RCM;
       err = em_pc_create(A, &pco, log, &s->pc);
     }
   }
@@ -215,7 +218,7 @@ static em_err solve_all(em_fsys *s, const em_system *sys, int ns, const em_log *
   EM_TRY(em_blockop_operator(s->op, &A));
   EM_TRY_GOTO(err, em_calloc(&bp, (size_t)n, sizeof *bp, "right-hand side"), done);
   EM_TRY_GOTO(err, em_calloc(&xp, (size_t)n, sizeof *xp, "solution"), done);
-  em_ksp_opts ko = d->ksp;
+  em_ksp_opts ko = d->solve->ksp;
   ko.log = log;
   ko.log_every = log && log->level >= EM_LOG_VERBOSE ? 10 : 100;
   st->converged = 1;
@@ -225,7 +228,8 @@ static em_err solve_all(em_fsys *s, const em_system *sys, int ns, const em_log *
       bp[perm[i]] = sys->b[(size_t)e * n + i];
       xp[i] = 0;
     }
-    const char *what = d->n_port && !d->port_source ? d->port[e].name : "the plane wave";
+    const char *what =
+        d->setup->n_port && !d->port_source ? d->setup->port[e].name : "the plane wave";
     em_log_info(log, "solving for %s (%d unknowns)", what, n);
     EM_TRY_GOTO(err, em_ksp_solve(&A, s->pc, bp, xp, &ko, &st->ksp[e]), done);
     for (int32_t i = 0; i < n; i++) x[(size_t)e * n + i] = xp[perm[i]];
@@ -354,7 +358,7 @@ em_err em_fsys_solve(em_fsys *s, double f, const em_log *log, em_fsys_stats *st,
                      em_system **sys_out, em_cplx **x_out) {
   const em_fsys_desc *d = &s->d;
   double k0 = 2 * M_PI * f / EM_C0;
-  int np = d->n_port;
+  int np = d->setup->n_port;
   em_robin rb[FSYS_MAX_ROBIN];
   em_system *sys = NULL;
   em_cplx *x = NULL;
@@ -363,24 +367,24 @@ em_err em_fsys_solve(em_fsys *s, double f, const em_log *log, em_fsys_stats *st,
   /* the frequency's Robin terms: each port's (its own right-hand side
      column) and the ABC's, gamma proportional to k0 */
   for (int i = 0; i < np; i++) {
-    EM_TRY(em_port_set_frequency(&d->port[i], k0));
+    EM_TRY(em_port_set_frequency(&d->setup->port[i], k0));
     if (d->port_source) /* a plane wave drives: the ports are its loads */
-      em_port_robin_load(&d->port[i], &rb[i]);
+      em_port_robin_load(&d->setup->port[i], &rb[i]);
     else
-      em_port_robin(&d->port[i], 1, i, &rb[i]);
+      em_port_robin(&d->setup->port[i], 1, i, &rb[i]);
   }
   for (int i = 0; i < s->n_abc_terms; i++) {
     rb[np + i] = s->abc[i];
     rb[np + i].gamma *= k0;
   }
   int n_rb = np + s->n_abc_terms; /* then the surface impedances and lumped sheets */
-  EM_CHECK(n_rb + d->n_surface <= FSYS_MAX_ROBIN, EM_ERR_INPUT,
+  int n_sf = d->setup->n_surface;
+  EM_CHECK(n_rb + n_sf <= FSYS_MAX_ROBIN, EM_ERR_INPUT,
            "%d ports, %d ABC media and %d surface boundaries: at most %d Robin terms", np,
-           s->n_abc_terms, d->n_surface, FSYS_MAX_ROBIN);
-  for (int i = 0; i < d->n_surface; i++) em_surface_robin(&d->surface[i], k0, &rb[n_rb++]);
-  em_media media = {d->mesh, d->medium, d->pml, k0};
+           s->n_abc_terms, n_sf, FSYS_MAX_ROBIN);
+  for (int i = 0; i < n_sf; i++) em_surface_robin(&d->setup->surface[i], k0, &rb[n_rb++]);
+  em_media media = {d->mesh, d->setup->medium, d->setup->has_pml ? &d->setup->pml : NULL, k0};
   em_problem prob = {.k0 = k0,
-                     .order = d->order,
                      .material = em_media_material,
                      .material_ctx = &media,
                      .tet_vary = s->vary,
@@ -412,7 +416,7 @@ em_err em_fsys_solve(em_fsys *s, double f, const em_log *log, em_fsys_stats *st,
   /* the operator wants its rows sorted (sliced formats): the order depends
      on the pattern only, planned once */
   t0 = em_wtime();
-  em_blockop_opts bop = d->bop;
+  em_blockop_opts bop = d->solve->bop;
   bop.backend = d->backend;
   bop.prec = EM_PREC_DOUBLE;
   int first = !s->op;

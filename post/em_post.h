@@ -7,7 +7,9 @@
 
 #include "em_assembly.h"
 #include "em_core.h"
+#include "em_eigen.h"
 #include "em_mesh.h"
+#include "em_model.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -225,7 +227,7 @@ em_err em_port_flux(const em_port *p, const em_mesh *m, const em_dofmap *d, cons
  * powers count that half; otherwise a mirrored model radiates into the
  * whole sphere and the surface power is that of the whole (2^mirrors times
  * the power through the faces). */
-typedef enum em_mirror { EM_MIRROR_NONE = 0, EM_MIRROR_PEC, EM_MIRROR_PMC } em_mirror;
+/* em_mirror: em_model.h (Farfield/mirror_*). */
 
 typedef struct em_nf2ff {
   double k0, k, eta;   /* free-space and medium wavenumbers (rad/m), eta (ohm) */
@@ -423,6 +425,112 @@ double em_res_q(int n, const double *f, const double *zr, const double *zi, doub
  * |S11|^2, reported in dB) with their -10 dB band.  Returns the counts. */
 void em_res_find(int n, const double *f, const em_cplx *s11, double z0, int max_out,
                  em_resonance *zpk, int *n_zpk, em_resonance *smin, int *n_smin);
+
+/* ------------------------------------------------------ a run's outputs
+ *
+ * What a run writes, read from the problem of its mesh (em_model, model/)
+ * and its results (em_results): one entry point per frequency
+ * (em_post_frequency: port quantities, flags, far field, fields, the line
+ * probe, the PML's reflection estimate), one at the end of a sweep
+ * (em_post_finish: Touchstone, ports.csv, summary.json, the tables on
+ * stdout), one for the modes of an eigen run (em_post_modes). */
+
+/* The output directory.  Every writer takes its path from em_outdir_path
+ * (the one place that joins the directory and a name: a staged run
+ * redirects it there) and records with em_outdir_add what it wrote
+ * (summary.json's "outputs"; a failed run removes them). */
+#define EM_OUTDIR_MAX_FILES 64
+typedef struct em_outdir {
+  char dir[1024];
+  int n_files;
+  char files[EM_OUTDIR_MAX_FILES][256]; /* relative to dir */
+} em_outdir;
+
+/* path = dir/name; EM_ERR_INPUT when it does not fit n. */
+em_err em_outdir_path(const em_outdir *o, const char *name, char *path, size_t n);
+/* name joins the list of this run's outputs. */
+em_err em_outdir_add(em_outdir *o, const char *name);
+/* "5.75GHz": a frequency in output file names. */
+void em_post_freq_tag(double f, char *buf, size_t n);
+
+/* What one frequency produced. */
+typedef struct em_freq_result {
+  double f;                                             /* Hz */
+  double k0;                                            /* rad/m */
+  double t_assembly, t_operator, t_pc, t_solve, t_post; /* seconds */
+  em_pc_info pc;
+  em_ksp_stats ksp[EM_MAX_PORTS]; /* one solve per excited port */
+  int n_solve;
+  int converged;   /* every solve converged */
+  int resumed;     /* read from the journal of an earlier run (--resume) */
+  int from_model;  /* adaptive sweep: evaluated from the rational model */
+  double pml_wall; /* <|E|^2> at the PML's outer wall / at its interface
+                      (first excitation; NaN: no PML), model/pml_wall.c */
+  char fields[64]; /* the fields file of this frequency, "" when none */
+  double p_metal;  /* W dissipated by the surface impedances (first
+                      excitation; NaN: none) */
+  double p_lumped; /* W dissipated by the lumped R, L, C sheets */
+} em_freq_result;
+
+/* The results of a sweep, frequency by frequency. */
+typedef struct em_results {
+  int n_freq, n_port;
+  const double *freq;         /* [n_freq] Hz: the configuration's */
+  em_cplx *S;                 /* [n_freq][n_port][n_port] */
+  double *zref;               /* [n_port]: the last frequency's (summary) */
+  double *zport;              /* [n_freq][n_port]: each frequency's reference of S */
+  int *flag;                  /* [n_freq]: EM_PORTS_FLAG_* (not converged, |S_pp| > 1) */
+  int flagged;                /* some frequency is flagged: exit code 3 */
+  em_cplx *zin;               /* [n_freq][n_port] */
+  em_freq_result *fr;         /* [n_freq] */
+  int n_done;                 /* frequencies finished */
+  em_antenna *ant;            /* [n_freq] antenna figures (far field with ports) */
+  double *rcs_back, *rcs_fwd; /* [n_freq] m^2 (plane wave; NaN until computed) */
+  em_cplx *rx;                /* [n_freq][n_port] a plane wave's ports (matched loads):
+                                 wave port the outgoing modal amplitude (sqrt W),
+                                 lumped the load voltage (V) */
+  double *rx_power;           /* [n_freq][n_port] W into each load */
+  /* the adaptive sweep */
+  int n_samples;                      /* full solves so far */
+  em_freq_result *sample;             /* [Solver/sweep_max_solves] each full solve */
+  double sweep_estimate, sweep_check; /* final error estimate and check */
+  int sweep_converged;
+} em_results;
+
+em_err em_results_alloc(em_results *r, const em_run_config *cfg, int n_port);
+void em_results_free(em_results *r);
+
+/* What the ports measure on the solutions x [n_port][n_dof] (fixed: the
+ * fixed DOFs' values, NULL zero): meas[e][j], port j with port e driven. */
+em_err em_post_measure(const em_model *m, const em_cplx *x, const em_cplx *fixed, em_cplx *meas);
+/* Frequency fi's S, Zin and references from the measurements (the ports
+ * set to fi's frequency), and its flags, warned about. */
+em_err em_post_ports(const em_model *m, em_results *res, const em_log *log, int fi,
+                     const em_cplx *meas);
+/* The flags of frequency fi (not converged, a reflection above 1), each
+ * warned about (tables.c; also for a row read back from a journal). */
+void em_post_flag(em_results *r, const em_log *log, int fi);
+/* S at f from measurements y [np][np] (the adaptive sweep's outputs). */
+em_err em_post_sparams_at(const em_model *m, double f, const em_cplx *y, em_cplx *S);
+/* Everything frequency fi's solutions x [ns][n_dof] give: port quantities,
+ * flags, far field and its files, fields_<f>.vtk, line_<f>.csv, the PML's
+ * reflection estimate; res->fr[fi].t_post. */
+em_err em_post_frequency(const em_model *m, em_results *res, em_outdir *out, const em_log *log,
+                         int fi, const em_cplx *x, const em_cplx *fixed);
+/* The NF2FF surface of m->ff exists and lies in one lossless medium:
+ * checked before any solve (ff_frequency.c); the far field's line on log. */
+em_err em_post_ff_check(const em_model *m, const em_log *log);
+/* After the sweep: the Touchstone file(s), ports.csv, summary.json (t_start:
+ * when the run began), the port and far-field tables on f. */
+em_err em_post_finish(const em_model *m, em_results *res, em_outdir *out, double t_start, FILE *f);
+/* summary.json alone (summary.c). */
+em_err em_post_summary(const em_model *m, const em_results *res, const em_outdir *out,
+                       double t_start);
+/* The modes of an eigen run (modes.c): per mode f, Q, the residual, the
+ * electric energy per volume group and in the PML, a flag and the dominant
+ * dipole of the dielectric; modes.csv, mode_<i>.vtk, the table on f.  Each
+ * mode's phase is turned so its largest entry is real (er->x changes). */
+em_err em_post_modes(const em_model *m, em_eigen_result *er, em_outdir *out, FILE *f);
 
 #ifdef __cplusplus
 }

@@ -226,8 +226,8 @@ static void rotation(void) {
 
 /* Volume of the ball by the mapped quadrature (curved) and the vertices
  * (straight) on a Gmsh mesh of size h. */
-static void ball_volume(double h, double *v_curved, double *v_straight, int *n_tet, double *a_curved,
-                        double *a_straight) {
+static void ball_volume(double h, double *v_curved, double *v_straight, int *n_tet,
+                        double *a_curved, double *a_straight) {
   em_param_override over = {"Geometry/h", 0, h, NULL};
   em_case *c = NULL;
   REQUIRE_OK(em_case_open(data_path("case_ball.geo"), 1, &over, 0, NULL, NULL, &c));
@@ -266,8 +266,7 @@ static void ball_volume(double h, double *v_curved, double *v_straight, int *n_t
       ac += qt.w[k] * da;
       /* the normal points out of the ball: along x, up to the curvature */
       double r = sqrt(x[0] * x[0] + x[1] * x[1] + x[2] * x[2]);
-      EXPECT((x[0] * n[0] + x[1] * n[1] + x[2] * n[2]) / r > 0.9, "face %d: normal not outward",
-             f);
+      EXPECT((x[0] * n[0] + x[1] * n[1] + x[2] * n[2]) / r > 0.9, "face %d: normal not outward", f);
     }
     g.curved = 0; /* the flat triangle */
     double lam[4], x[3], grad[4][3], da, n[3], mu[3] = {1.0 / 3, 1.0 / 3, 1.0 / 3};
@@ -287,9 +286,10 @@ static void ball(void) {
     ball_volume(H[i], &vc, &vs, &nt, &ac, &as);
     ec[i] = fabs(vc - V) / V, es[i] = fabs(vs - V) / V;
     fc[i] = fabs(ac - A) / A, fs[i] = fabs(as - A) / A;
-    printf("ball h %.3f: %d tets, volume error curved %.3e, straight %.3e; area error curved "
-           "%.3e, straight %.3e\n",
-           H[i], nt, ec[i], es[i], fc[i], fs[i]);
+    printf(
+        "ball h %.3f: %d tets, volume error curved %.3e, straight %.3e; area error curved "
+        "%.3e, straight %.3e\n",
+        H[i], nt, ec[i], es[i], fc[i], fs[i]);
   }
   double ra = log(fc[1] / fc[2]) / log(2), rf = log(fs[1] / fs[2]) / log(2);
   printf("area rates on the last halving (em_tet_face_at): curved %.2f, straight %.2f\n", ra, rf);
@@ -399,8 +399,7 @@ static void robin_curved(void) {
   em_dofmap *d = NULL;
   REQUIRE_OK(em_dofmap_build(m, 2, NULL, &d));
   em_robin r = {.group = em_mesh_group_find(m, "xmin", 2), .gamma = I};
-  em_problem prob = {
-      .k0 = 1, .order = 2, .material = iso_fn, .n_robin = 1, .robin = &r, .n_rhs = 1};
+  em_problem prob = {.k0 = 1, .material = iso_fn, .n_robin = 1, .robin = &r, .n_rhs = 1};
   em_system *s0 = NULL, *s1 = NULL;
   REQUIRE_OK(em_assemble(m, d, &prob, NULL, &s0));
   int bent = 0; /* now bend one edge of xmin outwards */

@@ -29,7 +29,7 @@ static em_blockmat *system_of(int p, double k0, int pec, em_mesh **mout) {
   for (int32_t f = 0; pec && f < m->n_face; f++) ff[f] = m->face_tet[2 * f + 1] < 0;
   em_dofmap *d = NULL;
   REQUIRE_OK(em_dofmap_build(m, p, ff, &d));
-  em_problem prob = {.k0 = k0, .order = p, .material = lossy, .n_rhs = 1};
+  em_problem prob = {.k0 = k0, .material = lossy, .n_rhs = 1};
   em_system *sys = NULL;
   REQUIRE_OK(em_assemble(m, d, &prob, NULL, &sys));
   em_blockmat *B = sys->A;
