@@ -275,7 +275,7 @@ static em_err report_modes(em_run *r, em_eigen_result *er) {
     char title[128];
     snprintf(title, sizeof title, "%s mode %d, f = %.6g%+.4gj GHz", em_case_name(r->cs), i + 1,
              creal(mi[i].f) * 1e-9, cimag(mi[i].f) * 1e-9);
-    em_vtk_opts vo = {r->cfg.vtk_binary, r->cfg.subdiv, title, 0};
+    em_vtk_opts vo = {r->cfg.vtk_binary, r->cfg.subdiv, title, 0, NULL};
     EM_TRY_GOTO(err, em_vtk_write(path, m, sample, &fc, &vo), done);
   }
   printf("# %s: %d eigenmodes nearest %.6g GHz (order %d, %d unknowns)\n", em_case_name(r->cs), n,

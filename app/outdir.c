@@ -55,7 +55,7 @@ em_err em_app_check_signal(void) {
 static int is_output(const char *f, const char *name) {
   static const char *const pat[] = {
       "fields_*.vtk", "line_*.csv", "farfield_*.csv", "pattern_*.csv", "pattern_*.vtk",
-      "rcs_*.csv",    "rcs_*.vtk",  "antenna.csv",    "ports.csv",     "summary.json"};
+      "rcs_*.csv",    "rcs_*.vtk",  "antenna.csv",    "ports.csv",     "summary.json", "adapt.csv"};
   for (size_t k = 0; k < sizeof pat / sizeof pat[0]; k++)
     if (!fnmatch(pat[k], f, 0)) return 1;
   size_t n = strlen(name);

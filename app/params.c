@@ -4,6 +4,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "app_adapt.h"
 #include "app_ff.h"
 
 #define NUM(n, v, u, h) \
@@ -127,7 +128,8 @@ static const em_param_spec SPECS[] = {
     NUM("Output/line_to_x", 0, "model units", "line end x (model units)"),
     NUM("Output/line_to_y", 0, "model units", "line end y"),
     NUM("Output/line_to_z", 0, "model units", "line end z"),
-    EM_APP_FF_SPECS /* app_ff.h */
+    EM_APP_FF_SPECS    /* app_ff.h (ends with a comma) */
+    EM_APP_ADAPT_SPECS /* app_adapt.h */
 };
 
 const em_param_spec *em_app_specs(int *n) {

@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "app_adapt.h"
 #include "app_sweep.h"
 
 typedef struct {
@@ -125,6 +126,27 @@ static em_err solve_at(em_run *r, double f, int first, em_freq_result *fr, em_sy
   return EM_OK;
 }
 
+/* eta_T of the solutions x at f (model/estimate.c): the VTK's cell field
+ * "error".  An estimate that cannot be made costs the field, not the run. */
+static double *error_field(em_run *r, double f, const em_cplx *x, const em_cplx *fixed) {
+  double *eta = NULL;
+  em_estimate_info info;
+  int ns = r->setup.n_port ? r->setup.n_port : 1; /* the ports, or the plane wave */
+  em_err err = em_calloc(&eta, (size_t)r->mesh->n_tet, sizeof *eta, "error indicators");
+  if (!err)
+    err = em_setup_estimate(r->mesh, r->dofs, &r->setup, f, ff_prepare, r, x, ns, fixed, eta, &info);
+  if (err) {
+    em_log_warn(r->log, "%s; the VTK file has no error field", em_error_message());
+    em_error_clear();
+    em_free(&eta);
+    return NULL;
+  }
+  for (int32_t t = 0; t < r->mesh->n_tet; t++) eta[t] = sqrt(eta[t]);
+  em_log_verbose(r->log, "error estimate %.3e of the energy norm (%.2f s)",
+                 info.energy > 0 ? info.eta / info.energy : info.eta, info.t);
+  return eta;
+}
+
 /* What frequency fi's solutions x give: port quantities, far field,
  * fields, lines, the log line (fixed: the fixed DOFs' values, NULL zero). */
 em_err em_run_post_frequency(em_run *r, int fi, const em_cplx *x, const em_cplx *fixed) {
@@ -163,8 +185,11 @@ em_err em_run_post_frequency(em_run *r, int fi, const em_cplx *x, const em_cplx 
     snprintf(title, sizeof title, "%s f = %.9g Hz", em_case_name(r->cs), f);
     EM_TRY_GOTO(err, out_path(r, path, sizeof path, name), done);
     field_ctx fc = {r->mesh, r->dofs, x, fixed};
-    em_vtk_opts vo = {cfg->vtk_binary, cfg->subdiv, title, 0};
-    EM_TRY_GOTO(err, em_vtk_write(path, r->mesh, sample_field, &fc, &vo), done);
+    double *eta = error_field(r, f, x, fixed);
+    em_vtk_opts vo = {.binary = cfg->vtk_binary, .subdiv = cfg->subdiv, .title = title, .error = eta};
+    err = em_vtk_write(path, r->mesh, sample_field, &fc, &vo);
+    em_free(&eta);
+    if (err) goto done;
     EM_TRY_GOTO(err, add_file(r, name), done);
     snprintf(fr->fields, sizeof fr->fields, "%s", name);
   }
@@ -285,7 +310,9 @@ static em_err make_mesh(em_run *r) {
     EM_TRY(em_case_load_mesh(r->cs, cfg->mesh_file, &mo, &r->detail, &r->mesh));
   else
     EM_TRY(em_app_mesh(r, &mo)); /* a design sweep's point may reuse the last mesh */
-  if (r->args->save_mesh) EM_TRY(em_case_save_mesh(r->cs, r->args->save_mesh, log));
+  /* with Solver/adapt 1 the adapted mesh is saved (app/adapt.c) */
+  if (r->args->save_mesh && !em_app_adapt_on(r))
+    EM_TRY(em_case_save_mesh(r->cs, r->args->save_mesh, log));
   EM_TRY(em_app_check_signal());
   r->t_mesh = em_wtime() - t0;
   em_mesh_stats_compute(r->mesh, &r->mstats);
@@ -366,6 +393,7 @@ static em_err run_case(em_run *r) {
   }
   EM_TRY(em_run_config_read(r->cs, &r->cfg));
   EM_TRY(em_app_validate_case(r)); /* before meshing: seconds, not the run */
+  EM_TRY(em_app_adapt_check(r));
   EM_TRY(em_app_outdir_open(r));   /* created and locked: a second run is refused now */
   EM_TRY(make_mesh(r));
   const em_run_config *cfg = &r->cfg;
@@ -376,6 +404,7 @@ static em_err run_case(em_run *r) {
   EM_TRY(alloc_results(r));
   EM_TRY(em_app_check_signal());
   em_app_outdir_clear(r); /* the case's earlier outputs, right before the new ones */
+  EM_TRY(em_app_adapt(r)); /* Solver/adapt 1: the passes (app/adapt.c) */
   EM_TRY(em_sweep_run(r));
   EM_TRY(write_port_tables(r));
   EM_TRY(add_file(r, "summary.json"));

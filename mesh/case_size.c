@@ -15,7 +15,10 @@
  * A PML shell (volume groups pml*) is thin next to the wavelength: at
  * lambda / N its layer would be one or two elements thick, too few to
  * follow the field's decay, so there h = t / pml_elements, t the thinnest
- * layer (bounding boxes of all volumes and of the non-PML ones). */
+ * layer (bounding boxes of all volumes and of the non-PML ones).
+ *
+ * Adaptive refinement (em_case_remesh) adds a size field h(x) given in
+ * metres: the callback returns the smaller of the entity's size and it. */
 #include <gmshc.h>
 #include <math.h>
 #include <stdlib.h>
@@ -28,15 +31,21 @@
 struct em_case_size {
   int max_tag[4]; /* largest entity tag of each dimension */
   double *h[4];   /* h[dim][tag]: size on that entity, model units; NO_SIZE if free */
+  em_size_fn bg;  /* a size field in metres at a point in metres, or NULL */
+  void *bg_ctx;
+  double unit; /* metres per model unit */
 };
 
 /* Called by Gmsh for every point it places, from its meshing threads: the
  * table is read-only by then. */
 static double size_callback(int dim, int tag, double x, double y, double z, void *data) {
   const em_case_size *s = data;
-  (void)x, (void)y, (void)z;
-  if (dim < 0 || dim > 3 || tag < 0 || tag > s->max_tag[dim]) return NO_SIZE;
-  return s->h[dim][tag];
+  double h = dim < 0 || dim > 3 || tag < 0 || tag > s->max_tag[dim] ? NO_SIZE : s->h[dim][tag];
+  if (s->bg) {
+    double p[3] = {x * s->unit, y * s->unit, z * s->unit}, b = s->bg(s->bg_ctx, p) / s->unit;
+    if (b > 0 && b < h) h = b;
+  }
+  return h;
 }
 
 void em_case_size_clear(em_case_size **ps) {
@@ -207,24 +216,28 @@ static em_err spread_down(em_case_size *s, size_t mark) {
   return EM_OK;
 }
 
-em_err em_case_size_install(const em_case *c, const em_mesh_opts *o, const em_log *log,
-                            em_case_size **out) {
+em_err em_case_size_install(const em_case *c, const em_mesh_opts *o, em_size_fn bg, void *bg_ctx,
+                            const em_log *log, em_case_size **out) {
   em_err err = EM_OK;
   em_case_size *s = NULL;
   *out = NULL;
-  if (o->elements_per_wavelength <= 0) return EM_OK;
-  EM_CHECK(isfinite(o->elements_per_wavelength), EM_ERR_INPUT,
+  int wave = o->elements_per_wavelength > 0;
+  if (!wave && !bg) return EM_OK;
+  EM_CHECK(!wave || isfinite(o->elements_per_wavelength), EM_ERR_INPUT,
            "case '%s': elements per wavelength %g", c->path, o->elements_per_wavelength);
-  EM_CHECK(o->freq_max > 0 && isfinite(o->freq_max), EM_ERR_INPUT,
+  EM_CHECK(!wave || (o->freq_max > 0 && isfinite(o->freq_max)), EM_ERR_INPUT,
            "case '%s': sizing from the wavelength needs a frequency > 0, not %g Hz", c->path,
            o->freq_max);
   size_t mark = c->log_mark;
   EM_TRY(em_calloc(&s, 1, sizeof *s, "mesh sizes"));
+  s->bg = bg, s->bg_ctx = bg_ctx, s->unit = o->unit;
   EM_TRY_GOTO(err, alloc_tables(s, mark), fail);
   volume_walk w = {.c = c, .mark = mark, .s = s, .o = o, .log = log};
-  EM_TRY_GOTO(err, volume_sizes(&w), fail);
-  EM_TRY_GOTO(err, pml_sizes(&w), fail);
-  EM_TRY_GOTO(err, spread_down(s, mark), fail);
+  if (wave) {
+    EM_TRY_GOTO(err, volume_sizes(&w), fail);
+    EM_TRY_GOTO(err, pml_sizes(&w), fail);
+    EM_TRY_GOTO(err, spread_down(s, mark), fail);
+  }
   int ierr = 0;
   gmshModelMeshSetSizeCallback(size_callback, s, &ierr);
   if (ierr) {

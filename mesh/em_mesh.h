@@ -126,6 +126,20 @@ double em_tet_volume(const em_mesh *m, int32_t t);
  * the driven mesh check) are not run with Mesh/geometry_order 2. */
 void em_mesh_locate(const em_mesh *m, const double x[3], int32_t *t, double lam[4]);
 
+/* Point location for many points (adaptive refinement's size field, the
+ * transfer of orders between meshes): a grid of about one cell per tet
+ * over the bounding box, each cell listing the tets whose bounding box
+ * meets it.  m must outlive the locator; straight tets (as above). */
+typedef struct em_locator em_locator;
+em_err em_locator_create(const em_mesh *m, em_locator **L);
+void em_locator_destroy(em_locator **L);
+/* 1: tet *t holds x, lam its barycentric coordinates there.  0: x lies
+ * outside the mesh (a node on a curved CAD surface just off the facets, a
+ * point in a hole): *t is the nearest tet found around x (the largest
+ * smallest barycentric coordinate), lam clamped onto it (>= 0, sum 1).
+ * Thread-safe (reads only). */
+int em_locator_find(const em_locator *L, const double x[3], int32_t *t, double lam[4]);
+
 /* ------------------------------------------------------------------- cases */
 
 /* A parameter emsolve itself knows.  A '*' in the name matches one path
@@ -248,6 +262,16 @@ em_err em_case_mesh(em_case *c, const em_mesh_opts *opts, const em_log *log, em_
  * path, a .msh: Gmsh MSH 4.1 binary (coordinates exact), the elements of
  * the physical groups, written to a temporary name beside it and renamed. */
 em_err em_case_save_mesh(em_case *c, const char *path, const em_log *log);
+
+/* Mesh a .geo case again (adaptive h-refinement): the sizes of opts as in
+ * em_case_mesh and, where smaller, the size field that interpolates
+ * vsize[v] (metres, per vertex of old, linear in each of old's tets; off
+ * old's facets the nearest tet's value) over the earlier mesh old.  The
+ * case's own sizes still apply.  *m is the new mesh (old is not touched);
+ * the Gmsh model holds it (em_case_save_mesh writes it).  A .msh case or a
+ * loaded mesh is refused: no geometry. */
+em_err em_case_remesh(em_case *c, const em_mesh_opts *opts, const em_mesh *old,
+                      const double *vsize, const em_log *log, em_mesh **m);
 
 /* Instead of em_case_mesh: read the mesh from path (a .msh, e.g. written by
  * em_case_save_mesh) into a Gmsh model of its own, coordinates times

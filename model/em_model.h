@@ -207,6 +207,35 @@ em_err em_abc_robins(const em_mesh *m, const em_medium *medium, const int32_t *a
                      int32_t n_abc, double k0, em_robin *rb, int cap, int *n);
 void em_abc_free(em_robin *rb, int n);
 
+/* ------------------------------------------------ a posteriori error
+ *
+ * A residual indicator per tet for the driven problem (estimate.c,
+ * docs/adapt.md): the element residual of curl(nu curl E) - k0^2 eps E
+ * and of its divergence, the jumps of the tangential n x (nu curl E) and
+ * of the normal eps E . n across interior faces and the Robin residual on
+ * port / ABC faces, h-weighted (Beck, Hiptmair, Hoppe, Wohlmuth, M2AN 34,
+ * 2000), in the units of the energy norm squared.  Straight tets only. */
+typedef struct em_estimate_info {
+  double eta;    /* sqrt(sum_T eta_T^2) */
+  double energy; /* the energy norm of E_h: sqrt(sum_T a_T ||curl E_h||^2 + b_T ||E_h||^2) */
+  double t;      /* seconds */
+} em_estimate_info;
+
+/* eta2[t] += eta_T^2 of solution x (with the fixed values, NULL zero) of
+ * prob's right-hand side column `column` (the Robin g of that column, the
+ * volume sources with column 0); face_fixed marks the PEC faces (NULL:
+ * none).  Host cores (OpenMP). */
+em_err em_estimate(const em_mesh *m, const em_dofmap *d, const em_problem *prob,
+                   const uint8_t *face_fixed, const em_cplx *x, const em_cplx *fixed, int column,
+                   double *eta2, em_estimate_info *info);
+/* The indicator of a case's n_sol solutions x [n_sol][n_dof] at f (Hz):
+ * the problem em_fsys_solve assembles (prepare: the same optional extra
+ * excitation), eta2[t] = the sum over the excitations (set, not added). */
+em_err em_setup_estimate(const em_mesh *m, const em_dofmap *d, em_setup *s, double f,
+                         em_err (*prepare)(void *, double, em_problem *), void *prepare_ctx,
+                         const em_cplx *x, int n_sol, const em_cplx *fixed, double *eta2,
+                         em_estimate_info *info);
+
 #ifdef __cplusplus
 }
 #endif
