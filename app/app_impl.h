@@ -91,6 +91,7 @@ typedef struct em_run_config {
   int pml_order;         /* grading exponent m */
   double pml_reflection; /* normal-incidence reflection target */
   int pml_elements;      /* elements across the thinnest PML layer (0: from the wavelength) */
+  int pml_basis_order;   /* PML/basis_order: the PML's basis order (0: Solver/order) */
   int fields;            /* 0 none, 1 first frequency, 2 all, 3 middle (n_freq / 2) */
   int vtk_binary;
   int subdiv;

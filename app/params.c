@@ -29,7 +29,8 @@ static const em_param_spec SPECS[] = {
     NUM_REQ("Solver/f_start", "Hz", "first frequency of a sweep, Hz"),
     NUM_REQ("Solver/f_stop", "Hz", "last frequency of a sweep, Hz"),
     NUM("Solver/n_freq", 11, NULL, "number of frequencies of a sweep"),
-    NUM("Solver/order", 1, NULL, "basis order p: 1, 2 or 3"),
+    NUM("Solver/order", 1, NULL,
+        "basis order p: 1, 2 or 3 (of every volume without its own Materials/*/order)"),
     STR("Solver/sweep", "uniform",
         "sweep: uniform (a full solve at each of the n_freq frequencies) or adaptive (a rational "
         "model of the ports from a few full solves, evaluated at the n_freq frequencies)"),
@@ -95,6 +96,9 @@ static const em_param_spec SPECS[] = {
     GNUM_REQ(3, "Materials/*/eps_r", "relative permittivity of volume '*' (required)"),
     GNUM(3, "Materials/*/mu_r", 1, NULL, "relative permeability of volume '*'"),
     GNUM(3, "Materials/*/tan_delta", 0, NULL, "dielectric loss tangent of volume '*'"),
+    GNUM(3, "Materials/*/order", 0, NULL,
+         "basis order of volume '*' (0: PML/basis_order for a pml* volume, else Solver/order); "
+         "an edge or face shared with a higher-order volume takes the higher order"),
     GSTR_REQ(2, "Ports/*/type", "port type: coax, waveguide or lumped (required per port)"),
     GNUM(2, "Ports/*/z0", 0, "ohm", "reference impedance for S, ohm (0: the port's own impedance)"),
     GNUM(2, "Ports/*/deembed", 0, "model units",
@@ -104,6 +108,8 @@ static const em_param_spec SPECS[] = {
     GNUM(2, "Ports/*/dir_z", 0, NULL, "lumped port: E direction z"),
     NUM("PML/order", 2, NULL, "PML grading exponent m in sigma(xi) ~ (xi/L)^m"),
     NUM("PML/reflection", 1e-6, NULL, "PML normal-incidence reflection target R0"),
+    NUM("PML/basis_order", 0, NULL,
+        "basis order of the pml* volumes (0: Solver/order; their Materials/*/order wins)"),
     NUM("PML/elements", 3, NULL,
         "elements across the thinnest PML layer at least (0: sized from the wavelength only; "
         "fewer than 3 let the DRA's answer move with the box, docs/validation.md)"),
@@ -384,6 +390,7 @@ em_err em_run_config_read(const em_case *c, em_run_config *cfg) {
   EM_TRY(integer(c, "PML/order", 0, 8, &cfg->pml_order));
   EM_TRY(num(c, "PML/reflection", &cfg->pml_reflection));
   EM_TRY(integer(c, "PML/elements", 0, 50, &cfg->pml_elements));
+  EM_TRY(integer(c, "PML/basis_order", 0, 3, &cfg->pml_basis_order));
   EM_CHECK(cfg->pml_reflection > 0 && cfg->pml_reflection < 1, EM_ERR_INPUT,
            "PML/reflection = %g must be in (0, 1)", cfg->pml_reflection);
   /* curved tets: only the volume terms follow the quadratic map; what

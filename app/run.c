@@ -74,7 +74,7 @@ static em_err make_fsys(em_run *r) {
   em_setup *s = &r->setup;
   em_fsys_desc d = {.mesh = r->mesh,
                     .dofs = r->dofs,
-                    .order = cfg->order,
+                    .order = r->dofs->order,
                     .medium = s->medium,
                     .pml = s->has_pml ? &s->pml : NULL,
                     .port = s->port,
@@ -163,7 +163,8 @@ em_err em_run_post_frequency(em_run *r, int fi, const em_cplx *x, const em_cplx 
     snprintf(title, sizeof title, "%s f = %.9g Hz", em_case_name(r->cs), f);
     EM_TRY_GOTO(err, out_path(r, path, sizeof path, name), done);
     field_ctx fc = {r->mesh, r->dofs, x, fixed};
-    em_vtk_opts vo = {cfg->vtk_binary, cfg->subdiv, title, 0};
+    em_vtk_opts vo = {cfg->vtk_binary, cfg->subdiv, title, 0,
+                      r->dofs->uniform ? NULL : r->dofs->tet_order};
     EM_TRY_GOTO(err, em_vtk_write(path, r->mesh, sample_field, &fc, &vo), done);
     EM_TRY_GOTO(err, add_file(r, name), done);
     snprintf(fr->fields, sizeof fr->fields, "%s", name);
@@ -259,7 +260,8 @@ em_mesh_opts em_run_mesh_opts(const em_run *r) {
 }
 
 em_setup_opts em_run_setup_opts(const em_run_config *cfg) {
-  em_setup_opts so = {cfg->outer_abc, cfg->pml_order, cfg->pml_reflection};
+  em_setup_opts so = {cfg->outer_abc, cfg->pml_order, cfg->pml_reflection, cfg->order,
+                      cfg->pml_basis_order};
   return so;
 }
 
@@ -308,11 +310,13 @@ static em_err make_problem(em_run *r) {
            r->setup.n_port, EM_MAX_PORTS);
   /* frequencies below a waveguide port's cut-off fail here, before any output */
   EM_TRY(em_setup_check_band(&r->setup, cfg->freq, cfg->n_freq));
-  EM_TRY(em_dofmap_build(r->mesh, cfg->order, r->setup.face_fixed, &r->dofs));
-  em_log_info(r->log, "order %d: %d unknowns (%d / %d / %d by order), %d fixed", cfg->order,
-              r->dofs->n_dof, r->dofs->offset[1] - r->dofs->offset[0],
-              cfg->order > 1 ? r->dofs->offset[2] - r->dofs->offset[1] : 0,
-              cfg->order > 2 ? r->dofs->offset[3] - r->dofs->offset[2] : 0, r->dofs->n_fixed);
+  EM_TRY(em_setup_dofmap(&r->setup, r->mesh, &r->dofs)); /* order per region */
+  const em_dofmap *d = r->dofs;
+  em_log_info(r->log, "order %d%s: %d unknowns (%d / %d / %d by order), %d fixed", d->order,
+              d->uniform ? "" : " (highest; order per region)", d->n_dof,
+              d->offset[1] - d->offset[0], d->order > 1 ? d->offset[2] - d->offset[1] : 0,
+              d->order > 2 ? d->offset[3] - d->offset[2] : 0, d->n_fixed);
+  EM_TRY(em_setup_log_orders(&r->setup, r->mesh, d, r->log));
   EM_CHECK(r->dofs->n_dof > 0, EM_ERR_INPUT, "case %s has no unknowns (everything is PEC?)",
            em_case_path(r->cs));
   EM_TRY(em_device_open(r->args->device, r->log, &r->dev));

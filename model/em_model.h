@@ -37,6 +37,8 @@ typedef struct em_setup_opts {
   int outer_abc;         /* bare exterior faces on the bounding box: 0 PEC, 1 ABC */
   int pml_order;         /* PML grading exponent m */
   double pml_reflection; /* PML normal-incidence reflection target R0 */
+  int basis_order;       /* Solver/order: a volume's basis order unless set */
+  int pml_basis_order;   /* PML/basis_order: the pml* volumes' (0: basis_order) */
 } em_setup_opts;
 
 typedef struct em_setup {
@@ -49,6 +51,8 @@ typedef struct em_setup {
   uint8_t *face_fixed; /* per face: tangential E prescribed (EM_FACE_PEC) */
   int32_t n_abc;
   int32_t *abc_face; /* the EM_FACE_ABC faces, ascending */
+  int8_t *order;     /* per mesh group: the basis order of a volume (0:
+                        none given, or not a volume) */
 } em_setup;
 
 /* The medium of volume `name` (is_pml: eps_r may be absent, then 1);
@@ -67,6 +71,18 @@ void em_setup_short_ports(const em_mesh *m, em_setup *s);
  * cut-off is an error naming it (before any solve or output). */
 em_err em_setup_check_band(em_setup *s, const double *freq, int n_freq);
 void em_setup_free(em_setup *s);
+/* Order per region (region_order.c, docs/physics.md): a volume's basis
+ * order is Materials/<volume>/order when the case sets it (1..3), else
+ * PML/basis_order for a pml* volume when set, else Solver/order.  Fills
+ * s->order (called by em_setup_build). */
+em_err em_setup_orders(const em_case *c, const em_mesh *m, const em_setup_opts *o, em_setup *s);
+/* The DOF map of the setup's orders (an entity shared by regions takes
+ * the highest: docs/basis.md) and fixed faces. */
+em_err em_setup_dofmap(const em_setup *s, const em_mesh *m, em_dofmap **d);
+/* The log's account: per volume its order and unknowns by order group
+ * (an unknown counts for the region its entity took its order from). */
+em_err em_setup_log_orders(const em_setup *s, const em_mesh *m, const em_dofmap *d,
+                           const em_log *log);
 /* <|E|^2> over the PML tets on the outer wall / over those on the
  * interface with the interior (volume-weighted means, E at the centroids)
  * for the solution x (fixed: the fixed DOFs' values, NULL zero): the

@@ -23,6 +23,8 @@ typedef struct em_vtk_opts {
   const char *title; /* named in the file's title line (NULL: none) */
   int single;        /* 1: reals as 32-bit "float" (half the file, ~7 digits);
                         0: 64-bit "double" */
+  const int8_t *order; /* [n_tet] basis order per tet: cell data "order"
+                          (NULL: not written) */
 } em_vtk_opts;
 
 /* The field to write, sampled at barycentric point lam of tet t. */
@@ -31,7 +33,7 @@ typedef em_err (*em_field_sampler)(void *ctx, int32_t t, const double lam[4], em
 /* UNSTRUCTURED_GRID of (sub-divided) tets.  Point data: "E_re", "E_im"
  * (vectors, V/m) and "E_abs" (scalar sqrt(|Ex|^2+|Ey|^2+|Ez|^2)); cell data:
  * "material" (the volume group index of the parent tet; the group names are
- * listed in the file's title line).  Points are not shared between parent
+ * listed in the file's title line) and, with o->order, "order".  Points are not shared between parent
  * tets, because the tangential-conforming field is discontinuous in its
  * normal component across material interfaces: tet t owns points
  * t N .. t N + N-1, N = (s+1)(s+2)(s+3)/6, and cells t s^3 .. t s^3 + s^3-1
