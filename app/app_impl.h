@@ -86,6 +86,7 @@ typedef struct em_run_config {
   int pc_auto;        /* Solver/preconditioner auto: direct, ilu0 when it does not fit */
   int ordering_auto;  /* Solver/ordering auto: nd for direct, rcm for ilu0 */
   int pmg_pml_coarse; /* PMG/pml_coarse: the PML unknowns in the coarse solve */
+  int pmg_pml_block;  /* PMG/pml_smoother: 0 none, 1 ilu0, 2 direct (a block level) */
   em_blockop_opts bop;
   int outer_abc;         /* exterior faces: 0 PEC, 1 first-order ABC */
   int pml_order;         /* grading exponent m */

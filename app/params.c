@@ -80,6 +80,9 @@ static const em_param_spec SPECS[] = {
     NUM("PMG/pml_coarse", 3, NULL,
         "pmg: the PML unknowns of orders 1..N join the exact coarse solve (3: all of them; "
         "0 or 1: the PML above order 1 is only smoothed)"),
+    STR("PMG/pml_smoother", "none",
+        "pmg: every PML unknown (all orders) in one more level smoothed by ilu0 or direct (its "
+        "exact factor), visited first and last; none: the PML rows stay in their order groups"),
     NUM("Mesh/elements_per_wavelength", 0, "per wavelength",
         "target elements per wavelength at the highest frequency (0: by order, 12/7/5)"),
     NUM("Mesh/frequency", 0, "Hz",
@@ -314,6 +317,8 @@ static em_err read_solver(const em_case *c, em_run_config *cfg) {
   EM_TRY(choice(c, "PMG/smooth", smooth, 2, &g->all));
   EM_TRY(num(c, "PMG/shift", &g->shift));
   EM_TRY(integer(c, "PMG/pml_coarse", 0, 3, &cfg->pmg_pml_coarse));
+  static const char *const pml_sm[] = {"none", "ilu0", "direct"};
+  EM_TRY(choice(c, "PMG/pml_smoother", pml_sm, 3, &cfg->pmg_pml_block));
   EM_CHECK(g->shift >= 0, EM_ERR_INPUT, "PMG/shift = %g must be >= 0", g->shift);
   EM_TRY(em_case_string(c, "Solver/trsv", &s));
   EM_TRY(em_pc_trsv_parse(s, &cfg->pc.trsv));

@@ -86,6 +86,7 @@ static em_err make_fsys(em_run *r) {
                     .pc_auto = cfg->pc_auto,
                     .ordering_auto = cfg->ordering_auto,
                     .pmg_pml_coarse = cfg->pmg_pml_coarse,
+                    .pmg_pml_block = cfg->pmg_pml_block,
                     .ksp = cfg->ksp,
                     .backend = r->dev.backend,
                     .prepare = ff_prepare, /* a plane wave (app/farfield.c) */

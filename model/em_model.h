@@ -185,6 +185,8 @@ typedef struct em_fsys_desc {
   int pc_auto;        /* a direct factor that fits nowhere: pmg (ilu0 at one order group) */
   int ordering_auto;  /* ... with ilu0: rcm */
   int pmg_pml_coarse; /* pmg: the PML unknowns join the coarse solve */
+  int pmg_pml_block;  /* pmg: every PML unknown in a block level smoothed by
+                         1 ILU(0), 2 a direct factor (0: none) */
   em_ksp_opts ksp;
   em_backend backend;
   /* optional: another excitation (a plane wave) into prob at k0 */
