@@ -85,7 +85,8 @@ typedef struct em_run_config {
   em_pc_opts pc;
   int pc_auto;        /* Solver/preconditioner auto: direct, ilu0 when it does not fit */
   int ordering_auto;  /* Solver/ordering auto: nd for direct, rcm for ilu0 */
-  int pmg_pml_coarse; /* PMG/pml_coarse: the PML unknowns in the coarse solve */
+  int pmg_pml_coarse; /* PMG/pml_coarse: the PML unknowns of orders 1..N in the
+                         coarse solve (-1: auto, the PML's own order) */
   int pmg_pml_block;  /* PMG/pml_smoother: 0 none, 1 ilu0, 2 direct (a block level) */
   em_blockop_opts bop;
   int outer_abc;         /* exterior faces: 0 PEC, 1 first-order ABC */

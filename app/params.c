@@ -77,9 +77,11 @@ static const em_param_spec SPECS[] = {
     STR("PMG/smooth", "group", "pmg: a level smooths its own order group, or all its DOFs"),
     NUM("PMG/shift", 0, NULL,
         "pmg: smoothers from A + j s |diag A| (s > 0 damps the indefinite part)"),
-    NUM("PMG/pml_coarse", 3, NULL,
-        "pmg: the PML unknowns of orders 1..N join the exact coarse solve (3: all of them; "
-        "0 or 1: the PML above order 1 is only smoothed)"),
+    STR("PMG/pml_coarse", "auto",
+        "pmg: the PML unknowns of orders 1..N join the exact coarse solve: auto (N = the PML's "
+        "own basis order, PML/basis_order: all of its space, the neighbours' higher-order "
+        "functions on its interface smoothed), 3 (every PML unknown), 2, 1 or 0 (the PML above "
+        "order N only smoothed: stalls, for comparison)"),
     STR("PMG/pml_smoother", "none",
         "pmg: every PML unknown (all orders) in one more level smoothed by ilu0 or direct (its "
         "exact factor), visited first and last; none: the PML rows stay in their order groups"),
@@ -316,7 +318,9 @@ static em_err read_solver(const em_case *c, em_run_config *cfg) {
   static const char *const smooth[] = {"group", "all"};
   EM_TRY(choice(c, "PMG/smooth", smooth, 2, &g->all));
   EM_TRY(num(c, "PMG/shift", &g->shift));
-  EM_TRY(integer(c, "PMG/pml_coarse", 0, 3, &cfg->pmg_pml_coarse));
+  static const char *const pml_co[] = {"auto", "0", "1", "2", "3"};
+  EM_TRY(choice(c, "PMG/pml_coarse", pml_co, 5, &cfg->pmg_pml_coarse));
+  cfg->pmg_pml_coarse--; /* auto: -1 */
   static const char *const pml_sm[] = {"none", "ilu0", "direct"};
   EM_TRY(choice(c, "PMG/pml_smoother", pml_sm, 3, &cfg->pmg_pml_block));
   EM_CHECK(g->shift >= 0, EM_ERR_INPUT, "PMG/shift = %g must be >= 0", g->shift);

@@ -76,6 +76,14 @@ void em_setup_free(em_setup *s);
  * PML/basis_order for a pml* volume when set, else Solver/order.  Fills
  * s->order (called by em_setup_build). */
 em_err em_setup_orders(const em_case *c, const em_mesh *m, const em_setup_opts *o, em_setup *s);
+/* The order of the volume named `name` by that rule (before meshing). */
+em_err em_setup_order_of(const em_case *c, const char *name, const em_setup_opts *o, int *order);
+/* Unknowns of pmg's exact coarse level (PMG/coarse = coarse groups,
+ * PMG/pml_coarse = pml_coarse, -1: auto, the PML volumes' highest order):
+ * the groups 1 .. coarse and the PML's unknowns of the groups above up to
+ * pml_coarse. */
+em_err em_setup_coarse_count(const em_setup *s, const em_mesh *m, const em_dofmap *d, int coarse,
+                             int pml_coarse, int32_t *n);
 /* The DOF map of the setup's orders (an entity shared by regions takes
  * the highest: docs/basis.md) and fixed faces. */
 em_err em_setup_dofmap(const em_setup *s, const em_mesh *m, em_dofmap **d);
@@ -184,7 +192,9 @@ typedef struct em_fsys_desc {
   em_pc_opts pc;
   int pc_auto;        /* a direct factor that fits nowhere: pmg (ilu0 at one order group) */
   int ordering_auto;  /* ... with ilu0: rcm */
-  int pmg_pml_coarse; /* pmg: the PML unknowns join the coarse solve */
+  int pmg_pml_coarse; /* pmg: the PML unknowns of orders 1..N join the coarse
+                         solve (-1: auto, N = the highest order of the PML's
+                         tets) */
   int pmg_pml_block;  /* pmg: every PML unknown in a block level smoothed by
                          1 ILU(0), 2 a direct factor (0: none) */
   em_ksp_opts ksp;
