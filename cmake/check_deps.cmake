@@ -98,8 +98,76 @@ foreach(m ${modules})
   endforeach()
 endforeach()
 
-if(bad OR raw)
+# One backend table per module that has one: in solver/ only the table
+# (backend.c, which knows the backends of the build, and the tables
+# backend_cpu.c, backend_cuda.c) asks whether this is CUDA; everything else
+# reaches the backend through the table it was created with
+# (docs/architecture.md).
+set(cuda_tests 0)
+set(table_solver backend.c backend_cpu.c backend_cuda.c)
+foreach(m solver)
+  file(GLOB_RECURSE srcs ${EM_SOURCE_DIR}/${m}/*.c ${EM_SOURCE_DIR}/${m}/*.h
+       ${EM_SOURCE_DIR}/${m}/*.cu ${EM_SOURCE_DIR}/${m}/*.cuh)
+  foreach(f ${srcs})
+    get_filename_component(n ${f} NAME)
+    list(FIND table_${m} ${n} in_table)
+    if(in_table GREATER -1)
+      continue()
+    endif()
+    file(STRINGS ${f} hits REGEX "EM_HAVE_CUDA|EM_BACKEND_CUDA")
+    foreach(l ${hits})
+      file(RELATIVE_PATH rf ${EM_SOURCE_DIR} ${f})
+      string(STRIP "${l}" l)
+      message(SEND_ERROR "${rf}: asks for CUDA outside ${m}/'s backend table (${l}): "
+                         "add a row to the table (${table_${m}}) instead")
+      math(EXPR cuda_tests "${cuda_tests} + 1")
+    endforeach()
+  endforeach()
+endforeach()
+
+# No link without a use: every module a module links (em_module's DEPS in
+# its CMakeLists.txt) has its public header included by some file of the
+# module; a dependency that is only passed through is linked by the module
+# that includes it (a link that nothing uses hides the real dependency
+# direction and drags libraries along).
+set(unused 0)
+foreach(m ${modules})
+  if(NOT EXISTS ${EM_SOURCE_DIR}/${m}/CMakeLists.txt)
+    continue()
+  endif()
+  file(READ ${EM_SOURCE_DIR}/${m}/CMakeLists.txt cm)
+  if(NOT cm MATCHES "em_module\\(em_${m}([^)]*)\\)")
+    continue()
+  endif()
+  string(REGEX REPLACE "PRIVATE_LIBS.*" "" args "${CMAKE_MATCH_1}")
+  if(NOT args MATCHES "DEPS(.*)")
+    continue()
+  endif()
+  string(REGEX MATCHALL "em_[a-z]+" deps "${CMAKE_MATCH_1}")
+  file(GLOB_RECURSE srcs ${EM_SOURCE_DIR}/${m}/*.c ${EM_SOURCE_DIR}/${m}/*.h
+       ${EM_SOURCE_DIR}/${m}/*.cu ${EM_SOURCE_DIR}/${m}/*.cuh)
+  foreach(d ${deps})
+    set(used 0)
+    foreach(f ${srcs})
+      file(STRINGS ${f} hit REGEX "^[ \t]*#[ \t]*include[ \t]*\"${d}\\.h\"")
+      if(hit)
+        set(used 1)
+        break()
+      endif()
+    endforeach()
+    if(NOT used)
+      message(SEND_ERROR "${m}/CMakeLists.txt: links ${d} but no file of ${m}/ includes ${d}.h "
+                         "(drop it from DEPS, or link what ${m}/ includes)")
+      math(EXPR unused "${unused} + 1")
+    endif()
+  endforeach()
+endforeach()
+
+if(bad OR raw OR cuda_tests OR unused)
   message(FATAL_ERROR "${bad} include(s) against the module order, "
-                      "${raw} raw device allocation(s) outside core/")
+                      "${raw} raw device allocation(s) outside core/, "
+                      "${cuda_tests} CUDA test(s) outside a backend table, "
+                      "${unused} unused link dependenc(ies)")
 endif()
-message(STATUS "module dependency direction: ok (${modules}); device memory through core/")
+message(STATUS "module dependency direction: ok (${modules}); device memory through core/; "
+               "solver/ asks for CUDA only in its backend table; every linked module is used")

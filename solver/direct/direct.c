@@ -12,9 +12,6 @@
 #endif
 
 #include "direct_impl.h"
-#ifdef EM_HAVE_CUDA
-#include "direct_gpu_impl.h"
-#endif
 
 #define GIB (1024.0 * 1024.0 * 1024.0)
 
@@ -42,7 +39,8 @@ double em_direct_mem_available(const em_direct_opts *o) {
   return kb * 1024;
 }
 
-static em_err check_opts(const em_direct_opts *o) {
+/* The options checked, and the table of their backend in *be. */
+static em_err check_opts(const em_direct_opts *o, const em_sv_backend **be) {
   EM_CHECK(o->ordering >= EM_ORDERING_NATURAL && o->ordering <= EM_ORDERING_BMC, EM_ERR_ARG,
            "em_direct: unknown ordering %d", (int)o->ordering);
   EM_CHECK(o->pivot_eps >= 0 && o->pivot_eps < 1, EM_ERR_ARG,
@@ -55,13 +53,8 @@ static em_err check_opts(const em_direct_opts *o) {
            "em_direct: BLAS kernels requested but this build has no BLAS");
   EM_CHECK(o->threads >= 0, EM_ERR_ARG, "em_direct: threads = %d must be >= 0", o->threads);
   EM_CHECK(o->mem_limit >= 0, EM_ERR_ARG, "em_direct: mem_limit = %g must be >= 0", o->mem_limit);
-  EM_CHECK(o->backend == EM_BACKEND_CPU || o->backend == EM_BACKEND_CUDA, EM_ERR_ARG,
-           "em_direct: unknown backend %d", (int)o->backend);
-#ifndef EM_HAVE_CUDA
-  EM_CHECK(o->backend == EM_BACKEND_CPU, EM_ERR_UNSUPPORTED,
-           "em_direct: the GPU factorization was requested but this build has no CUDA");
-#endif
-  EM_CHECK(o->prec == EM_PREC_DOUBLE || o->backend == EM_BACKEND_CUDA, EM_ERR_UNSUPPORTED,
+  EM_TRY(em_sv_backend_get(o->backend, "em_direct", "the GPU factorization", be));
+  EM_CHECK(o->prec == EM_PREC_DOUBLE || (*be)->single_factor, EM_ERR_UNSUPPORTED,
            "em_direct: a complex single factor (Solver/precision mixed) is built on the GPU "
            "only; the CPU factors in complex double");
   EM_CHECK(o->prec == EM_PREC_DOUBLE || o->prec == EM_PREC_SINGLE, EM_ERR_ARG,
@@ -126,7 +119,8 @@ em_err em_direct_analyse(const em_csr *A, const em_direct_opts *o, const em_log 
   EM_CHECK(A->n_rows == A->n_cols, EM_ERR_ARG,
            "em_direct_analyse: the matrix is %d x %d, LDL^T needs a square one", A->n_rows,
            A->n_cols);
-  EM_TRY(check_opts(o));
+  const em_sv_backend *be = NULL;
+  EM_TRY(check_opts(o, &be));
   EM_TRY(em_csr_check(A, "direct factorization matrix"));
   EM_TRY(check_pattern(A));
   em_err err = EM_OK;
@@ -136,6 +130,7 @@ em_err em_direct_analyse(const em_csr *A, const em_direct_opts *o, const em_log 
   int colors = 0;
   EM_TRY(em_calloc(&F, 1, sizeof *F, "direct solver"));
   F->opts = *o;
+  F->be = be;
 #ifdef _OPENMP
   F->threads = o->threads > 0 ? o->threads : omp_get_max_threads();
 #else
@@ -169,8 +164,7 @@ em_err em_direct_analyse(const em_csr *A, const em_direct_opts *o, const em_log 
   memory_estimate(F, !g.owned, A->nnz);
   log_symbolic(F, log);
   double avail = em_direct_mem_available(o);
-  if (avail > 0 && (double)in->bytes_peak > avail && o->backend == EM_BACKEND_CUDA &&
-      o->mem_limit <= 0) {
+  if (avail > 0 && (double)in->bytes_peak > avail && !be->host && o->mem_limit <= 0) {
     /* the GPU path needs the host's frontal stack only if it falls back to
        the host: the GPU estimate decides (em_dgpu_estimate), the fallback
        is refused then (em_direct_factor) */
@@ -367,6 +361,22 @@ static em_err symmetric_part(const em_csr *A, int pattern_symmetric, double shif
   return EM_OK;
 }
 
+/* The host's numeric phase: L and D in host arrays, allocated at the first
+ * factorization (fresh zero pages: the fronts need not clear their
+ * blocks), kept for the next. */
+em_err em_direct_numeric_cpu(em_direct *F, const em_csr *M, const double *r, double smax,
+                             const em_log *log) {
+  (void)log;
+  int zeroed = 0;
+  if (!F->lval && F->S.n > 0) {
+    EM_TRY(em_calloc(&F->lval, (size_t)F->S.lptr[F->S.ns], sizeof *F->lval, "factor L"));
+    zeroed = 1;
+  }
+  if (!F->d) EM_TRY(em_calloc(&F->d, (size_t)F->S.n + 1, sizeof *F->d, "factor D"));
+  EM_TRY(em_direct_numeric(F, M, r, smax, zeroed));
+  return EM_OK;
+}
+
 em_err em_direct_factor(em_direct *F, const em_csr *A, const em_log *log) {
   EM_CHECK(F && A, EM_ERR_ARG, "em_direct_factor: NULL factor or matrix");
   EM_CHECK(A->n_rows == F->S.n && A->n_cols == F->S.n, EM_ERR_ARG,
@@ -402,50 +412,33 @@ em_err em_direct_factor(em_direct *F, const em_csr *A, const em_log *log) {
   double smax = 0;
   EM_TRY_GOTO(err, equilibrate(M, F->scale_old, &smax), done);
   for (int32_t i = 0; i < F->S.n; i++) F->scale[F->S.perm[i]] = F->scale_old[i];
-#ifdef EM_HAVE_CUDA
-  if (F->opts.backend == EM_BACKEND_CUDA && !F->on_host) {
-    err = em_direct_numeric_cuda(F, M, F->scale_old, smax, log);
-    if (err == EM_ERR_GPU_MEMORY && !F->gpu && F->host_short) { /* nor on the host */
-      err = EM_RAISE(EM_ERR_MEMORY,
-                     "direct factorization fits neither the GPU (%s) nor the host: %.2f GiB "
-                     "peak on the host, more than the %.2f GiB available (MemAvailable)",
-                     em_error_message(), (double)F->info.bytes_peak / GIB,
-                     em_direct_mem_available(&F->opts) / GIB);
+  err = F->be->direct_numeric(F, M, F->scale_old, smax, log);
+  if (err == EM_ERR_GPU_MEMORY && !F->gpu) { /* the first factor does not fit */
+    if (F->host_short) {                     /* nor on the host */
+      char why[256];                         /* the shortage: raising overwrites the message */
+      snprintf(why, sizeof why, "%s", em_error_message());
+      err =
+          EM_RAISE(EM_ERR_MEMORY,
+                   "direct factorization fits neither the GPU (%s) nor the host: %.2f GiB "
+                   "peak on the host, more than the %.2f GiB available (MemAvailable)",
+                   why, (double)F->info.bytes_peak / GIB, em_direct_mem_available(&F->opts) / GIB);
       goto done;
     }
-    if (err == EM_ERR_GPU_MEMORY && !F->gpu) { /* it does not fit: the host factors */
-      em_log_warn(log, "%s: factoring on the host (%d threads) instead", em_error_message(),
-                  F->threads);
-      em_error_clear();
-      err = EM_OK;
-      F->on_host = 1;
-    } else if (err) {
-      em_error_trace(err, __FILE__, __LINE__);
-      goto done;
-    } else {
-      F->info.where = "gpu";
-      goto factored;
-    }
+    err =
+        em_sv_fallback(&F->be, err, log, "factoring on the host (%d threads) instead", F->threads);
+    if (!err) err = F->be->direct_numeric(F, M, F->scale_old, smax, log);
   }
-#endif
-  F->info.where = "cpu";
-  int zeroed = 0; /* fresh zero pages: the fronts need not clear their blocks */
-  if (!F->lval && F->S.n > 0) {
-    EM_TRY_GOTO(err, em_calloc(&F->lval, (size_t)F->S.lptr[F->S.ns], sizeof *F->lval, "factor L"),
-                done);
-    zeroed = 1;
+  if (err) {
+    em_error_trace(err, __FILE__, __LINE__);
+    goto done;
   }
-  if (!F->d) EM_TRY_GOTO(err, em_calloc(&F->d, (size_t)F->S.n + 1, sizeof *F->d, "factor D"), done);
-  EM_TRY_GOTO(err, em_direct_numeric(F, M, F->scale_old, smax, zeroed), done);
-#ifdef EM_HAVE_CUDA
-factored:;
-#endif
+  F->info.where = F->be->where;
   double t2 = em_wtime();
   F->info.t_numeric = t2 - t0;
   F->factored = 1;
   char kernels[96];
-  if (F->gpu && !F->on_host)
-    snprintf(kernels, sizeof kernels, "GPU, complex %s",
+  if (!F->be->host)
+    snprintf(kernels, sizeof kernels, "%s, complex %s", F->be->name,
              F->opts.prec == EM_PREC_SINGLE ? "single" : "double");
   else
     snprintf(kernels, sizeof kernels, "%s, %d threads", F->info.kernels, F->threads);
@@ -486,9 +479,14 @@ em_err em_direct_solve(const em_direct *F, int nrhs, const em_cplx *b, int64_t l
            (long long)ldx, n);
   if (n == 0 || nrhs == 0) return EM_OK;
   EM_CHECK(b && x, EM_ERR_ARG, "em_direct_solve: NULL right-hand side or solution");
-#ifdef EM_HAVE_CUDA
-  if (F->gpu && !F->on_host) return em_direct_solve_gpu_host(F, nrhs, b, ldb, x, ldx);
-#endif
+  return F->be->direct_solve(F, nrhs, b, ldb, x, ldx);
+}
+
+/* x = P^T (L D L^T)^-1 P b on the host, the right-hand sides permuted into
+ * one block. */
+em_err em_direct_solve_cpu(const em_direct *F, int nrhs, const em_cplx *b, int64_t ldb, em_cplx *x,
+                           int64_t ldx) {
+  int32_t n = F->S.n;
   em_err err = EM_OK;
   em_cplx *y = NULL, *work = NULL;
   EM_TRY(em_calloc(&y, (size_t)n * (size_t)nrhs, sizeof *y, "direct solve vectors"));
@@ -514,9 +512,7 @@ void em_direct_get_info(const em_direct *F, em_direct_info *info) {
 
 void em_direct_destroy(em_direct **F) {
   if (!*F) return;
-#ifdef EM_HAVE_CUDA
-  em_dgpu_destroy(&(*F)->gpu);
-#endif
+  if ((*F)->be && (*F)->be->direct_free) (*F)->be->direct_free(*F);
   em_dsym_free(&(*F)->S);
   em_free(&(*F)->lval);
   em_free(&(*F)->d);

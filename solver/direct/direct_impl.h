@@ -17,8 +17,9 @@
 #ifndef EM_SOLVER_DIRECT_IMPL_H
 #define EM_SOLVER_DIRECT_IMPL_H
 
-#include "em_solver.h"
+#include "backend_impl.h"
 #include "em_graph.h"
+#include "em_solver.h"
 
 /* ------------------------------------------------------------ symbolic */
 
@@ -195,9 +196,17 @@ struct em_direct {
   int host_short;      /* the host could not hold the CPU factorization's
                           peak (MemAvailable): with CUDA only the GPU may
                           factor, the host fallback is an EM_ERR_MEMORY */
-  int on_host;         /* CUDA asked, but the factor lives on the host (it
-                          did not fit in GPU memory) */
+  /* where the factor lives: opts.backend's table, or its fallback (the
+     host) once the factor did not fit there (em_sv_fallback) */
+  const em_sv_backend *be;
 };
+
+/* The host backend's rows (backend_cpu.c): the numeric phase into host
+ * arrays (em_direct_numeric), and x = A^-1 b through em_direct_solve_perm. */
+em_err em_direct_numeric_cpu(em_direct *F, const em_csr *M, const double *r, double smax,
+                             const em_log *log);
+em_err em_direct_solve_cpu(const em_direct *F, int nrhs, const em_cplx *b, int64_t ldb, em_cplx *x,
+                           int64_t ldx);
 
 /* The numeric phase on the symmetrised values S (same numbering as A,
  * exactly symmetric, pattern within the analysed one; shift applied),
@@ -219,11 +228,11 @@ typedef struct em_direct_pc {
   em_direct *F;
   em_cplx *y;    /* n: r permuted to the new numbering, then z */
   em_cplx *work; /* em_direct_solve_work(F) */
-  void *hr, *hz; /* CUDA backend: host copies of r and z (n complex doubles) */
+  void *hr, *hz; /* staged apply: host copies of r and z (n complex doubles) */
 } em_direct_pc;
 
-/* The pc builder (pc.c dispatches): factor A on the host, CPU or CUDA
- * apply. */
+/* The pc builder (pc.c dispatches): factor A on the pc's backend (or its
+ * fallback), the apply where the factor lives. */
 em_err em_pc_direct_build(const em_csr *A, em_pc *pc, const em_log *log);
 /* Refactor on the kept analysis: every backend's update. */
 em_err em_direct_pc_update(em_pc *pc, const em_csr *A, const em_log *log);
@@ -231,10 +240,11 @@ em_err em_direct_pc_update(em_pc *pc, const em_csr *A, const em_log *log);
 void em_direct_pc_destroy(em_pc *pc);
 /* z = (L D L^T)^-1 r for host vectors of precision vec_prec. */
 em_err em_direct_pc_host_apply(em_direct_pc *p, em_prec vec_prec, const void *r, void *z);
-#ifdef EM_HAVE_CUDA
-/* The CUDA apply: download r, host solve, upload z (direct_cuda.c). */
+/* The apply of a factor that lives on the pc's backend (the backend
+ * tables' direct_pc_use): host solve (direct_pc.c), device solve
+ * (direct_cuda.c). */
+em_err em_pc_direct_use_cpu(em_pc *pc);
 em_err em_pc_direct_use_cuda(em_pc *pc);
-#endif
 
 /* Bytes available for a factorization: opts->mem_limit, or MemAvailable
  * from /proc/meminfo (0 when unknown). */

@@ -1,10 +1,9 @@
-/* direct_pc.c - EM_PC_DIRECT: M = P^T L D L^T P from em_direct, applied
- * on the host: gather r into the new numbering (converting the vector
- * precision), forward / diagonal / backward solves, scatter into z.  With
- * the CUDA backend the vectors travel to the host and back
- * (direct_cuda.c); the transfers count in the pc time. */
-#include <string.h>
-
+/* direct_pc.c - EM_PC_DIRECT: M = P^T L D L^T P from em_direct.  On the
+ * host: gather r into the new numbering (converting the vector precision),
+ * forward / diagonal / backward solves, scatter into z.  A factor on the
+ * GPU solves there (direct_cuda.c).  A factor that went to the host while
+ * the vectors live on the GPU (em_sv_fallback: it did not fit) stages r
+ * and z through host copies; the transfers count in the pc time. */
 #include "direct_impl.h"
 #include "pc_impl.h"
 
@@ -60,11 +59,45 @@ em_err em_direct_pc_update(em_pc *pc, const em_csr *A, const em_log *log) {
   return EM_OK;
 }
 
+/* z = M^-1 r with the vectors in the pc's memory and the factor on the
+ * host: r down, the host solve, z up (the backend's copies run on the
+ * stream of the Krylov vectors, so they wait for the work that made r) */
+static em_err direct_apply_staged(em_pc *pc, em_prec vec_prec, const void *r, void *z) {
+  em_direct_pc *p = pc->data;
+  size_t bytes = (size_t)pc->n * em_prec_size(vec_prec);
+  if (bytes == 0) return EM_OK;
+  EM_TRY(pc->be->download(p->hr, r, bytes));
+  EM_TRY(em_direct_pc_host_apply(p, vec_prec, p->hr, p->hz));
+  EM_TRY(pc->be->upload(z, p->hz, bytes));
+  return EM_OK;
+}
+
 static const em_pc_ops DIRECT_CPU = {direct_apply, em_direct_pc_destroy, em_direct_pc_update};
+static const em_pc_ops DIRECT_STAGED = {direct_apply_staged, em_direct_pc_destroy,
+                                        em_direct_pc_update};
+
+em_err em_pc_direct_use_cpu(em_pc *pc) {
+  pc->ops = &DIRECT_CPU;
+  pc->info.impl = "direct-ldlt";
+  return EM_OK;
+}
+
+/* The apply where the factor lives: on the pc's backend, its own; on the
+ * host behind the pc's vectors, staged through host copies of r and z. */
+static em_err use_factor(em_pc *pc) {
+  em_direct_pc *p = pc->data;
+  if (p->F->be == pc->be) return pc->be->direct_pc_use(pc);
+  size_t n = (size_t)pc->n + 1;
+  EM_TRY(em_calloc(&p->hr, n, sizeof(em_cplx), "direct preconditioner host copy of r"));
+  EM_TRY(em_calloc(&p->hz, n, sizeof(em_cplx), "direct preconditioner host copy of z"));
+  pc->ops = &DIRECT_STAGED;
+  pc->info.impl = "direct-ldlt";
+  pc->info.bytes += 2 * n * sizeof(em_cplx);
+  return EM_OK;
+}
 
 em_err em_pc_direct_build(const em_csr *A, em_pc *pc, const em_log *log) {
-  EM_CHECK(pc->opts.prec == EM_PREC_DOUBLE || pc->opts.backend == EM_BACKEND_CUDA,
-           EM_ERR_UNSUPPORTED,
+  EM_CHECK(pc->opts.prec == EM_PREC_DOUBLE || pc->be->single_factor, EM_ERR_UNSUPPORTED,
            "em_pc_create: the direct preconditioner factors in complex single on the GPU only "
            "(Solver/precision mixed with --device gpu); the CPU factor is complex double");
   em_direct_pc *p = NULL;
@@ -90,7 +123,7 @@ em_err em_pc_direct_build(const em_csr *A, em_pc *pc, const em_log *log) {
   EM_TRY(em_calloc(&p->y, (size_t)in.n + 1, sizeof *p->y, "direct preconditioner vector"));
   EM_TRY(em_calloc(&p->work, (size_t)em_direct_solve_work(p->F), sizeof *p->work,
                    "direct preconditioner work"));
-  pc->info.bytes = !strcmp(in.where, "gpu")
+  pc->info.bytes = !p->F->be->host
                        ? in.bytes_gpu
                        : in.bytes_factor + ((size_t)in.n + (size_t)em_direct_solve_work(p->F)) * 16;
   pc->info.levels_lower = pc->info.levels_upper = 0;
@@ -98,8 +131,6 @@ em_err em_pc_direct_build(const em_csr *A, em_pc *pc, const em_log *log) {
   pc->info.factor_nnz = in.nnz_stored;
   pc->info.factor_flops = in.flops;
   pc->info.perturbed = in.perturbed;
-#ifdef EM_HAVE_CUDA
-  if (pc->opts.backend == EM_BACKEND_CUDA) EM_TRY(em_pc_direct_use_cuda(pc));
-#endif
+  EM_TRY(use_factor(pc));
   return EM_OK;
 }

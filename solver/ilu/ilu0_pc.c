@@ -1,5 +1,5 @@
 /* ilu0_pc.c - the ILU(0) preconditioner: analysis and factorization on the
- * host, then the apply of the chosen backend and triangular solve. */
+ * host, then the apply of the pc's backend and triangular solve. */
 #include <complex.h>
 
 #include "ilu_impl.h"
@@ -23,17 +23,12 @@ em_err em_pc_ilu0_build(const em_csr *A, em_pc *pc, const em_log *log) {
   em_log_verbose(log, "ilu0: %s ordering and level schedules in %.2f s (%d + %d levels)",
                  em_ordering_name(pc->opts.ordering), t1 - t0, F->lev_l.n_levels,
                  F->lev_u.n_levels);
-#ifdef EM_HAVE_CUDA
-  if (pc->opts.backend == EM_BACKEND_CUDA && pc->opts.trsv == EM_TRSV_CUSPARSE)
-    return em_pc_ilu0_build_cusparse(F, pc); /* factors on the GPU; owns F */
-#endif
+  if (pc->opts.trsv == EM_TRSV_CUSPARSE)       /* offered by the GPU only (em_pc_create checks) */
+    return pc->be->ilu0_build_cusparse(F, pc); /* factors on the GPU; owns F */
   EM_TRY_GOTO(err, em_ilu0_factorize(F), fail);
   EM_TRY_GOTO(err, em_ilu0_split(F, pc->opts.prec), fail);
   em_log_verbose(log, "ilu0: factorization in %.2f s", em_wtime() - t1);
-#ifdef EM_HAVE_CUDA
-  if (pc->opts.backend == EM_BACKEND_CUDA) return em_pc_ilu0_build_cuda(F, pc); /* owns F */
-#endif
-  return em_pc_ilu0_build_cpu(F, pc); /* owns F */
+  return pc->be->ilu0_build(F, pc); /* owns F */
 fail:
   em_ilu0_destroy(&F);
   return err;

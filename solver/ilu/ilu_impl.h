@@ -73,11 +73,10 @@ void em_ilu0_destroy(em_ilu0 **F);
 void em_trsv_lower_cpu(const em_ilu0 *F, const em_seg *seg, int n_seg, void *y);
 void em_trsv_upper_cpu(const em_ilu0 *F, const em_seg *seg, int n_seg, void *y);
 
-/* The pc builders of each implementation (ilu0_pc.c dispatches). */
+/* The pc builders of each implementation (rows of the backend tables,
+ * backend_cpu.c and backend_cuda.c; ilu0_pc.c calls them). */
 em_err em_pc_ilu0_build_cpu(em_ilu0 *F, em_pc *pc);
-#ifdef EM_HAVE_CUDA
 em_err em_pc_ilu0_build_cuda(em_ilu0 *F, em_pc *pc);
 em_err em_pc_ilu0_build_cusparse(em_ilu0 *F, em_pc *pc);
-#endif
 
 #endif

@@ -150,8 +150,7 @@ static em_err check_args(const em_operator *A, em_pc *pc, const em_cplx *b, em_c
   if (pc) {
     EM_CHECK(pc->opts.backend == A->backend, EM_ERR_ARG,
              "em_ksp_solve: the preconditioner lives on the %s, the operator on the %s",
-             pc->opts.backend == EM_BACKEND_CUDA ? "GPU" : "CPU",
-             A->backend == EM_BACKEND_CUDA ? "GPU" : "CPU");
+             em_sv_backend_name(pc->opts.backend), em_sv_backend_name(A->backend));
     EM_CHECK(pc->n == A->n, EM_ERR_ARG,
              "em_ksp_solve: preconditioner of size %d for an operator of size %d", pc->n, A->n);
   }

@@ -39,11 +39,10 @@ static const em_pc_ops JACOBI_CPU = {jacobi_apply, jacobi_destroy, NULL};
 
 em_err em_pc_jacobi_build(const em_csr *A, em_pc *pc) {
   pc->info.impl = "jacobi";
-  if (pc->opts.backend == EM_BACKEND_CUDA) {
-#ifdef EM_HAVE_CUDA
-    return em_pc_jacobi_build_cuda(A, pc);
-#endif
-  }
+  return pc->be->jacobi_build(A, pc);
+}
+
+em_err em_pc_jacobi_build_cpu(const em_csr *A, em_pc *pc) {
   jacobi_cpu *j = NULL;
   EM_TRY(em_calloc(&j, 1, sizeof *j, "Jacobi preconditioner"));
   pc->data = j;

@@ -3,14 +3,12 @@
  * preconditioner) as a type of its own. */
 #include <math.h>
 #include <string.h>
-#ifdef EM_HAVE_CUDA
-#include <cuda_runtime.h>
-#endif
 
 #include "direct_impl.h"
 #include "pc_impl.h"
 
-static em_err check_opts(const em_csr *A, const em_pc_opts *o) {
+/* The options checked, and the table of their backend in *be. */
+static em_err check_opts(const em_csr *A, const em_pc_opts *o, const em_sv_backend **be) {
   EM_CHECK(A && o, EM_ERR_ARG, "em_pc_create: NULL matrix or options");
   EM_CHECK(A->n_rows == A->n_cols, EM_ERR_ARG,
            "em_pc_create: the matrix is %d x %d, a preconditioner needs a square one", A->n_rows,
@@ -27,15 +25,9 @@ static em_err check_opts(const em_csr *A, const em_pc_opts *o) {
            o->block_size);
   EM_CHECK(o->shift >= 0 && isfinite(o->shift), EM_ERR_ARG,
            "em_pc_create: ILU shift %g must be finite and >= 0", o->shift);
-  EM_CHECK(o->backend == EM_BACKEND_CPU || o->backend == EM_BACKEND_CUDA, EM_ERR_ARG,
-           "em_pc_create: unknown backend %d", (int)o->backend);
-#ifndef EM_HAVE_CUDA
-  EM_CHECK(o->backend == EM_BACKEND_CPU, EM_ERR_UNSUPPORTED,
-           "em_pc_create: the CUDA backend was requested but this build has no CUDA");
-#endif
-  EM_CHECK(o->backend == EM_BACKEND_CUDA || o->trsv == EM_TRSV_AUTO || o->trsv == EM_TRSV_LEVELS,
-           EM_ERR_ARG, "em_pc_create: triangular solve '%s' needs the CUDA backend",
-           em_pc_trsv_name(o->trsv));
+  EM_TRY(em_sv_backend_get(o->backend, "em_pc_create", "the CUDA backend", be));
+  EM_CHECK((*be)->trsv >> o->trsv & 1u, EM_ERR_ARG,
+           "em_pc_create: triangular solve '%s' needs the CUDA backend", em_pc_trsv_name(o->trsv));
   EM_TRY(em_csr_check(A, "preconditioner matrix"));
   return EM_OK;
 }
@@ -79,11 +71,13 @@ static void log_setup(const em_pc *pc, const em_log *log) {
 em_err em_pc_create(const em_csr *A, const em_pc_opts *o, const em_log *log, em_pc **out) {
   EM_CHECK(out, EM_ERR_ARG, "em_pc_create: NULL result pointer");
   *out = NULL;
-  EM_TRY(check_opts(A, o));
+  const em_sv_backend *be = NULL;
+  EM_TRY(check_opts(A, o, &be));
   double t0 = em_wtime();
   em_pc *pc = NULL;
   EM_TRY(em_calloc(&pc, 1, sizeof *pc, "preconditioner"));
   pc->opts = *o;
+  pc->be = be;
   if (pc->opts.trsv == EM_TRSV_AUTO) pc->opts.trsv = EM_TRSV_LEVELS;
   if (pc->opts.block_size == 0) pc->opts.block_size = 16;
   pc->n = A->n_rows;
@@ -106,7 +100,8 @@ em_err em_pc_create(const em_csr *A, const em_pc_opts *o, const em_log *log, em_
 
 em_err em_pc_update(em_pc *pc, const em_csr *A, const em_log *log) {
   EM_CHECK(pc, EM_ERR_ARG, "em_pc_update: NULL preconditioner");
-  EM_TRY(check_opts(A, &pc->opts));
+  const em_sv_backend *be = NULL;
+  EM_TRY(check_opts(A, &pc->opts, &be));
   EM_CHECK(A->n_rows == pc->n, EM_ERR_ARG,
            "em_pc_update: the matrix has %d rows, the preconditioner was built for %d", A->n_rows,
            pc->n);
@@ -169,18 +164,7 @@ em_err em_pc_inverse_diagonal(const em_csr *A, em_cplx *dinv) {
 
 /* z = r */
 static em_err identity_apply(em_pc *pc, em_prec vec_prec, const void *r, void *z) {
-  size_t bytes = (size_t)pc->n * em_prec_size(vec_prec);
-  if (bytes == 0) return EM_OK;
-  if (pc->opts.backend == EM_BACKEND_CPU) {
-    memcpy(z, r, bytes);
-    return EM_OK;
-  }
-#ifdef EM_HAVE_CUDA
-  EM_CUDA(cudaMemcpyAsync(z, r, bytes, cudaMemcpyDeviceToDevice, 0));
-  return EM_OK;
-#else
-  return EM_RAISE(EM_ERR_INTERNAL, "CUDA preconditioner in a build without CUDA");
-#endif
+  return pc->be->copy(z, r, (size_t)pc->n * em_prec_size(vec_prec));
 }
 
 static void identity_destroy(em_pc *pc) {

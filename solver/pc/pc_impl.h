@@ -3,6 +3,7 @@
 #ifndef EM_SOLVER_PC_IMPL_H
 #define EM_SOLVER_PC_IMPL_H
 
+#include "backend_impl.h"
 #include "em_solver.h"
 
 typedef struct em_pc_ops {
@@ -16,9 +17,10 @@ typedef struct em_pc_ops {
 } em_pc_ops;
 
 struct em_pc {
-  em_pc_opts opts; /* as given, trsv resolved (never AUTO) */
-  em_pc_info info; /* filled by the builder; t_setup by em_pc_create */
-  int32_t n;       /* size */
+  em_pc_opts opts;         /* as given, trsv resolved (never AUTO) */
+  em_pc_info info;         /* filled by the builder; t_setup by em_pc_create */
+  int32_t n;               /* size */
+  const em_sv_backend *be; /* the table of opts.backend, chosen by em_pc_create */
   const em_pc_ops *ops;
   void *data; /* the type's own state */
 };
@@ -29,9 +31,9 @@ em_err em_pc_identity_build(const em_csr *A, em_pc *pc);
 em_err em_pc_jacobi_build(const em_csr *A, em_pc *pc);
 em_err em_pc_ilu0_build(const em_csr *A, em_pc *pc, const em_log *log);
 em_err em_pc_pmg_build(const em_csr *A, em_pc *pc, const em_log *log); /* solver/pmg */
-#ifdef EM_HAVE_CUDA
+/* The backends' Jacobi (jacobi.c, jacobi_cuda.c; em_pc_jacobi_build picks). */
+em_err em_pc_jacobi_build_cpu(const em_csr *A, em_pc *pc);
 em_err em_pc_jacobi_build_cuda(const em_csr *A, em_pc *pc);
-#endif
 
 /* The inverse diagonal of A in complex double: EM_ERR_NUMERIC naming the
  * first row whose diagonal is missing, zero or not finite. */

@@ -177,14 +177,11 @@ em_err em_pc_pmg_build(const em_csr *A, em_pc *pc, const em_log *log) {
   EM_TRY(em_calloc(&p, 1, sizeof *p, "pmg preconditioner"));
   pc->data = p;
   pc->ops = &PMG;
-  pc->info.impl = pc->opts.backend == EM_BACKEND_CUDA ? "pmg-cuda" : "pmg-cpu";
+  pc->info.impl = pc->be->pmg_impl;
   p->o = o;
   p->n = A->n_rows;
   p->be = pc->opts.backend;
-  p->v = &em_pmg_vops_cpu;
-#ifdef EM_HAVE_CUDA
-  if (p->be == EM_BACKEND_CUDA) p->v = &em_pmg_vops_cuda;
-#endif
+  p->v = pc->be->pmg;
   double t0 = em_wtime();
   const uint8_t *mark = o.coarse_rows, *skip = mark;
   int32_t nmark = 0, nblock = 0;
@@ -260,7 +257,7 @@ em_err em_pc_pmg_build(const em_csr *A, em_pc *pc, const em_log *log) {
   p->mem.work = 3 * vb;
   /* the factor's values: complex single on the GPU with prec single, the
      host factor keeps double */
-  size_t esz = p->be == EM_BACKEND_CUDA && co.prec == EM_PREC_SINGLE ? 8 : 16;
+  size_t esz = pc->be->single_factor && co.prec == EM_PREC_SINGLE ? 8 : 16;
   p->mem.factor = esz * ((size_t)ci.factor_nnz + (size_t)p->C.n);
   mem_info(p, pc, &ci);
   em_log_info(

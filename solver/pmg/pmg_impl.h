@@ -28,14 +28,12 @@ typedef struct pmg_vops {
   void (*release)(void **x); /* free it; *x = NULL */
 } pmg_vops;
 
-extern const pmg_vops em_pmg_vops_cpu;
-#ifdef EM_HAVE_CUDA
-extern const pmg_vops em_pmg_vops_cuda;
+extern const pmg_vops em_pmg_vops_cpu;  /* pmg_vops.c */
+extern const pmg_vops em_pmg_vops_cuda; /* pmg_vops_cuda.c */
 /* Launchers of pmg_kernels.cu (complex double, legacy default stream). */
 em_err em_pmg_cuda_sub(int32_t n, const void *a, const void *b, void *c);
 em_err em_pmg_cuda_gather_sub(int32_t n, const int32_t *idx, const void *a, const void *b, void *c);
 em_err em_pmg_cuda_scatter_add(int32_t n, const int32_t *idx, double w, const void *x, void *y);
-#endif
 
 /* A set of rows: their list in the pc's memory and on the host. */
 typedef struct pmg_rows {

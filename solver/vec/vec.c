@@ -1,6 +1,7 @@
 /* vec.c - creating the vector backend and what every backend shares. */
 #include <math.h>
 
+#include "backend_impl.h"
 #include "vec_impl.h"
 
 em_err em_vec_create(em_backend backend, em_prec prec, int32_t n, int max_k, em_vec **out) {
@@ -9,6 +10,8 @@ em_err em_vec_create(em_backend backend, em_prec prec, int32_t n, int max_k, em_
   EM_CHECK(max_k >= 1, EM_ERR_ARG, "vector block width %d must be at least 1", max_k);
   EM_CHECK(prec == EM_PREC_DOUBLE || prec == EM_PREC_SINGLE, EM_ERR_ARG,
            "unknown vector precision %d", (int)prec);
+  const em_sv_backend *be = NULL;
+  EM_TRY(em_sv_backend_get(backend, "vectors", "the CUDA backend", &be));
   em_vec *v = NULL;
   EM_TRY(em_calloc(&v, 1, sizeof *v, "vector backend"));
   v->backend = backend;
@@ -16,18 +19,7 @@ em_err em_vec_create(em_backend backend, em_prec prec, int32_t n, int max_k, em_
   v->n = n;
   v->elsize = em_prec_size(prec);
   v->max_k = max_k;
-  em_err err = EM_OK;
-  if (backend == EM_BACKEND_CPU) {
-    err = em_vec_cpu_init(v);
-  } else if (backend == EM_BACKEND_CUDA) {
-#ifdef EM_HAVE_CUDA
-    err = em_vec_cuda_init(v);
-#else
-    err = EM_RAISE(EM_ERR_UNSUPPORTED, "CUDA vectors requested but this build has no CUDA");
-#endif
-  } else {
-    err = EM_RAISE(EM_ERR_ARG, "unknown vector backend %d", (int)backend);
-  }
+  em_err err = be->vec_init(v);
   if (err) {
     em_error_trace(err, __FILE__, __LINE__);
     em_vec_destroy(&v);

@@ -68,9 +68,7 @@ void em_vec_destroy(em_vec **v);
 
 /* Backend constructors (vec_cpu.c, vec_cuda.c): fill v->ops and v->data. */
 em_err em_vec_cpu_init(em_vec *v);
-#ifdef EM_HAVE_CUDA
 em_err em_vec_cuda_init(em_vec *v);
-#endif
 
 /* Column j of a block allocated by ops->alloc. */
 static inline void *em_vec_col(const em_vec *v, void *X, int j) {

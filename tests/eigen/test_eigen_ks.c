@@ -2,7 +2,8 @@
  * spectra: S = Q^T diag(m lambda) Q, T = Q^T diag(m) Q with Q a real
  * orthogonal (two Householder reflections, dense), so both are complex
  * symmetric, T is not the identity, and the eigenvalues are exactly the
- * lambda given.  A block of lambda = 0 plays the gradient null space. */
+ * lambda given.  A block of lambda = 0 plays the gradient null space.
+ * Usage: test_eigen_ks cpu|gpu (where S - sigma T is factored). */
 #include <complex.h>
 #include <string.h>
 
@@ -59,10 +60,12 @@ static void pencil(int n, const em_cplx *lam, const double *mass, em_csr **S, em
   free(B);
 }
 
-int main(void) {
-  if (!em_eigen_built()) {
-    printf("no LAPACK: skipped\n");
-    return EM_TEST_SKIP;
+int main(int argc, char **argv) {
+  /* the factor of S - sigma T on the backend named by argv[1] (cpu, gpu) */
+  em_backend be = test_backend(argc, argv);
+  if (!em_eigen_built()) { /* a missing dependency fails (tests/CMakeLists.txt) */
+    fprintf(stderr, "FAIL: em_eigen was built without LAPACK (liblapack-dev)\n");
+    return 1;
   }
   enum { N = 240, NULLD = 80 };
   em_cplx lam[N];
@@ -85,6 +88,7 @@ int main(void) {
   for (int c = 0; c < 2; c++) {
     em_eigen_opts o;
     em_eigen_opts_default(&o);
+    o.direct.backend = be;
     o.nev = 6;
     o.sigma = sig[c];
     o.tol = 1e-12;
@@ -115,6 +119,7 @@ int main(void) {
     pencil(5, l5, m5, &S5, &T5);
     em_eigen_opts o;
     em_eigen_opts_default(&o);
+    o.direct.backend = be;
     o.nev = 10;
     o.sigma = 2.6;
     em_eigen_result r;
@@ -133,6 +138,7 @@ int main(void) {
   {
     em_eigen_opts o;
     em_eigen_opts_default(&o);
+    o.direct.backend = be;
     o.sigma = 1;
     em_eigen_result r;
     o.nev = 0;
