@@ -5,7 +5,10 @@
  * S-parameters move by less than Adapt/delta_s between passes; the sweep
  * then runs on the last mesh.  h refinement meshes the case again through
  * Gmsh with a size field that halves the local size over the marked tets
- * (em_case_remesh): the new mesh follows the CAD geometry. */
+ * (em_case_remesh): the new mesh follows the CAD geometry.  p refinement
+ * raises the basis order of the marked tets by one (order per element,
+ * em_dofmap_build_orders); hp raises marked tets below the highest order
+ * and splits (h) the marked ones already at it. */
 #include <complex.h>
 #include <math.h>
 #include <stdlib.h>
@@ -14,19 +17,20 @@
 #include "app_adapt.h"
 #include "app_sweep.h"
 
-/* A marked tet's vertices ask for this fraction of their size: about 8x
- * the tets where marked, so that a pass grows the mesh by ~1.5-3x at the
- * default fraction. */
-#define ADAPT_SIZE_FACTOR 0.5
-
-typedef enum { ADAPT_H = 0, ADAPT_P, ADAPT_HP } adapt_kind;
+/* A split tet's vertices ask for half their size (about 8x the tets
+ * there); a pass's predicted unknowns grow by 2x at least and 3.5x at
+ * most (model/refine_mark.c): enough change for the change of S to mean
+ * something, not so much that the last pass overshoots by far. */
+#define ADAPT_SHRINK 0.5
+#define ADAPT_GROW_MIN 2.0
+#define ADAPT_GROW_MAX 3.5
 
 typedef struct adapt_cfg {
   int max_passes;
   double delta_s;  /* on max |S_ij(k) - S_ij(k-1)| */
   double fraction; /* Doerfler's theta */
   double freq;     /* Hz */
-  int kind;        /* adapt_kind */
+  int kind;        /* em_refine_kind */
 } adapt_cfg;
 
 /* One row of the convergence table. */
@@ -70,16 +74,12 @@ static em_err read_cfg(const em_run *r, adapt_cfg *a) {
   static const char *const kinds[] = {"h", "p", "hp"};
   EM_TRY(em_case_string(c, "Adapt/kind", &kind));
   EM_TRY(em_name_parse(kinds, 3, kind, "Adapt/kind", &a->kind));
-  EM_CHECK(a->kind == ADAPT_H, EM_ERR_UNSUPPORTED,
-           "Adapt/kind %s: p-refinement needs an order per element, which this build does not "
-           "have yet; use Adapt/kind h",
-           kind);
   EM_CHECK(!cfg->eigen, EM_ERR_INPUT,
            "Solver/adapt 1 is for driven runs, not Solver/problem eigen");
-  EM_CHECK(!cfg->mesh_file, EM_ERR_INPUT,
-           "Solver/adapt 1 with Mesh/file %s: h-refinement meshes the case's geometry again; "
-           "a loaded mesh has none",
-           cfg->mesh_file);
+  EM_CHECK(!cfg->mesh_file || a->kind == EM_REFINE_P, EM_ERR_INPUT,
+           "Solver/adapt 1 with Mesh/file %s: Adapt/kind %s meshes the case's geometry again; "
+           "a loaded mesh has none (Adapt/kind p works on it)",
+           cfg->mesh_file, kind);
   EM_CHECK(cfg->geometry_order != 2, EM_ERR_INPUT,
            "Solver/adapt 1 takes straight tets (Mesh/geometry_order 1)");
   return EM_OK;
@@ -94,33 +94,6 @@ em_err em_app_adapt_check(const em_run *r) {
     return EM_OK;
   }
   return read_cfg(r, &a);
-}
-
-/* (value, index) pairs, largest value first */
-typedef struct {
-  double v;
-  int32_t i;
-} vi_pair;
-
-static int by_value_desc(const void *a, const void *b) {
-  double x = ((const vi_pair *)a)->v, y = ((const vi_pair *)b)->v;
-  return (x < y) - (x > y);
-}
-
-/* Doerfler marking: the fewest tets, largest eta_T^2 first, whose sum
- * reaches fraction * sum_T eta_T^2. */
-static em_err mark(const double *eta2, int32_t n, double fraction, uint8_t *marked,
-                   int32_t *n_marked) {
-  vi_pair *p = NULL;
-  double total = 0, acc = 0;
-  EM_TRY(em_calloc(&p, (size_t)n, sizeof *p, "marking order"));
-  for (int32_t t = 0; t < n; t++) p[t].v = eta2[t], p[t].i = t, total += eta2[t], marked[t] = 0;
-  qsort(p, (size_t)n, sizeof *p, by_value_desc);
-  int32_t k = 0;
-  while (k < n && (k == 0 || acc < fraction * total)) marked[p[k].i] = 1, acc += p[k++].v;
-  *n_marked = k;
-  em_free(&p);
-  return EM_OK;
 }
 
 /* The size at each vertex: the mean length of its edges (the mesh's own
@@ -159,49 +132,110 @@ static em_err carry_sizes(const em_mesh *old, const double *vs, const em_mesh *m
   return EM_OK;
 }
 
-/* The case meshed again with the marked tets' vertices at
- * ADAPT_SIZE_FACTOR of their size; *vs becomes the field on the new mesh. */
-static em_err refine_h(em_run *r, const uint8_t *marked, double **vs) {
+/* The orders of the old mesh at the new mesh's tets: the old tet holding
+ * each new centroid, never below the new tet's region order. */
+static em_err carry_orders(const em_mesh *old, const int8_t *order, const em_mesh *m,
+                           const em_setup *s, int8_t *new_order) {
+  em_locator *L = NULL;
+  EM_TRY(em_locator_create(old, &L));
+  for (int32_t t = 0; t < m->n_tet; t++) {
+    double c[3] = {0}, lam[4];
+    int32_t o;
+    for (int a = 0; a < 4; a++)
+      for (int k = 0; k < 3; k++) c[k] += 0.25 * m->xyz[3 * (size_t)m->tet[4 * (size_t)t + a] + k];
+    em_locator_find(L, c, &o, lam);
+    int q = s->order[m->tet_group[t]];
+    new_order[t] = (int8_t)(order[o] > q ? order[o] : q);
+  }
+  em_locator_destroy(&L);
+  return EM_OK;
+}
+
+/* The case meshed again with each vertex's size times vshrink; on success
+ * r->mesh and r->setup are the new mesh's, *vs the size field on it and
+ * *order (when there is one) the orders carried over to it.  On failure r
+ * is as it was. */
+static em_err refine_h(em_run *r, const double *vshrink, double **vs, int8_t **order) {
   const em_mesh *old = r->mesh;
   double *want = NULL, *next = NULL;
-  uint8_t *hit = NULL;
+  int8_t *next_order = NULL;
   em_mesh *m = NULL;
+  em_setup s;
   em_err err = EM_OK;
+  memset(&s, 0, sizeof s);
   EM_TRY_GOTO(err, em_calloc(&want, (size_t)old->n_vert, sizeof *want, "refined sizes"), done);
-  EM_TRY_GOTO(err, em_calloc(&hit, (size_t)old->n_vert, 1, "refined vertices"), done);
-  for (int32_t t = 0; t < old->n_tet; t++)
-    if (marked[t])
-      for (int a = 0; a < 4; a++) hit[old->tet[4 * (size_t)t + a]] = 1;
-  for (int32_t v = 0; v < old->n_vert; v++) want[v] = (*vs)[v] * (hit[v] ? ADAPT_SIZE_FACTOR : 1);
+  for (int32_t v = 0; v < old->n_vert; v++) want[v] = (*vs)[v] * vshrink[v];
   em_mesh_opts mo = em_run_mesh_opts(r);
   EM_TRY_GOTO(err, em_case_remesh(r->cs, &mo, old, want, &r->detail, &m), done);
   EM_TRY_GOTO(err, em_calloc(&next, (size_t)m->n_vert, sizeof *next, "refined sizes"), done);
   EM_TRY_GOTO(err, carry_sizes(old, want, m, next), done);
+  em_setup_opts so = em_run_setup_opts(&r->cfg);
+  EM_TRY_GOTO(err, em_setup_build(r->cs, m, &so, &r->detail, &s), done);
+  if (*order) {
+    EM_TRY_GOTO(err, em_calloc(&next_order, (size_t)m->n_tet, 1, "element orders"), done);
+    EM_TRY_GOTO(err, carry_orders(old, *order, m, &s, next_order), done);
+    em_free(order);
+    *order = next_order;
+    next_order = NULL;
+  }
   em_free(vs);
   *vs = next;
   next = NULL;
+  em_setup_free(&r->setup);
+  r->setup = s;
+  memset(&s, 0, sizeof s);
   em_mesh_destroy(&r->mesh);
   r->mesh = m;
   m = NULL;
 done:
+  em_setup_free(&s);
   em_mesh_destroy(&m);
   em_free(&want);
   em_free(&next);
-  em_free(&hit);
+  em_free(&next_order);
   return err;
 }
 
-/* The physics, the unknowns and the problem object of the current mesh. */
-static em_err pass_setup(em_run *r, int first, double f) {
+/* One step of refinement (model/refine_mark.c): the raised orders in
+ * *order, the case meshed again where tets are split.  *changed = 0 when
+ * nothing could be refined (p with every marked tet at the highest order). */
+static em_err refine(em_run *r, const adapt_cfg *a, const double *eta2, double **vs, int8_t **order,
+                     int *changed) {
+  em_refine_opts ro = {a->kind, a->fraction, ADAPT_SHRINK, ADAPT_GROW_MIN, ADAPT_GROW_MAX};
+  em_refine_stats st;
+  double *vshrink = NULL;
+  int8_t *next = NULL;
+  em_err err = EM_OK;
+  EM_TRY_GOTO(err, em_calloc(&vshrink, (size_t)r->mesh->n_vert, sizeof *vshrink, "sizes"), done);
+  if (*order) EM_TRY_GOTO(err, em_calloc(&next, (size_t)r->mesh->n_tet, 1, "orders"), done);
+  EM_TRY_GOTO(err, em_refine_mark(r->mesh, eta2, &ro, *order, next, vshrink, &st), done);
+  em_log_verbose(r->log,
+                 "adapt: %d tets one order higher, %d split (%.0f %% of the estimated error), "
+                 "unknowns x %.2f predicted",
+                 st.n_p, st.n_h, 100 * st.share, st.growth);
+  *changed = st.n_p + st.n_h > 0;
+  if (*order) {
+    em_free(order);
+    *order = next;
+    next = NULL;
+  }
+  if (st.n_h) EM_TRY_GOTO(err, refine_h(r, vshrink, vs, order), done);
+done:
+  em_free(&vshrink);
+  em_free(&next);
+  return err;
+}
+
+/* The unknowns of the current mesh (the region orders, or order[] of p
+ * and hp) and a fresh problem object. */
+static em_err pass_setup(em_run *r, double f, const int8_t *order) {
   em_fsys_destroy(&r->fsys);
   em_dofmap_destroy(&r->dofs);
-  if (!first) {
-    em_setup_opts so = em_run_setup_opts(&r->cfg);
-    em_setup_free(&r->setup);
-    EM_TRY(em_setup_build(r->cs, r->mesh, &so, &r->detail, &r->setup));
-  }
   EM_TRY(em_setup_check_band(&r->setup, &f, 1));
-  EM_TRY(em_dofmap_build(r->mesh, r->cfg.order, r->setup.face_fixed, &r->dofs));
+  if (order)
+    EM_TRY(em_dofmap_build_orders(r->mesh, order, r->setup.face_fixed, &r->dofs));
+  else
+    EM_TRY(em_setup_dofmap(&r->setup, r->mesh, &r->dofs));
   EM_CHECK(r->dofs->n_dof > 0, EM_ERR_INPUT, "case %s has no unknowns (everything is PEC?)",
            em_case_path(r->cs));
   return EM_OK;
@@ -281,34 +315,38 @@ static em_err passes(em_run *r, const adapt_cfg *a, adapt_row *rows, int *n_rows
   int np = r->setup.n_port, converged = 0;
   em_cplx S[EM_MAX_PORTS * EM_MAX_PORTS], prev[EM_MAX_PORTS * EM_MAX_PORTS];
   double *eta2 = NULL, *vs = NULL;
-  uint8_t *marked = NULL;
+  int8_t *order = NULL; /* p and hp: the order of each tet */
   em_err err = EM_OK;
   EM_TRY_GOTO(err, em_calloc(&vs, (size_t)r->mesh->n_vert, sizeof *vs, "vertex sizes"), done);
   EM_TRY_GOTO(err, edge_sizes(r->mesh, vs), done);
+  if (a->kind != EM_REFINE_H) {
+    EM_TRY_GOTO(err, em_calloc(&order, (size_t)r->mesh->n_tet, 1, "element orders"), done);
+    for (int32_t t = 0; t < r->mesh->n_tet; t++) order[t] = r->setup.order[r->mesh->tet_group[t]];
+  }
   for (int k = 0; k < a->max_passes; k++) {
     double t0 = em_wtime();
     adapt_row *w = &rows[k];
     EM_TRY_GOTO(err, em_app_check_signal(), done);
-    EM_TRY_GOTO(err, pass_setup(r, k == 0, a->freq), done);
+    EM_TRY_GOTO(err, pass_setup(r, a->freq, order), done);
     em_free(&eta2);
-    em_free(&marked);
     EM_TRY_GOTO(err, em_calloc(&eta2, (size_t)r->mesh->n_tet, sizeof *eta2, "indicators"), done);
-    EM_TRY_GOTO(err, em_calloc(&marked, (size_t)r->mesh->n_tet, 1, "marked tets"), done);
     EM_TRY_GOTO(err, pass_solve(r, a->freq, S, w, eta2), done);
     w->ds = k ? max_diff(S, prev, np * np) : NAN;
     memcpy(prev, S, sizeof S);
     *n_rows = k + 1;
     converged = k > 0 && w->ds < a->delta_s;
-    if (!converged && k + 1 < a->max_passes) {
-      int32_t nm = 0;
-      EM_TRY_GOTO(err, mark(eta2, r->mesh->n_tet, a->fraction, marked, &nm), done);
-      em_log_verbose(r->log, "adapt: %d of %d tets marked (%.0f %% of the estimated error)", nm,
-                     r->mesh->n_tet, 100 * a->fraction);
-      w->t = em_wtime() - t0; /* the row's time ends with the new mesh */
-      EM_TRY_GOTO(err, refine_h(r, marked, &vs), done);
-    }
-    w->t = em_wtime() - t0;
+    int changed = 1;
+    if (!converged && k + 1 < a->max_passes)
+      EM_TRY_GOTO(err, refine(r, a, eta2, &vs, &order, &changed), done);
+    w->t = em_wtime() - t0; /* the row's time ends with the refined mesh */
     log_row(r, k, w);
+    if (!changed) {
+      em_log_warn(r->log,
+                  "adapt: every marked tet is at order %d: nothing left to refine (use "
+                  "Adapt/kind hp)",
+                  EM_MAX_ORDER);
+      break; /* the mesh and orders are this pass's: the sweep keeps its unknowns */
+    }
     if (converged || k + 1 == a->max_passes) break;
   }
   if (converged)
@@ -322,7 +360,7 @@ static em_err passes(em_run *r, const adapt_cfg *a, adapt_row *rows, int *n_rows
 done:
   em_free(&eta2);
   em_free(&vs);
-  em_free(&marked);
+  em_free(&order);
   return err;
 }
 
@@ -336,9 +374,9 @@ em_err em_app_adapt(em_run *r) {
   em_log_info(r->log,
               "adapt: %s-refinement at %.6g GHz until max |dS| < %g (at most %d passes, %.0f %% of "
               "the estimated error refined per pass)",
-              a.kind == ADAPT_H   ? "h"
-              : a.kind == ADAPT_P ? "p"
-                                  : "hp",
+              a.kind == EM_REFINE_H   ? "h"
+              : a.kind == EM_REFINE_P ? "p"
+                                      : "hp",
               a.freq * 1e-9, a.delta_s, a.max_passes, 100 * a.fraction);
   adapt_row *rows = NULL;
   int n = 0;

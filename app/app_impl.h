@@ -85,12 +85,15 @@ typedef struct em_run_config {
   em_pc_opts pc;
   int pc_auto;        /* Solver/preconditioner auto: direct, ilu0 when it does not fit */
   int ordering_auto;  /* Solver/ordering auto: nd for direct, rcm for ilu0 */
-  int pmg_pml_coarse; /* PMG/pml_coarse: the PML unknowns in the coarse solve */
+  int pmg_pml_coarse; /* PMG/pml_coarse: the PML unknowns of orders 1..N in the
+                         coarse solve (-1: auto, the PML's own order) */
+  int pmg_pml_block;  /* PMG/pml_smoother: 0 none, 1 ilu0, 2 direct (a block level) */
   em_blockop_opts bop;
   int outer_abc;         /* exterior faces: 0 PEC, 1 first-order ABC */
   int pml_order;         /* grading exponent m */
   double pml_reflection; /* normal-incidence reflection target */
   int pml_elements;      /* elements across the thinnest PML layer (0: from the wavelength) */
+  int pml_basis_order;   /* PML/basis_order: the PML's basis order (0: Solver/order) */
   int fields;            /* 0 none, 1 first frequency, 2 all, 3 middle (n_freq / 2) */
   int vtk_binary;
   int subdiv;

@@ -62,7 +62,7 @@ static em_err assemble_pair(em_run *r, double kt, em_csr **S, em_csr **T) {
       em_port_robin(&s->port[i], 0, 0, &rb[n_rb++]);
     }
   em_problem prob = {.k0 = 0,
-                     .order = r->cfg.order,
+                     .order = r->dofs->order,
                      .material = em_media_material,
                      .material_ctx = &media,
                      .tet_vary = vary,
@@ -100,7 +100,7 @@ typedef struct mode_info {
 /* int Re(eps_r) |E|^2 per volume group (the PML's background eps). */
 static em_err energy(const em_run *r, const em_cplx *x, double *w_group) {
   const em_mesh *m = r->mesh;
-  int p = r->cfg.order;
+  int p = r->dofs->order;
   em_quad q;
   EM_TRY(em_quad_tet(2 * p, &q));
   for (int g = 0; g < m->n_group; g++) w_group[g] = 0;
@@ -132,7 +132,7 @@ static em_err energy(const em_run *r, const em_cplx *x, double *w_group) {
 static em_err dipole_label(const em_run *r, const em_cplx *x, double k, char *label) {
   const em_mesh *m = r->mesh;
   em_quad q;
-  EM_TRY(em_quad_tet(2 * r->cfg.order, &q));
+  EM_TRY(em_quad_tet(2 * r->dofs->order, &q));
   em_cplx P[3] = {0, 0, 0}, X[3] = {0, 0, 0};
   double C[3] = {0, 0, 0}, W = 0;
   for (int32_t t = 0; t < m->n_tet; t++) {
@@ -275,11 +275,14 @@ static em_err report_modes(em_run *r, em_eigen_result *er) {
     char title[128];
     snprintf(title, sizeof title, "%s mode %d, f = %.6g%+.4gj GHz", em_case_name(r->cs), i + 1,
              creal(mi[i].f) * 1e-9, cimag(mi[i].f) * 1e-9);
-    em_vtk_opts vo = {r->cfg.vtk_binary, r->cfg.subdiv, title, 0, NULL};
+    em_vtk_opts vo = {.binary = r->cfg.vtk_binary,
+                      .subdiv = r->cfg.subdiv,
+                      .title = title,
+                      .order = r->dofs->uniform ? NULL : r->dofs->tet_order};
     EM_TRY_GOTO(err, em_vtk_write(path, m, sample, &fc, &vo), done);
   }
   printf("# %s: %d eigenmodes nearest %.6g GHz (order %d, %d unknowns)\n", em_case_name(r->cs), n,
-         r->cfg.eig_target * 1e-9, r->cfg.order, nd);
+         r->cfg.eig_target * 1e-9, r->dofs->order, nd);
   printf(
       "# mode  f_re_GHz        f_im_GHz        Q             residual   pml_frac  flag   "
       "dipole\n");
@@ -301,9 +304,11 @@ em_err em_app_eigen(em_run *r) {
   em_setup *s = &r->setup;
   EM_CHECK(s->n_port <= 15, EM_ERR_INPUT, "eigen: %d ports, at most 15", s->n_port);
   if (cfg->eig_ports == 1) em_setup_short_ports(m, s); /* short: the port planes become PEC */
-  EM_TRY(em_dofmap_build(m, cfg->order, s->face_fixed, &r->dofs));
-  em_log_info(r->log, "eigen: order %d, %d unknowns, %d modes near %.6g GHz", cfg->order,
-              r->dofs->n_dof, cfg->eig_n, cfg->eig_target * 1e-9);
+  EM_TRY(em_setup_dofmap(s, m, &r->dofs));             /* order per region */
+  em_log_info(r->log, "eigen: order %d%s, %d unknowns, %d modes near %.6g GHz", r->dofs->order,
+              r->dofs->uniform ? "" : " (highest; order per region)", r->dofs->n_dof, cfg->eig_n,
+              cfg->eig_target * 1e-9);
+  EM_TRY(em_setup_log_orders(s, m, r->dofs, r->log));
   EM_CHECK(r->dofs->n_dof > 1, EM_ERR_INPUT, "case %s has no unknowns (everything is PEC?)",
            em_case_path(r->cs));
   EM_TRY(em_device_open(r->args->device, r->log, &r->dev));

@@ -30,7 +30,8 @@ static const em_param_spec SPECS[] = {
     NUM_REQ("Solver/f_start", "Hz", "first frequency of a sweep, Hz"),
     NUM_REQ("Solver/f_stop", "Hz", "last frequency of a sweep, Hz"),
     NUM("Solver/n_freq", 11, NULL, "number of frequencies of a sweep"),
-    NUM("Solver/order", 1, NULL, "basis order p: 1, 2 or 3"),
+    NUM("Solver/order", 1, NULL,
+        "basis order p: 1, 2 or 3 (of every volume without its own Materials/*/order)"),
     STR("Solver/sweep", "uniform",
         "sweep: uniform (a full solve at each of the n_freq frequencies) or adaptive (a rational "
         "model of the ports from a few full solves, evaluated at the n_freq frequencies)"),
@@ -77,9 +78,14 @@ static const em_param_spec SPECS[] = {
     STR("PMG/smooth", "group", "pmg: a level smooths its own order group, or all its DOFs"),
     NUM("PMG/shift", 0, NULL,
         "pmg: smoothers from A + j s |diag A| (s > 0 damps the indefinite part)"),
-    NUM("PMG/pml_coarse", 3, NULL,
-        "pmg: the PML unknowns of orders 1..N join the exact coarse solve (3: all of them; "
-        "0 or 1: the PML above order 1 is only smoothed)"),
+    STR("PMG/pml_coarse", "auto",
+        "pmg: the PML unknowns of orders 1..N join the exact coarse solve: auto (N = the PML's "
+        "own basis order, PML/basis_order: all of its space, the neighbours' higher-order "
+        "functions on its interface smoothed), 3 (every PML unknown), 2, 1 or 0 (the PML above "
+        "order N only smoothed: stalls, for comparison)"),
+    STR("PMG/pml_smoother", "none",
+        "pmg: every PML unknown (all orders) in one more level smoothed by ilu0 or direct (its "
+        "exact factor), visited first and last; none: the PML rows stay in their order groups"),
     NUM("Mesh/elements_per_wavelength", 0, "per wavelength",
         "target elements per wavelength at the highest frequency (0: by order, 12/7/5)"),
     NUM("Mesh/frequency", 0, "Hz",
@@ -96,6 +102,9 @@ static const em_param_spec SPECS[] = {
     GNUM_REQ(3, "Materials/*/eps_r", "relative permittivity of volume '*' (required)"),
     GNUM(3, "Materials/*/mu_r", 1, NULL, "relative permeability of volume '*'"),
     GNUM(3, "Materials/*/tan_delta", 0, NULL, "dielectric loss tangent of volume '*'"),
+    GNUM(3, "Materials/*/order", 0, NULL,
+         "basis order of volume '*' (0: PML/basis_order for a pml* volume, else Solver/order); "
+         "an edge or face shared with a higher-order volume takes the higher order"),
     GSTR_REQ(2, "Ports/*/type", "port type: coax, waveguide or lumped (required per port)"),
     GNUM(2, "Ports/*/z0", 0, "ohm", "reference impedance for S, ohm (0: the port's own impedance)"),
     GNUM(2, "Ports/*/deembed", 0, "model units",
@@ -105,6 +114,8 @@ static const em_param_spec SPECS[] = {
     GNUM(2, "Ports/*/dir_z", 0, NULL, "lumped port: E direction z"),
     NUM("PML/order", 2, NULL, "PML grading exponent m in sigma(xi) ~ (xi/L)^m"),
     NUM("PML/reflection", 1e-6, NULL, "PML normal-incidence reflection target R0"),
+    NUM("PML/basis_order", 0, NULL,
+        "basis order of the pml* volumes (0: Solver/order; their Materials/*/order wins)"),
     NUM("PML/elements", 3, NULL,
         "elements across the thinnest PML layer at least (0: sized from the wavelength only; "
         "fewer than 3 let the DRA's answer move with the box, docs/validation.md)"),
@@ -309,7 +320,11 @@ static em_err read_solver(const em_case *c, em_run_config *cfg) {
   static const char *const smooth[] = {"group", "all"};
   EM_TRY(choice(c, "PMG/smooth", smooth, 2, &g->all));
   EM_TRY(num(c, "PMG/shift", &g->shift));
-  EM_TRY(integer(c, "PMG/pml_coarse", 0, 3, &cfg->pmg_pml_coarse));
+  static const char *const pml_co[] = {"auto", "0", "1", "2", "3"};
+  EM_TRY(choice(c, "PMG/pml_coarse", pml_co, 5, &cfg->pmg_pml_coarse));
+  cfg->pmg_pml_coarse--; /* auto: -1 */
+  static const char *const pml_sm[] = {"none", "ilu0", "direct"};
+  EM_TRY(choice(c, "PMG/pml_smoother", pml_sm, 3, &cfg->pmg_pml_block));
   EM_CHECK(g->shift >= 0, EM_ERR_INPUT, "PMG/shift = %g must be >= 0", g->shift);
   EM_TRY(em_case_string(c, "Solver/trsv", &s));
   EM_TRY(em_pc_trsv_parse(s, &cfg->pc.trsv));
@@ -386,6 +401,7 @@ em_err em_run_config_read(const em_case *c, em_run_config *cfg) {
   EM_TRY(integer(c, "PML/order", 0, 8, &cfg->pml_order));
   EM_TRY(num(c, "PML/reflection", &cfg->pml_reflection));
   EM_TRY(integer(c, "PML/elements", 0, 50, &cfg->pml_elements));
+  EM_TRY(integer(c, "PML/basis_order", 0, 3, &cfg->pml_basis_order));
   EM_CHECK(cfg->pml_reflection > 0 && cfg->pml_reflection < 1, EM_ERR_INPUT,
            "PML/reflection = %g must be in (0, 1)", cfg->pml_reflection);
   /* curved tets: only the volume terms follow the quadratic map; what

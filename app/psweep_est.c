@@ -56,10 +56,16 @@ em_err em_psweep_estimate(const em_app_args *pa, const em_log *log, em_psweep_es
   e->mesh_reused = pa->mesh_cache && pa->mesh_cache->reused;
   em_setup_opts so = em_run_setup_opts(cfg);
   EM_TRY_GOTO(err, em_setup_build(r.cs, r.mesh, &so, &r.detail, &r.setup), done);
-  EM_TRY_GOTO(err, em_dofmap_build(r.mesh, cfg->order, r.setup.face_fixed, &r.dofs), done);
+  EM_TRY_GOTO(err, em_setup_dofmap(&r.setup, r.mesh, &r.dofs), done);
   e->tets = r.mesh->n_tet;
   e->unknowns = r.dofs->n_dof;
-  e->order = cfg->order;
+  e->order = r.dofs->order;
+  int32_t nc = 0; /* what pmg would factor: the order-1 space and the PML's share */
+  EM_TRY_GOTO(
+      err,
+      em_setup_coarse_count(&r.setup, r.mesh, r.dofs, cfg->pc.pmg.coarse, cfg->pmg_pml_coarse, &nc),
+      done);
+  e->coarse = nc;
   e->n_solve =
       cfg->eigen ? 1
       : cfg->sweep_adaptive

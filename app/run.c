@@ -75,7 +75,7 @@ static em_err make_fsys(em_run *r) {
   em_setup *s = &r->setup;
   em_fsys_desc d = {.mesh = r->mesh,
                     .dofs = r->dofs,
-                    .order = cfg->order,
+                    .order = r->dofs->order,
                     .medium = s->medium,
                     .pml = s->has_pml ? &s->pml : NULL,
                     .port = s->port,
@@ -87,6 +87,7 @@ static em_err make_fsys(em_run *r) {
                     .pc_auto = cfg->pc_auto,
                     .ordering_auto = cfg->ordering_auto,
                     .pmg_pml_coarse = cfg->pmg_pml_coarse,
+                    .pmg_pml_block = cfg->pmg_pml_block,
                     .ksp = cfg->ksp,
                     .backend = r->dev.backend,
                     .prepare = ff_prepare, /* a plane wave (app/farfield.c) */
@@ -134,7 +135,8 @@ static double *error_field(em_run *r, double f, const em_cplx *x, const em_cplx 
   int ns = r->setup.n_port ? r->setup.n_port : 1; /* the ports, or the plane wave */
   em_err err = em_calloc(&eta, (size_t)r->mesh->n_tet, sizeof *eta, "error indicators");
   if (!err)
-    err = em_setup_estimate(r->mesh, r->dofs, &r->setup, f, ff_prepare, r, x, ns, fixed, eta, &info);
+    err =
+        em_setup_estimate(r->mesh, r->dofs, &r->setup, f, ff_prepare, r, x, ns, fixed, eta, &info);
   if (err) {
     em_log_warn(r->log, "%s; the VTK file has no error field", em_error_message());
     em_error_clear();
@@ -186,7 +188,11 @@ em_err em_run_post_frequency(em_run *r, int fi, const em_cplx *x, const em_cplx 
     EM_TRY_GOTO(err, out_path(r, path, sizeof path, name), done);
     field_ctx fc = {r->mesh, r->dofs, x, fixed};
     double *eta = error_field(r, f, x, fixed);
-    em_vtk_opts vo = {.binary = cfg->vtk_binary, .subdiv = cfg->subdiv, .title = title, .error = eta};
+    em_vtk_opts vo = {.binary = cfg->vtk_binary,
+                      .subdiv = cfg->subdiv,
+                      .title = title,
+                      .order = r->dofs->uniform ? NULL : r->dofs->tet_order,
+                      .error = eta};
     err = em_vtk_write(path, r->mesh, sample_field, &fc, &vo);
     em_free(&eta);
     if (err) goto done;
@@ -284,7 +290,8 @@ em_mesh_opts em_run_mesh_opts(const em_run *r) {
 }
 
 em_setup_opts em_run_setup_opts(const em_run_config *cfg) {
-  em_setup_opts so = {cfg->outer_abc, cfg->pml_order, cfg->pml_reflection};
+  em_setup_opts so = {cfg->outer_abc, cfg->pml_order, cfg->pml_reflection, cfg->order,
+                      cfg->pml_basis_order};
   return so;
 }
 
@@ -335,11 +342,13 @@ static em_err make_problem(em_run *r) {
            r->setup.n_port, EM_MAX_PORTS);
   /* frequencies below a waveguide port's cut-off fail here, before any output */
   EM_TRY(em_setup_check_band(&r->setup, cfg->freq, cfg->n_freq));
-  EM_TRY(em_dofmap_build(r->mesh, cfg->order, r->setup.face_fixed, &r->dofs));
-  em_log_info(r->log, "order %d: %d unknowns (%d / %d / %d by order), %d fixed", cfg->order,
-              r->dofs->n_dof, r->dofs->offset[1] - r->dofs->offset[0],
-              cfg->order > 1 ? r->dofs->offset[2] - r->dofs->offset[1] : 0,
-              cfg->order > 2 ? r->dofs->offset[3] - r->dofs->offset[2] : 0, r->dofs->n_fixed);
+  EM_TRY(em_setup_dofmap(&r->setup, r->mesh, &r->dofs)); /* order per region */
+  const em_dofmap *d = r->dofs;
+  em_log_info(r->log, "order %d%s: %d unknowns (%d / %d / %d by order), %d fixed", d->order,
+              d->uniform ? "" : " (highest; order per region)", d->n_dof,
+              d->offset[1] - d->offset[0], d->order > 1 ? d->offset[2] - d->offset[1] : 0,
+              d->order > 2 ? d->offset[3] - d->offset[2] : 0, d->n_fixed);
+  EM_TRY(em_setup_log_orders(&r->setup, r->mesh, d, r->log));
   EM_CHECK(r->dofs->n_dof > 0, EM_ERR_INPUT, "case %s has no unknowns (everything is PEC?)",
            em_case_path(r->cs));
   EM_TRY(em_device_open(r->args->device, r->log, &r->dev));
@@ -394,7 +403,7 @@ static em_err run_case(em_run *r) {
   EM_TRY(em_run_config_read(r->cs, &r->cfg));
   EM_TRY(em_app_validate_case(r)); /* before meshing: seconds, not the run */
   EM_TRY(em_app_adapt_check(r));
-  EM_TRY(em_app_outdir_open(r));   /* created and locked: a second run is refused now */
+  EM_TRY(em_app_outdir_open(r)); /* created and locked: a second run is refused now */
   EM_TRY(make_mesh(r));
   const em_run_config *cfg = &r->cfg;
   em_setup_opts so = em_run_setup_opts(cfg);
@@ -403,7 +412,7 @@ static em_err run_case(em_run *r) {
   EM_TRY(make_problem(r));
   EM_TRY(alloc_results(r));
   EM_TRY(em_app_check_signal());
-  em_app_outdir_clear(r); /* the case's earlier outputs, right before the new ones */
+  em_app_outdir_clear(r);  /* the case's earlier outputs, right before the new ones */
   EM_TRY(em_app_adapt(r)); /* Solver/adapt 1: the passes (app/adapt.c) */
   EM_TRY(em_sweep_run(r));
   EM_TRY(write_port_tables(r));

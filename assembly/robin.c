@@ -40,8 +40,6 @@ static int face_curved(const em_tet_geom *g, int lf) {
  * The face is integrated as a flat triangle: a curved one is refused. */
 static em_err robin_face(const em_mesh *m, const em_dofmap *d, const em_pattern *pat,
                          const em_robin *r, int32_t f, em_system *sys) {
-  int p = d->order, nb = em_basis_count(p);
-  const em_basis_fn *tab = em_basis_table(p);
   int32_t k = f, t = m->face_tet[2 * (size_t)f];
   int lf = 0;
   while (lf < 4 && m->tet_face[4 * (size_t)t + lf] != f) lf++;
@@ -53,12 +51,14 @@ static em_err robin_face(const em_mesh *m, const em_dofmap *d, const em_pattern 
            "integrated as flat triangles: not supported with curved tets",
            robin_name(m, r), k);
   int32_t code[EM_NB_MAX];
-  em_dofmap_tet(d, m, t, code);
+  int p = em_dofmap_tet(d, m, t, code), nb = em_basis_count(p); /* the element's order */
+  const em_basis_fn *tab = em_basis_table(p);
   int fn[3 * EM_MAX_ORDER + 6], nt = 0;
   for (int i = 0; i < nb; i++)
-    if ((tab[i].kind == EM_ENT_FACE && tab[i].entity == lf) ||
-        (tab[i].kind == EM_ENT_EDGE && EM_TET_EDGE[tab[i].entity][0] != lf &&
-         EM_TET_EDGE[tab[i].entity][1] != lf))
+    if (code[i] != EM_DOF_NONE &&
+        ((tab[i].kind == EM_ENT_FACE && tab[i].entity == lf) ||
+         (tab[i].kind == EM_ENT_EDGE && EM_TET_EDGE[tab[i].entity][0] != lf &&
+          EM_TET_EDGE[tab[i].entity][1] != lf)))
       fn[nt++] = i;
   const int *fv = EM_TET_FACE[lf];
   double e1[3], e2[3], n[3];

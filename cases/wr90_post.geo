@@ -22,6 +22,7 @@ DefineConstant[
   epw    = {8, Name "Mesh/elements_per_wavelength"},
   eair   = {1, Name "Materials/air/eps_r"},
   epost  = {6, Name "Materials/post/eps_r", Help "post permittivity"},
+  nc     = {16, Name "Mesh/circle_elements", Help "elements around the post at least (its facets)"},
   t1     = {"waveguide", Name "Ports/port1/type"},
   t2     = {"waveguide", Name "Ports/port2/type"}
 ];
@@ -43,3 +44,7 @@ Physical Volume("air") = {air()};
 Physical Volume("post") = {post()};
 Physical Surface("port1") = Surface In BoundingBox{-eps, -eps, -eps, a + eps, b + eps, eps};
 Physical Surface("port2") = Surface In BoundingBox{-eps, -eps, len - eps, a + eps, b + eps, len + eps};
+// The post's round wall as 16 facets at least, whatever the mesh density:
+// a coarse mesh (adaptive refinement's start) would make it a hexagon,
+// an error of the geometry that no finer field discretisation removes.
+Mesh.MeshSizeFromCurvature = nc;

@@ -255,6 +255,12 @@ fail:
  * volume of a regular tetrahedron of edge h; V_box the volume of the
  * bounding box of the group's entities (model units^3 -> m^3). */
 em_err em_case_estimate(em_case *c, const em_mesh_opts *o, double *tets, double *h_min) {
+  return em_case_estimate_each(c, o, NULL, NULL, tets, h_min);
+}
+
+em_err em_case_estimate_each(em_case *c, const em_mesh_opts *o,
+                             void (*each)(void *ctx, const char *name, double tets), void *ctx,
+                             double *tets, double *h_min) {
   em_err err = EM_OK;
   int *dt = NULL, *ent = NULL, ierr = 0;
   size_t n = 0, n_ent = 0;
@@ -276,13 +282,16 @@ em_err em_case_estimate(em_case *c, const em_mesh_opts *o, double *tets, double 
     double h = lambda0 / idx / o->elements_per_wavelength; /* metres */
     hmin = fmin(hmin, h);
     gmshModelGetEntitiesForPhysicalGroup(3, dt[k + 1], &ent, &n_ent, &ierr);
+    double group = 0;
     for (size_t e = 0; !ierr && e < n_ent; e++) {
       double b[6];
       gmshModelGetBoundingBox(3, ent[e], &b[0], &b[1], &b[2], &b[3], &b[4], &b[5], &ierr);
       if (ierr) break;
       double u = o->unit, vol = (b[3] - b[0]) * u * (b[4] - b[1]) * u * (b[5] - b[2]) * u;
-      if (isfinite(vol) && vol > 0) total += vol / (h * h * h / (6 * sqrt(2.0)));
+      if (isfinite(vol) && vol > 0) group += vol / (h * h * h / (6 * sqrt(2.0)));
     }
+    total += group;
+    if (each && !ierr) each(ctx, name, group);
     gmshFree(ent);
     ent = NULL;
     em_free(&name);

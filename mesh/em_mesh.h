@@ -248,6 +248,11 @@ typedef struct em_mesh_opts {
  * smallest such h in metres.  0 tets when the sizes do not come from the
  * wavelength (a .msh, elements_per_wavelength <= 0). */
 em_err em_case_estimate(em_case *c, const em_mesh_opts *opts, double *tets, double *h_min);
+/* The same, calling each(ctx, name, tets) per physical volume with its
+ * share (each may be NULL). */
+em_err em_case_estimate_each(em_case *c, const em_mesh_opts *opts,
+                             void (*each)(void *ctx, const char *name, double tets), void *ctx,
+                             double *tets, double *h_min);
 
 /* A fingerprint of the case's geometry (entities, their bounding boxes,
  * physical groups): equal for two parameter sets that build the same model

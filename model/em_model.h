@@ -37,6 +37,8 @@ typedef struct em_setup_opts {
   int outer_abc;         /* bare exterior faces on the bounding box: 0 PEC, 1 ABC */
   int pml_order;         /* PML grading exponent m */
   double pml_reflection; /* PML normal-incidence reflection target R0 */
+  int basis_order;       /* Solver/order: a volume's basis order unless set */
+  int pml_basis_order;   /* PML/basis_order: the pml* volumes' (0: basis_order) */
 } em_setup_opts;
 
 typedef struct em_setup {
@@ -49,6 +51,8 @@ typedef struct em_setup {
   uint8_t *face_fixed; /* per face: tangential E prescribed (EM_FACE_PEC) */
   int32_t n_abc;
   int32_t *abc_face; /* the EM_FACE_ABC faces, ascending */
+  int8_t *order;     /* per mesh group: the basis order of a volume (0:
+                        none given, or not a volume) */
 } em_setup;
 
 /* The medium of volume `name` (is_pml: eps_r may be absent, then 1);
@@ -67,6 +71,26 @@ void em_setup_short_ports(const em_mesh *m, em_setup *s);
  * cut-off is an error naming it (before any solve or output). */
 em_err em_setup_check_band(em_setup *s, const double *freq, int n_freq);
 void em_setup_free(em_setup *s);
+/* Order per region (region_order.c, docs/physics.md): a volume's basis
+ * order is Materials/<volume>/order when the case sets it (1..3), else
+ * PML/basis_order for a pml* volume when set, else Solver/order.  Fills
+ * s->order (called by em_setup_build). */
+em_err em_setup_orders(const em_case *c, const em_mesh *m, const em_setup_opts *o, em_setup *s);
+/* The order of the volume named `name` by that rule (before meshing). */
+em_err em_setup_order_of(const em_case *c, const char *name, const em_setup_opts *o, int *order);
+/* Unknowns of pmg's exact coarse level (PMG/coarse = coarse groups,
+ * PMG/pml_coarse = pml_coarse, -1: auto, the PML volumes' highest order):
+ * the groups 1 .. coarse and the PML's unknowns of the groups above up to
+ * pml_coarse. */
+em_err em_setup_coarse_count(const em_setup *s, const em_mesh *m, const em_dofmap *d, int coarse,
+                             int pml_coarse, int32_t *n);
+/* The DOF map of the setup's orders (an entity shared by regions takes
+ * the highest: docs/basis.md) and fixed faces. */
+em_err em_setup_dofmap(const em_setup *s, const em_mesh *m, em_dofmap **d);
+/* The log's account: per volume its order and unknowns by order group
+ * (an unknown counts for the region its entity took its order from). */
+em_err em_setup_log_orders(const em_setup *s, const em_mesh *m, const em_dofmap *d,
+                           const em_log *log);
 /* <|E|^2> over the PML tets on the outer wall / over those on the
  * interface with the interior (volume-weighted means, E at the centroids)
  * for the solution x (fixed: the fixed DOFs' values, NULL zero): the
@@ -74,6 +98,34 @@ void em_setup_free(em_setup *s);
  * PML or without field at the interface. */
 double em_setup_pml_wall(const em_mesh *m, const em_dofmap *d, const em_setup *s, const em_cplx *x,
                          const em_cplx *fixed);
+
+/* ------------------------------------------------ adaptive marking
+ *
+ * Which tets a pass of adaptive refinement refines and how
+ * (refine_mark.c, docs/adapt.md): Doerfler marking of eta_T^2 with the
+ * predicted growth of the unknowns held between grow_min and grow_max. */
+typedef enum em_refine_kind { EM_REFINE_H = 0, EM_REFINE_P, EM_REFINE_HP } em_refine_kind;
+
+typedef struct em_refine_opts {
+  int kind;        /* em_refine_kind: h splits, p raises the order, hp raises
+                      below EM_MAX_ORDER and splits at it */
+  double fraction; /* Doerfler's theta: share of sum eta_T^2 to refine */
+  double shrink;   /* a split tet's vertices ask for this share of their size */
+  double grow_min; /* predicted unknowns after / before: at least this ... */
+  double grow_max; /* ... and at most this (one tet is refined whatever) */
+} em_refine_opts;
+
+typedef struct em_refine_stats {
+  int32_t n_p, n_h; /* tets raised, tets split */
+  double share;     /* of sum eta_T^2 in them */
+  double growth;    /* predicted unknowns after / before */
+} em_refine_stats;
+
+/* From eta2 [n_tet]: new_order [n_tet] (p, hp: order with the raised tets
+ * one higher; order and new_order NULL for h) and vshrink [n_vert] (the
+ * factor on each vertex's size, 1 where nothing is split). */
+em_err em_refine_mark(const em_mesh *m, const double *eta2, const em_refine_opts *o,
+                      const int8_t *order, int8_t *new_order, double *vshrink, em_refine_stats *st);
 
 /* ------------------------------------------- minimal rational interpolation
  *
@@ -168,7 +220,11 @@ typedef struct em_fsys_desc {
   em_pc_opts pc;
   int pc_auto;        /* a direct factor that fits nowhere: pmg (ilu0 at one order group) */
   int ordering_auto;  /* ... with ilu0: rcm */
-  int pmg_pml_coarse; /* pmg: the PML unknowns join the coarse solve */
+  int pmg_pml_coarse; /* pmg: the PML unknowns of orders 1..N join the coarse
+                         solve (-1: auto, N = the highest order of the PML's
+                         tets) */
+  int pmg_pml_block;  /* pmg: every PML unknown in a block level smoothed by
+                         1 ILU(0), 2 a direct factor (0: none) */
   em_ksp_opts ksp;
   em_backend backend;
   /* optional: another excitation (a plane wave) into prob at k0 */

@@ -41,19 +41,20 @@ typedef struct est_ctx {
   const uint8_t *face_fixed;
   const em_cplx *x, *fixed;
   int column;
-  int src; /* the volume sources apply to this column */
-  const est_fit *fit;
-  em_quad qe, qf;   /* element (degree 2p, 2p + 2 where the material varies) and face rules */
-  em_quad qv;       /* element rule of varying tets */
-  int16_t *face_rb; /* [n_face] 1 + index of the face's Robin term, 0: none */
-  double *a, *b;    /* [n_tet] a_T, b_T */
-  double *el;       /* [n_tet] the element terms */
-  double *en;       /* [n_tet] the energy norm squared of E_h */
-  double *fc;       /* [n_face] w_F-less face terms */
+  int src;                       /* the volume sources apply to this column */
+  est_fit fit[EM_MAX_ORDER + 1]; /* by element order (order per element: 1..d->order) */
+  em_quad qe[EM_MAX_ORDER + 1];  /* element rules, degree 2p ... */
+  em_quad qv[EM_MAX_ORDER + 1];  /* ... 2p + 2 where the material varies or a source acts */
+  em_quad qf[EM_MAX_ORDER + 1];  /* face rules, degree 2p of the higher side */
+  int16_t *face_rb;              /* [n_face] 1 + index of the face's Robin term, 0: none */
+  double *a, *b;                 /* [n_tet] a_T, b_T */
+  double *el;                    /* [n_tet] the element terms */
+  double *en;                    /* [n_tet] the energy norm squared of E_h */
+  double *fc;                    /* [n_face] w_F-less face terms */
 } est_ctx;
 
 static em_cplx coef(const est_ctx *c, int32_t code) {
-  return code >= 0 ? c->x[code] : c->fixed ? c->fixed[-code - 1] : 0;
+  return code >= 0 ? c->x[code] : c->fixed && code != EM_DOF_NONE ? c->fixed[-code - 1] : 0;
 }
 
 static double longest_edge(const double (*X)[3], int n) {
@@ -128,30 +129,31 @@ static em_err point_at(const est_ctx *c, int32_t t, const double x[3], int vary,
 }
 
 /* The fitted field of tet t (estimate_impl.h) from its coefficients. */
-static void fit_tet(const est_ctx *c, int32_t t, const em_tet_geom *g, est_poly *P) {
+static int fit_tet(const est_ctx *c, int32_t t, const em_tet_geom *g, est_poly *P) {
   int32_t code[EST_NB];
   double w[EST_NB][3];
-  int p = c->fit->p, nb = em_basis_count(p);
+  int p = em_dofmap_tet(c->d, c->m, t, code), nb = em_basis_count(p);
+  const est_fit *F = &c->fit[p];
   em_cplx a[EST_NB], Ev[EST_NM][3];
-  em_dofmap_tet(c->d, c->m, t, code);
   for (int i = 0; i < nb; i++) a[i] = coef(c, code[i]);
-  for (int i = 0; i < c->fit->n; i++) {
-    em_basis_eval(p, c->fit->lam[i], (const double(*)[3])g->grad, w, NULL);
+  for (int i = 0; i < F->n; i++) {
+    em_basis_eval(p, F->lam[i], (const double(*)[3])g->grad, w, NULL);
     for (int k = 0; k < 3; k++) {
       em_cplx s = 0;
       for (int j = 0; j < nb; j++) s += a[j] * w[j][k];
       Ev[i][k] = s;
     }
   }
-  P->F = c->fit;
+  P->F = F;
   for (int k = 0; k < 3; k++)
-    for (int m = 0; m < c->fit->n; m++) {
+    for (int m = 0; m < F->n; m++) {
       em_cplx s = 0;
-      for (int i = 0; i < c->fit->n; i++) s += c->fit->vinv[m][i] * Ev[i][k];
+      for (int i = 0; i < F->n; i++) s += F->vinv[m][i] * Ev[i][k];
       P->c[k][m] = s;
     }
   for (int a2 = 0; a2 < 3; a2++)
     for (int j = 0; j < 3; j++) P->g[a2][j] = g->grad[a2 + 1][j];
+  return p;
 }
 
 /* The element terms of tet t: r = D - curl H and div D at the rule's
@@ -166,7 +168,7 @@ static em_err element(est_ctx *c, int32_t t) {
            "tets",
            t);
   est_poly P;
-  fit_tet(c, t, &g, &P);
+  int pt = fit_tet(c, t, &g, &P);
   double xc[3] = {0}, h = longest_edge((const double(*)[3])g.x, 4), dl = 1e-3 * h,
          k2 = p->k0 * p->k0;
   for (int a = 0; a < 4; a++)
@@ -175,7 +177,7 @@ static em_err element(est_ctx *c, int32_t t) {
   EM_TRY(p->material(p->material_ctx, t, xc, &m0));
   weights(&m0, p->k0, &c->a[t], &c->b[t]);
   int vary = p->tet_vary && p->tet_vary[t];
-  const em_quad *q = vary || c->src ? &c->qv : &c->qe;
+  const em_quad *q = vary || c->src ? &c->qv[pt] : &c->qe[pt];
   double er = 0, ed = 0, en = 0;
   for (int i = 0; i < q->n; i++) {
     const double *lam = q->lam + 4 * i;
@@ -219,6 +221,7 @@ static em_err element(est_ctx *c, int32_t t) {
  * opposite one is 4), the sign s that makes s n point out of t. */
 typedef struct face_side {
   int32_t t;
+  int p;      /* its element order */
   int loc[4]; /* face vertex index (0..2) of local vertex a, -1: opposite */
   double s;
   em_tet_geom g;
@@ -246,8 +249,8 @@ static em_err side_make(const est_ctx *c, int32_t f, int32_t t, const double n[3
     for (int k = 0; k < 3; k++) xc[k] += 0.25 * sd->g.x[a][k];
   EM_TRY(c->prob->material(c->prob->material_ctx, t, xc, &sd->m0));
   int32_t code[EST_NB];
-  em_dofmap_tet(c->d, m, t, code);
-  for (int i = 0; i < em_basis_count(c->fit->p); i++) sd->a[i] = coef(c, code[i]);
+  sd->p = em_dofmap_tet(c->d, m, t, code);
+  for (int i = 0; i < em_basis_count(sd->p); i++) sd->a[i] = coef(c, code[i]);
   return EM_OK;
 }
 
@@ -257,7 +260,7 @@ static em_err side_eval(const est_ctx *c, const face_side *sd, const double mu[3
   const em_problem *p = c->prob;
   double lam[4], w[EST_NB][3], cw[EST_NB][3];
   for (int a = 0; a < 4; a++) lam[a] = sd->loc[a] >= 0 ? mu[sd->loc[a]] : 0;
-  int pp = c->fit->p, nb = em_basis_count(pp);
+  int pp = sd->p, nb = em_basis_count(pp);
   em_basis_eval(pp, lam, (const double(*)[3])sd->g.grad, w, cw);
   em_material mt = sd->m0;
   if (p->tet_vary && p->tet_vary[sd->t]) EM_TRY(p->material(p->material_ctx, sd->t, x, &mt));
@@ -303,8 +306,9 @@ static em_err face(est_ctx *c, int32_t f) {
   double aF = 0, bF = 0;
   for (int s = 0; s < ns; s++) aF += c->a[sd[s].t] / ns, bF += c->b[sd[s].t] / ns;
   double rt = 0, rn = 0;
-  for (int i = 0; i < c->qf.n; i++) {
-    const double *mu = c->qf.lam + 3 * i;
+  const em_quad *qf = &c->qf[sd[ns - 1].p > sd[0].p ? sd[ns - 1].p : sd[0].p];
+  for (int i = 0; i < qf->n; i++) {
+    const double *mu = qf->lam + 3 * i;
     double x[3];
     for (int k = 0; k < 3; k++) x[k] = mu[0] * X[0][k] + mu[1] * X[1][k] + mu[2] * X[2][k];
     em_cplx R[3] = {0}, Dn = 0, E0[3];
@@ -323,8 +327,8 @@ static em_err face(est_ctx *c, int32_t f) {
     }
     double r2 = 0;
     for (int k = 0; k < 3; k++) r2 += creal(R[k] * conj(R[k]));
-    rt += c->qf.w[i] * area * r2;
-    rn += c->qf.w[i] * area * creal(Dn * conj(Dn));
+    rt += qf->w[i] * area * r2;
+    rn += qf->w[i] * area * creal(Dn * conj(Dn));
   }
   double hF = longest_edge((const double(*)[3])X, 3);
   c->fc[f] = hF * (rt / aF + (ns == 2 && bF > 0 ? rn / bF : 0));
@@ -381,21 +385,20 @@ em_err em_estimate(const em_mesh *m, const em_dofmap *d, const em_problem *prob,
            "error estimate: column %d of %d", column, prob->n_rhs);
   double t0 = em_wtime();
   em_err err = EM_OK;
-  est_fit fit;
-  EM_TRY(est_fit_init(d->order, &fit));
   est_ctx c = {.m = m,
                .d = d,
                .prob = prob,
                .face_fixed = face_fixed,
                .x = x,
                .fixed = fixed,
-               .column = column,
-               .fit = &fit};
+               .column = column};
   c.src = column == 0 && (prob->source || prob->tet_source);
-  int p = d->order;
-  EM_TRY(em_quad_tet(2 * p, &c.qe));
-  EM_TRY(em_quad_tet(2 * p + 2, &c.qv));
-  EM_TRY(em_quad_tri(2 * p, &c.qf));
+  for (int p = 1; p <= d->order; p++) {
+    EM_TRY(est_fit_init(p, &c.fit[p]));
+    EM_TRY(em_quad_tet(2 * p, &c.qe[p]));
+    EM_TRY(em_quad_tet(2 * p + 2, &c.qv[p]));
+    EM_TRY(em_quad_tri(2 * p, &c.qf[p]));
+  }
   EM_TRY_GOTO(err, robin_faces(&c), done);
   EM_TRY_GOTO(err, em_calloc(&c.a, (size_t)m->n_tet + 1, sizeof *c.a, "estimate weights"), done);
   EM_TRY_GOTO(err, em_calloc(&c.b, (size_t)m->n_tet + 1, sizeof *c.b, "estimate weights"), done);

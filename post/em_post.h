@@ -23,6 +23,8 @@ typedef struct em_vtk_opts {
   const char *title; /* named in the file's title line (NULL: none) */
   int single;        /* 1: reals as 32-bit "float" (half the file, ~7 digits);
                         0: 64-bit "double" */
+  const int8_t *order; /* [n_tet] basis order per tet: cell data "order"
+                          (NULL: not written) */
   const double *error; /* [n_tet] the error indicator eta_T of each tet: cell
                           data "error" (NULL: not written) */
 } em_vtk_opts;
@@ -33,8 +35,9 @@ typedef em_err (*em_field_sampler)(void *ctx, int32_t t, const double lam[4], em
 /* UNSTRUCTURED_GRID of (sub-divided) tets.  Point data: "E_re", "E_im"
  * (vectors, V/m) and "E_abs" (scalar sqrt(|Ex|^2+|Ey|^2+|Ez|^2)); cell data:
  * "material" (the volume group index of the parent tet; the group names are
- * listed in the file's title line) and, with o->error, "error" (the
- * parent's indicator, model/estimate.c).  Points are not shared between parent
+ * listed in the file's title line), with o->order "order" and with
+ * o->error "error" (the parent's indicator, model/estimate.c).  Points are
+ * not shared between parent
  * tets, because the tangential-conforming field is discontinuous in its
  * normal component across material interfaces: tet t owns points
  * t N .. t N + N-1, N = (s+1)(s+2)(s+3)/6, and cells t s^3 .. t s^3 + s^3-1

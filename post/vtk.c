@@ -212,6 +212,14 @@ em_err em_vtk_write(const char *path, const em_mesh *m, em_field_sampler E, void
   for (int32_t t = 0; t < m->n_tet; t++)
     for (int k = 0; k < L->n_sub; k++) em_vtk_stream_ints(&s, &m->tet_group[t], 1);
   em_vtk_stream_end_array(&s);
+  if (o->order) { /* order per region: the basis order of each parent tet */
+    em_vtk_stream_text(&s, "SCALARS order int 1\nLOOKUP_TABLE default\n");
+    for (int32_t t = 0; t < m->n_tet; t++) {
+      int32_t q = o->order[t];
+      for (int k = 0; k < L->n_sub; k++) em_vtk_stream_ints(&s, &q, 1);
+    }
+    em_vtk_stream_end_array(&s);
+  }
   if (o->error) { /* the error indicator of each parent tet */
     snprintf(line, sizeof line, "SCALARS error %s 1\nLOOKUP_TABLE default\n", type);
     em_vtk_stream_text(&s, line);

@@ -38,6 +38,9 @@ for m in meshio rich; do
   cp -r "/usr/lib/python3/dist-packages/$m" "$tmp/emdeps/python/"
 done
 find "$tmp/emdeps/python" -name __pycache__ -prune -exec rm -rf {} +
+# Debian 12's meshio 5.3 calls np.string_, which NumPy 2 (the GPU machine's
+# python) removed; np.bytes_ is the same type in NumPy 1 and 2.
+sed -i 's/np\.string_(/np.bytes_(/g' "$tmp/emdeps/python/meshio/med/_med.py"
 mkdir -p .device
 tar -C "$tmp" -cJf .device/extras.tar.xz emdeps
 ls -l .device/extras.tar.xz
