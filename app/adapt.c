@@ -87,6 +87,12 @@ static em_err read_cfg(const em_run *r, adapt_cfg *a) {
 
 em_err em_app_adapt_check(const em_run *r) {
   adapt_cfg a;
+  const char *orders;
+  EM_TRY(em_case_string(r->cs, "Mesh/orders", &orders));
+  EM_CHECK(!*orders || r->cfg.mesh_file, EM_ERR_INPUT,
+           "Mesh/orders %s needs the mesh they belong to: set Mesh/file (or --load-mesh)", orders);
+  EM_CHECK(!*orders || !em_app_adapt_on(r), EM_ERR_INPUT,
+           "Mesh/orders %s with Solver/adapt 1: the passes start from the case's orders", orders);
   if (!em_app_adapt_on(r)) {
     double on; /* a value other than 0 or 1 is named */
     EM_TRY(em_case_number(r->cs, "Solver/adapt", &on));
@@ -391,6 +397,9 @@ em_err em_app_adapt(em_run *r) {
   em_free(&rows);
   EM_TRY(err);
   em_mesh_stats_compute(r->mesh, &r->mstats);
-  if (r->args->save_mesh) EM_TRY(em_case_save_mesh(r->cs, r->args->save_mesh, r->log));
+  if (r->args->save_mesh) {
+    EM_TRY(em_case_save_mesh(r->cs, r->args->save_mesh, r->log));
+    if (a.kind != EM_REFINE_H) EM_TRY(em_app_orders_save(r, r->args->save_mesh));
+  }
   return EM_OK;
 }

@@ -20,7 +20,11 @@
           "adaptive refinement: the frequency the passes solve at (0: the middle of the sweep)"), \
       STR("Adapt/kind", "h",                                                                      \
           "adaptive refinement: h (smaller elements: the case meshed again with a size field), "  \
-          "p (marked elements one order higher) or hp")
+          "p (marked elements one order higher) or hp"),                                          \
+      STR("Mesh/orders", "",                                                                      \
+          "a file of basis orders per tet (--save-mesh of a p or hp adaptive run writes "         \
+          "<mesh>.orders beside the mesh): with Mesh/file, that run's unknowns (\"\": the "       \
+          "case's orders)")
 
 /* Solver/adapt is on in the case (read before meshing: --save-mesh then
  * writes the adapted mesh only). */
@@ -33,5 +37,11 @@ em_err em_app_adapt_check(const em_run *r);
  * before the sweep); adapt.csv and the table in the log; --save-mesh
  * writes the last mesh.  A no-op otherwise. */
 em_err em_app_adapt(em_run *r);
+
+/* adapt_orders.c: the last pass's orders beside --save-mesh's file
+ * (FILE.msh.orders), and Mesh/orders read back into r->dofs (after the
+ * DOF map of the region orders is built; nothing when it is ""). */
+em_err em_app_orders_save(const em_run *r, const char *mesh_path);
+em_err em_app_orders_load(em_run *r);
 
 #endif

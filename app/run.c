@@ -343,6 +343,7 @@ static em_err make_problem(em_run *r) {
   /* frequencies below a waveguide port's cut-off fail here, before any output */
   EM_TRY(em_setup_check_band(&r->setup, cfg->freq, cfg->n_freq));
   EM_TRY(em_setup_dofmap(&r->setup, r->mesh, &r->dofs)); /* order per region */
+  EM_TRY(em_app_orders_load(r));                         /* Mesh/orders of an adapted mesh */
   const em_dofmap *d = r->dofs;
   em_log_info(r->log, "order %d%s: %d unknowns (%d / %d / %d by order), %d fixed", d->order,
               d->uniform ? "" : " (highest; order per region)", d->n_dof,

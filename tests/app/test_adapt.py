@@ -55,8 +55,10 @@ check(s2["mesh"]["tets"] == tets[2], f"--save-mesh: the loaded mesh has {s2['mes
 dS = max(abs(a - b) for ra, rb in zip(S[0], S2[0]) for a, b in zip(ra, rb))
 check(dS < 1e-9, f"--load-mesh of the adapted mesh: S equal ({dS:.2g})")
 
-# p: two passes on the same tets
-rc, out, err, d = run(CASE, *BASE, *setn("Adapt/max_passes", 2), *sets("Adapt/kind", "p"))
+# p: two passes on the same tets; the orders saved beside the mesh
+pmsh = os.path.join(tmp, "p.msh")
+rc, out, err, d = run(CASE, *BASE, *setn("Adapt/max_passes", 2), *sets("Adapt/kind", "p"),
+                      "--save-mesh", pmsh)
 t = table(d)
 tets = [int(r["tets"]) for r in t]
 unk = [int(r["unknowns"]) for r in t]
@@ -66,13 +68,29 @@ check(est[1] < est[0], f"p: the estimated error falls {est}")
 m = meshio.read(os.path.join(d, "fields_10GHz.vtk"))
 orders = np.concatenate(m.cell_data["order"])
 check(set(np.unique(orders)) == {1, 2}, f"p: the VTK's orders {set(np.unique(orders))}")
+_, S = touchstone(os.path.join(d, "wr90_post.s2p"), port_z(d))
+rc, out, err, d2 = run(CASE, *setn("Solver/order", 1), "--load-mesh", pmsh,
+                       *sets("Mesh/orders", pmsh + ".orders"))
+_, S2 = touchstone(os.path.join(d2, "wr90_post.s2p"), port_z(d2))
+s2 = __import__("emtest").summary(d2)
+dS = max(abs(a - b) for ra, rb in zip(S[0], S2[0]) for a, b in zip(ra, rb))
+check(s2["dofs"]["unknowns"] == unk[1] and dS < 1e-9,
+      f"Mesh/orders: {s2['dofs']['unknowns']} unknowns = {unk[1]}, S equal ({dS:.2g})")
+bad = os.path.join(tmp, "bad.orders")
+with open(pmsh + ".orders") as f, open(bad, "w") as g:
+    g.write("".join(f.readlines()[:100]))
+o = os.path.join(tempfile.mkdtemp(prefix="emsolve_adapt_"), "out")
+rc, out, err, _ = run(CASE, "--load-mesh", pmsh, *sets("Mesh/orders", bad), out=o, expect_ok=False)
+check(rc == 1 and "bad.orders" in err and "truncated" in err,
+      f"a truncated orders file: exit {rc}, named")
 
 # refused before meshing, nothing written
 for args, word in [(sets("Adapt/kind", "q"), "Adapt/kind"),
                    (setn("Adapt/fraction", 1.5), "Adapt/fraction"),
                    (setn("Adapt/max_passes", 0), "Adapt/max_passes"),
                    (setn("Solver/adapt", 2), "Solver/adapt"),
-                   (["--load-mesh", msh], "Mesh/file")]:
+                   (["--load-mesh", msh], "Mesh/file"),
+                   (sets("Mesh/orders", bad), "Mesh/orders")]:
     o = os.path.join(tempfile.mkdtemp(prefix="emsolve_adapt_"), "out")
     rc, out, err, _ = run(CASE, *BASE, *args, out=o, expect_ok=False)
     check(rc == 1 and word in err and "meshing" not in err and not os.path.exists(o),
