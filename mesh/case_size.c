@@ -238,9 +238,27 @@ fail:
   return err;
 }
 
-/* tets ~ sum over physical volumes of V_box / (h^3 / (6 sqrt 2)), the
- * volume of a regular tetrahedron of edge h; V_box the volume of the
- * bounding box of the group's entities (model units^3 -> m^3). */
+/* Volume (model units^3) of volume entity `tag`: its OpenCASCADE mass
+ * when the OCC model holds it (occ: the OCC volume tags, n of them), else
+ * its bounding box (a shell such as a PML layer then counts as the whole
+ * box it wraps). */
+static double entity_volume(int tag, const int *occ, size_t n, int *ierr) {
+  for (size_t k = 0; k + 1 < n; k += 2)
+    if (occ[k + 1] == tag) {
+      double mass = 0;
+      gmshModelOccGetMass(3, tag, &mass, ierr);
+      if (!*ierr && mass > 0) return mass;
+      *ierr = 0;
+      break;
+    }
+  double b[6];
+  gmshModelGetBoundingBox(3, tag, &b[0], &b[1], &b[2], &b[3], &b[4], &b[5], ierr);
+  return (b[3] - b[0]) * (b[4] - b[1]) * (b[5] - b[2]);
+}
+
+/* tets ~ sum over physical volumes of V / (h^3 / (6 sqrt 2)), the volume
+ * of a regular tetrahedron of edge h; V the volume of the group's entities
+ * (OpenCASCADE's, else their bounding boxes; model units^3 -> m^3). */
 em_err em_case_estimate(em_case *c, const em_mesh_opts *o, double *tets, double *h_min) {
   return em_case_estimate_each(c, o, NULL, NULL, tets, h_min);
 }
@@ -260,8 +278,15 @@ em_err em_case_estimate_each(em_case *c, const em_mesh_opts *o,
            o->freq_max, o->elements_per_wavelength);
   size_t mark = c->log_mark;
   double lambda0 = EM_C0 / o->freq_max, total = 0, hmin = INFINITY;
+  int *occ = NULL;
+  size_t n_occ = 0;
+  gmshModelOccGetEntities(&occ, &n_occ, 3, &ierr);
+  if (ierr) occ = NULL, n_occ = 0, ierr = 0; /* a built-in geometry: boxes only */
   gmshModelGetPhysicalGroups(&dt, &n, 3, &ierr);
-  if (ierr) return EM_GMSH_RAISE(mark, "case '%s': cannot list its physical volumes", c->path);
+  if (ierr) {
+    gmshFree(occ);
+    return EM_GMSH_RAISE(mark, "case '%s': cannot list its physical volumes", c->path);
+  }
   for (size_t k = 0; k < n; k += 2) {
     EM_TRY_GOTO(err, em_case_group_name(c, 3, dt[k + 1], &name), done);
     double idx = o->index_of ? o->index_of(o->index_ctx, name) : 1.0;
@@ -271,10 +296,8 @@ em_err em_case_estimate_each(em_case *c, const em_mesh_opts *o,
     gmshModelGetEntitiesForPhysicalGroup(3, dt[k + 1], &ent, &n_ent, &ierr);
     double group = 0;
     for (size_t e = 0; !ierr && e < n_ent; e++) {
-      double b[6];
-      gmshModelGetBoundingBox(3, ent[e], &b[0], &b[1], &b[2], &b[3], &b[4], &b[5], &ierr);
+      double u = o->unit, vol = entity_volume(ent[e], occ, n_occ, &ierr) * u * u * u;
       if (ierr) break;
-      double u = o->unit, vol = (b[3] - b[0]) * u * (b[4] - b[1]) * u * (b[5] - b[2]) * u;
       if (isfinite(vol) && vol > 0) group += vol / (h * h * h / (6 * sqrt(2.0)));
     }
     total += group;
@@ -292,6 +315,7 @@ em_err em_case_estimate_each(em_case *c, const em_mesh_opts *o,
 done:
   gmshFree(dt);
   gmshFree(ent);
+  gmshFree(occ);
   em_free(&name);
   em_case_restore_threads(c);
   return err;
