@@ -67,8 +67,9 @@ typedef struct em_pmg_opts {
                                  level, all orders together (e.g. the PML's
                                  unknowns not in the coarse set), visited
                                  first on the way down and last on the way
-                                 up, smoothed by ILU(0) of their diagonal
-                                 block (block_direct: its exact factor); the
+                                 up, smoothed by omega ILU(0)^-1 of their
+                                 diagonal block (block_direct: its exact
+                                 factor; omega = damping, else 0.5 / 1); the
                                  order-group levels leave them out */
   int block_direct;           /* the block level's smoother: 0 ILU(0), 1 the
                                  sparse direct factor */
