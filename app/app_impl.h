@@ -33,7 +33,7 @@ typedef struct em_mesh_cache {
   char mesh_key[2048];         /* its key */
   uint64_t mesh_hash;          /* its geometry (em_case_geometry_hash) */
   double mesh_freq, epw, unit; /* its sizing */
-  int pml_elements;
+  int pml_elements, pml_elements_only;
   int n_meshed;      /* meshings done (the log says each) */
   int reused;        /* the last point took the cached mesh */
   const em_case *cs; /* the case being meshed (index_of) */
@@ -94,6 +94,7 @@ typedef struct em_run_config {
   double pml_reflection; /* normal-incidence reflection target */
   int pml_elements;      /* elements across the thinnest PML layer (0: from the wavelength) */
   int pml_basis_order;   /* PML/basis_order: the PML's basis order (0: Solver/order) */
+  int pml_elements_only; /* PML/elements_only: the layer sized by PML/elements alone */
   int fields;            /* 0 none, 1 first frequency, 2 all, 3 middle (n_freq / 2) */
   int vtk_binary;
   int subdiv;

@@ -113,6 +113,9 @@ static const em_param_spec SPECS[] = {
     GNUM(2, "Ports/*/dir_z", 0, NULL, "lumped port: E direction z"),
     NUM("PML/order", 2, NULL, "PML grading exponent m in sigma(xi) ~ (xi/L)^m"),
     NUM("PML/reflection", 1e-6, NULL, "PML normal-incidence reflection target R0"),
+    NUM("PML/elements_only", 0, NULL,
+        "1: the PML layer is meshed with PML/elements elements across however fine the rest "
+        "(not sized by the wavelength); 0: at least that many"),
     NUM("PML/basis_order", 0, NULL,
         "basis order of the pml* volumes (0: Solver/order; their Materials/*/order wins)"),
     NUM("PML/elements", 3, NULL,
@@ -400,6 +403,7 @@ em_err em_run_config_read(const em_case *c, em_run_config *cfg) {
   EM_TRY(num(c, "PML/reflection", &cfg->pml_reflection));
   EM_TRY(integer(c, "PML/elements", 0, 50, &cfg->pml_elements));
   EM_TRY(integer(c, "PML/basis_order", 0, 3, &cfg->pml_basis_order));
+  EM_TRY(integer(c, "PML/elements_only", 0, 1, &cfg->pml_elements_only));
   EM_CHECK(cfg->pml_reflection > 0 && cfg->pml_reflection < 1, EM_ERR_INPUT,
            "PML/reflection = %g must be in (0, 1)", cfg->pml_reflection);
   /* curved tets: only the volume terms follow the quadratic map; what

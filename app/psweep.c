@@ -42,9 +42,9 @@ typedef struct psweep {
  * and output settings do not (a material's eps_r, mu_r and tan_delta size
  * the elements: those are taken at the sweep's largest, size_over). */
 static int mesh_axis(const char *name) {
-  static const char *const keep[] = {"Materials/",  "Ports/",    "Output/",
-                                     "Farfield/",   "Eigen/",    "PMG/",
-                                     "Excitation/", "PML/order", "PML/reflection"};
+  static const char *const keep[] = {"Materials/",     "Ports/",         "Output/",     "Farfield/",
+                                     "Eigen/",         "PMG/",           "Excitation/", "PML/order",
+                                     "PML/reflection", "PML/basis_order"};
   for (size_t i = 0; i < sizeof keep / sizeof keep[0]; i++)
     if (!strncmp(name, keep[i], strlen(keep[i]))) return 0;
   if (!strncmp(name, "Solver/", 7))

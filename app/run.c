@@ -255,8 +255,15 @@ static em_err write_port_tables(em_run *r) {
 
 em_mesh_opts em_run_mesh_opts(const em_run *r) {
   const em_run_config *cfg = &r->cfg;
-  em_mesh_opts mo = {cfg->unit, cfg->mesh_freq,    cfg->epw,           em_setup_index_of, r->cs,
-                     1,         cfg->pml_elements, cfg->geometry_order};
+  em_mesh_opts mo = {cfg->unit,
+                     cfg->mesh_freq,
+                     cfg->epw,
+                     em_setup_index_of,
+                     r->cs,
+                     1,
+                     cfg->pml_elements,
+                     cfg->geometry_order,
+                     cfg->pml_elements_only};
   return mo;
 }
 

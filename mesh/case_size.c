@@ -15,7 +15,10 @@
  * A PML shell (volume groups pml*) is thin next to the wavelength: at
  * lambda / N its layer would be one or two elements thick, too few to
  * follow the field's decay, so there h = t / pml_elements, t the thinnest
- * layer (bounding boxes of all volumes and of the non-PML ones). */
+ * layer (bounding boxes of all volumes and of the non-PML ones).  With
+ * pml_elements_only that is the PML's only size: a finer interior does not
+ * refine the layer (its unknowns would otherwise grow with the interior's
+ * and dominate an iterative solver's exact coarse level). */
 #include <gmshc.h>
 #include <math.h>
 #include <stdlib.h>
@@ -112,9 +115,15 @@ done:
   return err;
 }
 
-/* h = lambda0 / n / N on the volume's entities; logs it. */
+static int is_pml(const char *name) {
+  return !strncmp(name, "pml", 3);
+}
+
+/* h = lambda0 / n / N on the volume's entities (not on a PML sized by its
+ * elements alone); logs it. */
 static em_err volume_size(volume_walk *w, const char *name, const int *ent, size_t n_ent) {
   const em_mesh_opts *o = w->o;
+  if (o->pml_elements_only && o->pml_elements > 0 && is_pml(name)) return EM_OK;
   double idx = o->index_of ? o->index_of(o->index_ctx, name) : 1.0;
   EM_CHECK(idx > 0 && isfinite(idx), EM_ERR_INPUT,
            "case '%s': volume group '%s' has refractive index %g", w->c->path, name, idx);
@@ -122,10 +131,6 @@ static em_err volume_size(volume_walk *w, const char *name, const int *ent, size
   em_log_info(w->log, "  %-16s n = %-8.4g h = %.4g mm", name, idx, h * 1e3);
   for (size_t e = 0; e < n_ent; e++) lower(w->s, 3, ent[e], h / o->unit);
   return EM_OK;
-}
-
-static int is_pml(const char *name) {
-  return !strncmp(name, "pml", 3);
 }
 
 /* The volume's bounding box joins the box of all volumes and, outside the
@@ -181,8 +186,9 @@ static em_err pml_sizes(volume_walk *w) {
   }
   if (!isfinite(t)) return EM_OK; /* no layer outside the interior box */
   w->h = t / o->pml_elements;
-  em_log_info(w->log, "  %-16s layer %.4g mm: h = %.4g mm (%d elements across)", "pml*",
-              t * o->unit * 1e3, w->h * o->unit * 1e3, o->pml_elements);
+  em_log_info(w->log, "  %-16s layer %.4g mm: h = %.4g mm (%d elements across%s)", "pml*",
+              t * o->unit * 1e3, w->h * o->unit * 1e3, o->pml_elements,
+              o->pml_elements_only ? ", not sized by the wavelength" : "");
   return each_volume(w, pml_size);
 }
 

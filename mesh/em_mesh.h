@@ -225,6 +225,11 @@ typedef struct em_mesh_opts {
   int geometry_order; /* 2: second-order (curved) tets, the mid-edge nodes
                          on the CAD geometry (em_mesh.edge_mid); 0 or 1:
                          straight-sided */
+  int pml_elements_only; /* 1 (with pml_elements > 0): the pml* volumes are
+                            sized by t / pml_elements alone, not by the
+                            wavelength: the layer keeps that many elements
+                            across however fine the rest (its faces shared
+                            with the interior still take the finer size) */
 } em_mesh_opts;
 
 /* Before meshing: about how many tetrahedra the wavelength sizes imply
