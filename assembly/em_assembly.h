@@ -214,8 +214,8 @@ typedef struct em_robin {
  * The Dirichlet lift -A_uf E_fixed enters every right-hand side column, so
  * each column is a complete problem with the same fixed values. */
 typedef struct em_problem {
-  double k0;               /* free-space wavenumber, rad/m */
-  int order;               /* 1..3 */
+  double k0;               /* free-space wavenumber, rad/m (the basis order is the DOF
+                              map's: em_dofmap.order) */
   em_material_fn material; /* required */
   void *material_ctx;
   const uint8_t *tet_vary; /* [n_tet] nonzero where the material varies in

@@ -61,7 +61,9 @@ typedef enum em_err {
   EM_ERR_GPU_MEMORY,  /* GPU out of memory */
   EM_ERR_NUMERIC,     /* singular matrix, zero pivot, NaN/Inf */
   EM_ERR_UNSUPPORTED, /* not built in (e.g. CUDA) or not available here */
-  EM_ERR_INTERNAL     /* a broken invariant: a bug */
+  EM_ERR_INTERNAL,    /* a broken invariant: a bug */
+  EM_ERR_CANCELLED,   /* stopped on request (a signal, em_cancel) */
+  EM_ERR_MPI          /* MPI reported an error (dist/) */
 } em_err;
 
 /* Name of a code, e.g. "EM_ERR_INPUT". */
@@ -123,6 +125,21 @@ em_err em_cublas_status(int status, const char *what, const char *file, int line
  * line: every launcher of every module returns em_err). */
 #define EM_CUDA_LAUNCHED() EM_CUDA(cudaGetLastError())
 
+/* ------------------------------------------------------------ cancellation */
+
+/* A request to stop long work early, set asynchronously (by a signal
+ * handler: app/outdir.c's flag is the one process-wide variable).  The long
+ * loops (Krylov iterations, the factorization's supernodes, the writers'
+ * cells) poll the pointer their options hold and give up with
+ * EM_ERR_CANCELLED; NULL never cancels.  int is sig_atomic_t on every
+ * target (glibc, musl). */
+typedef volatile int em_cancel;
+
+/* 1 when c is set (and not NULL). */
+static inline int em_cancelled(const em_cancel *c) {
+  return c && *c;
+}
+
 /* --------------------------------------------------------------------- log */
 
 /* Progress and timings go to a log passed explicitly (no global state).
@@ -134,6 +151,8 @@ typedef struct em_log {
   FILE *stream; /* usually stderr */
   int level;    /* em_log_level */
   double t0;    /* wall time at creation: lines carry time since t0 */
+  char tag[48]; /* after the time on every line: "[rank 1, point 3] " in an
+                   MPI run (app/rank.c), "" otherwise */
 } em_log;
 
 void em_log_init(em_log *log, FILE *stream, int level);
@@ -291,6 +310,11 @@ typedef struct em_device {
 
 /* 1 when this build has CUDA compiled in. */
 int em_cuda_built(void);
+/* The GPUs the CUDA runtime shows this process (CUDA_VISIBLE_DEVICES
+ * applied), asked in a child process so that this one's CUDA is not
+ * started: the caller may still narrow CUDA_VISIBLE_DEVICES (dist/ gives
+ * each MPI rank its GPU so).  0 without CUDA, a driver or a GPU. */
+int em_cuda_count_devices(void);
 /* mode "auto": the GPU when one answers, else the CPU with one clear line in
  * the log; "gpu": the GPU or an error naming why not; "cpu": the CPU. */
 em_err em_device_open(const char *mode, const em_log *log, em_device *dev);

@@ -202,6 +202,21 @@ const em_param_spec *em_case_spec_of(const em_case *c, const char *name);
  * group specs with the case's group names), or NULL when none is close. */
 const char *em_case_suggest(const em_case *c, const char *name, char *buf, size_t n);
 
+/* Whether a parameter name could be set on this case (as an override
+ * would be): EM_ERR_INPUT for a name neither the case nor the specs know
+ * ("did you mean ...") or a group parameter of a group the case lacks
+ * (naming its groups).  A design sweep checks its names with it before any
+ * point runs. */
+em_err em_case_check_name(const em_case *c, const char *name, const em_log *log);
+
+/* A physical group the .geo declares whose entities do not exist
+ * (Physical Volume("dra") = {99} without a volume 99: Gmsh keeps the name,
+ * drops the group, and a run would solve without that material):
+ * EM_ERR_INPUT naming it.  Made after the parameters are checked (a
+ * degenerate geometry empties groups too, and its value is the better
+ * message). */
+em_err em_case_check_groups(const em_case *c);
+
 /* Value of a number / string parameter; EM_ERR_INPUT naming the parameter and
  * the case when absent or of the other type. */
 em_err em_case_number(const em_case *c, const char *name, double *v);
