@@ -29,14 +29,15 @@ check: build
 	cd $(BUILD) && ctest -LE slow --output-on-failure -j$(JOBS)
 	$(MAKE) --no-print-directory asan
 
-# The unit tests again, built without CUDA under ASan + UBSan.
+# The unit tests again, built without CUDA and without MPI (dist/'s serial
+# implementation alone: the build of a machine without MPI) under ASan + UBSan.
 asan: deps
-	cmake -S . -B $(ASAN) -DCMAKE_BUILD_TYPE=Debug -DEMSOLVE_SANITIZE=ON -DEMSOLVE_CUDA=OFF
+	cmake -S . -B $(ASAN) -DCMAKE_BUILD_TYPE=Debug -DEMSOLVE_SANITIZE=ON -DEMSOLVE_CUDA=OFF -DEMSOLVE_MPI=OFF
 	cmake --build $(ASAN) -j$(JOBS)
 	cd $(ASAN) && ctest -L unit --output-on-failure -j$(JOBS)
 
 format:
-	find core graph mesh assembly formats solver eigen post model app bench tests \
+	find core dist graph mesh assembly formats solver eigen post model app bench tests \
 	  -name '*.c' -o -name '*.h' -o -name '*.cu' -o -name '*.cuh' | xargs clang-format -i
 
 clean:

@@ -44,13 +44,13 @@ typedef struct adapt_row {
 
 int em_app_adapt_on(const em_run *r) {
   double v = 0;
-  if (em_case_number(r->cs, "Solver/adapt", &v)) em_error_clear();
+  if (em_case_number(r->m.cs, "Solver/adapt", &v)) em_error_clear();
   return v == 1;
 }
 
 static em_err read_cfg(const em_run *r, adapt_cfg *a) {
-  const em_case *c = r->cs;
-  const em_run_config *cfg = &r->cfg;
+  const em_case *c = r->m.cs;
+  const em_run_config *cfg = &r->m.cfg;
   double on, mp;
   EM_TRY(em_case_number(c, "Solver/adapt", &on));
   EM_CHECK(on == 0 || on == 1, EM_ERR_INPUT, "Solver/adapt = %g: use 0 or 1", on);
@@ -88,14 +88,14 @@ static em_err read_cfg(const em_run *r, adapt_cfg *a) {
 em_err em_app_adapt_check(const em_run *r) {
   adapt_cfg a;
   const char *orders;
-  EM_TRY(em_case_string(r->cs, "Mesh/orders", &orders));
-  EM_CHECK(!*orders || r->cfg.mesh_file, EM_ERR_INPUT,
+  EM_TRY(em_case_string(r->m.cs, "Mesh/orders", &orders));
+  EM_CHECK(!*orders || r->m.cfg.mesh_file, EM_ERR_INPUT,
            "Mesh/orders %s needs the mesh they belong to: set Mesh/file (or --load-mesh)", orders);
   EM_CHECK(!*orders || !em_app_adapt_on(r), EM_ERR_INPUT,
            "Mesh/orders %s with Solver/adapt 1: the passes start from the case's orders", orders);
   if (!em_app_adapt_on(r)) {
     double on; /* a value other than 0 or 1 is named */
-    EM_TRY(em_case_number(r->cs, "Solver/adapt", &on));
+    EM_TRY(em_case_number(r->m.cs, "Solver/adapt", &on));
     EM_CHECK(on == 0, EM_ERR_INPUT, "Solver/adapt = %g: use 0 or 1", on);
     return EM_OK;
   }
@@ -158,11 +158,11 @@ static em_err carry_orders(const em_mesh *old, const int8_t *order, const em_mes
 }
 
 /* The case meshed again with each vertex's size times vshrink; on success
- * r->mesh and r->setup are the new mesh's, *vs the size field on it and
+ * r->m.mesh and r->m.setup are the new mesh's, *vs the size field on it and
  * *order (when there is one) the orders carried over to it.  On failure r
  * is as it was. */
 static em_err refine_h(em_run *r, const double *vshrink, double **vs, int8_t **order) {
-  const em_mesh *old = r->mesh;
+  const em_mesh *old = r->m.mesh;
   double *want = NULL, *next = NULL;
   int8_t *next_order = NULL;
   em_mesh *m = NULL;
@@ -171,12 +171,18 @@ static em_err refine_h(em_run *r, const double *vshrink, double **vs, int8_t **o
   memset(&s, 0, sizeof s);
   EM_TRY_GOTO(err, em_calloc(&want, (size_t)old->n_vert, sizeof *want, "refined sizes"), done);
   for (int32_t v = 0; v < old->n_vert; v++) want[v] = (*vs)[v] * vshrink[v];
-  em_mesh_opts mo = em_run_mesh_opts(r);
-  EM_TRY_GOTO(err, em_case_remesh(r->cs, &mo, old, want, &r->detail, &m), done);
+  em_mesh_opts mo = em_run_config_mesh_opts(&r->m.cfg, r->m.cs);
+  em_stage_begin(r->log, EM_STAGE_MESH);
+  err = em_case_remesh(r->m.cs, &mo, old, want, &r->detail, &m);
+  em_stage_end(r->log, EM_STAGE_MESH, "adapt: meshed again");
+  EM_TRY_GOTO(err, err, done);
   EM_TRY_GOTO(err, em_calloc(&next, (size_t)m->n_vert, sizeof *next, "refined sizes"), done);
   EM_TRY_GOTO(err, carry_sizes(old, want, m, next), done);
-  em_setup_opts so = em_run_setup_opts(&r->cfg);
-  EM_TRY_GOTO(err, em_setup_build(r->cs, m, &so, &r->detail, &s), done);
+  em_setup_opts so = em_run_config_setup_opts(&r->m.cfg);
+  em_stage_begin(r->log, EM_STAGE_SETUP);
+  err = em_setup_build(r->m.cs, m, &so, &r->detail, &s);
+  em_stage_end(r->log, EM_STAGE_SETUP, NULL);
+  EM_TRY_GOTO(err, err, done);
   if (*order) {
     EM_TRY_GOTO(err, em_calloc(&next_order, (size_t)m->n_tet, 1, "element orders"), done);
     EM_TRY_GOTO(err, carry_orders(old, *order, m, &s, next_order), done);
@@ -187,11 +193,11 @@ static em_err refine_h(em_run *r, const double *vshrink, double **vs, int8_t **o
   em_free(vs);
   *vs = next;
   next = NULL;
-  em_setup_free(&r->setup);
-  r->setup = s;
+  em_setup_free(&r->m.setup);
+  r->m.setup = s;
   memset(&s, 0, sizeof s);
-  em_mesh_destroy(&r->mesh);
-  r->mesh = m;
+  em_mesh_destroy(&r->m.mesh);
+  r->m.mesh = m;
   m = NULL;
 done:
   em_setup_free(&s);
@@ -212,9 +218,9 @@ static em_err refine(em_run *r, const adapt_cfg *a, const double *eta2, double *
   double *vshrink = NULL;
   int8_t *next = NULL;
   em_err err = EM_OK;
-  EM_TRY_GOTO(err, em_calloc(&vshrink, (size_t)r->mesh->n_vert, sizeof *vshrink, "sizes"), done);
-  if (*order) EM_TRY_GOTO(err, em_calloc(&next, (size_t)r->mesh->n_tet, 1, "orders"), done);
-  EM_TRY_GOTO(err, em_refine_mark(r->mesh, eta2, &ro, *order, next, vshrink, &st), done);
+  EM_TRY_GOTO(err, em_calloc(&vshrink, (size_t)r->m.mesh->n_vert, sizeof *vshrink, "sizes"), done);
+  if (*order) EM_TRY_GOTO(err, em_calloc(&next, (size_t)r->m.mesh->n_tet, 1, "orders"), done);
+  EM_TRY_GOTO(err, em_refine_mark(r->m.mesh, eta2, &ro, *order, next, vshrink, &st), done);
   em_log_verbose(r->log,
                  "adapt: %d tets one order higher, %d split (%.0f %% of the estimated error), "
                  "unknowns x %.2f predicted",
@@ -235,22 +241,23 @@ done:
 /* The unknowns of the current mesh (the region orders, or order[] of p
  * and hp) and a fresh problem object. */
 static em_err pass_setup(em_run *r, double f, const int8_t *order) {
-  em_fsys_destroy(&r->fsys);
-  em_dofmap_destroy(&r->dofs);
-  EM_TRY(em_setup_check_band(&r->setup, &f, 1));
-  if (order)
-    EM_TRY(em_dofmap_build_orders(r->mesh, order, r->setup.face_fixed, &r->dofs));
-  else
-    EM_TRY(em_setup_dofmap(&r->setup, r->mesh, &r->dofs));
-  EM_CHECK(r->dofs->n_dof > 0, EM_ERR_INPUT, "case %s has no unknowns (everything is PEC?)",
-           em_case_path(r->cs));
+  em_fsys_destroy(&r->m.fsys);
+  em_dofmap_destroy(&r->m.dofs);
+  EM_TRY(em_setup_check_band(&r->m.setup, &f, 1));
+  em_stage_begin(r->log, EM_STAGE_DOFMAP);
+  em_err err = order ? em_dofmap_build_orders(r->m.mesh, order, r->m.setup.face_fixed, &r->m.dofs)
+                     : em_setup_dofmap(&r->m.setup, r->m.mesh, &r->m.dofs);
+  em_stage_end(r->log, EM_STAGE_DOFMAP, NULL);
+  EM_TRY(err);
+  EM_CHECK(r->m.dofs->n_dof > 0, EM_ERR_INPUT, "case %s has no unknowns (everything is PEC?)",
+           em_case_path(r->m.cs));
   return EM_OK;
 }
 
 /* One pass: solve at f, S and Zin, the indicator eta2 [n_tet]. */
 static em_err pass_solve(em_run *r, double f, em_cplx *S, adapt_row *row, double *eta2) {
-  int np = r->setup.n_port;
-  int32_t n = r->dofs->n_dof;
+  int np = r->m.setup.n_port;
+  int32_t n = r->m.dofs->n_dof;
   em_cplx *u = NULL, *y = NULL, zin[EM_MAX_PORTS];
   double zref[EM_MAX_PORTS];
   em_freq_result fr;
@@ -260,12 +267,14 @@ static em_err pass_solve(em_run *r, double f, em_cplx *S, adapt_row *row, double
   EM_TRY_GOTO(err, em_calloc(&y, (size_t)np * np, sizeof *y, "adapt measurements"), done);
   EM_TRY_GOTO(err, em_run_solve_sample(r, f, &fr, u, y), done);
   if (!fr.converged) em_log_warn(r->log, "adapt: the solve at %.6g GHz did not converge", f * 1e-9);
-  EM_TRY_GOTO(err, em_port_sparams(np, r->setup.port, y, S, zref, zin), done);
+  EM_TRY_GOTO(err, em_port_sparams(np, r->m.setup.port, y, S, zref, zin), done);
   em_estimate_info info;
-  EM_TRY_GOTO(
-      err, em_setup_estimate(r->mesh, r->dofs, &r->setup, f, NULL, NULL, u, np, NULL, eta2, &info),
-      done);
-  row->tets = r->mesh->n_tet;
+  em_stage_begin(r->log, EM_STAGE_POST);
+  err =
+      em_setup_estimate(r->m.mesh, r->m.dofs, &r->m.setup, f, NULL, NULL, u, np, NULL, eta2, &info);
+  em_stage_end(r->log, EM_STAGE_POST, "adapt: error estimate");
+  EM_TRY_GOTO(err, err, done);
+  row->tets = r->m.mesh->n_tet;
   row->unknowns = n;
   row->err = info.energy > 0 ? info.eta / info.energy : info.eta;
   row->s11 = S[0];
@@ -289,12 +298,11 @@ static void log_row(const em_run *r, int k, const adapt_row *w) {
               cimag(w->zin), w->t);
 }
 
-/* adapt.csv: one row per pass (docs/outputs.md). */
+/* adapt.csv: one row per pass (docs/outputs.md), into the run's output
+ * folder (the partial folder until the commit, app/outdir.c). */
 static em_err write_csv(em_run *r, const adapt_row *w, int n, double f) {
   char path[1200];
-  int k = snprintf(path, sizeof path, "%s/adapt.csv", r->out_dir);
-  EM_CHECK(k > 0 && (size_t)k < sizeof path, EM_ERR_INPUT, "output path %s/adapt.csv is too long",
-           r->out_dir);
+  EM_TRY(em_outdir_path(&r->out, "adapt.csv", path, sizeof path));
   em_outfile o = {0};
   EM_TRY(em_outfile_open(&o, path, 0));
   fprintf(o.f,
@@ -305,8 +313,7 @@ static em_err write_csv(em_run *r, const adapt_row *w, int n, double f) {
             w[i].unknowns, w[i].err, isfinite(w[i].ds) ? w[i].ds : 0.0, creal(w[i].s11),
             cimag(w[i].s11), creal(w[i].zin), cimag(w[i].zin), f, w[i].t, w[i].t_est);
   EM_TRY(em_outfile_commit(&o));
-  if (r->n_files < 64) snprintf(r->files[r->n_files++], sizeof r->files[0], "adapt.csv");
-  return EM_OK;
+  return em_outdir_add(&r->out, "adapt.csv");
 }
 
 /* max_ij |A_ij - B_ij| */
@@ -316,18 +323,19 @@ static double max_diff(const em_cplx *A, const em_cplx *B, int n) {
   return d;
 }
 
-/* The passes; on return r->mesh and r->setup are the last pass's. */
+/* The passes; on return r->m.mesh and r->m.setup are the last pass's. */
 static em_err passes(em_run *r, const adapt_cfg *a, adapt_row *rows, int *n_rows) {
-  int np = r->setup.n_port, converged = 0;
+  int np = r->m.setup.n_port, converged = 0;
   em_cplx S[EM_MAX_PORTS * EM_MAX_PORTS], prev[EM_MAX_PORTS * EM_MAX_PORTS];
   double *eta2 = NULL, *vs = NULL;
   int8_t *order = NULL; /* p and hp: the order of each tet */
   em_err err = EM_OK;
-  EM_TRY_GOTO(err, em_calloc(&vs, (size_t)r->mesh->n_vert, sizeof *vs, "vertex sizes"), done);
-  EM_TRY_GOTO(err, edge_sizes(r->mesh, vs), done);
+  EM_TRY_GOTO(err, em_calloc(&vs, (size_t)r->m.mesh->n_vert, sizeof *vs, "vertex sizes"), done);
+  EM_TRY_GOTO(err, edge_sizes(r->m.mesh, vs), done);
   if (a->kind != EM_REFINE_H) {
-    EM_TRY_GOTO(err, em_calloc(&order, (size_t)r->mesh->n_tet, 1, "element orders"), done);
-    for (int32_t t = 0; t < r->mesh->n_tet; t++) order[t] = r->setup.order[r->mesh->tet_group[t]];
+    EM_TRY_GOTO(err, em_calloc(&order, (size_t)r->m.mesh->n_tet, 1, "element orders"), done);
+    for (int32_t t = 0; t < r->m.mesh->n_tet; t++)
+      order[t] = r->m.setup.order[r->m.mesh->tet_group[t]];
   }
   for (int k = 0; k < a->max_passes; k++) {
     double t0 = em_wtime();
@@ -335,7 +343,7 @@ static em_err passes(em_run *r, const adapt_cfg *a, adapt_row *rows, int *n_rows
     EM_TRY_GOTO(err, em_app_check_signal(), done);
     EM_TRY_GOTO(err, pass_setup(r, a->freq, order), done);
     em_free(&eta2);
-    EM_TRY_GOTO(err, em_calloc(&eta2, (size_t)r->mesh->n_tet, sizeof *eta2, "indicators"), done);
+    EM_TRY_GOTO(err, em_calloc(&eta2, (size_t)r->m.mesh->n_tet, sizeof *eta2, "indicators"), done);
     EM_TRY_GOTO(err, pass_solve(r, a->freq, S, w, eta2), done);
     w->ds = k ? max_diff(S, prev, np * np) : NAN;
     memcpy(prev, S, sizeof S);
@@ -374,9 +382,9 @@ em_err em_app_adapt(em_run *r) {
   if (!em_app_adapt_on(r)) return EM_OK;
   adapt_cfg a;
   EM_TRY(read_cfg(r, &a));
-  EM_CHECK(r->setup.n_port > 0, EM_ERR_INPUT,
+  EM_CHECK(r->m.setup.n_port > 0, EM_ERR_INPUT,
            "Solver/adapt 1: case %s has no port; the passes compare S-parameters",
-           em_case_path(r->cs));
+           em_case_path(r->m.cs));
   em_log_info(r->log,
               "adapt: %s-refinement at %.6g GHz until max |dS| < %g (at most %d passes, %.0f %% of "
               "the estimated error refined per pass)",
@@ -388,17 +396,17 @@ em_err em_app_adapt(em_run *r) {
   int n = 0;
   em_err err = EM_OK;
   EM_TRY(em_calloc(&rows, (size_t)a.max_passes, sizeof *rows, "adapt table"));
-  r->n_samples = 1; /* --dump-matrix: the sweep's first matrix, not a pass's */
+  r->res.n_samples = 1; /* --dump-matrix: the sweep's first matrix, not a pass's */
   err = passes(r, &a, rows, &n);
-  r->n_samples = 0;
-  r->n_block = 0; /* the sweep records the final mesh's blocks; it keeps the
+  r->res.n_samples = 0;
+  r->m.n_block = 0; /* the sweep records the final mesh's blocks; it keeps the
                      last pass's DOF map and problem object (its analysis) */
   if (!err && n) err = write_csv(r, rows, n, a.freq);
   em_free(&rows);
   EM_TRY(err);
-  em_mesh_stats_compute(r->mesh, &r->mstats);
+  em_mesh_stats_compute(r->m.mesh, &r->m.mstats);
   if (r->args->save_mesh) {
-    EM_TRY(em_case_save_mesh(r->cs, r->args->save_mesh, r->log));
+    EM_TRY(em_case_save_mesh(r->m.cs, r->args->save_mesh, r->log));
     if (a.kind != EM_REFINE_H) EM_TRY(em_app_orders_save(r, r->args->save_mesh));
   }
   return EM_OK;

@@ -18,8 +18,8 @@ em_err em_app_orders_save(const em_run *r, const char *mesh_path) {
            mesh_path);
   em_outfile o = {0};
   EM_TRY(em_outfile_open(&o, path, 0));
-  fprintf(o.f, "emsolve orders 1 %d\n", r->mesh->n_tet);
-  for (int32_t t = 0; t < r->mesh->n_tet; t++) fprintf(o.f, "%d\n", r->dofs->tet_order[t]);
+  fprintf(o.f, "emsolve orders 1 %d\n", r->m.mesh->n_tet);
+  for (int32_t t = 0; t < r->m.mesh->n_tet; t++) fprintf(o.f, "%d\n", r->m.dofs->tet_order[t]);
   EM_TRY(em_outfile_commit(&o));
   em_log_info(r->log, "element orders written to %s (Mesh/orders, with Mesh/file %s)", path,
               mesh_path);
@@ -63,16 +63,16 @@ done:
 
 em_err em_app_orders_load(em_run *r) {
   const char *path = NULL;
-  EM_TRY(em_case_string(r->cs, "Mesh/orders", &path));
+  EM_TRY(em_case_string(r->m.cs, "Mesh/orders", &path));
   if (!*path) return EM_OK;
   int8_t *order = NULL;
   em_dofmap *d = NULL;
   em_err err = EM_OK;
-  EM_TRY(em_calloc(&order, (size_t)r->mesh->n_tet + 1, 1, "element orders"));
-  EM_TRY_GOTO(err, read_orders(path, r->mesh, order), done);
-  EM_TRY_GOTO(err, em_dofmap_build_orders(r->mesh, order, r->setup.face_fixed, &d), done);
-  em_dofmap_destroy(&r->dofs);
-  r->dofs = d;
+  EM_TRY(em_calloc(&order, (size_t)r->m.mesh->n_tet + 1, 1, "element orders"));
+  EM_TRY_GOTO(err, read_orders(path, r->m.mesh, order), done);
+  EM_TRY_GOTO(err, em_dofmap_build_orders(r->m.mesh, order, r->m.setup.face_fixed, &d), done);
+  em_dofmap_destroy(&r->m.dofs);
+  r->m.dofs = d;
   em_log_info(r->log, "element orders from %s (Mesh/orders)", path);
 done:
   em_free(&order);

@@ -6,10 +6,11 @@
 
 #include "app_run.h"
 
-/* The journal: <out>/sweep.journal, one line per finished frequency,
- * rewritten whole (temporary name + rename) after each.  Its key hashes the
- * emsolve version, the case file's bytes and every parameter; a journal with
- * another key is refused on --resume. */
+/* The journal: sweep.journal, one line per finished frequency with its
+ * checksum, rewritten whole (temporary name + rename) after each; in the
+ * partial folder while the run goes on, beside the result once complete.
+ * Its key hashes the emsolve version, the case file's bytes and every
+ * parameter; a journal with another key is refused on --resume. */
 #define EM_JOURNAL_NAME "sweep.journal"
 
 /* 64-bit FNV-1a key of the run (case bytes, parameters, build). */
@@ -17,9 +18,20 @@ em_err em_journal_key(const em_run *r, uint64_t *key);
 /* Write the journal of every frequency with done[i] set. */
 em_err em_journal_write(const em_run *r, const uint8_t *done);
 /* Read the journal into r (S, Zin, Zref, frequency results, far-field
- * figures) and mark done[i]; a missing journal is no error (nothing done),
- * one of another key, case or frequency list is EM_ERR_INPUT naming it. */
-em_err em_journal_read(em_run *r, uint8_t *done, int *n_done);
+ * figures) and mark done[i]: the unfinished run's taken up (r->stage 2),
+ * else the complete result's in the output directory (*complete = 1).  A
+ * missing journal is no error (nothing done); one of another key, case or
+ * frequency list, torn, or with a record that fails its checksum is
+ * EM_ERR_INPUT naming it. */
+em_err em_journal_read(em_run *r, uint8_t *done, int *n_done, int *complete);
+
+/* One frequency's record as the journal keeps it (the bytes of S, Zin,
+ * the references, the solver statistics, the antenna figures): its size,
+ * written to buf unless NULL; _load puts it back into r as a journal's
+ * line would (fr->resumed set).  MPI ranks send their frequencies so
+ * (app/sweep_dist.c). */
+size_t em_journal_record(const em_run *r, int fi, unsigned char *buf);
+void em_journal_record_load(em_run *r, int fi, const unsigned char *buf);
 
 /* Adaptive sweep: each full solve k in <out>/sweep.sample<k>.bin (the
  * key, f, the snapshot u and the measurements y); _load sets *found when
@@ -31,16 +43,15 @@ em_err em_journal_sample_load(em_run *r, int k, double f, em_cplx *u, int64_t n_
 /* After a complete adaptive sweep: the sample files go (they are large). */
 void em_journal_samples_remove(const em_run *r);
 
-/* Solve frequency fi of the run and write what it gives (app/run.c). */
+/* solve.c: solve frequency fi of the run and write what it gives (post/),
+ * one progress line. */
 em_err em_run_solve_frequency(em_run *r, int fi);
-/* What frequency fi's solutions x [ns][n] give: S, Zin, far field, fields
- * (fixed: the fixed DOFs' values, NULL zero). */
-em_err em_run_post_frequency(em_run *r, int fi, const em_cplx *x, const em_cplx *fixed);
 /* A full solve at f for the adaptive sweep: u = the solutions of every
  * excitation [ns][n], y = what the ports measure [np][np]. */
 em_err em_run_solve_sample(em_run *r, double f, em_freq_result *fr, em_cplx *u, em_cplx *y);
-/* Every frequency of cfg->freq not yet in the journal, in order; journals
- * each as it completes; stops after the current frequency on SIGINT. */
+/* sweep.c: every frequency of the configuration not yet in the journal, in
+ * order; journals each as it completes; stops after the current frequency
+ * on SIGINT.  Solver/sweep adaptive: the rational model from full solves. */
 em_err em_sweep_run(em_run *r);
 
 #endif

@@ -24,14 +24,15 @@ void em_app_usage(FILE *f) {
           "  --load-mesh FILE.msh    solve on that mesh instead of meshing the case\n"
           "                          (= -setstring Mesh/file FILE.msh)\n"
           "  --resume                skip the frequencies a stopped run of the same command\n"
-          "                          journaled in the output directory (sweep.journal);\n"
-          "                          with --sweep, the points already completed too\n"
-          "  --force                 go on when the mesh estimate exceeds the memory\n"
+          "                          journaled (OUT/.emsolve.partial); with --sweep, the\n"
+          "                          points already completed too\n"
+          "  --force                 go on when the mesh estimate exceeds the memory, or a\n"
+          "                          frequency lies far from the case's own band\n"
           "  --plot OUTDIR           plot an output directory (PNG and SVG in OUTDIR/plots)\n"
           "  --sweep NAME=LIST       design sweep over a parameter: LIST is a,b,c or\n"
           "                          start:step:stop; several make the Cartesian product;\n"
           "                          outputs in OUT/point_<k>/, OUT/sweep.csv and\n"
-          "                          OUT/sweep_summary.csv; exit code = failed points\n"
+          "                          OUT/sweep_summary.csv (exit 4: points failed)\n"
           "                          (a DefineConstant with Loop and Min/Max/Step or\n"
           "                          Choices in the case declares one too)\n"
           "  --zip                   pair the --sweep lists instead (equal lengths)\n"
@@ -49,7 +50,15 @@ void em_app_usage(FILE *f) {
           "  emsolve --list-params cases/waveguide.geo\n"
           "  emsolve cases/dra.geo --sweep Geometry/dra_radius=7:0.5:8 "
           "--sweep Materials/dra/eps_r=10,12\n"
-          "  emsolve --plot out/dra\n");
+          "  emsolve --plot out/dra\n"
+          "  mpirun -np 4 --bind-to none emsolve cases/dra.geo --sweep Materials/dra/eps_r=8:1:11\n"
+          "    (MPI: the points, or one case's frequencies, over 4 ranks, one GPU each;\n"
+          "    rank 0 writes the files of a serial run; docs/mpi.md)\n"
+          "\n"
+          "exit codes: 0 results written; 1 error (an earlier result in the output\n"
+          "directory is left as it was); 2 bad command line; 3 results written but\n"
+          "flagged (not converged, |S| > 1); 4 design sweep with failed points;\n"
+          "130 / 143 stopped by SIGINT / SIGTERM (--resume goes on).\n");
 }
 
 static em_err push_override(em_app_args *a, const char *name, int is_string, double v,

@@ -19,13 +19,13 @@ static void span(double s, char *buf, size_t n) {
 }
 
 void em_app_log_mesh(const em_run *r) {
-  const em_mesh_stats *s = &r->mstats;
+  const em_mesh_stats *s = &r->m.mstats;
   em_log_info(r->log, "mesh: %d tets, %d vertices, h %.3g .. %.3g mm, quality min %.2f (%.2f s)",
-              s->n_tet, s->n_vert, s->h_min * 1e3, s->h_max * 1e3, s->q_min, r->t_mesh);
-  if (r->mesh->edge_mid) {
+              s->n_tet, s->n_vert, s->h_min * 1e3, s->h_max * 1e3, s->q_min, r->m.t_mesh);
+  if (r->m.mesh->edge_mid) {
     int32_t nb;
     double bend;
-    em_mesh_bent_edges(r->mesh, &nb, &bend);
+    em_mesh_bent_edges(r->m.mesh, &nb, &bend);
     em_log_info(r->log,
                 "mesh: curved tets (Mesh/geometry_order 2): %d edges bent, mid nodes up to %.3g of "
                 "an edge off its chord",
@@ -33,9 +33,9 @@ void em_app_log_mesh(const em_run *r) {
   }
 }
 
-void em_app_log_frequency(em_run *r, int fi) {
-  const em_freq_result *fr = &r->fr[fi];
-  int np = r->setup.n_port, nf = r->cfg.n_freq, its = 0;
+void em_app_log_frequency(const em_run *r, int fi) {
+  const em_freq_result *fr = &r->res.fr[fi];
+  int np = r->m.setup.n_port, nf = r->m.cfg.n_freq, its = 0;
   for (int e = 0; e < fr->n_solve; e++) its += fr->ksp[e].iterations;
   double now = em_wtime(), per = (now - r->t_sweep) / (fi + 1);
   char el[32], left[48] = "";
@@ -47,7 +47,7 @@ void em_app_log_frequency(em_run *r, int fi) {
   }
   char res[160] = "";
   if (np) {
-    em_cplx s11 = r->S[(size_t)fi * np * np], z = r->zin[(size_t)fi * np];
+    em_cplx s11 = r->res.S[(size_t)fi * np * np], z = r->res.zin[(size_t)fi * np];
     snprintf(res, sizeof res, "S11 %.2f dB / %.1f deg, Zin %.2f %+.2fj ohm, ",
              20 * log10(cabs(s11)), carg(s11) * 180 / M_PI, creal(z), cimag(z));
   }

@@ -2,29 +2,43 @@
  * produced, exactly (the bytes of the doubles, in hex), so that a resumed
  * run writes the same final files as one that was never stopped.
  *
- *   emsolve journal 1
+ *   emsolve journal 2
  *   key <16 hex digits>
  *   case <path>
  *   layout <n_freq> <n_port> <record bytes>
- *   freq <index> <f Hz> <record in hex>
+ *   freq <index> <f Hz> <record in hex> <checksum: 16 hex digits>
  *   ...
  *
  * A record: S row block [np*np], Zin [np], Zref [np], the frequency's
  * result (converged, solves, times, Krylov statistics), the antenna figures
- * (far field with ports) or the two RCS values (plane wave). */
+ * (far field with ports) or the two RCS values (plane wave).  Its checksum
+ * is the FNV-1a hash of the index, the frequency's bytes and the record's:
+ * a record changed on disk (one digit) is refused, not resumed from.
+ *
+ * An unfinished run's journal is in the partial folder (app/outdir.c); a
+ * complete result's beside its files, where a --resume of the same
+ * command finds every frequency done and leaves the result alone. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "app_sweep.h"
 
-#define JOURNAL_MAGIC "emsolve journal 1"
+#define JOURNAL_MAGIC "emsolve journal 2"
 
 /* h = (h ^ byte) * 0x100000001b3 over the bytes (FNV-1a, 64 bit) */
 static uint64_t fnv(uint64_t h, const void *p, size_t n) {
   const unsigned char *b = p;
   for (size_t i = 0; i < n; i++) h = (h ^ b[i]) * 0x100000001b3ULL;
   return h;
+}
+
+/* The checksum of frequency i's record (index, frequency, bytes). */
+static uint64_t record_sum(int i, double f, const void *b, size_t n) {
+  uint64_t h = 0xcbf29ce484222325ULL;
+  h = fnv(h, &i, sizeof i);
+  h = fnv(h, &f, sizeof f);
+  return fnv(h, b, n);
 }
 
 /* The bytes of file `path` (what: "case", "mesh") into the hash *h. */
@@ -44,12 +58,12 @@ em_err em_journal_key(const em_run *r, uint64_t *key) {
   /* the records are raw structs: another build may lay them out otherwise */
   size_t sz[3] = {sizeof(em_freq_result), sizeof(em_ksp_stats), sizeof(em_antenna)};
   h = fnv(h, sz, sizeof sz);
-  EM_TRY(hash_file(em_case_path(r->cs), "case", &h));
+  EM_TRY(hash_file(em_case_path(r->m.cs), "case", &h));
   /* a loaded mesh (Mesh/file) is part of the model: another file of the
      same name is another run */
-  if (r->cfg.mesh_file) EM_TRY(hash_file(r->cfg.mesh_file, "mesh", &h));
-  for (int i = 0; i < em_case_param_count(r->cs); i++) {
-    const em_param *p = em_case_param_at(r->cs, i);
+  if (r->m.cfg.mesh_file) EM_TRY(hash_file(r->m.cfg.mesh_file, "mesh", &h));
+  for (int i = 0; i < em_case_param_count(r->m.cs); i++) {
+    const em_param *p = em_case_param_at(r->m.cs, i);
     char v[64];
     h = fnv(h, p->name, strlen(p->name) + 1);
     if (p->is_string) {
@@ -81,33 +95,34 @@ static void get(rec *q, void *p, size_t n) {
 
 /* One frequency's record; with q->b NULL only its size is counted. */
 static void pack(const em_run *r, int i, rec *q) {
-  int np = r->setup.n_port;
-  const em_freq_result *fr = &r->fr[i];
+  int np = r->m.setup.n_port;
+  const em_freq_result *fr = &r->res.fr[i];
   if (np) {
-    put(q, r->S + (size_t)i * np * np, sizeof *r->S * np * np);
-    put(q, r->zin + (size_t)i * np, sizeof *r->zin * np);
-    put(q, r->zport + (size_t)i * np, sizeof *r->zport * np); /* this frequency's references */
+    put(q, r->res.S + (size_t)i * np * np, sizeof *r->res.S * np * np);
+    put(q, r->res.zin + (size_t)i * np, sizeof *r->res.zin * np);
+    /* this frequency's references */
+    put(q, r->res.zport + (size_t)i * np, sizeof *r->res.zport * np);
   }
   put(q, &fr->converged, sizeof fr->converged);
   put(q, &fr->n_solve, sizeof fr->n_solve);
   double t[5] = {fr->t_assembly, fr->t_operator, fr->t_pc, fr->t_solve, fr->t_post};
   put(q, t, sizeof t);
   put(q, fr->ksp, sizeof fr->ksp);
-  if (r->ff.enabled && !r->ff.planewave) put(q, &r->ff.ant[i], sizeof r->ff.ant[i]);
-  if (r->ff.enabled && r->ff.planewave) {
-    put(q, &r->ff.rcs_back[i], sizeof(double));
-    put(q, &r->ff.rcs_fwd[i], sizeof(double));
+  if (r->m.ff.enabled && !r->m.ff.planewave) put(q, &r->res.ant[i], sizeof r->res.ant[i]);
+  if (r->m.ff.enabled && r->m.ff.planewave) {
+    put(q, &r->res.rcs_back[i], sizeof(double));
+    put(q, &r->res.rcs_fwd[i], sizeof(double));
   }
 }
 
 static void unpack(em_run *r, int i, rec *q) {
-  int np = r->setup.n_port;
-  em_freq_result *fr = &r->fr[i];
+  int np = r->m.setup.n_port;
+  em_freq_result *fr = &r->res.fr[i];
   if (np) {
-    get(q, r->S + (size_t)i * np * np, sizeof *r->S * np * np);
-    get(q, r->zin + (size_t)i * np, sizeof *r->zin * np);
-    get(q, r->zport + (size_t)i * np, sizeof *r->zport * np);
-    memcpy(r->zref, r->zport + (size_t)i * np, sizeof *r->zref * np);
+    get(q, r->res.S + (size_t)i * np * np, sizeof *r->res.S * np * np);
+    get(q, r->res.zin + (size_t)i * np, sizeof *r->res.zin * np);
+    get(q, r->res.zport + (size_t)i * np, sizeof *r->res.zport * np);
+    memcpy(r->res.zref, r->res.zport + (size_t)i * np, sizeof *r->res.zref * np);
   }
   get(q, &fr->converged, sizeof fr->converged);
   get(q, &fr->n_solve, sizeof fr->n_solve);
@@ -116,14 +131,25 @@ static void unpack(em_run *r, int i, rec *q) {
   fr->t_assembly = t[0], fr->t_operator = t[1], fr->t_pc = t[2], fr->t_solve = t[3];
   fr->t_post = t[4];
   get(q, fr->ksp, sizeof fr->ksp);
-  if (r->ff.enabled && !r->ff.planewave) get(q, &r->ff.ant[i], sizeof r->ff.ant[i]);
-  if (r->ff.enabled && r->ff.planewave) {
-    get(q, &r->ff.rcs_back[i], sizeof(double));
-    get(q, &r->ff.rcs_fwd[i], sizeof(double));
+  if (r->m.ff.enabled && !r->m.ff.planewave) get(q, &r->res.ant[i], sizeof r->res.ant[i]);
+  if (r->m.ff.enabled && r->m.ff.planewave) {
+    get(q, &r->res.rcs_back[i], sizeof(double));
+    get(q, &r->res.rcs_fwd[i], sizeof(double));
   }
-  fr->f = r->cfg.freq[i];
+  fr->f = r->m.cfg.freq[i];
   fr->k0 = 2 * M_PI * fr->f / EM_C0;
   fr->resumed = 1;
+}
+
+size_t em_journal_record(const em_run *r, int fi, unsigned char *buf) {
+  rec q = {buf, 0, 0};
+  pack(r, fi, &q);
+  return q.n;
+}
+
+void em_journal_record_load(em_run *r, int fi, const unsigned char *buf) {
+  rec q = {(unsigned char *)buf, 0, 0};
+  unpack(r, fi, &q);
 }
 
 static size_t rec_size(const em_run *r) {
@@ -133,9 +159,7 @@ static size_t rec_size(const em_run *r) {
 }
 
 static em_err journal_path(const em_run *r, char *buf, size_t n) {
-  int k = snprintf(buf, n, "%s/%s", r->out_dir, EM_JOURNAL_NAME);
-  EM_CHECK(k > 0 && (size_t)k < n, EM_ERR_INPUT, "output path %s is too long", r->out_dir);
-  return EM_OK;
+  return em_outdir_path(&r->out, EM_JOURNAL_NAME, buf, n);
 }
 
 em_err em_journal_write(const em_run *r, const uint8_t *done) {
@@ -151,15 +175,15 @@ em_err em_journal_write(const em_run *r, const uint8_t *done) {
     return err;
   }
   fprintf(o.f, "%s\nkey %016llx\ncase %s\nlayout %d %d %zu\n", JOURNAL_MAGIC,
-          (unsigned long long)r->journal_key, em_case_path(r->cs), r->cfg.n_freq, r->setup.n_port,
-          sz);
-  for (int i = 0; i < r->cfg.n_freq; i++) {
+          (unsigned long long)r->journal_key, em_case_path(r->m.cs), r->m.cfg.n_freq,
+          r->m.setup.n_port, sz);
+  for (int i = 0; i < r->m.cfg.n_freq; i++) {
     if (!done[i]) continue;
     q.n = 0;
     pack(r, i, &q);
-    fprintf(o.f, "freq %d %.17g ", i, r->cfg.freq[i]);
+    fprintf(o.f, "freq %d %.17g ", i, r->m.cfg.freq[i]);
     for (size_t k = 0; k < q.n; k++) fprintf(o.f, "%02x", q.b[k]);
-    fputc('\n', o.f);
+    fprintf(o.f, " %016llx\n", (unsigned long long)record_sum(i, r->m.cfg.freq[i], q.b, q.n));
   }
   em_free(&q.b);
   return em_outfile_commit(&o);
@@ -175,8 +199,13 @@ static em_err check_header(const em_run *r, FILE *f, const char *path, size_t sz
   unsigned long long key = 0;
   int nf = -1, np = -1;
   size_t rs = 0;
-  EM_CHECK(fgets(line, sizeof line, f) && !strncmp(line, JOURNAL_MAGIC, strlen(JOURNAL_MAGIC)),
-           EM_ERR_INPUT, "%s is not an emsolve journal (remove it, or choose another --out)", path);
+  EM_CHECK(fgets(line, sizeof line, f), EM_ERR_INPUT, "journal %s is empty", path);
+  EM_CHECK(strncmp(line, "emsolve journal 1", 17), EM_ERR_INPUT,
+           "journal %s was written by an older emsolve (no checksums): --resume cannot go on "
+           "from it; run without --resume, or choose another --out",
+           path);
+  EM_CHECK(!strncmp(line, JOURNAL_MAGIC, strlen(JOURNAL_MAGIC)), EM_ERR_INPUT,
+           "%s is not an emsolve journal (remove it, or choose another --out)", path);
   EM_CHECK(fgets(line, sizeof line, f) && sscanf(line, "key %llx", &key) == 1, EM_ERR_INPUT,
            "journal %s: no key line", path);
   EM_CHECK(fgets(line, sizeof line, f), EM_ERR_INPUT, "journal %s: no case line", path);
@@ -188,9 +217,9 @@ static em_err check_header(const em_run *r, FILE *f, const char *path, size_t sz
            path, line + 5, key, (unsigned long long)r->journal_key);
   EM_CHECK(fgets(line, sizeof line, f) && sscanf(line, "layout %d %d %zu", &nf, &np, &rs) == 3,
            EM_ERR_INPUT, "journal %s: no layout line", path);
-  EM_CHECK(nf == r->cfg.n_freq && np == r->setup.n_port && rs == sz, EM_ERR_INPUT,
+  EM_CHECK(nf == r->m.cfg.n_freq && np == r->m.setup.n_port && rs == sz, EM_ERR_INPUT,
            "journal %s: %d frequencies, %d ports, %zu-byte records; this run has %d, %d, %zu", path,
-           nf, np, rs, r->cfg.n_freq, r->setup.n_port, sz);
+           nf, np, rs, r->m.cfg.n_freq, r->m.setup.n_port, sz);
   return EM_OK;
 }
 
@@ -201,7 +230,7 @@ static em_err read_record(em_run *r, const char *line, const char *path, rec *q,
   double fhz;
   EM_CHECK(sscanf(line, "freq %d %lg %n", &i, &fhz, &off) == 2 && off > 0, EM_ERR_INPUT,
            "journal %s: a malformed line", path);
-  EM_CHECK(i >= 0 && i < r->cfg.n_freq && fhz == r->cfg.freq[i], EM_ERR_INPUT,
+  EM_CHECK(i >= 0 && i < r->m.cfg.n_freq && fhz == r->m.cfg.freq[i], EM_ERR_INPUT,
            "journal %s: frequency %d (%.17g Hz) is not this run's", path, i, fhz);
   const char *h = line + off;
   for (size_t k = 0; k < q->cap; k++) {
@@ -209,19 +238,38 @@ static em_err read_record(em_run *r, const char *line, const char *path, rec *q,
     EM_CHECK(a >= 0 && b >= 0, EM_ERR_INPUT, "journal %s: frequency %d has a torn record", path, i);
     q->b[k] = (unsigned char)(16 * a + b);
   }
+  unsigned long long sum = 0;
+  int n_sum = 0;
+  EM_CHECK(sscanf(h + 2 * q->cap, " %llx%n", &sum, &n_sum) == 1 && n_sum == 17, EM_ERR_INPUT,
+           "journal %s: frequency %d has a torn record (no checksum)", path, i);
+  EM_CHECK(sum == record_sum(i, fhz, q->b, q->cap), EM_ERR_INPUT,
+           "journal %s: the record of frequency %d (%.9g GHz) does not match its checksum: the "
+           "file was changed or damaged; --resume cannot trust it (run without --resume, or "
+           "choose another --out)",
+           path, i, fhz * 1e-9);
   q->n = 0;
   unpack(r, i, q);
-  em_app_flag_frequency(r, i); /* the flags of the row, as when it was solved */
+  em_post_flag(&r->res, r->log, i); /* the flags of the row, as when it was solved */
   *fi = i;
   return EM_OK;
 }
 
-em_err em_journal_read(em_run *r, uint8_t *done, int *n_done) {
+em_err em_journal_read(em_run *r, uint8_t *done, int *n_done, int *complete) {
   char path[1200];
-  EM_TRY(journal_path(r, path, sizeof path));
   *n_done = 0;
+  *complete = 0;
+  /* an unfinished run's (partial folder, r->stage 2), else the complete
+     result's beside its files */
+  if (r->stage == 2) {
+    EM_TRY(journal_path(r, path, sizeof path));
+  } else {
+    int k = snprintf(path, sizeof path, "%s/%s", r->final_dir, EM_JOURNAL_NAME);
+    EM_CHECK(k > 0 && (size_t)k < sizeof path, EM_ERR_INPUT, "output path %s is too long",
+             r->final_dir);
+  }
   FILE *f = fopen(path, "r");
   if (!f) return EM_OK;
+  *complete = r->stage != 2;
   size_t sz = rec_size(r), cap = 2 * sz + 128;
   rec q = {0};
   char *line = NULL;
@@ -242,15 +290,16 @@ em_err em_journal_read(em_run *r, uint8_t *done, int *n_done) {
 
 /* ------------------------------------------------ adaptive sweep samples
  *
- * <out>/sweep.sample<k>.bin: "emsolve sample 1\n", the key, k, f, n_u, n_y,
- * the solve's record, u [n_u], y [n_y] (raw bytes, this build's). */
+ * <out>/sweep.sample<k>.bin: "emsolve sample 2\n", the key, k, f, n_u, n_y,
+ * the solve's record, u [n_u], y [n_y] (raw bytes, this build's), then the
+ * FNV-1a hash of everything before it (a damaged file is refused). */
 
-#define SAMPLE_MAGIC "emsolve sample 1\n"
+#define SAMPLE_MAGIC "emsolve sample 2\n"
 
 static em_err sample_path(const em_run *r, int k, char *buf, size_t n) {
-  int w = snprintf(buf, n, "%s/sweep.sample%d.bin", r->out_dir, k);
-  EM_CHECK(w > 0 && (size_t)w < n, EM_ERR_INPUT, "output path %s is too long", r->out_dir);
-  return EM_OK;
+  char name[64];
+  snprintf(name, sizeof name, "sweep.sample%d.bin", k);
+  return em_outdir_path(&r->out, name, buf, n);
 }
 
 typedef struct {
@@ -266,7 +315,7 @@ em_err em_journal_sample_save(const em_run *r, int k, const em_cplx *u, int64_t 
                               const em_cplx *y, int64_t n_y) {
   char path[1200];
   EM_TRY(sample_path(r, k, path, sizeof path));
-  const em_freq_result *fr = &r->sample[k];
+  const em_freq_result *fr = &r->res.sample[k];
   sample_head h = {r->journal_key,
                    k,
                    fr->f,
@@ -277,11 +326,18 @@ em_err em_journal_sample_save(const em_run *r, int k, const em_cplx *u, int64_t 
                    {fr->t_assembly, fr->t_operator, fr->t_pc, fr->t_solve}};
   em_outfile o;
   EM_TRY(em_outfile_open(&o, path, 1));
+  uint64_t sum = 0xcbf29ce484222325ULL;
+  sum = fnv(sum, SAMPLE_MAGIC, strlen(SAMPLE_MAGIC));
+  sum = fnv(sum, &h, sizeof h);
+  sum = fnv(sum, fr->ksp, sizeof fr->ksp);
+  sum = fnv(sum, u, sizeof *u * (size_t)n_u);
+  sum = fnv(sum, y, sizeof *y * (size_t)n_y);
   fwrite(SAMPLE_MAGIC, 1, strlen(SAMPLE_MAGIC), o.f);
   fwrite(&h, sizeof h, 1, o.f);
   fwrite(fr->ksp, sizeof fr->ksp, 1, o.f);
   fwrite(u, sizeof *u, (size_t)n_u, o.f);
   fwrite(y, sizeof *y, (size_t)n_y, o.f);
+  fwrite(&sum, sizeof sum, 1, o.f);
   return em_outfile_commit(&o);
 }
 
@@ -293,7 +349,7 @@ em_err em_journal_sample_load(em_run *r, int k, double f, em_cplx *u, int64_t n_
   FILE *fp = fopen(path, "rb");
   if (!fp) return EM_OK;
   sample_head h;
-  em_freq_result *fr = &r->sample[k];
+  em_freq_result *fr = &r->res.sample[k];
   size_t ml = strlen(SAMPLE_MAGIC);
   int ok = fread(magic, 1, ml, fp) == ml && !memcmp(magic, SAMPLE_MAGIC, ml) &&
            fread(&h, sizeof h, 1, fp) == 1;
@@ -315,6 +371,19 @@ em_err em_journal_sample_load(em_run *r, int k, double f, em_cplx *u, int64_t n_
            fread(u, sizeof *u, (size_t)n_u, fp) != (size_t)n_u ||
            fread(y, sizeof *y, (size_t)n_y, fp) != (size_t)n_y)
     err = EM_RAISE(EM_ERR_INPUT, "sample %s is truncated", path);
+  if (!err) {
+    uint64_t sum = 0xcbf29ce484222325ULL, stored = 0;
+    sum = fnv(sum, SAMPLE_MAGIC, ml);
+    sum = fnv(sum, &h, sizeof h);
+    sum = fnv(sum, fr->ksp, sizeof fr->ksp);
+    sum = fnv(sum, u, sizeof *u * (size_t)n_u);
+    sum = fnv(sum, y, sizeof *y * (size_t)n_y);
+    if (fread(&stored, sizeof stored, 1, fp) != 1 || stored != sum)
+      err = EM_RAISE(EM_ERR_INPUT,
+                     "sample %s does not match its checksum: the file was changed or damaged; "
+                     "remove it (the solve is redone) or run without --resume",
+                     path);
+  }
   fclose(fp);
   if (err) return err;
   fr->f = f;
@@ -329,6 +398,6 @@ em_err em_journal_sample_load(em_run *r, int k, double f, em_cplx *u, int64_t n_
 
 void em_journal_samples_remove(const em_run *r) {
   char path[1200];
-  for (int k = 0; k < r->n_samples; k++)
+  for (int k = 0; k < r->res.n_samples; k++)
     if (!sample_path(r, k, path, sizeof path)) remove(path);
 }

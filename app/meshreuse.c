@@ -51,33 +51,35 @@ static em_err mesh_copy(const em_mesh *m, em_mesh **out) {
 
 em_err em_app_mesh(em_run *r, em_mesh_opts *mo) {
   em_mesh_cache *mc = r->args->mesh_cache;
-  if (!mc) return em_case_mesh(r->cs, mo, &r->detail, &r->mesh);
-  mc->cs = r->cs;
+  if (!mc) return em_case_mesh(r->m.cs, mo, &r->detail, &r->m.mesh);
+  mc->cs = r->m.cs;
   mo->index_of = sized_index;
   mo->index_ctx = mc;
   uint64_t hash;
-  EM_TRY(em_case_geometry_hash(r->cs, &hash));
+  EM_TRY(em_case_geometry_hash(r->m.cs, &hash));
   mc->reused = mc->mesh && !strcmp(mc->key, mc->mesh_key) && hash == mc->mesh_hash &&
                mc->mesh_freq == mo->freq_max && mc->epw == mo->elements_per_wavelength &&
                mc->unit == mo->unit && mc->pml_elements == mo->pml_elements &&
+               mc->pml_elements_only == mo->pml_elements_only &&
                mo->geometry_order < 2; /* a curved mesh's mid nodes are not copied */
   if (mc->reused) {
     em_log_info(r->log, "mesh: reused from the previous point (only non-geometry values changed)");
-    return mesh_copy(mc->mesh, &r->mesh);
+    return mesh_copy(mc->mesh, &r->m.mesh);
   }
   if (mc->mesh && !strcmp(mc->key, mc->mesh_key) && hash != mc->mesh_hash)
     em_log_warn(r->log,
                 "mesh: the geometry changed although only non-geometry parameters did (the case "
                 "uses one in its geometry): meshing again");
-  EM_TRY(em_case_mesh(r->cs, mo, &r->detail, &r->mesh));
+  EM_TRY(em_case_mesh(r->m.cs, mo, &r->detail, &r->m.mesh));
   mc->n_meshed++;
   em_mesh_destroy(&mc->mesh);
-  EM_TRY(mesh_copy(r->mesh, &mc->mesh));
+  EM_TRY(mesh_copy(r->m.mesh, &mc->mesh));
   snprintf(mc->mesh_key, sizeof mc->mesh_key, "%s", mc->key);
   mc->mesh_hash = hash;
   mc->mesh_freq = mo->freq_max;
   mc->epw = mo->elements_per_wavelength;
   mc->unit = mo->unit;
   mc->pml_elements = mo->pml_elements;
+  mc->pml_elements_only = mo->pml_elements_only;
   return EM_OK;
 }

@@ -11,10 +11,12 @@
  * is logged with its message, recorded in the summary, and the sweep goes on. */
 #include <errno.h>
 #include <math.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "app_ff.h" /* em_app_plot */
+#include "app_dist.h" /* MPI ranks sharing the points */
+#include "app_impl.h" /* em_app_plot */
 #include "psweep.h"
 
 enum { MAX_AXES = EM_PSWEEP_MAX_AXES, MAX_VALUES = 1000, MAX_RES = 8, KEY_LEN = 2048 };
@@ -42,9 +44,9 @@ typedef struct psweep {
  * and output settings do not (a material's eps_r, mu_r and tan_delta size
  * the elements: those are taken at the sweep's largest, size_over). */
 static int mesh_axis(const char *name) {
-  static const char *const keep[] = {"Materials/",  "Ports/",    "Output/",
-                                     "Farfield/",   "Eigen/",    "PMG/",
-                                     "Excitation/", "PML/order", "PML/reflection"};
+  static const char *const keep[] = {"Materials/",     "Ports/",         "Output/",     "Farfield/",
+                                     "Eigen/",         "PMG/",           "Excitation/", "PML/order",
+                                     "PML/reflection", "PML/basis_order"};
   for (size_t i = 0; i < sizeof keep / sizeof keep[0]; i++)
     if (!strncmp(name, keep[i], strlen(keep[i]))) return 0;
   if (!strncmp(name, "Solver/", 7))
@@ -58,6 +60,13 @@ static int sizes_mesh(const char *name) {
   if (strncmp(name, "Materials/", 10)) return 0;
   const char *last = strrchr(name, '/');
   return !strcmp(last, "/eps_r") || !strcmp(last, "/mu_r") || !strcmp(last, "/tan_delta");
+}
+
+/* Items of text before `item` (its 0-based index). */
+static int count_items(const char *text, const char *item) {
+  int n = 0;
+  for (const char *c = text; c < item; c++) n += *c == ',';
+  return n;
 }
 
 /* "a,b,c" (numbers, or strings when one item is not a number) or
@@ -96,6 +105,16 @@ static em_err parse_axis(const char *spec, axis *x) {
     }
     return EM_OK;
   }
+  /* an empty item ("20,,30", "20,30,") is a typing slip, not a value */
+  for (const char *c = x->text, *item = x->text;; c++)
+    if (*c == ',' || *c == '\0') {
+      const char *b = item;
+      while (b < c && (*b == ' ' || *b == '\t')) b++;
+      EM_CHECK(b < c, EM_ERR_INPUT, "--sweep %s=%s: item %d of the list is empty", x->name, eq + 1,
+               1 + count_items(x->text, item));
+      if (!*c) break;
+      item = c + 1;
+    }
   x->n = 0;
   for (char *tok = strtok(x->text, ","); tok; tok = strtok(NULL, ",")) {
     EM_CHECK(x->n < MAX_VALUES, EM_ERR_INPUT, "--sweep %s: more than %d values", x->name,
@@ -199,6 +218,7 @@ static em_err write_text(const char *path, const char *text) {
 typedef struct curve {
   int n;
   double *f, *sdb, *sdeg, *zr, *zi;
+  int flagged; /* a row's flag is not "ok" (not converged, |S| > 1) */
 } curve;
 
 static void curve_free(curve *c) {
@@ -215,7 +235,7 @@ static em_err read_ports_csv(const char *dir, curve *c) {
   snprintf(path, sizeof path, "%s/ports.csv", dir);
   FILE *f = fopen(path, "r");
   EM_CHECK(f, EM_ERR_IO, "%s: %s", path, strerror(errno));
-  int col[5] = {-1, -1, -1, -1, -1}, cap = 0;
+  int col[5] = {-1, -1, -1, -1, -1}, cap = 0, col_flag = -1;
   static const char *want[5] = {"f_Hz", "S11_dB", "S11_deg", "Zin1_re_ohm", "Zin1_im_ohm"};
   em_err err = EM_OK;
   memset(c, 0, sizeof *c);
@@ -224,9 +244,11 @@ static em_err read_ports_csv(const char *dir, curve *c) {
     line[strcspn(line, "\r\n")] = '\0';
     if (col[0] < 0) { /* the header */
       int k = 0;
-      for (char *t = strtok(line, ","); t; t = strtok(NULL, ","), k++)
+      for (char *t = strtok(line, ","); t; t = strtok(NULL, ","), k++) {
         for (int w = 0; w < 5; w++)
           if (!strcmp(t, want[w])) col[w] = k;
+        if (!strcmp(t, "flag")) col_flag = k;
+      }
       if (col[0] < 0 || col[1] < 0 || col[2] < 0 || col[3] < 0 || col[4] < 0) {
         err = EM_RAISE(EM_ERR_IO,
                        "%s: no port-1 columns (f_Hz, S11_dB, S11_deg, Zin1_re_ohm, Zin1_im_ohm)",
@@ -244,9 +266,11 @@ static em_err read_ports_csv(const char *dir, curve *c) {
     }
     double *dst[5] = {c->f, c->sdb, c->sdeg, c->zr, c->zi};
     int k = 0;
-    for (char *t = strtok(line, ","); t; t = strtok(NULL, ","), k++)
+    for (char *t = strtok(line, ","); t; t = strtok(NULL, ","), k++) {
       for (int w = 0; w < 5; w++)
         if (k == col[w]) dst[w][c->n] = strtod(t, NULL);
+      if (k == col_flag && strcmp(t, "ok")) c->flagged = 1;
+    }
     c->n++;
   }
   fclose(f);
@@ -262,6 +286,7 @@ static em_cplx s11_of(const curve *c, int i) {
 /* The per-point outcome kept for the summary. */
 typedef struct point_res {
   int done, failed, skipped; /* done: run (or skipped) in this invocation */
+  int flagged;               /* its results are flagged (ports.csv's flag column) */
   char msg[512];
   int nz, ns;
   em_resonance zp[MAX_RES], sm[MAX_RES];
@@ -349,7 +374,7 @@ static em_err write_summary_csv(const psweep *p, int zip, const point_res *pr) {
       fputs("\"\n", f);
       continue;
     }
-    fputs(",ok", f);
+    fputs(r->flagged ? ",flagged" : ",ok", f);
     if (r->nz)
       fprintf(f, ",%.10g,%.8g,%.6g", r->zp[0].f0, r->zp[0].peak, r->zp[0].q);
     else
@@ -392,6 +417,7 @@ static em_err point_args(const em_app_args *a, const psweep *p, int zip, int k, 
   }
   pa->n_over = a->n_over + p->n_axis;
   pa->mesh_cache = mc;
+  pa->dist = NULL; /* a point runs on one rank */
   if (mc) {
     mesh_key(p, zip, k, mc->key, sizeof mc->key);
     mc->n_size = p->n_size;
@@ -411,8 +437,8 @@ static em_err run_point(const em_app_args *a, const psweep *p, int zip, int resu
   if (resume == 2 && !marker_matches(dir, mark)) { /* after --jobs: a worker's failure */
     snprintf(path, sizeof path, "%s/point.failed", dir);
     FILE *f = fopen(path, "r");
-    EM_CHECK(f, EM_ERR_IO, "--jobs: point %d has neither point.done nor point.failed in %s", k,
-             dir);
+    EM_CHECK(f, EM_ERR_IO, "--jobs / MPI: point %d has neither point.done nor point.failed in %s",
+             k, dir);
     size_t n = fread(r->msg, 1, sizeof r->msg - 1, f);
     fclose(f);
     r->msg[n] = '\0';
@@ -421,9 +447,11 @@ static em_err run_point(const em_app_args *a, const psweep *p, int zip, int resu
   }
   if (resume && marker_matches(dir, mark)) {
     em_log_info(log, "sweep point %d/%d: complete in %s, %s", k + 1, p->n_point, dir,
-                resume == 2 ? "solved by a --jobs worker" : "skipped (--resume)");
+                resume == 2 ? "solved by a --jobs worker or an MPI rank" : "skipped (--resume)");
     r->skipped = 1;
-    return read_ports_csv(dir, cv);
+    EM_TRY(read_ports_csv(dir, cv));
+    r->flagged = cv->flagged;
+    return EM_OK;
   }
   snprintf(path, sizeof path, "%s/point.done", dir);
   remove(path); /* a rerun point is incomplete until it ends */
@@ -437,7 +465,11 @@ static em_err run_point(const em_app_args *a, const psweep *p, int zip, int resu
   em_log_info(log, "sweep point %d/%d: %s", k + 1, p->n_point, shown);
   em_err err = em_app_run(&pa, log, NULL);
   em_free(&pa.over);
+  /* stopped by a signal: not a failed point; without its marker it runs
+     again on --resume (its unfinished frequencies kept, app/outdir.c) */
+  if (err && em_app_signal()) return err;
   if (!err) err = read_ports_csv(dir, cv);
+  if (!err) r->flagged = cv->flagged;
   if (err) {
     r->failed = 1;
     snprintf(r->msg, sizeof r->msg, "%s", em_error_message());
@@ -580,12 +612,50 @@ done:
   return err;
 }
 
+/* ------------------------------------------- MPI: the ranks share points */
+
+typedef struct share_ctx {
+  const em_app_args *a;
+  const psweep *p;
+  int zip;
+  em_mesh_cache *mc;
+} share_ctx;
+
+static void share_key(void *ctx, int k, char *key, size_t cap) {
+  const share_ctx *c = ctx;
+  mesh_key(c->p, c->zip, k, key, cap);
+}
+
+static int share_complete(void *ctx, int k) {
+  const share_ctx *c = ctx;
+  char dir[1100], mark[KEY_LEN];
+  snprintf(dir, sizeof dir, "%s/point_%d", c->p->out, k);
+  marker_text(c->a, c->p, c->zip, k, mark);
+  return marker_matches(dir, mark);
+}
+
+/* Point k into root/point_<k>/ (a rank's scratch folder when it cannot
+ * see the sweep's). */
+static em_err share_run(void *ctx, int k, const char *root, const em_log *log, int *meshed) {
+  share_ctx *c = ctx;
+  psweep q = *c->p;
+  snprintf(q.out, sizeof q.out, "%s", root);
+  curve cv = {0};
+  point_res pr = {0};
+  int before = c->mc->n_meshed;
+  em_err err = run_point(c->a, &q, c->zip, 0, k, log, c->mc, &cv, &pr);
+  *meshed = c->mc->n_meshed - before;
+  curve_free(&cv);
+  return err;
+}
+
 /* ----------------------------------------------------------- the sweep */
 
 em_err em_app_psweep(const em_app_args *a, const em_psweep_args *ps, const em_log *log,
-                     int *n_failed, int *was_sweep) {
-  *n_failed = 0;
-  *was_sweep = 1;
+                     em_psweep_outcome *o) {
+  memset(o, 0, sizeof *o);
+  o->was_sweep = 1;
+  int *n_failed = &o->n_failed, locked = 0;
   EM_CHECK(a->case_path, EM_ERR_INPUT, "--sweep needs a case file");
   EM_CHECK(!a->plot_dir && !a->list_params, EM_ERR_INPUT,
            "--sweep does not combine with --plot or --list-params");
@@ -598,14 +668,14 @@ em_err em_app_psweep(const em_app_args *a, const em_psweep_args *ps, const em_lo
   em_mesh_cache mc;
   memset(&mc, 0, sizeof mc);
   EM_TRY(em_calloc(&dspec, MAX_AXES, sizeof *dspec, "declared sweeps"));
-  EM_TRY_GOTO(err, em_psweep_declared_axes(a, ps, log, dspec, &nd, &plots), done);
+  EM_TRY_GOTO(err, em_psweep_declared_axes(a, ps, log, dspec, &nd, &plots, &o->usage), done);
   EM_TRY_GOTO(err, build_axes(&p, ps, dspec, nd), done);
   if (p.n_axis == 0) { /* "Loop" in the text, but no loop declared: a plain run */
     if (ps->zip || ps->dry_run || ps->jobs)
       err = EM_RAISE(EM_ERR_INPUT,
                      "--zip, --dry-run and --jobs act on a design sweep: give --sweep NAME=LIST "
                      "or declare Loop in the case's DefineConstant");
-    *was_sweep = 0;
+    o->was_sweep = 0;
     goto done;
   }
   if (a->out_dir) {
@@ -614,8 +684,9 @@ em_err em_app_psweep(const em_app_args *a, const em_psweep_args *ps, const em_lo
     char stem[512];
     snprintf(p.out, sizeof p.out, "out/%s", case_stem(a->case_path, stem, sizeof stem));
   }
-  if (ps->dry_run) {
-    err = dry_run(a, &p, ps->zip, log);
+  int n_rank = em_dist_size(a->dist), rank = em_dist_rank(a->dist);
+  if (ps->dry_run) { /* rank 0 alone */
+    if (rank == 0) err = dry_run(a, &p, ps->zip, log);
     goto done;
   }
   int jobs = ps->jobs > 1 ? ps->jobs : 1;
@@ -626,7 +697,18 @@ em_err em_app_psweep(const em_app_args *a, const em_psweep_args *ps, const em_lo
                 jobs);
     jobs = 1;
   }
+  if (jobs > 1 && n_rank > 1) {
+    em_log_warn(log, "--jobs %d with %d MPI ranks: the ranks share the points, --jobs is ignored",
+                jobs, n_rank);
+    jobs = 1;
+  }
   EM_TRY_GOTO(err, em_mkdir_p(p.out), done);
+  if (ps->worker_n == 0 && rank == 0) { /* the sweep's own folder: one sweep at a time (the
+                                          workers and ranks are its) */
+    EM_TRY_GOTO(err, em_app_dir_lock(p.out, log), done);
+    locked = 1;
+    em_app_dir_clean_temps(p.out, log);
+  }
   EM_TRY_GOTO(err, em_calloc(&cv, (size_t)p.n_point, sizeof *cv, "sweep curves"), done);
   EM_TRY_GOTO(err, em_calloc(&pr, (size_t)p.n_point, sizeof *pr, "sweep results"), done);
   if (ps->worker_n > 0) { /* one worker of --jobs: its points, no tables */
@@ -640,23 +722,74 @@ em_err em_app_psweep(const em_app_args *a, const em_psweep_args *ps, const em_lo
     for (int k = 0; k < p.n_point; k++) *n_failed += pr[k].failed;
     goto done;
   }
-  if (jobs > 1) EM_TRY_GOTO(err, em_psweep_run_workers(a, jobs, log), done);
+  int collect = jobs > 1, n_meshed = 0;
+  if (jobs > 1) err = em_psweep_run_workers(a, jobs, log);
+  if (err && !em_app_signal()) goto done;
+  err = EM_OK;
+  if (n_rank > 1) { /* mpirun: each rank its share (app/psweep_dist.c) */
+    share_ctx sc = {a, &p, ps->zip, &mc};
+    em_psweep_share sh = {p.n_point, p.out, &sc, share_key, share_complete, share_run};
+    err = em_psweep_share_run(a->dist, &sh, ps->resume, log, &n_meshed);
+    if (err && !em_app_signal()) goto done;
+    err = EM_OK;
+    if (rank > 0) goto done; /* rank 0 writes the tables; every rank exits with its code */
+    collect = 1;
+  }
+  int stopped_at = -1;
   for (int k = 0; k < p.n_point; k++) {
-    /* after the workers every point is complete or failed: read back */
-    EM_TRY_GOTO(err,
-                run_point(a, &p, ps->zip, jobs > 1 ? 2 : ps->resume, k, log, &mc, &cv[k], &pr[k]),
-                done);
+    /* a signal stops the sweep between points or inside one (the point then
+       has no marker: --resume runs it again); after --jobs or the ranks the
+       points completed are collected, the others stay pending */
+    if (!collect && em_app_signal()) {
+      stopped_at = k;
+      break;
+    }
+    /* after the workers or ranks every point is complete or failed: read back */
+    err = run_point(a, &p, ps->zip, collect ? 2 : ps->resume, k, log, &mc, &cv[k], &pr[k]);
+    if (err && em_app_signal()) {
+      em_error_clear();
+      err = EM_OK;
+      if (stopped_at < 0) stopped_at = k;
+      if (!collect) break;
+      continue;
+    }
+    if (err) goto done;
     pr[k].done = 1;
     if (!pr[k].failed) analyse(&cv[k], &pr[k]);
     *n_failed += pr[k].failed;
+    o->n_flagged += !pr[k].failed && pr[k].flagged;
     /* the collected tables after every point: a killed sweep keeps them */
     EM_TRY_GOTO(err, write_sweep_csv(&p, ps->zip, cv, pr), done);
     EM_TRY_GOTO(err, write_summary_csv(&p, ps->zip, pr), done);
   }
+  if (stopped_at >= 0)
+    err = EM_RAISE(EM_ERR_CANCELLED,
+                   "design sweep interrupted by %s at point %d of %d; the points done are "
+                   "complete in %s/point_<k>/: run the same command with --resume to finish",
+                   em_app_signal() == SIGINT ? "SIGINT" : "SIGTERM", stopped_at + 1, p.n_point,
+                   p.out);
+  if (err) { /* stopped by a signal: the tables of the points done, the rest pending */
+    char msg[1024];
+    snprintf(msg, sizeof msg, "%s", em_error_message());
+    if (write_sweep_csv(&p, ps->zip, cv, pr) || write_summary_csv(&p, ps->zip, pr)) {
+      em_log_warn(log, "the sweep's tables: %s", em_error_message());
+      em_error_clear();
+      em_error_raise(EM_ERR_CANCELLED, __FILE__, __LINE__, "%s", msg);
+    }
+    goto done;
+  }
   char meshed[64] = "meshings in the workers' logs";
-  if (jobs == 1) snprintf(meshed, sizeof meshed, "%d meshings", mc.n_meshed);
+  if (n_rank > 1)
+    snprintf(meshed, sizeof meshed, "%d meshings on %d ranks", n_meshed, n_rank);
+  else if (jobs == 1)
+    snprintf(meshed, sizeof meshed, "%d meshings", mc.n_meshed);
   printf("# design sweep: %d points, %d failed, %s; %s/sweep.csv, %s/sweep_summary.csv\n",
          p.n_point, *n_failed, meshed, p.out, p.out);
+  if (o->n_flagged)
+    printf(
+        "# %d points flagged (a frequency not converged, or |S| > 1): their status in "
+        "sweep_summary.csv\n",
+        o->n_flagged);
   for (int k = 0; k < p.n_point; k++) {
     char key[KEY_LEN];
     point_key(&p, ps->zip, k, key);
@@ -672,6 +805,7 @@ em_err em_app_psweep(const em_app_args *a, const em_psweep_args *ps, const em_lo
   }
   if (plots) EM_TRY_GOTO(err, em_app_plot(p.out, log), done);
 done:
+  if (locked) em_app_dir_unlock(p.out);
   if (cv)
     for (int k = 0; k < p.n_point; k++) curve_free(&cv[k]);
   em_mesh_destroy(&mc.mesh);

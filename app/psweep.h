@@ -6,12 +6,21 @@
 
 #include "app_impl.h"
 
-/* Run the sweep (the --sweep axes and the loops the case declares);
- * *n_failed = points that failed (each recorded with its
- * message in sweep_summary.csv).  An error return is a usage or I/O error
- * of the sweep itself, not of a point. */
+/* What a design sweep did (main's exit code). */
+typedef struct em_psweep_outcome {
+  int was_sweep; /* 0: "Loop" in the text but no loop declared: run the case plainly */
+  int usage;     /* the error is a usage error (a --sweep name or list): exit 2 */
+  int n_failed;  /* points that failed (each recorded with its message in
+                    sweep_summary.csv): exit 4 */
+  int n_flagged; /* points whose results are flagged (not converged, |S| > 1): exit 3 */
+} em_psweep_outcome;
+
+/* Run the sweep (the --sweep axes and the loops the case declares), its
+ * output folder locked.  An error return is a usage error (o->usage), an
+ * I/O error of the sweep itself or a signal (EM_ERR_CANCELLED: the points
+ * done are complete, --resume goes on), not a failed point. */
 em_err em_app_psweep(const em_app_args *a, const em_psweep_args *ps, const em_log *log,
-                     int *n_failed, int *was_sweep);
+                     em_psweep_outcome *o);
 
 /* Whether the case file's text may declare a loop (ONELAB's Loop attribute
  * on a DefineConstant): then the run goes through em_app_psweep, which
@@ -25,9 +34,12 @@ enum { EM_PSWEEP_MAX_AXES = 8 }; /* swept parameters at most */
  * Choices, else Min:Step:Max, as "NAME=LIST" in spec[] (*n of them), in
  * level order; one given by -setnumber or --sweep is not taken from the
  * case; a Loop without values is EM_ERR_INPUT naming it.  *plots: the
- * case's or command line's Output/plots. */
+ * case's or command line's Output/plots.  The --sweep names are checked
+ * against the case first: an unknown one ("did you mean"), a group the case
+ * lacks, a word for a number, a geometry swept over a loaded mesh are
+ * usage errors (*usage = 1). */
 em_err em_psweep_declared_axes(const em_app_args *a, const em_psweep_args *ps, const em_log *log,
-                               char (*spec)[4096], int *n, int *plots);
+                               char (*spec)[4096], int *n, int *plots, int *usage);
 
 /* --jobs (psweep_jobs.c): start `jobs` copies of the command with
  * --sweep-worker w/jobs and OMP_NUM_THREADS = threads / jobs, and wait. */

@@ -37,34 +37,37 @@ em_err em_psweep_estimate(const em_app_args *pa, const em_log *log, em_psweep_es
   em_run r;
   memset(&r, 0, sizeof r);
   memset(e, 0, sizeof *e);
+  em_model *m = &r.m;
   r.args = pa;
   r.log = log;
   r.detail = *log;
   r.detail.level = EM_LOG_QUIET;
   int n_spec;
-  const em_param_spec *spec = em_app_specs(&n_spec);
+  const em_param_spec *spec = em_params_specs(&n_spec);
   em_err err = EM_OK;
-  EM_TRY_GOTO(
-      err, em_case_open(pa->case_path, pa->n_over, pa->over, n_spec, spec, &r.detail, &r.cs), done);
-  EM_TRY_GOTO(err, em_run_config_read(r.cs, &r.cfg), done);
-  EM_TRY_GOTO(err, em_app_validate_case(&r), done);
-  const em_run_config *cfg = &r.cfg;
-  em_mesh_opts mo = em_run_mesh_opts(&r);
+  EM_TRY_GOTO(err,
+              em_case_open(pa->case_path, pa->n_over, pa->over, n_spec, spec, &r.detail, &m->cs),
+              done);
+  EM_TRY_GOTO(err, em_run_config_read(m->cs, &m->cfg), done);
+  EM_TRY_GOTO(err, em_run_config_check(m->cs, &m->cfg), done);
+  EM_TRY_GOTO(err, em_app_validate_size(&r), done);
+  const em_run_config *cfg = &m->cfg;
+  em_mesh_opts mo = em_run_config_mesh_opts(cfg, m->cs);
   double t0 = em_wtime();
   EM_TRY_GOTO(err, em_app_mesh(&r, &mo), done);
   e->t_mesh = em_wtime() - t0;
   e->mesh_reused = pa->mesh_cache && pa->mesh_cache->reused;
-  em_setup_opts so = em_run_setup_opts(cfg);
-  EM_TRY_GOTO(err, em_setup_build(r.cs, r.mesh, &so, &r.detail, &r.setup), done);
-  EM_TRY_GOTO(err, em_setup_dofmap(&r.setup, r.mesh, &r.dofs), done);
-  e->tets = r.mesh->n_tet;
-  e->unknowns = r.dofs->n_dof;
-  e->order = r.dofs->order;
+  em_setup_opts so = em_run_config_setup_opts(cfg);
+  EM_TRY_GOTO(err, em_setup_build(m->cs, m->mesh, &so, &r.detail, &m->setup), done);
+  EM_TRY_GOTO(err, em_setup_dofmap(&m->setup, m->mesh, &m->dofs), done);
+  e->tets = m->mesh->n_tet;
+  e->unknowns = m->dofs->n_dof;
+  e->order = m->dofs->order;
   int32_t nc = 0; /* what pmg would factor: the order-1 space and the PML's share */
-  EM_TRY_GOTO(
-      err,
-      em_setup_coarse_count(&r.setup, r.mesh, r.dofs, cfg->pc.pmg.coarse, cfg->pmg_pml_coarse, &nc),
-      done);
+  EM_TRY_GOTO(err,
+              em_setup_coarse_count(&m->setup, m->mesh, m->dofs, cfg->solve.pc.pmg.coarse,
+                                    cfg->solve.pmg_pml_coarse, &nc),
+              done);
   e->coarse = nc;
   e->n_solve =
       cfg->eigen ? 1
@@ -73,10 +76,6 @@ em_err em_psweep_estimate(const em_app_args *pa, const em_log *log, em_psweep_es
           : cfg->n_freq;
   model(e->unknowns, e->n_solve, &e->bytes, &e->t_solve);
 done:
-  em_dofmap_destroy(&r.dofs);
-  em_setup_free(&r.setup);
-  em_mesh_destroy(&r.mesh);
-  em_run_config_free(&r.cfg);
-  em_case_close(&r.cs);
+  em_model_free(m);
   return err;
 }

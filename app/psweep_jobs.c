@@ -4,6 +4,7 @@
 #include <omp.h>
 #include <spawn.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/wait.h>
 
 #include "psweep.h"
@@ -48,10 +49,17 @@ em_err em_psweep_run_workers(const em_app_args *a, int jobs, const em_log *log) 
     }
     n++;
   }
+  int forwarded = 0;
   for (int i = 0; i < n; i++) {
     int st = 0;
-    while (waitpid(pid[i], &st, 0) < 0 && errno == EINTR) {
+    for (;;) {
+      if (em_app_signal() && !forwarded) { /* a SIGTERM to us alone: the workers stop too */
+        for (int j = 0; j < n; j++) kill(pid[j], em_app_signal());
+        forwarded = 1;
+      }
+      if (waitpid(pid[i], &st, 0) >= 0 || errno != EINTR) break;
     }
+    if (em_app_signal()) continue; /* the sweep reports the signal */
     if (!err && !(WIFEXITED(st) && WEXITSTATUS(st) < 100))
       err = EM_RAISE(EM_ERR_IO, "--jobs: worker %d stopped (%s %d)", i,
                      WIFSIGNALED(st) ? "signal" : "exit status",

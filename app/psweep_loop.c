@@ -3,6 +3,7 @@
  * (docs/sweeps.md, "Sweeps the case declares"). */
 #include <ctype.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "psweep.h"
@@ -35,16 +36,63 @@ int em_app_psweep_declared(const char *path) {
   return 0;
 }
 
+/* The --sweep names against the case (open): each one a parameter the case
+ * or emsolve knows ("did you mean"), a group parameter of a group it has; a
+ * number parameter given only numbers; no geometry swept over a mesh read
+ * from a file.  A failure is a usage error: nothing has run. */
+static em_err check_names(const em_case *c, const em_psweep_args *ps, const em_log *log) {
+  const char *mf = NULL;
+  int loaded = !em_case_string(c, "Mesh/file", &mf) && mf && mf[0];
+  em_error_clear();
+  for (int j = 0; j < ps->n; j++) {
+    const char *sp = ps->specs[j], *eq = strchr(sp, '=');
+    char name[256];
+    if (!eq || (size_t)(eq - sp) >= sizeof name) continue; /* em_app_psweep_check refused it */
+    snprintf(name, sizeof name, "%.*s", (int)(eq - sp), sp);
+    em_err err = em_case_check_name(c, name, log);
+    if (err) {
+      char msg[1024];
+      snprintf(msg, sizeof msg, "%s", em_error_message());
+      em_error_clear();
+      return EM_RAISE(EM_ERR_INPUT, "--sweep %s: %s", sp, msg);
+    }
+    const em_param *p = em_case_param_find(c, name);
+    const em_param_spec *s = p ? NULL : em_case_spec_of(c, name);
+    int is_string = p ? p->is_string : s && s->is_string;
+    EM_CHECK(!loaded || strncmp(name, "Geometry/", 9), EM_ERR_INPUT,
+             "--sweep %s: the mesh is read from %s (Mesh/file, --load-mesh), not made from the "
+             "geometry: a swept geometry value cannot change it (sweep without --load-mesh)",
+             sp, mf);
+    if (is_string || strchr(eq + 1, ':')) continue;
+    /* a number parameter: every item a number */
+    const char *item = eq + 1;
+    for (;;) {
+      const char *end = strchr(item, ',');
+      size_t len = end ? (size_t)(end - item) : strlen(item);
+      char buf[256], *stop = NULL;
+      snprintf(buf, sizeof buf, "%.*s", (int)(len < 255 ? len : 255), item);
+      strtod(buf, &stop);
+      EM_CHECK(stop != buf && *stop == '\0', EM_ERR_INPUT,
+               "--sweep %s: '%s' is not a number, and %s is a number parameter", sp, buf, name);
+      if (!end) break;
+      item = end + 1;
+    }
+  }
+  return EM_OK;
+}
+
 /* The sweeps a case declares: each number parameter with a Loop attribute
  * (ONELAB's level 1, 2, 3: outer to inner) over its Choices, else
  * Min:Step:Max, as "NAME=LIST" in spec[] (*n of them), in level order.  A
  * parameter given by -setnumber or by --sweep is not taken from the case.
- * *plots: the case's or command line's Output/plots. */
+ * *plots: the case's or command line's Output/plots.  The --sweep names are
+ * checked against the case (*usage = 1 when one is wrong). */
 em_err em_psweep_declared_axes(const em_app_args *a, const em_psweep_args *ps, const em_log *log,
-                               char (*spec)[4096], int *n, int *plots) {
+                               char (*spec)[4096], int *n, int *plots, int *usage) {
   *n = 0;
+  *usage = 0;
   int n_spec;
-  const em_param_spec *specs = em_app_specs(&n_spec);
+  const em_param_spec *specs = em_params_specs(&n_spec);
   em_case *c = NULL;
   em_log quiet = *log;
   quiet.level = log->level >= EM_LOG_VERBOSE ? log->level : EM_LOG_QUIET;
@@ -52,7 +100,12 @@ em_err em_psweep_declared_axes(const em_app_args *a, const em_psweep_args *ps, c
   double v = 0;
   *plots = em_case_number(c, "Output/plots", &v) == EM_OK && v != 0;
   em_error_clear();
-  em_err err = EM_OK;
+  em_err err = check_names(c, ps, &quiet);
+  if (err) {
+    *usage = 1;
+    em_case_close(&c);
+    return err;
+  }
   for (int level = 1; level <= 3 && !err; level++)
     for (int i = 0; i < em_case_param_count(c) && !err; i++) {
       const em_param *q = em_case_param_at(c, i);

@@ -6,83 +6,83 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "app_dist.h" /* MPI: the frequencies shared among ranks */
 #include "app_sweep.h"
-#include "em_model.h"
 
-/* SIGINT / SIGTERM: app/outdir.c's flag (em_app_signal), read between
- * frequencies; the journal stays for --resume, the exit code is 128 + the
- * signal (app/main.c). */
-#define g_interrupted (em_app_signal() != 0)
+/* SIGINT / SIGTERM: app/outdir.c's flag, polled by the solve itself and
+ * looked at after every frequency; the journal stays for --resume, the exit
+ * code is 128 + the signal (app/main.c). */
 
-/* "1 h 02 min", "3 min 20 s", "12 s" */
-static void fmt_time(double s, char *buf, size_t n) {
-  long t = (long)(s + 0.5);
-  if (t >= 3600)
-    snprintf(buf, n, "%ld h %02ld min", t / 3600, t % 3600 / 60);
-  else if (t >= 60)
-    snprintf(buf, n, "%ld min %02ld s", t / 60, t % 60);
-  else
-    snprintf(buf, n, "%ld s", t);
+/* Whether frequency fi of this run writes per-frequency output k of
+ * list_earlier_outputs (fields, line, far field, pattern, RCS). */
+static int writes(const em_model *m, int fi, size_t k) {
+  const em_run_config *c = &m->cfg;
+  int ff = m->ff.enabled, pw = m->ff.planewave;
+  switch (k) {
+    case 0:
+      return c->fields == 2 || (c->fields == 1 && fi == 0) ||
+             (c->fields == 3 && fi == c->n_freq / 2);
+    case 1:
+      return c->line_points > 0;
+    case 2:
+    case 3:
+    case 4:
+      return ff && !pw;
+    default:
+      return ff && pw;
+  }
 }
 
-/* Outputs of a frequency solved by an earlier run (fields_<i>.vtk, ...)
- * stay listed in summary.json when they are still there. */
+/* The per-frequency outputs of frequency fi, solved before the run was
+ * stopped (fields_<f>GHz.vtk, ...), kept in the partial folder (or, those
+ * this run writes, moved already by a commit that stopped half way): listed
+ * in summary.json as a run that was never stopped lists them, and kept by
+ * the commit. */
 static void list_earlier_outputs(em_run *r, int fi) {
-  static const char *const pat[] = {"fields_%d.vtk",  "line_%d.csv",    "farfield_%d.csv",
-                                    "pattern_%d.csv", "pattern_%d.vtk", "rcs_%d.csv",
-                                    "rcs_%d.vtk"};
+  em_outdir *out = &r->out;
+  static const char *const pat[] = {"fields_%s.vtk",  "line_%s.csv",    "farfield_%s.csv",
+                                    "pattern_%s.csv", "pattern_%s.vtk", "rcs_%s.csv",
+                                    "rcs_%s.vtk"};
+  char tag[32];
+  em_post_freq_tag(r->m.cfg.freq[fi], tag, sizeof tag);
   for (size_t k = 0; k < sizeof pat / sizeof pat[0]; k++) {
     char name[64], path[1200];
     struct stat st;
-    snprintf(name, sizeof name, pat[k], fi);
-    snprintf(path, sizeof path, "%s/%s", r->out_dir, name);
-    if (stat(path, &st) == 0 && r->n_files < 64)
-      snprintf(r->files[r->n_files++], sizeof r->files[0], "%s", name);
+    if (!writes(&r->m, fi, k)) continue;
+    snprintf(name, sizeof name, pat[k], tag);
+    int here = !em_outdir_path(out, name, path, sizeof path) && stat(path, &st) == 0;
+    snprintf(path, sizeof path, "%.1100s/%.63s", r->final_dir, name);
+    if (!here && !(r->stage == 2 && stat(path, &st) == 0)) continue;
+    em_outdir_add(out, name);
+    if (k == 0) snprintf(r->res.fr[fi].fields, sizeof r->res.fr[fi].fields, "%s", name);
   }
   struct stat st;
   char path[1200];
-  snprintf(path, sizeof path, "%s/antenna.csv", r->out_dir);
-  /* app/farfield.c lists it when it solves the first frequency */
-  if (fi == 0 && r->ff.enabled && stat(path, &st) == 0 && r->n_files < 64)
-    snprintf(r->files[r->n_files++], sizeof r->files[0], "antenna.csv");
+  /* post/ff_frequency.c lists it when it solves the first frequency */
+  if (fi == 0 && r->m.ff.enabled && !em_outdir_path(out, "antenna.csv", path, sizeof path) &&
+      stat(path, &st) == 0)
+    em_outdir_add(out, "antenna.csv");
 }
 
-static em_err sweep(em_run *r, uint8_t *done) {
-  int nf = r->cfg.n_freq, n_resumed = 0;
-  if (r->args->resume) {
-    EM_TRY(em_journal_read(r, done, &n_resumed));
-    em_log_info(r->log, "resume: %d of %d frequencies done in %s/%s", n_resumed, nf, r->out_dir,
-                EM_JOURNAL_NAME);
-    for (int i = 0; i < nf; i++)
-      if (done[i]) list_earlier_outputs(r, i);
-  }
-  double t_solved = 0;
-  int n_solved = 0, left = nf - n_resumed;
+static em_err sweep(em_run *r, uint8_t *done, int n_resumed) {
+  int nf = r->m.cfg.n_freq;
+  if (em_sweep_dist_on(r)) return em_sweep_dist_uniform(r, done); /* app/sweep_dist.c */
+  int left = nf - n_resumed;
   r->t_sweep = em_wtime(); /* the progress line's elapsed time and estimate (app/face.c) */
   for (int i = 0; i < nf; i++) {
     if (done[i]) continue;
     /* the first frequency shows its stages; the others one line each */
-    em_log_verbose(r->log, "frequency %d/%d: %.6g GHz", i + 1, nf, r->cfg.freq[i] * 1e-9);
-    double t0 = em_wtime();
-    r->eta[0] = '\0';
-    if (n_solved && left > 1) { /* the mean of those solved (the first carries the analysis) */
-      char t[32];
-      fmt_time(t_solved / n_solved * (left - 1), t, sizeof t);
-      snprintf(r->eta, sizeof r->eta, ", about %s left", t);
-    }
+    em_log_verbose(r->log, "frequency %d/%d: %.6g GHz", i + 1, nf, r->m.cfg.freq[i] * 1e-9);
     EM_TRY(em_run_solve_frequency(r, i));
-    t_solved += em_wtime() - t0;
-    n_solved++;
     left--;
     done[i] = 1;
-    EM_TRY(em_journal_write(r, done));
-    if (g_interrupted && left > 0) {
-      /* the journal holds every finished frequency: --resume goes on */
-      return EM_RAISE(EM_ERR_INPUT,
-                      "interrupted after %d of %d frequencies; they are journaled in %s/%s: run "
-                      "the same command with --resume to finish",
-                      nf - left, nf, r->out_dir, EM_JOURNAL_NAME);
-    }
+    em_stage_begin(r->log, EM_STAGE_WRITING);
+    em_err err = em_journal_write(r, done);
+    em_stage_end(r->log, EM_STAGE_WRITING, "journal");
+    EM_TRY(err);
+    /* the journal holds every finished frequency: --resume goes on (app/outdir.c
+       keeps the partial folder and says so) */
+    EM_TRY(em_app_check_signal());
   }
   return EM_OK;
 }
@@ -91,148 +91,168 @@ static em_err sweep(em_run *r, uint8_t *done) {
 
 static em_err sample_solve(void *ctx, double f, em_cplx *u, em_cplx *y) {
   em_run *r = ctx;
-  int k = r->n_samples, np = r->setup.n_port, found = 0;
-  int64_t nu = (int64_t)r->dofs->n_dof * np, ny = (int64_t)np * np;
-  EM_CHECK(k < r->cfg.sweep_max_solves, EM_ERR_INTERNAL, "adaptive sweep: too many solves");
+  em_results *res = &r->res;
+  int k = res->n_samples, np = r->m.setup.n_port, found = 0;
+  int64_t nu = (int64_t)r->m.dofs->n_dof * np, ny = (int64_t)np * np;
+  EM_CHECK(k < r->m.cfg.sweep_max_solves, EM_ERR_INTERNAL, "adaptive sweep: too many solves");
   if (r->args->resume) EM_TRY(em_journal_sample_load(r, k, f, u, nu, y, ny, &found));
-  if (found) {
+  if (found)
     em_log_info(r->log, "adaptive sweep: solve %d at %.6g GHz read from sweep.sample%d.bin", k + 1,
                 f * 1e-9, k);
-    r->n_samples++;
+  else /* MPI: an initial sample another rank solved (app/sweep_dist.c) */
+    EM_TRY(em_sweep_dist_sample_take(r, k, f, u, y, &found));
+  if (found) {
+    res->n_samples++;
   } else {
     em_log_verbose(r->log, "adaptive sweep: full solve %d at %.6g GHz", k + 1, f * 1e-9);
-    EM_TRY(em_run_solve_sample(r, f, &r->sample[k], u, y));
+    EM_TRY(em_run_solve_sample(r, f, &res->sample[k], u, y));
     EM_TRY(em_journal_sample_save(r, k, u, nu, y, ny));
   }
-  if (!r->sample[k].converged) r->sweep_converged = 0;
-  EM_CHECK(!g_interrupted, EM_ERR_INPUT,
-           "interrupted after %d full solves of the adaptive sweep; they are kept in %s/"
-           "sweep.sample<k>.bin: run the same command with --resume to go on",
-           r->n_samples, r->out_dir);
+  if (!res->sample[k].converged) res->sweep_converged = 0;
+  /* the samples stay for --resume (app/outdir.c keeps the partial folder) */
+  EM_TRY(em_app_check_signal());
   return EM_OK;
 }
 
-/* S from what the ports measured, at f (the port constants follow f) */
+/* S from what the ports measured, at f (post/freq.c) */
 static em_err sample_output(void *ctx, double f, const em_cplx *y, em_cplx *s) {
-  em_run *r = ctx;
-  int np = r->setup.n_port;
-  double zref[EM_MAX_PORTS];
-  em_cplx zin[EM_MAX_PORTS];
-  for (int p = 0; p < np; p++)
-    EM_TRY(em_port_set_frequency(&r->setup.port[p], 2 * M_PI * f / EM_C0));
-  return em_port_sparams(np, r->setup.port, y, s, zref, zin);
+  const em_run *r = ctx;
+  return em_post_sparams_at(&r->m, f, y, s);
 }
 
 /* Whether frequency fi writes anything that needs the field itself. */
-static int needs_field(const em_run *r, int fi) {
-  const em_run_config *c = &r->cfg;
-  return r->ff.enabled || c->line_points > 0 || c->fields == 2 || (c->fields == 1 && fi == 0) ||
+static int needs_field(const em_model *m, int fi) {
+  const em_run_config *c = &m->cfg;
+  return m->ff.enabled || c->line_points > 0 || c->fields == 2 || (c->fields == 1 && fi == 0) ||
          (c->fields == 3 && fi == c->n_freq / 2);
 }
 
 /* The model at the run's frequencies: S and Zin from the measurements'
  * barycentric sum, the fields (where asked) from the snapshots'. */
-static em_err evaluate(em_run *r, const em_mri *m) {
-  int np = r->setup.n_port, nf = r->cfg.n_freq;
-  int64_t nu = (int64_t)r->dofs->n_dof * np;
+static em_err evaluate(em_run *r, const em_mri *mri) {
+  const em_model *m = &r->m;
+  em_results *res = &r->res;
+  int np = m->setup.n_port, nf = m->cfg.n_freq;
+  int64_t nu = (int64_t)m->dofs->n_dof * np;
   em_cplx y[EM_MAX_PORTS * EM_MAX_PORTS], *x = NULL;
   em_err err = EM_OK;
   for (int i = 0; i < nf && !err; i++) {
-    em_freq_result *fr = &r->fr[i];
-    fr->f = r->cfg.freq[i];
+    em_freq_result *fr = &res->fr[i];
+    fr->f = m->cfg.freq[i];
     fr->k0 = 2 * M_PI * fr->f / EM_C0;
     fr->from_model = 1;
-    fr->converged = r->sweep_converged;
-    if (needs_field(r, i)) {
+    fr->converged = res->sweep_converged;
+    if (needs_field(m, i)) {
       if (!x) EM_TRY(em_calloc(&x, (size_t)nu, sizeof *x, "fields from the model"));
-      em_mri_eval_snapshot(m, fr->f, x);
-      err = em_run_post_frequency(r, i, x, NULL);
+      em_mri_eval_snapshot(mri, fr->f, x);
+      err = em_post_frequency(m, res, &r->out, r->log, i, x, NULL);
       continue;
     }
-    em_mri_eval(m, fr->f, y);
-    for (int p = 0; p < np && !err; p++) err = em_port_set_frequency(&r->setup.port[p], fr->k0);
-    if (!err)
-      err = em_port_sparams(np, r->setup.port, y, r->S + (size_t)i * np * np, r->zref,
-                            r->zin + (size_t)i * np);
-    if (!err) { /* each row keeps its own port references (ports.csv, Touchstone) */
-      memcpy(r->zport + (size_t)i * np, r->zref, (size_t)np * sizeof *r->zref);
-      em_app_flag_frequency(r, i);
-    }
+    em_mri_eval(mri, fr->f, y);
+    err = em_post_ports(m, res, r->log, i, y);
   }
   em_free(&x);
   return err;
 }
 
 static em_err adaptive(em_run *r) {
-  const em_run_config *c = &r->cfg;
-  int np = r->setup.n_port;
+  const em_run_config *c = &r->m.cfg;
+  em_results *res = &r->res;
+  int np = r->m.setup.n_port;
   EM_CHECK(np > 0, EM_ERR_INPUT,
            "Solver/sweep adaptive models the port responses: the case has no port (a plane wave "
            "drives it); use Solver/sweep uniform");
-  const char *ffc = NULL;
-  if (r->ff.enabled && !em_case_string(r->cs, "Farfield/compute", &ffc) && !strcmp(ffc, "auto")) {
+  if (r->m.ff.enabled && r->m.ff.compute_auto) {
     /* an NF2FF transform per model frequency costs more than the sweep */
-    r->ff.enabled = 0;
+    r->m.ff.enabled = 0;
     em_log_info(r->log,
                 "adaptive sweep: no far field at the %d model frequencies with "
                 "Farfield/compute auto (set it on to have them)",
                 c->n_freq);
   }
-  em_error_clear();
-  EM_TRY(em_calloc(&r->sample, (size_t)c->sweep_max_solves, sizeof *r->sample, "samples"));
-  r->sweep_converged = 1;
+  if (r->peer) return em_sweep_dist_sample_peer(r); /* MPI: one initial sample for rank 0 */
+  EM_TRY(em_calloc(&res->sample, (size_t)c->sweep_max_solves, sizeof *res->sample, "samples"));
+  res->sweep_converged = 1;
   em_adaptive a = {.f0 = c->freq[0],
                    .f1 = c->freq[c->n_freq - 1],
                    .tol = c->sweep_tol,
                    .max_solves = c->sweep_max_solves,
                    .n_test = c->n_freq > 201 ? c->n_freq : 201,
-                   .n_u = (int64_t)r->dofs->n_dof * np,
+                   .n_u = (int64_t)r->m.dofs->n_dof * np,
                    .n_y = np * np,
                    .n_s = np * np,
                    .solve = sample_solve,
                    .output = sample_output,
                    .ctx = r,
                    .log = r->log};
-  em_mri *m = NULL;
-  em_adaptive_result res;
+  em_mri *mri = NULL;
+  em_adaptive_result ar;
   double t0 = em_wtime();
-  EM_TRY(em_adaptive_run(&a, &m, &res));
-  r->sweep_estimate = res.estimate;
-  r->sweep_check = res.check;
-  int ok = res.converged;
-  if (!ok) r->sweep_converged = 0;
+  EM_TRY(em_adaptive_run(&a, &mri, &ar));
+  em_err derr = em_sweep_dist_sample_drain(r); /* MPI: samples read from files instead */
+  if (derr) {
+    em_mri_destroy(&mri);
+    return derr;
+  }
+  res->sweep_estimate = ar.estimate;
+  res->sweep_check = ar.check;
+  int ok = ar.converged;
+  if (!ok) res->sweep_converged = 0;
   if (ok)
     em_log_info(r->log,
                 "adaptive sweep: %d full solves in %.1f s; the models of the last two sample sets "
                 "agree to %.2e on S, the last solve was predicted to %.2e (tolerance %.0e)",
-                res.n_solves, em_wtime() - t0, res.estimate, res.check, c->sweep_tol);
+                ar.n_solves, em_wtime() - t0, ar.estimate, ar.check, c->sweep_tol);
   else
     em_log_warn(r->log,
                 "adaptive sweep: not converged after %d full solves (Solver/sweep_max_solves): "
                 "error estimate %.2e, last check %.2e, tolerance %.0e; the results are marked "
                 "not converged",
-                res.n_solves, res.estimate, res.check, c->sweep_tol);
-  em_err err = evaluate(r, m);
-  em_mri_destroy(&m);
-  if (!err) r->n_done = c->n_freq;
+                ar.n_solves, ar.estimate, ar.check, c->sweep_tol);
+  em_err err = evaluate(r, mri);
+  em_mri_destroy(&mri);
+  if (!err) res->n_done = c->n_freq;
+  if (!err) { /* the model's frequencies journaled: a --resume of the result finds it complete */
+    uint8_t *all = NULL;
+    err = em_calloc(&all, (size_t)c->n_freq, 1, "frequencies done");
+    if (!err) memset(all, 1, (size_t)c->n_freq);
+    if (!err) err = em_journal_write(r, all);
+    em_free(&all);
+  }
   if (!err) em_journal_samples_remove(r);
   return err;
 }
 
-static em_err uniform(em_run *r) {
+em_err em_sweep_run(em_run *r) {
+  int nf = r->m.cfg.n_freq, n_resumed = 0, complete = 0;
   uint8_t *done = NULL;
-  EM_TRY(em_calloc(&done, (size_t)r->cfg.n_freq, 1, "frequencies done"));
-  em_err err = sweep(r, done);
-  int n = 0;
-  for (int i = 0; i < r->cfg.n_freq; i++) n += done[i];
-  r->n_done = n;
+  EM_TRY(em_journal_key(r, &r->journal_key));
+  EM_TRY(em_calloc(&done, (size_t)nf, 1, "frequencies done"));
+  em_err err = EM_OK;
+  if (r->args->resume && !r->peer) { /* an MPI peer: rank 0 says what is left */
+    EM_TRY_GOTO(err, em_journal_read(r, done, &n_resumed, &complete), done);
+    em_log_info(r->log, "resume: %d of %d frequencies done%s", n_resumed, nf,
+                complete ? " (the complete result in the output directory)" : "");
+    for (int i = 0; i < nf; i++)
+      if (done[i]) list_earlier_outputs(r, i);
+  }
+  if (complete && n_resumed == nf) { /* nothing to do: the result stays as it is */
+    r->noop = 1;
+    r->res.n_done = nf;
+    /* MPI: the peers wait for rank 0's word (nothing left) or send it their samples */
+    if (em_sweep_dist_on(r))
+      err = r->m.cfg.sweep_adaptive ? em_sweep_dist_sample_drain(r) : em_sweep_dist_uniform(r, done);
+    goto done;
+  }
+  if (r->m.cfg.sweep_adaptive && n_resumed < nf) {
+    err = adaptive(r); /* the full solves it kept (sweep.sample<k>.bin) are read back */
+  } else {
+    err = sweep(r, done, n_resumed);
+    int n = 0;
+    for (int i = 0; i < nf; i++) n += done[i];
+    r->res.n_done = n;
+  }
+done:
   em_free(&done);
   return err;
-}
-
-em_err em_sweep_run(em_run *r) {
-  EM_TRY(em_journal_key(r, &r->journal_key));
-  /* Ctrl-C finishes the solve under way (the handler of app/outdir.c sets
-     a flag; a second signal kills at once) */
-  return r->cfg.sweep_adaptive ? adaptive(r) : uniform(r);
 }

@@ -1,62 +1,17 @@
-/* validate.c - the checks made before the work starts: every number of the
- * case meaningful, the frequencies in range, the mesh they imply possible
- * on this machine (before meshing), and what needs the mesh to be checked
- * (the line probe inside it) before the first solve.  A mistake found here
- * costs seconds; found after the solve it costs the run and leaves files. */
+/* validate.c - before meshing, the mesh the parameters imply against this
+ * machine: an absurd estimate (a frequency typed in GHz as Hz, a density
+ * far too high; a material that shortens the wavelength is named) and a
+ * frequency far from the band the case was made for are errors unless
+ * --force.  A mistake found here costs seconds; found after the solve it
+ * costs the run.  The parameters' own checks are model/config_check.c's. */
 #include <math.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "app_run.h"
 
-#define F_MIN 1e3   /* Hz: below, the case is quasi-static (or GHz typed as Hz) */
-#define F_MAX 1e13  /* Hz: above, the geometry is optical and the mesh absurd */
 #define TET_MAX 2e8 /* tetrahedra beyond which no single machine assembles */
-
-/* Geometry/<name>: a length that must be > 0 (a thickness, a radius, ...). */
-static int is_size(const char *name) {
-  static const char *const words[] = {"thickness", "radius", "height", "length",
-                                      "width",     "size",   "side",   "diameter"};
-  for (size_t k = 0; k < sizeof words / sizeof words[0]; k++)
-    if (strstr(name, words[k])) return 1;
-  return 0;
-}
-
-/* Geometry numbers: sizes > 0, others >= 0, unless the case declares a Min
- * (an offset that may be negative, a width where 0 means "all of it"). */
-static em_err check_geometry(const em_case *c) {
-  for (int i = 0; i < em_case_param_count(c); i++) {
-    const em_param *p = em_case_param_at(c, i);
-    if (p->is_string || strncmp(p->name, "Geometry/", 9) || !strcmp(p->name, "Geometry/unit"))
-      continue;
-    double v = p->number;
-    EM_CHECK(isfinite(v), EM_ERR_INPUT, "parameter %s = %g is not a finite number", p->name, v);
-    if (p->has_min) continue; /* the declared range governs (checked on opening) */
-    EM_CHECK(v > 0 || (v == 0 && !is_size(p->name + 9)), EM_ERR_INPUT,
-             "parameter %s = %g (%s): a %s must be %s (declare Min in its DefineConstant to "
-             "allow a negative value)",
-             p->name, v, p->source, is_size(p->name + 9) ? "size" : "geometry value",
-             is_size(p->name + 9) ? "> 0" : ">= 0");
-  }
-  return EM_OK;
-}
-
-static em_err check_frequencies(const em_case *c, const em_run_config *cfg) {
-  for (int i = 0; i < cfg->n_freq; i++) {
-    double f = cfg->freq[i];
-    const char *name =
-        cfg->n_freq > 1 ? "the sweep Solver/f_start .. Solver/f_stop" : "Solver/frequency";
-    EM_CHECK(f >= F_MIN, EM_ERR_INPUT,
-             "%s has %g Hz, below 1 kHz: frequencies are in Hz (for %g GHz write %ge9) "
-             "(case %s)",
-             name, f, f, f, em_case_path(c));
-    EM_CHECK(f <= F_MAX, EM_ERR_INPUT,
-             "%s has %g Hz, above 10 THz: frequencies are in Hz, and a wavelength of %.3g um "
-             "is no microwave case (case %s)",
-             name, f, EM_C0 / f * 1e6, em_case_path(c));
-  }
-  return EM_OK;
-}
+#define BAND_FACTOR 100
 
 /* Physical memory in bytes (0 when unknown). */
 static double host_memory(void) {
@@ -90,16 +45,110 @@ static void estimate_volume(void *ctx, const char *name, double tets) {
   e->n_coarse += tets * dofs_per_tet(qc < q ? qc : q);
 }
 
-em_err em_app_validate_case(em_run *r) {
-  const em_run_config *cfg = &r->cfg;
-  EM_TRY(check_geometry(r->cs));
-  EM_TRY(check_frequencies(r->cs, cfg));
+/* The band the case file was made for: the lowest and highest of the
+ * frequencies it sets itself (Solver/frequency, f_start, f_stop,
+ * Eigen/target); 0 when it sets none. */
+static int case_band(const em_case *c, double *lo, double *hi) {
+  static const char *const names[] = {"Solver/frequency", "Solver/f_start", "Solver/f_stop",
+                                      "Eigen/target"};
+  *lo = INFINITY, *hi = 0;
+  for (size_t k = 0; k < sizeof names / sizeof names[0]; k++) {
+    const em_param *p = em_case_param_find(c, names[k]);
+    if (!p || p->is_string || strcmp(p->source, "case file") || !(p->number > 0)) continue;
+    *lo = fmin(*lo, p->number);
+    *hi = fmax(*hi, p->number);
+  }
+  return *hi > 0;
+}
+
+/* A frequency given on the command line more than BAND_FACTOR from the
+ * case's own band is a unit slip (MHz, GHz typed as Hz) far more often
+ * than a wish: refused with the value it probably meant, unless --force. */
+static em_err check_band(const em_run *r, const char *name, double f) {
+  const em_param *p = em_case_param_find(r->m.cs, name);
+  double lo, hi;
+  if (!p || strcmp(p->source, "command line") || !case_band(r->m.cs, &lo, &hi)) return EM_OK;
+  if (f >= lo / BAND_FACTOR && f <= hi * BAND_FACTOR) return EM_OK;
+  char hint[96] = "";
+  for (int e = 3; e <= 9; e += 3) { /* kHz, MHz, GHz typed as Hz */
+    double g = f * pow(10, e);
+    if (g >= lo / 10 && g <= hi * 10)
+      snprintf(hint, sizeof hint, " (for %g %s write %ge%d)", f,
+               e == 3   ? "kHz"
+               : e == 6 ? "MHz"
+                        : "GHz",
+               f, e);
+  }
+  if (r->args->force) {
+    em_log_warn(r->log, "%s = %g Hz lies far from the case's band %g .. %g GHz; going on (--force)",
+                name, f, lo * 1e-9, hi * 1e-9);
+    return EM_OK;
+  }
+  return EM_RAISE(EM_ERR_INPUT,
+                  "%s = %g Hz lies far from the band case %s was made for (%g .. %g GHz): "
+                  "frequencies are in Hz%s; --force runs it anyway",
+                  name, f, em_case_path(r->m.cs), lo * 1e-9, hi * 1e-9, hint);
+}
+
+/* A mesh read from a file (Mesh/file, --load-mesh): the values that size a
+ * mesh, set on the command line, have no effect (a geometry value is
+ * refused, model/config_check.c). */
+static void warn_loaded_mesh(const em_run *r) {
+  static const char *const sizing[] = {"Mesh/elements_per_wavelength", "Mesh/frequency",
+                                       "PML/elements", "PML/elements_only", "Mesh/geometry_order"};
+  for (int i = 0; i < em_case_param_count(r->m.cs); i++) {
+    const em_param *p = em_case_param_at(r->m.cs, i);
+    if (strcmp(p->source, "command line")) continue;
+    for (size_t k = 0; k < sizeof sizing / sizeof sizing[0]; k++)
+      if (!strcmp(p->name, sizing[k]))
+        em_log_warn(r->log, "%s has no effect: the mesh is read from %s (Mesh/file)", p->name,
+                    r->m.cfg.mesh_file);
+  }
+}
+
+em_err em_app_validate_band(const em_run *r) {
+  const em_run_config *cfg = &r->m.cfg;
+  if (cfg->mesh_file) warn_loaded_mesh(r);
+  if (cfg->eigen) return check_band(r, "Eigen/target", cfg->eig_target);
+  static const char *const names[] = {"Solver/frequency", "Solver/f_start", "Solver/f_stop"};
+  for (size_t k = 0; k < sizeof names / sizeof names[0]; k++) {
+    const em_param *p = em_case_param_find(r->m.cs, names[k]);
+    if (p && !p->is_string) EM_TRY(check_band(r, names[k], p->number));
+  }
+  return EM_OK;
+}
+
+/* The volume group whose material gives the shortest wavelength (highest
+ * refractive index sqrt(|eps_r (1 - j tan_delta) mu_r|)): its name; the
+ * index, 1 when no material says more. */
+static double densest(const em_case *c, char *grp, size_t n) {
+  double best = 1;
+  grp[0] = '\0';
+  for (int i = 0; i < em_case_param_count(c); i++) {
+    const char *name = em_case_param_at(c, i)->name, *last = strrchr(name, '/');
+    if (strncmp(name, "Materials/", 10) || !last || strcmp(last, "/eps_r")) continue;
+    char g[128];
+    snprintf(g, sizeof g, "%.*s", (int)(last - name - 10), name + 10);
+    double x = em_setup_index_of((void *)c, g);
+    em_error_clear();
+    if (x > best) best = x, snprintf(grp, n, "%s", g);
+  }
+  return best;
+}
+
+em_err em_app_validate_size(const em_run *r) {
+  const em_run_config *cfg = &r->m.cfg;
   if (cfg->mesh_file) return EM_OK; /* no mesh to estimate: it is read as it is */
   double tets = 0, h = 0;
-  em_mesh_opts mo = em_run_mesh_opts(r); /* the options the run meshes with */
+  em_mesh_opts mo = em_run_config_mesh_opts(cfg, r->m.cs); /* the options the run meshes with */
   if (!(mo.freq_max > 0)) mo.freq_max = cfg->freq[cfg->n_freq - 1];
-  estimate est = {r->cs, em_run_setup_opts(cfg), cfg->pc.pmg.coarse, cfg->pmg_pml_coarse, 0, 0};
-  EM_TRY(em_case_estimate_each(r->cs, &mo, estimate_volume, &est, &tets, &h));
+  estimate est = {r->m.cs,
+                  em_run_config_setup_opts(cfg),
+                  cfg->solve.pc.pmg.coarse,
+                  cfg->solve.pmg_pml_coarse,
+                  0,
+                  0};
+  EM_TRY(em_case_estimate_each(r->m.cs, &mo, estimate_volume, &est, &tets, &h));
   if (tets <= 0) return EM_OK;
   /* a direct factor of a 3-D mesh grows faster than the unknowns; count
      ~2 KB per unknown for the matrix, vectors and an iterative solve */
@@ -110,39 +159,40 @@ em_err em_app_validate_case(em_run *r) {
                  tets, h * 1e3, n, est.n_coarse, n > 0 ? 100 * est.n_coarse / n : 0,
                  bytes / (1 << 30));
   if (tets > TET_MAX || (mem > 0 && bytes > mem)) {
-    char msg[512];
+    char msg[1024], grp[128], why[512] = "";
+    double idx = densest(r->m.cs, grp, sizeof grp);
+    if (idx > 3) { /* a material shortens the wavelength: name it, it is the likelier slip */
+      char pre[160];
+      double eps = 1, mu = 1, tand = 0;
+      snprintf(pre, sizeof pre, "Materials/%s/", grp);
+      const em_param *p;
+      char nm[200];
+      snprintf(nm, sizeof nm, "%seps_r", pre);
+      if ((p = em_case_param_find(r->m.cs, nm)) && !p->is_string) eps = p->number;
+      snprintf(nm, sizeof nm, "%smu_r", pre);
+      if ((p = em_case_param_find(r->m.cs, nm)) && !p->is_string) mu = p->number;
+      snprintf(nm, sizeof nm, "%stan_delta", pre);
+      if ((p = em_case_param_find(r->m.cs, nm)) && !p->is_string) tand = p->number;
+      const char *cause = tand > 1 ? "tan_delta" : fabs(mu) > fabs(eps) ? "mu_r" : "eps_r";
+      snprintf(why, sizeof why,
+               "%s%s = %g makes the wavelength in '%s' %.3g times shorter than in vacuum (eps_r "
+               "%g, mu_r %g, tan_delta %g); ",
+               pre, cause,
+               !strcmp(cause, "tan_delta") ? tand
+               : !strcmp(cause, "mu_r")    ? mu
+                                           : eps,
+               grp, idx, eps, mu, tand);
+    }
     snprintf(msg, sizeof msg,
-             "the mesh implied is absurd: about %.3g tetrahedra (h = %.3g mm at %.6g GHz, "
+             "%sthe mesh implied is absurd: about %.3g tetrahedra (h = %.3g mm at %.6g GHz, "
              "Mesh/elements_per_wavelength %g, order %d), ~%.3g GiB against %.3g GiB of memory",
-             tets, h * 1e3, mo.freq_max * 1e-9, cfg->epw, cfg->order, bytes / (1 << 30),
+             why, tets, h * 1e3, mo.freq_max * 1e-9, cfg->epw, cfg->order, bytes / (1 << 30),
              mem / (1 << 30));
     if (!r->args->force)
-      return EM_RAISE(EM_ERR_INPUT,
-                      "%s; check the frequency (Hz) and the mesh density, or run "
-                      "with --force",
-                      msg);
+      return EM_RAISE(EM_ERR_INPUT, "%s; check %s, or run with --force", msg,
+                      why[0] ? "the material, the frequency (Hz) and the mesh density"
+                             : "the frequency (Hz) and the mesh density");
     em_log_warn(r->log, "%s; going on (--force)", msg);
-  }
-  return EM_OK;
-}
-
-em_err em_app_validate_mesh(em_run *r) {
-  const em_run_config *cfg = &r->cfg;
-  if (r->setup.has_pml)
-    for (int k = 0; k < 6; k++)
-      EM_CHECK(!(r->setup.pml.thick[k] < 0), EM_ERR_INPUT,
-               "case %s: the PML has thickness %g mm on side %d: it must be > 0",
-               em_case_path(r->cs), r->setup.pml.thick[k] * 1e3, k);
-  for (int i = 0; cfg->line_points > 0 && i < cfg->line_points; i++) {
-    int n = cfg->line_points;
-    double s = n > 1 ? (double)i / (n - 1) : 0, p[3], lam[4];
-    for (int d = 0; d < 3; d++) p[d] = cfg->line[d] + s * (cfg->line[3 + d] - cfg->line[d]);
-    int32_t t;
-    em_mesh_locate(r->mesh, p, &t, lam);
-    EM_CHECK(t >= 0, EM_ERR_INPUT,
-             "Output/line_from_* .. Output/line_to_*: the point (%g, %g, %g) mm of the line is "
-             "outside the mesh",
-             p[0] * 1e3, p[1] * 1e3, p[2] * 1e3);
   }
   return EM_OK;
 }

@@ -18,8 +18,6 @@ void em_system_destroy(em_system **sys) {
 
 static em_err check_problem(const em_mesh *m, const em_dofmap *d, const em_problem *prob) {
   EM_CHECK(m && d && prob, EM_ERR_ARG, "assemble: NULL mesh, dofmap or problem");
-  EM_CHECK(prob->order == d->order, EM_ERR_ARG, "problem order %d differs from the dofmap's %d",
-           prob->order, d->order);
   EM_CHECK(prob->material, EM_ERR_ARG, "problem without a material function");
   EM_CHECK(isfinite(prob->k0) && prob->k0 >= 0, EM_ERR_INPUT, "wavenumber k0 = %g is not >= 0",
            prob->k0);
@@ -80,7 +78,7 @@ static int finite3(const em_cplx v[3]) {
 /* int f . w_i + int h . curl w_i over tet t into column 0 (degree 2p+2,
  * capped by the table, p the element's order); f from source and
  * tet_source, h from tet_source. */
-static em_err source(const em_mesh *m, const em_problem *prob, int32_t t, int p,
+static em_err source(const em_mesh *m, const em_problem *prob, int p, int32_t t,
                      const int32_t *code, em_cplx *b) {
   int n = em_basis_count(p);
   int deg = 2 * p + 2 > EM_QUAD_MAX_DEGREE ? EM_QUAD_MAX_DEGREE : 2 * p + 2;
@@ -154,7 +152,7 @@ static em_err do_tet(const em_mesh *m, const em_dofmap *d, const em_problem *pro
   int q = em_dofmap_tet(d, m, t, code);
   EM_TRY(element(m, prob, ref[q], t, w));
   scatter(m, d, pat, t, w->A, code, sys->fixed, sys->n_rhs, sys->A, sys->b);
-  if (prob->source || prob->tet_source) EM_TRY(source(m, prob, t, q, code, sys->b));
+  if (prob->source || prob->tet_source) EM_TRY(source(m, prob, q, t, code, sys->b));
   return EM_OK;
 }
 
@@ -208,6 +206,10 @@ em_err em_assembler_create(const em_mesh *m, const em_dofmap *d, em_assembler **
 fail:
   em_assembler_destroy(&a);
   return err;
+}
+
+void em_assembler_no_cache(em_assembler *a) {
+  a->no_cache = 1;
 }
 
 void em_assembler_destroy(em_assembler **ap) {
@@ -286,8 +288,6 @@ em_err em_assemble_with(em_assembler *a, const em_problem *prob, const em_log *l
   const em_mesh *m = a->m;
   const em_dofmap *d = a->d;
   EM_TRY(check_problem(m, d, prob));
-  EM_CHECK(prob->order == d->order, EM_ERR_ARG, "assemble: problem order %d, DOF map order %d",
-           prob->order, d->order);
   double t0 = em_wtime();
   em_err err = EM_OK;
   em_system *sys = NULL;
@@ -342,7 +342,7 @@ em_err em_assemble_with(em_assembler *a, const em_problem *prob, const em_log *l
         } else {
           int32_t code[EM_NB_MAX];
           int q = em_dofmap_tet(d, m, t, code);
-          e = source(m, prob, t, q, code, sys->b);
+          e = source(m, prob, q, t, code, sys->b);
         }
         if (e) {
 #pragma omp critical(em_assemble_bad)
@@ -372,7 +372,7 @@ em_err em_assemble_with(em_assembler *a, const em_problem *prob, const em_log *l
       int q = em_dofmap_tet(d, m, bad, code);
       EM_TRY_GOTO(err, em_calloc(&scratch, (size_t)d->n_dof + 1, sizeof *scratch, "scratch"),
                   bad_done);
-      err = source(m, prob, bad, q, code, scratch);
+      err = source(m, prob, q, bad, code, scratch);
       em_free(&scratch);
       if (err) goto bad_done;
     }

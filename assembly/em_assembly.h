@@ -214,8 +214,8 @@ typedef struct em_robin {
  * The Dirichlet lift -A_uf E_fixed enters every right-hand side column, so
  * each column is a complete problem with the same fixed values. */
 typedef struct em_problem {
-  double k0;               /* free-space wavenumber, rad/m */
-  int order;               /* 1..3 */
+  double k0;               /* free-space wavenumber, rad/m (the basis order is the DOF
+                              map's: em_dofmap.order) */
   em_material_fn material; /* required */
   void *material_ctx;
   const uint8_t *tet_vary; /* [n_tet] nonzero where the material varies in
@@ -261,6 +261,9 @@ em_err em_assemble_with(em_assembler *a, const em_problem *prob, const em_log *l
  * a frequency whichever passes came before (with materials that do not
  * change).  The number of tets kept (0: none). */
 int32_t em_assembler_cached_tets(const em_assembler *a);
+/* No cache: every pass assembles every tet (passes of different problems
+ * on one pattern, eigen's S and T, where a cache is built for nothing). */
+void em_assembler_no_cache(em_assembler *a);
 void em_system_destroy(em_system **sys);
 
 /* ------------------------------------------------------------------ fields */

@@ -7,12 +7,12 @@
 # later module's and never another module's private header.  A header is
 # owned by the module whose folder (or a subfolder of it) holds it.  Every
 # violation is listed with its file; the test fails on any.  The same test
-# keeps device allocation in core/ (below).
+# keeps device allocation in core/, every MPI call in dist/ (below).
 if(NOT EM_SOURCE_DIR)
   message(FATAL_ERROR "check_deps.cmake: set EM_SOURCE_DIR")
 endif()
 get_filename_component(EM_SOURCE_DIR ${EM_SOURCE_DIR} ABSOLUTE) # '.' by hand
-set(modules core graph mesh assembly formats linalg solver eigen post model app)
+set(modules core dist graph mesh assembly formats linalg solver eigen model post app)
 
 # owner of every header of the tree's modules
 foreach(m ${modules})
@@ -163,11 +163,35 @@ foreach(m ${modules})
   endforeach()
 endforeach()
 
-if(bad OR raw OR cuda_tests OR unused)
+# MPI only in dist/ (em_dist.h): outside it no source of a module, a test or
+# a benchmark includes mpi.h or calls an MPI_ function, so that the serial
+# build and a plain run never depend on MPI and one layer owns
+# communication (DESIGN.md, "Scale-out (MPI)").
+set(mpi 0)
+foreach(m ${modules} tests bench)
+  if(m STREQUAL "dist")
+    continue()
+  endif()
+  file(GLOB_RECURSE srcs ${EM_SOURCE_DIR}/${m}/*.c ${EM_SOURCE_DIR}/${m}/*.h
+       ${EM_SOURCE_DIR}/${m}/*.cu ${EM_SOURCE_DIR}/${m}/*.cuh)
+  foreach(f ${srcs})
+    file(STRINGS ${f} hits REGEX "#[ \t]*include[ \t]*[<\"]mpi\\.h[>\"]|(^|[^A-Za-z0-9_])P?MPI_[A-Z][A-Za-z0-9_]*[ \t]*\\(")
+    foreach(l ${hits})
+      file(RELATIVE_PATH rf ${EM_SOURCE_DIR} ${f})
+      string(STRIP "${l}" l)
+      message(SEND_ERROR "${rf}: '${l}': MPI outside dist/ (call em_dist_* of em_dist.h)")
+      math(EXPR mpi "${mpi} + 1")
+    endforeach()
+  endforeach()
+endforeach()
+
+if(bad OR raw OR cuda_tests OR unused OR mpi)
   message(FATAL_ERROR "${bad} include(s) against the module order, "
                       "${raw} raw device allocation(s) outside core/, "
                       "${cuda_tests} CUDA test(s) outside a backend table, "
-                      "${unused} unused link dependenc(ies)")
+                      "${unused} unused link dependenc(ies), "
+                      "${mpi} MPI use(s) outside dist/")
 endif()
 message(STATUS "module dependency direction: ok (${modules}); device memory through core/; "
-               "solver/ asks for CUDA only in its backend table; every linked module is used")
+               "solver/ asks for CUDA only in its backend table; every linked module is used; "
+               "MPI only in dist/")

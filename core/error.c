@@ -48,6 +48,10 @@ const char *em_err_name(em_err code) {
       return "EM_ERR_UNSUPPORTED";
     case EM_ERR_INTERNAL:
       return "EM_ERR_INTERNAL";
+    case EM_ERR_CANCELLED:
+      return "EM_ERR_CANCELLED";
+    case EM_ERR_MPI:
+      return "EM_ERR_MPI";
   }
   return "EM_ERR_?";
 }

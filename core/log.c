@@ -14,10 +14,12 @@ void em_log_init(em_log *log, FILE *stream, int level) {
   log->stream = stream;
   log->level = level;
   log->t0 = em_wtime();
+  log->tag[0] = '\0';
+  log->stages = NULL;
 }
 
 static void vput(const em_log *log, const char *tag, const char *fmt, va_list ap) {
-  fprintf(log->stream, "[%8.2fs] %s", em_wtime() - log->t0, tag);
+  fprintf(log->stream, "[%8.2fs] %.48s%s", em_wtime() - log->t0, log->tag, tag);
   vfprintf(log->stream, fmt, ap);
   fputc('\n', log->stream);
   fflush(log->stream);

@@ -42,6 +42,8 @@ typedef struct em_eigen_opts {
   em_direct_opts direct;
   uint64_t seed; /* start vector (default 1) */
   const em_log *log;
+  const em_cancel *cancel; /* polled at every restart (the factor polls
+                              direct.cancel): EM_ERR_CANCELLED (NULL: never) */
 } em_eigen_opts;
 
 void em_eigen_opts_default(em_eigen_opts *o);

@@ -238,6 +238,10 @@ em_err em_eigen_solve(const em_csr *S, const em_csr *T, const em_eigen_opts *o,
   double beta = 0;
   size_t mm = (size_t)m * m;
   for (int rs = 0;; rs++) {
+    if (em_cancelled(o->cancel)) {
+      err = EM_RAISE(EM_ERR_CANCELLED, "eigen: cancelled at restart %d", rs);
+      goto done;
+    }
     EM_TRY_GOTO(err, expand(&op, n, k, m, &w, &seed, &beta), done);
     memcpy(w.R, w.B, mm * sizeof *w.R);
     EM_TRY_GOTO(err, em_eigen_schur(m, w.R, w.Z, w.w), done);

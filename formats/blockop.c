@@ -156,6 +156,32 @@ em_err em_blockop_block_spmv(const em_blockop *op, int i, int j, const void *x, 
   return em_spmat_spmv(op->blk[i][j], xj, yi, accumulate, stream);
 }
 
+em_err em_blockop_block_spmm(const em_blockop *op, int i, int j, int k, const void *const *x,
+                             void *const *y, int accumulate, void *stream) {
+  const void *xj[EM_SPMM_GROUP];
+  void *yi[EM_SPMM_GROUP];
+  for (int c = 0; c < k; c++) {
+    xj[c] = (const char *)x[c] + (size_t)op->offset[j] * op->elem;
+    yi[c] = (char *)y[c] + (size_t)op->offset[i] * op->elem;
+  }
+  return em_spmat_spmm(op->blk[i][j], k, xj, yi, accumulate, stream);
+}
+
+/* CPU, k vectors: the chains of em_blockop_apply with multi-vector products. */
+static em_err blockop_apply_multi_cpu(em_blockop *op, int k, const void *const *x, void *const *y) {
+  if (op->whole) return em_spmat_spmm(op->whole, k, x, y, 0, NULL);
+  for (int i = 0; i < op->nb; i++) {
+    size_t rows = (size_t)(op->offset[i + 1] - op->offset[i]);
+    if (rows == 0) continue;
+    if (op->n_in_row[i] == 0)
+      for (int c = 0; c < k; c++)
+        memset((char *)y[c] + (size_t)op->offset[i] * op->elem, 0, rows * op->elem);
+    for (int t = 0; t < op->n_in_row[i]; t++)
+      EM_TRY(em_blockop_block_spmm(op, i, op->order[i][t], k, x, y, t > 0, NULL));
+  }
+  return EM_OK;
+}
+
 /* CPU: the chains one after another, OpenMP inside each block. */
 static em_err blockop_apply_cpu(em_blockop *op, const void *x, void *y) {
   if (op->whole) return em_spmat_spmv(op->whole, x, y, 0, NULL);
@@ -180,7 +206,27 @@ em_err em_blockop_apply(em_blockop *op, const void *x, void *y) {
   return op->ops->apply(op, x, y);
 }
 
-const em_blockop_ops em_blockop_ops_cpu = {NULL, blockop_apply_cpu, NULL};
+/* y[j] = A x[j]: checks, then the backend's schedule per group of
+ * EM_SPMM_GROUP vectors. */
+em_err em_blockop_apply_multi(em_blockop *op, int k, const void *const *x, void *const *y) {
+  EM_CHECK(op && k >= 0 && (k == 0 || (x && y)), EM_ERR_ARG,
+           "em_blockop_apply_multi: NULL operator or vector list, or %d vectors", k);
+  int32_t n = op->offset[op->nb];
+  if (n == 0) return EM_OK;
+  for (int j = 0; j < k; j++) {
+    EM_CHECK(x[j] && y[j], EM_ERR_ARG, "em_blockop_apply_multi: vector %d is NULL", j);
+    for (int i = 0; i < k; i++)
+      EM_CHECK(x[i] != y[j] && (i == j || y[i] != y[j]), EM_ERR_ARG,
+               "em_blockop_apply_multi: output %d is also vector %d", j, i);
+  }
+  for (int j = 0; j < k; j += EM_SPMM_GROUP) {
+    int g = k - j < EM_SPMM_GROUP ? k - j : EM_SPMM_GROUP;
+    EM_TRY(op->ops->apply_multi(op, g, x + j, y + j));
+  }
+  return EM_OK;
+}
+
+const em_blockop_ops em_blockop_ops_cpu = {NULL, blockop_apply_cpu, NULL, blockop_apply_multi_cpu};
 
 /* Blocks without entries are not stored: their info has the sizes, nnz 0,
  * bytes 0 and format EM_FMT_AUTO ("none").  ONE_MATRIX: (0, 0) is the whole;
@@ -234,6 +280,10 @@ static em_err blockop_operator_apply(void *ctx, const void *x, void *y) {
   return em_blockop_apply((em_blockop *)ctx, x, y);
 }
 
+static em_err blockop_operator_apply_multi(void *ctx, int k, const void *const *x, void *const *y) {
+  return em_blockop_apply_multi((em_blockop *)ctx, k, x, y);
+}
+
 /* The block operator as an em_operator (it stays owned by the caller). */
 em_err em_blockop_operator(em_blockop *B, em_operator *op) {
   EM_CHECK(B && op, EM_ERR_ARG, "em_blockop_operator: NULL argument");
@@ -242,5 +292,6 @@ em_err em_blockop_operator(em_blockop *B, em_operator *op) {
   op->prec = B->opts.prec;
   op->ctx = B;
   op->apply = blockop_operator_apply;
+  op->apply_multi = blockop_operator_apply_multi;
   return EM_OK;
 }

@@ -76,8 +76,11 @@ static void blockop_cuda_free(em_blockop *op) {
   em_free(&op->cuda);
 }
 
-/* Fork from `origin`, the row chains on the block streams, join into origin. */
-static em_err blockop_issue(em_blockop *op, const void *x, void *y, cudaStream_t origin) {
+/* Fork from `origin`, the row chains on the block streams, join into origin;
+ * k vectors (x[c] -> y[c]), each block one multi-vector product (k = 1: its
+ * SpMV). */
+static em_err blockop_issue(em_blockop *op, int k, const void *const *x, void *const *y,
+                            cudaStream_t origin) {
   em_blockop_cuda *C = op->cuda;
   cudaEvent_t joins[EM_MAX_ORDER * EM_MAX_ORDER];
   int n_join = 0;
@@ -88,8 +91,9 @@ static em_err blockop_issue(em_blockop *op, const void *x, void *y, cudaStream_t
     if (op->n_in_row[i] == 0) { /* no stored block: y_i = 0 */
       cudaStream_t st = C->s[i][i];
       EM_CUDA(cudaStreamWaitEvent(st, C->entry, 0));
-      EM_CUDA(
-          cudaMemsetAsync((char *)y + (size_t)op->offset[i] * op->elem, 0, rows * op->elem, st));
+      for (int c = 0; c < k; c++)
+        EM_CUDA(cudaMemsetAsync((char *)y[c] + (size_t)op->offset[i] * op->elem, 0, rows * op->elem,
+                                st));
       EM_CUDA(cudaEventRecord(C->done[i][i], st));
       joins[n_join++] = C->done[i][i];
       continue;
@@ -98,14 +102,17 @@ static em_err blockop_issue(em_blockop *op, const void *x, void *y, cudaStream_t
       int j = op->order[i][t];
       cudaStream_t st = C->s[i][j];
       EM_CUDA(cudaStreamWaitEvent(st, t == 0 ? C->entry : C->done[i][op->order[i][t - 1]], 0));
-      EM_TRY(em_blockop_block_spmv(op, i, j, x, y, t > 0, st));
+      if (k == 1)
+        EM_TRY(em_blockop_block_spmv(op, i, j, x[0], y[0], t > 0, st));
+      else
+        EM_TRY(em_blockop_block_spmm(op, i, j, k, x, y, t > 0, st));
       EM_CUDA(cudaEventRecord(C->done[i][j], st));
       joins[n_join++] = C->done[i][j];
     }
   }
   /* every block stream joins the origin directly (the capture rules want
    * each forked stream joined; the extra edges cost nothing) */
-  for (int k = 0; k < n_join; k++) EM_CUDA(cudaStreamWaitEvent(origin, joins[k], 0));
+  for (int q = 0; q < n_join; q++) EM_CUDA(cudaStreamWaitEvent(origin, joins[q], 0));
   return EM_OK;
 }
 
@@ -115,7 +122,7 @@ static em_err blockop_capture(em_blockop *op, const void *x, void *y, cudaGraphE
   em_blockop_cuda *C = op->cuda;
   *exec = NULL;
   EM_CUDA(cudaStreamBeginCapture(C->cap, cudaStreamCaptureModeThreadLocal));
-  em_err err = blockop_issue(op, x, y, C->cap);
+  em_err err = blockop_issue(op, 1, &x, &y, C->cap);
   cudaGraph_t g = NULL;
   cudaError_t ce = cudaStreamEndCapture(C->cap, &g);
   if (err)
@@ -161,15 +168,23 @@ static em_err blockop_graph_for(em_blockop *op, const void *x, void *y, cudaGrap
   return EM_OK;
 }
 
-/* SEQUENTIAL: the chains on stream 0, no events needed. */
-static em_err blockop_sequential(const em_blockop *op, const void *x, void *y) {
+/* SEQUENTIAL: the chains on stream 0, no events needed; k vectors as in
+ * blockop_issue. */
+static em_err blockop_sequential(const em_blockop *op, int k, const void *const *x,
+                                 void *const *y) {
   for (int i = 0; i < op->nb; i++) {
     size_t rows = (size_t)(op->offset[i + 1] - op->offset[i]);
     if (rows == 0) continue;
     if (op->n_in_row[i] == 0)
-      EM_CUDA(cudaMemsetAsync((char *)y + (size_t)op->offset[i] * op->elem, 0, rows * op->elem, 0));
-    for (int t = 0; t < op->n_in_row[i]; t++)
-      EM_TRY(em_blockop_block_spmv(op, i, op->order[i][t], x, y, t > 0, NULL));
+      for (int c = 0; c < k; c++)
+        EM_CUDA(cudaMemsetAsync((char *)y[c] + (size_t)op->offset[i] * op->elem, 0, rows * op->elem,
+                                0));
+    for (int t = 0; t < op->n_in_row[i]; t++) {
+      if (k == 1)
+        EM_TRY(em_blockop_block_spmv(op, i, op->order[i][t], x[0], y[0], t > 0, NULL));
+      else
+        EM_TRY(em_blockop_block_spmm(op, i, op->order[i][t], k, x, y, t > 0, NULL));
+    }
   }
   return EM_OK;
 }
@@ -179,11 +194,11 @@ static em_err blockop_cuda_apply(em_blockop *op, const void *x, void *y) {
   if (op->whole) return em_spmat_spmv(op->whole, x, y, 0, NULL);
   switch (op->opts.mode) {
     case EM_BLOCKOP_SEQUENTIAL:
-      EM_TRY(blockop_sequential(op, x, y));
+      EM_TRY(blockop_sequential(op, 1, &x, &y));
       break;
     case EM_BLOCKOP_STREAMS:
     case EM_BLOCKOP_ROWS:
-      EM_TRY(blockop_issue(op, x, y, 0));
+      EM_TRY(blockop_issue(op, 1, &x, &y, 0));
       break;
     case EM_BLOCKOP_GRAPH: {
       cudaGraphExec_t exec = NULL;
@@ -197,5 +212,14 @@ static em_err blockop_cuda_apply(em_blockop *op, const void *x, void *y) {
   return EM_OK;
 }
 
+/* k vectors: GRAPH issues like STREAMS (a graph per set of k pointers
+ * would rarely be replayed). */
+static em_err blockop_cuda_apply_multi(em_blockop *op, int k, const void *const *x,
+                                       void *const *y) {
+  if (op->whole) return em_spmat_spmm(op->whole, k, x, y, 0, NULL);
+  if (op->opts.mode == EM_BLOCKOP_SEQUENTIAL) return blockop_sequential(op, k, x, y);
+  return blockop_issue(op, k, x, y, 0);
+}
+
 const em_blockop_ops em_blockop_ops_cuda = {blockop_cuda_init, blockop_cuda_apply,
-                                            blockop_cuda_free};
+                                            blockop_cuda_free, blockop_cuda_apply_multi};

@@ -28,6 +28,9 @@ struct em_blockop_ops {
   /* y = A x in op's mode, vectors in backend memory, sizes checked */
   em_err (*apply)(em_blockop *op, const void *x, void *y);
   void (*free)(em_blockop *op); /* what init made, any part of it (NULL: nothing) */
+  /* y[j] = A x[j], 1 <= k <= EM_SPMM_GROUP, the same schedule with
+     multi-vector products */
+  em_err (*apply_multi)(em_blockop *op, int k, const void *const *x, void *const *y);
 };
 
 extern const em_blockop_ops em_blockop_ops_cpu; /* blockop.c */
@@ -56,6 +59,9 @@ em_err em_blockop_row_csr(const em_blockmat *B, int i, em_csr **out);
  * groups. */
 em_err em_blockop_block_spmv(const em_blockop *op, int i, int j, const void *x, void *y,
                              int accumulate, void *stream);
+/* The same for k <= EM_SPMM_GROUP vectors (one multi-vector product). */
+em_err em_blockop_block_spmm(const em_blockop *op, int i, int j, int k, const void *const *x,
+                             void *const *y, int accumulate, void *stream);
 
 #ifdef __cplusplus
 }

@@ -115,4 +115,144 @@ static em_err ellx_setup_cuda(em_spmat *M) {
   return EM_OK;
 }
 
-const em_spmat_ops em_fmt_ellx_cuda = {ellx_setup_cuda, ellx_spmv_cuda, em_ellx_destroy};
+/* The SpMV kernel for K vectors: each slot (value, column) loaded once,
+ * column j's sum built in exactly the SpMV's order (bit for bit its
+ * result), the K sums reduced over the T lanes of the row. */
+template <typename V, int T, bool ROWLEN, int K>
+__global__ void __launch_bounds__(EM_FMT_BLOCK, 2)
+    ellx_spmm_kernel(int32_t n_rows, int32_t S, int32_t width,
+                     const int64_t *__restrict__ slice_ptr, const int32_t *__restrict__ rowlen,
+                     const int32_t *__restrict__ col, const V *__restrict__ val, em_vecs<V, K> v,
+                     int acc) {
+  const int64_t total = (int64_t)n_rows * T;
+  const int64_t step = (int64_t)S * T;
+  for (int64_t g0 = (int64_t)blockIdx.x * blockDim.x; g0 < total;
+       g0 += (int64_t)gridDim.x * blockDim.x) {
+    const int64_t g = g0 + threadIdx.x;
+    const int32_t lane = (int32_t)(g % T);
+    const int32_t i = (int32_t)(g / T);
+    V sum[K];
+#pragma unroll
+    for (int j = 0; j < K; j++) sum[j] = em_czero<V>();
+    if (g < total) {
+      const int32_t len = ROWLEN ? __ldg(rowlen + i) : width;
+      const int32_t cnt = len > lane ? (len - lane + T - 1) / T : 0;
+      int64_t q = em_ellx_slot(slice_ptr, S, T, i, lane);
+      int32_t s = 0;
+      for (; s + EM_FMT_UNROLL <= cnt; s += EM_FMT_UNROLL) {
+        int32_t c[EM_FMT_UNROLL];
+        V a[EM_FMT_UNROLL];
+#pragma unroll
+        for (int u = 0; u < EM_FMT_UNROLL; u++) {
+          c[u] = em_ld_stream(col + q + u * step);
+          a[u] = em_ld_stream(val + q + u * step);
+        }
+#pragma unroll
+        for (int u = 0; u < EM_FMT_UNROLL; u++)
+          if (ROWLEN || c[u] >= 0) {
+#pragma unroll
+            for (int j = 0; j < K; j++) em_cacc(sum[j], a[u], em_ldg(v.x[j] + c[u]));
+          }
+        q += EM_FMT_UNROLL * step;
+      }
+      for (; s < cnt; s++, q += step) {
+        const int32_t c = em_ld_stream(col + q);
+        const V a = em_ld_stream(val + q);
+        if (ROWLEN || c >= 0) {
+#pragma unroll
+          for (int j = 0; j < K; j++) em_cacc(sum[j], a, em_ldg(v.x[j] + c));
+        }
+      }
+    }
+#pragma unroll
+    for (int j = 0; j < K; j++) sum[j] = em_row_reduce<T>(sum[j]);
+    if (g < total && lane == 0) {
+#pragma unroll
+      for (int j = 0; j < K; j++) em_row_store(v.y[j], i, sum[j], acc);
+    }
+  }
+}
+
+template <typename V, int T, bool ROWLEN, int K>
+static void ellx_mlaunch(const em_ellx *E, const void *const *x, void *const *y, int acc,
+                         cudaStream_t st) {
+  em_vecs<V, K> v;
+  for (int j = 0; j < K; j++) {
+    v.x[j] = (const V *)x[j];
+    v.y[j] = (V *)y[j];
+  }
+  unsigned blocks = em_fmt_blocks((int64_t)E->n_rows * T, E->grid_cap);
+  ellx_spmm_kernel<V, T, ROWLEN, K><<<blocks, EM_FMT_BLOCK, 0, st>>>(
+      E->n_rows, E->S, E->width, E->slice_ptr, E->rowlen, E->col, (const V *)E->val, v, acc);
+}
+
+template <typename V, int K>
+static int ellx_mdispatch(const em_ellx *E, const void *const *x, void *const *y, int acc,
+                          cudaStream_t st) {
+  if (!E->rowlen) {
+    if (E->T != 1) return 0;
+    ellx_mlaunch<V, 1, false, K>(E, x, y, acc, st);
+    return 1;
+  }
+  switch (E->T) {
+    case 1:
+      ellx_mlaunch<V, 1, true, K>(E, x, y, acc, st);
+      return 1;
+    case 2:
+      ellx_mlaunch<V, 2, true, K>(E, x, y, acc, st);
+      return 1;
+    case 4:
+      ellx_mlaunch<V, 4, true, K>(E, x, y, acc, st);
+      return 1;
+    case 8:
+      ellx_mlaunch<V, 8, true, K>(E, x, y, acc, st);
+      return 1;
+    case 16:
+      ellx_mlaunch<V, 16, true, K>(E, x, y, acc, st);
+      return 1;
+    case 32:
+      ellx_mlaunch<V, 32, true, K>(E, x, y, acc, st);
+      return 1;
+    default:
+      return 0;
+  }
+}
+
+/* k <= EM_SPMM_GROUP vectors as launches of 8, 4, 3, 2 or 1 (the SpMV). */
+template <typename V>
+static int ellx_mgroups(const em_ellx *E, int k, const void *const *x, void *const *y, int acc,
+                        cudaStream_t st) {
+  for (int j = 0; j < k;) {
+    int w = em_spmm_next(k - j), ok = 0;
+    if (w == 1)
+      ok = ellx_dispatch<V>(E, x[j], y[j], acc, st);
+    else if (w == 2)
+      ok = ellx_mdispatch<V, 2>(E, x + j, y + j, acc, st);
+    else if (w == 3)
+      ok = ellx_mdispatch<V, 3>(E, x + j, y + j, acc, st);
+    else if (w == 4)
+      ok = ellx_mdispatch<V, 4>(E, x + j, y + j, acc, st);
+    else
+      ok = ellx_mdispatch<V, 8>(E, x + j, y + j, acc, st);
+    if (!ok) return 0;
+    j += w;
+  }
+  return 1;
+}
+
+static em_err ellx_spmm_cuda(const em_spmat *M, int k, const void *const *x, void *const *y,
+                             int accumulate, void *stream) {
+  const em_ellx *E = (const em_ellx *)M->data;
+  if (E->n_rows == 0 || k == 0) return EM_OK;
+  EM_CHECK(E->grid_cap > 0, EM_ERR_INTERNAL, "ELL-family SpMM: no launch geometry");
+  cudaStream_t st = (cudaStream_t)stream;
+  int ok = M->info.prec == EM_PREC_DOUBLE ? ellx_mgroups<double2>(E, k, x, y, accumulate, st)
+                                          : ellx_mgroups<float2>(E, k, x, y, accumulate, st);
+  EM_CHECK(ok, EM_ERR_INTERNAL, "ELL-family SpMM: no kernel for T = %d%s", E->T,
+           E->rowlen ? "" : " without row lengths");
+  EM_CUDA_LAUNCHED();
+  return EM_OK;
+}
+
+const em_spmat_ops em_fmt_ellx_cuda = {ellx_setup_cuda, ellx_spmv_cuda, em_ellx_destroy,
+                                       ellx_spmm_cuda};

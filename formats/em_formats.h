@@ -73,6 +73,18 @@ em_err em_spmat_create(const em_csr *A, const em_spmat_opts *o, em_spmat **M);
 em_err em_spmat_spmv(const em_spmat *M, const void *x, void *y, int accumulate, void *stream);
 void em_spmat_get_info(const em_spmat *M, em_spmat_info *info);
 void em_spmat_destroy(em_spmat **M);
+/* Y = A X (accumulate 0) or Y += A X for k vectors: y[j] = A x[j], each
+ * column exactly as em_spmat_spmv computes it (the same sums in the same
+ * order, so bit for bit the same), the matrix read once for every group of
+ * up to EM_SPMM_GROUP columns.  x[j], y[j] live where M lives, in M's
+ * precision; the y[j] are distinct and none is an x.  CSR, CSR-vector and
+ * the ELL family (ELL, ELLR, ELLR-T, sliced ELLR-T) have multi-vector
+ * kernels on both backends; HYB, HEC and bitmap run k SpMVs. */
+#define EM_SPMM_GROUP 8
+em_err em_spmat_spmm(const em_spmat *M, int k, const void *const *x, void *const *y, int accumulate,
+                     void *stream);
+/* 1 when M's format has a multi-vector kernel on its backend. */
+int em_spmat_has_spmm(const em_spmat *M);
 /* New values, same pattern (the next frequency of a sweep): A's values
  * written into M's existing layout, where M lives (host arrays, or device
  * arrays on CUDA), converted to M's precision; the SpMV afterwards is bit
@@ -127,6 +139,10 @@ typedef struct em_blockop em_blockop;
 em_err em_blockop_create(const em_blockmat *B, const em_blockop_opts *o, em_blockop **op);
 /* y = A x over the full vectors (length offset[nb]), in backend memory. */
 em_err em_blockop_apply(em_blockop *op, const void *x, void *y);
+/* y[j] = A x[j] for k vectors: every block as one multi-vector product
+ * (em_spmat_spmm) in the mode's schedule (GRAPH runs as STREAMS); each
+ * column equals em_blockop_apply's bit for bit. */
+em_err em_blockop_apply_multi(em_blockop *op, int k, const void *const *x, void *const *y);
 /* Layout of block (i, j) (or of the whole for ONE_MATRIX: i = j = 0). */
 void em_blockop_block_info(const em_blockop *op, int i, int j, em_spmat_info *info);
 size_t em_blockop_bytes(const em_blockop *op);
@@ -154,10 +170,14 @@ typedef struct em_operator {
   em_prec prec;
   void *ctx;
   em_err (*apply)(void *ctx, const void *x, void *y);
+  /* y[j] = A x[j] for k vectors at once (NULL: k applies) */
+  em_err (*apply_multi)(void *ctx, int k, const void *const *x, void *const *y);
 } em_operator;
 
 em_err em_spmat_operator(em_spmat *M, em_operator *op);
 em_err em_blockop_operator(em_blockop *B, em_operator *op);
+/* y[j] = A x[j], j < k: op->apply_multi, or k calls of op->apply. */
+em_err em_operator_apply_multi(const em_operator *op, int k, const void *const *x, void *const *y);
 
 #ifdef __cplusplus
 }

@@ -132,6 +132,20 @@ __device__ __forceinline__ void em_row_store(V *y, int32_t i, V sum, int acc) {
   y[i] = sum;
 }
 
+/* The k vectors of a multi-vector product (SpMM), passed by value. */
+template <typename V, int K>
+struct em_vecs {
+  const V *x[K];
+  V *y[K];
+};
+
+/* Column groups of a multi-vector kernel: k = 1..EM_SPMM_GROUP columns as
+ * launches of K in {1, 2, 3, 4, 8} columns (1 is the SpMV); returns the
+ * width of the next launch. */
+static inline int em_spmm_next(int k) {
+  return k >= 8 ? 8 : k > 4 ? 4 : k;
+}
+
 /* Blocks for `threads` threads, at most cap (the kernels stride beyond). */
 static inline unsigned em_fmt_blocks(int64_t threads, int cap) {
   int64_t b = (threads + EM_FMT_BLOCK - 1) / EM_FMT_BLOCK;

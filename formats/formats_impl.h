@@ -58,6 +58,10 @@ typedef struct em_spmat_ops {
   /* free every array of M->data through M->be->release, then M->data; a
      matrix whose build failed half-way is freed the same way */
   void (*destroy)(em_spmat *M);
+  /* y[j] (+)= A x[j] for 1 <= k <= EM_SPMM_GROUP vectors, each column bit
+     for bit the spmv's; NULL: em_spmat_spmm runs k spmvs */
+  em_err (*spmm)(const em_spmat *M, int k, const void *const *x, void *const *y, int accumulate,
+                 void *stream);
 } em_spmat_ops;
 
 /* A backend: where the arrays of its matrices live and the ops of every

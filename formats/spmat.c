@@ -104,6 +104,10 @@ static em_err spmat_apply(void *ctx, const void *x, void *y) {
   return em_spmat_spmv((const em_spmat *)ctx, x, y, 0, NULL);
 }
 
+static em_err spmat_apply_multi(void *ctx, int k, const void *const *x, void *const *y) {
+  return em_spmat_spmm((const em_spmat *)ctx, k, x, y, 0, NULL);
+}
+
 em_err em_spmat_operator(em_spmat *M, em_operator *op) {
   EM_CHECK(M->info.n_rows == M->info.n_cols, EM_ERR_ARG,
            "an operator needs a square matrix, not %d x %d", M->info.n_rows, M->info.n_cols);
@@ -112,5 +116,6 @@ em_err em_spmat_operator(em_spmat *M, em_operator *op) {
   op->prec = M->info.prec;
   op->ctx = M;
   op->apply = spmat_apply;
+  op->apply_multi = spmat_apply_multi;
   return EM_OK;
 }

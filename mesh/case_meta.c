@@ -208,6 +208,16 @@ em_err em_param_check_group(const em_case *c, const char *name, int from_cli, co
                   name, c->path, kind, grp, kind, groups[0] ? groups : "none", hint);
 }
 
+em_err em_case_check_name(const em_case *c, const char *name, const em_log *log) {
+  EM_CHECK(c && name && name[0], EM_ERR_ARG, "em_case_check_name: no case or no name");
+  const em_param *p = em_case_param_find(c, name);
+  const em_param_spec *s = p ? NULL : em_case_spec_of(c, name);
+  /* an unknown name: the override check's message, with "did you mean" */
+  em_param_override o = {name, p ? p->is_string : s ? s->is_string : 0, 0, ""};
+  EM_TRY(em_param_check_overrides(c, c->param, c->n_param, 1, &o));
+  return em_param_check_group(c, name, 1, log);
+}
+
 /* ------------------------------------------------------- suggestions */
 
 /* Edit distance, letters compared without case. */

@@ -179,6 +179,51 @@ done:
   return err;
 }
 
+/* A physical group the case declares but whose entities do not exist
+ * (Physical Volume("dra") = {99} without a volume 99): Gmsh keeps its name
+ * and drops the group, and the run would solve without that material.  The
+ * names are probed by tag up to 256 past the largest group's (Gmsh numbers
+ * groups upwards); a .msh is taken as it is. */
+static em_err check_empty_groups(const em_case *c, const int *dt, size_t n) {
+  if (c->is_msh) return EM_OK;
+  static const char *const kind[] = {"Point", "Curve", "Surface", "Volume"};
+  int top = 0;
+  for (size_t k = 0; k < n; k += 2) top = dt[k + 1] > top ? dt[k + 1] : top;
+  for (int dim = 0; dim <= 3; dim++)
+    for (int tag = 1; tag <= top + 256; tag++) {
+      int listed = 0, ierr = 0;
+      for (size_t k = 0; k < n && !listed; k += 2) listed = dt[k] == dim && dt[k + 1] == tag;
+      if (listed) continue;
+      char *name = NULL;
+      gmshModelGetPhysicalName(dim, tag, &name, &ierr);
+      int named = !ierr && name && name[0];
+      char buf[128];
+      if (named) snprintf(buf, sizeof buf, "%s", name);
+      gmshFree(name);
+      EM_CHECK(!named, EM_ERR_INPUT,
+               "case '%s': Physical %s(\"%s\") (group %d) holds no %s of the model: the "
+               "entities it lists do not exist, and the run would go on without it; fix its "
+               "list",
+               c->path, kind[dim], buf, tag,
+               dim == 3   ? "volume"
+               : dim == 2 ? "surface"
+                          : "entity");
+    }
+  return EM_OK;
+}
+
+em_err em_case_check_groups(const em_case *c) {
+  EM_CHECK(c && c->gmsh_up, EM_ERR_ARG, "em_case_check_groups: the case is not open");
+  int *dt = NULL, ierr = 0;
+  size_t n = 0;
+  gmshModelGetPhysicalGroups(&dt, &n, -1, &ierr);
+  if (ierr)
+    return EM_GMSH_RAISE(c->log_mark, "case '%s': cannot list its physical groups", c->path);
+  em_err err = check_empty_groups(c, dt, n);
+  gmshFree(dt);
+  return err;
+}
+
 /* Every volume entity in exactly one physical volume (its material). */
 static em_err check_volumes(const em_case *c) {
   em_err err = EM_OK;
@@ -246,6 +291,7 @@ static em_err parse_with_overrides(em_case *c, int n_over, const em_param_overri
   em_err err = EM_OK;
   em_param_override *set = NULL;
   int n_set = 0;
+  double t0 = em_wtime();
   EM_TRY(parse(c, 0, NULL, log));
   EM_TRY(em_param_read_onelab(c, cp, n_cp));
   if (n_over == 0) return EM_OK;
@@ -255,7 +301,8 @@ static em_err parse_with_overrides(em_case *c, int n_over, const em_param_overri
     for (int j = 0; j < *n_cp; j++)
       if (!strcmp(over[i].name, (*cp)[j].name)) set[n_set++] = over[i];
   if (n_set) {
-    em_log_verbose(log, "case %s: parsing again with %d command-line values", c->name, n_set);
+    em_log_verbose(log, "case %s: parsed in %.2f s; parsing again with %d command-line values",
+                   c->name, em_wtime() - t0, n_set);
     em_param_free_array(cp, n_cp);
     gmsh_stop(c);
     EM_TRY_GOTO(err, parse(c, n_set, set, log), done);

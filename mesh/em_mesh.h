@@ -216,6 +216,21 @@ const em_param_spec *em_case_spec_of(const em_case *c, const char *name);
  * group specs with the case's group names), or NULL when none is close. */
 const char *em_case_suggest(const em_case *c, const char *name, char *buf, size_t n);
 
+/* Whether a parameter name could be set on this case (as an override
+ * would be): EM_ERR_INPUT for a name neither the case nor the specs know
+ * ("did you mean ...") or a group parameter of a group the case lacks
+ * (naming its groups).  A design sweep checks its names with it before any
+ * point runs. */
+em_err em_case_check_name(const em_case *c, const char *name, const em_log *log);
+
+/* A physical group the .geo declares whose entities do not exist
+ * (Physical Volume("dra") = {99} without a volume 99: Gmsh keeps the name,
+ * drops the group, and a run would solve without that material):
+ * EM_ERR_INPUT naming it.  Made after the parameters are checked (a
+ * degenerate geometry empties groups too, and its value is the better
+ * message). */
+em_err em_case_check_groups(const em_case *c);
+
 /* Value of a number / string parameter; EM_ERR_INPUT naming the parameter and
  * the case when absent or of the other type. */
 em_err em_case_number(const em_case *c, const char *name, double *v);
@@ -236,9 +251,18 @@ typedef struct em_mesh_opts {
    * sizing only); the layer is the bounding box of every volume less that
    * of the non-PML volumes, side by side */
   int pml_elements;
-  int geometry_order; /* 2: second-order (curved) tets, the mid-edge nodes
-                         on the CAD geometry (em_mesh.edge_mid); 0 or 1:
-                         straight-sided */
+  int geometry_order;    /* 2: second-order (curved) tets, the mid-edge nodes
+                            on the CAD geometry (em_mesh.edge_mid); 0 or 1:
+                            straight-sided */
+  int hxt;               /* 1: Gmsh's parallel HXT 3D mesher on every core (3-5x
+                            faster, but Gmsh 4.8 orders its points by memory
+                            address: the mesh differs from run to run); 0:
+                            its Delaunay mesher, reproducible (the default) */
+  int pml_elements_only; /* 1 (with pml_elements > 0): the pml* volumes are
+                            sized by t / pml_elements alone, not by the
+                            wavelength: the layer keeps that many elements
+                            across however fine the rest (its faces shared
+                            with the interior still take the finer size) */
 } em_mesh_opts;
 
 /* Before meshing: about how many tetrahedra the wavelength sizes imply
@@ -275,8 +299,8 @@ em_err em_case_save_mesh(em_case *c, const char *path, const em_log *log);
  * case's own sizes still apply.  *m is the new mesh (old is not touched);
  * the Gmsh model holds it (em_case_save_mesh writes it).  A .msh case or a
  * loaded mesh is refused: no geometry. */
-em_err em_case_remesh(em_case *c, const em_mesh_opts *opts, const em_mesh *old,
-                      const double *vsize, const em_log *log, em_mesh **m);
+em_err em_case_remesh(em_case *c, const em_mesh_opts *opts, const em_mesh *old, const double *vsize,
+                      const em_log *log, em_mesh **m);
 
 /* Instead of em_case_mesh: read the mesh from path (a .msh, e.g. written by
  * em_case_save_mesh) into a Gmsh model of its own, coordinates times

@@ -1,7 +1,10 @@
-/* em_model.h - the problem of a case: its physics on a mesh (media, PML,
- * ports, face roles), the problem object of a fixed mesh (fsys), and the
- * frequency model of a sweep: minimal rational interpolation of solution
- * snapshots and the greedy adaptive sweep built on it (docs/sweeps.md). */
+/* em_model.h - the problem of a case: its parameters (the one table and
+ * the typed view every later stage reads), its physics on a mesh (media,
+ * PML, ports, face roles, the plane wave, the eigen pencil), the problem
+ * object of a fixed mesh (fsys), what a run builds once per mesh
+ * (em_model), and the frequency model of a sweep: minimal rational
+ * interpolation of solution snapshots and the greedy adaptive sweep built
+ * on it (docs/sweeps.md). */
 #ifndef EM_MODEL_H
 #define EM_MODEL_H
 
@@ -14,6 +17,86 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/* ------------------------------------------------- the case's parameters
+ *
+ * Every parameter emsolve knows is one row of params.c: name, type,
+ * default (or required), unit, meaning.  mesh/ keeps the case's values
+ * (the ONELAB parameters read through Gmsh, the -setnumber / -setstring
+ * overrides, these defaults: em_case_open takes the table as data); this
+ * module alone gives them a meaning: the typed view below is read once, in
+ * SI units and checked, and the stages read it, not the names. */
+const em_param_spec *em_params_specs(int *n);
+/* --list-params: every parameter of case c with its value, unit and source,
+ * then the per-group ones ('*'). */
+void em_params_list(const em_case *c, FILE *f);
+
+/* Symmetry and image planes of the far field (Farfield/mirror_*). */
+typedef enum em_mirror { EM_MIRROR_NONE = 0, EM_MIRROR_PEC, EM_MIRROR_PMC } em_mirror;
+
+/* The solver's settings (config_solver.c): handed whole to the problem
+ * object (em_fsys_desc.solve). */
+typedef struct em_solve_opts {
+  em_ksp_opts ksp;
+  int rhs_block; /* Solver/rhs_block: excitations solved together as one block (shared
+                    products and preconditioner applies): 0 all, 1 one after another */
+  em_pc_opts pc;
+  int pc_auto;        /* Solver/preconditioner auto: direct, pmg / ilu0 when it fits nowhere */
+  int ordering_auto;  /* Solver/ordering auto: nd for direct, rcm for ilu0 */
+  int pmg_pml_coarse; /* PMG/pml_coarse: the PML unknowns of orders 1..N in the coarse solve
+                         (-1: auto, N = the highest order of the PML's tets) */
+  int pmg_pml_block;  /* PMG/pml_smoother: every PML unknown in a block level smoothed by
+                         1 ILU(0), 2 a direct factor (0: none) */
+  em_blockop_opts bop;
+} em_solve_opts;
+
+/* The typed view of a case's parameters, read once (config.c). */
+typedef struct em_run_config {
+  double unit; /* metres per model unit */
+  int n_freq;
+  double *freq;               /* Hz */
+  int order;                  /* 1..3: Solver/order, the basis order of a volume without its
+                                 own (the DOF map carries the highest: em_dofmap.order) */
+  int geometry_order;         /* Mesh/geometry_order: 1 straight, 2 curved tets */
+  int hxt;                    /* Mesh/algorithm3d: 0 delaunay, 1 hxt */
+  double epw;                 /* elements per wavelength used */
+  double mesh_freq;           /* Hz: the wavelength that sizes the mesh */
+  const char *mesh_freq_from; /* which parameter gave it (log, summary.json) */
+  char *mesh_file;            /* Mesh/file: the .msh solved on instead of meshing (NULL: mesh) */
+  int sweep_adaptive;         /* Solver/sweep adaptive */
+  double sweep_tol;           /* Solver/sweep_tol, on S */
+  int sweep_max_solves;       /* Solver/sweep_max_solves */
+  em_solve_opts solve;        /* Solver/ *, PMG/ * */
+  int outer_abc;              /* exterior faces: 0 PEC, 1 first-order ABC */
+  int pml_order;              /* grading exponent m */
+  double pml_reflection;      /* normal-incidence reflection target */
+  int pml_elements;           /* elements across the thinnest PML layer (0: from the wavelength) */
+  int pml_basis_order;        /* PML/basis_order: the PML's basis order (0: Solver/order) */
+  int pml_elements_only;      /* PML/elements_only: the layer sized by PML/elements alone */
+  int fields;                 /* 0 none, 1 first frequency, 2 all, 3 middle (n_freq / 2) */
+  int vtk_binary;
+  int subdiv;
+  double touchstone_z0; /* ohm: the Touchstone file's reference (0: each port's own) */
+  int line_points;      /* E along a line: points (0: none) */
+  int interp_points;    /* S splined onto this many frequencies (0: none) */
+  double line[6];       /* from xyz, to xyz (metres) */
+  int eigen;            /* Solver/problem: 0 driven, 1 eigen */
+  double eig_target;    /* Eigen/target, Hz */
+  int eig_n;            /* Eigen/n */
+  double eig_tol;       /* Eigen/tolerance */
+  int eig_ncv;          /* Eigen/subspace (0: automatic) */
+  int eig_restarts;     /* Eigen/max_restarts */
+  int eig_ports;        /* Eigen/ports: 0 open (PMC), 1 short (PEC), 2 matched */
+} em_run_config;
+
+em_err em_run_config_read(const em_case *c, em_run_config *cfg);
+void em_run_config_free(em_run_config *cfg);
+/* The checks before meshing (config_check.c): geometry numbers (sizes > 0,
+ * others >= 0 unless the case declares a Min), frequencies in 1 kHz .. 10
+ * THz (Eigen/target too), every physical group made of entities that exist
+ * (em_case_check_groups), no Geometry/ value on the command line over a
+ * loaded mesh (Mesh/file), Mesh/elements_per_wavelength >= 2. */
+em_err em_run_config_check(const em_case *c, const em_run_config *cfg);
 
 /* ---------------------------------------------------- the case physics
  *
@@ -98,6 +181,81 @@ em_err em_setup_log_orders(const em_setup *s, const em_mesh *m, const em_dofmap 
  * PML or without field at the interface. */
 double em_setup_pml_wall(const em_mesh *m, const em_dofmap *d, const em_setup *s, const em_cplx *x,
                          const em_cplx *fixed);
+
+/* The mesh and set-up options of a configuration (config.c): one place
+ * for a run and a design sweep's estimate, so that both mesh alike. */
+em_mesh_opts em_run_config_mesh_opts(const em_run_config *cfg, const em_case *cs);
+em_setup_opts em_run_config_setup_opts(const em_run_config *cfg);
+/* After the setup, before the first solve (config_check.c): the PML's
+ * thickness, every point of the line probe inside the mesh. */
+em_err em_run_config_check_mesh(const em_case *c, const em_run_config *cfg, const em_mesh *m,
+                                const em_setup *s);
+
+/* The array outputs of a case with several wave ports (Array/ *,
+ * config_array.c; written by post/ff_array.c, docs/farfield.md "Arrays"):
+ * every port's embedded pattern, the array's pattern and figures for the
+ * weights (Array/weights, or the scan to Array/scan_theta, scan_phi), the
+ * active reflection against scan angle. */
+typedef struct em_array_config {
+  int enabled;             /* far field on, >= 2 ports, all wave ports */
+  int scan;                /* 1: the weights from the scan direction */
+  double scan_theta;       /* radians */
+  double scan_phi;         /* radians */
+  double scan_step;        /* degrees: active reflection every this much */
+  em_cplx w[EM_MAX_PORTS]; /* Array/weights (scan 0) */
+  char weights[256];       /* Array/weights as written (the log) */
+  int lumped;              /* far field on, >= 2 ports, some lumped: no array outputs */
+} em_array_config;
+
+/* Array/ * into a (config_array.c), after the far field's settings: enabled
+ * when the far field is on without a plane wave and the case has two or
+ * more wave ports; weights given for a case without them are an error. */
+em_err em_array_config_read(const em_case *c, int ff_enabled, int planewave, const em_setup *s,
+                            em_array_config *a);
+/* "amp@deg, amp@deg, ..." (or plain amplitudes, phase 0) into a[0..n-1]:
+ * each a_i relative to the 1 W of port i's own solve; exactly n weights,
+ * not all zero; errors name the weight (config_array.c). */
+em_err em_array_parse_weights(const char *s, int n, em_cplx *a);
+
+/* The far field and the excitation (config_ff.c, docs/farfield.md): read
+ * once the mesh and the setup exist (the surface is a mesh group; auto
+ * asks for a PML).  Angles in radians, positions in metres. */
+typedef struct em_ff_config {
+  int enabled;                             /* compute the far field at each frequency */
+  int compute_auto;                        /* Farfield/compute auto (not on) */
+  int planewave;                           /* Excitation/type planewave (no ports) */
+  double theta_step, phi_step;             /* degrees */
+  int group;                               /* NF2FF surface group, -1: PML boundary */
+  em_mirror mirror[3];                     /* Farfield/mirror_x|y|z */
+  double mirror_at[3];                     /* metres */
+  int half_space;                          /* Farfield/infinite_ground */
+  double pw_theta, pw_phi, pw_psi, pw_amp; /* radians, V/m */
+  int plots;                               /* Output/plots */
+  em_array_config arr;                     /* several wave ports (Array/ *) */
+} em_ff_config;
+
+em_err em_ff_config_read(const em_case *c, const em_run_config *cfg, const em_mesh *m,
+                         const em_setup *s, em_ff_config *ff);
+
+/* The plane wave as the problem object's extra excitation (excitation.c):
+ * em_pw_source_prepare is an em_fsys_desc.prepare with ctx = the source;
+ * without Excitation/type planewave it adds nothing. */
+typedef struct em_pw_source {
+  const em_mesh *mesh;
+  const em_setup *setup;
+  const em_ff_config *ff;
+  em_planewave pw; /* at the current frequency */
+  em_scatter sc;   /* its scattered-field sources */
+} em_pw_source;
+
+em_err em_pw_source_prepare(void *ctx, double k0, em_problem *prob);
+
+/* Solver/problem eigen (eigen_pair.c): S (k0 = 0 with the ABC and, when
+ * matched, the ports' Robin terms) and T (the mass, k0 = 1 with nu = 0,
+ * sign flipped) as CSR in the DOF map's numbering, the PML and the ABC
+ * frozen at the target wavenumber kt. */
+em_err em_setup_eigen_pair(const em_mesh *m, const em_dofmap *d, em_setup *s, int matched,
+                           double kt, const em_log *log, em_csr **S, em_csr **T);
 
 /* ------------------------------------------------ adaptive marking
  *
@@ -208,24 +366,10 @@ em_err em_adaptive_run(const em_adaptive *a, em_mri **m, em_adaptive_result *res
  * analysis and solves every excitation. */
 typedef struct em_fsys_desc {
   const em_mesh *mesh;
-  const em_dofmap *dofs;
-  int order;
-  const em_medium *medium; /* per mesh group */
-  const em_pml *pml;       /* NULL: no PML */
-  em_port *port;           /* their frequency state is set by em_fsys_solve */
-  int n_port;
-  const int32_t *abc_face; /* exterior faces with the first-order ABC */
-  int32_t n_abc;
-  em_blockop_opts bop;
-  em_pc_opts pc;
-  int pc_auto;        /* a direct factor that fits nowhere: pmg (ilu0 at one order group) */
-  int ordering_auto;  /* ... with ilu0: rcm */
-  int pmg_pml_coarse; /* pmg: the PML unknowns of orders 1..N join the coarse
-                         solve (-1: auto, N = the highest order of the PML's
-                         tets) */
-  int pmg_pml_block;  /* pmg: every PML unknown in a block level smoothed by
-                         1 ILU(0), 2 a direct factor (0: none) */
-  em_ksp_opts ksp;
+  const em_dofmap *dofs;      /* the unknowns and the basis order */
+  const em_setup *setup;      /* media, PML, ports (their frequency state is set by
+                                 em_fsys_solve), the ABC faces */
+  const em_solve_opts *solve; /* format, preconditioner, Krylov method */
   em_backend backend;
   /* optional: another excitation (a plane wave) into prob at k0 */
   em_err (*prepare)(void *ctx, double k0, em_problem *prob);
@@ -263,6 +407,45 @@ em_err em_abc_robins(const em_mesh *m, const em_medium *medium, const int32_t *a
                      int32_t n_abc, double k0, em_robin *rb, int cap, int *n);
 void em_abc_free(em_robin *rb, int n);
 
+/* ------------------------------------------------ the problem of a mesh
+ *
+ * What a run builds once before its first frequency and every later stage
+ * reads (app/ builds it stage by stage, post/ writes from it): the case
+ * and its typed parameters, the mesh, the physics on it, the far field's
+ * settings, the unknowns, the device, the problem object, and the layout
+ * the operator took at the first solve. */
+typedef struct em_block_stat {
+  int32_t rows, cols;
+  int64_t nnz;
+  double row_mean;
+  int32_t row_max;
+  em_spmat_info info; /* format chosen for the block */
+} em_block_stat;
+
+typedef struct em_model {
+  em_case *cs;
+  em_run_config cfg;
+  em_mesh *mesh;
+  em_mesh_stats mstats;
+  double t_mesh; /* s */
+  em_setup setup;
+  em_ff_config ff;
+  em_pw_source pw; /* the plane-wave excitation (ff.planewave) */
+  em_dofmap *dofs;
+  em_device dev;
+  em_fsys *fsys; /* made at the first solve */
+  int n_block;   /* order groups, 0 until the first solve */
+  em_block_stat block[EM_MAX_ORDER][EM_MAX_ORDER];
+  size_t operator_bytes;
+} em_model;
+
+/* The blocks' sizes, row lengths and formats, and the operator's bytes,
+ * from the problem object after its first solve (problem.c); each block
+ * on the log (verbose). */
+void em_model_record_blocks(em_model *m, const em_log *log);
+/* Everything m holds, in the reverse order of its making. */
+void em_model_free(em_model *m);
+
 /* ------------------------------------------------ a posteriori error
  *
  * A residual indicator per tet for the driven problem (estimate.c,
@@ -287,7 +470,7 @@ em_err em_estimate(const em_mesh *m, const em_dofmap *d, const em_problem *prob,
 /* The indicator of a case's n_sol solutions x [n_sol][n_dof] at f (Hz):
  * the problem em_fsys_solve assembles (prepare: the same optional extra
  * excitation), eta2[t] = the sum over the excitations (set, not added). */
-em_err em_setup_estimate(const em_mesh *m, const em_dofmap *d, em_setup *s, double f,
+em_err em_setup_estimate(const em_mesh *m, const em_dofmap *d, const em_setup *s, double f,
                          em_err (*prepare)(void *, double, em_problem *), void *prepare_ctx,
                          const em_cplx *x, int n_sol, const em_cplx *fixed, double *eta2,
                          em_estimate_info *info);

@@ -10,7 +10,7 @@
 
 #define EST_MAX_ROBIN 48
 
-em_err em_setup_estimate(const em_mesh *m, const em_dofmap *d, em_setup *s, double f,
+em_err em_setup_estimate(const em_mesh *m, const em_dofmap *d, const em_setup *s, double f,
                          em_err (*prepare)(void *, double, em_problem *), void *prepare_ctx,
                          const em_cplx *x, int n_sol, const em_cplx *fixed, double *eta2,
                          em_estimate_info *info) {
@@ -34,7 +34,6 @@ em_err em_setup_estimate(const em_mesh *m, const em_dofmap *d, em_setup *s, doub
   }
   em_media media = {m, s->medium, s->has_pml ? &s->pml : NULL, k0};
   em_problem prob = {.k0 = k0,
-                     .order = d->order,
                      .material = em_media_material,
                      .material_ctx = &media,
                      .tet_vary = vary,

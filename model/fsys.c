@@ -76,20 +76,23 @@ void em_abc_free(em_robin *rb, int n) {
 }
 
 em_err em_fsys_create(const em_fsys_desc *d, em_fsys **out) {
-  EM_CHECK(d->n_port >= 0 && d->n_port <= 16, EM_ERR_ARG, "%d ports (at most 16)", d->n_port);
+  EM_CHECK(d->mesh && d->dofs && d->setup && d->solve, EM_ERR_ARG,
+           "problem object without a mesh, unknowns, setup or solver options");
+  const em_setup *su = d->setup;
+  EM_CHECK(su->n_port >= 0 && su->n_port <= 16, EM_ERR_ARG, "%d ports (at most 16)", su->n_port);
   em_fsys *s = NULL;
   em_err err = EM_OK;
   EM_TRY(em_calloc(&s, 1, sizeof *s, "frequency system"));
   s->d = *d;
   const em_mesh *m = d->mesh;
-  if (d->pml) {
+  if (su->has_pml) {
     EM_TRY_GOTO(err, em_calloc(&s->vary, (size_t)m->n_tet, 1, "PML tets"), fail);
-    for (int32_t t = 0; t < m->n_tet; t++) s->vary[t] = (uint8_t)d->medium[m->tet_group[t]].is_pml;
+    for (int32_t t = 0; t < m->n_tet; t++) s->vary[t] = (uint8_t)su->medium[m->tet_group[t]].is_pml;
   }
   EM_TRY_GOTO(err, em_assembler_create(m, d->dofs, &s->asm_), fail);
   EM_TRY_GOTO(err,
-              em_abc_robins(m, d->medium, d->abc_face, d->n_abc, 1.0, s->abc,
-                            FSYS_MAX_ROBIN - d->n_port, &s->n_abc_terms),
+              em_abc_robins(m, su->medium, su->abc_face, su->n_abc, 1.0, s->abc,
+                            FSYS_MAX_ROBIN - su->n_port, &s->n_abc_terms),
               fail);
   *out = s;
   return EM_OK;
@@ -134,17 +137,17 @@ int em_fsys_ready(const em_fsys *s) {
 static em_err pml_coarse_rows(em_fsys *s) {
   const em_fsys_desc *d = &s->d;
   int32_t n = d->dofs->n_dof, code[64];
-  int nc = d->pmg_pml_coarse;
+  int nc = d->solve->pmg_pml_coarse;
   for (int32_t t = 0; nc < 0 && t < d->mesh->n_tet; t++)
-    if (d->medium[d->mesh->tet_group[t]].is_pml && d->dofs->tet_order[t] > s->pml_auto)
+    if (d->setup->medium[d->mesh->tet_group[t]].is_pml && d->dofs->tet_order[t] > s->pml_auto)
       s->pml_auto = d->dofs->tet_order[t];
   if (nc < 0) nc = s->pml_auto;
   EM_TRY(em_calloc(&s->pml_rows, (size_t)n + 1, 1, "PML unknowns"));
-  if (d->pmg_pml_block) EM_TRY(em_calloc(&s->pml_block, (size_t)n + 1, 1, "PML unknowns"));
+  if (d->solve->pmg_pml_block) EM_TRY(em_calloc(&s->pml_block, (size_t)n + 1, 1, "PML unknowns"));
   for (int32_t t = 0; t < d->mesh->n_tet; t++) {
-    if (!d->medium[d->mesh->tet_group[t]].is_pml) continue;
+    if (!d->setup->medium[d->mesh->tet_group[t]].is_pml) continue;
     em_dofmap_tet(d->dofs, d->mesh, t, code);
-    for (int k = 0; k < em_basis_count(d->order); k++) {
+    for (int k = 0; k < em_basis_count(d->dofs->order); k++) {
       if (code[k] < 0) continue;
       int32_t row = s->perm[code[k]];
       int g = 0;
@@ -181,14 +184,16 @@ static em_err precondition(em_fsys *s, const em_log *log) {
   const em_fsys_desc *d = &s->d;
   const em_csr *A = NULL;
   em_err err = EM_OK;
-  em_pc_opts pco = d->pc;
+  em_pc_opts pco = d->solve->pc;
   pco.backend = d->backend;
   pco.pmg.nb = s->Ap->nb; /* the V-cycle's levels: the order groups */
   memcpy(pco.pmg.offset, s->Ap->offset, sizeof pco.pmg.offset);
-  if ((d->pmg_pml_coarse || d->pmg_pml_block) && d->pml && !s->pml_rows) EM_TRY(pml_coarse_rows(s));
-  pco.pmg.coarse_rows = d->pmg_pml_coarse ? s->pml_rows : NULL; /* auto: -1 */
+  const em_solve_opts *so = d->solve;
+  if ((so->pmg_pml_coarse || so->pmg_pml_block) && d->setup->has_pml && !s->pml_rows)
+    EM_TRY(pml_coarse_rows(s));
+  pco.pmg.coarse_rows = so->pmg_pml_coarse ? s->pml_rows : NULL; /* auto: -1 */
   pco.pmg.block_rows = s->pml_block;
-  pco.pmg.block_direct = d->pmg_pml_block == 2;
+  pco.pmg.block_direct = so->pmg_pml_block == 2;
   /* the residuals from the Krylov operator, filled once it exists (after
      this at the first frequency: see em_fsys_solve) */
   if (!s->op)
@@ -197,60 +202,78 @@ static em_err precondition(em_fsys *s, const em_log *log) {
   pco.pmg.op = &s->opA;
   /* every type takes the whole CSR (none checks the size); its pattern is
      Ap's, so after the first frequency only the values are copied in */
+  em_stage_begin(log, EM_STAGE_OPERATOR); /* the preconditioner's CSR */
   if (!s->Acsr)
-    EM_TRY(em_blockmat_to_csr(s->Ap, &s->Acsr));
+    err = em_blockmat_to_csr(s->Ap, &s->Acsr);
   else
     csr_values(s->Ap, s->Acsr);
+  em_stage_end(log, EM_STAGE_OPERATOR, "the preconditioner's CSR");
+  EM_TRY(err);
   A = s->Acsr;
   if (s->pc) {
     err = em_pc_update(s->pc, A, log);
   } else {
     err = em_pc_create(A, &pco, log, &s->pc);
-    if (err == EM_ERR_MEMORY && d->pc_auto) {
+    if (err == EM_ERR_MEMORY && d->solve->pc_auto) {
       em_pc_type next = s->Ap->nb >= 2 ? EM_PC_PMG : EM_PC_ILU0;
       em_log_warn(log, "%s; auto: %s instead", em_error_message(), em_pc_type_name(next));
       em_error_clear();
       pco.type = next;
-      if (next == EM_PC_ILU0 && d->ordering_auto) pco.ordering = EM_ORDERING_RCM;
+      if (next == EM_PC_ILU0 && d->solve->ordering_auto) pco.ordering = EM_ORDERING_RCM;
       err = em_pc_create(A, &pco, log, &s->pc);
     }
   }
   return err;
 }
 
-/* Every excitation through the Krylov method; x [ns][n] in DOF numbering. */
+/* Every excitation through the Krylov method; x [ns][n] in DOF numbering.
+ * The excitations go as blocks of rhs_block columns (0: all at once), each
+ * block one em_ksp_solve_multi: the operator and the preconditioner are
+ * applied to the block's columns together (docs/solvers.md, "Several
+ * right-hand sides"). */
 static em_err solve_all(em_fsys *s, const em_system *sys, int ns, const em_log *log,
                         em_fsys_stats *st, em_cplx *x) {
   const em_fsys_desc *d = &s->d;
   int32_t n = d->dofs->n_dof;
   const int32_t *perm = s->perm;
+  int rb = d->solve->rhs_block, blk = rb > 0 && rb < ns ? rb : ns;
   em_cplx *bp = NULL, *xp = NULL;
   em_err err = EM_OK;
   em_operator A;
   EM_TRY(em_blockop_operator(s->op, &A));
-  EM_TRY_GOTO(err, em_calloc(&bp, (size_t)n, sizeof *bp, "right-hand side"), done);
-  EM_TRY_GOTO(err, em_calloc(&xp, (size_t)n, sizeof *xp, "solution"), done);
-  em_ksp_opts ko = d->ksp;
+  EM_TRY_GOTO(err, em_calloc(&bp, (size_t)n * blk, sizeof *bp, "right-hand sides"), done);
+  EM_TRY_GOTO(err, em_calloc(&xp, (size_t)n * blk, sizeof *xp, "solutions"), done);
+  em_ksp_opts ko = d->solve->ksp;
   ko.log = log;
   ko.log_every = log && log->level >= EM_LOG_VERBOSE ? 10 : 100;
   st->converged = 1;
   st->n_solve = ns;
-  for (int e = 0; e < ns; e++) {
-    for (int32_t i = 0; i < n; i++) {
-      bp[perm[i]] = sys->b[(size_t)e * n + i];
-      xp[i] = 0;
-    }
-    const char *what = d->n_port ? d->port[e].name : "the plane wave";
-    em_log_info(log, "solving for %s (%d unknowns)", what, n);
-    EM_TRY_GOTO(err, em_ksp_solve(&A, s->pc, bp, xp, &ko, &st->ksp[e]), done);
-    for (int32_t i = 0; i < n; i++) x[(size_t)e * n + i] = xp[perm[i]];
-    const em_ksp_stats *k = &st->ksp[e];
-    if (k->reason != EM_KSP_CONVERGED) {
+  for (int e0 = 0; e0 < ns; e0 += blk) {
+    int m = ns - e0 < blk ? ns - e0 : blk;
+    for (int j = 0; j < m; j++)
+      for (int32_t i = 0; i < n; i++) {
+        bp[(size_t)j * n + perm[i]] = sys->b[(size_t)(e0 + j) * n + i];
+        xp[(size_t)j * n + i] = 0;
+      }
+    if (!d->setup->n_port)
+      em_log_info(log, "solving for the plane wave (%d unknowns)", n);
+    else if (m == 1)
+      em_log_info(log, "solving for %s (%d unknowns)", d->setup->port[e0].name, n);
+    else
+      em_log_info(log, "solving for %s .. %s together (%d right-hand sides, %d unknowns)",
+                  d->setup->port[e0].name, d->setup->port[e0 + m - 1].name, m, n);
+    EM_TRY_GOTO(err, em_ksp_solve_multi(&A, s->pc, m, bp, n, xp, n, &ko, &st->ksp[e0]), done);
+    for (int j = 0; j < m; j++) {
+      int e = e0 + j;
+      for (int32_t i = 0; i < n; i++) x[(size_t)e * n + i] = xp[(size_t)j * n + perm[i]];
+      const em_ksp_stats *k = &st->ksp[e];
+      if (k->reason == EM_KSP_CONVERGED) continue;
       st->converged = 0;
       em_log_warn(log,
                   "%s: %s stopped (%s) after %d iterations at true residual %.3g; the "
                   "results of this frequency are not converged",
-                  what, em_ksp_method_name(ko.method), em_ksp_reason_name(k->reason), k->iterations,
+                  d->setup->n_port ? d->setup->port[e].name : "the plane wave",
+                  em_ksp_method_name(ko.method), em_ksp_reason_name(k->reason), k->iterations,
                   k->true_rel_res);
     }
   }
@@ -261,42 +284,21 @@ done:
 }
 
 /* The first frequency: the row order and the permuted matrix Ap with the
- * value map from the assembled blocks (a copy whose values are their own
- * indices, permuted: Ap's value q then says where it came from).  The
+ * value map from the assembled blocks (Ap's value q of block (i, j) is
+ * the assembled block's value vmap[i][j][q]), rows in parallel.  The
  * operator itself is made after the preconditioner (em_fsys_solve). */
 static em_err operator_first(em_fsys *s, const em_blockmat *A, const em_blockop_opts *bop) {
   int32_t n = s->d.dofs->n_dof;
-  em_err err = EM_OK;
-  em_blockmat *Ai = NULL;
   em_free(&s->perm); /* what a failed first frequency left */
   em_blockmat_destroy(&s->Ap);
   for (int i = 0; i < EM_MAX_ORDER; i++)
     for (int j = 0; j < EM_MAX_ORDER; j++) em_free(&s->vmap[i][j]);
   EM_TRY(em_calloc(&s->perm, (size_t)n, sizeof *s->perm, "permutation"));
   EM_TRY(em_blockop_plan_perm(A, bop, s->perm));
-  EM_TRY(em_calloc(&Ai, 1, sizeof *Ai, "value map matrix"));
-  Ai->nb = A->nb;
-  memcpy(Ai->offset, A->offset, sizeof Ai->offset);
   for (int i = 0; i < A->nb; i++)
-    for (int j = 0; j < A->nb; j++) {
-      EM_TRY_GOTO(err, em_csr_copy(A->blk[i][j], &Ai->blk[i][j]), done);
-      for (int64_t k = 0; k < A->blk[i][j]->nnz; k++) Ai->blk[i][j]->val[k] = (double)k;
-      s->apat[i][j] = em_spmat_pattern_hash(A->blk[i][j]);
-    }
-  EM_TRY_GOTO(err, em_blockmat_permute(Ai, s->perm, &s->Ap), done);
-  for (int i = 0; i < A->nb; i++)
-    for (int j = 0; j < A->nb; j++) {
-      em_csr *P = s->Ap->blk[i][j];
-      EM_TRY_GOTO(err, em_calloc(&s->vmap[i][j], (size_t)P->nnz + 1, sizeof **s->vmap, "value map"),
-                  done);
-      for (int64_t q = 0; q < P->nnz; q++) {
-        s->vmap[i][j][q] = (int64_t)creal(P->val[q]);
-        P->val[q] = A->blk[i][j]->val[s->vmap[i][j][q]];
-      }
-    }
-done:
-  em_blockmat_destroy(&Ai);
-  return err;
+    for (int j = 0; j < A->nb; j++) s->apat[i][j] = em_spmat_pattern_hash(A->blk[i][j]);
+  EM_TRY(em_blockmat_permute_map(A, s->perm, &s->Ap, s->vmap));
+  return EM_OK;
 }
 
 /* A later frequency: the assembled pattern must be the first one's (the
@@ -369,7 +371,7 @@ em_err em_fsys_solve(em_fsys *s, double f, const em_log *log, em_fsys_stats *st,
                      em_system **sys_out, em_cplx **x_out) {
   const em_fsys_desc *d = &s->d;
   double k0 = 2 * M_PI * f / EM_C0;
-  int np = d->n_port;
+  int np = d->setup->n_port;
   em_robin rb[FSYS_MAX_ROBIN];
   em_system *sys = NULL;
   em_cplx *x = NULL;
@@ -378,16 +380,15 @@ em_err em_fsys_solve(em_fsys *s, double f, const em_log *log, em_fsys_stats *st,
   /* the frequency's Robin terms: each port's (its own right-hand side
      column) and the ABC's, gamma proportional to k0 */
   for (int i = 0; i < np; i++) {
-    EM_TRY(em_port_set_frequency(&d->port[i], k0));
-    em_port_robin(&d->port[i], 1, i, &rb[i]);
+    EM_TRY(em_port_set_frequency(&d->setup->port[i], k0));
+    em_port_robin(&d->setup->port[i], 1, i, &rb[i]);
   }
   for (int i = 0; i < s->n_abc_terms; i++) {
     rb[np + i] = s->abc[i];
     rb[np + i].gamma *= k0;
   }
-  em_media media = {d->mesh, d->medium, d->pml, k0};
+  em_media media = {d->mesh, d->setup->medium, d->setup->has_pml ? &d->setup->pml : NULL, k0};
   em_problem prob = {.k0 = k0,
-                     .order = d->order,
                      .material = em_media_material,
                      .material_ctx = &media,
                      .tet_vary = s->vary,
@@ -398,25 +399,31 @@ em_err em_fsys_solve(em_fsys *s, double f, const em_log *log, em_fsys_stats *st,
   int ns = prob.n_rhs; /* solves: one per port, or the plane wave */
   EM_CHECK(ns >= 1 && ns <= 16, EM_ERR_INPUT, "%d excitations (1..16)", ns);
   double t0 = em_wtime();
-  EM_TRY(em_assemble_with(s->asm_, &prob, log, &sys));
+  em_stage_begin(log, EM_STAGE_ASSEMBLY);
+  err = em_assemble_with(s->asm_, &prob, log, &sys);
+  em_stage_end(log, EM_STAGE_ASSEMBLY, NULL);
+  EM_TRY(err);
   st->t_assembly = em_wtime() - t0;
 
   /* the operator wants its rows sorted (sliced formats): the order depends
      on the pattern only, planned once */
   t0 = em_wtime();
   int32_t n = d->dofs->n_dof;
-  em_blockop_opts bop = d->bop;
+  em_blockop_opts bop = d->solve->bop;
   bop.backend = d->backend;
   bop.prec = EM_PREC_DOUBLE;
   int first = !s->op;
-  if (first)
-    EM_TRY_GOTO(err, operator_first(s, sys->A, &bop), done);
-  else
-    EM_TRY_GOTO(err, operator_refill(s, sys->A, &bop, log), done);
+  em_stage_begin(log, EM_STAGE_OPERATOR);
+  err = first ? operator_first(s, sys->A, &bop) : operator_refill(s, sys->A, &bop, log);
+  em_stage_end(log, EM_STAGE_OPERATOR, first ? "row order and permuted matrix" : "refilled");
+  EM_TRY_GOTO(err, err, done);
   st->t_operator = em_wtime() - t0;
 
   t0 = em_wtime();
-  EM_TRY_GOTO(err, precondition(s, log), done);
+  em_stage_begin(log, EM_STAGE_PC);
+  err = precondition(s, log);
+  em_stage_end(log, EM_STAGE_PC, "preconditioner %s", first ? "set up" : "updated");
+  EM_TRY_GOTO(err, err, done);
   em_pc_get_info(s->pc, &st->pc);
   st->t_pc = em_wtime() - t0;
   /* the first operator after the preconditioner: a GPU factorization's
@@ -424,14 +431,21 @@ em_err em_fsys_solve(em_fsys *s, double f, const em_log *log, em_fsys_stats *st,
      memory, the next frequencies refill it in place */
   if (first) {
     t0 = em_wtime();
-    EM_TRY_GOTO(err, em_blockop_create(s->Ap, &bop, &s->op), done);
-    EM_TRY_GOTO(err, em_blockop_operator(s->op, &s->opA), done);
+    em_stage_begin(log, EM_STAGE_OPERATOR);
+    err = em_blockop_create(s->Ap, &bop, &s->op);
+    if (!err) err = em_blockop_operator(s->op, &s->opA);
+    em_stage_end(log, EM_STAGE_OPERATOR, "formats built%s",
+                 bop.backend == EM_BACKEND_CUDA ? " and uploaded" : "");
+    EM_TRY_GOTO(err, err, done);
     st->t_operator += em_wtime() - t0;
   }
 
   t0 = em_wtime();
-  EM_TRY_GOTO(err, em_calloc(&x, (size_t)n * ns, sizeof *x, "solutions"), done);
-  EM_TRY_GOTO(err, solve_all(s, sys, ns, log, st, x), done);
+  em_stage_begin(log, EM_STAGE_SOLVE);
+  err = em_calloc(&x, (size_t)n * ns, sizeof *x, "solutions");
+  if (!err) err = solve_all(s, sys, ns, log, st, x);
+  em_stage_end(log, EM_STAGE_SOLVE, "%d excitation(s)", ns);
+  EM_TRY_GOTO(err, err, done);
   st->t_solve = em_wtime() - t0;
   em_pc_get_info(s->pc, &st->pc); /* with what the solves added (pmg's split of time) */
   if (st->pc.type == EM_PC_PMG)

@@ -7,7 +7,9 @@
 
 #include "em_assembly.h"
 #include "em_core.h"
+#include "em_eigen.h"
 #include "em_mesh.h"
+#include "em_model.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -16,17 +18,19 @@ extern "C" {
 /* -------------------------------------------------------------------- VTK */
 
 typedef struct em_vtk_opts {
-  int binary;        /* 1: BINARY (big-endian, as legacy VTK requires); 0: ASCII */
-  int subdiv;        /* each tet is split into subdiv^3 sub-tets (1 = the mesh
-                        itself); use the basis order p so ParaView sees the
-                        higher-order field rather than vertex averages */
-  const char *title; /* named in the file's title line (NULL: none) */
-  int single;        /* 1: reals as 32-bit "float" (half the file, ~7 digits);
-                        0: 64-bit "double" */
-  const int8_t *order; /* [n_tet] basis order per tet: cell data "order"
-                          (NULL: not written) */
-  const double *error; /* [n_tet] the error indicator eta_T of each tet: cell
-                          data "error" (NULL: not written) */
+  int binary;              /* 1: BINARY (big-endian, as legacy VTK requires); 0: ASCII */
+  int subdiv;              /* each tet is split into subdiv^3 sub-tets (1 = the mesh
+                              itself); use the basis order p so ParaView sees the
+                              higher-order field rather than vertex averages */
+  const char *title;       /* named in the file's title line (NULL: none) */
+  int single;              /* 1: reals as 32-bit "float" (half the file, ~7 digits);
+                              0: 64-bit "double" */
+  const em_cancel *cancel; /* polled every 256 tets: set, the writer stops with
+                              EM_ERR_CANCELLED and leaves no file (NULL: never) */
+  const int8_t *order;     /* [n_tet] basis order per tet: cell data "order"
+                              (NULL: not written) */
+  const double *error;     /* [n_tet] the error indicator eta_T of each tet: cell
+                              data "error" (NULL: not written) */
 } em_vtk_opts;
 
 /* The field to write, sampled at barycentric point lam of tet t. */
@@ -35,13 +39,11 @@ typedef em_err (*em_field_sampler)(void *ctx, int32_t t, const double lam[4], em
 /* UNSTRUCTURED_GRID of (sub-divided) tets.  Point data: "E_re", "E_im"
  * (vectors, V/m) and "E_abs" (scalar sqrt(|Ex|^2+|Ey|^2+|Ez|^2)); cell data:
  * "material" (the volume group index of the parent tet; the group names are
- * listed in the file's title line), with o->order "order" and with
- * o->error "error" (the parent's indicator, model/estimate.c).  Points are
- * not shared between parent
- * tets, because the tangential-conforming field is discontinuous in its
- * normal component across material interfaces: tet t owns points
- * t N .. t N + N-1, N = (s+1)(s+2)(s+3)/6, and cells t s^3 .. t s^3 + s^3-1
- * (s = subdiv, 1..64).  E is called from one thread, once per point, before
+ * listed in the file's title line), with o->order "order" and with o->error "error" (the parent's
+ * indicator, model/estimate.c).  Points are not shared between
+ * parent tets, because the tangential-conforming field is discontinuous in its normal component
+ * across material interfaces: tet t owns points t N .. t N + N-1, N = (s+1)(s+2)(s+3)/6, and cells
+ * t s^3 .. t s^3 + s^3-1 (s = subdiv, 1..64).  E is called from one thread, once per point, before
  * the data is written; its error, or a non-finite value (EM_ERR_NUMERIC
  * naming the tet), leaves no file. */
 em_err em_vtk_write(const char *path, const em_mesh *m, em_field_sampler E, void *ctx,
@@ -107,22 +109,33 @@ em_err em_post_topology_log(const em_mesh *m, const em_port *ports, int n_port, 
 
 /* ------------------------------------------------------------ port tables */
 
-/* Touchstone v1 (".sNp"): "# Hz S RI R z0", one line per frequency for
- * N <= 2 (S11 S21 S12 S22), rows of at most 4 pairs for N >= 3;
+/* Touchstone 1.1 (".sNp"; 2.0 for N > 4, see em_touchstone_write_ref):
+ * "# Hz S RI R z0", one line per frequency for N <= 2 (S11 S21 S12 S22),
+ * rows of at most 4 pairs for N >= 3;
  * S is [n_freq][n_ports][n_ports] with S[f][i][j] = S_ij.  comment (may be
  * NULL, may hold several lines) goes into "! " lines.  Frequencies must be
  * finite, >= 0 and increasing (EM_ERR_ARG); S finite (EM_ERR_NUMERIC). */
 em_err em_touchstone_write(const char *path, int n_ports, int n_freq, const double *freq,
                            const em_cplx *S, double z0, const char *comment);
-/* The same file with S on n_points equally spaced frequencies from freq[0]
- * to freq[n_freq - 1], each S_ij through a natural cubic spline of the
+/* The same with a reference per port, z0[0..n_ports): Touchstone 2.0 (the
+ * [Reference] keyword) when they differ or n_ports > 4, else 1.1.  zrow
+ * (NULL: none) gives each frequency's own references [n_freq][n_ports]
+ * (a waveguide's impedance changes with frequency): a comment line after
+ * the data of a frequency whose references are not z0 lists them. */
+em_err em_touchstone_write_ref(const char *path, int n_ports, int n_freq, const double *freq,
+                               const em_cplx *S, const double *z0, const double *zrow,
+                               const char *comment);
+/* The same file (references z0[0..n_ports), as em_touchstone_write_ref)
+ * with S on n_points equally spaced frequencies from freq[0] to
+ * freq[n_freq - 1], each S_ij through a natural cubic spline of the
  * n_freq >= 2 solved values (post/touchstone_interp.c); a comment line says
  * they are interpolated. */
 em_err em_touchstone_write_interp(const char *path, int n_ports, int n_freq, const double *freq,
-                                  const em_cplx *S, double z0, const char *comment, int n_points);
+                                  const em_cplx *S, const double *z0, const char *comment,
+                                  int n_points);
 /* ports.csv: frequency, then per port i: |S_ii| dB, phase deg, Re/Im Zin
  * with Zin = z0[i] (1 + S_ii)/(1 - S_ii) ("inf" when S_ii = 1), and |S_ji|
- * dB for j != i.  Columns are named in docs/outputs.md. */
+ * dB and phase deg for j != i.  Columns are named in docs/outputs.md. */
 em_err em_ports_csv_write(const char *path, int n_ports, int n_freq, const double *freq,
                           const em_cplx *S, const double *z0);
 /* The same for a sweep whose reference impedances change with frequency:
@@ -134,6 +147,23 @@ em_err em_ports_csv_write(const char *path, int n_ports, int n_freq, const doubl
 #define EM_PORTS_FLAG_ACTIVE 2
 em_err em_ports_csv_write_sweep(const char *path, int n_ports, int n_freq, const double *freq,
                                 const em_cplx *S, const double *z0, const int *flag);
+
+/* The port results of a sweep for stdout (ports_print.c): one port, a
+ * line per frequency (|S11| dB, phase, Zin); several, the whole S-matrix
+ * (|S_ij| dB / phase deg) and every port's Zin, a line per port and
+ * frequency; the frequencies flagged (not converged, |S| > 1) say so. */
+typedef struct em_ports_table {
+  const char *name; /* the case */
+  int n_ports, n_freq;
+  const double *freq;           /* [n_freq] Hz */
+  const em_cplx *S;             /* [n_freq][n][n] on the ports' own impedances */
+  const em_cplx *zin;           /* [n_freq][n] */
+  const double *zref;           /* [n_freq][n] each frequency's own impedances */
+  const char *const *port_name; /* [n] */
+  const int *flag;              /* [n_freq] EM_PORTS_FLAG_* */
+  double touchstone_z0;         /* the Touchstone file's R (0: the ports' own) */
+} em_ports_table;
+void em_ports_print(FILE *f, const em_ports_table *t);
 
 /* ------------------------------------------------------ port quantities */
 
@@ -194,7 +224,7 @@ em_err em_port_flux(const em_port *p, const em_mesh *m, const em_dofmap *d, cons
  * powers count that half; otherwise a mirrored model radiates into the
  * whole sphere and the surface power is that of the whole (2^mirrors times
  * the power through the faces). */
-typedef enum em_mirror { EM_MIRROR_NONE = 0, EM_MIRROR_PEC, EM_MIRROR_PMC } em_mirror;
+/* em_mirror: em_model.h (Farfield/mirror_*). */
 
 typedef struct em_nf2ff {
   double k0, k, eta;   /* free-space and medium wavenumbers (rad/m), eta (ohm) */
@@ -340,6 +370,38 @@ em_err em_rcs_csv_write(const char *path, double freq, const em_ff_grid *g, doub
 em_err em_ff_vtk_write(const char *path, const em_ff_grid *g, const double *v_db, const char *name,
                        double range_db, const double centre[3], double radius, const char *title);
 
+/* ----------------------------------------------------------------- arrays
+ * (array.c, array_csv.c; docs/farfield.md, "Arrays").  Weights a_i are the
+ * complex amplitudes of the waves incident on the ports at their reference
+ * planes (where S refers to) relative to the 1 W of each port's own solve
+ * (|a_i|^2 W in); Array/weights is read into them by model/config_array.c
+ * (em_array_parse_weights).
+ *
+ * The scan to (theta, phi) (radians): a_i = exp(-j k0 u . r_i), r_i the
+ * centre of port i's reference plane (its centre moved by deembed along
+ * its inward normal; metres), u the unit vector of the direction. */
+void em_array_scan_weights(int n, const em_port *ports, double k0, double theta, double phi,
+                           em_cplx *a);
+/* Active reflection gamma_i = sum_j S_ij a_j / a_i (NaN where a_i = 0);
+ * S[i * n + j] = S_ij. */
+void em_array_active(int n, const em_cplx *S, const em_cplx *a, em_cplx *gamma);
+/* xa = sum_i a_i x_i for the n vectors x_i = x + i len (a zero weight's
+ * vector is not read, so a = e_k gives x_k exactly). */
+void em_array_combine(int n, int64_t len, const em_cplx *x, const em_cplx *a, em_cplx *xa);
+/* array_<f>.csv: theta_deg, phi_deg, then per port i F<i> (theta and phi,
+ * real and imaginary, V) and G<i>_dBi = 10 log10 (4 pi U_i / p_inc[i]) (the
+ * embedded element pattern: port i driven, the others matched); with the
+ * array's grid ga and weights a, its F and realized gain array_dBi =
+ * 10 log10 (4 pi U_a / sum_i |a_i|^2 p_inc[i]).  g[i]: the same grid. */
+em_err em_array_csv_write(const char *path, double freq, int n, const em_ff_grid *const *g,
+                          const double *p_inc, const em_ff_grid *ga, const em_cplx *a, double eta);
+/* active.csv: for each frequency and the planes phi = 0 and 90 deg, the
+ * beam scanned from theta = -90 to 90 deg by step (theta < 0: phi + 180),
+ * every port's Gamma_i (dB and deg) from S [n_freq][n][n] and the ports'
+ * centres. */
+em_err em_active_csv_write(const char *path, int n_freq, const double *freq, int n,
+                           const em_port *ports, const em_cplx *S, double step);
+
 /* ------------------------------------------------------------ resonances
  * (resonance.c) Resonances of a sampled one-port response, for design
  * sweeps.  Frequencies ascending, n >= 3. */
@@ -371,6 +433,115 @@ double em_res_q(int n, const double *f, const double *zr, const double *zi, doub
  * |S11|^2, reported in dB) with their -10 dB band.  Returns the counts. */
 void em_res_find(int n, const double *f, const em_cplx *s11, double z0, int max_out,
                  em_resonance *zpk, int *n_zpk, em_resonance *smin, int *n_smin);
+
+/* ------------------------------------------------------ a run's outputs
+ *
+ * What a run writes, read from the problem of its mesh (em_model, model/)
+ * and its results (em_results): one entry point per frequency
+ * (em_post_frequency: port quantities, flags, far field, fields, the line
+ * probe, the PML's reflection estimate), one at the end of a sweep
+ * (em_post_finish: Touchstone, ports.csv, summary.json, the tables on
+ * stdout), one for the modes of an eigen run (em_post_modes). */
+
+/* The output directory.  Every writer takes its path from em_outdir_path
+ * (the one place that joins the directory and a name: a staged run
+ * redirects it there) and records with em_outdir_add what it wrote
+ * (summary.json's "outputs"; a failed run removes them). */
+/* Outputs a run lists (summary.json): a few per frequency (fields, far
+ * field, pattern, array tables) for sweeps of dozens of frequencies. */
+#define EM_OUTDIR_MAX_FILES 320
+typedef struct em_outdir {
+  char dir[1024];
+  int n_files;
+  char files[EM_OUTDIR_MAX_FILES][256]; /* relative to dir */
+  int n_unlisted;                       /* outputs beyond the list (summary.json counts them) */
+  const em_cancel *cancel;              /* a stop request (emsolve's signal flag) the long
+                                           writers poll (em_vtk_opts.cancel); NULL: none */
+} em_outdir;
+
+/* path = dir/name; EM_ERR_INPUT when it does not fit n. */
+em_err em_outdir_path(const em_outdir *o, const char *name, char *path, size_t n);
+/* name joins the list of this run's outputs; beyond EM_OUTDIR_MAX_FILES it
+ * is counted (n_unlisted), never an error: a sweep of many frequencies with
+ * per-frequency files must not lose its result for want of a list entry. */
+em_err em_outdir_add(em_outdir *o, const char *name);
+/* "5.75GHz": a frequency in output file names. */
+void em_post_freq_tag(double f, char *buf, size_t n);
+
+/* What one frequency produced. */
+typedef struct em_freq_result {
+  double f;                                             /* Hz */
+  double k0;                                            /* rad/m */
+  double t_assembly, t_operator, t_pc, t_solve, t_post; /* seconds */
+  em_pc_info pc;
+  em_ksp_stats ksp[EM_MAX_PORTS]; /* one solve per excited port */
+  int n_solve;
+  int converged;   /* every solve converged */
+  int resumed;     /* read from the journal of an earlier run (--resume) */
+  int from_model;  /* adaptive sweep: evaluated from the rational model */
+  double pml_wall; /* <|E|^2> at the PML's outer wall / at its interface
+                      (first excitation; NaN: no PML), model/pml_wall.c */
+  char fields[64]; /* the fields file of this frequency, "" when none */
+} em_freq_result;
+
+/* The results of a sweep, frequency by frequency. */
+typedef struct em_results {
+  int n_freq, n_port;
+  const double *freq;         /* [n_freq] Hz: the configuration's */
+  em_cplx *S;                 /* [n_freq][n_port][n_port] */
+  double *zref;               /* [n_port]: the last frequency's (summary) */
+  double *zport;              /* [n_freq][n_port]: each frequency's reference of S */
+  int *flag;                  /* [n_freq]: EM_PORTS_FLAG_* (not converged, |S_pp| > 1) */
+  int flagged;                /* some frequency is flagged: exit code 3 */
+  em_cplx *zin;               /* [n_freq][n_port] */
+  em_freq_result *fr;         /* [n_freq] */
+  int n_done;                 /* frequencies finished */
+  em_antenna *ant;            /* [n_freq] antenna figures (far field with ports) */
+  double *rcs_back, *rcs_fwd; /* [n_freq] m^2 (plane wave; NaN until computed) */
+  em_antenna *arr_ant;        /* [n_freq] the array excitation's figures (ff_array.c) */
+  em_cplx *arr_a;             /* [n_freq][n_port] the array weights used */
+  /* the adaptive sweep */
+  int n_samples;                      /* full solves so far */
+  em_freq_result *sample;             /* [Solver/sweep_max_solves] each full solve */
+  double sweep_estimate, sweep_check; /* final error estimate and check */
+  int sweep_converged;
+  const em_stages *stages; /* the run's time by stage (summary.json stages_s; NULL: none) */
+} em_results;
+
+em_err em_results_alloc(em_results *r, const em_run_config *cfg, int n_port);
+void em_results_free(em_results *r);
+
+/* What the ports measure on the solutions x [n_port][n_dof] (fixed: the
+ * fixed DOFs' values, NULL zero): meas[e][j], port j with port e driven. */
+em_err em_post_measure(const em_model *m, const em_cplx *x, const em_cplx *fixed, em_cplx *meas);
+/* Frequency fi's S, Zin and references from the measurements (the ports
+ * set to fi's frequency), and its flags, warned about. */
+em_err em_post_ports(const em_model *m, em_results *res, const em_log *log, int fi,
+                     const em_cplx *meas);
+/* The flags of frequency fi (not converged, a reflection above 1), each
+ * warned about (tables.c; also for a row read back from a journal). */
+void em_post_flag(em_results *r, const em_log *log, int fi);
+/* S at f from measurements y [np][np] (the adaptive sweep's outputs). */
+em_err em_post_sparams_at(const em_model *m, double f, const em_cplx *y, em_cplx *S);
+/* Everything frequency fi's solutions x [ns][n_dof] give: port quantities,
+ * flags, far field and its files, fields_<f>.vtk, line_<f>.csv, the PML's
+ * reflection estimate; res->fr[fi].t_post. */
+em_err em_post_frequency(const em_model *m, em_results *res, em_outdir *out, const em_log *log,
+                         int fi, const em_cplx *x, const em_cplx *fixed);
+/* The NF2FF surface of m->ff exists and lies in one lossless medium:
+ * checked before any solve (ff_frequency.c); the far field's line on log. */
+em_err em_post_ff_check(const em_model *m, const em_log *log);
+/* After the sweep: the Touchstone file(s), ports.csv, summary.json (t_start:
+ * when the run began), the port and far-field tables on f. */
+em_err em_post_finish(const em_model *m, em_results *res, em_outdir *out, double t_start, FILE *f);
+/* summary.json alone (summary.c). */
+em_err em_post_summary(const em_model *m, const em_results *res, const em_outdir *out,
+                       double t_start);
+/* The modes of an eigen run (modes.c): per mode f, Q, the residual, the
+ * electric energy per volume group and in the PML, a flag and the dominant
+ * dipole of the dielectric; modes.csv, mode_<i>.vtk, the table on f.  Each
+ * mode's phase is turned so its largest entry is real (er->x changes). */
+em_err em_post_modes(const em_model *m, em_eigen_result *er, em_outdir *out, FILE *f);
 
 #ifdef __cplusplus
 }

@@ -6,7 +6,8 @@
  *   Zini_re_ohm  Re Zin, Zin = z0_i (1 + S_ii) / (1 - S_ii)
  *   Zini_im_ohm  Im Zin                                ("inf" both when S_ii = 1)
  *   Zrefi_ohm  z0_i of that row (em_ports_csv_write_sweep only)
- *   Sji_dB     20 log10 |S_ji| for every j != i
+ *   Sji_dB     20 log10 |S_ji| for every j != i (transmission i -> j)
+ *   Sji_deg    arg S_ji in degrees, right after it
  * Port numbers are 1-based; with 10 or more ports indices are separated by
  * "_" (S10_2_dB).  Numbers in the shortest form that reads back exactly. */
 #include "em_post.h"
@@ -37,7 +38,10 @@ static void put_header(FILE *f, int n_ports, int sweep) {
     fprintf(f, ",Zin%d_re_ohm,Zin%d_im_ohm", i + 1, i + 1);
     if (sweep) fprintf(f, ",Zref%d_ohm", i + 1);
     for (int jj = 0; jj < n_ports; jj++)
-      if (jj != i) put_name(f, n_ports, jj, i, "dB");
+      if (jj != i) {
+        put_name(f, n_ports, jj, i, "dB");
+        put_name(f, n_ports, jj, i, "deg");
+      }
   }
   if (sweep > 1) fputs(",flag", f);
   fputc('\n', f);
@@ -84,7 +88,11 @@ static em_err write_table(const char *path, int n_ports, int n_freq, const doubl
       put_num(f, im);
       if (sweep) put_num(f, zk[i]);
       for (int jj = 0; jj < n_ports; jj++)
-        if (jj != i) put_num(f, 20 * log10(cabs(Sk[jj * n_ports + i])));
+        if (jj != i) {
+          em_cplx t = Sk[jj * n_ports + i];
+          put_num(f, 20 * log10(cabs(t)));
+          put_num(f, atan2(cimag(t), creal(t)) * (180 / M_PI));
+        }
     }
     if (sweep > 1) {
       int g = flag[k];

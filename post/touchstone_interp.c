@@ -11,7 +11,8 @@
 #include <stdio.h>
 
 em_err em_touchstone_write_interp(const char *path, int n_ports, int n_freq, const double *freq,
-                                  const em_cplx *S, double z0, const char *comment, int n_points) {
+                                  const em_cplx *S, const double *z0, const char *comment,
+                                  int n_points) {
   EM_TRY(em_post_check_sweep(path, n_ports, n_freq, freq, S));
   EM_CHECK(n_freq >= 2 && n_points >= 2, EM_ERR_ARG,
            "%s: interpolation needs 2 solved frequencies and 2 points (%d, %d)", path, n_freq,
@@ -37,7 +38,7 @@ em_err em_touchstone_write_interp(const char *path, int n_ports, int n_freq, con
            "%s%sS interpolated by natural cubic splines through the %d solved frequencies "
            "(%d points)",
            comment ? comment : "", comment ? "\n" : "", n_freq, n_points);
-  if (!err) err = em_touchstone_write(path, n_ports, n_points, f, Si, z0, note);
+  if (!err) err = em_touchstone_write_ref(path, n_ports, n_points, f, Si, z0, NULL, note);
   em_free(&f);
   em_free(&y);
   em_free(&col);

@@ -65,17 +65,25 @@ static em_err check_args(const char *path, const em_mesh *m, em_field_sampler E,
              m->n_group - 1);
   for (int32_t t = 0; o->error && t < m->n_tet; t++)
     EM_CHECK(isfinite(o->error[t]) && fabs(o->error[t]) <= (o->single ? FLT_MAX : DBL_MAX),
-             EM_ERR_NUMERIC, "VTK %s: the error indicator of tet %d is %g", path, t,
-             o->error[t]);
+             EM_ERR_NUMERIC, "VTK %s: the error indicator of tet %d is %g", path, t, o->error[t]);
+  return EM_OK;
+}
+
+/* Every 256 tets of a pass: a cancel request (a signal) stops the writer. */
+static em_err cancel_poll(const char *path, const em_cancel *c, int64_t t) {
+  EM_CHECK(t % 256 || !em_cancelled(c), EM_ERR_CANCELLED, "VTK %s: cancelled at tet %lld", path,
+           (long long)t);
   return EM_OK;
 }
 
 /* E at every lattice point of every parent: Ev[3 (t n_pt + p) + c].  A value
  * that is not finite (or would not fit a float) is an error naming the tet. */
 static em_err sample(const char *path, const em_mesh *m, const em_vtk_lattice *L,
-                     em_field_sampler E, void *ctx, int single, em_cplx *Ev) {
-  double lim = single ? FLT_MAX : DBL_MAX;
-  for (int32_t t = 0; t < m->n_tet; t++)
+                     em_field_sampler E, void *ctx, const em_vtk_opts *o, em_cplx *Ev) {
+  double lim = o->single ? FLT_MAX : DBL_MAX;
+  int single = o->single;
+  for (int32_t t = 0; t < m->n_tet; t++) {
+    EM_TRY(cancel_poll(path, o->cancel, t));
     for (int p = 0; p < L->n_pt; p++) {
       em_cplx *e = Ev + 3 * ((size_t)t * L->n_pt + p);
       const double *lam = L->lam + 4 * (size_t)p;
@@ -86,6 +94,7 @@ static em_err sample(const char *path, const em_mesh *m, const em_vtk_lattice *L
                  lam[0], lam[1], lam[2], lam[3], creal(e[c]), cimag(e[c]), c,
                  single ? "not finite or beyond float range" : "not finite");
     }
+  }
   return EM_OK;
 }
 
@@ -116,8 +125,10 @@ static double tet_det(const em_mesh *m, int32_t t) {
 /* POINTS: x = sum_i lam_i x_i for every lattice point of every parent, or
  * on a curved tet its quadratic map x(lam) (em_tet_geom_at): the field
  * sampled at lam sits where it belongs. */
-static void write_points(em_vtk_stream *s, const em_mesh *m, const em_vtk_lattice *L) {
+static em_err write_points(em_vtk_stream *s, const em_mesh *m, const em_vtk_lattice *L,
+                           const char *path, const em_cancel *c) {
   for (int32_t t = 0; t < m->n_tet; t++) {
+    EM_TRY(cancel_poll(path, c, t));
     em_tet_geom g;
     em_tet_geom_make(m, t, &g);
     for (int p = 0; p < L->n_pt; p++) {
@@ -127,13 +138,16 @@ static void write_points(em_vtk_stream *s, const em_mesh *m, const em_vtk_lattic
     }
   }
   em_vtk_stream_end_array(s);
+  return EM_OK;
 }
 
 /* CELLS: "4 a b c d" per sub-tet; the lattice is oriented like the parent's
  * vertex order, so a parent of negative det gets its sub-tets' 1 and 2
  * swapped. */
-static void write_cells(em_vtk_stream *s, const em_mesh *m, const em_vtk_lattice *L) {
+static em_err write_cells(em_vtk_stream *s, const em_mesh *m, const em_vtk_lattice *L,
+                          const char *path, const em_cancel *c) {
   for (int32_t t = 0; t < m->n_tet; t++) {
+    EM_TRY(cancel_poll(path, c, t));
     int32_t base = t * L->n_pt;
     int flip = tet_det(m, t) < 0;
     for (int k = 0; k < L->n_sub; k++) {
@@ -144,13 +158,16 @@ static void write_cells(em_vtk_stream *s, const em_mesh *m, const em_vtk_lattice
     }
   }
   em_vtk_stream_end_array(s);
+  return EM_OK;
 }
 
-static void write_point_data(em_vtk_stream *s, const em_cplx *Ev, int64_t n_pts, const char *type) {
+static em_err write_point_data(em_vtk_stream *s, const em_cplx *Ev, int64_t n_pts, const char *type,
+                               const char *path, const em_cancel *c) {
   char line[128];
   snprintf(line, sizeof line, "POINT_DATA %lld\nVECTORS E_re %s\n", (long long)n_pts, type);
   em_vtk_stream_text(s, line);
   for (int64_t i = 0; i < n_pts; i++) {
+    if (i % 4096 == 0) EM_TRY(cancel_poll(path, c, 0));
     double v[3] = {creal(Ev[3 * i]), creal(Ev[3 * i + 1]), creal(Ev[3 * i + 2])};
     em_vtk_stream_reals(s, v, 3);
   }
@@ -158,6 +175,7 @@ static void write_point_data(em_vtk_stream *s, const em_cplx *Ev, int64_t n_pts,
   snprintf(line, sizeof line, "VECTORS E_im %s\n", type);
   em_vtk_stream_text(s, line);
   for (int64_t i = 0; i < n_pts; i++) {
+    if (i % 4096 == 0) EM_TRY(cancel_poll(path, c, 0));
     double v[3] = {cimag(Ev[3 * i]), cimag(Ev[3 * i + 1]), cimag(Ev[3 * i + 2])};
     em_vtk_stream_reals(s, v, 3);
   }
@@ -165,10 +183,12 @@ static void write_point_data(em_vtk_stream *s, const em_cplx *Ev, int64_t n_pts,
   snprintf(line, sizeof line, "SCALARS E_abs %s 1\nLOOKUP_TABLE default\n", type);
   em_vtk_stream_text(s, line);
   for (int64_t i = 0; i < n_pts; i++) {
+    if (i % 4096 == 0) EM_TRY(cancel_poll(path, c, 0));
     double v = norm3(Ev + 3 * i);
     em_vtk_stream_reals(s, &v, 1);
   }
   em_vtk_stream_end_array(s);
+  return EM_OK;
 }
 
 em_err em_vtk_write(const char *path, const em_mesh *m, em_field_sampler E, void *ctx,
@@ -186,7 +206,7 @@ em_err em_vtk_write(const char *path, const em_mesh *m, em_field_sampler E, void
   EM_TRY_GOTO(err, em_calloc(&Ev, 3 * (size_t)n_pts, sizeof *Ev, "VTK field samples"), done);
   EM_TRY_GOTO(err, em_outfile_open(&out, path, 1), done);
   EM_TRY_GOTO(err, em_vtk_stream_init(&s, out.f, o->binary, o->single), done);
-  EM_TRY_GOTO(err, sample(path, m, L, E, ctx, o->single, Ev), done);
+  EM_TRY_GOTO(err, sample(path, m, L, E, ctx, o, Ev), done);
 
   make_title(title, m, o->title);
   em_vtk_stream_text(&s, "# vtk DataFile Version 3.0\n");
@@ -195,10 +215,10 @@ em_err em_vtk_write(const char *path, const em_mesh *m, em_field_sampler E, void
   snprintf(line, sizeof line, "DATASET UNSTRUCTURED_GRID\nPOINTS %lld %s\n", (long long)n_pts,
            type);
   em_vtk_stream_text(&s, line);
-  write_points(&s, m, L);
+  EM_TRY_GOTO(err, write_points(&s, m, L, path, o->cancel), done);
   snprintf(line, sizeof line, "CELLS %lld %lld\n", (long long)n_cells, 5 * (long long)n_cells);
   em_vtk_stream_text(&s, line);
-  write_cells(&s, m, L);
+  EM_TRY_GOTO(err, write_cells(&s, m, L, path, o->cancel), done);
   EM_TRY_GOTO(err, em_vtk_stream_flush(&s, path), done);
 
   snprintf(line, sizeof line, "CELL_TYPES %lld\n", (long long)n_cells);
@@ -227,7 +247,8 @@ em_err em_vtk_write(const char *path, const em_mesh *m, em_field_sampler E, void
       for (int k = 0; k < L->n_sub; k++) em_vtk_stream_reals(&s, &o->error[t], 1);
     em_vtk_stream_end_array(&s);
   }
-  write_point_data(&s, Ev, n_pts, type);
+  EM_TRY_GOTO(err, cancel_poll(path, o->cancel, 0), done);
+  EM_TRY_GOTO(err, write_point_data(&s, Ev, n_pts, type, path, o->cancel), done);
   EM_TRY_GOTO(err, em_vtk_stream_flush(&s, path), done);
   EM_TRY_GOTO(err, em_outfile_commit(&out), done);
 done:

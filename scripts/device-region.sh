@@ -4,8 +4,8 @@
 # DRA (5.8 GHz, pmg, COCG, mixed precision) at about 1M unknowns with each
 # PML treatment, then the largest sizes that fit with the PML at order 1.
 #
-#   1M (EPW_1M, default 7.8 at the case's 7.5 GHz sizing; every run on the
-#   same mesh):
+#   1M (EPW_1M, default 9 at the case's 7.5 GHz sizing: 1.0M unknowns
+#   uniform; every run on the same mesh; SKIP_1M=1 skips these):
 #     uniform         every PML unknown in the coarse factor (auto = 3, today)
 #     pml2            PML/basis_order 2: the PML's orders 1-2 in the coarse set
 #     pml1            PML/basis_order 1: the coarse set is the order-1 space
@@ -14,9 +14,12 @@
 #                     coarse factor)
 #     blockilu        the same with ILU(0) of the PML block (stalls on the
 #                     CPU: 150 iterations at most, SKIP_ILU=1 skips it)
-#   largest (PML/basis_order 1): EPW_BIG (default "16 20 25": ~5M, ~10M,
-#   ~20M unknowns), each while the time left allows; on an H100 the 20M
-#   point is expected not to fit (its refusal is a result too).
+#   largest: BIG_ARGS (default: PML/basis_order 1 with PML/elements_only 1,
+#   the layer kept at its PML/elements across however fine the interior, so
+#   the coarse set stays the order-1 space, ~8 % of the unknowns) at
+#   EPW_BIG (default "29 40 54": ~5M, ~10M, ~20M unknowns by the CPU's
+#   --dry-run: 12 -> 0.72M, 25 -> 3.6M), each while the time left allows;
+#   a size that does not fit the card is refused (that is a result too).
 #
 # Per run: unknowns, the coarse set (and its share), iterations, true
 # residual, S11 / Zin, the stage times, the memory by component (the log's
@@ -25,8 +28,9 @@
 set -uo pipefail
 OUT=${OUT:-out/device}
 DEADLINE=${DEADLINE:-540}
-EPW_1M=${EPW_1M:-7.8}
-EPW_BIG=${EPW_BIG-16 20 25}
+EPW_1M=${EPW_1M:-9}
+EPW_BIG=${EPW_BIG-29 40 54}
+BIG_ARGS=${BIG_ARGS:--setnumber PML/basis_order 1 -setnumber PML/elements_only 1}
 mkdir -p "$OUT"
 T0=$(date +%s)
 left() { echo $((DEADLINE - ($(date +%s) - T0))); }
@@ -96,14 +100,17 @@ for l in re.findall(r"region \w+: order.*", text):
 PY
 }
 nvidia-smi --query-gpu=name,memory.total --format=csv,noheader
-run uniform "$EPW_1M" 150
-run pml2 "$EPW_1M" 150 -setnumber PML/basis_order 2
-run pml1 "$EPW_1M" 150 -setnumber PML/basis_order 1
-run block "$EPW_1M" 150 -setstring PMG/pml_coarse 1 -setstring PMG/pml_smoother direct
-[ "${SKIP_ILU:-0}" = 1 ] || run blockilu "$EPW_1M" 90 -setstring PMG/pml_coarse 1 \
-  -setstring PMG/pml_smoother ilu0 -setnumber Solver/max_iterations 150
+if [ "${SKIP_1M:-0}" != 1 ]; then
+  run uniform "$EPW_1M" 150
+  run pml2 "$EPW_1M" 150 -setnumber PML/basis_order 2
+  run pml1 "$EPW_1M" 150 -setnumber PML/basis_order 1
+  run block "$EPW_1M" 150 -setstring PMG/pml_coarse 1 -setstring PMG/pml_smoother direct
+  [ "${SKIP_ILU:-0}" = 1 ] || run blockilu "$EPW_1M" 90 -setstring PMG/pml_coarse 1 \
+    -setstring PMG/pml_smoother ilu0 -setnumber Solver/max_iterations 150
+fi
 for e in $EPW_BIG; do
   [ "$(left)" -lt 120 ] && { echo "skipped epw $e: $(left) s left"; break; }
-  run "pml1-epw$e" "$e" 400 -setnumber PML/basis_order 1
+  # shellcheck disable=SC2086 # BIG_ARGS: options, word-split on purpose
+  run "big-epw$e" "$e" 420 $BIG_ARGS
 done
 step "done"

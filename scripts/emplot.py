@@ -12,6 +12,14 @@ From what the directory holds (docs/outputs.md):
   pattern_<n>.csv    pattern_<n>.{png,svg}  E- and H-plane polar patterns (dBi)
   rcs_<n>.csv        rcs_<n>.{png,svg}      bistatic RCS (dBsm) in the planes
                                             phi = 0 and phi = 90 deg
+                     sij.{png,svg}    several ports: |S_ji| (coupling) against frequency
+  array_<n>.csv      array_<n>.{png,svg}    several ports: the embedded element
+                                            patterns and the array pattern
+                                            (realized gain, dBi) in the planes
+                                            phi = 0 and 90 deg
+  active.csv         active_<n>.{png,svg}   several ports: |active reflection|
+                                            of every port against the scan angle
+                                            in the planes phi = 0 and 90 deg
   sweep.csv          sweep_s11.{png,svg}    a design sweep: |S11| of every point
   sweep_summary.csv  sweep_resonance.{png,svg}  first Re Zin peak and |S11|
                                             minimum against the first swept
@@ -114,6 +122,20 @@ def plot_ports(d, case, zref, out):
     ax.grid(True, alpha=0.4)
     ax.legend()
     written += save(fig, out, "s11")
+    if len(ports) >= 2:  # coupling: every S_ji, j != i (S_ji = S_ij for reciprocal structures)
+        fig, ax = plt.subplots(figsize=(7, 4.5))
+        for i in ports:
+            for j in ports:
+                if j <= i:
+                    continue
+                key = f"S{j}{i}_dB" if len(ports) < 10 else f"S{j}_{i}_dB"
+                ax.plot(f, [num(r, key, path) for r in rows], marker="o", ms=3, label=f"|S{j}{i}|")
+        ax.set_xlabel("frequency (GHz)")
+        ax.set_ylabel("transmission (dB)")
+        ax.set_title(f"{case}: coupling between the ports, {span}")
+        ax.grid(True, alpha=0.4)
+        ax.legend(fontsize=7, ncol=2)
+        written += save(fig, out, "sij")
     # Smith chart of port 1
     key = "S11" if len(ports) < 10 else "S1_1"
     gam = [10 ** (num(r, key + "_dB", path) / 20) * complex(math.cos(math.radians(num(r, key + "_deg", path))),
@@ -248,6 +270,77 @@ def plot_rcs(path, case, out, name):
     return save(fig, out, name)
 
 
+def cut(rows, path, key, phi0):
+    """(theta, value) along the plane phi = phi0 of a (theta, phi) grid table,
+    theta in -180..180 (negative: phi0 + 180)."""
+    pts = []
+    for r in rows:
+        th, ph, v = num(r, "theta_deg", path), num(r, "phi_deg", path), num(r, key, path)
+        if abs(ph - phi0) < 1e-9:
+            pts.append((th, finite(v)))
+        elif abs(ph - phi0 - 180) < 1e-9 and 0 < th < 180:
+            pts.append((-th, finite(v)))
+    return sorted(pts)
+
+
+def plot_array(path, case, out, name):
+    """array_<f>.csv: every port's embedded pattern and the array's in the
+    planes phi = 0 and 90 deg."""
+    comments, rows = read_table(path)
+    f = freq_of(comments, path)
+    ports = sorted({int(m.group(1)) for k in rows[0] for m in [re.match(r"G(\d+)_dBi", k)] if m})
+    has_array = "array_dBi" in rows[0]
+    fig, axes = plt.subplots(1, 2, figsize=(12, 4.8), sharey=True)
+    top = max(finite(num(r, k, path)) for r in rows for k in
+              [f"G{p}_dBi" for p in ports] + (["array_dBi"] if has_array else []))
+    top = math.ceil(top / 5) * 5
+    for ax, phi0 in zip(axes, (0.0, 90.0)):
+        for p in ports:
+            pts = cut(rows, path, f"G{p}_dBi", phi0)
+            ax.plot([q[0] for q in pts], [q[1] for q in pts], lw=1, alpha=0.8, label=f"port {p} embedded")
+        if has_array:
+            pts = cut(rows, path, "array_dBi", phi0)
+            ax.plot([q[0] for q in pts], [q[1] for q in pts], "k", lw=2.2, label="array")
+        ax.set_xlabel(f"theta (deg) in the plane phi = {phi0:g} deg (negative: phi + 180)")
+        ax.set_xlim(-180, 180)
+        ax.set_xticks(range(-180, 181, 45))
+        ax.set_ylim(top - 40, top)
+        ax.grid(True, alpha=0.4)
+    axes[0].set_ylabel("realized gain (dBi)")
+    axes[1].legend(fontsize=7, loc="lower center")
+    weights = next((c.split("array: ", 1)[1] for c in comments if "array: " in c), "")
+    fig.suptitle(f"{case}: embedded element and array patterns at {freq_text(f)}" +
+                 (f"\n{weights}" if weights else ""), fontsize=10)
+    return save(fig, out, name)
+
+
+def plot_active(d, case, out):
+    """active.csv: |Gamma_i| of every port against the scan angle, one plot
+    per frequency, the planes phi = 0 and 90 deg side by side."""
+    path = os.path.join(d, "active.csv")
+    _, rows = read_table(path)
+    ports = sorted({int(m.group(1)) for k in rows[0] for m in [re.match(r"Gamma(\d+)_dB", k)] if m})
+    written = []
+    for fhz in sorted({num(r, "f_Hz", path) for r in rows}):
+        fig, axes = plt.subplots(1, 2, figsize=(12, 4.5), sharey=True)
+        for ax, phi0 in zip(axes, (0.0, 90.0)):
+            sel = [r for r in rows if num(r, "f_Hz", path) == fhz and num(r, "plane_phi_deg", path) == phi0]
+            th = [num(r, "scan_theta_deg", path) for r in sel]
+            for p in ports:
+                ax.plot(th, [finite(num(r, f"Gamma{p}_dB", path)) for r in sel], marker="o", ms=2,
+                        label=f"port {p}")
+            ax.axhline(-10, color="k", lw=0.6, ls=":")
+            ax.set_xlabel(f"scan theta (deg) in the plane phi = {phi0:g} deg")
+            ax.set_xlim(-90, 90)
+            ax.set_xticks(range(-90, 91, 30))
+            ax.grid(True, alpha=0.4)
+        axes[0].set_ylabel("|active reflection| (dB)")
+        axes[1].legend(fontsize=7)
+        fig.suptitle(f"{case}: active reflection against scan angle at {freq_text(fhz)}", fontsize=10)
+        written += save(fig, out, f"active_{fhz * 1e-9:.9g}GHz")
+    return written
+
+
 SWEEP_FIXED = ("point", "f_Hz", "S11_dB", "S11_deg", "Zin_re_ohm", "Zin_im_ohm")
 
 
@@ -341,6 +434,10 @@ def main(argv):
         written += plot_pattern(p, case, out, os.path.splitext(os.path.basename(p))[0])
     for p in sorted(glob.glob(os.path.join(d, "rcs_*.csv"))):
         written += plot_rcs(p, case, out, os.path.splitext(os.path.basename(p))[0])
+    for p in sorted(glob.glob(os.path.join(d, "array_*.csv"))):
+        written += plot_array(p, case, out, os.path.splitext(os.path.basename(p))[0])
+    if os.path.exists(os.path.join(d, "active.csv")):
+        written += plot_active(d, case, out)
     if os.path.exists(os.path.join(d, "sweep.csv")):
         written += plot_sweep(d, case, out)
     if not written:

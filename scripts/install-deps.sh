@@ -2,8 +2,11 @@
 # Install the Debian packages emsolve needs when they are missing.  As root
 # it installs them; otherwise it names them and fails.
 set -eu
+# MPI (dist/, docs/mpi.md): Debian's Open MPI and MUMPS (the distributed
+# direct solver of issue 27)
 PKGS="cmake make gcc g++ libgmsh-dev libmetis-dev liblapack-dev libblas-dev libopenblas-dev libm4ri-dev
-      python3 python3-numpy python3-scipy python3-meshio python3-matplotlib clang-format"
+      python3 python3-numpy python3-scipy python3-meshio python3-matplotlib clang-format
+      libopenmpi-dev openmpi-bin libmumps-dev"
 missing=""
 for p in $PKGS; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

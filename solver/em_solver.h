@@ -67,8 +67,9 @@ typedef struct em_pmg_opts {
                                  level, all orders together (e.g. the PML's
                                  unknowns not in the coarse set), visited
                                  first on the way down and last on the way
-                                 up, smoothed by ILU(0) of their diagonal
-                                 block (block_direct: its exact factor); the
+                                 up, smoothed by omega ILU(0)^-1 of their
+                                 diagonal block (block_direct: its exact
+                                 factor; omega = damping, else 0.5 / 1); the
                                  order-group levels leave them out */
   int block_direct;           /* the block level's smoother: 0 ILU(0), 1 the
                                  sparse direct factor */
@@ -126,18 +127,20 @@ typedef struct em_pc_opts {
   em_pc_type type;
   em_pc_ordering ordering;
   em_backend backend;
-  em_prec prec;     /* factor storage precision (our triangular solves compute
-                       in double on the rounded factors; cuSPARSE's in prec) */
-  em_pc_trsv trsv;  /* GPU triangular solve (ILU); AUTO = 0 */
-  int block_size;   /* BMC block size; 0 = 16 */
-  double shift;     /* ILU(0) of A + j shift |diag(A)| instead of A: damps the
-                       tiny pivots of indefinite systems (0: plain ILU(0);
-                       0.05 is a good first try when ILU(0) stagnates).
-                       EM_PC_DIRECT factors A + j shift |diag(A)| too. */
-  double mem_limit; /* EM_PC_DIRECT: bytes its factorization may use; 0 = the
-                       host's MemAvailable (EM_ERR_MEMORY beyond) */
-  em_pmg_opts pmg;  /* EM_PC_PMG (its coarse factor takes prec from here;
-                       mem_limit does not bound it) */
+  em_prec prec;            /* factor storage precision (our triangular solves compute
+                              in double on the rounded factors; cuSPARSE's in prec) */
+  em_pc_trsv trsv;         /* GPU triangular solve (ILU); AUTO = 0 */
+  int block_size;          /* BMC block size; 0 = 16 */
+  double shift;            /* ILU(0) of A + j shift |diag(A)| instead of A: damps the
+                              tiny pivots of indefinite systems (0: plain ILU(0);
+                              0.05 is a good first try when ILU(0) stagnates).
+                              EM_PC_DIRECT factors A + j shift |diag(A)| too. */
+  double mem_limit;        /* EM_PC_DIRECT: bytes its factorization may use; 0 = the
+                              host's MemAvailable (EM_ERR_MEMORY beyond) */
+  em_pmg_opts pmg;         /* EM_PC_PMG (its coarse factor takes prec from here;
+                              mem_limit does not bound it) */
+  const em_cancel *cancel; /* EM_PC_DIRECT, PMG's coarse factor: polled by the
+                              factorization (em_direct_opts.cancel) */
 } em_pc_opts;
 
 /* NONE, NATURAL, CPU, DOUBLE, AUTO, 0, 0. */
@@ -200,6 +203,14 @@ em_err em_pc_apply(em_pc *pc, const void *r, void *z);
 /* The same for vectors in precision vec_prec (em_ksp_solve uses this with
  * the operator's precision). */
 em_err em_pc_apply_prec(em_pc *pc, em_prec vec_prec, const void *r, void *z);
+/* z[j] = M^-1 r[j] for k vectors at once where the type has a block form
+ * (the direct factor solves the k columns together, reading its factor
+ * once; pmg runs one V-cycle over k vectors with multi-vector products and
+ * one k-column coarse solve), else k applications.  Each column equals
+ * em_pc_apply_prec's (bit for bit on the CPU; on the GPU the direct
+ * factor's dense kernels may round differently with k columns).  The z[j]
+ * are distinct and none is an r. */
+em_err em_pc_apply_multi(em_pc *pc, em_prec vec_prec, int k, const void *const *r, void *const *z);
 void em_pc_get_info(const em_pc *pc, em_pc_info *info);
 void em_pc_destroy(em_pc **pc);
 
@@ -240,6 +251,11 @@ typedef struct em_direct_opts {
   em_prec prec;              /* factor precision: SINGLE (CUDA only) factors
                                 in complex single for a Krylov method in
                                 double to refine ("mixed"); default DOUBLE */
+  const em_cancel *cancel;   /* polled before each supernode (GPU: each
+                                level): set, the factorization stops with
+                                EM_ERR_CANCELLED (NULL: never) */
+  em_nd_opts nd;             /* nested dissection: on the supervariables
+                                (default) or the whole graph (graph/nd.c) */
 } em_direct_opts;
 
 /* ND, 1e-8, 0, AUTO, 0, 0, CPU, DOUBLE. */
@@ -269,6 +285,7 @@ typedef struct em_direct_info {
   int64_t perturbed;       /* pivots perturbed by the last factorization */
   double asymmetry;        /* max |a_ij - a_ji| / ||A||_max of the last A */
   double t_order;          /* seconds: ordering (METIS, RCM ...) */
+  int32_t n_sv;            /* vertices ordered: supervariables (ND), else n */
   double t_symbolic;       /* elimination tree, counts, supernodes */
   double t_numeric;        /* last numeric factorization */
   const char *where;       /* "cpu" or "gpu": where the factor lives */
@@ -306,6 +323,8 @@ typedef struct em_ksp_opts {
   int restart;   /* GMRES(m) restart length (default 50) */
   int log_every; /* print the residual every n iterations (0: never) */
   const em_log *log;
+  const em_cancel *cancel; /* polled every iteration: set, the solve stops
+                              with EM_ERR_CANCELLED (NULL: never) */
 } em_ksp_opts;
 
 void em_ksp_opts_default(em_ksp_opts *o);
@@ -332,6 +351,22 @@ typedef struct em_ksp_stats {
  * (at most 3 times, within max_it) before reporting. */
 em_err em_ksp_solve(const em_operator *A, em_pc *pc, const em_cplx *b, em_cplx *x,
                     const em_ksp_opts *o, em_ksp_stats *st);
+
+/* A x_j = b_j for k right-hand sides of one operator and preconditioner,
+ * as a block (docs/solvers.md, "Several right-hand sides"): B and X host
+ * arrays, column j at B + j ldb and X + j ldx (ldb, ldx >= n; X holds the
+ * initial guesses), st[j] the statistics of column j (its time: an equal
+ * share of the block's).  BiCGSTAB and COCG run the k solves in lockstep:
+ * every operator application of an iteration is one multi-vector product
+ * (em_operator.apply_multi) and every preconditioner application one block
+ * apply (em_pc_apply_multi), each column keeping its own scalars, stopping
+ * test and restarts, so that column j gets em_ksp_solve's iterates (bit for
+ * bit on the CPU).  The other methods solve the columns one after another. */
+#define EM_KSP_MAX_BLOCK 64
+em_err em_ksp_solve_multi(const em_operator *A, em_pc *pc, int k, const em_cplx *B, int64_t ldb,
+                          em_cplx *X, int64_t ldx, const em_ksp_opts *o, em_ksp_stats *st);
+/* 1 when method m runs a block in lockstep. */
+int em_ksp_has_block(em_ksp_method m);
 
 #ifdef __cplusplus
 }

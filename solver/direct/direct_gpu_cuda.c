@@ -604,7 +604,14 @@ em_err em_direct_numeric_cuda(em_direct *F, const em_csr *M, const double *r, do
   em_dev_free(&g->vals);
   g->bytes -= vbytes;
   double tau = F->opts.pivot_eps * smax;
-  for (int32_t l = 0; l < g->nlev; l++) EM_TRY_GOTO(err, factor_level(F, g, l, tau, log), fail);
+  for (int32_t l = 0; l < g->nlev; l++) {
+    if (em_cancelled(F->opts.cancel)) { /* a signal: stop between levels */
+      err = EM_RAISE(EM_ERR_CANCELLED, "direct factorization (GPU): cancelled at level %d of %d", l,
+                     g->nlev);
+      goto fail;
+    }
+    EM_TRY_GOTO(err, factor_level(F, g, l, tau, log), fail);
+  }
   em_dg_piv piv;
   EM_CUDA(cudaMemcpy(&piv, g->piv, sizeof piv, cudaMemcpyDeviceToHost));
   F->info.perturbed = (int64_t)piv.perturbed;

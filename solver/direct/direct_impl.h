@@ -229,6 +229,11 @@ typedef struct em_direct_pc {
   em_cplx *y;    /* n: r permuted to the new numbering, then z */
   em_cplx *work; /* em_direct_solve_work(F) */
   void *hr, *hz; /* staged apply: host copies of r and z (n complex doubles) */
+  int cap_k;     /* columns the block buffers below hold (0: none yet) */
+  em_cplx *ym;   /* n x cap_k: the block of a k-column host apply */
+  em_cplx *wm;   /* em_direct_solve_work(F) x cap_k */
+  void *dstage;  /* GPU factor: 2 n x cap_k staging of columns that are not
+                    one strided block in device memory (direct_cuda.c) */
 } em_direct_pc;
 
 /* The pc builder (pc.c dispatches): factor A on the pc's backend (or its
@@ -240,6 +245,9 @@ em_err em_direct_pc_update(em_pc *pc, const em_csr *A, const em_log *log);
 void em_direct_pc_destroy(em_pc *pc);
 /* z = (L D L^T)^-1 r for host vectors of precision vec_prec. */
 em_err em_direct_pc_host_apply(em_direct_pc *p, em_prec vec_prec, const void *r, void *z);
+/* The same for k host vectors: one solve with k right-hand sides. */
+em_err em_direct_pc_host_apply_multi(em_direct_pc *p, em_prec vec_prec, int k,
+                                     const void *const *r, void *const *z);
 /* The apply of a factor that lives on the pc's backend (the backend
  * tables' direct_pc_use): host solve (direct_pc.c), device solve
  * (direct_cuda.c). */

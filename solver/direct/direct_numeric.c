@@ -20,7 +20,7 @@
 
 #include "direct_impl.h"
 
-enum { FAIL_NONE = 0, FAIL_PIVOT_NAN, FAIL_PIVOT_ZERO, FAIL_MEMORY, FAIL_PATTERN };
+enum { FAIL_NONE = 0, FAIL_PIVOT_NAN, FAIL_PIVOT_ZERO, FAIL_MEMORY, FAIL_PATTERN, FAIL_CANCELLED };
 
 typedef struct num_state {
   em_direct *F;
@@ -96,6 +96,10 @@ static void process(num_state *st, int32_t s) {
   const int32_t *rows = S->rows + S->rptr[s];
   em_cplx *L = F->lval + S->lptr[s], *cb = NULL;
   if (atomic_load(&st->failed)) goto children;
+  if (em_cancelled(F->opts.cancel)) { /* a signal: every supernode after this one is skipped */
+    fail(st, FAIL_CANCELLED, s, 0);
+    goto children;
+  }
   if (nb > 0 && em_calloc(&cb, (size_t)(nb * nb), sizeof *cb, "update matrix")) {
     em_error_clear(); /* this thread's trace; the caller raises */
     fail(st, FAIL_MEMORY, s, nb);
@@ -184,6 +188,10 @@ em_err em_direct_numeric(em_direct *F, const em_csr *A, const double *r, double 
                      "direct factorization: out of host memory for the %lld x %lld update "
                      "matrix of supernode %lld",
                      (long long)st.fail_b, (long long)st.fail_b, (long long)st.fail_a);
+      break;
+    case FAIL_CANCELLED:
+      err = EM_RAISE(EM_ERR_CANCELLED, "direct factorization: cancelled at supernode %lld of %d",
+                     (long long)st.fail_a, S->ns);
       break;
     case FAIL_PATTERN:
       err = EM_RAISE(EM_ERR_ARG,

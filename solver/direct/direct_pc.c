@@ -7,11 +7,8 @@
 #include "direct_impl.h"
 #include "pc_impl.h"
 
-em_err em_direct_pc_host_apply(em_direct_pc *p, em_prec vec_prec, const void *r, void *z) {
-  const em_direct *F = p->F;
-  int32_t n = F->S.n;
-  const int32_t *perm = F->S.perm;
-  em_cplx *y = p->y;
+/* y[perm[i]] = r[i] in complex double */
+static void gather(int32_t n, const int32_t *perm, em_prec vec_prec, const void *r, em_cplx *y) {
   if (vec_prec == EM_PREC_SINGLE) {
     const em_cplxf *rr = r;
 #pragma omp parallel for schedule(static) if (n > 50000)
@@ -21,7 +18,10 @@ em_err em_direct_pc_host_apply(em_direct_pc *p, em_prec vec_prec, const void *r,
 #pragma omp parallel for schedule(static) if (n > 50000)
     for (int32_t i = 0; i < n; i++) y[perm[i]] = rr[i];
   }
-  EM_TRY(em_direct_solve_perm(F, 1, y, n, p->work));
+}
+
+/* z[i] = y[perm[i]] in the vectors' precision */
+static void scatter(int32_t n, const int32_t *perm, em_prec vec_prec, const em_cplx *y, void *z) {
   if (vec_prec == EM_PREC_SINGLE) {
     em_cplxf *zz = z;
 #pragma omp parallel for schedule(static) if (n > 50000)
@@ -31,11 +31,45 @@ em_err em_direct_pc_host_apply(em_direct_pc *p, em_prec vec_prec, const void *r,
 #pragma omp parallel for schedule(static) if (n > 50000)
     for (int32_t i = 0; i < n; i++) zz[i] = y[perm[i]];
   }
+}
+
+em_err em_direct_pc_host_apply(em_direct_pc *p, em_prec vec_prec, const void *r, void *z) {
+  const em_direct *F = p->F;
+  int32_t n = F->S.n;
+  gather(n, F->S.perm, vec_prec, r, p->y);
+  EM_TRY(em_direct_solve_perm(F, 1, p->y, n, p->work));
+  scatter(n, F->S.perm, vec_prec, p->y, z);
+  return EM_OK;
+}
+
+/* k columns gathered into one n x k block, one solve with k right-hand
+ * sides (each supernode's block of L read once for all of them; every
+ * column's arithmetic is the one-column solve's), scattered back. */
+em_err em_direct_pc_host_apply_multi(em_direct_pc *p, em_prec vec_prec, int k,
+                                     const void *const *r, void *const *z) {
+  const em_direct *F = p->F;
+  int32_t n = F->S.n;
+  if (k > p->cap_k || !p->ym) {
+    size_t w = (size_t)em_direct_solve_work(F);
+    em_free(&p->ym);
+    em_free(&p->wm);
+    EM_TRY(em_calloc(&p->ym, ((size_t)n + 1) * (size_t)k, sizeof *p->ym, "direct block vectors"));
+    EM_TRY(em_calloc(&p->wm, w * (size_t)k, sizeof *p->wm, "direct block work"));
+    p->cap_k = k;
+  }
+  for (int j = 0; j < k; j++) gather(n, F->S.perm, vec_prec, r[j], p->ym + (size_t)j * n);
+  EM_TRY(em_direct_solve_perm(F, k, p->ym, n, p->wm));
+  for (int j = 0; j < k; j++) scatter(n, F->S.perm, vec_prec, p->ym + (size_t)j * n, z[j]);
   return EM_OK;
 }
 
 static em_err direct_apply(em_pc *pc, em_prec vec_prec, const void *r, void *z) {
   return em_direct_pc_host_apply(pc->data, vec_prec, r, z);
+}
+
+static em_err direct_apply_multi(em_pc *pc, em_prec vec_prec, int k, const void *const *r,
+                                 void *const *z) {
+  return em_direct_pc_host_apply_multi(pc->data, vec_prec, k, r, z);
 }
 
 void em_direct_pc_destroy(em_pc *pc) {
@@ -46,6 +80,8 @@ void em_direct_pc_destroy(em_pc *pc) {
   em_free(&p->work);
   em_free(&p->hr);
   em_free(&p->hz);
+  em_free(&p->ym);
+  em_free(&p->wm);
   em_free(&pc->data);
 }
 
@@ -72,9 +108,10 @@ static em_err direct_apply_staged(em_pc *pc, em_prec vec_prec, const void *r, vo
   return EM_OK;
 }
 
-static const em_pc_ops DIRECT_CPU = {direct_apply, em_direct_pc_destroy, em_direct_pc_update};
+static const em_pc_ops DIRECT_CPU = {direct_apply, em_direct_pc_destroy, em_direct_pc_update,
+                                     direct_apply_multi};
 static const em_pc_ops DIRECT_STAGED = {direct_apply_staged, em_direct_pc_destroy,
-                                        em_direct_pc_update};
+                                        em_direct_pc_update, NULL};
 
 em_err em_pc_direct_use_cpu(em_pc *pc) {
   pc->ops = &DIRECT_CPU;
@@ -117,6 +154,7 @@ em_err em_pc_direct_build(const em_csr *A, em_pc *pc, const em_log *log) {
   o.mem_limit = pc->opts.mem_limit;
   o.backend = pc->opts.backend;
   o.prec = pc->opts.prec;
+  o.cancel = pc->opts.cancel;
   EM_TRY(em_direct_create(A, &o, log, &p->F));
   em_direct_info in;
   em_direct_get_info(p->F, &in);

@@ -90,10 +90,12 @@ static void forward_node(void *ctx, int32_t s) {
           ts[q - k + r * nb] += tc[i + r * nbc];
       }
   }
-  for (int r = 0; r < nrhs; r++) {
-    em_cplx *x = y + r * ldy + c0, *t = ts + r * nb;
-    for (int64_t j = 0; j < k; j++) {
-      const em_cplx *col = L + j * m;
+  /* column j of L once for every right-hand side (while it is in cache);
+     each right-hand side sees the steps of a one-column solve in order */
+  for (int64_t j = 0; j < k; j++) {
+    const em_cplx *col = L + j * m;
+    for (int r = 0; r < nrhs; r++) {
+      em_cplx *x = y + r * ldy + c0, *t = ts + r * nb;
       em_cplx xj = x[j];
       axpy_sub(k - j - 1, col + j + 1, xj, x + j + 1);
       axpy_sub(nb, col + k, -xj, t); /* t += L21(:, j) x_j */
@@ -115,12 +117,11 @@ static void backward_node(void *ctx, int32_t s) {
   em_cplx *ts = tvec(S, s, nrhs, c->work); /* the gathered y(rows below s) */
   for (int r = 0; r < nrhs; r++)
     for (int64_t i = 0; i < nb; i++) ts[i + r * nb] = y[r * ldy + below[i]];
-  for (int r = 0; r < nrhs; r++) {
-    em_cplx *x = y + r * ldy + c0;
-    const em_cplx *t = ts + r * nb;
-    for (int64_t j = k - 1; j >= 0; j--) {
-      const em_cplx *col = L + j * m;
-      x[j] -= dotu(k - j - 1, col + j + 1, x + j + 1) + dotu(nb, col + k, t);
+  for (int64_t j = k - 1; j >= 0; j--) { /* column j once for every right-hand side */
+    const em_cplx *col = L + j * m;
+    for (int r = 0; r < nrhs; r++) {
+      em_cplx *x = y + r * ldy + c0;
+      x[j] -= dotu(k - j - 1, col + j + 1, x + j + 1) + dotu(nb, col + k, ts + r * nb);
     }
   }
 }

@@ -55,7 +55,7 @@ static void ilu0_destroy(em_pc *pc) {
   em_free(&pc->data);
 }
 
-static const em_pc_ops ILU0_CPU = {ilu0_apply, ilu0_destroy, NULL};
+static const em_pc_ops ILU0_CPU = {ilu0_apply, ilu0_destroy, NULL, NULL};
 
 em_err em_pc_ilu0_build_cpu(em_ilu0 *F, em_pc *pc) {
   ilu0_cpu *c = NULL;

@@ -133,7 +133,7 @@ static void ilu0_destroy(em_pc *pc) {
   em_free(&pc->data);
 }
 
-static const em_pc_ops ILU0_CUDA = {ilu0_apply, ilu0_destroy, NULL};
+static const em_pc_ops ILU0_CUDA = {ilu0_apply, ilu0_destroy, NULL, NULL};
 
 /* device copies of the factors and schedules of F */
 static em_err upload_factors(ilu0_cuda *c, const em_ilu0 *F) {

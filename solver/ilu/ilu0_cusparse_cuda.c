@@ -62,7 +62,7 @@ static void destroy(em_pc *pc) {
   em_free(&pc->data);
 }
 
-static const em_pc_ops ILU0_CUSPARSE = {apply, destroy, NULL};
+static const em_pc_ops ILU0_CUSPARSE = {apply, destroy, NULL, NULL};
 
 /* csrilu02 in place on c->val (double), zero pivots named in the old numbering */
 static em_err factor(ilu0_cusparse *c, const em_ilu0 *F, int nnz) {

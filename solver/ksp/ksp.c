@@ -6,9 +6,6 @@
 #include "ksp_impl.h"
 #include "pc_impl.h"
 
-/* most restarts from the true residual after a converged recursive one */
-#define KSP_MAX_TRUE_RESTARTS 3
-
 em_err ksp_alloc(em_ksp_ctx *k, int count, void **X) {
   EM_TRY(k->v->ops->alloc(k->v, count, X));
   k->st->vec_bytes += (size_t)count * (size_t)k->v->n * k->v->elsize;
@@ -57,15 +54,30 @@ int ksp_stop(em_ksp_ctx *k, double rnorm) {
   double rel = rnorm / k->bnorm;
   k->st->iterations = k->it;
   k->st->rel_res = rel;
-  if (o->log_every > 0 && k->it % o->log_every == 0 && k->it != k->logged_it) {
+  if (em_cancelled(o->cancel)) { /* a signal: em_ksp_solve raises EM_ERR_CANCELLED */
+    k->cancelled = 1;
+    return 1;
+  }
+  /* every log_every iterations, and with --verbose at least every quarter
+     second: a verbose log never goes silent for long (the stage gaps) */
+  double now = o->log_every > 0 ? em_wtime() : 0;
+  int due = o->log_every > 0 && k->it != k->logged_it &&
+            (k->it % o->log_every == 0 ||
+             (o->log && o->log->level >= EM_LOG_VERBOSE && now - k->t_logged > 0.25));
+  if (due) { /* with --verbose the seconds since the last line, which they explain */
+    if (o->log && o->log->level >= EM_LOG_VERBOSE)
+      em_log_info(o->log, "%s%s: iteration %5d  |r|/|b| = %.3e  (%.2f s)",
+                  em_ksp_method_name(o->method), k->tag, k->it, rel, now - k->t_logged);
+    else
+      em_log_info(o->log, "%s%s: iteration %5d  |r|/|b| = %.3e", em_ksp_method_name(o->method),
+                  k->tag, k->it, rel);
     k->logged_it = k->it;
-    em_log_info(o->log, "%s: iteration %5d  |r|/|b| = %.3e", em_ksp_method_name(o->method), k->it,
-                rel);
+    k->t_logged = now;
   }
   if (!isfinite(rel) || rel > EM_KSP_DIVERGENCE) {
     k->reason = EM_KSP_DIVERGED;
-    em_log_warn(o->log, "%s: diverged at iteration %d (|r|/|b| = %.3e)",
-                em_ksp_method_name(o->method), k->it, rel);
+    em_log_warn(o->log, "%s%s: diverged at iteration %d (|r|/|b| = %.3e)",
+                em_ksp_method_name(o->method), k->tag, k->it, rel);
     return 1;
   }
   if (rel <= o->tol) {
@@ -81,8 +93,8 @@ int ksp_stop(em_ksp_ctx *k, double rnorm) {
     k->stag_it = k->it;
   } else if (k->it - k->stag_it >= EM_KSP_STAG_WINDOW) {
     k->reason = EM_KSP_STAGNATED;
-    em_log_warn(o->log, "%s: stagnated: |r| fell by less than 1%% in the last %d iterations",
-                em_ksp_method_name(o->method), EM_KSP_STAG_WINDOW);
+    em_log_warn(o->log, "%s%s: stagnated: |r| fell by less than 1%% in the last %d iterations",
+                em_ksp_method_name(o->method), k->tag, EM_KSP_STAG_WINDOW);
     return 1;
   }
   return 0;
@@ -97,13 +109,13 @@ int ksp_vanished(const em_ksp_ctx *k, em_cplx d, double scale) {
 int ksp_breakdown(em_ksp_ctx *k, em_cplx d, double scale, const char *what) {
   if (!ksp_vanished(k, d, scale)) return 0;
   k->reason = EM_KSP_BREAKDOWN;
-  em_log_warn(k->o->log, "%s: breakdown at iteration %d: %s = %.3e (scale %.3e)",
-              em_ksp_method_name(k->o->method), k->it, what, cabs(d), scale);
+  em_log_warn(k->o->log, "%s%s: breakdown at iteration %d: %s = %.3e (scale %.3e)",
+              em_ksp_method_name(k->o->method), k->tag, k->it, what, cabs(d), scale);
   return 1;
 }
 
 /* ||h||_2 of a host vector, and whether every entry is finite */
-static double host_norm(const em_cplx *h, int32_t n, int *finite) {
+double ksp_host_norm(const em_cplx *h, int32_t n, int *finite) {
   double s = 0;
   *finite = 1;
   for (int32_t i = 0; i < n; i++) {
@@ -132,8 +144,8 @@ static ksp_method_fn method_of(em_ksp_method m) {
 }
 
 /* check what the caller handed in; every message names the culprit */
-static em_err check_args(const em_operator *A, em_pc *pc, const em_cplx *b, em_cplx *x,
-                         const em_ksp_opts *o, em_ksp_stats *st) {
+em_err ksp_check_args(const em_operator *A, em_pc *pc, const em_cplx *b, em_cplx *x,
+                      const em_ksp_opts *o, em_ksp_stats *st) {
   EM_CHECK(A && o && st, EM_ERR_ARG, "em_ksp_solve: NULL operator, options or statistics");
   EM_CHECK(A->apply, EM_ERR_ARG, "em_ksp_solve: the operator has no apply function");
   EM_CHECK(A->n >= 0, EM_ERR_ARG, "em_ksp_solve: operator size %d is negative", A->n);
@@ -159,13 +171,13 @@ static em_err check_args(const em_operator *A, em_pc *pc, const em_cplx *b, em_c
 
 em_err em_ksp_solve(const em_operator *A, em_pc *pc, const em_cplx *b, em_cplx *x,
                     const em_ksp_opts *o, em_ksp_stats *st) {
-  EM_TRY(check_args(A, pc, b, x, o, st));
+  EM_TRY(ksp_check_args(A, pc, b, x, o, st));
   double t0 = em_wtime();
   memset(st, 0, sizeof *st);
   st->reason = EM_KSP_CONVERGED;
   int finite_b, finite_x;
-  double bnorm = host_norm(b, A->n, &finite_b);
-  host_norm(x, A->n, &finite_x);
+  double bnorm = ksp_host_norm(b, A->n, &finite_b);
+  ksp_host_norm(x, A->n, &finite_x);
   EM_CHECK(finite_b, EM_ERR_NUMERIC, "em_ksp_solve: the right-hand side holds NaN or Inf");
   EM_CHECK(finite_x, EM_ERR_NUMERIC, "em_ksp_solve: the initial guess holds NaN or Inf");
   if (bnorm == 0) { /* A x = 0: x = 0, nothing to iterate */
@@ -177,7 +189,7 @@ em_err em_ksp_solve(const em_operator *A, em_pc *pc, const em_cplx *b, em_cplx *
   em_err err = EM_OK;
   em_vec *v = NULL;
   void *vb = NULL, *vx = NULL, *vr = NULL;
-  em_ksp_ctx k = {A, pc, NULL, o, st, bnorm, 0, EM_KSP_CONVERGED, 0, 0, -1};
+  em_ksp_ctx k = {A, pc, NULL, o, st, bnorm, 0, EM_KSP_CONVERGED, 0, 0, -1, 0, "", em_wtime()};
   EM_TRY(em_vec_create(A->backend, A->prec, A->n, gm ? o->restart + 1 : 1, &v));
   k.v = v;
   EM_TRY_GOTO(err, ksp_alloc(&k, 1, &vb), done);
@@ -188,6 +200,11 @@ em_err em_ksp_solve(const em_operator *A, em_pc *pc, const em_cplx *b, em_cplx *
   double t1 = em_wtime(), rnorm = 0;
   for (;;) {
     EM_TRY_GOTO(err, method_of(o->method)(&k, vb, vx), done);
+    if (k.cancelled) {
+      err = EM_RAISE(EM_ERR_CANCELLED, "%s: cancelled at iteration %d",
+                     em_ksp_method_name(o->method), k.it);
+      goto done;
+    }
     EM_TRY_GOTO(err, ksp_residual(&k, vb, vx, vr, &rnorm), done);
     st->true_rel_res = rnorm / bnorm;
     if (k.reason != EM_KSP_CONVERGED || st->true_rel_res <= o->tol || k.it >= o->max_it ||
@@ -202,9 +219,9 @@ em_err em_ksp_solve(const em_operator *A, em_pc *pc, const em_cplx *b, em_cplx *
   st->reason = k.reason;
   st->iterations = k.it;
   st->t_vec = fmax(0, (t2 - t1) - st->t_spmv - st->t_pc);
-  em_log_info(o->log, "%s: %s after %d iterations, |b-Ax|/|b| = %.3e (recursive %.3e)",
+  em_log_info(o->log, "%s: %s after %d iterations, |b-Ax|/|b| = %.3e (recursive %.3e), %.2f s",
               em_ksp_method_name(o->method), em_ksp_reason_name(k.reason), k.it, st->true_rel_res,
-              st->rel_res);
+              st->rel_res, em_wtime() - t0);
 done:
   ksp_free(&k, &vb);
   ksp_free(&k, &vx);

@@ -35,7 +35,7 @@ static void jacobi_destroy(em_pc *pc) {
   em_free(&pc->data);
 }
 
-static const em_pc_ops JACOBI_CPU = {jacobi_apply, jacobi_destroy, NULL};
+static const em_pc_ops JACOBI_CPU = {jacobi_apply, jacobi_destroy, NULL, NULL};
 
 em_err em_pc_jacobi_build(const em_csr *A, em_pc *pc) {
   pc->info.impl = "jacobi";

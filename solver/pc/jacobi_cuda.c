@@ -23,7 +23,7 @@ static void jacobi_destroy(em_pc *pc) {
   em_free(&pc->data);
 }
 
-static const em_pc_ops JACOBI_CUDA = {jacobi_apply, jacobi_destroy, NULL};
+static const em_pc_ops JACOBI_CUDA = {jacobi_apply, jacobi_destroy, NULL, NULL};
 
 em_err em_pc_jacobi_build_cuda(const em_csr *A, em_pc *pc) {
   em_err err = EM_OK;

@@ -134,6 +134,23 @@ em_err em_pc_apply_prec(em_pc *pc, em_prec vec_prec, const void *r, void *z) {
   return pc->ops->apply(pc, vec_prec, r, z);
 }
 
+em_err em_pc_apply_multi(em_pc *pc, em_prec vec_prec, int k, const void *const *r, void *const *z) {
+  EM_CHECK(pc && k >= 0 && (k == 0 || (r && z)), EM_ERR_ARG,
+           "em_pc_apply_multi: NULL preconditioner or vector list, or %d vectors", k);
+  for (int j = 0; j < k; j++) {
+    EM_CHECK((r[j] && z[j]) || pc->n == 0, EM_ERR_ARG, "em_pc_apply_multi: vector %d is NULL", j);
+    for (int i = 0; i < k && pc->n > 0; i++)
+      EM_CHECK(z[j] != r[i] && (i == j || z[i] != z[j]), EM_ERR_ARG,
+               "em_pc_apply_multi: output %d is also vector %d", j, i);
+  }
+  EM_CHECK(vec_prec == EM_PREC_DOUBLE || vec_prec == EM_PREC_SINGLE, EM_ERR_ARG,
+           "em_pc_apply_multi: unknown vector precision %d", (int)vec_prec);
+  if (k == 0) return EM_OK;
+  if (pc->ops->apply_multi && k > 1) return pc->ops->apply_multi(pc, vec_prec, k, r, z);
+  for (int j = 0; j < k; j++) EM_TRY(pc->ops->apply(pc, vec_prec, r[j], z[j]));
+  return EM_OK;
+}
+
 em_err em_pc_apply(em_pc *pc, const void *r, void *z) {
   return em_pc_apply_prec(pc, EM_PREC_DOUBLE, r, z);
 }
@@ -171,7 +188,7 @@ static void identity_destroy(em_pc *pc) {
   (void)pc;
 }
 
-static const em_pc_ops IDENTITY = {identity_apply, identity_destroy, NULL};
+static const em_pc_ops IDENTITY = {identity_apply, identity_destroy, NULL, NULL};
 
 em_err em_pc_identity_build(const em_csr *A, em_pc *pc) {
   (void)A;

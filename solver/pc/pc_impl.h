@@ -14,6 +14,9 @@ typedef struct em_pc_ops {
   /* new values of A, same pattern: refactor on the kept analysis (NULL:
      em_pc_update rebuilds the preconditioner from scratch) */
   em_err (*update)(em_pc *pc, const em_csr *A, const em_log *log);
+  /* z[j] = M^-1 r[j] for k >= 1 vectors at once, each column as apply
+     gives it (NULL: em_pc_apply_multi makes k applies) */
+  em_err (*apply_multi)(em_pc *pc, em_prec vec_prec, int k, const void *const *r, void *const *z);
 } em_pc_ops;
 
 struct em_pc {

@@ -24,6 +24,9 @@
 
 #include "pmg_impl.h"
 
+/* Columns of one V-cycle of a k-vector apply (more go in groups). */
+#define PMG_MULTI 16
+
 static em_err check(const em_csr *A, const em_pmg_opts *o) {
   EM_CHECK(o->nb >= 2 && o->nb <= EM_MAX_ORDER, EM_ERR_INPUT,
            "pmg needs the unknowns of at least two basis orders (Solver/order 2 or 3); this "
@@ -86,6 +89,9 @@ static void pmg_free(em_pmg *p) {
     p->v->release(&p->t);
     p->v->release(&p->w);
     p->v->release(&p->u);
+    p->v->release(&p->tk);
+    p->v->release(&p->wk);
+    p->v->release(&p->uk);
   }
 }
 
@@ -111,6 +117,7 @@ static em_err rows_make(em_pmg *p, int32_t a, int32_t b, const uint8_t *coarse, 
 /* Level l: its smoother and its rows. */
 static em_err build_level(em_pmg *p, const em_csr *A, pmg_level *L, const em_log *log) {
   const em_pmg_opts *o = &p->o;
+  double t0 = em_wtime();
   em_err err = EM_OK;
   em_csr *R = NULL, *D = NULL;
   em_spmat_info si;
@@ -145,8 +152,8 @@ static em_err build_level(em_pmg *p, const em_csr *A, pmg_level *L, const em_log
     em_spmat_get_info(L->dinv, &si);
     p->mem.smoother += si.bytes;
   }
-  em_log_verbose(log, "pmg: level of %d rows, %s smoother (omega %.2f, %d blocks)", L->L.n,
-                 em_pmg_smoother_name(o->smoother), L->omega, L->blocks);
+  em_log_verbose(log, "pmg: level of %d rows, %s smoother (omega %.2f, %d blocks), %.2f s", L->L.n,
+                 em_pmg_smoother_name(o->smoother), L->omega, L->blocks, em_wtime() - t0);
 done:
   em_csr_destroy(&R);
   em_csr_destroy(&D);
@@ -167,8 +174,10 @@ static void mem_info(const em_pmg *p, em_pc *pc, const em_pc_info *ci) {
 
 static em_err pmg_apply(em_pc *pc, em_prec vec_prec, const void *r, void *z);
 static em_err pmg_update(em_pc *pc, const em_csr *A, const em_log *log);
+static em_err pmg_apply_multi(em_pc *pc, em_prec vec_prec, int k, const void *const *r,
+                              void *const *z);
 
-static const em_pc_ops PMG = {pmg_apply, pmg_destroy, pmg_update};
+static const em_pc_ops PMG = {pmg_apply, pmg_destroy, pmg_update, pmg_apply_multi};
 
 em_err em_pc_pmg_build(const em_csr *A, em_pc *pc, const em_log *log) {
   em_pmg_opts o = pc->opts.pmg;
@@ -229,12 +238,15 @@ em_err em_pc_pmg_build(const em_csr *A, em_pc *pc, const em_log *log) {
     p->mem.rows += si.bytes;
   }
   EM_TRY(em_pmg_submatrix(A, p->C.h, p->C.n, p->C.h, &C));
+  em_log_verbose(log, "pmg: coarse set of %d rows, %lld entries, %.2f s", p->C.n, (long long)C->nnz,
+                 em_wtime() - t0 - t_levels);
   em_pc_opts co;
   em_pc_opts_default(&co);
   co.type = EM_PC_DIRECT;
   co.ordering = EM_ORDERING_ND;
   co.backend = p->be;
   co.prec = pc->opts.prec;
+  co.cancel = pc->opts.cancel;
   /* mem_limit bounds the direct factorization of the whole system (auto
      comes here when that does not fit); the coarse factor, a fraction of
      it, is checked against the memory available */
@@ -330,6 +342,8 @@ static em_err pmg_update(em_pc *pc, const em_csr *A, const em_log *log) {
   }
   double t_levels = em_wtime() - t0;
   EM_TRY(em_pmg_submatrix(A, p->C.h, p->C.n, p->C.h, &C));
+  em_log_verbose(log, "pmg update: levels and smoothers refilled, coarse set extracted, %.2f s",
+                 em_wtime() - t0);
   err = em_pc_update(p->coarse, C, log);
   em_csr_destroy(&C);
   EM_TRY(err);
@@ -344,38 +358,76 @@ static em_err pmg_update(em_pc *pc, const em_csr *A, const em_log *log) {
   return EM_OK;
 }
 
-/* w = (r - A z)_R for the rows R (m of them, idx): from the rows' own
- * matrix M = A(R, :) (t = M z, local), or, with the operator, t = r - A z
- * over all rows and its entries R gathered; fresh: z = 0, w = r_R. */
-static em_err residual(em_pmg *p, const em_spmat *M, int32_t m, const int32_t *idx, const void *r,
-                       const void *z, int fresh) {
-  const pmg_vops *v = p->v;
-  const em_operator *op = p->o.op;
-  if (fresh) return v->gather_sub(m, idx, r, NULL, p->w);
-  EM_CHECK(!op || op->apply, EM_ERR_ARG, "pmg: applied before its operator exists");
-  if (!op) {
-    EM_TRY(em_spmat_spmv(M, z, p->t, 0, NULL));
-    return v->gather_sub(m, idx, r, p->t, p->w);
-  }
-  EM_TRY(op->apply(op->ctx, z, p->t));
-  EM_TRY(v->sub(p->n, r, p->t, p->t));
-  return v->gather_sub(m, idx, p->t, NULL, p->w);
+/* A block of k work vectors: column j of the n-entry vectors X. */
+typedef struct pmg_cols {
+  int k;
+  void *c[PMG_MULTI];
+} pmg_cols;
+
+static pmg_cols cols_of(const em_pmg *p, void *X, int k) {
+  pmg_cols c = {k, {0}};
+  for (int j = 0; j < k; j++) c.c[j] = (char *)X + (size_t)j * (size_t)p->n * 16;
+  return c;
 }
 
-/* One smoothing step of level L; fresh: z is still zero. */
-static em_err smooth(em_pc *pc, em_pmg *p, const pmg_level *L, const void *r, void *z, int fresh) {
+/* Y = M X or Y = A X for the k columns: one SpMV (k = 1, the single apply)
+ * or one multi-vector product. */
+static em_err spmat_k(const em_spmat *M, int k, const void *const *x, void *const *y) {
+  if (k == 1) return em_spmat_spmv(M, x[0], y[0], 0, NULL);
+  return em_spmat_spmm(M, k, x, y, 0, NULL);
+}
+static em_err op_k(const em_operator *op, int k, const void *const *x, void *const *y) {
+  if (k == 1) return op->apply(op->ctx, x[0], y[0]);
+  return em_operator_apply_multi(op, k, x, y);
+}
+
+/* w_j = (r_j - A z_j)_R for the rows R (m of them, idx) and the k columns:
+ * from the rows' own matrix M = A(R, :) (t = M z, local), or, with the
+ * operator, t = r - A z over all rows and its entries R gathered; fresh:
+ * z = 0, w = r_R. */
+static em_err residual(em_pmg *p, const em_spmat *M, int32_t m, const int32_t *idx,
+                       const void *const *r, void *const *z, const pmg_cols *t, const pmg_cols *w,
+                       int fresh) {
   const pmg_vops *v = p->v;
+  const em_operator *op = p->o.op;
+  int k = t->k;
+  if (fresh) {
+    for (int j = 0; j < k; j++) EM_TRY(v->gather_sub(m, idx, r[j], NULL, w->c[j]));
+    return EM_OK;
+  }
+  EM_CHECK(!op || op->apply, EM_ERR_ARG, "pmg: applied before its operator exists");
+  if (!op) {
+    EM_TRY(spmat_k(M, k, (const void *const *)z, t->c));
+    for (int j = 0; j < k; j++) EM_TRY(v->gather_sub(m, idx, r[j], t->c[j], w->c[j]));
+    return EM_OK;
+  }
+  EM_TRY(op_k(op, k, (const void *const *)z, t->c));
+  for (int j = 0; j < k; j++) {
+    EM_TRY(v->sub(p->n, r[j], t->c[j], t->c[j]));
+    EM_TRY(v->gather_sub(m, idx, t->c[j], NULL, w->c[j]));
+  }
+  return EM_OK;
+}
+
+/* One smoothing step of level L on the k columns; fresh: z is still zero. */
+static em_err smooth(em_pc *pc, em_pmg *p, const pmg_level *L, const void *const *r, void *const *z,
+                     const pmg_cols *c3, int fresh) {
+  const pmg_vops *v = p->v;
+  const pmg_cols *t = &c3[0], *w = &c3[1], *u = &c3[2];
   int32_t m = L->L.n;
+  int k = t->k;
   double t0 = em_wtime();
-  EM_TRY(residual(p, L->rows, m, L->L.idx, r, z, fresh)); /* w = r_L - (A z)_L */
+  EM_TRY(residual(p, L->rows, m, L->L.idx, r, z, t, w, fresh)); /* w = r_L - (A z)_L */
   EM_TRY(v->sync());
   double t1 = em_wtime();
   if (L->dinv) {
-    EM_TRY(em_spmat_spmv(L->dinv, p->w, p->u, 0, NULL));
-    EM_TRY(v->scatter_add(m, L->L.idx, 1.0, p->u, z));
+    EM_TRY(spmat_k(L->dinv, k, (const void *const *)w->c, u->c));
+    for (int j = 0; j < k; j++) EM_TRY(v->scatter_add(m, L->L.idx, 1.0, u->c[j], z[j]));
   } else {
-    EM_TRY(em_pc_apply(L->ilu, p->w, p->u));
-    EM_TRY(v->scatter_add(m, L->L.idx, L->omega, p->u, z));
+    for (int j = 0; j < k; j++) {
+      EM_TRY(em_pc_apply(L->ilu, w->c[j], u->c[j]));
+      EM_TRY(v->scatter_add(m, L->L.idx, L->omega, u->c[j], z[j]));
+    }
   }
   EM_TRY(v->sync());
   double t2 = em_wtime();
@@ -384,27 +436,76 @@ static em_err smooth(em_pc *pc, em_pmg *p, const pmg_level *L, const void *r, vo
   return EM_OK;
 }
 
-static em_err pmg_apply(em_pc *pc, em_prec vec_prec, const void *r, void *z) {
-  em_pmg *p = pc->data;
+/* The V-cycle on k <= PMG_MULTI columns with the work vectors c3 (t, w, u). */
+static em_err vcycle(em_pc *pc, em_pmg *p, const void *const *r, void *const *z,
+                     const pmg_cols *c3) {
   const pmg_vops *v = p->v;
-  EM_CHECK(vec_prec == EM_PREC_DOUBLE, EM_ERR_UNSUPPORTED,
-           "pmg: Krylov vectors in complex single are not supported (the V-cycle works in "
-           "double; Solver/precision mixed keeps them double)");
-  EM_TRY(v->zero(p->n, z));
+  int k = c3[0].k;
+  for (int j = 0; j < k; j++) EM_TRY(v->zero(p->n, z[j]));
   int fresh = 1;
   for (int l = 0; l < p->nlev; l++)
-    for (int s = 0; s < p->o.sweeps; s++, fresh = 0) EM_TRY(smooth(pc, p, &p->lev[l], r, z, fresh));
+    for (int s = 0; s < p->o.sweeps; s++, fresh = 0)
+      EM_TRY(smooth(pc, p, &p->lev[l], r, z, c3, fresh));
   double t0 = em_wtime();
-  EM_TRY(residual(p, p->crows, p->C.n, p->C.idx, r, z, 0));
+  EM_TRY(residual(p, p->crows, p->C.n, p->C.idx, r, z, &c3[0], &c3[1], 0));
   EM_TRY(v->sync());
   double t1 = em_wtime();
-  EM_TRY(em_pc_apply(p->coarse, p->w, p->u));
-  EM_TRY(v->scatter_add(p->C.n, p->C.idx, 1.0, p->u, z));
+  if (k == 1)
+    EM_TRY(em_pc_apply(p->coarse, c3[1].c[0], c3[2].c[0]));
+  else
+    EM_TRY(em_pc_apply_multi(p->coarse, EM_PREC_DOUBLE, k, (const void *const *)c3[1].c, c3[2].c));
+  for (int j = 0; j < k; j++) EM_TRY(v->scatter_add(p->C.n, p->C.idx, 1.0, c3[2].c[j], z[j]));
   EM_TRY(v->sync());
   pc->info.t_residual += t1 - t0;
   pc->info.t_coarse += em_wtime() - t1;
   for (int l = p->nlev - 1; l >= 0; l--)
-    for (int s = 0; s < p->o.sweeps; s++) EM_TRY(smooth(pc, p, &p->lev[l], r, z, 0));
-  pc->info.applies++;
+    for (int s = 0; s < p->o.sweeps; s++) EM_TRY(smooth(pc, p, &p->lev[l], r, z, c3, 0));
+  pc->info.applies += k;
+  return EM_OK;
+}
+
+static em_err check_prec(em_prec vec_prec) {
+  EM_CHECK(vec_prec == EM_PREC_DOUBLE, EM_ERR_UNSUPPORTED,
+           "pmg: Krylov vectors in complex single are not supported (the V-cycle works in "
+           "double; Solver/precision mixed keeps them double)");
+  return EM_OK;
+}
+
+static em_err pmg_apply(em_pc *pc, em_prec vec_prec, const void *r, void *z) {
+  em_pmg *p = pc->data;
+  EM_TRY(check_prec(vec_prec));
+  pmg_cols c3[3] = {{1, {p->t}}, {1, {p->w}}, {1, {p->u}}};
+  return vcycle(pc, p, &r, &z, c3);
+}
+
+/* k vectors: one V-cycle whose products are multi-vector products and
+ * whose coarse solve has k right-hand sides (groups of PMG_MULTI); the
+ * block work vectors are made at the first such apply. */
+static em_err pmg_apply_multi(em_pc *pc, em_prec vec_prec, int k, const void *const *r,
+                              void *const *z) {
+  em_pmg *p = pc->data;
+  EM_TRY(check_prec(vec_prec));
+  int want = k < PMG_MULTI ? k : PMG_MULTI;
+  if (want > p->cap_k) {
+    size_t vb = 16 * (size_t)p->n * (size_t)want;
+    p->v->release(&p->tk);
+    p->v->release(&p->wk);
+    p->v->release(&p->uk);
+    size_t before = p->mem.work;
+    p->mem.work = 3 * 16 * (size_t)p->n;
+    p->cap_k = 0;
+    EM_TRY(p->v->alloc(vb, NULL, &p->tk));
+    EM_TRY(p->v->alloc(vb, NULL, &p->wk));
+    EM_TRY(p->v->alloc(vb, NULL, &p->uk));
+    p->cap_k = want;
+    p->mem.work += 3 * vb;
+    pc->info.work_bytes = p->mem.work;
+    pc->info.bytes += p->mem.work - before;
+  }
+  for (int j = 0; j < k; j += PMG_MULTI) {
+    int g = k - j < PMG_MULTI ? k - j : PMG_MULTI;
+    pmg_cols c3[3] = {cols_of(p, p->tk, g), cols_of(p, p->wk, g), cols_of(p, p->uk, g)};
+    EM_TRY(vcycle(pc, p, r + j, z + j, c3));
+  }
   return EM_OK;
 }

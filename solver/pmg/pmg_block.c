@@ -39,7 +39,9 @@ em_err em_pmg_block_level(em_pmg *p, const em_csr *A, pmg_level *L, const em_log
     em_spmat_get_info(L->rows, &si);
     p->mem.rows += si.bytes;
   }
-  L->omega = o->damping > 0 ? o->damping : 1.0;
+  /* the exact block: no damping; ILU(0) of the PML diverged undamped on
+     WR-90 + PML and converged (GMRES) with 0.3-0.6 (docs/solvers.md) */
+  L->omega = o->damping > 0 ? o->damping : o->block_direct ? 1.0 : 0.5;
   EM_TRY(em_pmg_submatrix(A, L->L.h, L->L.n, L->L.h, &D));
   em_pc_opts io;
   em_pc_opts_default(&io);

@@ -59,12 +59,14 @@ typedef struct em_pmg {
   int32_t n;
   int nlev; /* smoothed levels, the highest first (the block level first) */
   pmg_level lev[EM_MAX_ORDER + 1];
-  pmg_rows C;      /* the coarse set: the first groups and the rows
-                      marked in opts.coarse_rows */
-  em_spmat *crows; /* A(C, :) (NULL with opts.op) */
-  em_pc *coarse;   /* direct factor of A(C, C) */
-  void *t, *w, *u; /* work vectors, n entries each */
-  struct {         /* bytes by component (em_pc_info) */
+  pmg_rows C;         /* the coarse set: the first groups and the rows
+                         marked in opts.coarse_rows */
+  em_spmat *crows;    /* A(C, :) (NULL with opts.op) */
+  em_pc *coarse;      /* direct factor of A(C, C) */
+  void *t, *w, *u;    /* work vectors, n entries each */
+  int cap_k;          /* columns of the block work vectors below (0: none yet) */
+  void *tk, *wk, *uk; /* k-vector applies: n x cap_k each */
+  struct {            /* bytes by component (em_pc_info) */
     size_t rows, smoother, index, work, factor;
   } mem;
   const pmg_vops *v;

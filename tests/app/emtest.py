@@ -149,32 +149,50 @@ def touchstone_r(path):
     raise ValueError(f"{path}: no option line")
 
 
-def touchstone(path, zref=None):
-    """Frequencies and S matrices from a Touchstone v1 file (RI format); with
-    zref (per frequency, per port: port_z(out)) S renormalised from the
-    file's one reference R to those."""
-    freqs, rows = [], []
+def touchstone_refs(path):
+    """Per frequency, per port: the references of a Touchstone file's rows
+    (the option line's R, or 2.0's [Reference], or the comment line
+    "! references of this frequency (ohm): ..." after a row)."""
+    return touchstone(path, refs=True)[2]
+
+
+def touchstone(path, zref=None, refs=False):
+    """Frequencies and S matrices from a Touchstone 1.1 or 2.0 file (RI
+    format); with zref (per frequency, per port: port_z(out)) S renormalised
+    from each row's references (touchstone_refs) to those."""
+    freqs, rows, row_refs = [], [], []
     nports = int(path.rsplit(".s", 1)[1][:-1])
+    per = 1 + 2 * nports * nports
+    base = None
     vals = []
     with open(path) as f:
         for line in f:
+            if line.startswith("! references of this frequency"):
+                row_refs[-1] = [float(v) for v in line.split(":")[1].split()]
+                continue
+            if line.startswith("[Reference]"):
+                base = [float(v) for v in line.split()[1:]]
+                continue
+            if line.startswith("#") and base is None:
+                base = [touchstone_r(path)] * nports
             line = line.split("!")[0].strip()
-            if not line or line.startswith("#"):
+            if not line or line.startswith(("#", "[")):
                 continue
             vals.extend(float(v) for v in line.split())
-    per = 1 + 2 * nports * nports
-    for k in range(0, len(vals), per):
-        rec = vals[k:k + per]
-        freqs.append(rec[0])
-        c = [complex(rec[1 + 2 * i], rec[2 + 2 * i]) for i in range(nports * nports)]
-        if nports == 2:  # v1 order for 2 ports: S11 S21 S12 S22
-            S = [[c[0], c[2]], [c[1], c[3]]]
-        else:
-            S = [[c[i * nports + j] for j in range(nports)] for i in range(nports)]
-        rows.append(S)
+            if len(vals) == per:
+                freqs.append(vals[0])
+                c = [complex(vals[1 + 2 * i], vals[2 + 2 * i]) for i in range(nports * nports)]
+                if nports == 2:  # the order for 2 ports (2.0: 21_12): S11 S21 S12 S22
+                    S = [[c[0], c[2]], [c[1], c[3]]]
+                else:
+                    S = [[c[i * nports + j] for j in range(nports)] for i in range(nports)]
+                rows.append(S)
+                row_refs.append(list(base))
+                vals = []
     if zref is not None:
-        r = touchstone_r(path)
-        rows = [renormalise(S, [r] * nports, z) for S, z in zip(rows, zref)]
+        rows = [renormalise(S, r, z) for S, r, z in zip(rows, row_refs, zref)]
+    if refs:
+        return freqs, rows, row_refs
     return freqs, rows
 
 

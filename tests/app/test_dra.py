@@ -42,7 +42,7 @@ if 0 < i < len(f) - 1:
 conv = all(fr["converged"] for fr in s["frequencies"])
 check(conv, "every frequency converged")
 
-# The far field (app/farfield.c, docs/farfield.md): one antenna.csv row per
+# The far field (post/ff_frequency.c, docs/farfield.md): one antenna.csv row per
 # frequency; power conservation between the port, the NF2FF surface, the far
 # field and the loss integral within the discretisation of this order-2 mesh
 # (observed with the 20 mm PML: surface vs far field 0.5 %, balance 1.8 %;

@@ -123,15 +123,15 @@ for name in ("sweep.csv", "sweep_summary.csv"):
     check(a == b, f"--jobs 2 {name} identical to --jobs 1 (one thread per point both)")
 
 # 6b. --jobs with a failing point (length 0: OpenCASCADE's "Degenerate
-# box"): recorded by its worker, collected, the exit code counts it
+# box"): recorded by its worker, collected, exit 4 (failed points)
 o = os.path.join(tempfile.mkdtemp(prefix="emsolve_jobs_"), "out")
 p = subprocess.run([EMSOLVE, os.path.join(SRC, CASE), "--out", o, "--device", "cpu", "--jobs", "2",
                     "-setnumber", "Materials/fill/eps_r", "1", "--sweep", "Geometry/length=0,20"],
                    capture_output=True, text=True, timeout=600)
 rows = table(os.path.join(o, "sweep_summary.csv"))
-check(p.returncode == 1 and [r["status"] for r in rows] == ["failed", "ok"]
-      and "Degenerate box" in rows[0]["message"],
-      f"--jobs 2: the failed point collected with its message, exit 1 ({p.returncode}, "
+check(p.returncode == 4 and [r["status"] for r in rows] == ["failed", "ok"]
+      and "Degenerate box" in rows[0]["message"] and "2 points, 1 failed" in p.stdout,
+      f"--jobs 2: the failed point collected with its message, exit 4 ({p.returncode}, "
       f"{[(r['status'], r['message']) for r in rows]})")
 
 # 6c. a case that builds its geometry from a material value: the fingerprint

@@ -120,10 +120,22 @@ for k, fr in enumerate(s["frequencies"]):
     zte = 376.730313668 * k0 / math.sqrt(k0 ** 2 - (math.pi / 22.86e-3) ** 2)
     check(abs(zr[k][0] - zte) < 1e-6 * zte, f"{fr['f_hz'] / 1e9:g} GHz: port impedance {zr[k][0]:.4f} = "
           f"Z_TE10 {zte:.4f}")
+# the default Touchstone file (Output/touchstone_z0 0): S on the ports' own
+# impedances (generalised S), each row's references stated (issue 28)
 path = os.path.join(d, "waveguide.s2p")
-check(touchstone_r(path) == 50, "Touchstone reference 50 ohm (Output/touchstone_z0)")
-freqs, S50 = touchstone(path)
+freqs, Sown_t, refs = touchstone(path, refs=True)
 for k, fr in enumerate(s["frequencies"]):
+    Sown = [[complex(*v) for v in p["S_row"]] for p in fr["ports"]]
+    err_ = max(abs(Sown_t[k][i][j] - Sown[i][j]) for i in range(2) for j in range(2))
+    check(err_ < 1e-12 and max(abs(refs[k][i] - zr[k][i]) for i in range(2)) < 1e-9 * zr[k][0],
+          f"{fr['f_hz'] / 1e9:g} GHz: Touchstone S on the ports' own impedances {refs[k]} = the "
+          f"run's S ({err_:.1e})")
+# renormalised on request
+rc, out, err, d = run(WG, *sweep, *setn("Output/touchstone_z0", 50))
+path = os.path.join(d, "waveguide.s2p")
+check(touchstone_r(path) == 50, "Touchstone reference 50 ohm (Output/touchstone_z0 50)")
+freqs, S50 = touchstone(path)
+for k, fr in enumerate(summary(d)["frequencies"]):
     Sown = [[complex(*v) for v in p["S_row"]] for p in fr["ports"]]
     back = renormalise(S50[k], [50, 50], zr[k])
     err_ = max(abs(back[i][j] - Sown[i][j]) for i in range(2) for j in range(2))
@@ -178,7 +190,8 @@ for sig in (signal.SIGINT, signal.SIGTERM):
 # ----------------------------------------------------------------- the face
 rc, out, err, d = run(WG, *setn("Solver/order", 1), *setn("Solver/f_start", 9e9),
                       *setn("Solver/f_stop", 11e9), *setn("Solver/n_freq", 3), "-q")
-check(rc == 0 and err == "" and "S11" in out, "-q: nothing on stderr, the results on stdout")
+check(rc == 0 and err == "" and "S_i1" in out and "S-matrix" in out,
+      "-q: nothing on stderr, the results (the S-matrix of the two ports) on stdout")
 rc, out, err, d = run(WG, *setn("Solver/order", 1), *setn("Solver/f_start", 9e9),
                       *setn("Solver/f_stop", 11e9), *setn("Solver/n_freq", 3))
 lines = [l for l in err.splitlines() if l.startswith("[")]

@@ -20,8 +20,10 @@ _, _, _, full = run("cases/waveguide.geo", *args)
 
 
 def journaled(d):
+    """frequencies in the journal of the unfinished run (its partial folder,
+    docs/outputs.md "Staging")"""
     try:
-        with open(os.path.join(d, "sweep.journal")) as f:
+        with open(os.path.join(d, ".emsolve.partial", "sweep.journal")) as f:
             return sum(1 for l in f if l.startswith("freq "))
     except FileNotFoundError:
         return 0
@@ -78,6 +80,7 @@ check(p.returncode not in (0, None) and p.returncode > 0, f"SIGINT: clean non-ze
 check("--resume" in err and "interrupted" in err, "SIGINT: the message says how to go on")
 check(2 <= k2 < N, f"SIGINT: stopped after the current frequency ({k2} of {N})")
 rc, _, _, _ = run("cases/waveguide.geo", *args, "--resume", out=out2)
+check(not os.path.exists(os.path.join(out2, ".emsolve.partial")), "after --resume no partial folder")
 for name in ("waveguide.s2p", "ports.csv"):
     check(filecmp.cmp(os.path.join(full, name), os.path.join(out2, name), shallow=False),
           f"after SIGINT + --resume: {name} byte-identical")
@@ -91,12 +94,13 @@ check(not any(n.startswith("sweep.sample") for n in os.listdir(afull)),
 out3 = os.path.join(tempfile.mkdtemp(prefix="emsolve_test_"), "out")
 p = start(out3, a=aargs)
 t0 = time.time()
-while (not os.path.exists(os.path.join(out3, "sweep.sample3.bin")) and p.poll() is None and
+part3 = os.path.join(out3, ".emsolve.partial")
+while (not os.path.exists(os.path.join(part3, "sweep.sample3.bin")) and p.poll() is None and
        time.time() - t0 < 600):
     time.sleep(0.005)
 p.send_signal(signal.SIGKILL)
 p.communicate()
-ns = sum(1 for n in os.listdir(out3) if n.startswith("sweep.sample"))
+ns = sum(1 for n in os.listdir(part3) if n.startswith("sweep.sample") and ".tmp." not in n)
 print(f"adaptive: killed with {ns} samples kept")
 check(p.returncode == -signal.SIGKILL and ns >= 4, f"adaptive: killed after {ns} full solves")
 rc, _, err, _ = run("cases/waveguide.geo", *aargs, "--resume", out=out3)

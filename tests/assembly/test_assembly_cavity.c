@@ -33,7 +33,7 @@ static double f_mnp(int m, int n, int p) {
 
 /* Dense real part of A = S - k0^2 T over the unknowns. */
 static double *dense(const em_mesh *m, const em_dofmap *d, double k0) {
-  em_problem prob = {.k0 = k0, .order = d->order, .material = vacuum, .n_rhs = 1};
+  em_problem prob = {.k0 = k0, .material = vacuum, .n_rhs = 1};
   em_system *sys = NULL;
   REQUIRE_OK(em_assemble(m, d, &prob, NULL, &sys));
   em_csr *M = NULL;

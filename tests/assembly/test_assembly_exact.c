@@ -175,7 +175,6 @@ static void run(int p, int mix, unsigned long long *s) {
   em_robin rb[2] = {{.group = ymax, .gamma = P.gamma, .g = robin_g, .g_ctx = &Pymax, .rhs = 0},
                     {.group = ymin, .gamma = 0, .g = robin_g, .g_ctx = &Pymin, .rhs = 0}};
   em_problem prob = {.k0 = P.k0,
-                     .order = d->order,
                      .material = material,
                      .material_ctx = &P,
                      .tet_vary = vary,
@@ -247,12 +246,8 @@ static void commuting(int p) {
   problem_data P;
   memset(&P, 0, sizeof P);
   for (int k = 0; k < 3; k++) P.eps[k] = P.nu[k] = 1;
-  em_problem prob = {.k0 = 1,
-                     .order = p,
-                     .material = material,
-                     .material_ctx = &P,
-                     .dirichlet = grad_phi,
-                     .n_rhs = 1};
+  em_problem prob = {
+      .k0 = 1, .material = material, .material_ctx = &P, .dirichlet = grad_phi, .n_rhs = 1};
   em_system *sys = NULL;
   REQUIRE_OK(em_assemble(m, d, &prob, NULL, &sys));
   em_cplx *x = calloc((size_t)d->n_dof + 1, sizeof *x);

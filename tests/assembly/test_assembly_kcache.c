@@ -134,7 +134,6 @@ static void problem(case_ *c, double k0, em_robin *rb, em_problem *prob) {
   rb[1].group = em_mesh_group_find(c->m, "ymax", 2);
   rb[1].gamma = I * k0;
   *prob = (em_problem){.k0 = k0,
-                       .order = c->d->order,
                        .material = material,
                        .material_ctx = c,
                        .tet_vary = c->vary,

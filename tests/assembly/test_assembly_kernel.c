@@ -29,7 +29,7 @@ static em_err unit_material(void *ctx, int32_t t, const double x[3], em_material
 
 /* A = S - k0^2 T over the unknowns as one CSR. */
 static em_csr *assemble(const em_mesh *m, const em_dofmap *d, double k0) {
-  em_problem prob = {.k0 = k0, .order = d->order, .material = unit_material, .n_rhs = 1};
+  em_problem prob = {.k0 = k0, .material = unit_material, .n_rhs = 1};
   em_system *sys = NULL;
   REQUIRE_OK(em_assemble(m, d, &prob, NULL, &sys));
   em_csr *A = NULL;

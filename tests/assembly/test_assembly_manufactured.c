@@ -87,7 +87,6 @@ static void solve(int p, int n, double *el2, double *ecurl) {
   REQUIRE_OK(em_dofmap_build(m, p, ff, &d));
   em_robin rb = {.group = xmax, .gamma = GAMMA, .g = robin_g, .rhs = 0};
   em_problem prob = {.k0 = K0,
-                     .order = p,
                      .material = material,
                      .tet_vary = vary,
                      .source = source,

@@ -47,7 +47,7 @@ int main(int argc, char **argv) {
   t0 = em_wtime();
   REQUIRE_OK(em_dofmap_build(m, 3, ff, &d));
   double td = em_wtime() - t0;
-  em_problem prob = {.k0 = 10.0, .order = 3, .material = vacuum, .n_rhs = 1};
+  em_problem prob = {.k0 = 10.0, .material = vacuum, .n_rhs = 1};
   em_system *sys = NULL;
   REQUIRE_OK(em_assemble(m, d, &prob, &log, &sys));
   int64_t nnz = 0;

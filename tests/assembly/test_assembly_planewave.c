@@ -59,7 +59,6 @@ static void solve(int p, int n, wave *w, double k0, int abc, double *el2, double
   REQUIRE_OK(em_dofmap_build(m, p, ff, &d));
   em_robin rb = {.group = xmax, .gamma = I * k0, .g = NULL, .rhs = 0};
   em_problem prob = {.k0 = k0,
-                     .order = p,
                      .material = vacuum,
                      .dirichlet = wave_E,
                      .dirichlet_ctx = w,

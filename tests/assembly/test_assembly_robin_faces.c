@@ -31,7 +31,7 @@ int main(void) {
     em_robin byg = {.group = g, .gamma = 2.0 * I, .g = source_g, .rhs = 0};
     em_robin byf = {
         .group = -1, .faces = faces, .n_faces = n, .gamma = 2.0 * I, .g = source_g, .rhs = 0};
-    em_problem prob = {.k0 = 3.0, .order = p, .material = unit_material, .n_robin = 1, .n_rhs = 1};
+    em_problem prob = {.k0 = 3.0, .material = unit_material, .n_robin = 1, .n_rhs = 1};
     em_system *s1 = NULL, *s2 = NULL;
     prob.robin = &byg;
     REQUIRE_OK(em_assemble(m, d, &prob, NULL, &s1));

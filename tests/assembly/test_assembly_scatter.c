@@ -83,7 +83,6 @@ static double run(int p, int pec, const em_mesh *m, em_medium *med) {
   em_scatter sc = {&pw, m, med, &box};
   wall_ctx wc = {&pw, 0.5};
   em_problem tot = {.k0 = k0,
-                    .order = p,
                     .material = em_media_material,
                     .material_ctx = &media,
                     .dirichlet = total_data,

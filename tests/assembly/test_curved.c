@@ -365,8 +365,7 @@ static void robin_refused(void) {
   em_dofmap *d = NULL;
   REQUIRE_OK(em_dofmap_build(m, 2, NULL, &d));
   em_robin r = {.group = em_mesh_group_find(m, "xmax", 2), .gamma = I};
-  em_problem prob = {
-      .k0 = 1, .order = 2, .material = iso_fn, .n_robin = 1, .robin = &r, .n_rhs = 1};
+  em_problem prob = {.k0 = 1, .material = iso_fn, .n_robin = 1, .robin = &r, .n_rhs = 1};
   em_system *sys = NULL;
   EXPECT_OK(em_assemble(m, d, &prob, NULL, &sys));
   em_system_destroy(&sys);

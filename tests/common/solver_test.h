@@ -32,6 +32,7 @@ static inline em_err test_op_create(const em_csr *A, em_backend be, em_prec prec
     t->op.prec = EM_PREC_DOUBLE;
     t->op.ctx = (void *)A;
     t->op.apply = test_ref_apply;
+    t->op.apply_multi = NULL; /* k reference products */
     return EM_OK;
   }
   em_spmat_opts o;

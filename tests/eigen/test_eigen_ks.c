@@ -134,6 +134,29 @@ int main(int argc, char **argv) {
     em_csr_destroy(&T5);
   }
 
+  /* a cancel request (emsolve's signal flag): the restarts stop with
+     EM_ERR_CANCELLED, the factor too when it is set before (issue 32) */
+  {
+    em_cancel flag = 15;
+    em_eigen_opts o;
+    em_eigen_opts_default(&o);
+    o.nev = 6;
+    o.sigma = 12.3;
+    o.cancel = &flag;
+    em_eigen_result r;
+    memset(&r, 0, sizeof r);
+    em_err e = em_eigen_solve(S, T, &o, &r);
+    EXPECT(e == EM_ERR_CANCELLED, "eigen, flag set: %s (%s)", em_err_name(e), em_error_message());
+    em_error_clear();
+    em_eigen_result_free(&r);
+    o.cancel = NULL;
+    o.direct.cancel = &flag;
+    e = em_eigen_solve(S, T, &o, &r);
+    EXPECT(e == EM_ERR_CANCELLED, "eigen, factor's flag set: %s", em_err_name(e));
+    em_error_clear();
+    em_eigen_result_free(&r);
+  }
+
   /* bad input: different patterns, nev 0 */
   {
     em_eigen_opts o;

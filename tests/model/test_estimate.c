@@ -15,9 +15,9 @@
  * 2. Rate: the smooth manufactured solution of test_assembly_manufactured
  *    (anisotropic complex eps, nu) on n^3 cubes: the true error in the
  *    energy norm falls as h^p, and so must eta (rate >= p - 0.25 for
- *    p = 1, 2, 3 on n = 4 -> 8, 2 -> 4, 2 -> 3); the efficiency eta / error stays within a factor 1.5
- *    from one mesh to the next and within [1, 100] (reliability up to a
- *    constant: eta is not below the error here).
+ *    p = 1, 2, 3 on n = 4 -> 8, 2 -> 4, 2 -> 3); the efficiency eta / error stays within a
+ * factor 1.5 from one mesh to the next and within [1, 100] (reliability up to a constant: eta is
+ * not below the error here).
  * 3. Errors: a column out of range, a curved tet. */
 #include <complex.h>
 #include <string.h>
@@ -159,7 +159,6 @@ static result run(field *F, int p, int n, int how) {
   F->drop_g = 0;
   em_robin rb = {.group = xmax, .gamma = F->gamma, .g = robin_g, .g_ctx = F, .rhs = 0};
   em_problem prob = {.k0 = F->k0,
-                     .order = p,
                      .material = material,
                      .material_ctx = F,
                      .tet_vary = vary,
@@ -261,7 +260,7 @@ static void test_errors(void) {
   em_dofmap *d = NULL;
   REQUIRE_OK(em_dofmap_build(m, 1, NULL, &d));
   field F = {.kind = 0, .k0 = 1.0};
-  em_problem prob = {.k0 = 1.0, .order = 1, .material = material, .material_ctx = &F, .n_rhs = 1};
+  em_problem prob = {.k0 = 1.0, .material = material, .material_ctx = &F, .n_rhs = 1};
   em_cplx *x = calloc((size_t)d->n_dof, sizeof *x);
   double *eta2 = calloc((size_t)m->n_tet, sizeof *eta2);
   em_estimate_info info;

@@ -30,6 +30,8 @@ typedef struct {
   em_medium med[7];
   em_port port;
   int32_t abc[4096], n_abc;
+  em_setup setup; /* the above as the problem object reads them */
+  em_solve_opts solve;
 } line;
 
 static void make_line(line *l, int order, em_cplx eps_r) {
@@ -58,23 +60,19 @@ static void free_line(line *l) {
   em_mesh_destroy(&l->m);
 }
 
-static em_fsys_desc desc(line *l, int order, em_pc_type pc, em_blockop_mode mode) {
-  em_fsys_desc d = {.mesh = l->m,
-                    .dofs = l->d,
-                    .order = order,
-                    .medium = l->med,
-                    .port = &l->port,
-                    .n_port = 1,
-                    .abc_face = l->abc,
-                    .n_abc = l->n_abc,
-                    .backend = backend};
-  em_blockop_opts_default(&d.bop);
-  d.bop.mode = mode;
-  em_pc_opts_default(&d.pc);
-  d.pc.type = pc;
-  d.pc.ordering = EM_ORDERING_ND;
-  em_ksp_opts_default(&d.ksp);
-  d.ksp.tol = 1e-12;
+static em_fsys_desc desc(line *l, em_pc_type pc, em_blockop_mode mode) {
+  l->setup = (em_setup){
+      .medium = l->med, .port = &l->port, .n_port = 1, .abc_face = l->abc, .n_abc = l->n_abc};
+  em_solve_opts *o = &l->solve;
+  em_blockop_opts_default(&o->bop);
+  o->bop.mode = mode;
+  em_pc_opts_default(&o->pc);
+  o->pc.type = pc;
+  o->pc.ordering = EM_ORDERING_ND;
+  em_ksp_opts_default(&o->ksp);
+  o->ksp.tol = 1e-12;
+  em_fsys_desc d = {
+      .mesh = l->m, .dofs = l->d, .setup = &l->setup, .solve = &l->solve, .backend = backend};
   return d;
 }
 
@@ -91,7 +89,7 @@ static void port_result(line *l, double f, const em_cplx *x, const em_cplx *fixe
 static void test_line(int order, em_cplx eps_r, double tol_s, em_pc_type pc, em_blockop_mode mode) {
   line l;
   make_line(&l, order, eps_r);
-  em_fsys_desc d = desc(&l, order, pc, mode);
+  em_fsys_desc d = desc(&l, pc, mode);
   em_fsys *kept = NULL;
   REQUIRE_OK(em_fsys_create(&d, &kept));
   double fs[3] = {1.0e9, 2.5e9, 1.7e9};

@@ -217,6 +217,12 @@ static int write_tables(const char *dir, int n_ports, int n_freq) {
     snprintf(path, sizeof path, "%s/ports%d.csv", dir, n_ports);
     EXPECT_OK(em_ports_csv_write(path, n_ports, n_freq, freq, S, z0));
   }
+  if (n_ports == 2) { /* references that differ, and change at frequency 1 */
+    double z0[2] = {50, 75}, zrow[16];
+    for (int k = 0; k < n_freq; k++) zrow[2 * k] = 50, zrow[2 * k + 1] = k == 1 ? 75.5 : 75;
+    snprintf(path, sizeof path, "%s/sample_ref.s2p", dir);
+    EXPECT_OK(em_touchstone_write_ref(path, 2, n_freq, freq, S, z0, zrow, "case: sample"));
+  }
   return TEST_RESULT();
 }
 

@@ -113,7 +113,6 @@ int main(void) {
   em_media media = {m, med, &pml, k0};
   src_ctx sc = {m, 1, k0, 1.0 / (side * side * side)};
   em_problem prob = {.k0 = k0,
-                     .order = p,
                      .material = em_media_material,
                      .material_ctx = &media,
                      .tet_vary = vary,

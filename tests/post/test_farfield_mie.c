@@ -86,7 +86,6 @@ static double sphere(int pec, const study *st, double tol) {
   em_scatter sc = {&pw, m, med, &pml};
   em_media media = {m, med, &pml, k0};
   em_problem prob = {.k0 = k0,
-                     .order = order,
                      .material = em_media_material,
                      .material_ctx = &media,
                      .tet_vary = vary,

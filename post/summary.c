@@ -4,7 +4,7 @@
 #include <string.h>
 #include <sys/resource.h>
 
-#include "app_run.h"
+#include "em_post.h"
 
 static void cplx(em_json *j, const char *key, em_cplx z) {
   em_json_begin_array(j, key);
@@ -13,8 +13,8 @@ static void cplx(em_json *j, const char *key, em_cplx z) {
   em_json_end_array(j);
 }
 
-static void write_mesh(em_json *j, const em_run *r) {
-  const em_mesh_stats *s = &r->mstats;
+static void write_mesh(em_json *j, const em_model *m) {
+  const em_mesh_stats *s = &m->mstats;
   em_json_begin_object(j, "mesh");
   em_json_int(j, "vertices", s->n_vert);
   em_json_int(j, "tets", s->n_tet);
@@ -25,22 +25,22 @@ static void write_mesh(em_json *j, const em_run *r) {
   em_json_number(j, "quality_mean", s->q_mean);
   em_json_number(j, "h_min_m", s->h_min);
   em_json_number(j, "h_max_m", s->h_max);
-  em_json_number(j, "elements_per_wavelength", r->cfg.epw);
-  em_json_number(j, "sized_at_hz", r->cfg.mesh_freq);
-  em_json_string(j, "sized_by", r->cfg.mesh_freq_from);
+  em_json_number(j, "elements_per_wavelength", m->cfg.epw);
+  em_json_number(j, "sized_at_hz", m->cfg.mesh_freq);
+  em_json_string(j, "sized_by", m->cfg.mesh_freq_from);
   em_json_string(j, "file",
-                 r->cfg.mesh_file ? r->cfg.mesh_file : ""); /* Mesh/file: read, not meshed */
-  em_json_number(j, "time_s", r->t_mesh);
+                 m->cfg.mesh_file ? m->cfg.mesh_file : ""); /* Mesh/file: read, not meshed */
+  em_json_number(j, "time_s", m->t_mesh);
   em_json_begin_array(j, "groups");
-  for (int g = 0; g < r->mesh->n_group; g++) {
+  for (int g = 0; g < m->mesh->n_group; g++) {
     em_json_begin_object(j, NULL);
-    em_json_string(j, "name", r->mesh->group[g].name);
-    em_json_int(j, "dim", r->mesh->group[g].dim);
-    if (r->mesh->group[g].dim == 3) {
-      const em_medium *m = &r->setup.medium[g];
-      cplx(j, "eps_r", m->eps_r);
-      cplx(j, "mu_r", m->mu_r);
-      em_json_bool(j, "pml", m->is_pml);
+    em_json_string(j, "name", m->mesh->group[g].name);
+    em_json_int(j, "dim", m->mesh->group[g].dim);
+    if (m->mesh->group[g].dim == 3) {
+      const em_medium *md = &m->setup.medium[g];
+      cplx(j, "eps_r", md->eps_r);
+      cplx(j, "mu_r", md->mu_r);
+      em_json_bool(j, "pml", md->is_pml);
     }
     em_json_end_object(j);
   }
@@ -50,11 +50,11 @@ static void write_mesh(em_json *j, const em_run *r) {
 
 /* Order per region: each volume's order and unknowns by order group (an
  * unknown counts for the region its entity took its order from). */
-static void region_orders(em_json *j, const em_run *r) {
-  const em_mesh *m = r->mesh;
+static void region_orders(em_json *j, const em_model *md) {
+  const em_mesh *m = md->mesh;
   int32_t *cnt = NULL;
   if (em_calloc(&cnt, (size_t)m->n_group * EM_MAX_ORDER + 1, sizeof *cnt, "region counts") ||
-      em_dofmap_region_counts(r->dofs, m, cnt)) {
+      em_dofmap_region_counts(md->dofs, m, cnt)) {
     em_error_clear(); /* the log has the counts; the summary goes on without */
     em_free(&cnt);
     return;
@@ -65,10 +65,10 @@ static void region_orders(em_json *j, const em_run *r) {
     const int32_t *c = cnt + (size_t)g * EM_MAX_ORDER;
     em_json_begin_object(j, NULL);
     em_json_string(j, "name", m->group[g].name);
-    em_json_int(j, "order", r->setup.order ? r->setup.order[g] : r->dofs->order);
+    em_json_int(j, "order", md->setup.order ? md->setup.order[g] : md->dofs->order);
     em_json_int(j, "unknowns", c[0] + c[1] + c[2]);
     em_json_begin_array(j, "by_order");
-    for (int k = 0; k < r->dofs->order; k++) em_json_int(j, NULL, c[k]);
+    for (int k = 0; k < md->dofs->order; k++) em_json_int(j, NULL, c[k]);
     em_json_end_array(j);
     em_json_end_object(j);
   }
@@ -76,8 +76,8 @@ static void region_orders(em_json *j, const em_run *r) {
   em_free(&cnt);
 }
 
-static void write_system(em_json *j, const em_run *r) {
-  const em_dofmap *d = r->dofs;
+static void write_system(em_json *j, const em_model *m) {
+  const em_dofmap *d = m->dofs;
   em_json_begin_object(j, "dofs");
   em_json_int(j, "order", d->order);
   em_json_int(j, "unknowns", d->n_dof);
@@ -85,13 +85,13 @@ static void write_system(em_json *j, const em_run *r) {
   em_json_begin_array(j, "by_order");
   for (int g = 0; g < d->order; g++) em_json_int(j, NULL, d->offset[g + 1] - d->offset[g]);
   em_json_end_array(j);
-  region_orders(j, r);
+  region_orders(j, m);
   em_json_end_object(j);
   em_json_begin_array(j, "blocks");
   int64_t nnz = 0;
-  for (int i = 0; i < r->n_block; i++)
-    for (int k = 0; k < r->n_block; k++) {
-      const em_block_stat *b = &r->block[i][k];
+  for (int i = 0; i < m->n_block; i++)
+    for (int k = 0; k < m->n_block; k++) {
+      const em_block_stat *b = &m->block[i][k];
       nnz += b->nnz;
       em_json_begin_object(j, NULL);
       em_json_int(j, "i", i + 1);
@@ -109,20 +109,20 @@ static void write_system(em_json *j, const em_run *r) {
   em_json_end_array(j);
   em_json_begin_object(j, "matrix");
   em_json_int(j, "nnz", nnz);
-  em_json_int(j, "csr_bytes", nnz * 20 + ((int64_t)r->dofs->n_dof + 1) * 8);
-  em_json_int(j, "operator_bytes", (int64_t)r->operator_bytes);
+  em_json_int(j, "csr_bytes", nnz * 20 + ((int64_t)m->dofs->n_dof + 1) * 8);
+  em_json_int(j, "operator_bytes", (int64_t)m->operator_bytes);
   em_json_string(j, "blocks_mode",
-                 r->cfg.bop.mode == EM_BLOCKOP_STREAMS      ? "streams"
-                 : r->cfg.bop.mode == EM_BLOCKOP_SEQUENTIAL ? "sequential"
-                 : r->cfg.bop.mode == EM_BLOCKOP_GRAPH      ? "graph"
-                 : r->cfg.bop.mode == EM_BLOCKOP_ROWS       ? "rows"
-                                                            : "one");
+                 m->cfg.solve.bop.mode == EM_BLOCKOP_STREAMS      ? "streams"
+                 : m->cfg.solve.bop.mode == EM_BLOCKOP_SEQUENTIAL ? "sequential"
+                 : m->cfg.solve.bop.mode == EM_BLOCKOP_GRAPH      ? "graph"
+                 : m->cfg.solve.bop.mode == EM_BLOCKOP_ROWS       ? "rows"
+                                                                  : "one");
   em_json_end_object(j);
 }
 
-static void write_frequency(em_json *j, const em_run *r, int i) {
+static void write_frequency(em_json *j, const em_model *m, const em_results *r, int i) {
   const em_freq_result *f = &r->fr[i];
-  int np = r->setup.n_port;
+  int np = r->n_port;
   em_json_begin_object(j, NULL);
   em_json_number(j, "f_hz", f->f);
   em_json_number(j, "k0", f->k0);
@@ -173,7 +173,7 @@ static void write_frequency(em_json *j, const em_run *r, int i) {
   for (int e = 0; e < f->n_solve; e++) {
     const em_ksp_stats *k = &f->ksp[e];
     em_json_begin_object(j, NULL);
-    em_json_string(j, "excitation", r->setup.n_port ? r->setup.port[e].name : "planewave");
+    em_json_string(j, "excitation", m->setup.n_port ? m->setup.port[e].name : "planewave");
     em_json_string(j, "reason", em_ksp_reason_name(k->reason));
     em_json_int(j, "iterations", k->iterations);
     em_json_number(j, "true_relative_residual", k->true_rel_res);
@@ -190,7 +190,7 @@ static void write_frequency(em_json *j, const em_run *r, int i) {
   for (int p = 0; p < np; p++) {
     em_cplx s = r->S[(size_t)i * np * np + p * np + p];
     em_json_begin_object(j, NULL);
-    em_json_string(j, "name", r->setup.port[p].name);
+    em_json_string(j, "name", m->setup.port[p].name);
     em_json_begin_array(j, "S_row"); /* S_p1 .. S_pN */
     for (int q = 0; q < np; q++) cplx(j, NULL, r->S[(size_t)i * np * np + p * np + q]);
     em_json_end_array(j);
@@ -205,8 +205,8 @@ static void write_frequency(em_json *j, const em_run *r, int i) {
 
 /* How the frequencies were obtained: a full solve each, or the adaptive
  * sweep's model (its full solves, error estimate and check). */
-static void write_sweep(em_json *j, const em_run *r) {
-  const em_run_config *c = &r->cfg;
+static void write_sweep(em_json *j, const em_model *m, const em_results *r) {
+  const em_run_config *c = &m->cfg;
   em_json_begin_object(j, "sweep");
   em_json_string(j, "type", c->sweep_adaptive ? "adaptive" : "uniform");
   em_json_int(j, "frequencies", c->n_freq);
@@ -233,9 +233,10 @@ static void write_sweep(em_json *j, const em_run *r) {
   em_json_end_object(j);
 }
 
-em_err em_run_write_summary(const em_run *r) {
+em_err em_post_summary(const em_model *m, const em_results *r, const em_outdir *out,
+                       double t_start) {
   char path[1200];
-  snprintf(path, sizeof path, "%s/summary.json", r->out_dir);
+  EM_TRY(em_outdir_path(out, "summary.json", path, sizeof path));
   em_json j;
   EM_TRY(em_json_open(&j, path));
   em_json_begin_object(&j, NULL);
@@ -245,37 +246,38 @@ em_err em_run_write_summary(const em_run *r) {
   em_json_end_object(&j);
   /* 0: every frequency converged and passive; 3: results flagged */
   em_json_int(&j, "exit_code", r->flagged ? 3 : 0);
-  em_json_number(&j, "touchstone_z0_ohm", r->cfg.touchstone_z0);
+  em_json_number(&j, "touchstone_z0_ohm", m->cfg.touchstone_z0);
   em_json_begin_object(&j, "case");
-  em_json_string(&j, "path", em_case_path(r->cs));
-  em_json_string(&j, "name", em_case_name(r->cs));
+  em_json_string(&j, "path", em_case_path(m->cs));
+  em_json_string(&j, "name", em_case_name(m->cs));
   em_json_end_object(&j);
   em_json_begin_object(&j, "device");
-  em_json_string(&j, "backend", r->dev.backend == EM_BACKEND_CUDA ? "cuda" : "cpu");
-  em_json_string(&j, "name", r->dev.name);
-  em_json_int(&j, "cpu_threads", r->dev.cpu_threads);
+  em_json_string(&j, "backend", m->dev.backend == EM_BACKEND_CUDA ? "cuda" : "cpu");
+  em_json_string(&j, "name", m->dev.name);
+  em_json_int(&j, "cpu_threads", m->dev.cpu_threads);
   em_json_end_object(&j);
   em_json_begin_object(&j, "parameters");
-  for (int i = 0; i < em_case_param_count(r->cs); i++) {
-    const em_param *p = em_case_param_at(r->cs, i);
+  for (int i = 0; i < em_case_param_count(m->cs); i++) {
+    const em_param *p = em_case_param_at(m->cs, i);
     if (p->is_string)
       em_json_string(&j, p->name, p->string ? p->string : "");
     else
       em_json_number(&j, p->name, p->number);
   }
   em_json_end_object(&j);
-  write_mesh(&j, r);
-  write_system(&j, r);
+  write_mesh(&j, m);
+  write_system(&j, m);
   em_json_begin_object(&j, "solver");
-  em_json_string(&j, "method", em_ksp_method_name(r->cfg.ksp.method));
-  em_json_string(&j, "preconditioner", r->cfg.pc_auto ? "auto" : em_pc_type_name(r->cfg.pc.type));
-  em_json_number(&j, "tolerance", r->cfg.ksp.tol);
-  em_json_int(&j, "max_iterations", r->cfg.ksp.max_it);
+  em_json_string(&j, "method", em_ksp_method_name(m->cfg.solve.ksp.method));
+  em_json_string(&j, "preconditioner",
+                 m->cfg.solve.pc_auto ? "auto" : em_pc_type_name(m->cfg.solve.pc.type));
+  em_json_number(&j, "tolerance", m->cfg.solve.ksp.tol);
+  em_json_int(&j, "max_iterations", m->cfg.solve.ksp.max_it);
   em_json_end_object(&j);
-  write_sweep(&j, r);
+  write_sweep(&j, m, r);
   em_json_begin_array(&j, "ports");
-  for (int p = 0; p < r->setup.n_port; p++) {
-    const em_port *pt = &r->setup.port[p];
+  for (int p = 0; p < m->setup.n_port; p++) {
+    const em_port *pt = &m->setup.port[p];
     static const char *const types[] = {"coax", "waveguide", "lumped"};
     em_json_begin_object(&j, NULL);
     em_json_string(&j, "name", pt->name);
@@ -284,11 +286,18 @@ em_err em_run_write_summary(const em_run *r) {
     em_json_number(&j, "b_m", pt->b);
     em_json_number(&j, "z_ref_ohm", r->zref[p]);
     cplx(&j, "z_mode_ohm", pt->z_mode);
+    em_json_begin_array(&j, "center_m"); /* the port plane's centre (array phases) */
+    for (int d = 0; d < 3; d++) em_json_number(&j, NULL, pt->center[d]);
+    em_json_end_array(&j);
+    em_json_begin_array(&j, "normal");
+    for (int d = 0; d < 3; d++) em_json_number(&j, NULL, pt->normal[d]);
+    em_json_end_array(&j);
+    em_json_number(&j, "deembed_m", pt->deembed);
     em_json_end_object(&j);
   }
   em_json_end_array(&j);
   em_json_begin_array(&j, "frequencies");
-  for (int i = 0; i < r->n_done; i++) write_frequency(&j, r, i);
+  for (int i = 0; i < r->n_done; i++) write_frequency(&j, m, r, i);
   em_json_end_array(&j);
   double ta = 0, tp = 0, ts = 0, to = 0, tq = 0;
   for (int i = 0; i < r->n_done; i++)
@@ -298,23 +307,34 @@ em_err em_run_write_summary(const em_run *r) {
     ta += r->sample[i].t_assembly, tp += r->sample[i].t_pc, ts += r->sample[i].t_solve,
         to += r->sample[i].t_operator;
   em_json_begin_object(&j, "time_s");
-  em_json_number(&j, "mesh", r->t_mesh);
+  em_json_number(&j, "mesh", m->t_mesh);
   em_json_number(&j, "assembly", ta);
   em_json_number(&j, "operator", to);
   em_json_number(&j, "preconditioner_setup", tp);
   em_json_number(&j, "solve", ts);
   em_json_number(&j, "post", tq);
-  em_json_number(&j, "total", em_wtime() - r->t_start);
+  em_json_number(&j, "total", em_wtime() - t_start);
   em_json_end_object(&j);
+  if (r->stages) { /* the whole run by stage, exclusive (core/stage.c): they add up
+                     to the wall time up to this file; "other" is what no stage claims */
+    double t[EM_STAGE_COUNT], total = em_stages_now(r->stages, t);
+    em_json_begin_object(&j, "stages_s");
+    for (int st = 1; st < EM_STAGE_COUNT; st++)
+      em_json_number(&j, em_stage_name((em_stage)st), t[st]);
+    em_json_number(&j, "other", t[EM_STAGE_OTHER]);
+    em_json_number(&j, "total", total);
+    em_json_end_object(&j);
+  }
   struct rusage ru;
   getrusage(RUSAGE_SELF, &ru);
   em_json_begin_object(&j, "memory");
   em_json_int(&j, "host_peak_bytes", (int64_t)ru.ru_maxrss * 1024);
-  em_json_int(&j, "operator_bytes", (int64_t)r->operator_bytes);
+  em_json_int(&j, "operator_bytes", (int64_t)m->operator_bytes);
   em_json_end_object(&j);
   em_json_begin_array(&j, "outputs");
-  for (int i = 0; i < r->n_files; i++) em_json_string(&j, NULL, r->files[i]);
+  for (int i = 0; i < out->n_files; i++) em_json_string(&j, NULL, out->files[i]);
   em_json_end_array(&j);
+  if (out->n_unlisted) em_json_int(&j, "outputs_not_listed", out->n_unlisted);
   em_json_end_object(&j);
   return em_json_close(&j);
 }

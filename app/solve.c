@@ -1,0 +1,84 @@
+/* solve.c - one frequency of a run: through the problem object of the mesh
+ * (model/fsys.c: assemble, operator, preconditioner, a Krylov solve per
+ * excitation), made at the first solve, then the outputs (post/) and one
+ * progress line. */
+#include <math.h>
+#include <string.h>
+
+#include "app_sweep.h"
+
+/* The problem object of the mesh, made on the first solve. */
+static em_err make_fsys(em_model *m) {
+  m->pw = (em_pw_source){.mesh = m->mesh, .setup = &m->setup, .ff = &m->ff};
+  em_fsys_desc d = {.mesh = m->mesh,
+                    .dofs = m->dofs,
+                    .setup = &m->setup,
+                    .solve = &m->cfg.solve,
+                    .backend = m->dev.backend,
+                    .prepare = em_pw_source_prepare, /* a plane wave (model/excitation.c) */
+                    .prepare_ctx = &m->pw};
+  return em_fsys_create(&d, &m->fsys);
+}
+
+/* One frequency f through the problem object: *x_out [ns][n] in the DOF
+ * numbering and *sys_out (the fixed values) go to the caller. */
+static em_err solve_at(em_run *r, double f, int first, em_freq_result *fr, em_system **sys_out,
+                       em_cplx **x_out) {
+  em_model *m = &r->m;
+  if (!m->fsys) { /* the assembler's pattern and colouring: assembly */
+    em_stage_begin(r->log, EM_STAGE_ASSEMBLY);
+    em_err err = make_fsys(m);
+    em_stage_end(r->log, EM_STAGE_ASSEMBLY, "pattern and colouring");
+    EM_TRY(err);
+  }
+  /* the stages' detail only with -v (app/face.c prints the line); later
+     solves report one line each; warnings stay */
+  em_log dlog = r->detail;
+  em_fsys_stats st;
+  EM_TRY(em_fsys_solve(m->fsys, f, r->log ? &dlog : NULL, &st, sys_out, x_out));
+  fr->f = f;
+  fr->k0 = 2 * M_PI * f / EM_C0;
+  fr->t_assembly = st.t_assembly, fr->t_operator = st.t_operator, fr->t_pc = st.t_pc;
+  fr->t_solve = st.t_solve;
+  fr->pc = st.pc;
+  fr->n_solve = st.n_solve;
+  fr->converged = st.converged;
+  memcpy(fr->ksp, st.ksp, sizeof fr->ksp);
+  if (first && r->args->dump_matrix) {
+    const em_system *sys = *sys_out;
+    EM_TRY(em_matfile_write(r->args->dump_matrix, sys->A, sys->n_rhs, sys->b));
+    em_log_info(r->log, "matrix written to %s", r->args->dump_matrix);
+  }
+  if (!m->n_block) em_model_record_blocks(m, r->log); /* the first frequency solved */
+  return EM_OK;
+}
+
+em_err em_run_solve_frequency(em_run *r, int fi) {
+  em_system *sys = NULL;
+  em_cplx *x = NULL;
+  em_freq_result *fr = &r->res.fr[fi];
+  fr->f = r->m.cfg.freq[fi];
+  fr->k0 = 2 * M_PI * fr->f / EM_C0;
+  em_err err = solve_at(r, fr->f, fi == 0, fr, &sys, &x);
+  if (!err) err = em_post_frequency(&r->m, &r->res, &r->out, r->log, fi, x, sys->fixed);
+  if (!err) em_app_log_frequency(r, fi); /* app/face.c */
+  em_system_destroy(&sys);
+  em_free(&x);
+  return err;
+}
+
+em_err em_run_solve_sample(em_run *r, double f, em_freq_result *fr, em_cplx *u, em_cplx *y) {
+  em_system *sys = NULL;
+  em_cplx *x = NULL;
+  fr->f = f;
+  fr->k0 = 2 * M_PI * f / EM_C0;
+  em_err err = solve_at(r, f, r->res.n_samples == 0, fr, &sys, &x);
+  if (!err) {
+    memcpy(u, x, sizeof *u * (size_t)r->m.dofs->n_dof * fr->n_solve);
+    err = em_post_measure(&r->m, x, sys->fixed, y);
+  }
+  if (!err) r->res.n_samples++;
+  em_system_destroy(&sys);
+  em_free(&x);
+  return err;
+}

@@ -1,0 +1,44 @@
+/* run_impl.h - the pieces of a run's outputs that em_post_frequency and
+ * em_post_finish put together (private to post/). */
+#ifndef EM_RUN_IMPL_H
+#define EM_RUN_IMPL_H
+
+#include "em_post.h"
+
+/* tables.c: the Touchstone file (S on the ports' own impedances, or
+ * renormalised to Output/touchstone_z0), the flags as comment lines, its
+ * interpolated twin and ports.csv. */
+em_err em_post_tables(const em_model *m, const em_results *r, em_outdir *out);
+
+/* line.c: E along Output/line_* at f to path (CSV). */
+em_err em_post_line_write(const em_model *m, double f, const em_cplx *x, const em_cplx *fixed,
+                          const char *path);
+
+/* ff_frequency.c: after the solve of frequency fi, the NF2FF transform,
+ * figures / RCS and their files (and the array's, ff_array.c); x holds the
+ * solutions of every excitation (port 1's, or the plane wave's, first),
+ * meas what the ports measured (NULL with a plane wave).  _print: one line
+ * per frequency of the far-field results. */
+em_err em_post_ff_frequency(const em_model *m, em_results *r, em_outdir *out, const em_log *log,
+                            int fi, double k0, const em_cplx *x, const em_cplx *fixed,
+                            const em_cplx *meas);
+void em_post_ff_print(const em_model *m, const em_results *r, FILE *f);
+
+/* ff_array.c (m->ff.arr.enabled): per frequency (o: the NF2FF of the run
+ * at its k0) the embedded and array patterns, the array's figures and the
+ * active reflection table (x: the solutions of every port, meas what the
+ * ports measured); _print: the array's line per frequency. */
+em_err em_post_array_frequency(const em_model *m, em_results *r, em_outdir *out, const em_log *log,
+                               int fi, const em_nf2ff_opts *o, const em_cplx *x,
+                               const em_cplx *fixed, const em_cplx *meas);
+void em_post_array_print(const em_model *m, const em_results *r, FILE *f);
+
+/* mode_figures.c: int Re(eps_r) |E|^2 per volume group of a mode x
+ * (w_group [n_group]); the dominant dipole of its polarization current,
+ * "P_x" .. "M_z", "-" without a dielectric (k: Re k0 of the mode). */
+em_err em_mode_energy(const em_mesh *m, const em_dofmap *d, const em_medium *medium,
+                      const em_cplx *x, double *w_group);
+em_err em_mode_dipole(const em_mesh *m, const em_dofmap *d, const em_medium *medium,
+                      const em_cplx *x, double k, char label[8]);
+
+#endif
