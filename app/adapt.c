@@ -382,6 +382,12 @@ em_err em_app_adapt(em_run *r) {
   if (!em_app_adapt_on(r)) return EM_OK;
   adapt_cfg a;
   EM_TRY(read_cfg(r, &a));
+  /* a Floquet cell's mesh and DOFs are tied pair by pair (model/periodic.c):
+     a pass's new mesh and unknowns would have to be tied again */
+  EM_CHECK(!r->m.periodic, EM_ERR_INPUT,
+           "Solver/adapt 1: case %s has periodic boundaries (Boundary/*/periodic), which adaptive "
+           "refinement does not support",
+           em_case_path(r->m.cs));
   EM_CHECK(r->m.setup.n_port > 0, EM_ERR_INPUT,
            "Solver/adapt 1: case %s has no port; the passes compare S-parameters",
            em_case_path(r->m.cs));

@@ -1,8 +1,8 @@
 /* estimate_setup.c - the error indicator of a case's solutions: the
  * problem em_fsys_solve assembles at f (media, PML, each port's Robin term
- * and excitation, the ABC) handed to em_estimate once per excitation, the
- * indicators summed (every port drives 1 W or 1 A, so the excitations
- * weigh alike). */
+ * and excitation, the ABC, the surface impedances and lumped sheets)
+ * handed to em_estimate once per excitation, the indicators summed (every
+ * port drives 1 W or 1 A, so the excitations weigh alike). */
 #include <math.h>
 #include <string.h>
 
@@ -28,6 +28,13 @@ em_err em_setup_estimate(const em_mesh *m, const em_dofmap *d, const em_setup *s
   }
   EM_TRY(
       em_abc_robins(m, s->medium, s->abc_face, s->n_abc, k0, rb + np, EST_MAX_ROBIN - np, &n_abc));
+  int n_rb = np + n_abc; /* then the surface impedances and lumped sheets, as fsys.c */
+  if (n_rb + s->n_surface > EST_MAX_ROBIN) {
+    em_abc_free(rb + np, n_abc);
+    return EM_RAISE(EM_ERR_INPUT, "error estimate: %d surface boundaries, too many Robin terms",
+                    s->n_surface);
+  }
+  for (int i = 0; i < s->n_surface; i++) em_surface_robin(&s->surface[i], k0, &rb[n_rb++]);
   if (s->has_pml) {
     EM_TRY_GOTO(err, em_calloc(&vary, (size_t)m->n_tet, 1, "PML tets"), done);
     for (int32_t t = 0; t < m->n_tet; t++) vary[t] = (uint8_t)s->medium[m->tet_group[t]].is_pml;
@@ -37,7 +44,7 @@ em_err em_setup_estimate(const em_mesh *m, const em_dofmap *d, const em_setup *s
                      .material = em_media_material,
                      .material_ctx = &media,
                      .tet_vary = vary,
-                     .n_robin = np + n_abc,
+                     .n_robin = n_rb,
                      .robin = rb,
                      .n_rhs = np};
   if (prepare) EM_TRY_GOTO(err, prepare(prepare_ctx, k0, &prob), done);
