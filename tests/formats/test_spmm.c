@@ -25,7 +25,7 @@ static em_err run_spmm(const em_spmat *M, em_backend b, em_prec p, int k, const 
   const void *xs[KMAX];
   void *ys[KMAX];
 #ifdef EM_HAVE_CUDA
-  void *dx = NULL, *dy = NULL; /* the device copies (a CPU build has none) */
+  void *dx = NULL, *dy = NULL; /* the device copies */
 #endif
   em_err err = EM_OK;
   const char *hx = x;
