@@ -50,8 +50,6 @@ static em_err sync_be(em_backend be) {
 static em_err alloc_be(em_backend be, size_t bytes, const void *h, void **p) {
 #ifdef EM_HAVE_CUDA
   if (be == EM_BACKEND_CUDA) return em_dev_alloc(p, h, bytes, NULL, "bench vectors");
-#else
-  (void)be;
 #endif
   (void)be;
   EM_TRY(em_calloc(p, bytes, 1, "bench vectors"));
