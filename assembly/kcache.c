@@ -189,6 +189,22 @@ em_err em_kcache_build(const em_mesh *m, const em_dofmap *d, const em_pattern *p
     c->n_kept += !c->dyn[t];
   }
   EM_TRY_GOTO(err, em_pattern_blockmat(pat, m, d, &c->S), fail);
+  /* the cache saves the frequency-independent work of later passes; it is
+     not worth the run: beyond a third of the host's available memory (the
+     pass itself still needs the assembled matrix, the operator, the
+     preconditioner) it is not kept (a 20M-unknown order-3 DRA wanted 94 GiB
+     of a 128 GiB host and was killed) */
+  double est = 0, avail = em_host_mem_available();
+  for (int i = 0; i < c->S->nb; i++)
+    for (int j = 0; j < c->S->nb; j++)
+      est += (double)c->S->blk[i][j]->nnz * (2 * sizeof(em_cplx) + sizeof(int32_t));
+  if (avail > 0 && est > avail / 3) {
+    err = EM_RAISE(EM_ERR_MEMORY,
+                   "assembly cache: %.1f GiB would take more than a third of the %.1f GiB of host "
+                   "memory available",
+                   est / (1 << 30), avail / (1 << 30));
+    goto fail;
+  }
   double bytes = (double)m->n_tet * (sizeof *c->mat + 1);
   for (int i = 0; i < c->S->nb; i++)
     for (int j = 0; j < c->S->nb; j++) {

@@ -246,6 +246,9 @@ em_err em_realloc(void *pptr, size_t n, size_t size, const char *what);
 void em_free(void *pptr);
 /* Duplicate a string. */
 em_err em_strdup(char **out, const char *s);
+/* Bytes of host memory available now (Linux: /proc/meminfo MemAvailable);
+ * 0 when unknown. */
+double em_host_mem_available(void);
 
 /* ----------------------------------------------------------- output files */
 

@@ -1,6 +1,7 @@
 /* mem.c - host allocation that fails with a message naming what it was for. */
 #include "em_core.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -46,4 +47,17 @@ em_err em_strdup(char **out, const char *s) {
 
 size_t em_prec_size(em_prec p) {
   return p == EM_PREC_SINGLE ? 8 : 16;
+}
+
+/* MemAvailable counts the page cache the kernel can drop: what a new
+ * allocation can take without swapping (Linux >= 3.14). */
+double em_host_mem_available(void) {
+  FILE *f = fopen("/proc/meminfo", "r");
+  if (!f) return 0;
+  char line[256];
+  double kb = 0;
+  while (fgets(line, sizeof line, f))
+    if (sscanf(line, "MemAvailable: %lf kB", &kb) == 1) break;
+  fclose(f);
+  return kb * 1024;
 }
