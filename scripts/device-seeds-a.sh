@@ -13,14 +13,14 @@
 #      blocks with T per block against one T, beside cuSPARSE CSR and the
 #      copy bandwidth of the same run;
 #   3. seed 000: SPD curl-curl + mass (k0^2 = -1) at order 1 (n = 12, 30:
-#      ~10k, ~200k rows) and order 2 (n = 7, 18), written as Matrix Market
+#      ~10k, ~200k rows) and order 2 (n = 7, 17), written as Matrix Market
 #      and read back by `solve_bench --matrix FILE.mtx --formats ...`
 #      (ILU(0) CG and BiCGSTAB, SpMV in CSR, CSR-vector, sliced ELLR-T, HYB,
 #      HEC, AUTO, cuSPARSE; triangular solves levels and cuSPARSE; total
 #      time with transfers), and `spmv_bench --quick` on each (HEC against
 #      cuSPARSE CSR, the SpMV alone).
 # Summary on stdout; logs and tables in $OUT/seeds-a-logs.tgz.  Knobs:
-# SKIP_TESTS=1, SKIP_CACHE=1, SKIP_SPD=1; SPD="12:1 30:1 7:2 18:2";
+# SKIP_TESTS=1, SKIP_CACHE=1, SKIP_SPD=1; SPD="12:1 30:1 7:2 17:2";
 # ORDERING (natural) for the ILU; REPS (20) for the SpMV medians.
 set -uo pipefail
 OUT=${OUT:-out/device-seeds-a}
@@ -67,7 +67,7 @@ fi
 
 # ----------------------------------------------- seed 000 on SPD FEM matrices
 if [ -z "${SKIP_SPD:-}" ]; then
-  for s in ${SPD:-12:1 30:1 7:2 18:2}; do
+  for s in ${SPD:-12:1 30:1 7:2 17:2}; do
     n=${s%:*} p=${s#*:} f=/tmp/spd-o$p-n$n.mtx
     [ "$(left)" -lt 25 ] && { echo "SPD $s: skipped (time)"; continue; }
     step "SPD order $p, n = $n: write $f"
