@@ -86,4 +86,4 @@ if [ -z "${SKIP_SPD:-}" ]; then
     grep -E "^(csr|csr-vector|sellr-t|auto|hyb|hec|cusparse)" "$L/spmv-o$p-n$n.log" | grep -v "^  "
   done
 fi
-step done
+step "done"
