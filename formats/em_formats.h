@@ -41,7 +41,9 @@ typedef struct em_spmat_opts {
   em_backend backend;
   em_prec prec;
   int threads_per_row; /* T in 1,2,4,8,16,32 for CSR-vector / ELLR-T /
-                          sliced ELLR-T; 0 = chosen from the row lengths */
+                          sliced ELLR-T, and the GPU lanes of the ELL part
+                          of HYB / HEC (above 8 taken as 8); 0 = chosen
+                          from the row lengths */
   int slice_rows;      /* S for sliced ELLR-T; 0 = default */
   int ell_width;       /* K for HYB / HEC; -1 = the rule "grow K while the
                           nonzeros in the first K columns exceed half of

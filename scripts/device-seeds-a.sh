@@ -18,9 +18,13 @@
 #      (ILU(0) CG and BiCGSTAB, SpMV in CSR, CSR-vector, sliced ELLR-T, HYB,
 #      HEC, AUTO, cuSPARSE; triangular solves levels and cuSPARSE; total
 #      time with transfers), and `spmv_bench --quick` on each (HEC against
-#      cuSPARSE CSR, the SpMV alone).
+#      cuSPARSE CSR, the SpMV alone);
+#   4. HYB / HEC with their new GPU lanes (T per row in the ELL part, TT
+#      per tail row) on the order-3 box of 12 against cuSPARSE (house.md's
+#      matrix: before, HEC 0.179 ms, cuSPARSE 0.140 ms), and the gpu tests of
+#      every format (test_hyb_gpu, conformance, refill, SpMM, blockop).
 # Summary on stdout; logs and tables in $OUT/seeds-a-logs.tgz.  Knobs:
-# SKIP_TESTS=1, SKIP_CACHE=1, SKIP_SPD=1; SPD="12:1 30:1 7:2 17:2";
+# SKIP_TESTS=1, SKIP_CACHE=1, SKIP_BOX=1, SKIP_SPD=1; SPD="12:1 7:2 30:1 17:2";
 # ORDERING (natural) for the ILU; REPS (20) for the SpMV medians.
 set -uo pipefail
 OUT=${OUT:-out/device-seeds-a}
@@ -39,15 +43,17 @@ if [ ! -x "$B/bench/solve_bench" ]; then
   step build
   cmake -S . -B "$B" $G -DCMAKE_BUILD_TYPE=Release -DEMSOLVE_CUDA=ON > "$L/configure.log" 2>&1
   timeout "$(cap 200)" cmake --build "$B" -j"$(nproc)" --target emsolve spmv_bench solve_bench \
-    test_carveout_gpu test_sellrt_gpu > "$L/build.log" 2>&1 ||
+    test_carveout_gpu test_sellrt_gpu test_hyb_gpu test_spmat_conformance_gpu \
+    test_spmat_refill_gpu test_spmm_gpu test_blockop_gpu > "$L/build.log" 2>&1 ||
     { grep -E "error" "$L/build.log" | head -20; exit 1; }
 fi
 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader | tee "$L/device.txt"
 
 if [ -z "${SKIP_TESTS:-}" ]; then
   step "gpu tests"
-  (cd "$B" && timeout "$(cap 90)" ctest -R "test_carveout_gpu|test_solve_formats_gpu|test_spmv_cache_gpu|test_sellrt_gpu" \
-    -j2 --output-on-failure --timeout 80 > "$L/ctest-gpu.log" 2>&1)
+  (cd "$B" && timeout "$(cap 100)" ctest -R \
+    "test_carveout_gpu|test_solve_formats_gpu|test_spmv_cache_gpu|test_sellrt_gpu|test_hyb_gpu|test_spmat_conformance_gpu|test_spmat_refill_gpu|test_spmm_gpu|test_blockop_gpu" \
+    -j3 --output-on-failure --timeout 90 > "$L/ctest-gpu.log" 2>&1)
   grep -E "Test +#|tests passed|tests failed" "$L/ctest-gpu.log"
 fi
 
@@ -65,9 +71,20 @@ if [ -z "${SKIP_CACHE:-}" ]; then
   sed -n '/^matrix /,$p' "$L/cache.log"
 fi
 
+# ------------- HYB / HEC with T lanes per row: the matrix of house.md's table
+# (order-3 box of 12, 200 988 rows; HEC 0.179, HYB 0.190, cuSPARSE 0.140 ms
+# on 2026-11-27 with a thread per row)
+if [ -z "${SKIP_BOX:-}" ]; then
+  step "spmv_bench --fem-box 12 --order 3 --quick (double): HEC / HYB against cuSPARSE"
+  timeout -k 10 "$(cap 60)" "$B/bench/spmv_bench" --fem-box 12 --order 3 --quick --prec double \
+    --reps "${REPS:-20}" --out "$L/box12" > "$L/box12.log" 2>&1
+  echo "rc=$?"
+  grep -E "^(csr|csr-vector|sellr-t|auto|hyb|hec|bitmap|cusparse)" "$L/box12.log"
+fi
+
 # ----------------------------------------------- seed 000 on SPD FEM matrices
 if [ -z "${SKIP_SPD:-}" ]; then
-  for s in ${SPD:-12:1 30:1 7:2 17:2}; do
+  for s in ${SPD:-12:1 7:2 30:1 17:2}; do
     n=${s%:*} p=${s#*:} f=/tmp/spd-o$p-n$n.mtx
     [ "$(left)" -lt 25 ] && { echo "SPD $s: skipped (time)"; continue; }
     step "SPD order $p, n = $n: write $f"
