@@ -322,6 +322,10 @@ int main(int argc, char **argv) {
               out.row[i].max_err);
       wrong = 1;
     }
+  if (c.study_cache && !c.device[0]) { /* seed 002's study needs a GPU */
+    printf("--study cache: no GPU answered: nothing measured (exit 77)\n");
+    return wrong ? 3 : 77;
+  }
   return wrong ? 3 : 0;
 fail:
   em_error_print(stderr);
