@@ -16,7 +16,10 @@ static em_err make_fsys(em_model *m) {
                     .solve = &m->cfg.solve,
                     .backend = m->dev.backend,
                     .prepare = em_pw_source_prepare, /* a plane wave (model/excitation.c) */
-                    .prepare_ctx = &m->pw};
+                    .prepare_ctx = &m->pw,
+                    .periodic = m->periodic, /* a Floquet cell (model/periodic.c) */
+                    /* a plane wave on a case with ports: they are its matched loads */
+                    .port_source = m->ff.planewave && m->setup.n_port ? em_pw_port_source : NULL};
   return em_fsys_create(&d, &m->fsys);
 }
 
