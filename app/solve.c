@@ -23,6 +23,25 @@ static em_err make_fsys(em_model *m) {
   return em_fsys_create(&d, &m->fsys);
 }
 
+/* --dump-matrix FILE: the system file of docs/matrix-file.md, or, when FILE
+ * ends in .mtx, the matrix alone as Matrix Market (core/mtx.c): symmetric
+ * when it is bit for bit (the curl-curl system is), else general. */
+static em_err dump_matrix(const char *path, const em_system *sys) {
+  size_t l = strlen(path);
+  if (l < 4 || strcmp(path + l - 4, ".mtx"))
+    return em_matfile_write(path, sys->A, sys->n_rhs, sys->b);
+  em_csr *A = NULL;
+  EM_TRY(em_blockmat_to_csr(sys->A, &A));
+  em_err err = em_mtx_write(path, A, 1);
+  if (err == EM_ERR_ARG) { /* not symmetric: all entries */
+    em_error_clear();
+    err = em_mtx_write(path, A, 0);
+  }
+  em_csr_destroy(&A);
+  if (err) return em_error_trace(err, __FILE__, __LINE__);
+  return EM_OK;
+}
+
 /* One frequency f through the problem object: *x_out [ns][n] in the DOF
  * numbering and *sys_out (the fixed values) go to the caller. */
 static em_err solve_at(em_run *r, double f, int first, em_freq_result *fr, em_system **sys_out,
@@ -49,7 +68,7 @@ static em_err solve_at(em_run *r, double f, int first, em_freq_result *fr, em_sy
   memcpy(fr->ksp, st.ksp, sizeof fr->ksp);
   if (first && r->args->dump_matrix) {
     const em_system *sys = *sys_out;
-    EM_TRY(em_matfile_write(r->args->dump_matrix, sys->A, sys->n_rhs, sys->b));
+    EM_TRY(dump_matrix(r->args->dump_matrix, sys));
     em_log_info(r->log, "matrix written to %s", r->args->dump_matrix);
   }
   if (!m->n_block) em_model_record_blocks(m, r->log); /* the first frequency solved */

@@ -3,6 +3,11 @@
  *
  *   solve_bench --matrix FILE [options]    system of `emsolve --dump-matrix`
  *   solve_bench --gen N [options]          Whitney curl-curl on N^3 cells
+ *   solve_bench --fem-spd N:P [options]    SPD curl-curl + mass, order P, N^3
+ *                                          cells (tests/common/fem_spd.h)
+ *   --matrix FILE.mtx reads Matrix Market (core/mtx.c); --write-mtx FILE
+ *   writes the system's matrix so; --formats LIST runs seed 000's study
+ *   (bench/solve_formats.c) instead of steps 2 and 3.
  *
  * Steps (each within a time budget, skipped with a note when it would
  * overrun):
@@ -25,29 +30,39 @@
 #include <cuda_runtime.h>
 #endif
 
+#include "bench_matrix.h"
+#include "fem_spd.h"
 #include "problems.h"
+#include "solve_formats.h"
 #include "em_formats.h"
 #include "em_solver.h"
 
 #define MAX_RUNS 96
 
 typedef struct bench_opts {
-  const char *matrix;   /* --matrix FILE */
-  int gen;              /* --gen N (0: off) */
-  const char *out;      /* --out DIR */
-  double tol;           /* --tol */
-  int max_it;           /* --max-it */
-  double gpu_cap;       /* --gpu-cap: seconds per GPU solve */
-  double cpu_cap;       /* --cpu-cap: seconds per CPU solve */
-  double budget;        /* --budget: seconds for the whole run */
-  int block;            /* --block: BMC block size */
-  double shift;         /* --shift: ILU(0) diagonal shift */
-  double gen_k0;        /* --gen-k0: wavenumber of the generated system */
-  double gen_loss;      /* --gen-loss: its loss tangent */
-  int use_gpu, use_cpu; /* --no-gpu, --no-cpu */
-  char orderings[128];  /* --orderings natural,rcm,nd,mc,bmc */
-  char methods[128];    /* --methods bicgstab,cocg */
-  const char *ordering; /* --ordering: skip the study, use this one */
+  const char *matrix;    /* --matrix FILE */
+  int gen;               /* --gen N (0: off) */
+  const char *out;       /* --out DIR */
+  double tol;            /* --tol */
+  int max_it;            /* --max-it */
+  double gpu_cap;        /* --gpu-cap: seconds per GPU solve */
+  double cpu_cap;        /* --cpu-cap: seconds per CPU solve */
+  double budget;         /* --budget: seconds for the whole run */
+  int block;             /* --block: BMC block size */
+  double shift;          /* --shift: ILU(0) diagonal shift */
+  double gen_k0;         /* --gen-k0: wavenumber of the generated system */
+  double gen_loss;       /* --gen-loss: its loss tangent */
+  int use_gpu, use_cpu;  /* --no-gpu, --no-cpu */
+  char orderings[128];   /* --orderings natural,rcm,nd,mc,bmc */
+  char methods[128];     /* --methods bicgstab,cocg */
+  const char *ordering;  /* --ordering: skip the study, use this one */
+  int spd_n, spd_order;  /* --fem-spd N:P (0: off) */
+  double spd_alpha;      /* --spd-alpha: -k0^2 of the SPD system */
+  const char *write_mtx; /* --write-mtx FILE */
+  int write_only;        /* --write-only: stop after writing it */
+  const char *formats;   /* --formats LIST: seed 000's study */
+  char trsv[64];         /* --trsv LIST for the study */
+  int strict;            /* --strict: a study solve that does not converge fails */
 } bench_opts;
 
 /* One solve (or one skipped solve). */
@@ -97,7 +112,10 @@ static void usage(void) {
       "usage: solve_bench (--matrix FILE | --gen N) [--out DIR] [--tol 1e-8] [--max-it 3000]\n"
       "       [--gpu-cap 15] [--cpu-cap 20] [--budget 330] [--block 16] [--shift 0] [--no-gpu]\n"
       "       [--no-cpu] [--gen-k0 6.28] [--gen-loss 0.05]\n"
-      "       [--orderings natural,rcm,nd,mc,bmc] [--ordering NAME] [--methods bicgstab,cocg]\n");
+      "       [--orderings natural,rcm,nd,mc,bmc] [--ordering NAME] [--methods bicgstab,cocg]\n"
+      "       [--fem-spd N:P] [--spd-alpha 1] [--write-mtx FILE] [--write-only] [--strict]\n"
+      "       [--formats csr,csr-vector,sellr-t,hyb,hec,auto,cusparse] [--trsv levels,cusparse]\n"
+      "  --matrix FILE: Matrix Market (.mtx, by its banner) or emsolve --dump-matrix\n");
 }
 
 static em_err parse_args(int argc, char **argv, bench_opts *o) {
@@ -114,11 +132,17 @@ static em_err parse_args(int argc, char **argv, bench_opts *o) {
   o->use_gpu = o->use_cpu = 1;
   strcpy(o->orderings, "natural,rcm,nd,mc,bmc");
   strcpy(o->methods, "bicgstab,cocg");
+  strcpy(o->trsv, "levels,cusparse");
+  o->spd_alpha = 1;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
     int takes = 1;
     if (!strcmp(a, "--no-gpu"))
       o->use_gpu = 0, takes = 0;
+    else if (!strcmp(a, "--strict"))
+      o->strict = 1, takes = 0;
+    else if (!strcmp(a, "--write-only"))
+      o->write_only = 1, takes = 0;
     else if (!strcmp(a, "--no-cpu"))
       o->use_cpu = 0, takes = 0;
     else if (!v)
@@ -153,36 +177,76 @@ static em_err parse_args(int argc, char **argv, bench_opts *o) {
       snprintf(o->orderings, sizeof o->orderings, "%s", v);
     else if (!strcmp(a, "--methods"))
       snprintf(o->methods, sizeof o->methods, "%s", v);
+    else if (!strcmp(a, "--fem-spd")) {
+      if (sscanf(v, "%d:%d", &o->spd_n, &o->spd_order) != 2 || o->spd_n < 1 || o->spd_order < 1 ||
+          o->spd_order > EM_MAX_ORDER)
+        return EM_RAISE(EM_ERR_INPUT, "--fem-spd N:P with N >= 1, P in 1..%d, not '%s'",
+                        EM_MAX_ORDER, v);
+    } else if (!strcmp(a, "--spd-alpha"))
+      o->spd_alpha = atof(v);
+    else if (!strcmp(a, "--write-mtx"))
+      o->write_mtx = v;
+    else if (!strcmp(a, "--formats"))
+      o->formats = v;
+    else if (!strcmp(a, "--trsv"))
+      snprintf(o->trsv, sizeof o->trsv, "%s", v);
     else
       return EM_RAISE(EM_ERR_INPUT, "unknown option '%s'", a);
     i += takes;
   }
-  EM_CHECK(!o->matrix != !o->gen, EM_ERR_INPUT, "give one of --matrix FILE or --gen N");
+  EM_CHECK(!!o->matrix + !!o->gen + !!o->spd_n == 1, EM_ERR_INPUT,
+           "give one of --matrix FILE, --gen N or --fem-spd N:P");
+  EM_CHECK(o->spd_alpha > 0, EM_ERR_INPUT, "--spd-alpha must be > 0");
   EM_CHECK(o->tol > 0 && o->tol < 1 && o->max_it > 0 && o->block > 0, EM_ERR_INPUT,
            "bad --tol, --max-it or --block");
   return EM_OK;
+}
+
+static int real_matrix(const em_csr *A) {
+  for (int64_t k = 0; k < A->nnz; k++)
+    if (cimag(A->val[k]) != 0) return 0;
+  return 1;
+}
+
+/* 1 when a_ji == a_ij for every entry (the file is then written symmetric):
+ * A^T built from triplets and compared bit for bit. */
+static int symmetric_matrix(const em_csr *A) {
+  int32_t *ti = NULL, *tj = NULL;
+  em_csr *At = NULL;
+  int sym = 0;
+  if (!em_calloc(&ti, (size_t)A->nnz + 1, 4, "t") && !em_calloc(&tj, (size_t)A->nnz + 1, 4, "t")) {
+    for (int32_t i = 0; i < A->n_rows; i++)
+      for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++) ti[k] = A->colind[k], tj[k] = i;
+    if (!em_csr_from_triplets(A->n_cols, A->n_rows, A->nnz, ti, tj, A->val, &At))
+      sym = At->nnz == A->nnz && !memcmp(At->rowptr, A->rowptr, 8 * ((size_t)A->n_rows + 1)) &&
+            !memcmp(At->colind, A->colind, 4 * (size_t)A->nnz) &&
+            !memcmp(At->val, A->val, 16 * (size_t)A->nnz);
+  }
+  em_error_clear();
+  em_csr_destroy(&At);
+  em_free(&ti);
+  em_free(&tj);
+  return sym;
 }
 
 /* the system: the first right-hand side of a matrix file, or a generated
  * curl-curl system with b = A x for a smooth x */
 static em_err load_system(bench *B) {
   if (B->o.matrix) {
-    em_blockmat *M = NULL;
     em_cplx *rhs = NULL;
     int n_rhs = 0;
-    EM_TRY(em_matfile_read(B->o.matrix, &M, &n_rhs, &rhs));
-    em_err err = em_blockmat_to_csr(M, &B->A);
-    em_blockmat_destroy(&M);
-    if (err) {
-      em_free(&rhs);
-      return em_error_trace(err, __FILE__, __LINE__);
-    }
+    EM_TRY(bench_load_matrix(B->o.matrix, &B->A, NULL, &n_rhs, &rhs));
+    EM_CHECK(B->A->n_rows == B->A->n_cols, EM_ERR_INPUT, "%s: matrix %d x %d is not square",
+             B->o.matrix, B->A->n_rows, B->A->n_cols);
     B->n = B->A->n_rows;
     if (n_rhs > 0) {
       B->b = rhs;
       return EM_OK;
     }
     em_free(&rhs);
+  } else if (B->o.spd_n) {
+    EM_TRY(em_fem_spd_box(B->o.spd_n, B->o.spd_order, B->o.spd_alpha, &B->A, NULL));
+    B->n = B->A->n_rows;
   } else {
     /* default: one wavelength across the unit box, 5% loss */
     EM_TRY(prob_curlcurl(B->o.gen, B->o.gen_k0, B->o.gen_loss, &B->A));
@@ -192,6 +256,10 @@ static em_err load_system(bench *B) {
   EM_TRY(em_calloc(&xt, (size_t)B->n + 1, sizeof *xt, "bench solution"));
   EM_TRY(em_calloc(&B->b, (size_t)B->n + 1, sizeof *B->b, "bench right-hand side"));
   prob_rhs(B->A, xt, B->b);
+  if (real_matrix(B->A)) { /* a real system gets a real b: CG's data stay real */
+    for (int32_t i = 0; i < B->n; i++) xt[i] = 1 + 0.5 * sin(0.37 * i);
+    em_csr_spmv_ref(B->A, 1, xt, 0, B->b);
+  }
   em_free(&xt);
   return EM_OK;
 }
@@ -674,6 +742,13 @@ int main(int argc, char **argv) {
   em_log_init(&B->log, stderr, EM_LOG_INFO);
   EM_TRY_GOTO(err, parse_args(argc, argv, &B->o), fail);
   EM_TRY_GOTO(err, load_system(B), fail);
+  if (B->o.write_mtx) {
+    int sym = symmetric_matrix(B->A);
+    EM_TRY_GOTO(err, em_mtx_write(B->o.write_mtx, B->A, sym), fail);
+    printf("matrix written to %s (%s, %s)\n", B->o.write_mtx,
+           real_matrix(B->A) ? "real" : "complex", sym ? "symmetric" : "general");
+  }
+  if (B->o.write_only) goto fail; /* the cleanup */
   em_device cpu;
   EM_TRY_GOTO(err, em_device_open("cpu", NULL, &cpu), fail);
   B->threads = cpu.cpu_threads;
@@ -682,6 +757,27 @@ int main(int argc, char **argv) {
   printf("system: n = %d, nnz = %lld (%.1f per row), loaded in %.1f s; GPU: %s; CPU: %d threads\n",
          B->n, (long long)B->A->nnz, B->n ? (double)B->A->nnz / B->n : 0, elapsed(B),
          B->have_gpu ? B->gpu.name : "none", B->threads);
+  if (B->o.formats) { /* seed 000's study instead of steps 2 and 3 */
+    char src[256];
+    if (B->o.spd_n)
+      snprintf(src, sizeof src, "SPD curl-curl + %g mass, order %d, %d^3 cells", B->o.spd_alpha,
+               B->o.spd_order, B->o.spd_n);
+    else
+      snprintf(src, sizeof src, "%s", B->o.matrix ? B->o.matrix : "generated curl-curl");
+    sf_opts so = {B->o.formats, B->o.methods, B->o.trsv,   B->o.use_cpu,
+                  B->have_gpu,  B->o.tol,     B->o.max_it, EM_ORDERING_NATURAL,
+                  B->o.shift,   src,          B->o.out,    B->o.strict};
+    if (!B->have_gpu && !B->o.use_cpu) { /* a GPU-only study without a GPU: skipped */
+      printf("format study: --no-cpu and no GPU answers: nothing to run (exit 77)\n");
+      return_code = 77;
+      goto fail;
+    }
+    if (B->o.ordering) EM_TRY_GOTO(err, em_ordering_parse(B->o.ordering, &so.ordering), fail);
+    int wrong = 0;
+    EM_TRY_GOTO(err, sf_study(B->A, B->b, &so, &wrong), fail);
+    if (wrong) return_code = 3;
+    goto fail; /* the cleanup */
+  }
   for (int be = 0; be < 2; be++) {
     if ((be == EM_BACKEND_CUDA && !B->have_gpu) || (be == EM_BACKEND_CPU && !B->o.use_cpu))
       continue;

@@ -12,6 +12,7 @@
 #include <omp.h>
 #endif
 
+#include "bench_matrix.h"
 #include "fem_pattern.h"
 #include "shape_pattern.h"
 
@@ -29,14 +30,17 @@ static void usage(FILE *f) {
   fprintf(f,
           "usage: spmv_bench [--matrix FILE | --fem-box N --order P | --blocks F] [--reps R]\n"
           "                  [--long-rows M:L] [--prec double|single|both] [--max-gb G]\n"
-          "                  [--seed S] [--quick] [--out DIR]\n"
-          "  --matrix FILE   a system written by emsolve --dump-matrix\n"
+          "                  [--seed S] [--quick] [--study cache] [--out DIR]\n"
+          "  --matrix FILE   a Matrix Market coordinate file (.mtx) or a system written by\n"
+          "                  emsolve --dump-matrix\n"
           "  --fem-box N     order-P Nedelec pattern on an N^3 box (default 21, order 3:\n"
           "                  1.06M rows, 89M entries)\n"
           "  --blocks F      instead: --rows N (default 262144) rows of --row-len R (128)\n"
           "                  entries in 64-column words of F bits each\n"
           "  --long-rows M:L make M rows of the matrix L entries long (a long tail)\n"
           "  --quick         only the variants between which AUTO chooses\n"
+          "  --study cache   seed 002: sliced ELLR-T under each L1 / shared carveout and T,\n"
+          "                  the order blocks with T per block against one T, cuSPARSE CSR\n"
           "  --reps R        timed SpMVs per variant (default 50; the median is reported)\n"
           "  --prec          scalar precision(s) (default both)\n"
           "  --max-gb G      skip layouts (ELL, ELLR-T) holding more than G GB (default 8)\n"
@@ -75,12 +79,8 @@ static em_err setup(bench_ctx *c, const bench_src *b) {
   static char src[160];
   unsigned seed = b->seed;
   if (b->file) {
-    int n_rhs = 0;
-    em_cplx *rhs = NULL;
     snprintf(src, sizeof src, "%s", b->file);
-    EM_TRY(em_matfile_read(b->file, &c->B, &n_rhs, &rhs));
-    em_free(&rhs);
-    EM_TRY(em_blockmat_to_csr(c->B, &c->A));
+    EM_TRY(bench_load_matrix(b->file, &c->A, &c->B, NULL, NULL));
   } else if (b->blocks_fill) {
     snprintf(src, sizeof src, "blocks: %d rows of %d entries, %d bits a word", b->rows, b->row_len,
              b->blocks_fill);
@@ -250,6 +250,12 @@ int main(int argc, char **argv) {
     } else if (!strcmp(argv[a], "--quick")) {
       c.quick = 1;
       continue;
+    } else if (v && !strcmp(argv[a], "--study")) {
+      if (strcmp(v, "cache")) {
+        fprintf(stderr, "spmv_bench: --study cache is the only study, not '%s'\n", v);
+        return 2;
+      }
+      c.study_cache = 1;
     } else if (v && !strcmp(argv[a], "--matrix")) {
       src.file = v;
     } else if (v && !strcmp(argv[a], "--fem-box")) {
@@ -316,6 +322,10 @@ int main(int argc, char **argv) {
               out.row[i].max_err);
       wrong = 1;
     }
+  if (c.study_cache && !c.device[0]) { /* seed 002's study needs a GPU */
+    printf("--study cache: no GPU answered: nothing measured (exit 77)\n");
+    return wrong ? 3 : 77;
+  }
   return wrong ? 3 : 0;
 fail:
   em_error_print(stderr);

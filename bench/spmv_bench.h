@@ -18,6 +18,7 @@ typedef struct bench_ctx {
   const char *source; /* "fem-box 21 order 3" or the matrix file */
   int reps;           /* timed repetitions per variant */
   int quick;          /* only the variants AUTO chooses between */
+  int study_cache;    /* --study cache: seed 002's carveout and T study only */
   double max_gb;      /* skip layouts larger than this (GB) */
   int n_prec;         /* precisions to run */
   em_prec precs[2];
@@ -67,6 +68,40 @@ double bench_min_bytes(const em_csr *A, em_prec p);
 /* Max over rows of |y_i - ref_i| / scale_i (0/0 = 0; NaN = unwritten -> inf). */
 double bench_rel_err(const void *y, em_prec p, const em_cplx *ref, const double *scale, int32_t n);
 bench_row *bench_add(bench_out *out, const char *name, em_prec p);
+
+/* Device vectors of one precision (GPU part). */
+typedef struct gpu_vecs {
+  em_prec p;
+  void *x, *x_s; /* x in the given and in the sorted row order */
+  void *y;       /* n + GUARD outputs */
+  void *hy;      /* host copy of y */
+} gpu_vecs;
+
+/* One SpMV y = A x of some variant. */
+typedef em_err (*spmv_fn)(void *ctx, const void *x, void *y);
+
+/* The row order a variant works in: its x on the device, the reference
+ * product and the error scale in that order. */
+typedef struct order_ref {
+  const void *x;
+  const em_cplx *ref;
+  const double *scale;
+} order_ref;
+
+/* Check one variant against the reference, then time it (median of reps),
+ * into a new row (spmv_bench_gpu.c).  mem: bytes it holds; host_timing:
+ * batches timed on the host (the block operator's own streams). */
+void bench_run_variant(bench_ctx *c, bench_out *out, gpu_vecs *v, const char *name, spmv_fn fn,
+                       void *ctx, const order_ref *o, size_t mem, int64_t stored, int host_timing);
+em_err bench_spmat_run(void *ctx, const void *x, void *y);   /* ctx: em_spmat */
+em_err bench_blockop_run(void *ctx, const void *x, void *y); /* ctx: em_blockop */
+/* c->Bp, x_b, y_ref_b, scale_b for the block permutation perm (cached). */
+em_err bench_blockop_order(bench_ctx *c, const int32_t *perm);
+/* cuSPARSE CSR (handle: a cusparseHandle_t) into a new row. */
+em_err bench_cusparse_csr(bench_ctx *c, bench_out *out, gpu_vecs *v, void *handle);
+/* seed 002 (spmv_bench_cache.c): sliced ELLR-T under each L1 / shared
+ * carveout and T, the nine blocks with T per block against one T. */
+void bench_cache(bench_ctx *c, bench_out *out, gpu_vecs *v);
 
 /* GPU part (spmv_bench_gpu.c): copy bandwidth, every format and T, the
  * cuSPARSE baselines, the block operator modes. */

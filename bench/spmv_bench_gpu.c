@@ -14,17 +14,6 @@
 
 #define GUARD 32 /* poisoned slots after y that no kernel may touch */
 
-/* Device vectors of one precision. */
-typedef struct gpu_vecs {
-  em_prec p;
-  void *x, *x_s; /* x in the given and in the sorted row order */
-  void *y;       /* n + GUARD outputs */
-  void *hy;      /* host copy of y */
-} gpu_vecs;
-
-/* One SpMV y = A x of some variant. */
-typedef em_err (*spmv_fn)(void *ctx, const void *x, void *y);
-
 /* ------------------------------------------------------------ helpers */
 
 /* Median milliseconds of `reps` runs, each between two events on the
@@ -70,14 +59,6 @@ done:
   return err;
 }
 
-/* The row order a variant works in: its x on the device, the reference
- * product and the error scale in that order. */
-typedef struct order_ref {
-  const void *x;
-  const em_cplx *ref;
-  const double *scale;
-} order_ref;
-
 /* Median milliseconds per run over batches of 10 runs timed on the host
  * between device synchronisations: for the block operator, whose launches
  * go to streams of its own that events on the default stream may not
@@ -106,9 +87,8 @@ done:
 
 /* Check, then time one variant into a new result row.  mem: bytes the
  * variant holds; host_timing: time_host instead of events. */
-static void run_variant(bench_ctx *c, bench_out *out, gpu_vecs *v, const char *name, spmv_fn fn,
-                        void *ctx, const order_ref *o, size_t mem, int64_t stored,
-                        int host_timing) {
+void bench_run_variant(bench_ctx *c, bench_out *out, gpu_vecs *v, const char *name, spmv_fn fn,
+                       void *ctx, const order_ref *o, size_t mem, int64_t stored, int host_timing) {
   em_prec p = v->p;
   bench_row *r = bench_add(out, name, p);
   if (!r) return;
@@ -198,7 +178,7 @@ done:
 
 /* ----------------------------------------------------- emsolve formats */
 
-static em_err spmat_run(void *ctx, const void *x, void *y) {
+em_err bench_spmat_run(void *ctx, const void *x, void *y) {
   return em_spmat_spmv((const em_spmat *)ctx, x, y, 0, NULL);
 }
 
@@ -261,7 +241,7 @@ static void run_format(bench_ctx *c, bench_out *out, gpu_vecs *v, em_format f, i
              sorted ? " sorted" : "");
   order_ref ord = {sorted ? v->x_s : v->x, sorted ? c->y_ref_s : c->y_ref,
                    sorted ? c->scale_s : c->scale};
-  run_variant(c, out, v, name, spmat_run, M, &ord, info.bytes, info.stored, 0);
+  bench_run_variant(c, out, v, name, bench_spmat_run, M, &ord, info.bytes, info.stored, 0);
   em_spmat_destroy(&M);
 }
 
@@ -330,7 +310,8 @@ static em_err vals_prec(const em_cplx *v, int64_t n, em_prec p, void **out) {
 }
 
 /* cuSPARSE CSR (32-bit indices, CUSPARSE_SPMV_CSR_ALG1) on the given order. */
-static em_err cusparse_csr(bench_ctx *c, bench_out *out, gpu_vecs *v, cusparseHandle_t h) {
+em_err bench_cusparse_csr(bench_ctx *c, bench_out *out, gpu_vecs *v, void *handle) {
+  cusparseHandle_t h = (cusparseHandle_t)handle;
   const em_csr *A = c->A;
   em_prec p = v->p;
   size_t es = em_prec_size(p);
@@ -370,8 +351,8 @@ static em_err cusparse_csr(bench_ctx *c, bench_out *out, gpu_vecs *v, cusparseHa
     goto done;
   }
   order_ref ord = {v->x, c->y_ref, c->scale};
-  run_variant(c, out, v, "cusparse csr", cs_run, &s, &ord,
-              (size_t)A->nnz * (es + 4) + ((size_t)A->n_rows + 1) * 4, A->nnz, 0);
+  bench_run_variant(c, out, v, "cusparse csr", cs_run, &s, &ord,
+                    (size_t)A->nnz * (es + 4) + ((size_t)A->n_rows + 1) * 4, A->nnz, 0);
 done:
   cs_release(&s);
   cudaFree(drp);
@@ -450,8 +431,8 @@ static em_err cusparse_sell(bench_ctx *c, bench_out *out, gpu_vecs *v, cusparseH
   }
   order_ref ord = {sorted ? v->x_s : v->x, sorted ? c->y_ref_s : c->y_ref,
                    sorted ? c->scale_s : c->scale};
-  run_variant(c, out, v, name, cs_run, &s, &ord, (size_t)stored * (es + 4) + ((size_t)ns + 1) * 4,
-              stored, 0);
+  bench_run_variant(c, out, v, name, cs_run, &s, &ord,
+                    (size_t)stored * (es + 4) + ((size_t)ns + 1) * 4, stored, 0);
 done:
   cs_release(&s);
   cudaFree(doff);
@@ -466,13 +447,13 @@ done:
 
 /* ------------------------------------------------------ block operator */
 
-static em_err blockop_run(void *ctx, const void *x, void *y) {
+em_err bench_blockop_run(void *ctx, const void *x, void *y) {
   return em_blockop_apply((em_blockop *)ctx, x, y);
 }
 
 /* B permuted by perm, with x, A x and the error scale in the same order,
  * cached in c: the modes usually plan the same permutation. */
-static em_err blockop_order(bench_ctx *c, const int32_t *perm) {
+em_err bench_blockop_order(bench_ctx *c, const int32_t *perm) {
   int32_t n = c->A->n_rows;
   if (c->bperm && !memcmp(c->bperm, perm, (size_t)n * sizeof *perm)) return EM_OK;
   em_free(&c->bperm);
@@ -518,12 +499,13 @@ static void bench_blockop(bench_ctx *c, bench_out *out, gpu_vecs *v) {
     em_err err = EM_OK;
     EM_TRY_GOTO(err, em_calloc(&perm, (size_t)n + 1, sizeof *perm, "block permutation"), done);
     EM_TRY_GOTO(err, em_blockop_plan_perm(c->B, &o, perm), done);
-    EM_TRY_GOTO(err, blockop_order(c, perm), done);
+    EM_TRY_GOTO(err, bench_blockop_order(c, perm), done);
     EM_TRY_GOTO(err, em_blockop_create(c->Bp, &o, &op), done);
     EM_TRY_GOTO(err, em_dev_upload_vals(&dx, c->x_b, (size_t)n, v->p, NULL, "x in the block order"),
                 done);
     order_ref ord = {dx, c->y_ref_b, c->scale_b};
-    run_variant(c, out, v, modes[m].name, blockop_run, op, &ord, em_blockop_bytes(op), 0, 0);
+    bench_run_variant(c, out, v, modes[m].name, bench_blockop_run, op, &ord, em_blockop_bytes(op),
+                      0, 0);
   done:
     if (err) {
       bench_row *r = bench_add(out, modes[m].name, v->p);
@@ -562,6 +544,11 @@ static em_err bench_prec(bench_ctx *c, bench_out *out, em_prec p, cusparseHandle
   EM_TRY_GOTO(err, em_cuda_status(cudaMalloc(&v.y, ny), "cudaMalloc(y)", __FILE__, __LINE__), done);
   EM_TRY_GOTO(err, em_calloc(&v.hy, ny, 1, "y"), done);
   printf("%s precision:\n", p == EM_PREC_DOUBLE ? "double" : "single");
+  if (c->study_cache) { /* seed 002: cuSPARSE CSR, then the carveout and T study */
+    EM_TRY_GOTO(err, bench_cusparse_csr(c, out, &v, h), done);
+    bench_cache(c, out, &v);
+    goto done;
+  }
   if (c->quick) {
     /* what AUTO chooses between, T from the rule, and cuSPARSE CSR */
     static const em_format q[] = {EM_FMT_CSR, EM_FMT_CSR_VECTOR, EM_FMT_SELLRT, EM_FMT_HYB,
@@ -569,7 +556,7 @@ static em_err bench_prec(bench_ctx *c, bench_out *out, em_prec p, cusparseHandle
     for (size_t k = 0; k < sizeof q / sizeof *q; k++) run_format(c, out, &v, q[k], 0, 0);
     run_format(c, out, &v, EM_FMT_SELLRT, 0, 1);
     run_format(c, out, &v, EM_FMT_AUTO, 0, 1);
-    EM_TRY_GOTO(err, cusparse_csr(c, out, &v, h), done);
+    EM_TRY_GOTO(err, bench_cusparse_csr(c, out, &v, h), done);
     goto done;
   }
   run_format(c, out, &v, EM_FMT_CSR, 0, 0);
@@ -584,7 +571,7 @@ static em_err bench_prec(bench_ctx *c, bench_out *out, em_prec p, cusparseHandle
   run_format(c, out, &v, EM_FMT_HYB, 0, 0);
   run_format(c, out, &v, EM_FMT_HEC, 0, 0);
   run_format(c, out, &v, EM_FMT_BITMAP, 0, 0);
-  EM_TRY_GOTO(err, cusparse_csr(c, out, &v, h), done);
+  EM_TRY_GOTO(err, bench_cusparse_csr(c, out, &v, h), done);
   EM_TRY_GOTO(err, cusparse_sell(c, out, &v, h, 0), done);
   EM_TRY_GOTO(err, cusparse_sell(c, out, &v, h, 1), done);
   if (c->B) bench_blockop(c, out, &v);

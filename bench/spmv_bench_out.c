@@ -60,6 +60,21 @@ static void ratio_lines(FILE *f, const bench_ctx *c, const bench_out *out) {
   }
 }
 
+/* cuSPARSE CSR's time in precision p (0: none): the x cuSPARSE column is
+ * its time over a variant's (> 1: the variant is faster). */
+static double cusparse_ms(const bench_out *out, em_prec p) {
+  for (int i = 0; i < out->n; i++)
+    if (out->row[i].prec == p && !strcmp(out->row[i].name, "cusparse csr") &&
+        !strcmp(out->row[i].status, "ok"))
+      return out->row[i].ms;
+  return 0;
+}
+
+static double vs_cusparse(const bench_out *out, const bench_row *r) {
+  double cs = cusparse_ms(out, r->prec);
+  return cs > 0 && r->ms > 0 && !strcmp(r->status, "ok") ? cs / r->ms : 0;
+}
+
 void bench_print(const bench_ctx *c, const bench_out *out) {
   double mean, sd;
   int64_t max;
@@ -69,12 +84,13 @@ void bench_print(const bench_ctx *c, const bench_out *out) {
   if (c->device[0])
     printf("GPU %s: copy bandwidth (read + write) %.0f GB/s cudaMemcpy, %.0f GB/s kernel\n",
            c->device, c->copy_memcpy, c->copy_kernel);
-  printf("%-30s %-6s %-11s %9s %8s %7s %8s %9s  %s\n", "variant", "prec", "status", "ms", "GB/s",
-         "%copy", "mem/CSR", "max err", "note");
+  printf("%-30s %-6s %-11s %9s %8s %7s %7s %8s %9s  %s\n", "variant", "prec", "status", "ms",
+         "GB/s", "%copy", "x cusp", "mem/CSR", "max err", "note");
   for (int i = 0; i < out->n; i++) {
     const bench_row *r = &out->row[i];
-    printf("%-30s %-6s %-11s %9.4f %8.1f %6.1f%% %8.3f %9.2e  %s\n", r->name, prec_name(r->prec),
-           r->status, r->ms, r->gbs, 100 * r->frac_copy, r->mem_rel, r->max_err, r->note);
+    printf("%-30s %-6s %-11s %9.4f %8.1f %6.1f%% %7.3f %8.3f %9.2e  %s\n", r->name,
+           prec_name(r->prec), r->status, r->ms, r->gbs, 100 * r->frac_copy, vs_cusparse(out, r),
+           r->mem_rel, r->max_err, r->note);
   }
   ratio_lines(stdout, c, out);
 }
@@ -130,6 +146,8 @@ static em_err write_json(const bench_ctx *c, const bench_out *out, const char *p
     json_num(f, r->gbs);
     fprintf(f, ", \"frac_copy\": ");
     json_num(f, r->frac_copy);
+    fprintf(f, ", \"x_cusparse\": ");
+    json_num(f, vs_cusparse(out, r));
     fprintf(f, ", \"mem_rel_csr\": ");
     json_num(f, r->mem_rel);
     fprintf(f, ", \"max_err\": ");
@@ -163,13 +181,15 @@ static em_err write_md(const bench_ctx *c, const bench_out *out, const char *pat
           "GB/s counts the minimal bytes (values + column indices + row pointers + x + y, "
           "each once); median of %d runs.\n\n",
           c->reps);
-  fprintf(f, "| variant | prec | status | ms | GB/s | %% copy | mem / CSR | max err | note |\n");
-  fprintf(f, "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | --- |\n");
+  fprintf(f,
+          "| variant | prec | status | ms | GB/s | %% copy | x cuSPARSE | mem / CSR | max err | "
+          "note |\n");
+  fprintf(f, "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |\n");
   for (int i = 0; i < out->n; i++) {
     const bench_row *r = &out->row[i];
-    fprintf(f, "| %s | %s | %s | %.4f | %.1f | %.1f | %.3f | %.2e | %s |\n", r->name,
-            prec_name(r->prec), r->status, r->ms, r->gbs, 100 * r->frac_copy, r->mem_rel,
-            r->max_err, r->note);
+    fprintf(f, "| %s | %s | %s | %.4f | %.1f | %.1f | %.3f | %.3f | %.2e | %s |\n", r->name,
+            prec_name(r->prec), r->status, r->ms, r->gbs, 100 * r->frac_copy, vs_cusparse(out, r),
+            r->mem_rel, r->max_err, r->note);
   }
   fputc('\n', f);
   ratio_lines(f, c, out);

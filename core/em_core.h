@@ -378,6 +378,35 @@ void em_blockmat_destroy(em_blockmat **B);
 em_err em_matfile_write(const char *path, const em_blockmat *B, int n_rhs, const em_cplx *b);
 em_err em_matfile_read(const char *path, em_blockmat **B, int *n_rhs, em_cplx **b);
 
+/* ---------------------------------------------------------- Matrix Market */
+
+/* Matrix Market coordinate files (core/mtx.c, docs/matrix-file.md): the
+ * exchange format of the SuiteSparse / Harwell-Boeing collections. */
+typedef enum { EM_MTX_REAL = 0, EM_MTX_COMPLEX, EM_MTX_INTEGER, EM_MTX_PATTERN } em_mtx_field;
+typedef enum {
+  EM_MTX_GENERAL = 0,
+  EM_MTX_SYMMETRIC, /* lower triangle stored, a_ji = a_ij */
+  EM_MTX_SKEW,      /* skew-symmetric: a_ji = -a_ij, no diagonal */
+  EM_MTX_HERMITIAN  /* a_ji = conj(a_ij) */
+} em_mtx_symmetry;
+typedef struct em_mtx_info {
+  em_mtx_field field;
+  em_mtx_symmetry symmetry;
+  int64_t entries; /* entry lines of the file (before mirroring) */
+} em_mtx_info;
+
+/* *A = the matrix of a coordinate file (pattern entries are 1, the stored
+ * triangle of a symmetric / skew / hermitian file mirrored, duplicates
+ * summed); info may be NULL.  Any fault is EM_ERR_IO naming the file, the
+ * line and the culprit; *A is NULL then. */
+em_err em_mtx_read(const char *path, em_csr **A, em_mtx_info *info);
+/* Write A (real when every imaginary part is 0, else complex); symmetric:
+ * the lower triangle as a symmetric file (EM_ERR_ARG when a_ij != a_ji).
+ * Through em_outfile: the final name appears only when complete. */
+em_err em_mtx_write(const char *path, const em_csr *A, int symmetric);
+/* 1 when the file at path starts with the Matrix Market banner. */
+int em_mtx_is_file(const char *path);
+
 /* ------------------------------------------------------------------ device */
 
 typedef enum { EM_BACKEND_CPU = 0, EM_BACKEND_CUDA = 1 } em_backend;

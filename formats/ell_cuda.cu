@@ -109,6 +109,38 @@ static em_err ellx_spmv_cuda(const em_spmat *M, const void *x, void *y, int accu
   return EM_OK;
 }
 
+/* The carveout attribute of one SpMV kernel instance. */
+template <typename V, int T, bool ROWLEN>
+static cudaError_t ellx_carve(int percent) {
+  return cudaFuncSetAttribute(ellx_spmv_kernel<V, T, ROWLEN>,
+                              cudaFuncAttributePreferredSharedMemoryCarveout, percent);
+}
+
+template <typename V>
+static cudaError_t ellx_carve_t(int T, int rowlen, int percent) {
+  if (!rowlen) return ellx_carve<V, 1, false>(percent);
+  switch (T) {
+    case 1:
+      return ellx_carve<V, 1, true>(percent);
+    case 2:
+      return ellx_carve<V, 2, true>(percent);
+    case 4:
+      return ellx_carve<V, 4, true>(percent);
+    case 8:
+      return ellx_carve<V, 8, true>(percent);
+    case 16:
+      return ellx_carve<V, 16, true>(percent);
+    default:
+      return ellx_carve<V, 32, true>(percent);
+  }
+}
+
+extern "C" em_err em_ellx_cuda_carveout(em_prec p, int T, int rowlen, int percent) {
+  EM_CUDA(p == EM_PREC_DOUBLE ? ellx_carve_t<double2>(T, rowlen, percent)
+                              : ellx_carve_t<float2>(T, rowlen, percent));
+  return EM_OK;
+}
+
 /* The launch geometry of the current GPU. */
 static em_err ellx_setup_cuda(em_spmat *M) {
   EM_TRY(em_fmt_cuda_grid_cap(&((em_ellx *)M->data)->grid_cap));

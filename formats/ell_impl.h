@@ -75,6 +75,9 @@ void em_ellx_destroy(em_spmat *M);
 extern const em_spmat_ops em_fmt_ellx_cpu; /* ell_cpu.c */
 #ifdef EM_HAVE_CUDA
 extern const em_spmat_ops em_fmt_ellx_cuda; /* ell_cuda.cu */
+/* cudaFuncAttributePreferredSharedMemoryCarveout = percent on the SpMV
+ * kernel of (p, T, rowlen) (ell_cuda.cu; arguments checked by carveout.c). */
+em_err em_ellx_cuda_carveout(em_prec p, int T, int rowlen, int percent);
 #endif
 
 #ifdef __cplusplus

@@ -41,7 +41,9 @@ typedef struct em_spmat_opts {
   em_backend backend;
   em_prec prec;
   int threads_per_row; /* T in 1,2,4,8,16,32 for CSR-vector / ELLR-T /
-                          sliced ELLR-T; 0 = chosen from the row lengths */
+                          sliced ELLR-T, and the GPU lanes of the ELL part
+                          of HYB / HEC (above 8 taken as 8); 0 = chosen
+                          from the row lengths */
   int slice_rows;      /* S for sliced ELLR-T; 0 = default */
   int ell_width;       /* K for HYB / HEC; -1 = the rule "grow K while the
                           nonzeros in the first K columns exceed half of
@@ -97,6 +99,19 @@ em_err em_spmat_refill(em_spmat *M, const em_csr *A);
 /* A hash of A's sizes, row pointers and columns (not its values): equal
  * patterns give equal hashes; a refill compares it with the creator's. */
 uint64_t em_spmat_pattern_hash(const em_csr *A);
+
+/* The L1 / shared-memory split of the GPU SpMV kernel of an ELL-family
+ * format (ELL, ELLR, ELLR-T, sliced ELLR-T) for precision p and T lanes per
+ * row: cudaFuncAttributePreferredSharedMemoryCarveout of that kernel, the
+ * percent (0..100) of the unified L1 / shared memory carved out as shared
+ * memory, or -1 for the driver's choice (the default).  These kernels use
+ * no shared memory, so 0 leaves the most to L1, where the gathers of x
+ * hit (seed 002's "16 KB shared / 48 KB L1" of Fermi; docs/formats.md).
+ * The attribute belongs to the kernel in this process's CUDA context: every
+ * matrix of that format, precision and T sees it (the SpMV's result does
+ * not change).  EM_ERR_ARG for a T or percent out of range,
+ * EM_ERR_UNSUPPORTED for other formats or a build without CUDA. */
+em_err em_spmat_cuda_carveout(em_format f, em_prec p, int T, int percent);
 
 /* Sliced ELLR-T stores rows sorted by length; the sort is applied once to
  * the system (symmetrically), not gathered on every SpMV.  perm[old] = new,

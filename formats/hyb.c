@@ -146,6 +146,31 @@ static em_err hyb_fill(const em_csr *A, em_hyb *H, hyb_host *h) {
   return EM_OK;
 }
 
+/* The GPU lanes (the layout does not depend on them).  ELL part: T given
+ * (above EM_HYB_MAX_T taken as it), else as sliced ELLR-T's rule on the
+ * mean ELL row m = sum min(len, K) / n: the largest T <= EM_HYB_MAX_T with
+ * m >= 16 T (16 slots per lane).  HEC tail: the largest power of two in
+ * 4..32 not above the mean tail length, so that short tails do not leave
+ * most of a warp idle. */
+static void hyb_lanes(const em_csr *A, int T_given, em_hyb *H) {
+  int64_t ell = 0;
+  for (int32_t i = 0; i < A->n_rows; i++) {
+    int64_t l = A->rowptr[i + 1] - A->rowptr[i];
+    ell += l < H->K ? l : H->K;
+  }
+  double m = A->n_rows ? (double)ell / A->n_rows : 0;
+  int T = 1;
+  if (T_given > 0)
+    T = T_given < EM_HYB_MAX_T ? T_given : EM_HYB_MAX_T;
+  else
+    while (2 * T <= EM_HYB_MAX_T && m >= 16.0 * 2 * T) T *= 2;
+  H->T = T;
+  double mt = H->n_rem ? (double)H->tail_nnz / H->n_rem : 0;
+  int TT = 4;
+  while (2 * TT <= 32 && mt >= 2 * TT) TT *= 2;
+  H->TT = TT;
+}
+
 /* Move the host arrays to the backend and count their bytes exactly. */
 static em_err hyb_place_all(const em_spmat *M, em_hyb *H, hyb_host *h, size_t *bytes) {
   const em_spmat_info *o = &M->info;
@@ -203,12 +228,13 @@ em_err em_fmt_hyb_build(const em_csr *A, const em_spmat_opts *o, em_spmat *M) {
   }
   H->pitch = ((int64_t)A->n_rows + EM_HYB_PITCH - 1) / EM_HYB_PITCH * EM_HYB_PITCH;
   EM_TRY_GOTO(err, hyb_fill(A, H, &h), done);
+  hyb_lanes(A, o->threads_per_row, H);
   size_t bytes = 0;
   EM_TRY_GOTO(err, hyb_place_all(M, H, &h, &bytes), done);
   M->info.bytes = bytes;
   M->info.stored = (int64_t)H->K * H->pitch + H->tail_nnz;
   M->info.ell_width = H->K;
-  M->info.threads_per_row = 0;
+  M->info.threads_per_row = H->T;
   M->info.slice_rows = 0;
 done:
   em_free(&h.len);

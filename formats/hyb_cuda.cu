@@ -1,28 +1,50 @@
 /* hyb_cuda.cu - HYB / HEC SpMV on the GPU: the ELL part (thread per row,
- * coalesced column-major slots), then the tail on the same stream: the COO
- * tail by a deterministic segmented reduction over chunks (warp per chunk,
- * then one thread per boundary row), the HEC tail by a warp per row.
+ * coalesced column-major slots; T lanes per row on long rows), then the tail
+ * on the same stream: the COO tail by a deterministic segmented reduction
+ * over chunks (warp per chunk, then one thread per boundary row), the HEC
+ * tail by TT lanes per row.
  * One template per kernel for double2 and float2. */
 #include "fmt_cuda.cuh"
 #include "hyb_impl.h"
 
-/* y_i = (acc ? y_i : 0) + sum_{k < len_i} val[k pitch + i] x[col[k pitch + i]];
- * consecutive threads read consecutive slots of each ELL column. */
-template <typename V>
+/* y_i = (acc ? y_i : 0) + sum_{k < len_i} val[k pitch + i] x[col[k pitch + i]],
+ * T lanes per row: lane t takes the slots k = t, t + T, ...; the 32 / T
+ * rows of a warp are consecutive, so each load of the warp reads T runs of
+ * 32 / T consecutive slots (full 32-byte sectors up to T = 8).  The matrix
+ * streams load evict-first, EM_FMT_UNROLL slots before the first x gather
+ * (as the ELL family's kernel); the T partial sums are added by shuffles,
+ * so every thread of the grid (n T, in whole blocks) reaches them. */
+template <typename V, int T>
 __global__ void __launch_bounds__(EM_FMT_BLOCK)
     hyb_ell_spmv(int32_t n, int64_t pitch, const int32_t *__restrict__ len,
                  const int32_t *__restrict__ col, const V *__restrict__ val,
                  const V *__restrict__ x, V *__restrict__ y, int acc) {
-  const int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= n) return;
-  V s = acc ? y[i] : em_czero<V>();
-  const int32_t L = __ldg(len + i);
-#pragma unroll 4
-  for (int32_t k = 0; k < L; k++) {
-    const int64_t p = (int64_t)k * pitch + i;
-    s = em_cfma(em_ldg(val + p), em_ldg(x + __ldg(col + p)), s);
+  const int64_t g = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  const int64_t i = g / T;
+  const int32_t lane = (int32_t)(g % T);
+  V s = em_czero<V>();
+  if (i < n) {
+    const int32_t L = __ldg(len + i);
+    int32_t k = lane;
+    for (; k + (EM_FMT_UNROLL - 1) * T < L; k += EM_FMT_UNROLL * T) {
+      int32_t c[EM_FMT_UNROLL];
+      V a[EM_FMT_UNROLL];
+#pragma unroll
+      for (int u = 0; u < EM_FMT_UNROLL; u++) {
+        const int64_t p = (int64_t)(k + u * T) * pitch + i;
+        c[u] = em_ld_stream(col + p);
+        a[u] = em_ld_stream(val + p);
+      }
+#pragma unroll
+      for (int u = 0; u < EM_FMT_UNROLL; u++) s = em_cfma(a[u], em_ldg(x + c[u]), s);
+    }
+    for (; k < L; k += T) {
+      const int64_t p = (int64_t)k * pitch + i;
+      s = em_cfma(em_ld_stream(val + p), em_ldg(x + em_ld_stream(col + p)), s);
+    }
   }
-  y[i] = s;
+  s = em_row_reduce<T>(s);
+  if (i < n && lane == 0) em_row_store(y, (int32_t)i, s, acc);
 }
 
 /* COO tail, pass 1: warp w sums entries [256 w, 256 w + 256) in 8 rounds of
@@ -95,23 +117,74 @@ __global__ void __launch_bounds__(EM_FMT_BLOCK)
   y[r] = em_cadd(y[r], s);
 }
 
-/* HEC tail: warp q sums row rem_row[q]'s tail, lane 0 adds it to y. */
-template <typename V>
+/* HEC tail: TT lanes per overflowing row (TT = 4 .. 32, a power of two),
+ * row q = g / TT of the tail list; the lanes stride over its entries and
+ * their sums are added by shuffles in a fixed order; lane 0 adds the row's
+ * sum to y.  The grid holds whole blocks, every lane reaches the shuffles. */
+template <typename V, int TT>
 __global__ void __launch_bounds__(EM_FMT_BLOCK)
     hec_tail_spmv(int32_t n_rem, const int32_t *__restrict__ rem_row,
                   const int64_t *__restrict__ rem_ptr, const int32_t *__restrict__ col,
                   const V *__restrict__ val, const V *__restrict__ x, V *__restrict__ y) {
-  const int lane = threadIdx.x & 31;
-  const int64_t q = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
-  if (q >= n_rem) return; /* the whole warp leaves together */
+  const int64_t g = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  const int64_t q = g / TT;
+  const int lane = (int)(g % TT);
   V s = em_czero<V>();
-  const int64_t e = __ldg(rem_ptr + q + 1);
-  for (int64_t k = __ldg(rem_ptr + q) + lane; k < e; k += 32)
-    s = em_cfma(em_ldg(val + k), em_ldg(x + __ldg(col + k)), s);
-  s = em_warp_sum(s);
-  if (lane == 0) {
+  if (q < n_rem) {
+    const int64_t e = __ldg(rem_ptr + q + 1);
+    for (int64_t k = __ldg(rem_ptr + q) + lane; k < e; k += TT)
+      s = em_cfma(em_ld_stream(val + k), em_ldg(x + em_ld_stream(col + k)), s);
+  }
+  s = em_row_reduce<TT>(s);
+  if (q < n_rem && lane == 0) {
     const int32_t r = __ldg(rem_row + q);
     y[r] = em_cadd(y[r], s);
+  }
+}
+
+/* The ELL kernel of the layout's T. */
+template <typename V>
+static void hyb_ell_launch(const em_hyb *H, const V *x, V *y, int acc, cudaStream_t st) {
+  const unsigned b = em_grid(H->n_rows, H->T, EM_FMT_BLOCK);
+  const int32_t n = H->n_rows;
+  const int64_t pt = H->pitch;
+  const V *v = (const V *)H->ell_val;
+  switch (H->T) {
+    case 1:
+      hyb_ell_spmv<V, 1><<<b, EM_FMT_BLOCK, 0, st>>>(n, pt, H->ell_len, H->ell_col, v, x, y, acc);
+      break;
+    case 2:
+      hyb_ell_spmv<V, 2><<<b, EM_FMT_BLOCK, 0, st>>>(n, pt, H->ell_len, H->ell_col, v, x, y, acc);
+      break;
+    case 4:
+      hyb_ell_spmv<V, 4><<<b, EM_FMT_BLOCK, 0, st>>>(n, pt, H->ell_len, H->ell_col, v, x, y, acc);
+      break;
+    default:
+      hyb_ell_spmv<V, 8><<<b, EM_FMT_BLOCK, 0, st>>>(n, pt, H->ell_len, H->ell_col, v, x, y, acc);
+  }
+}
+
+/* The HEC tail kernel of the layout's TT. */
+template <typename V>
+static void hec_tail_launch(const em_hyb *H, const V *x, V *y, cudaStream_t st) {
+  const unsigned b = em_grid(H->n_rem, H->TT, EM_FMT_BLOCK);
+  const V *v = (const V *)H->rem_val;
+  switch (H->TT) {
+    case 4:
+      hec_tail_spmv<V, 4>
+          <<<b, EM_FMT_BLOCK, 0, st>>>(H->n_rem, H->rem_row, H->rem_ptr, H->rem_col, v, x, y);
+      break;
+    case 8:
+      hec_tail_spmv<V, 8>
+          <<<b, EM_FMT_BLOCK, 0, st>>>(H->n_rem, H->rem_row, H->rem_ptr, H->rem_col, v, x, y);
+      break;
+    case 16:
+      hec_tail_spmv<V, 16>
+          <<<b, EM_FMT_BLOCK, 0, st>>>(H->n_rem, H->rem_row, H->rem_ptr, H->rem_col, v, x, y);
+      break;
+    default:
+      hec_tail_spmv<V, 32>
+          <<<b, EM_FMT_BLOCK, 0, st>>>(H->n_rem, H->rem_row, H->rem_ptr, H->rem_col, v, x, y);
   }
 }
 
@@ -120,14 +193,12 @@ __global__ void __launch_bounds__(EM_FMT_BLOCK)
 template <typename V>
 static em_err hyb_launch(const em_hyb *H, const V *x, V *y, int acc, cudaStream_t st) {
   if (H->n_rows > 0 && (!acc || H->K > 0)) {
-    hyb_ell_spmv<V><<<em_grid(H->n_rows, 1, EM_FMT_BLOCK), EM_FMT_BLOCK, 0, st>>>(
-        H->n_rows, H->pitch, H->ell_len, H->ell_col, (const V *)H->ell_val, x, y, acc);
+    hyb_ell_launch<V>(H, x, y, acc, st);
     EM_CUDA_LAUNCHED();
   }
   if (H->tail_nnz == 0) return EM_OK;
   if (H->hec) {
-    hec_tail_spmv<V><<<em_grid(H->n_rem, 32, EM_FMT_BLOCK), EM_FMT_BLOCK, 0, st>>>(
-        H->n_rem, H->rem_row, H->rem_ptr, H->rem_col, (const V *)H->rem_val, x, y);
+    hec_tail_launch<V>(H, x, y, st);
     EM_CUDA_LAUNCHED();
     return EM_OK;
   }

@@ -31,11 +31,18 @@ extern "C" {
 
 #define EM_HYB_PITCH 32  /* ELL column stride is a multiple of this */
 #define EM_HYB_CHUNK 256 /* COO entries per chunk: one warp, 8 rounds of 32 */
+#define EM_HYB_MAX_T                                   \
+  8 /* lanes per row of the ELL part: 32 / T rows of a \
+       warp read 32 / T consecutive slots of a column, \
+       a 32-byte sector or more up to T = 8 */
 
 typedef struct em_hyb {
   int hec;          /* 0: HYB (COO tail), 1: HEC (CSR tail) */
   int32_t n_rows;   /* rows of the matrix */
   int32_t K;        /* ELL width */
+  int32_t T;        /* GPU: lanes per row of the ELL part (1, 2, 4, 8) */
+  int32_t TT;       /* GPU, HEC: lanes per overflowing row of the tail
+                       (4, 8, 16, 32) */
   int64_t pitch;    /* ELL column stride: n_rows rounded up to EM_HYB_PITCH */
   int32_t *ell_len; /* [n_rows] min(row length, K): ELL slots in use */
   int32_t *ell_col; /* [K * pitch] column of slot k of row i at k * pitch + i

@@ -9,7 +9,8 @@ is b_i = -j k0 eta0 (1/w) oint v . w_i and its voltage
 V = -(1/w) oint E . v = x^T b / (j k0 eta0), so solving A x = b with SciPy
 gives Zin = V / 1 A, which must equal emsolve's Zin and j Z0 tan(k len).
 Last, spmv_bench reads the file (em_matfile_read) and every format agrees,
-and a damaged copy is refused."""
+a damaged copy is refused, and `--dump-matrix FILE.mtx` writes the same
+matrix as Matrix Market (read by SciPy's mmread: bit for bit)."""
 import math
 import os
 import shutil
@@ -18,6 +19,7 @@ import subprocess
 import tempfile
 
 import numpy as np
+import scipy.io as sio
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
@@ -96,4 +98,18 @@ with open(bad, "r+b") as fb:
 p = subprocess.run([bench, "--matrix", bad, "--reps", "2"], capture_output=True, text=True)
 check(p.returncode != 0 and "checksum" in (p.stdout + p.stderr).lower(),
       f"a damaged file is refused ({(p.stdout + p.stderr).strip().splitlines()[0][:100]})")
+# the same system as Matrix Market (--dump-matrix FILE.mtx), read by SciPy's
+# own reader: symmetric header, the same entries bit for bit; spmv_bench
+# reads it too
+mtx = os.path.join(os.path.dirname(d), "system.mtx")
+rc2, o2, e2, d2 = run("tests/data/lumped_line.geo", "-setstring", "Output/fields", "none",
+                      "--dump-matrix", mtx, out=d + "-mtx")
+head = open(mtx).readline().split()
+check(head[:3] == ["%%MatrixMarket", "matrix", "coordinate"] and head[4] == "symmetric",
+      f"Matrix Market header {' '.join(head)}")
+M = sio.mmread(mtx).tocsr()
+check(M.shape == A.shape and M.nnz == A.nnz and abs(M - A).max() == 0,
+      f"the .mtx holds the system's matrix bit for bit (nnz {M.nnz} / {A.nnz})")
+p = subprocess.run([bench, "--matrix", mtx, "--reps", "2"], capture_output=True, text=True)
+check(p.returncode == 0 and f"{n} rows" in p.stdout, "spmv_bench reads the .mtx")
 finish()

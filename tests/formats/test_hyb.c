@@ -1,6 +1,7 @@
 /* HYB (ELL + COO) and HEC (ELL + CSR) on one backend (CPU by default, the
  * GPU with argument "gpu"): SpMV equals em_csr_spmv_ref on awkward matrices
- * for several ELL widths K, both precisions, write and accumulate modes; the
+ * for several ELL widths K and GPU lanes T (the rule, 1, 2, 4, 8, 32 taken
+ * as 8), both precisions, write and accumulate modes; the
  * automatic K follows the rule; the memory count is exact; on the CPU the
  * layout the GPU kernels read (ELL slots, tail, chunk boundaries) is checked
  * array by array. */
@@ -121,36 +122,47 @@ static void run_matrix(const char *name, const em_csr *A) {
   int widths[] = {-1, 0, 1, 3, maxlen, maxlen + 7};
   for (int f = 0; f < 2; f++)
     for (int prec = 0; prec < 2; prec++)
-      for (size_t w = 0; w < sizeof widths / sizeof *widths; w++) {
-        /* an ELL as wide as a 5000-entry row is 100 MB of padding: the
-         * widest widths run on the smaller matrices only */
-        if ((int64_t)widths[w] * (A->n_rows + 32) > 4000000) continue;
-        em_spmat_opts o;
-        em_spmat_opts_default(&o);
-        o.format = f ? EM_FMT_HEC : EM_FMT_HYB;
-        o.backend = backend;
-        o.prec = (em_prec)prec;
-        o.ell_width = widths[w];
-        em_spmat *M = NULL;
-        EXPECT_OK(em_spmat_create(A, &o, &M));
-        if (!M) continue;
-        em_spmat_info in;
-        em_spmat_get_info(M, &in);
-        int32_t K = widths[w] < 0 ? rule_width(A) : (widths[w] < maxlen ? widths[w] : maxlen);
-        EXPECT(in.ell_width == K, "%s %s K=%d: width %d, expected %d", name,
-               em_format_name(o.format), widths[w], in.ell_width, K);
-        EXPECT(in.format == o.format && in.nnz == A->nnz && in.n_rows == A->n_rows &&
-                   in.n_cols == A->n_cols,
-               "%s: info", name);
-        size_t eb = expect_bytes(A, f, K, o.prec);
-        EXPECT(in.bytes == eb, "%s %s K=%d %s: %zu bytes, expected %zu", name,
-               em_format_name(o.format), K, prec ? "single" : "double", in.bytes, eb);
-        if (backend == EM_BACKEND_CPU && o.prec == EM_PREC_DOUBLE) check_layout(M, A);
-        double e = tu_check_spmat(M, A, 1000 + w);
-        EXPECT(e <= tu_tol(o.prec), "%s %s K=%d %s: error %.3g", name, em_format_name(o.format), K,
-               prec ? "single" : "double", e);
-        em_spmat_destroy(&M);
-      }
+      for (size_t w = 0; w < sizeof widths / sizeof *widths; w++)
+        for (int ti = 0; ti < 6; ti++) {
+          /* an ELL as wide as a 5000-entry row is 100 MB of padding: the
+           * widest widths run on the smaller matrices only */
+          if ((int64_t)widths[w] * (A->n_rows + 32) > 4000000) continue;
+          /* the GPU lanes of the ELL part: the rule (0), each T, 32 taken as
+           * 8; every T on the rule's width and K = 3 (a long tail) */
+          static const int Ts[6] = {0, 1, 2, 4, 8, 32};
+          if (ti > 0 && w != 0 && w != 3) continue;
+          em_spmat_opts o;
+          em_spmat_opts_default(&o);
+          o.format = f ? EM_FMT_HEC : EM_FMT_HYB;
+          o.backend = backend;
+          o.prec = (em_prec)prec;
+          o.ell_width = widths[w];
+          o.threads_per_row = Ts[ti];
+          em_spmat *M = NULL;
+          EXPECT_OK(em_spmat_create(A, &o, &M));
+          if (!M) continue;
+          em_spmat_info in;
+          em_spmat_get_info(M, &in);
+          int32_t K = widths[w] < 0 ? rule_width(A) : (widths[w] < maxlen ? widths[w] : maxlen);
+          EXPECT(in.ell_width == K, "%s %s K=%d: width %d, expected %d", name,
+                 em_format_name(o.format), widths[w], in.ell_width, K);
+          int tw = Ts[ti] > EM_HYB_MAX_T ? EM_HYB_MAX_T : Ts[ti];
+          EXPECT(Ts[ti] ? in.threads_per_row == tw
+                        : (in.threads_per_row >= 1 && in.threads_per_row <= EM_HYB_MAX_T),
+                 "%s %s T=%d: reports T = %d", name, em_format_name(o.format), Ts[ti],
+                 in.threads_per_row);
+          EXPECT(in.format == o.format && in.nnz == A->nnz && in.n_rows == A->n_rows &&
+                     in.n_cols == A->n_cols,
+                 "%s: info", name);
+          size_t eb = expect_bytes(A, f, K, o.prec);
+          EXPECT(in.bytes == eb, "%s %s K=%d %s: %zu bytes, expected %zu", name,
+                 em_format_name(o.format), K, prec ? "single" : "double", in.bytes, eb);
+          if (backend == EM_BACKEND_CPU && o.prec == EM_PREC_DOUBLE) check_layout(M, A);
+          double e = tu_check_spmat(M, A, 1000 + w);
+          EXPECT(e <= tu_tol(o.prec), "%s %s K=%d T=%d %s: error %.3g", name,
+                 em_format_name(o.format), K, in.threads_per_row, prec ? "single" : "double", e);
+          em_spmat_destroy(&M);
+        }
   if (getenv("TU_TIME")) fprintf(stderr, "%s: %.3f s\n", name, em_wtime() - t0);
 }
 
