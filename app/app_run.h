@@ -12,6 +12,7 @@ typedef struct em_run {
   const em_log *log;
   em_log detail;        /* the stages' own progress: shown with -v only */
   double t_start;       /* s, em_wtime */
+  em_stages stages;     /* the run's time by stage (core/stage.c) */
   double t_sweep;       /* when the first frequency started (the ETA's origin) */
   em_model m;           /* once per mesh: case, parameters, mesh, physics, unknowns, device,
                            problem object */

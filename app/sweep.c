@@ -76,7 +76,10 @@ static em_err sweep(em_run *r, uint8_t *done, int n_resumed) {
     EM_TRY(em_run_solve_frequency(r, i));
     left--;
     done[i] = 1;
-    EM_TRY(em_journal_write(r, done));
+    em_stage_begin(r->log, EM_STAGE_WRITING);
+    em_err err = em_journal_write(r, done);
+    em_stage_end(r->log, EM_STAGE_WRITING, "journal");
+    EM_TRY(err);
     /* the journal holds every finished frequency: --resume goes on (app/outdir.c
        keeps the partial folder and says so) */
     EM_TRY(em_app_check_signal());

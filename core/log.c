@@ -15,6 +15,7 @@ void em_log_init(em_log *log, FILE *stream, int level) {
   log->level = level;
   log->t0 = em_wtime();
   log->tag[0] = '\0';
+  log->stages = NULL;
 }
 
 static void vput(const em_log *log, const char *tag, const char *fmt, va_list ap) {

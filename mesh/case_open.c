@@ -291,6 +291,7 @@ static em_err parse_with_overrides(em_case *c, int n_over, const em_param_overri
   em_err err = EM_OK;
   em_param_override *set = NULL;
   int n_set = 0;
+  double t0 = em_wtime();
   EM_TRY(parse(c, 0, NULL, log));
   EM_TRY(em_param_read_onelab(c, cp, n_cp));
   if (n_over == 0) return EM_OK;
@@ -300,7 +301,8 @@ static em_err parse_with_overrides(em_case *c, int n_over, const em_param_overri
     for (int j = 0; j < *n_cp; j++)
       if (!strcmp(over[i].name, (*cp)[j].name)) set[n_set++] = over[i];
   if (n_set) {
-    em_log_verbose(log, "case %s: parsing again with %d command-line values", c->name, n_set);
+    em_log_verbose(log, "case %s: parsed in %.2f s; parsing again with %d command-line values",
+                   c->name, em_wtime() - t0, n_set);
     em_param_free_array(cp, n_cp);
     gmsh_stop(c);
     EM_TRY_GOTO(err, parse(c, n_set, set, log), done);

@@ -240,6 +240,10 @@ typedef struct em_mesh_opts {
   int geometry_order; /* 2: second-order (curved) tets, the mid-edge nodes
                          on the CAD geometry (em_mesh.edge_mid); 0 or 1:
                          straight-sided */
+  int hxt;            /* 1: Gmsh's parallel HXT 3D mesher on every core (3-5x
+                         faster, but Gmsh 4.8 orders its points by memory
+                         address: the mesh differs from run to run); 0:
+                         its Delaunay mesher, reproducible (the default) */
 } em_mesh_opts;
 
 /* Before meshing: about how many tetrahedra the wavelength sizes imply

@@ -55,6 +55,7 @@ typedef struct em_run_config {
   int order;                  /* 1..3: the basis order (the DOF map is built with it and
                                  carries it from there: em_dofmap.order) */
   int geometry_order;         /* Mesh/geometry_order: 1 straight, 2 curved tets */
+  int hxt;                    /* Mesh/algorithm3d: 0 delaunay, 1 hxt */
   double epw;                 /* elements per wavelength used */
   double mesh_freq;           /* Hz: the wavelength that sizes the mesh */
   const char *mesh_freq_from; /* which parameter gave it (log, summary.json) */

@@ -96,6 +96,9 @@ static const em_param_spec SPECS[] = {
         "a .msh to solve on instead of meshing the case (one --save-mesh wrote; a relative path "
         "set in the case file is taken from the case's folder; \"\": mesh the case)"),
     NUM("Mesh/reorder", 1, NULL, "renumber vertices by reverse Cuthill-McKee (1) or not (0)"),
+    STR("Mesh/algorithm3d", "delaunay",
+        "3D mesher: delaunay (Gmsh's default; the same mesh every run) or hxt (Gmsh's parallel "
+        "mesher on every core, 3-5x faster; Gmsh 4.8's differs from run to run)"),
     NUM("Mesh/geometry_order", 1, NULL,
         "1: straight-sided tets; 2: curved (quadratic, isoparametric) tets whose mid-edge "
         "nodes lie on the CAD surfaces (Solver/problem eigen without ports or ABC only)"),

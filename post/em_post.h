@@ -502,6 +502,7 @@ typedef struct em_results {
   em_freq_result *sample;             /* [Solver/sweep_max_solves] each full solve */
   double sweep_estimate, sweep_check; /* final error estimate and check */
   int sweep_converged;
+  const em_stages *stages; /* the run's time by stage (summary.json stages_s; NULL: none) */
 } em_results;
 
 em_err em_results_alloc(em_results *r, const em_run_config *cfg, int n_port);

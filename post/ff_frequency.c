@@ -117,6 +117,7 @@ static em_err antenna(const em_model *m, em_results *r, em_outdir *out, const em
                       const em_nf2ff *nf, const em_ff_grid *g, const em_cplx *x,
                       const em_cplx *fixed, const em_cplx *meas, double k0) {
   int np = r->n_port;
+  double t0 = em_wtime();
   /* accepted power: the Poynting flux through the port plane (what the mesh
    * carries in; P_rad + P_loss balance it), and the port's own count
    * P_inc (1 - |S11|^2) from the analytic mode, which a faceted coax misses
@@ -156,10 +157,11 @@ static em_err antenna(const em_model *m, em_results *r, em_outdir *out, const em
   em_log_verbose(log,
                  "far field: P_rad %.4g W (surface) / %.4g W (far field), P_acc %.4g W (port "
                  "flux; P_inc (1 - |S11|^2) = %.4g W), P_loss %.3g W; D %.2f dBi, G %.2f dBi, "
-                 "realized %.2f dBi at (%.1f, %.1f) deg, efficiency %.2f%%, power balance %.4f",
+                 "realized %.2f dBi at (%.1f, %.1f) deg, efficiency %.2f%%, power balance %.4f; "
+                 "%.2f s",
                  a->p_surface, a->p_far, flux, p_acc_s11, p_loss, db10(a->directivity),
                  db10(a->gain), db10(a->realized_gain), a->theta_max, a->phi_max,
-                 100 * a->efficiency, a->balance);
+                 100 * a->efficiency, a->balance, em_wtime() - t0);
   return EM_OK;
 }
 
@@ -204,13 +206,13 @@ em_err em_post_ff_frequency(const em_model *m, em_results *r, em_outdir *out, co
   double t0 = em_wtime();
   EM_TRY(em_nf2ff_create(m->mesh, m->dofs, x, fixed, &o, &nf));
   EM_TRY_GOTO(err, em_ff_grid_eval(nf, ff->theta_step, ff->phi_step, &g), done);
+  em_log_verbose(log, "far field: %d faces, %.2f s", nf->n_face, em_wtime() - t0);
   if (ff->planewave)
     EM_TRY_GOTO(err, scattering(m, r, out, log, fi, nf, &g), done);
   else
     EM_TRY_GOTO(err, antenna(m, r, out, log, fi, nf, &g, x, fixed, meas, k0), done);
   if (ff->arr.enabled)
     EM_TRY_GOTO(err, em_post_array_frequency(m, r, out, log, fi, &o, x, fixed, meas), done);
-  em_log_verbose(log, "far field: %d faces, %.2f s", nf->n_face, em_wtime() - t0);
 done:
   em_ff_grid_free(&g);
   em_nf2ff_destroy(&nf);

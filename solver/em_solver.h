@@ -243,6 +243,8 @@ typedef struct em_direct_opts {
   const em_cancel *cancel;   /* polled before each supernode (GPU: each
                                 level): set, the factorization stops with
                                 EM_ERR_CANCELLED (NULL: never) */
+  em_nd_opts nd;             /* nested dissection: on the supervariables
+                                (default) or the whole graph (graph/nd.c) */
 } em_direct_opts;
 
 /* ND, 1e-8, 0, AUTO, 0, 0, CPU, DOUBLE. */
@@ -272,6 +274,7 @@ typedef struct em_direct_info {
   int64_t perturbed;       /* pivots perturbed by the last factorization */
   double asymmetry;        /* max |a_ij - a_ji| / ||A||_max of the last A */
   double t_order;          /* seconds: ordering (METIS, RCM ...) */
+  int32_t n_sv;            /* vertices ordered: supervariables (ND), else n */
   double t_symbolic;       /* elimination tree, counts, supernodes */
   double t_numeric;        /* last numeric factorization */
   const char *where;       /* "cpu" or "gpu": where the factor lives */
