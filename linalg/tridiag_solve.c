@@ -5,12 +5,14 @@
  * on the GPU never fails for want of it. */
 #include "em_linalg.h"
 
+#ifdef EM_HAVE_CUDA
 /* the codes on which the GPU gives way to the CPU; a zero pivot does not */
 static int td_gives_way(em_err err) {
   const em_err c = err;
   return c == EM_ERR_UNSUPPORTED || c == EM_ERR_CUDA || c == EM_ERR_GPU_MEMORY ||
          c == EM_ERR_MEMORY;
 }
+#endif
 
 static em_err td_cpu(int is_complex, int64_t n, int64_t batch, const void *dl, const void *d,
                      const void *du, const void *b, void *x) {
