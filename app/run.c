@@ -130,13 +130,14 @@ static em_err run_case(em_run *r) {
     return EM_OK;
   }
   /* tables, summary.json (post/finish.c) and the plots into the partial
-     folder, then the complete result moves in */
+     folder, then the complete result moves in; the tables on stdout, but not
+     those of each point of a quiet design sweep */
   em_stage_begin(r->log, EM_STAGE_WRITING); /* summary.json counts it up to itself */
-  EM_TRY(em_post_finish(m, &r->res, &r->out, r->t_start, stdout)); /* post/finish.c */
+  EM_TRY(em_post_finish(m, &r->res, &r->out, r->t_start, a->no_tables ? NULL : stdout));
   em_stage_end(r->log, EM_STAGE_WRITING, NULL);
   if (m->ff.plots) EM_TRY(em_app_plot(r->out.dir, r->log));
   EM_TRY(em_app_outdir_commit(r));
-  printf("# outputs in %s/\n", r->out.dir);
+  if (!a->no_tables) printf("# outputs in %s/\n", r->out.dir);
   return EM_OK;
 }
 
@@ -154,6 +155,7 @@ em_err em_app_run(const em_app_args *a, const em_log *log_in, int *flagged) {
      -v: the default is one line per stage and per frequency */
   r.detail = *log;
   r.detail.level = log->level >= EM_LOG_VERBOSE ? EM_LOG_VERBOSE : EM_LOG_QUIET;
+  r.detail.progress = log->level >= EM_LOG_INFO; /* a long factorization says how far it is */
   r.t_start = em_wtime();
   em_err err = run_case(&r); /* the signal handlers: app/main.c */
   if (flagged) *flagged = r.res.flagged;

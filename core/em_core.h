@@ -154,14 +154,19 @@ typedef struct em_log {
   int level;                /* em_log_level */
   double t0;                /* wall time at creation: lines carry time since t0 */
   struct em_stages *stages; /* the run's stage table (NULL: stages not timed) */
+  int progress;             /* em_log_progress lines show even below EM_LOG_INFO (a
+                               stage's detail log whose user asked for the default level) */
   char tag[48];             /* after the time on every line: "[rank 1, point 3] " in an
-                               MPI run (app/rank.c), "" otherwise */
+                               MPI run (app/rank.c), "point_3: " in a design sweep, "" none */
 } em_log;
 
 void em_log_init(em_log *log, FILE *stream, int level);
 void em_log_info(const em_log *log, const char *fmt, ...) EM_PRINTF(2, 3);
 void em_log_verbose(const em_log *log, const char *fmt, ...) EM_PRINTF(2, 3);
 void em_log_warn(const em_log *log, const char *fmt, ...) EM_PRINTF(2, 3);
+/* A long stage's progress (a factorization taking minutes): shown at
+ * EM_LOG_INFO and above, or when log->progress is set. */
+void em_log_progress(const em_log *log, const char *fmt, ...) EM_PRINTF(2, 3);
 
 /* Wall-clock seconds from an arbitrary origin (monotonic). */
 double em_wtime(void);

@@ -365,6 +365,7 @@ static em_err generate(em_case *c, const em_mesh_opts *opts, const em_log *log) 
                 c->omp_threads);
   }
   EM_TRY(em_case_size_install(c, opts, log, &size));
+  double t0 = em_wtime();
   gmshModelMeshGenerate(3, &ierr);
   if (ierr) err = EM_GMSH_RAISE(mark, "meshing case '%s' failed", c->path);
   if (!err && opts->geometry_order == 2) { /* mid-edge nodes on the CAD surfaces */
@@ -372,6 +373,9 @@ static em_err generate(em_case *c, const em_mesh_opts *opts, const em_log *log) 
     if (ierr) err = EM_GMSH_RAISE(mark, "case '%s': second-order mesh failed", c->path);
   }
   em_case_size_clear(&size);
+  /* Gmsh's messages are kept while it works and forwarded now: first how
+     long it took (the log's timestamps are the forwarding's) */
+  em_log_verbose(log, "Gmsh meshed in %.2f s; its messages:", em_wtime() - t0);
   em_gmsh_forward_warnings(log, &c->log_mark);
   return err;
 }

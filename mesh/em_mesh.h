@@ -160,15 +160,18 @@ typedef struct em_param {
   const char *source; /* "case file", "command line" or "default" */
   /* what the case declares about it (ONELAB attributes of its
      DefineConstant; NULL / 0 when it declares nothing or is not the case's) */
-  char *help;      /* Help "..." */
-  char *choices;   /* Choices{...}, joined with ", " */
-  int has_min;     /* Min declared: values below min are refused */
-  int has_max;     /* Max declared */
-  double min, max; /* the declared range */
-  int read_only;   /* ReadOnly 1 */
-  int loop;        /* Loop 1 / 2 / 3 (ONELAB: outer to inner): the case declares
-                      a sweep over Min:Step:Max or its Choices; 0: none */
-  double step;     /* Step (0: none declared) */
+  char *help;         /* Help "..." */
+  char *choices;      /* Choices{...}, joined with ", " */
+  int has_min;        /* Min declared: values below min are refused */
+  int has_max;        /* Max declared */
+  double min, max;    /* the declared range */
+  int read_only;      /* ReadOnly 1 */
+  int loop;           /* Loop 1 / 2 / 3 (ONELAB: outer to inner): the case declares
+                         a sweep over Min:Step:Max or its Choices; 0: none */
+  double step;        /* Step (0: none declared) */
+  int in_file;        /* the case file defines it (a DefineConstant) */
+  double file_number; /* its number in the case file, before any override: a
+                         -setnumber of it does not hide the case's own value */
 } em_param;
 
 typedef struct em_case em_case;

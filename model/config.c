@@ -100,12 +100,14 @@ static em_err read_mesh_frequency(const em_case *c, em_run_config *cfg) {
     cfg->mesh_freq_from = "Mesh/frequency";
     return EM_OK;
   }
+  /* the case file's own value, also when the command line overrides it
+     (a sub-band -setnumber Solver/f_stop meshes as the case's sweep) */
   static const char *const own[2] = {"Solver/f_stop", "Solver/frequency"};
   for (int k = 0; k < 2; k++) {
     const em_param *p = em_case_param_find(c, own[k]);
-    if (!p || strcmp(p->source, "case file") || !(p->number > 0)) continue;
-    if (p->number >= top) {
-      cfg->mesh_freq = p->number;
+    if (!p || !p->in_file || !(p->file_number > 0)) continue;
+    if (p->file_number >= top) {
+      cfg->mesh_freq = p->file_number;
       cfg->mesh_freq_from =
           k ? "the case file's Solver/frequency" : "the case file's Solver/f_stop";
       return EM_OK;

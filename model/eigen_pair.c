@@ -61,7 +61,10 @@ em_err em_setup_eigen_pair(const em_mesh *m, const em_dofmap *d, em_setup *s, in
   prob.material = mass_only;
   prob.n_robin = 0;
   prob.robin = NULL;
-  EM_TRY_GOTO(err, em_assemble_with(as, &prob, log, &sys), done);
+  /* the same pattern and blocks: their detail was logged with S's */
+  em_log quiet = log ? *log : (em_log){0};
+  quiet.level = log && log->level >= EM_LOG_VERBOSE ? EM_LOG_VERBOSE : EM_LOG_QUIET;
+  EM_TRY_GOTO(err, em_assemble_with(as, &prob, log ? &quiet : NULL, &sys), done);
   EM_TRY_GOTO(err, em_blockmat_to_csr(sys->A, T), done);
   for (int64_t k = 0; k < (*T)->nnz; k++) (*T)->val[k] = -(*T)->val[k];
 done:

@@ -153,7 +153,9 @@ static em_err antenna(const em_model *m, em_results *r, em_outdir *out, const em
   /* antenna.csv holds the frequencies done so far (rewritten whole) */
   EM_TRY(em_outdir_path(out, "antenna.csv", path, sizeof path));
   EM_TRY(em_antenna_csv_write(path, fi + 1, r->freq, r->ant));
-  if (fi == 0) EM_TRY(em_outdir_add(out, "antenna.csv"));
+  int listed = 0; /* with its first row (an adaptive sweep's may be any) */
+  for (int j = 0; j < fi; j++) listed |= r->ant[j].directivity != 0; /* NaN: a flagged row */
+  if (!listed) EM_TRY(em_outdir_add(out, "antenna.csv"));
   em_log_verbose(log,
                  "far field: P_rad %.4g W (surface) / %.4g W (far field), P_acc %.4g W (port "
                  "flux; P_inc (1 - |S11|^2) = %.4g W), P_loss %.3g W; D %.2f dBi, G %.2f dBi, "
@@ -234,9 +236,13 @@ void em_post_ff_print(const em_model *m, const em_results *r, FILE *f) {
   fprintf(f, "# f_GHz        D_dBi   G_dBi   Gr_dBi  eff_%%   theta  phi    F/B_dB  BW_E  BW_H\n");
   for (int i = 0; i < r->n_done; i++) {
     const em_antenna *a = &r->ant[i];
-    fprintf(f, "%-14.9g %-7.2f %-7.2f %-7.2f %-7.1f %-6.1f %-6.1f %-7.1f %-5.1f %-5.1f\n",
+    if (a->directivity == 0) continue; /* not computed there (an adaptive sweep's model) */
+    fprintf(f, "%-14.9g %-7.2f %-7.2f %-7.2f %-7.1f %-6.1f %-6.1f %-7.1f %-5.1f %-5.1f%s\n",
             r->freq[i] * 1e-9, db10(a->directivity), db10(a->gain), db10(a->realized_gain),
-            100 * a->efficiency, a->theta_max, a->phi_max, a->front_to_back, a->bw_e, a->bw_h);
+            100 * a->efficiency, a->theta_max, a->phi_max, a->front_to_back, a->bw_e, a->bw_h,
+            r->flag[i] & EM_PORTS_FLAG_NOT_CONVERGED ? "  (not converged)"
+            : r->flag[i] & EM_PORTS_FLAG_ACTIVE      ? "  (|S| > 1)"
+                                                     : "");
   }
   em_post_array_print(m, r, f); /* ff_array.c */
 }

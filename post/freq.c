@@ -139,3 +139,16 @@ done:
   em_free(&meas);
   return err;
 }
+
+em_err em_post_farfield_at(const em_model *m, em_results *res, em_outdir *out, const em_log *log,
+                           int fi, const em_cplx *x, const em_cplx *fixed) {
+  int np = m->setup.n_port;
+  double k0 = 2 * M_PI * res->freq[fi] / EM_C0;
+  em_cplx *meas = NULL;
+  EM_TRY(ports_at(m, k0));
+  EM_TRY(em_calloc(&meas, (size_t)np * np, sizeof *meas, "port measurements"));
+  em_err err = em_post_measure(m, x, fixed, meas);
+  if (!err) err = em_post_ff_frequency(m, res, out, log, fi, k0, x, fixed, np ? meas : NULL);
+  em_free(&meas);
+  return err;
+}

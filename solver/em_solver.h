@@ -245,9 +245,12 @@ typedef struct em_direct_opts {
                                 EM_ERR_CANCELLED (NULL: never) */
   em_nd_opts nd;             /* nested dissection: on the supervariables
                                 (default) or the whole graph (graph/nd.c) */
+  double progress_s;         /* a host factorization logs how far it is every
+                                progress_s seconds (em_log_progress; default
+                                10; 0: after every front) */
 } em_direct_opts;
 
-/* ND, 1e-8, 0, AUTO, 0, 0, CPU, DOUBLE. */
+/* ND, 1e-8, 0, AUTO, 0, 0, CPU, DOUBLE, 10 s. */
 void em_direct_opts_default(em_direct_opts *o);
 /* 1 when this build has BLAS (EM_DIRECT_BLAS available). */
 int em_direct_blas_built(void);

@@ -26,6 +26,7 @@ void em_direct_opts_default(em_direct_opts *o) {
   o->backend = EM_BACKEND_CPU;
   o->prec = EM_PREC_DOUBLE;
   em_nd_opts_default(&o->nd);
+  o->progress_s = 10;
 }
 
 double em_direct_mem_available(const em_direct_opts *o) {
@@ -389,14 +390,13 @@ static em_err factor(em_direct *F, const em_csr *A, const em_log *log);
  * blocks), kept for the next. */
 em_err em_direct_numeric_cpu(em_direct *F, const em_csr *M, const double *r, double smax,
                              const em_log *log) {
-  (void)log;
   int zeroed = 0;
   if (!F->lval && F->S.n > 0) {
     EM_TRY(em_calloc(&F->lval, (size_t)F->S.lptr[F->S.ns], sizeof *F->lval, "factor L"));
     zeroed = 1;
   }
   if (!F->d) EM_TRY(em_calloc(&F->d, (size_t)F->S.n + 1, sizeof *F->d, "factor D"));
-  EM_TRY(em_direct_numeric(F, M, r, smax, zeroed));
+  EM_TRY(em_direct_numeric(F, M, r, smax, zeroed, log)); /* a progress line every 10 s */
   return EM_OK;
 }
 
@@ -419,6 +419,7 @@ static em_err factor(em_direct *F, const em_csr *A, const em_log *log) {
   em_err err = EM_OK;
   em_csr *S = NULL;
   double t0 = em_wtime(), anorm = 0;
+  F->t_factor = t0;
   F->factored = 0;
   EM_TRY(check_values(A, &anorm));
   int psym = 1;
