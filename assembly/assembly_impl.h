@@ -66,6 +66,10 @@ em_err em_pattern_blockmat(const em_pattern *pat, const em_mesh *m, const em_dof
  * edge (hence no DOF): colour_ptr[c] .. colour_ptr[c+1]-1 index colour_tet. */
 em_err em_tet_colour(const em_mesh *m, const em_pattern *pat, int *n_colour, int32_t **colour_ptr,
                      int32_t **colour_tet);
+/* The same colouring by stamps over the tets around each edge (the
+ * reference of the bitmap one, colour.c). */
+em_err em_tet_colour_stamps(const em_mesh *m, const em_pattern *pat, int *n_colour,
+                            int32_t **colour_ptr, int32_t **colour_tet);
 
 /* Entity index (in the pattern's numbering) of local function i of tet t. */
 static inline int32_t em_pattern_entity(const em_pattern *pat, const em_mesh *m, int32_t t,

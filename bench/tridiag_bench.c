@@ -5,7 +5,11 @@
  * double, diagonally dominant random systems.  Medians of the timed runs
  * (GPU: CUDA events around the solve only, the data resident; CPU: wall
  * clock).  Every result is checked against Thomas: exit 1 when one differs
- * by more than 1e-10 relative.  Output: a markdown table on stdout. */
+ * by more than 1e-10 relative.  Output: a markdown table on stdout.
+ * --paths [--real] [n ...]: instead, issue 31's table (run_paths): the
+ * original split method and the mapped data path beside the split method
+ * and gtsv2_nopivot (a system larger than the GPU's memory: the mapped path
+ * alone). */
 #include <complex.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -210,8 +214,165 @@ static void run(cusparseHandle_t h, int cplx, int64_t n, int64_t batch) {
   cudaEventDestroy(e1);
 }
 
+/* max_i |(T x - b)_i| / max_i |b_i| of the system v = dl, d, du, b, x */
+static double resid_rel(int64_t n, int cplx, void *const v[5]) {
+  double r = 0, s = 0;
+#pragma omp parallel for reduction(max : r, s)
+  for (int64_t i = 0; i < n; i++) {
+#define TD_AT(q, k) (cplx ? ((const em_cplx *)v[q])[k] : ((const double *)v[q])[k])
+    em_cplx t = TD_AT(1, i) * TD_AT(4, i) - TD_AT(3, i);
+    if (i > 0) t += TD_AT(0, i) * TD_AT(4, i - 1);
+    if (i < n - 1) t += TD_AT(2, i) * TD_AT(4, i + 1);
+    r = fmax(r, cabs(t));
+    s = fmax(s, cabs(TD_AT(3, i)));
+#undef TD_AT
+  }
+  return r / s;
+}
+
+/* median ms of reps (<= REPS) solves by plan t on the arrays v (device or host) */
+static double time_plan(em_tridiag_gpu *t, void *const v[5], int reps) {
+  cudaEvent_t e0, e1;
+  CK(cudaEventCreate(&e0));
+  CK(cudaEventCreate(&e1));
+  double tt[REPS];
+  EMCK(em_tridiag_gpu_solve(t, v[0], v[1], v[2], v[3], v[4])); /* warm-up */
+  for (int r = 0; r < reps; r++) {
+    float ms = 0;
+    CK(cudaEventRecord(e0, 0));
+    EMCK(em_tridiag_gpu_solve(t, v[0], v[1], v[2], v[3], v[4]));
+    CK(cudaEventRecord(e1, 0));
+    CK(cudaEventSynchronize(e1));
+    CK(cudaEventElapsedTime(&ms, e0, e1));
+    tt[r] = ms;
+  }
+  cudaEventDestroy(e0);
+  cudaEventDestroy(e1);
+  return bench_median(tt, reps);
+}
+
+/* Issue 31, seed 001: one system of n rows by the split method with the
+ * dependencies pre-eliminated, by the original split method (the reduced
+ * system serial), by gtsv2_nopivot, all resident; then the data paths of
+ * the split method from pinned host arrays: copies in, solve, copy out
+ * (wall clock of the three), and mapped (zero-copy: the kernels read the
+ * host arrays).  A row per n; every result against Thomas. */
+static void run_paths(cusparseHandle_t h, int cplx, int64_t n) {
+  const size_t es = cplx ? sizeof(em_cplx) : sizeof(double), bytes = (size_t)n * es;
+  size_t free_b = 0, total_b = 0;
+  CK(cudaMemGetInfo(&free_b, &total_b));
+  /* the system (5 arrays) and the split workspace (4) on the device: larger
+     than the GPU's memory, only the mapped path runs */
+  const int resident = 9 * bytes < free_b / 10 * 9;
+  /* beyond the GPU: no Thomas reference (host memory), the residual instead */
+  void *hv[5], *dv[5] = {0}, *ref = resident ? malloc(bytes) : NULL,
+               *out = resident ? malloc(bytes) : NULL;
+  if (resident && (!ref || !out)) {
+    fprintf(stderr, "tridiag_bench: no host memory for %lld rows\n", (long long)n);
+    exit(2);
+  }
+  for (int q = 0; q < 5; q++) {
+    CK(cudaHostAlloc(&hv[q], bytes, cudaHostAllocMapped));
+    if (resident) CK(cudaMalloc(&dv[q], bytes));
+  }
+  for (int64_t i = 0; i < n; i++) {
+    double v[7];
+    for (int q = 0; q < 7; q++) v[q] = rnd();
+    const double l = i == 0 ? 0 : v[0], u = i == n - 1 ? 0 : v[2];
+    if (cplx) {
+      ((em_cplx *)hv[0])[i] = l + I * (i ? v[1] : 0);
+      ((em_cplx *)hv[2])[i] = u + I * (i < n - 1 ? v[3] : 0);
+      ((em_cplx *)hv[1])[i] = 2.5 + v[4] + I * v[5];
+      ((em_cplx *)hv[3])[i] = v[6] + I * v[0];
+    } else {
+      ((double *)hv[0])[i] = l;
+      ((double *)hv[2])[i] = u;
+      ((double *)hv[1])[i] = 2.5 + v[4];
+      ((double *)hv[3])[i] = v[6];
+    }
+  }
+  if (resident && cplx)
+    EMCK(em_tridiag_thomas_z(n, hv[0], hv[1], hv[2], hv[3], ref));
+  else if (resident)
+    EMCK(em_tridiag_thomas(n, hv[0], hv[1], hv[2], hv[3], ref));
+  for (int q = 0; q < 4 && resident; q++)
+    CK(cudaMemcpy(dv[q], hv[q], bytes, cudaMemcpyHostToDevice));
+  double ms[5] = {0, 0, 0, 0, 0}, err = 0;
+  const char *what[5] = {"split", "original split", "gtsv2_nopivot", "split + copies", "mapped"};
+  for (int w = resident ? 0 : 4; w < 5; w++) {
+    em_tridiag_gpu *t = NULL;
+    if (w == 2) { /* cuSPARSE, in place on a copy of b */
+      size_t bb = 0;
+      void *buf = NULL;
+      CK(cusp(h, 1, cplx, (int)n, 1, dv[0], dv[1], dv[2], dv[4], NULL, &bb));
+      CK(cudaMalloc(&buf, bb + 16));
+      double tt[REPS];
+      for (int r = -1; r < REPS; r++) {
+        CK(cudaMemcpy(dv[4], dv[3], bytes, cudaMemcpyDeviceToDevice));
+        CK(cudaDeviceSynchronize());
+        double t0 = em_wtime();
+        CK(cusp(h, 1, cplx, (int)n, 1, dv[0], dv[1], dv[2], dv[4], buf, &bb));
+        CK(cudaDeviceSynchronize());
+        if (r >= 0) tt[r] = (em_wtime() - t0) * 1e3;
+      }
+      ms[w] = bench_median(tt, REPS);
+      cudaFree(buf);
+      CK(cudaMemcpy(out, dv[4], bytes, cudaMemcpyDeviceToHost));
+    } else if (w == 3) { /* wall clock: 4 copies in, the solve, x out */
+      EMCK(em_tridiag_gpu_create(n, 1, cplx, &t));
+      double tt[REPS];
+      for (int r = -1; r < REPS; r++) {
+        double t0 = em_wtime();
+        for (int q = 0; q < 4; q++) CK(cudaMemcpy(dv[q], hv[q], bytes, cudaMemcpyHostToDevice));
+        EMCK(em_tridiag_gpu_solve(t, dv[0], dv[1], dv[2], dv[3], dv[4]));
+        CK(cudaMemcpy(hv[4], dv[4], bytes, cudaMemcpyDeviceToHost));
+        if (r >= 0) tt[r] = (em_wtime() - t0) * 1e3;
+      }
+      ms[w] = bench_median(tt, REPS);
+      memcpy(out, hv[4], bytes);
+    } else {
+      const int fl = w == 1 ? EM_TRIDIAG_ORIGINAL : w == 4 ? EM_TRIDIAG_MAPPED : 0;
+      EMCK(em_tridiag_gpu_create_opts(n, 1, cplx, fl, &t));
+      ms[w] = time_plan(t, w == 4 ? hv : dv, w == 4 ? 3 : REPS); /* mapped: slow, 3 runs */
+      if (w == 4 && !resident) {                                 /* max |T x - b| / max |b| */
+        em_tridiag_gpu_destroy(&t);
+        double e = resid_rel(n, cplx, hv);
+        check("mapped (residual)", e);
+        err = fmax(err, e);
+        continue;
+      }
+      if (w == 4)
+        memcpy(out, hv[4], bytes);
+      else
+        CK(cudaMemcpy(out, dv[4], bytes, cudaMemcpyDeviceToHost));
+    }
+    em_tridiag_gpu_destroy(&t);
+    double e = rel_err(n, cplx, out, ref);
+    check(what[w], e);
+    err = fmax(err, e);
+  }
+  /* bytes moved over the bus by the mapped solve: 4 arrays in, x out, the
+     workspace (4 n) written and read twice: a lower bound */
+  const double gbs = (double)bytes * 5 / (ms[4] * 1e-3) / 1e9;
+  if (resident)
+    printf("| %s | %lld | %.3f | %.3f | %.2f | %.3f | %.2f | %.3f | %.3f | %.1f | %.1e |\n",
+           cplx ? "complex" : "real", (long long)n, ms[0], ms[1], ms[1] / ms[0], ms[2],
+           ms[2] / ms[0], ms[3], ms[4], gbs, err);
+  else /* larger than the GPU: the mapped path alone */
+    printf("| %s | %lld (%.0f GB > GPU) | - | - | - | - | - | - | %.3f | %.1f | %.1e |\n",
+           cplx ? "complex" : "real", (long long)n, 9.0 * bytes / 1e9, ms[4], gbs, err);
+  fflush(stdout);
+  for (int q = 0; q < 5; q++) {
+    cudaFreeHost(hv[q]);
+    cudaFree(dv[q]);
+  }
+  free(ref);
+  free(out);
+}
+
 int main(int argc, char **argv) {
   int quick = argc > 1 && !strcmp(argv[1], "--quick");
+  int paths = argc > 1 && !strcmp(argv[1], "--paths"); /* issue 31's table only */
   struct cudaDeviceProp prop;
   if (cudaGetDeviceProperties(&prop, 0) != cudaSuccess) {
     fprintf(stderr, "tridiag_bench: no GPU\n");
@@ -223,12 +384,28 @@ int main(int argc, char **argv) {
 #endif
   printf("# tridiagonal solves: %s (%d SMs), CPU %d threads\n\n", prop.name,
          prop.multiProcessorCount, threads);
-  printf(
-      "| scalar | n | batch | split block / levels | Thomas 1 core ms | CPU all cores ms | "
-      "split GPU ms | cuSPARSE ms | cuSPARSE / split | CPU all / split | max rel err |\n");
-  printf("|---|---|---|---|---|---|---|---|---|---|---|\n");
+  if (!paths)
+    printf(
+        "| scalar | n | batch | split block / levels | Thomas 1 core ms | CPU all cores ms | "
+        "split GPU ms | cuSPARSE ms | cuSPARSE / split | CPU all / split | max rel err |\n");
+  if (!paths) printf("|---|---|---|---|---|---|---|---|---|---|---|\n");
   cusparseHandle_t h;
   CK(cusparseCreate(&h));
+  if (paths) { /* --paths [n ...]: the seed-001 table */
+    printf(
+        "\n| scalar | n | split ms | original split ms | original / split | "
+        "gtsv2_nopivot ms | nopivot / split | split + copies ms | mapped ms | mapped GB/s "
+        "(5 arrays) | max rel err |\n|---|---|---|---|---|---|---|---|---|---|---|\n");
+    int a0 = 2, only_real = argc > 2 && !strcmp(argv[2], "--real");
+    a0 += only_real;
+    for (int cplx = 0; cplx < (only_real ? 1 : 2); cplx++)
+      for (int a = a0; a < argc; a++) run_paths(h, cplx, atoll(argv[a]));
+    if (argc == a0)
+      for (int cplx = 0; cplx < 2; cplx++)
+        for (int64_t n = 1 << 20; n <= (1 << 24); n *= 4) run_paths(h, cplx, n);
+    cusparseDestroy(h);
+    return failed;
+  }
   const int64_t single[] = {1 << 20, 1 << 22, 1 << 24};
   const int64_t bat[][2] = {{64, 65536}, {1024, 4096}, {16384, 256}};
   for (int cplx = 0; cplx < 2; cplx++) {

@@ -96,6 +96,58 @@ em_err em_nd_tree(int32_t n, const int64_t *ptr, const int32_t *adj, const int32
 em_err em_order_nd_ex(int32_t n, const int64_t *ptr, const int32_t *adj, const em_nd_opts *o,
                       int32_t *perm, em_nd_info *info);
 
+/* ------------------------------------------- bitmap of the seed-004 patent
+ *
+ * A matrix stored as dense per-row flag words: bit j % 64 of word
+ * flag[i words + j / 64] says whether a(i, j) is stored (the bits past
+ * n_cols stay zero); rs[i] counts the stored entries of the rows before i.
+ * The stored values (optional: a pattern-only matrix has val NULL) are in
+ * row order, columns ascending, so a(i, j) is
+ *   val[rs[i] + popcount(row i's flags left of j)]
+ * (popcount access: no column index is stored).  n_rows n_cols / 8 bytes
+ * of flags whatever the density: it pays where the pattern is dense
+ * enough (more than one entry in 32 against a 32-bit column index) or
+ * short (one word per row), and unions, products and fill are ORs of words.
+ * graph/bmp.c, bmp_ops.c, bmp_lu.c; docs/formats.md. */
+typedef struct em_bmp {
+  int32_t n_rows, n_cols;
+  int32_t words;  /* 64-bit flag words per row, ceil(n_cols / 64) */
+  uint64_t *flag; /* [n_rows words] */
+  int64_t *rs;    /* [n_rows + 1] row starts: stored entries before row i */
+  em_cplx *val;   /* [rs[n_rows]] or NULL (pattern only) */
+} em_bmp;
+
+/* An empty n_rows x n_cols bitmap (no entry; rs all zero, val NULL). */
+em_err em_bmp_create(int32_t n_rows, int32_t n_cols, em_bmp **B);
+/* From a CSR (sorted, distinct columns); values copied when with_values. */
+em_err em_bmp_from_csr(const em_csr *A, int with_values, em_bmp **B);
+/* To a CSR (zero values for a pattern-only bitmap). */
+em_err em_bmp_to_csr(const em_bmp *B, em_csr **A);
+/* rs from the flags (after the flags changed), and val (zeroed, with_values
+ * 1) or none (0). */
+em_err em_bmp_finish(em_bmp *B, int with_values);
+void em_bmp_destroy(em_bmp **B);
+static inline int em_bmp_has(const em_bmp *B, int32_t i, int32_t j) {
+  return (int)(B->flag[(int64_t)i * B->words + j / 64] >> (j % 64)) & 1;
+}
+/* The position of a(i, j) in val (popcount access), -1 when not stored. */
+int64_t em_bmp_index(const em_bmp *B, int32_t i, int32_t j);
+/* a(i, j): 0 when not stored or pattern only. */
+em_cplx em_bmp_get(const em_bmp *B, int32_t i, int32_t j);
+
+/* C = A + beta B (beta 1: the sum, -1: the difference), pattern the union
+ * (an entry that cancels stays stored, as zero).  Values when both have. */
+em_err em_bmp_add(const em_bmp *A, const em_bmp *B, double beta, em_bmp **C);
+/* C = A B; the pattern of row i the OR of the rows k of B with a(i, k)
+ * stored.  Pattern only unless both have values. */
+em_err em_bmp_mul(const em_bmp *A, const em_bmp *B, em_bmp **C);
+/* A = L U without pivoting, L unit lower (below the diagonal) and U (on and
+ * above) in one bitmap: the fill of row i is the OR of the U parts of the
+ * rows k < i it meets, in ascending k (a fill column met later in the same
+ * sweep), then the values by Doolittle's up-looking rows.  A zero or
+ * missing pivot is EM_ERR_NUMERIC naming the row. */
+em_err em_bmp_lu(const em_bmp *A, em_bmp **LU);
+
 #ifdef __cplusplus
 }
 #endif

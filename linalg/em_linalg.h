@@ -51,11 +51,37 @@ em_err em_tridiag_solve_cpu_z(int64_t n, int64_t batch, const em_cplx *dl, const
  * so checking it costs no copy.  Without CUDA or a GPU: EM_ERR_UNSUPPORTED. */
 typedef struct em_tridiag_gpu em_tridiag_gpu;
 em_err em_tridiag_gpu_create(int64_t n, int64_t batch, int is_complex, em_tridiag_gpu **t);
+/* Plan flags.  ORIGINAL: the original split method (Wang 1981), the
+ * baseline: one level, each reduced system solved serially by one thread.
+ * MAPPED: the first level's workspace in host-mapped (zero-copy) memory and
+ * the solve's arrays host arrays (pinned by their owner, or registered for
+ * the solve) that the kernels read over the bus: systems larger than the
+ * GPU's memory. */
+enum { EM_TRIDIAG_ORIGINAL = 1, EM_TRIDIAG_MAPPED = 2 };
+em_err em_tridiag_gpu_create_opts(int64_t n, int64_t batch, int is_complex, int flags,
+                                  em_tridiag_gpu **t);
 em_err em_tridiag_gpu_solve(em_tridiag_gpu *t, const void *dl, const void *d, const void *du,
                             const void *b, void *x);
 /* Rows per block of the first level and number of recursion levels. */
 void em_tridiag_gpu_shape(const em_tridiag_gpu *t, int64_t *block, int *levels);
 void em_tridiag_gpu_destroy(em_tridiag_gpu **t);
+
+/* Host arrays on backend be: CPU (em_tridiag_solve_cpu[_z]) or CUDA (the
+ * split method: the system copied to the GPU and x back; through mapped
+ * host memory when it does not fit in the GPU's free memory).  A CUDA
+ * backend that is not built, finds no GPU or runs out of memory falls back
+ * to the CPU; a zero pivot is an error on both.  *used (may be NULL): the
+ * path taken, EM_TRIDIAG_PATH_*.  x must not alias the inputs. */
+enum { EM_TRIDIAG_PATH_CPU = 0, EM_TRIDIAG_PATH_GPU = 1, EM_TRIDIAG_PATH_MAPPED = 2 };
+em_err em_tridiag_solve(em_backend be, int is_complex, int64_t n, int64_t batch, const void *dl,
+                        const void *d, const void *du, const void *b, void *x, int *used);
+#ifdef EM_HAVE_CUDA
+/* The CUDA row of em_tridiag_solve (no fallback); force_mapped 1 takes the
+ * mapped path whatever the free memory (tests, benchmark). */
+em_err em_tridiag_solve_cuda(int is_complex, int64_t n, int64_t batch, const void *dl,
+                             const void *d, const void *du, const void *b, void *x,
+                             int force_mapped, int *used);
+#endif
 
 /* ------------------------------------------------------------------ spline */
 
@@ -67,6 +93,12 @@ void em_tridiag_gpu_destroy(em_tridiag_gpu **t);
  * n = 2 is the straight line; n = 1 a constant. */
 em_err em_spline_eval_z(int n, const double *x, const em_cplx *y, int m, const double *xe,
                         em_cplx *ye);
+/* The same for `batch` curves through the same abscissae at once (curve q's
+ * samples y[q n + k], values ye[q m + i]): one batched tridiagonal solve on
+ * backend be (em_tridiag_solve: the GPU when the run is on it, else or on
+ * failure the CPU); *used the path taken (may be NULL). */
+em_err em_spline_eval_batch_z(em_backend be, int n, int batch, const double *x, const em_cplx *y,
+                              int m, const double *xe, em_cplx *ye, int *used);
 
 /* -------------------------------------------------------------------- GF(2) */
 
@@ -106,7 +138,30 @@ em_err em_gf2_solve(const em_gf2 *A, const uint32_t *b, em_backend backend, uint
 /* The GPU elimination behind em_gf2_echelon (device time in *ms when ms is
  * not NULL, the copies excluded). */
 em_err em_gf2_echelon_cuda(em_gf2 *A, int reduced, int32_t *rank, int32_t *pivcol, double *ms);
+/* The same with the threads of the pivot search (1: serial, up to 1024)
+ * and per block of the elimination (a multiple of 32 up to 1024). */
+em_err em_gf2_echelon_cuda_opts(em_gf2 *A, int reduced, int32_t *rank, int32_t *pivcol, double *ms,
+                                int search_threads, int elim_threads);
 #endif
+
+/* Sparse matrices over GF(2) (the boundary matrices of a mesh: 2, 3 or 4
+ * ones per column): column j's rows are idx[ptr[j] .. ptr[j+1]-1], sorted
+ * and distinct. */
+typedef struct em_gf2_sp {
+  int32_t n_rows, n_cols;
+  const int64_t *ptr; /* [n_cols + 1] */
+  const int32_t *idx; /* [ptr[n_cols]] */
+} em_gf2_sp;
+
+/* rank of a sparse A by column reduction (the persistence algorithm:
+ * column j has the lowest one of no earlier reduced column, else that
+ * column is added to it mod 2; the columns that keep a one are the
+ * independent ones).  max_fill > 0 bounds the stored ones of the reduced
+ * columns (EM_ERR_MEMORY beyond it, naming it); *fill (may be NULL) the
+ * ones stored. */
+em_err em_gf2_sp_rank(const em_gf2_sp *A, int64_t max_fill, int32_t *rank, int64_t *fill);
+/* The dense bit matrix of a sparse one (the dense eliminations' input). */
+em_err em_gf2_from_sp(const em_gf2_sp *A, int transpose, em_gf2 **D);
 
 #ifdef __cplusplus
 }

@@ -10,6 +10,10 @@
  *          one XOR per word from word c / 32 on (the pivot row is zero to
  *          the left).  Rows above r are left alone unless reduced.
  *
+ * The study of issue 31 (seed 003, gf2_bench --sparse) varies the threads
+ * of both kernels; a search of one thread is the serial pivot search (rows
+ * read one after the other), the baseline of the parallel one.
+ *
  * The rows never move in memory: perm is the row order, applied once when
  * the result is copied back.  Same rule as the CPU reference (gf2.c), so
  * the echelon forms agree bit for bit. */
@@ -20,15 +24,16 @@
 
 #include "em_linalg.h"
 
-#define GF2_SEARCH 1024
-#define GF2_ELIM 256
+#define GF2_SEARCH 1024 /* default threads of the pivot search */
+#define GF2_ELIM 256    /* default threads per block of the elimination */
+#define GF2_SEARCH_MAX 1024
 
 struct gf2_state {
   int r;   /* rows eliminated so far (the rank) */
   int piv; /* physical row of this column's pivot, -1: none */
 };
 
-__global__ void __launch_bounds__(GF2_SEARCH)
+__global__ void __launch_bounds__(GF2_SEARCH_MAX)
     gf2_pivot(int rows, int W, int c, const uint32_t *__restrict__ w, int *__restrict__ perm,
               unsigned char *__restrict__ used, int *__restrict__ pivcol, gf2_state *st) {
   __shared__ int cell;
@@ -36,7 +41,7 @@ __global__ void __launch_bounds__(GF2_SEARCH)
   if (threadIdx.x == 0) cell = INT_MAX;
   __syncthreads();
   const uint32_t bit = 1u << (c % 32);
-  for (int base = r; base < rows; base += GF2_SEARCH) {
+  for (int base = r; base < rows; base += blockDim.x) {
     const int i = base + (int)threadIdx.x;
     if (i < rows && (w[(int64_t)perm[i] * W + c / 32] & bit)) atomicMin(&cell, i);
     __syncthreads();
@@ -60,7 +65,7 @@ __global__ void __launch_bounds__(GF2_SEARCH)
 
 /* row_i ^= row_piv over words c/32 .. W-1 for every row i != piv with a 1
  * in column c (and not an earlier pivot row unless reduced). */
-__global__ void __launch_bounds__(GF2_ELIM)
+__global__ void __launch_bounds__(GF2_SEARCH_MAX)
     gf2_elim(int rows, int W, int c, int reduced, uint32_t *__restrict__ w,
              const unsigned char *__restrict__ used, const gf2_state *st) {
   const int lane = threadIdx.x & 31;
@@ -82,7 +87,16 @@ __global__ void __launch_bounds__(GF2_ELIM)
 
 extern "C" em_err em_gf2_echelon_cuda(em_gf2 *A, int reduced, int32_t *rank, int32_t *pivcol,
                                       double *ms) {
+  return em_gf2_echelon_cuda_opts(A, reduced, rank, pivcol, ms, GF2_SEARCH, GF2_ELIM);
+}
+
+extern "C" em_err em_gf2_echelon_cuda_opts(em_gf2 *A, int reduced, int32_t *rank, int32_t *pivcol,
+                                           double *ms, int search_threads, int elim_threads) {
   EM_CHECK(A && rank, EM_ERR_ARG, "GF(2) echelon on the GPU: NULL matrix or rank");
+  EM_CHECK(search_threads >= 1 && search_threads <= GF2_SEARCH_MAX && elim_threads >= 32 &&
+               elim_threads <= GF2_SEARCH_MAX && elim_threads % 32 == 0,
+           EM_ERR_ARG, "GF(2) echelon on the GPU: %d search and %d elimination threads",
+           search_threads, elim_threads);
   const int rows = A->n_rows, W = A->words;
   const size_t bytes = (size_t)rows * (size_t)W * sizeof(uint32_t);
   *rank = 0;
@@ -105,10 +119,10 @@ extern "C" em_err em_gf2_echelon_cuda(em_gf2 *A, int reduced, int32_t *rank, int
   GF2_TRY(cudaEventCreate(&ev[0]), "cudaEventCreate");
   GF2_TRY(cudaEventCreate(&ev[1]), "cudaEventCreate");
   GF2_TRY(cudaEventRecord(ev[0]), "cudaEventRecord");
-  const int grid = (int)(((int64_t)rows * 32 + GF2_ELIM - 1) / GF2_ELIM);
+  const int grid = (int)(((int64_t)rows * 32 + elim_threads - 1) / elim_threads);
   for (int c = 0; !err && c < A->n_cols; c++) {
-    gf2_pivot<<<1, GF2_SEARCH>>>(rows, W, c, w, perm, used, pc, st);
-    gf2_elim<<<grid, GF2_ELIM>>>(rows, W, c, reduced, w, used, st);
+    gf2_pivot<<<1, search_threads>>>(rows, W, c, w, perm, used, pc, st);
+    gf2_elim<<<grid, elim_threads>>>(rows, W, c, reduced, w, used, st);
     if ((c & 1023) == 1023) { /* stop once every row is a pivot row */
       GF2_TRY(cudaMemcpy(&hst, st, sizeof hst, cudaMemcpyDeviceToHost), "cudaMemcpy(GF(2) state)");
       if (hst.r >= rows) break;

@@ -15,6 +15,11 @@ em_err em_tridiag_gpu_solve(em_tridiag_gpu *t, const void *dl, const void *d, co
   (void)t, (void)dl, (void)d, (void)du, (void)b, (void)x;
   return EM_RAISE(EM_ERR_UNSUPPORTED, "tridiagonal solve on the GPU: built without CUDA");
 }
+em_err em_tridiag_gpu_create_opts(int64_t n, int64_t batch, int is_complex, int flags,
+                                  em_tridiag_gpu **t) {
+  (void)flags;
+  return em_tridiag_gpu_create(n, batch, is_complex, t);
+}
 void em_tridiag_gpu_shape(const em_tridiag_gpu *t, int64_t *block, int *levels) {
   (void)t;
   *block = 0;

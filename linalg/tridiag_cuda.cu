@@ -14,7 +14,16 @@
  * The workspace of a level is interleaved (row j of every block together),
  * so the sweeps read and write it coalesced.  A zero pivot is written to a
  * host-mapped word: the host reads it after the synchronization that ends
- * the solve, without a copy. */
+ * the solve, without a copy.
+ *
+ * Two variants of a plan (flags of em_tridiag_gpu_create_opts):
+ *   EM_TRIDIAG_ORIGINAL: the original split method (Wang 1981) as the
+ *     baseline: one level, the reduced system of each system solved
+ *     serially (Thomas) by one thread, the inter-block phase not parallel;
+ *   EM_TRIDIAG_MAPPED: the first level's workspace in host-mapped (pinned,
+ *     zero-copy) memory and the arrays of the solve in host memory, read
+ *     and written by the kernels over the bus: no device copy of the
+ *     system, so a system larger than the GPU's memory is solved. */
 #include <cuComplex.h>
 #include <cuda_runtime.h>
 
@@ -76,8 +85,9 @@ struct tdg_level {
 
 struct em_tridiag_gpu {
   int64_t n, batch;
-  int is_complex, n_level;
+  int is_complex, n_level, flags;
   tdg_level lv[TDG_MAX_LEVELS];
+  void *ws_h[4];        /* EM_TRIDIAG_MAPPED: the first level's host-mapped workspace */
   int *flag_h, *flag_d; /* host-mapped word: 1 after a zero pivot */
 };
 
@@ -185,6 +195,31 @@ __global__ void __launch_bounds__(TDG_THREADS)
   x[o + len - 1] = xe;
 }
 
+/* The original split method's inter-block phase: system q's reduced rows
+ * (A, B, C, D at q p .. q p + p - 1) by Thomas on one thread, C
+ * overwritten by c'_k = C_k / (B_k - A_k c'_{k-1}). */
+template <typename T>
+__global__ void __launch_bounds__(TDG_THREADS)
+    tdg_serial(int64_t p, int64_t batch, const T *__restrict__ A, const T *__restrict__ B,
+               T *__restrict__ C, T *__restrict__ D, T *__restrict__ X, int *flag) {
+  const int64_t q = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (q >= batch) return;
+  const int64_t o = q * p;
+  T cp = tnull<T>(), yp = tnull<T>();
+  for (int64_t k = 0; k < p; k++) {
+    const T a = k > 0 ? A[o + k] : tnull<T>(), den = tsub(B[o + k], tmul(a, cp));
+    if (tzero(den)) {
+      tdg_flag(flag);
+      return;
+    }
+    cp = k + 1 < p ? tdiv(C[o + k], den) : tnull<T>();
+    C[o + k] = cp;
+    yp = tdiv(tsub(D[o + k], tmul(a, yp)), den);
+    X[o + k] = yp;
+  }
+  for (int64_t k = p - 2; k >= 0; k--) X[o + k] = tsub(X[o + k], tmul(C[o + k], X[o + k + 1]));
+}
+
 static int tdg_grid(int64_t nt) {
   return (int)((nt + TDG_THREADS - 1) / TDG_THREADS);
 }
@@ -203,6 +238,11 @@ static em_err tdg_solve(em_tridiag_gpu *t, const T *dl, const T *d, const T *du,
         t->flag_d);
     for (int q = 0; q < 4; q++) in[q] = (const T *)L->R[q];
   }
+  const tdg_level *L0 = &t->lv[0];
+  if ((t->flags & EM_TRIDIAG_ORIGINAL) && L0->p > 1) /* the serial inter-block phase */
+    tdg_serial<T><<<tdg_grid(t->batch), TDG_THREADS>>>(L0->p, t->batch, (const T *)L0->R[0],
+                                                       (const T *)L0->R[1], (T *)L0->R[2],
+                                                       (T *)L0->R[3], (T *)L0->R[4], t->flag_d);
   for (int l = t->n_level - 1; l >= 0; l--) { /* back substitution, coarse to fine */
     tdg_level *L = &t->lv[l];
     tdg_back<T><<<tdg_grid(L->nt), TDG_THREADS>>>(
@@ -217,8 +257,23 @@ static em_err tdg_solve(em_tridiag_gpu *t, const T *dl, const T *d, const T *du,
   return EM_OK;
 }
 
+/* The first level's workspace q: device memory, or host-mapped memory for
+ * EM_TRIDIAG_MAPPED (its device alias in *d). */
+static em_err tdg_ws_alloc(em_tridiag_gpu *t, int l, int q, size_t bytes, void **d) {
+  if (l > 0 || !(t->flags & EM_TRIDIAG_MAPPED))
+    return em_dev_alloc(d, NULL, bytes, NULL, "tridiagonal split workspace");
+  EM_CUDA(cudaHostAlloc(&t->ws_h[q], bytes ? bytes : 1, cudaHostAllocMapped));
+  EM_CUDA(cudaHostGetDevicePointer(d, t->ws_h[q], 0));
+  return EM_OK;
+}
+
 extern "C" em_err em_tridiag_gpu_create(int64_t n, int64_t batch, int is_complex,
                                         em_tridiag_gpu **tp) {
+  return em_tridiag_gpu_create_opts(n, batch, is_complex, 0, tp);
+}
+
+extern "C" em_err em_tridiag_gpu_create_opts(int64_t n, int64_t batch, int is_complex, int flags,
+                                             em_tridiag_gpu **tp) {
   EM_CHECK(tp && n >= 1 && batch >= 1, EM_ERR_ARG,
            "GPU tridiagonal plan: %lld systems of %lld rows", (long long)batch, (long long)n);
   *tp = NULL;
@@ -233,6 +288,7 @@ extern "C" em_err em_tridiag_gpu_create(int64_t n, int64_t batch, int is_complex
   t->n = n;
   t->batch = batch;
   t->is_complex = is_complex;
+  t->flags = flags;
   em_err err =
       em_cuda_status((int)cudaHostAlloc((void **)&t->flag_h, sizeof(int), cudaHostAllocMapped),
                      "cudaHostAlloc(zero-pivot flag)", __FILE__, __LINE__);
@@ -256,11 +312,10 @@ extern "C" em_err em_tridiag_gpu_create(int64_t n, int64_t batch, int is_complex
     L->nt = batch * p;
     void **ws[4] = {&L->f, &L->bb, &L->g, &L->dd};
     for (int q = 0; q < 4 && !err; q++)
-      err = em_dev_alloc(ws[q], NULL, es * (size_t)(longest * L->nt), NULL,
-                         "tridiagonal split workspace");
+      err = tdg_ws_alloc(t, t->n_level - 1, q, es * (size_t)(longest * L->nt), ws[q]);
     for (int q = 0; q < 5 && !err; q++)
       err = em_dev_alloc(&L->R[q], NULL, es * (size_t)L->nt, NULL, "tridiagonal reduced system");
-    if (p == 1) break;
+    if (p == 1 || (flags & EM_TRIDIAG_ORIGINAL)) break; /* original: one level */
     nl = p;
   }
   if (err) {
@@ -271,18 +326,53 @@ extern "C" em_err em_tridiag_gpu_create(int64_t n, int64_t batch, int is_complex
   return EM_OK;
 }
 
+/* The device alias of host array h (bytes long): h pinned and mapped by
+ * its owner (cudaHostAlloc) or registered here for the solve (*reg = 1,
+ * unregistered after it); device memory is used as it is. */
+static em_err tdg_map(const void *h, size_t bytes, void **d, int *reg) {
+  cudaPointerAttributes a;
+  *reg = 0;
+  EM_CUDA(cudaPointerGetAttributes(&a, h));
+  if (a.type == cudaMemoryTypeDevice || a.type == cudaMemoryTypeManaged) {
+    *d = (void *)h;
+    return EM_OK;
+  }
+  if (a.type != cudaMemoryTypeHost) {
+    EM_CUDA(cudaHostRegister((void *)h, bytes, cudaHostRegisterMapped));
+    *reg = 1;
+  }
+  em_err err = em_cuda_status((int)cudaHostGetDevicePointer(d, (void *)h, 0),
+                              "cudaHostGetDevicePointer(tridiagonal system)", __FILE__, __LINE__);
+  if (err && *reg) {
+    cudaHostUnregister((void *)h);
+    *reg = 0;
+  }
+  return err;
+}
+
 extern "C" em_err em_tridiag_gpu_solve(em_tridiag_gpu *t, const void *dl, const void *d,
                                        const void *du, const void *b, void *x) {
   EM_CHECK(t && dl && d && du && b && x, EM_ERR_ARG, "GPU tridiagonal solve: a NULL argument");
   *(volatile int *)t->flag_h = 0;
-  if (t->is_complex)
-    EM_TRY(tdg_solve<cuDoubleComplex>(t, (const cuDoubleComplex *)dl, (const cuDoubleComplex *)d,
-                                      (const cuDoubleComplex *)du, (const cuDoubleComplex *)b,
-                                      (cuDoubleComplex *)x));
-  else
-    EM_TRY(tdg_solve<double>(t, (const double *)dl, (const double *)d, (const double *)du,
-                             (const double *)b, (double *)x));
-  return EM_OK;
+  const void *in[5] = {dl, d, du, b, x};
+  void *dp[5] = {0};
+  int reg[5] = {0};
+  em_err err = EM_OK;
+  const size_t bytes =
+      (size_t)(t->n * t->batch) * (t->is_complex ? sizeof(cuDoubleComplex) : sizeof(double));
+  for (int q = 0; q < 5 && !err; q++) /* mapped: the device aliases of host arrays */
+    err = (t->flags & EM_TRIDIAG_MAPPED) ? tdg_map(in[q], bytes, &dp[q], &reg[q])
+                                         : (dp[q] = (void *)in[q], EM_OK);
+  if (!err && t->is_complex)
+    err = tdg_solve<cuDoubleComplex>(t, (const cuDoubleComplex *)dp[0],
+                                     (const cuDoubleComplex *)dp[1], (const cuDoubleComplex *)dp[2],
+                                     (const cuDoubleComplex *)dp[3], (cuDoubleComplex *)dp[4]);
+  else if (!err)
+    err = tdg_solve<double>(t, (const double *)dp[0], (const double *)dp[1], (const double *)dp[2],
+                            (const double *)dp[3], (double *)dp[4]);
+  for (int q = 0; q < 5; q++)
+    if (reg[q]) cudaHostUnregister((void *)in[q]);
+  return err ? em_error_trace(err, __FILE__, __LINE__) : EM_OK;
 }
 
 extern "C" void em_tridiag_gpu_shape(const em_tridiag_gpu *t, int64_t *block, int *levels) {
@@ -294,12 +384,51 @@ extern "C" void em_tridiag_gpu_destroy(em_tridiag_gpu **tp) {
   if (!tp || !*tp) return;
   em_tridiag_gpu *t = *tp;
   for (int l = 0; l < t->n_level; l++) {
-    em_dev_free(&t->lv[l].f);
-    em_dev_free(&t->lv[l].bb);
-    em_dev_free(&t->lv[l].g);
-    em_dev_free(&t->lv[l].dd);
+    void **ws[4] = {&t->lv[l].f, &t->lv[l].bb, &t->lv[l].g, &t->lv[l].dd};
+    for (int q = 0; q < 4; q++) /* a mapped workspace is freed below, as host memory */
+      if (l > 0 || !t->ws_h[q]) em_dev_free(ws[q]);
     for (int q = 0; q < 5; q++) em_dev_free(&t->lv[l].R[q]);
   }
+  for (int q = 0; q < 4; q++)
+    if (t->ws_h[q]) cudaFreeHost(t->ws_h[q]);
   if (t->flag_h) cudaFreeHost(t->flag_h);
   em_free(tp);
+}
+
+/* The CUDA row of em_tridiag_solve: host arrays in, host x out.  The
+ * system and the first level's workspace take about 9 N scalars of device
+ * memory (N = n batch); with less than that free (or force_mapped), the
+ * plan is a mapped one and the kernels read the host arrays directly. */
+extern "C" em_err em_tridiag_solve_cuda(int is_complex, int64_t n, int64_t batch, const void *dl,
+                                        const void *d, const void *du, const void *b, void *x,
+                                        int force_mapped, int *used) {
+  int ndev = 0;
+  if (cudaGetDeviceCount(&ndev) != cudaSuccess || ndev < 1) {
+    cudaGetLastError(); /* clear the sticky-free error of a missing driver */
+    return EM_RAISE(EM_ERR_UNSUPPORTED, "tridiagonal solve on the GPU: no GPU");
+  }
+  const size_t es = is_complex ? sizeof(cuDoubleComplex) : sizeof(double);
+  const size_t bytes = es * (size_t)(n * batch);
+  size_t free_b = 0, total_b = 0;
+  EM_CUDA(cudaMemGetInfo(&free_b, &total_b));
+  const int mapped = force_mapped || 9 * bytes > free_b / 10 * 9;
+  em_tridiag_gpu *t = NULL;
+  EM_TRY(em_tridiag_gpu_create_opts(n, batch, is_complex, mapped ? EM_TRIDIAG_MAPPED : 0, &t));
+  em_err err = EM_OK;
+  if (mapped) {
+    err = em_tridiag_gpu_solve(t, dl, d, du, b, x);
+  } else {
+    const void *in[4] = {dl, d, du, b};
+    void *dv[5] = {0};
+    for (int q = 0; q < 5 && !err; q++)
+      err = em_dev_alloc(&dv[q], q < 4 ? in[q] : NULL, bytes, NULL, "tridiagonal system");
+    if (!err) err = em_tridiag_gpu_solve(t, dv[0], dv[1], dv[2], dv[3], dv[4]);
+    if (!err)
+      err = em_cuda_status((int)cudaMemcpy(x, dv[4], bytes, cudaMemcpyDeviceToHost),
+                           "cudaMemcpy(tridiagonal solution)", __FILE__, __LINE__);
+    for (int q = 0; q < 5; q++) em_dev_free(&dv[q]);
+  }
+  em_tridiag_gpu_destroy(&t);
+  if (!err && used) *used = mapped ? EM_TRIDIAG_PATH_MAPPED : EM_TRIDIAG_PATH_GPU;
+  return err ? em_error_trace(err, __FILE__, __LINE__) : EM_OK;
 }

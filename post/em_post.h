@@ -165,11 +165,12 @@ em_err em_touchstone_write_ref(const char *path, int n_ports, int n_freq, const 
 /* The same file (references z0[0..n_ports), as em_touchstone_write_ref)
  * with S on n_points equally spaced frequencies from freq[0] to
  * freq[n_freq - 1], each S_ij through a natural cubic spline of the
- * n_freq >= 2 solved values (post/touchstone_interp.c); a comment line says
- * they are interpolated. */
+ * n_freq >= 2 solved values (post/touchstone_interp.c; the splines' one
+ * batched tridiagonal solve on backend be, the CPU when the GPU cannot); a
+ * comment line says they are interpolated. */
 em_err em_touchstone_write_interp(const char *path, int n_ports, int n_freq, const double *freq,
                                   const em_cplx *S, const double *z0, const char *comment,
-                                  int n_points);
+                                  int n_points, em_backend be);
 /* ports.csv: frequency, then per port i: |S_ii| dB, phase deg, Re/Im Zin
  * with Zin = z0[i] (1 + S_ii)/(1 - S_ii) ("inf" when S_ii = 1), and |S_ji|
  * dB and phase deg for j != i.  Columns are named in docs/outputs.md. */

@@ -117,7 +117,7 @@ static em_err write_touchstone(const em_model *m, const em_results *r, const cha
     snprintf(comment + len, cap - len, "\ninterpolated%s",
              zrow ? "; the references are the first frequency's" : "");
     err = em_touchstone_write_interp(interp_path, np, nf, r->freq, S, z0, comment,
-                                     m->cfg.interp_points);
+                                     m->cfg.interp_points, m->dev.backend);
   }
 done:
   em_free(&S);

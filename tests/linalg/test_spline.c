@@ -1,7 +1,11 @@
 /* Natural cubic spline: exact on straight lines (complex slope), through
  * the samples, and on y = exp(2 pi j x) interior errors that fall as h^4
- * (ratio near 16 when h halves) against the analytic function. */
+ * (ratio near 16 when h halves) against the analytic function.  A batch
+ * of curves (argument gpu: the CUDA backend, the GPU split method) gives
+ * each curve's own spline: exp(2 pi j q x) for q = 1..37, checked against
+ * the analytic function at the h^4 bound of the single curve. */
 #include <complex.h>
+#include <string.h>
 
 #include "em_linalg.h"
 #include "em_test.h"
@@ -20,7 +24,48 @@ static double interior_error(int n) {
   return e;
 }
 
-int main(void) {
+/* 37 curves exp(2 pi j x / 8 q) on 161 samples of [0, 1] (S-parameters of
+ * a 6-port are 36 curves; 37 is no multiple of 32), one batch on be. */
+static void check_batch(em_backend be) {
+  enum { NS = 161, NC = 37, NE = 301 };
+  double x[NS], xe[NE];
+  em_cplx *y = calloc((size_t)NS * NC, sizeof *y), *ye = calloc((size_t)NE * NC, sizeof *ye);
+  em_cplx y1[NE];
+  for (int k = 0; k < NS; k++) x[k] = (double)k / (NS - 1);
+  for (int i = 0; i < NE; i++) xe[i] = (double)i / (NE - 1);
+  for (int q = 0; q < NC; q++)
+    for (int k = 0; k < NS; k++) y[q * NS + k] = cexp(2 * M_PI * I * x[k] * (q + 1) / 8.0);
+  int used = -1;
+  REQUIRE_OK(em_spline_eval_batch_z(be, NS, NC, x, y, NE, xe, ye, &used));
+  double e = 0, d = 0, h = 1.0 / (NS - 1);
+  for (int q = 0; q < NC; q++) {
+    /* the cubic spline's bound 5/384 h^4 max|y''''|, y'''' = w^4 y, w = 2 pi (q + 1) / 8 */
+    const double w = 2 * M_PI * (q + 1) / 8.0, bound = 5.0 / 384 * pow(h, 4) * pow(w, 4);
+    double eq = 0;
+    REQUIRE_OK(em_spline_eval_z(NS, x, y + q * NS, NE, xe, y1));
+    for (int i = 0; i < NE; i++) {
+      d = fmax(d, cabs(ye[q * NE + i] - y1[i]));
+      if (xe[i] > 0.2 && xe[i] < 0.8) /* the natural ends are off by h^2 */
+        eq = fmax(eq, cabs(ye[q * NE + i] - cexp(2 * M_PI * I * xe[i] * (q + 1) / 8.0)));
+    }
+    e = fmax(e, eq / bound);
+  }
+  EXPECT(e < 1, "batch of %d curves: interior error %.3g of the h^4 bound", NC, e);
+  EXPECT(d < 1e-12, "batch against one curve at a time: %.3g (path %d)", d, used);
+  if (be == EM_BACKEND_CUDA)
+    EXPECT(used != EM_TRIDIAG_PATH_CPU || !em_cuda_built() || em_cuda_count_devices() == 0,
+           "a GPU run took the CPU path");
+  free(y);
+  free(ye);
+}
+
+int main(int argc, char **argv) {
+  if (test_backend(argc, argv) == EM_BACKEND_CUDA) {
+    check_batch(EM_BACKEND_CUDA);
+    return TEST_RESULT();
+  }
+  check_batch(EM_BACKEND_CPU);
+  check_batch(EM_BACKEND_CUDA); /* without a GPU: the CPU fallback */
   double x[7] = {0, 0.1, 0.35, 0.4, 0.8, 0.9, 1.3}, xe[50];
   em_cplx y[7], ye[50];
   for (int k = 0; k < 7; k++) y[k] = (1 + 2 * I) * x[k] + 3 * I;

@@ -14,6 +14,7 @@
 #endif
 
 static int gpu = 0;
+static int flags = 0; /* GPU: 0 the split method, or EM_TRIDIAG_ORIGINAL / _MAPPED */
 static double worst_r = 0, worst_d = 0, worst_lap = 0; /* printed at the end */
 
 /* x = T^-1 b by the backend under test (batch systems of n rows). */
@@ -23,6 +24,12 @@ static em_err solve(int64_t n, int64_t batch, int cplx, const void *dl, const vo
     return cplx ? em_tridiag_solve_cpu_z(n, batch, dl, d, du, b, x)
                 : em_tridiag_solve_cpu(n, batch, dl, d, du, b, x);
 #ifdef EM_HAVE_CUDA
+  if (flags & EM_TRIDIAG_MAPPED) { /* host arrays read over the bus */
+    int used = -1;
+    em_err e = em_tridiag_solve_cuda(cplx, n, batch, dl, d, du, b, x, 1, &used);
+    if (!e) EXPECT(used == EM_TRIDIAG_PATH_MAPPED, "mapped solve took path %d", used);
+    return e;
+  }
   size_t bytes = (size_t)(n * batch) * (cplx ? sizeof(em_cplx) : sizeof(double));
   void *dv[5] = {0};
   const void *hv[4] = {dl, d, du, b};
@@ -30,7 +37,7 @@ static em_err solve(int64_t n, int64_t batch, int cplx, const void *dl, const vo
     REQUIRE_OK(em_cuda_status((int)cudaMalloc(&dv[q], bytes), "malloc", __FILE__, __LINE__));
   for (int q = 0; q < 4; q++) cudaMemcpy(dv[q], hv[q], bytes, cudaMemcpyHostToDevice);
   em_tridiag_gpu *t = NULL;
-  em_err err = em_tridiag_gpu_create(n, batch, cplx, &t);
+  em_err err = em_tridiag_gpu_create_opts(n, batch, cplx, flags, &t);
   if (!err) err = em_tridiag_gpu_solve(t, dv[0], dv[1], dv[2], dv[3], dv[4]);
   if (!err) cudaMemcpy(x, dv[4], bytes, cudaMemcpyDeviceToHost);
   em_tridiag_gpu_destroy(&t);
@@ -147,10 +154,32 @@ static void check_zero_pivot(int cplx) {
              EM_ERR_NUMERIC);
 }
 
-int main(int argc, char **argv) {
-  gpu = test_backend(argc, argv) == EM_BACKEND_CUDA;
-  /* EM_TEST_SMALL (under compute-sanitizer): without the 2^20 + 1 systems */
-  const int small = getenv("EM_TEST_SMALL") != NULL;
+/* em_tridiag_solve on the CUDA backend: the GPU where there is one, else
+ * the CPU (fallback); the answer against Thomas either way. */
+static void check_front_end(void) {
+  const int64_t n = 33, batch = 3, N = n * batch;
+  unsigned long long seed = 99;
+  em_cplx *a = calloc(6 * (size_t)N, sizeof *a);
+  em_cplx *dl = a, *d = a + N, *du = a + 2 * N, *b = a + 3 * N, *x = a + 4 * N, *xr = a + 5 * N;
+  fill(N, 1, &seed, dl, d, du, b);
+  for (int64_t k = 0; k < batch; k++)
+    REQUIRE_OK(em_tridiag_thomas_z(n, dl + k * n, d + k * n, du + k * n, b + k * n, xr + k * n));
+  int used = -1;
+  EXPECT_OK(em_tridiag_solve(EM_BACKEND_CUDA, 1, n, batch, dl, d, du, b, x, &used));
+  /* cpu run: the CPU unless the machine has a GPU after all */
+  EXPECT(used == EM_TRIDIAG_PATH_GPU || (!gpu && used == EM_TRIDIAG_PATH_CPU),
+         "front end took path %d", used);
+  double e = 0;
+  for (int64_t i = 0; i < N; i++) e = fmax(e, cabs(x[i] - xr[i]));
+  EXPECT(e < 1e-14, "front end: |x - thomas| %.3g", e);
+  /* a zero pivot stays an error on every path (no silent fallback) */
+  em_cplx zl[3] = {0, 1, 1}, zd[3] = {1, 1, 4}, zu[3] = {1, 1, 0}, zb[3] = {1, 2, 3}, zx[3];
+  EXPECT_ERR(em_tridiag_solve(EM_BACKEND_CUDA, 1, 3, 1, zl, zd, zu, zb, zx, NULL), EM_ERR_NUMERIC);
+  EXPECT_ERR(em_tridiag_solve(EM_BACKEND_CPU, 1, 0, 1, dl, d, du, b, x, NULL), EM_ERR_ARG);
+  free(a);
+}
+
+static void run_all(int small) {
   const int64_t sizes[] = {1, 2, 3, 31, 32, 33, 1000, (1 << 20) + 1};
   for (int cplx = 0; cplx < 2; cplx++) {
     for (size_t s = 0; s < sizeof sizes / sizeof *sizes - (size_t)small; s++)
@@ -165,6 +194,20 @@ int main(int argc, char **argv) {
   if (!small) {
     check_random(1 << 10, 1 << 10, 1);
     check_laplace((1 << 20) + 1);
+  }
+}
+
+int main(int argc, char **argv) {
+  gpu = test_backend(argc, argv) == EM_BACKEND_CUDA;
+  /* EM_TEST_SMALL (under compute-sanitizer): without the 2^20 + 1 systems */
+  const int small = getenv("EM_TEST_SMALL") != NULL;
+  run_all(small);
+  check_front_end();
+  if (gpu) { /* the original split method and the mapped data path, the same checks */
+    flags = EM_TRIDIAG_ORIGINAL;
+    run_all(small);
+    flags = EM_TRIDIAG_MAPPED;
+    run_all(small);
   }
   printf("%s: worst residual %.3g, worst |x - thomas| %.3g, Laplacian error %.3g n^2 eps\n",
          gpu ? "gpu" : "cpu", worst_r, worst_d, worst_lap);

@@ -30,7 +30,7 @@ int main(void) {
     for (int ij = 0; ij < 4; ij++) S[4 * k + ij] = exact(ij, f[k]);
   }
   double z50[2] = {50, 50};
-  REQUIRE_OK(em_touchstone_write_interp(path, 2, 11, f, S, z50, "test", 101));
+  REQUIRE_OK(em_touchstone_write_interp(path, 2, 11, f, S, z50, "test", 101, EM_BACKEND_CPU));
   FILE *fp = fopen(path, "r");
   REQUIRE_OK(fp ? EM_OK : EM_ERR_IO);
   char line[1024];
@@ -68,6 +68,7 @@ int main(void) {
   EXPECT(e_knot < 1e-14, "at the solved frequencies: error %.3g", e_knot);
   EXPECT(e_mid < 1e-2, "between them (interior): error %.3g", e_mid);
   printf("error at the solved points %.3g, between them %.3g\n", e_knot, e_mid);
-  EXPECT_ERR(em_touchstone_write_interp(path, 2, 1, f, S, z50, NULL, 101), EM_ERR_ARG);
+  EXPECT_ERR(em_touchstone_write_interp(path, 2, 1, f, S, z50, NULL, 101, EM_BACKEND_CPU),
+             EM_ERR_ARG);
   return TEST_RESULT();
 }
