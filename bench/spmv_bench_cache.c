@@ -47,7 +47,7 @@ static void whole(bench_ctx *c, bench_out *out, gpu_vecs *v) {
     o.format = EM_FMT_SELLRT;
     o.threads_per_row = T;
     em_spmat *M = NULL;
-    char name[48], pb[16];
+    char name[96], pb[16];
     snprintf(name, sizeof name, "sellr-t T=%d sorted", T);
     if (em_spmat_create(c->As, &o, &M)) {
       note_error(out, name, v->p);
