@@ -7,8 +7,10 @@
 
 #include "app_sweep.h"
 
-/* The problem object of the mesh, made on the first solve. */
-static em_err make_fsys(em_model *m) {
+/* The problem object of the mesh, made on the first solve (a distributed
+ * solve's serving rank: before it serves). */
+em_err em_app_make_fsys(em_run *r) {
+  em_model *m = &r->m;
   m->pw = (em_pw_source){.mesh = m->mesh, .setup = &m->setup, .ff = &m->ff};
   em_fsys_desc d = {.mesh = m->mesh,
                     .dofs = m->dofs,
@@ -16,7 +18,8 @@ static em_err make_fsys(em_model *m) {
                     .solve = &m->cfg.solve,
                     .backend = m->dev.backend,
                     .prepare = em_pw_source_prepare, /* a plane wave (model/excitation.c) */
-                    .prepare_ctx = &m->pw};
+                    .prepare_ctx = &m->pw,
+                    .dist = r->dsolve ? r->args->dist : NULL};
   return em_fsys_create(&d, &m->fsys);
 }
 
@@ -25,7 +28,7 @@ static em_err make_fsys(em_model *m) {
 static em_err solve_at(em_run *r, double f, int first, em_freq_result *fr, em_system **sys_out,
                        em_cplx **x_out) {
   em_model *m = &r->m;
-  if (!m->fsys) EM_TRY(make_fsys(m));
+  if (!m->fsys) EM_TRY(em_app_make_fsys(r));
   /* the stages' detail only with -v (app/face.c prints the line); later
      solves report one line each; warnings stay */
   em_log dlog = r->detail;

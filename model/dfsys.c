@@ -79,7 +79,6 @@ void em_fsys_dfree(em_fsys *s) {
   em_dmat_destroy(&s->dm);
   em_free(&s->owner);
   em_free(&s->pml_dof);
-  em_free(&s->pml_loc);
 }
 
 /* R = the rows this rank owns of the block matrix A, global columns */
@@ -139,14 +138,26 @@ static em_err first(em_fsys *s, const em_log *log) {
   return EM_OK;
 }
 
-/* the rank's share of the operator and its preconditioner (block Jacobi) */
+/* the V-cycle over the ranks: the coarse set is the first PMG/coarse
+ * groups and the PML unknowns (PMG/pml_coarse), as on one rank */
+static em_err pmg(em_fsys *s, const em_pc_opts *pco, const em_log *log) {
+  const em_dofmap *dm = s->d.dofs;
+  uint8_t *cg = NULL;
+  EM_TRY(em_calloc(&cg, (size_t)dm->n_dof + 1, 1, "coarse unknowns"));
+  for (int32_t j = 0; j < dm->n_dof; j++)
+    cg[j] = j < dm->offset[pco->pmg.coarse] || (s->pml_dof && s->pml_dof[j]);
+  em_err err = em_dmat_pmg(s->dm, pco, cg, log, &s->pc);
+  em_free(&cg);
+  return err;
+}
+
+/* the rank's share of the operator and its preconditioner */
 static em_err build(em_fsys *s, const em_system *sys, const em_log *log, em_fsys_stats *st) {
   const em_fsys_desc *d = &s->d;
   em_csr *R = NULL, *Dc = NULL;
   em_err err = EM_OK;
   em_pc_destroy(&s->pc);
   em_dmat_destroy(&s->dm);
-  em_free(&s->pml_loc);
   double t0 = em_wtime();
   EM_TRY(owned_rows(s, sys->A, &R));
   em_dmat_desc ds = {.n_glob = d->dofs->n_dof, .nb = sys->A->nb, .owner = s->owner, .R = R};
@@ -164,40 +175,31 @@ static em_err build(em_fsys *s, const em_system *sys, const em_log *log, em_fsys
   t0 = em_wtime();
   em_pc_opts pco = d->solve->pc;
   pco.backend = d->backend;
-  pco.pmg.nb = in.nb;
-  memcpy(pco.pmg.offset, in.offset, sizeof pco.pmg.offset);
-  pco.pmg.op = &s->opD;
-  if (s->pml_dof) {
-    EM_TRY(em_calloc(&s->pml_loc, (size_t)in.n_own + 1, 1, "PML unknowns"));
-    for (int32_t k = 0; k < in.n_own; k++) s->pml_loc[k] = s->pml_dof[in.l2g[k]];
-  }
-  pco.pmg.coarse_rows = s->pml_loc;
-  EM_TRY(em_blockmat_to_csr(in.D, &Dc));
-  err = em_pc_create(Dc, &pco, log, &s->pc);
-  if (err == EM_ERR_MEMORY && d->solve->pc_auto) { /* as on one rank (fsys.c) */
-    em_pc_type next = in.nb >= 2 ? EM_PC_PMG : EM_PC_ILU0;
-    em_log_warn(log, "%s; auto: %s instead", em_error_message(), em_pc_type_name(next));
-    em_error_clear();
-    pco.type = next;
-    if (next == EM_PC_ILU0 && d->solve->ordering_auto) pco.ordering = EM_ORDERING_RCM;
+  /* auto: the V-cycle over the ranks (block Jacobi of direct factors
+     converges slowly on an antenna: the blocks' interfaces cut the field) */
+  if (d->solve->pc_auto && in.nb >= 2) pco.type = EM_PC_PMG;
+  if (pco.type == EM_PC_PMG) {
+    EM_TRY(pmg(s, &pco, log));
+  } else {
+    EM_TRY(em_blockmat_to_csr(in.D, &Dc));
     err = em_pc_create(Dc, &pco, log, &s->pc);
+    em_csr_destroy(&Dc);
+    EM_TRY(err);
   }
-  em_csr_destroy(&Dc);
-  EM_TRY(err);
   em_pc_get_info(s->pc, &st->pc);
   st->t_pc = em_wtime() - t0;
   /* the layout on rank 0's log: the shares' spread */
   int64_t v[4] = {in.n_own, -in.n_own, in.n_ghost, in.n_neighbour};
   EM_TRY(em_dist_allreduce(d->dist, v, 4, EM_DIST_INT64, EM_DIST_MAX));
+  const char *how = pco.type == EM_PC_PMG ? "the order-group V-cycle over the ranks (the "
+                                            "coarse level gathered to rank 0)"
+                                          : "block Jacobi over the ranks, each block by ";
   em_log_info(log,
-              "distributed operator: %d ranks, %lld..%lld unknowns each (rank 0: %d, %d ghosts, %d "
-              "neighbours; at most %lld ghosts, %lld neighbours); preconditioner: block Jacobi "
-              "over the ranks, each rank's block by %s%s",
-              em_dist_size(d->dist), (long long)-v[1], (long long)v[0], in.n_own, in.n_ghost,
-              in.n_neighbour, (long long)v[2], (long long)v[3], em_pc_type_name(pco.type),
-              pco.type == EM_PC_PMG ? " (coarse level: the rank's own order-1 block, factored "
-                                      "on the rank; not gathered)"
-                                    : "");
+              "distributed operator: %d ranks, %lld..%lld unknowns each (rank %d: %d, %d ghosts, "
+              "%d neighbours; at most %lld ghosts, %lld neighbours); preconditioner: %s%s",
+              em_dist_size(d->dist), (long long)-v[1], (long long)v[0], em_dist_rank(d->dist),
+              in.n_own, in.n_ghost, in.n_neighbour, (long long)v[2], (long long)v[3], how,
+              pco.type == EM_PC_PMG ? "" : em_pc_type_name(pco.type));
   return EM_OK;
 }
 
@@ -240,7 +242,7 @@ em_err em_fsys_dsolve(em_fsys *s, const em_system *sys, int ns, const em_log *lo
                 k->true_rel_res);
   }
   em_dmat_get_info(s->dm, &in);
-  em_log_info(log, "distributed solve: %.2f s, %lld products, rank 0 waited %.3f s for halos",
+  em_log_info(log, "distributed solve: %.2f s, %lld products, this rank waited %.3f s for halos",
               em_wtime() - t0, (long long)in.applies, in.t_halo_wait);
 done:
   em_free(&bl);

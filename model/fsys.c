@@ -6,7 +6,6 @@
 
 #include "fsys_impl.h"
 
-
 /* gamma = j k0 sqrt(eps_r mu_r) / mu_r per medium: the first-order ABC of a
  * plane wave leaving the medium normally */
 em_err em_abc_robins(const em_mesh *m, const em_medium *medium, const int32_t *abc_face,

@@ -33,7 +33,6 @@ struct em_fsys {
   em_dmat *dm;      /* this rank's rows, made per frequency */
   em_operator opD;  /* the rank's local part: pmg's residuals */
   uint8_t *pml_dof; /* [n_dof] unknowns of PML tets (pmg's coarse set) */
-  uint8_t *pml_loc; /* the same for the rank's rows (local numbering) */
 };
 
 /* dfsys.c: 1 when s solves distributed (more than one rank). */

@@ -381,10 +381,12 @@ typedef struct em_dmat_info {
   int nb;
   int32_t offset[EM_MAX_ORDER + 1]; /* the local order groups */
   int64_t nnz_local, nnz_ghost;
-  const int32_t *l2g;   /* [n_own] global unknown of each local row */
-  const em_blockmat *D; /* the local part, local numbering (host CSR blocks) */
-  em_blockop *op;       /* the local part in the backend */
-  double t_halo_wait;   /* seconds waited for the halo after the local product */
+  const int32_t *l2g;       /* [n_own] global unknown of each local row */
+  const int32_t *ghost_gid; /* [n_ghost] global unknown of each ghost */
+  const em_blockmat *D;     /* the local part, local numbering (host CSR blocks) */
+  const em_csr *Oh;         /* the ghost couplings (host CSR, ghost columns) */
+  em_blockop *op;           /* the local part in the backend */
+  double t_halo_wait;       /* seconds waited for the halo after the local product */
   int64_t applies;
 } em_dmat_info;
 
@@ -400,6 +402,14 @@ void em_dmat_take(const em_dmat *M, const em_cplx *xg, em_cplx *xl);
 /* Collective: rank 0's xg [n_glob] = every rank's xl in the global
  * numbering (xg is not touched elsewhere). */
 em_err em_dmat_gather(const em_dmat *M, const em_cplx *xl, em_cplx *xg);
+/* Collective: the order-group V-cycle of o->pmg on M (solver/dist/dpmg.c):
+ * each rank smooths its rows of the groups above the coarse ones (ILU(0)
+ * of its diagonal block; Jacobi with smoother jacobi), the coarse set
+ * (coarse_glob[n_glob] != 0, the same on every rank: the coarse groups and
+ * e.g. the PML) gathered to rank 0 and solved by the direct factor of its
+ * rows (on rank 0's GPU with the CUDA backend).  M must outlive the pc. */
+em_err em_dmat_pmg(em_dmat *M, const em_pc_opts *o, const uint8_t *coarse_glob, const em_log *log,
+                   em_pc **pc);
 
 #ifdef __cplusplus
 }

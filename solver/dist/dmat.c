@@ -135,6 +135,7 @@ em_err em_dmat_create(const struct em_dist *d, const em_dmat_desc *ds, const em_
   so.backend = M->backend;
   so.prec = EM_PREC_DOUBLE;
   if (M->n_ghost && O->nnz) EM_TRY_GOTO(err, em_spmat_create(O, &so, &M->O), fail);
+  M->Oh = O, O = NULL; /* kept: the coarse level's rows (dpmg.c) */
   so.format = EM_FMT_CSR;
   if (M->n_send) EM_TRY_GOTO(err, make_gather(M, send, &so), fail);
   EM_TRY_GOTO(err, make_buffers(M), fail);
@@ -168,6 +169,7 @@ void em_dmat_destroy(em_dmat **pm) {
   em_blockop_destroy(&M->op);
   em_blockmat_destroy(&M->D);
   em_spmat_destroy(&M->O);
+  em_csr_destroy(&M->Oh);
   em_spmat_destroy(&M->S);
   if (M->vs) {
     if (M->send_b) M->vs->ops->free(M->vs, &M->send_b);
@@ -180,6 +182,7 @@ void em_dmat_destroy(em_dmat **pm) {
   em_free(&M->send_h);
   em_free(&M->ghost_h);
   em_free(&M->l2g);
+  em_free(&M->ghost_gid);
   em_free(&M->nb_rank);
   em_free(&M->send_off);
   em_free(&M->recv_off);
@@ -213,6 +216,8 @@ void em_dmat_get_info(const em_dmat *M, em_dmat_info *info) {
     info->nnz_ghost = si.nnz;
   }
   info->l2g = M->l2g;
+  info->ghost_gid = M->ghost_gid;
+  info->Oh = M->Oh;
   info->D = M->D;
   info->op = M->op;
   info->t_halo_wait = M->t_halo_wait;

@@ -13,9 +13,11 @@ struct em_dmat {
   int nb;
   int32_t offset[EM_MAX_ORDER + 1]; /* the local order groups */
   int32_t *l2g;                     /* [n_own] global unknown of each local row */
+  int32_t *ghost_gid;               /* [n_ghost] global unknown of each ghost */
   em_blockmat *D;                   /* owned x owned, by order group, local numbering */
   em_blockop *op;                   /* D in the backend's formats */
   em_spmat *O;                      /* owned x ghost couplings (NULL: none) */
+  em_csr *Oh;                       /* the same on the host */
   em_spmat *S;                      /* the send gather: n_send x n_own selection (NULL: none) */
   em_vec *vs, *vg;                  /* backends of the send and ghost buffers */
   void *send_b, *ghost_b;           /* the buffers in the backend */

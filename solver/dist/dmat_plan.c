@@ -169,6 +169,9 @@ em_err em_dmat_plan(em_dmat *M, const em_csr *R, const int32_t *owner, const int
   for (int32_t j = 0; j < M->n_glob; j++) gidx[j] = -1;
   EM_TRY_GOTO(err, find_ghosts(M, R, owner, gidx, &g), done);
   EM_TRY_GOTO(err, split_rows(M, R, g2l, gidx, D, O), done);
+  EM_TRY_GOTO(err, em_calloc(&M->ghost_gid, (size_t)M->n_ghost + 1, sizeof *M->ghost_gid, "ghosts"),
+              done);
+  for (int32_t k = 0; k < M->n_ghost; k++) M->ghost_gid[k] = g[k].id;
   EM_TRY_GOTO(err, exchange(M, g, g2l, send_idx), done);
 done:
   em_free(&gidx);
