@@ -48,9 +48,11 @@ static double max_diff(const em_cplx *a, const em_cplx *b, int32_t n, double *sc
   return d;
 }
 
-/* the distributed Krylov solve of method m against the serial direct x */
+/* the distributed Krylov solve of method m against the serial direct x,
+ * preconditioned by block Jacobi (ILU(0) of each rank's block) or, with
+ * coarse (the coarse set's flags), the V-cycle over the ranks */
 static void krylov(const em_dist *d, em_dmat *M, em_ksp_method m, const em_cplx *b,
-                   const em_cplx *xref, int32_t n) {
+                   const em_cplx *xref, int32_t n, const uint8_t *coarse) {
   em_dmat_info in;
   em_dmat_get_info(M, &in);
   em_csr *Dc = NULL;
@@ -59,8 +61,16 @@ static void krylov(const em_dist *d, em_dmat *M, em_ksp_method m, const em_cplx 
   REQUIRE_OK(em_blockmat_to_csr(in.D, &Dc));
   em_pc_opts po;
   em_pc_opts_default(&po);
-  po.type = EM_PC_ILU0; /* a rank-local smoother: ILU(0) of the rank's block */
-  REQUIRE_OK(em_pc_create(Dc, &po, NULL, &pc));
+  if (coarse) {
+    po.type = EM_PC_PMG;
+    po.pmg.coarse = 1;
+    po.pmg.sweeps = 2;
+    po.pmg.smoother = EM_PMG_BLOCK;
+    REQUIRE_OK(em_dmat_pmg(M, &po, coarse, NULL, &pc));
+  } else {
+    po.type = EM_PC_ILU0; /* a rank-local smoother: ILU(0) of the rank's block */
+    REQUIRE_OK(em_pc_create(Dc, &po, NULL, &pc));
+  }
   REQUIRE_OK(em_dmat_operator(M, &op));
   em_cplx *bl = calloc((size_t)in.n_own + 1, sizeof *bl),
           *xl = calloc((size_t)in.n_own + 1, sizeof *xl);
@@ -79,8 +89,9 @@ static void krylov(const em_dist *d, em_dmat *M, em_ksp_method m, const em_cplx 
   REQUIRE_OK(em_dmat_gather(M, xl, x));
   if (em_dist_rank(d) == 0) {
     double s, e = max_diff(x, xref, n, &s);
-    printf("%s on %d ranks, block-Jacobi ILU(0): %d iterations, |x - x_direct| / |x| = %.2e\n",
-           em_ksp_method_name(m), em_dist_size(d), st.iterations, e / s);
+    printf("%s on %d ranks, %s: %d iterations, |x - x_direct| / |x| = %.2e\n",
+           em_ksp_method_name(m), em_dist_size(d),
+           coarse ? "V-cycle, coarse on rank 0" : "block-Jacobi ILU(0)", st.iterations, e / s);
     EXPECT(e <= 1e-8 * s, "%s: the distributed solution is %.3g off the direct one",
            em_ksp_method_name(m), e / s);
   }
@@ -164,9 +175,25 @@ int main(int argc, char **argv) {
   REQUIRE_OK(em_direct_create(A, &dop, NULL, &F));
   REQUIRE_OK(em_direct_solve(F, 1, b, n, xref, n));
   em_direct_destroy(&F);
-  krylov(d, M, EM_KSP_COCG, b, xref, n);
-  krylov(d, M, EM_KSP_GMRES, b, xref, n);
-  krylov(d, M, EM_KSP_BICGSTAB, b, xref, n);
+  krylov(d, M, EM_KSP_COCG, b, xref, n, NULL);
+  krylov(d, M, EM_KSP_GMRES, b, xref, n, NULL);
+  krylov(d, M, EM_KSP_BICGSTAB, b, xref, n, NULL);
+  /* the V-cycle: order-1 unknowns and those near one wall (a stand-in for
+     the PML rows of a case) in the coarse set */
+  uint8_t *coarse = calloc((size_t)n, 1);
+  int32_t code[64];
+  for (int32_t j = 0; j < dm->offset[1]; j++) coarse[j] = 1;
+  for (int32_t t = 0; t < m->n_tet; t++) {
+    double zc = 0;
+    for (int k = 0; k < 4; k++) zc += m->xyz[3 * m->tet[4 * t + k] + 2] / 4;
+    if (zc > 0.25) continue;
+    em_dofmap_tet(dm, m, t, code);
+    for (int k = 0; k < em_basis_count(2); k++)
+      if (code[k] >= 0) coarse[code[k]] = 1;
+  }
+  krylov(d, M, EM_KSP_COCG, b, xref, n, coarse);
+  krylov(d, M, EM_KSP_BICGSTAB, b, xref, n, coarse);
+  free(coarse);
 
   em_dmat_destroy(&M);
   em_csr_destroy(&R);
