@@ -59,6 +59,7 @@ typedef struct em_app_args {
   em_param_override *over;   /* -setnumber / -setstring, in order */
   em_psweep_args psweep;     /* --sweep ...: a design sweep (psweep.c) */
   em_mesh_cache *mesh_cache; /* a design sweep's point: reuse its mesh (NULL: mesh) */
+  int no_tables;             /* a design sweep's point under -q: no tables on stdout */
   int argc;                  /* the command line, for --jobs's worker processes */
   char **argv;
   const em_dist *dist; /* the MPI ranks sharing the work (NULL, 1 rank: none; app/rank.c) */

@@ -12,7 +12,10 @@ typedef struct em_run {
   const em_log *log;
   em_log detail;        /* the stages' own progress: shown with -v only */
   double t_start;       /* s, em_wtime */
-  double t_sweep;       /* when the first frequency started (the ETA's origin) */
+  em_stages stages;     /* the run's time by stage (core/stage.c) */
+  double t_sweep;       /* when the first frequency started */
+  int n_solved;         /* frequencies solved by this run so far (app/face.c) */
+  double t_first;       /* when the first of them ended: set-up excluded from the ETA */
   em_model m;           /* once per mesh: case, parameters, mesh, physics, unknowns, device,
                            problem object */
   em_results res;       /* per frequency: S, Zin, flags, what each solve did */
@@ -63,7 +66,7 @@ void em_app_outdir_close(em_run *r, em_err err);
 /* face.c: the default progress lines (the mesh, a frequency with the time
  * left) */
 void em_app_log_mesh(const em_run *r);
-void em_app_log_frequency(const em_run *r, int fi);
+void em_app_log_frequency(em_run *r, int fi);
 
 /* meshreuse.c: r->m.mesh from the case, or a copy of a design sweep's cached
  * mesh when the point changes no mesh-affecting value (args->mesh_cache). */

@@ -14,7 +14,9 @@ em_err em_app_eigen(em_run *r) {
   em_setup *s = &m->setup;
   EM_CHECK(s->n_port <= 15, EM_ERR_INPUT, "eigen: %d ports, at most 15", s->n_port);
   if (cfg->eig_ports == 1) em_setup_short_ports(m->mesh, s); /* short: the port planes become PEC */
+  em_stage_begin(r->log, EM_STAGE_DOFMAP);
   EM_TRY(em_dofmap_build(m->mesh, cfg->order, s->face_fixed, &m->dofs));
+  em_stage_end(r->log, EM_STAGE_DOFMAP, NULL);
   em_log_info(r->log, "eigen: order %d, %d unknowns, %d modes near %.6g GHz", cfg->order,
               m->dofs->n_dof, cfg->eig_n, cfg->eig_target * 1e-9);
   EM_CHECK(m->dofs->n_dof > 1, EM_ERR_INPUT, "case %s has no unknowns (everything is PEC?)",
@@ -26,8 +28,10 @@ em_err em_app_eigen(em_run *r) {
   em_eigen_result er;
   memset(&er, 0, sizeof er);
   em_err err = EM_OK;
-  EM_TRY_GOTO(
-      err, em_setup_eigen_pair(m->mesh, m->dofs, s, cfg->eig_ports == 2, kt, r->log, &S, &T), done);
+  em_stage_begin(r->log, EM_STAGE_ASSEMBLY);
+  err = em_setup_eigen_pair(m->mesh, m->dofs, s, cfg->eig_ports == 2, kt, r->log, &S, &T);
+  em_stage_end(r->log, EM_STAGE_ASSEMBLY, "S and T");
+  EM_TRY_GOTO(err, err, done);
   em_eigen_opts eo;
   em_eigen_opts_default(&eo);
   eo.nev = cfg->eig_n;
@@ -40,11 +44,17 @@ em_err em_app_eigen(em_run *r) {
   eo.direct.backend = m->dev.backend;
   eo.direct.mem_limit = cfg->solve.pc.mem_limit;
   double t0 = em_wtime();
-  EM_TRY_GOTO(err, em_eigen_solve(S, T, &eo, &er), done);
+  em_stage_begin(r->log, EM_STAGE_SOLVE);
+  err = em_eigen_solve(S, T, &eo, &er);
+  em_stage_end(r->log, EM_STAGE_SOLVE, "shift-and-invert Krylov-Schur");
+  EM_TRY_GOTO(err, err, done);
   em_log_info(r->log,
               "eigen: %d modes in %.2f s (%d restarts, %lld solves, factor %.2f s on the %s)", er.n,
               em_wtime() - t0, er.restarts, (long long)er.n_op, er.t_factor, er.direct.where);
-  EM_TRY_GOTO(err, em_post_modes(m, &er, &r->out, stdout), done);
+  em_stage_begin(r->log, EM_STAGE_WRITING);
+  err = em_post_modes(m, &er, &r->out, stdout);
+  em_stage_end(r->log, EM_STAGE_WRITING, "modes");
+  EM_TRY_GOTO(err, err, done);
   /* modes that did not converge are written, flagged: exit 3, as a driven
      frequency that did not converge (issue 32) */
   if (!er.converged) {

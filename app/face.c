@@ -33,17 +33,25 @@ void em_app_log_mesh(const em_run *r) {
   }
 }
 
-void em_app_log_frequency(const em_run *r, int fi) {
+/* The time left: the frequencies after the first one timed, so that the
+ * set-up the first one carries (ordering, symbolic analysis, the problem
+ * object) is not counted once per frequency left. */
+void em_app_log_frequency(em_run *r, int fi) {
   const em_freq_result *fr = &r->res.fr[fi];
   int np = r->m.setup.n_port, nf = r->m.cfg.n_freq, its = 0;
   for (int e = 0; e < fr->n_solve; e++) its += fr->ksp[e].iterations;
-  double now = em_wtime(), per = (now - r->t_sweep) / (fi + 1);
-  char el[32], left[48] = "";
+  double now = em_wtime();
+  if (++r->n_solved == 1) r->t_first = now;
+  char el[32], left[96] = "";
   span(now - r->t_start, el, sizeof el);
-  if (fi + 1 < nf) {
-    char t[32];
+  if (fi + 1 < nf && r->n_solved == 1) {
+    snprintf(left, sizeof left, " (set-up included); time left after the next frequency");
+  } else if (fi + 1 < nf) {
+    char t[32], p[32];
+    double per = (now - r->t_first) / (r->n_solved - 1);
     span(per * (nf - fi - 1), t, sizeof t);
-    snprintf(left, sizeof left, ", about %s left", t);
+    span(per, p, sizeof p);
+    snprintf(left, sizeof left, ", about %s left (%s per frequency)", t, p);
   }
   char res[160] = "";
   if (np) {

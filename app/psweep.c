@@ -36,6 +36,10 @@ typedef struct psweep {
   int changes_mesh[MAX_AXES]; /* the axis may change the mesh (mesh_axis) */
   int n_size;                 /* material values the shared meshes are sized with */
   em_param_override size_over[MAX_AXES];
+  em_psweep_case pc; /* the points' frequency sweep, the units (psweep_loop.c) */
+  int n_def;         /* the points' default overrides (Solver/sweep adaptive, n_freq) */
+  em_param_override def[2];
+  int quiet; /* -q: no point's tables on stdout */
 } psweep;
 
 /* Whether a parameter may change the mesh: geometry, Mesh/ and the band
@@ -189,6 +193,10 @@ static void marker_text(const em_app_args *a, const psweep *p, int zip, int k, c
       len +=
           (size_t)snprintf(buf + len, KEY_LEN - len, "-setnumber %s %.17g\n", o->name, o->number);
   }
+  for (int i = 0; i < p->n_def && len < KEY_LEN - 1; i++) /* the points' own sweep */
+    len += (size_t)snprintf(buf + len, KEY_LEN - len, "design sweep default %s %s%.17g\n",
+                            p->def[i].name, p->def[i].is_string ? p->def[i].string : "",
+                            p->def[i].is_string ? 0.0 : p->def[i].number);
   /* the material values its mesh was sized with (the sweep's largest): a
      sweep resumed with another list re-runs the point on the new mesh */
   for (int i = 0; i < p->n_size && len < KEY_LEN - 1; i++)
@@ -287,9 +295,10 @@ static em_cplx s11_of(const curve *c, int i) {
 typedef struct point_res {
   int done, failed, skipped; /* done: run (or skipped) in this invocation */
   int flagged;               /* its results are flagged (ports.csv's flag column) */
-  char msg[512];
+  char msg[512];             /* why it failed, or a warning on its figures */
   int nz, ns;
   em_resonance zp[MAX_RES], sm[MAX_RES];
+  double ant[4]; /* at the first resonance: D, G, realized G (dBi), efficiency; NaN: none */
 } point_res;
 
 static void analyse(const curve *c, point_res *r) {
@@ -322,9 +331,17 @@ static em_err write_sweep_csv(const psweep *p, int zip, const curve *cv, const p
   EM_TRY(em_outfile_open(&o, path, 0));
   FILE *f = o.f;
   fputs(
-      "# emsolve design sweep: one row per point and frequency; swept values in the case's "
-      "units; f in Hz, S11 in dB and degrees, Zin in ohm (port 1)\n",
+      "# emsolve design sweep: one row per point and frequency; swept values in the units "
+      "below; f in Hz, S11 in dB and degrees, Zin in ohm (port 1)\n",
       f);
+  fputs("# units:", f); /* NAME UNIT; ... (1: none) */
+  for (int j = 0; j < p->n_axis; j++) {
+    const char *u = "";
+    for (int i = 0; i < p->pc.n_unit; i++)
+      if (!strcmp(p->pc.unit_name[i], p->ax[j].name)) u = p->pc.unit[i];
+    fprintf(f, "%s %s %s", j ? ";" : "", p->ax[j].name, u[0] ? u : "1");
+  }
+  fputc('\n', f);
   header(f, p);
   fputs(",f_Hz,S11_dB,S11_deg,Zin_re_ohm,Zin_im_ohm\n", f);
   for (int k = 0; k < p->n_point; k++) {
@@ -339,6 +356,20 @@ static em_err write_sweep_csv(const psweep *p, int zip, const curve *cv, const p
   return em_outfile_commit(&o);
 }
 
+/* ",\"message\"\n": in quotes, its quotes doubled (RFC 4180); "" none. */
+static void put_message(FILE *f, const char *msg) {
+  fputc(',', f);
+  if (msg[0]) {
+    fputc('"', f);
+    for (const char *c = msg; *c; c++) {
+      if (*c == '"') fputc('"', f);
+      fputc(*c == '\n' ? ' ' : *c, f);
+    }
+    fputc('"', f);
+  }
+  fputc('\n', f);
+}
+
 static em_err write_summary_csv(const psweep *p, int zip, const point_res *pr) {
   char path[1200];
   snprintf(path, sizeof path, "%s/sweep_summary.csv", p->out);
@@ -349,29 +380,26 @@ static em_err write_summary_csv(const psweep *p, int zip, const point_res *pr) {
       "# emsolve design sweep summary: f_res = first Re Zin peak (parabola through 3 "
       "samples), Q from Zin at f_res (admittance form, parallel resonance), "
       "f_s11min = first |S11| minimum, -10 dB band around f_s11min (linear in dB), "
+      "D, G, realized G (dBi) and radiation efficiency at f_res (antenna.csv), "
       "all_* = every resonance in the band (;-separated); frequencies in Hz\n",
       f);
   header(f, p);
   fputs(
       ",status,f_res_Hz,ReZin_peak_ohm,Q,f_s11min_Hz,s11min_dB,bw10_lo_Hz,bw10_hi_Hz,"
-      "bw10_frac,all_ReZin_peaks_Hz,all_s11_minima_Hz,message\n",
+      "bw10_frac,directivity_dBi,gain_dBi,realized_gain_dBi,efficiency,all_ReZin_peaks_Hz,"
+      "all_s11_minima_Hz,message\n",
       f);
   for (int k = 0; k < p->n_point; k++) {
     const point_res *r = &pr[k];
     fprintf(f, "%d", k);
     put_values(f, p, zip, k);
     if (!r->done) { /* not reached yet: the table of a sweep under way */
-      fputs(",pending,,,,,,,,,,,\n", f);
+      fputs(",pending,,,,,,,,,,,,,,,\n", f);
       continue;
     }
     if (r->failed) {
-      /* the message in quotes, its quotes doubled (RFC 4180) */
-      fputs(",failed,,,,,,,,,,,\"", f);
-      for (const char *c = r->msg; *c; c++) {
-        if (*c == '"') fputc('"', f);
-        fputc(*c == '\n' ? ' ' : *c, f);
-      }
-      fputs("\"\n", f);
+      fputs(",failed,,,,,,,,,,,,,,", f); /* 14 empty columns, then the message */
+      put_message(f, r->msg);
       continue;
     }
     fputs(r->flagged ? ",flagged" : ",ok", f);
@@ -389,11 +417,16 @@ static em_err write_summary_csv(const psweep *p, int zip, const point_res *pr) {
     } else {
       fputs(",,,,,", f);
     }
+    for (int i = 0; i < 4; i++)
+      if (isfinite(r->ant[i]))
+        fprintf(f, ",%.6g", r->ant[i]);
+      else
+        fputc(',', f);
     fputc(',', f);
     for (int i = 0; i < r->nz; i++) fprintf(f, "%s%.10g", i ? ";" : "", r->zp[i].f0);
     fputc(',', f);
     for (int i = 0; i < r->ns; i++) fprintf(f, "%s%.10g", i ? ";" : "", r->sm[i].f0);
-    fputs(",\n", f);
+    put_message(f, r->msg);
   }
   return em_outfile_commit(&o);
 }
@@ -406,16 +439,22 @@ static em_err point_args(const em_app_args *a, const psweep *p, int zip, int k, 
   pa->psweep = (em_psweep_args){0};
   pa->over = NULL;
   pa->n_over = 0;
-  EM_TRY(em_realloc(&pa->over, (size_t)a->n_over + (size_t)p->n_axis, sizeof *pa->over,
+  /* the command line's own, the points' default frequency sweep (its
+     n_freq raises a smaller one of the command line: the model costs the
+     same), then the point's values: the last of a name wins */
+  int nd = p->n_def, no = a->n_over;
+  EM_TRY(em_realloc(&pa->over, (size_t)nd + (size_t)no + (size_t)p->n_axis, sizeof *pa->over,
                     "sweep overrides"));
-  if (a->n_over) memcpy(pa->over, a->over, (size_t)a->n_over * sizeof *pa->over);
+  if (no) memcpy(pa->over, a->over, (size_t)no * sizeof *pa->over);
+  for (int i = 0; i < nd; i++) pa->over[no + i] = p->def[i];
   for (int j = 0; j < p->n_axis; j++) {
     const axis *x = &p->ax[j];
     int i = axis_index(p, zip, k, j);
-    pa->over[a->n_over + j] = (em_param_override){x->name, x->is_string, x->is_string ? 0 : x->v[i],
-                                                  x->is_string ? x->s[i] : NULL};
+    pa->over[nd + no + j] = (em_param_override){x->name, x->is_string, x->is_string ? 0 : x->v[i],
+                                                x->is_string ? x->s[i] : NULL};
   }
-  pa->n_over = a->n_over + p->n_axis;
+  pa->n_over = nd + a->n_over + p->n_axis;
+  pa->no_tables = p->quiet; /* -q: the sweep's summary only */
   pa->mesh_cache = mc;
   pa->dist = NULL; /* a point runs on one rank */
   if (mc) {
@@ -463,7 +502,10 @@ static em_err run_point(const em_app_args *a, const psweep *p, int zip, int resu
   for (char *c = shown; *c; c++)
     if (*c == '\n') *c = c[1] ? ' ' : '\0';
   em_log_info(log, "sweep point %d/%d: %s", k + 1, p->n_point, shown);
-  em_err err = em_app_run(&pa, log, NULL);
+  em_log plog = *log; /* the point's lines tagged: --jobs interleaves them */
+  if (!plog.tag[0]) /* (an MPI rank's tag names the point already, app/rank.c) */
+    snprintf(plog.tag, sizeof plog.tag, "point_%d: ", k);
+  em_err err = em_app_run(&pa, &plog, NULL);
   em_free(&pa.over);
   /* stopped by a signal: not a failed point; without its marker it runs
      again on --resume (its unfinished frequencies kept, app/outdir.c) */
@@ -648,6 +690,23 @@ static em_err share_run(void *ctx, int k, const char *root, const em_log *log, i
   return err;
 }
 
+/* Whether the points compute on the host: --device cpu, or auto when no
+ * GPU answers (asked here, once; the workers then find none either). */
+static int host_only(const em_app_args *a, const em_log *log) {
+  if (a->device && !strcmp(a->device, "cpu")) return 1;
+  if (a->device && strcmp(a->device, "auto")) return 0;
+  em_device dev;
+  em_log quiet = *log;
+  quiet.level = EM_LOG_QUIET;
+  if (em_device_open("auto", &quiet, &dev) != EM_OK) {
+    em_error_clear();
+    return 0;
+  }
+  if (dev.backend == EM_BACKEND_CPU)
+    em_log_info(log, "--jobs: no GPU answers, the points run on the host");
+  return dev.backend == EM_BACKEND_CPU;
+}
+
 /* ----------------------------------------------------------- the sweep */
 
 em_err em_app_psweep(const em_app_args *a, const em_psweep_args *ps, const em_log *log,
@@ -663,12 +722,23 @@ em_err em_app_psweep(const em_app_args *a, const em_psweep_args *ps, const em_lo
   curve *cv = NULL;
   point_res *pr = NULL;
   char(*dspec)[4096] = NULL;
-  int nd = 0, plots = 0;
+  int nd = 0;
   em_mesh_cache mc;
   memset(&mc, 0, sizeof mc);
   EM_TRY(em_calloc(&dspec, MAX_AXES, sizeof *dspec, "declared sweeps"));
-  EM_TRY_GOTO(err, em_psweep_declared_axes(a, ps, log, dspec, &nd, &plots, &o->usage), done);
+  EM_TRY_GOTO(err, em_psweep_declared_axes(a, ps, log, dspec, &nd, &p.pc, &o->usage), done);
   EM_TRY_GOTO(err, build_axes(&p, ps, dspec, nd), done);
+  p.quiet = a->log_level == EM_LOG_QUIET;
+  if (p.pc.adaptive && p.n_axis) {
+    p.def[p.n_def++] = (em_param_override){"Solver/sweep", 1, 0, "adaptive"};
+    if (p.pc.raise_n) p.def[p.n_def++] = (em_param_override){"Solver/n_freq", 0, p.pc.n_freq, NULL};
+    if (!ps->worker_n)
+      em_log_info(log,
+                  "design sweep: each point runs the adaptive frequency sweep on %d frequencies%s "
+                  "(Solver/sweep is not set; a few full solves give the resonance, Q and band): "
+                  "-setstring Solver/sweep uniform solves each of Solver/n_freq instead",
+                  p.pc.n_freq, p.pc.raise_n ? " (Solver/n_freq raised)" : "");
+  }
   if (p.n_axis == 0) { /* "Loop" in the text, but no loop declared: a plain run */
     if (ps->zip || ps->dry_run || ps->jobs)
       err = EM_RAISE(EM_ERR_INPUT,
@@ -689,11 +759,11 @@ em_err em_app_psweep(const em_app_args *a, const em_psweep_args *ps, const em_lo
     goto done;
   }
   int jobs = ps->jobs > 1 ? ps->jobs : 1;
-  if (jobs > 1 && (!a->device || strcmp(a->device, "cpu"))) {
+  if (jobs > 1 && !ps->worker_n && !host_only(a, log)) {
     em_log_warn(log,
-                "--jobs %d: points run one after another unless --device cpu (a GPU solves one "
-                "point at a time)",
-                jobs);
+                "--jobs %d: points run one after another on the GPU (it solves one point at a "
+                "time); --device cpu runs them %d at once on the host",
+                jobs, jobs);
     jobs = 1;
   }
   if (jobs > 1 && n_rank > 1) {
@@ -754,7 +824,19 @@ em_err em_app_psweep(const em_app_args *a, const em_psweep_args *ps, const em_lo
     }
     if (err) goto done;
     pr[k].done = 1;
-    if (!pr[k].failed) analyse(&cv[k], &pr[k]);
+    for (int i = 0; i < 4; i++) pr[k].ant[i] = NAN;
+    if (!pr[k].failed) {
+      char dir[1100];
+      analyse(&cv[k], &pr[k]);
+      snprintf(dir, sizeof dir, "%s/point_%d", p.out, k);
+      const curve *c = &cv[k];
+      if (pr[k].nz && c->n > 1) {
+        em_psweep_antenna_at(dir, pr[k].zp[0].f0, 0.5001 * (c->f[1] - c->f[0]), pr[k].ant);
+        if (em_psweep_too_coarse(c->n, c->f[0], c->f[c->n - 1], pr[k].zp[0].f0, pr[k].zp[0].q,
+                                 pr[k].msg, sizeof pr[k].msg))
+          em_log_warn(log, "sweep point %d/%d: %s", k + 1, p.n_point, pr[k].msg);
+      }
+    }
     *n_failed += pr[k].failed;
     o->n_flagged += !pr[k].failed && pr[k].flagged;
     /* the collected tables after every point: a killed sweep keeps them */
@@ -796,13 +878,17 @@ em_err em_app_psweep(const em_app_args *a, const em_psweep_args *ps, const em_lo
       if (*c == '\n') *c = c[1] ? ' ' : '\0';
     if (pr[k].failed)
       printf("point_%d  %s  FAILED: %s\n", k, key, pr[k].msg);
+    else if (pr[k].nz && isfinite(pr[k].ant[1]))
+      printf("point_%d  %s  f_res %.6g GHz  Q %.4g  G %.2f dBi  eff %.1f %%%s\n", k, key,
+             pr[k].zp[0].f0 * 1e-9, pr[k].zp[0].q, pr[k].ant[1], 100 * pr[k].ant[3],
+             pr[k].msg[0] ? "  (coarse sampling)" : "");
     else if (pr[k].nz)
-      printf("point_%d  %s  f_res %.6g GHz  Q %.4g\n", k, key, pr[k].zp[0].f0 * 1e-9,
-             pr[k].zp[0].q);
+      printf("point_%d  %s  f_res %.6g GHz  Q %.4g%s\n", k, key, pr[k].zp[0].f0 * 1e-9,
+             pr[k].zp[0].q, pr[k].msg[0] ? "  (coarse sampling)" : "");
     else
       printf("point_%d  %s  no Re Zin peak in the band\n", k, key);
   }
-  if (plots) EM_TRY_GOTO(err, em_app_plot(p.out, log), done);
+  if (p.pc.plots) EM_TRY_GOTO(err, em_app_plot(p.out, log), done);
 done:
   if (locked) em_app_dir_unlock(p.out);
   if (cv)

@@ -9,8 +9,20 @@
 #include "app_dist.h" /* MPI: the frequencies shared among ranks */
 #include "app_sweep.h"
 
-/* case -> em_mesh: meshed at the sizing frequency, or read from Mesh/file;
- * --save-mesh writes it. */
+/* The mesh of the case, or Mesh/file's; --save-mesh writes it. */
+static em_err mesh_or_load(em_run *r, em_mesh_opts *mo) {
+  em_model *m = &r->m;
+  if (m->cfg.mesh_file) /* a mesh saved by an earlier run (--save-mesh): the same model */
+    EM_TRY(em_case_load_mesh(m->cs, m->cfg.mesh_file, mo, &r->detail, &m->mesh));
+  else
+    EM_TRY(em_app_mesh(r, mo)); /* a design sweep's point may reuse the last mesh */
+  if (r->args->save_mesh && !(r->dsolve && em_dist_rank(r->args->dist) > 0))
+    EM_TRY(em_case_save_mesh(m->cs, r->args->save_mesh, r->log));
+  em_mesh_stats_compute(m->mesh, &m->mstats);
+  return EM_OK;
+}
+
+/* case -> em_mesh: meshed at the sizing frequency, or read from Mesh/file. */
 static em_err make_mesh(em_run *r) {
   em_model *m = &r->m;
   const em_run_config *cfg = &m->cfg;
@@ -28,15 +40,12 @@ static em_err make_mesh(em_run *r) {
                 cfg->epw * cfg->mesh_freq / cfg->freq[cfg->n_freq - 1]);
   em_mesh_opts mo = em_run_config_mesh_opts(cfg, m->cs);
   double t0 = em_wtime();
-  if (cfg->mesh_file) /* a mesh saved by an earlier run (--save-mesh): the same model */
-    EM_TRY(em_case_load_mesh(m->cs, cfg->mesh_file, &mo, &r->detail, &m->mesh));
-  else
-    EM_TRY(em_app_mesh(r, &mo)); /* a design sweep's point may reuse the last mesh */
-  if (r->args->save_mesh && !(r->dsolve && em_dist_rank(r->args->dist) > 0))
-    EM_TRY(em_case_save_mesh(m->cs, r->args->save_mesh, log));
+  em_stage_begin(log, EM_STAGE_MESH);
+  em_err err = mesh_or_load(r, &mo);
+  em_stage_end(log, EM_STAGE_MESH, NULL);
+  EM_TRY(err);
   EM_TRY(em_app_check_signal());
   m->t_mesh = em_wtime() - t0;
-  em_mesh_stats_compute(m->mesh, &m->mstats);
   em_app_log_mesh(r);
   return EM_OK;
 }
@@ -58,7 +67,9 @@ static em_err make_problem(em_run *r) {
            m->setup.n_port, EM_MAX_PORTS);
   /* frequencies below a waveguide port's cut-off fail here, before any output */
   EM_TRY(em_setup_check_band(&m->setup, cfg->freq, cfg->n_freq));
+  em_stage_begin(r->log, EM_STAGE_DOFMAP);
   EM_TRY(em_dofmap_build(m->mesh, cfg->order, m->setup.face_fixed, &m->dofs));
+  em_stage_end(r->log, EM_STAGE_DOFMAP, NULL);
   const em_dofmap *d = m->dofs;
   em_log_info(r->log, "order %d: %d unknowns (%d / %d / %d by order), %d fixed", d->order, d->n_dof,
               d->offset[1] - d->offset[0], d->order > 1 ? d->offset[2] - d->offset[1] : 0,
@@ -88,6 +99,7 @@ static em_err run_case(em_run *r) {
   em_model *m = &r->m;
   int n_spec;
   const em_param_spec *spec = em_params_specs(&n_spec); /* model/params.c */
+  em_stage_begin(r->log, EM_STAGE_PARSE);
   EM_TRY(em_case_open(a->case_path, a->n_over, a->over, n_spec, spec, r->log, &m->cs));
   if (a->list_params) {
     em_params_list(m->cs, stdout);
@@ -105,10 +117,13 @@ static em_err run_case(em_run *r) {
   EM_TRY(em_app_validate_size(r));
   /* created and locked: a second run is refused now (a peer: its scratch) */
   EM_TRY(r->peer ? em_sweep_dist_open(r) : em_app_outdir_open(r));
+  em_stage_end(r->log, EM_STAGE_PARSE, NULL);
   EM_TRY(make_mesh(r));
   em_setup_opts so = em_run_config_setup_opts(&m->cfg);
+  em_stage_begin(r->log, EM_STAGE_SETUP);
   EM_TRY(em_setup_build(m->cs, m->mesh, &so, &r->detail, &m->setup)); /* model/case_setup.c */
   if (m->cfg.eigen) { /* resonant modes: app/eigen.c */
+    em_stage_end(r->log, EM_STAGE_SETUP, "case physics");
     EM_TRY(em_app_outdir_stage(r));
     EM_TRY(em_app_eigen(r));
     EM_TRY(em_app_outdir_commit(r));
@@ -117,7 +132,9 @@ static em_err run_case(em_run *r) {
   }
   EM_TRY(make_problem(r));
   EM_TRY(em_results_alloc(&r->res, &m->cfg, m->setup.n_port));
+  r->res.stages = &r->stages; /* summary.json's stage table */
   EM_TRY(em_app_check_signal());
+  em_stage_end(r->log, EM_STAGE_SETUP, "case physics, device, topology");
   /* the outputs go to the partial folder (app/outdir.c); an MPI peer's to its scratch */
   if (!r->peer) EM_TRY(em_app_outdir_stage(r));
   EM_TRY(em_sweep_run(r));
@@ -127,23 +144,32 @@ static em_err run_case(em_run *r) {
     return EM_OK;
   }
   /* tables, summary.json (post/finish.c) and the plots into the partial
-     folder, then the complete result moves in */
-  EM_TRY(em_post_finish(m, &r->res, &r->out, r->t_start, stdout)); /* post/finish.c */
+     folder, then the complete result moves in; the tables on stdout, but not
+     those of each point of a quiet design sweep */
+  em_stage_begin(r->log, EM_STAGE_WRITING); /* summary.json counts it up to itself */
+  EM_TRY(em_post_finish(m, &r->res, &r->out, r->t_start, a->no_tables ? NULL : stdout));
+  em_stage_end(r->log, EM_STAGE_WRITING, NULL);
   if (m->ff.plots) EM_TRY(em_app_plot(r->out.dir, r->log));
   EM_TRY(em_app_outdir_commit(r));
-  printf("# outputs in %s/\n", r->out.dir);
+  if (!a->no_tables) printf("# outputs in %s/\n", r->out.dir);
   return EM_OK;
 }
 
-em_err em_app_run(const em_app_args *a, const em_log *log, int *flagged) {
+em_err em_app_run(const em_app_args *a, const em_log *log_in, int *flagged) {
   em_run r;
   memset(&r, 0, sizeof r);
   r.args = a;
+  /* the run's time by stage rides on its logs (summary.json "stages_s") */
+  em_log runlog = *log_in;
+  em_stages_init(&r.stages, log_in);
+  runlog.stages = &r.stages;
+  const em_log *log = &runlog;
   r.log = log;
   /* the stages' own detail (assembly, factorization, iterations) only with
      -v: the default is one line per stage and per frequency */
   r.detail = *log;
   r.detail.level = log->level >= EM_LOG_VERBOSE ? EM_LOG_VERBOSE : EM_LOG_QUIET;
+  r.detail.progress = log->level >= EM_LOG_INFO; /* a long factorization says how far it is */
   r.t_start = em_wtime();
   em_err err = run_case(&r); /* the signal handlers: app/main.c */
   if (r.dsolve) {            /* rank 0: the serving ranks may go (model/dfsys.c) */

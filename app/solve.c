@@ -28,7 +28,12 @@ em_err em_app_make_fsys(em_run *r) {
 static em_err solve_at(em_run *r, double f, int first, em_freq_result *fr, em_system **sys_out,
                        em_cplx **x_out) {
   em_model *m = &r->m;
-  if (!m->fsys) EM_TRY(em_app_make_fsys(r));
+  if (!m->fsys) { /* the assembler's pattern and colouring: assembly */
+    em_stage_begin(r->log, EM_STAGE_ASSEMBLY);
+    em_err err = em_app_make_fsys(r);
+    em_stage_end(r->log, EM_STAGE_ASSEMBLY, "pattern and colouring");
+    EM_TRY(err);
+  }
   /* the stages' detail only with -v (app/face.c prints the line); later
      solves report one line each; warnings stay */
   em_log dlog = r->detail;

@@ -76,7 +76,10 @@ static em_err sweep(em_run *r, uint8_t *done, int n_resumed) {
     EM_TRY(em_run_solve_frequency(r, i));
     left--;
     done[i] = 1;
-    EM_TRY(em_journal_write(r, done));
+    em_stage_begin(r->log, EM_STAGE_WRITING);
+    em_err err = em_journal_write(r, done);
+    em_stage_end(r->log, EM_STAGE_WRITING, "journal");
+    EM_TRY(err);
     /* the journal holds every finished frequency: --resume goes on (app/outdir.c
        keeps the partial folder and says so) */
     EM_TRY(em_app_check_signal());
@@ -152,20 +155,62 @@ static em_err evaluate(em_run *r, const em_mri *mri) {
   return err;
 }
 
+/* With Farfield/compute auto the adaptive sweep computes the far field at
+ * one model frequency: the one nearest the first Re Zin peak of port 1
+ * (else its first |S11| minimum), from the model's fields; antenna.csv
+ * then has that row.  -1: no resonance in the band. */
+static int resonance_index(const em_run *r) {
+  const em_results *res = &r->res;
+  int nf = res->n_freq, np = res->n_port, nz = 0, ns = 0;
+  em_cplx *s = NULL;
+  if (nf < 3 || em_calloc(&s, (size_t)nf, sizeof *s, "S11")) {
+    em_error_clear();
+    return -1;
+  }
+  for (int i = 0; i < nf; i++) s[i] = res->S[(size_t)i * np * np];
+  em_resonance zp, sm;
+  em_res_find(nf, res->freq, s, res->zport[0], 1, &zp, &nz, &sm, &ns);
+  em_free(&s);
+  if (!nz && !ns) return -1;
+  double f0 = nz ? zp.f0 : sm.f0;
+  int best = 0;
+  for (int i = 1; i < nf; i++)
+    if (fabs(res->freq[i] - f0) < fabs(res->freq[best] - f0)) best = i;
+  return best;
+}
+
+static em_err farfield_at_resonance(em_run *r, const em_mri *mri) {
+  int fi = resonance_index(r);
+  if (fi < 0) {
+    em_log_info(r->log, "adaptive sweep: no resonance in the band, no far field");
+    return EM_OK;
+  }
+  em_cplx *x = NULL;
+  EM_TRY(em_calloc(&x, (size_t)r->m.dofs->n_dof * r->m.setup.n_port, sizeof *x, "fields"));
+  em_mri_eval_snapshot(mri, r->res.freq[fi], x);
+  r->m.ff.enabled = 1;
+  em_err err = em_post_farfield_at(&r->m, &r->res, &r->out, r->log, fi, x, NULL);
+  em_free(&x);
+  if (!err)
+    em_log_info(r->log,
+                "adaptive sweep: far field at %.6g GHz only, the resonance (Farfield/compute "
+                "on: at every model frequency)",
+                r->res.freq[fi] * 1e-9);
+  return err;
+}
+
 static em_err adaptive(em_run *r) {
   const em_run_config *c = &r->m.cfg;
   em_results *res = &r->res;
-  int np = r->m.setup.n_port;
+  int np = r->m.setup.n_port, ff_res = 0;
   EM_CHECK(np > 0, EM_ERR_INPUT,
            "Solver/sweep adaptive models the port responses: the case has no port (a plane wave "
            "drives it); use Solver/sweep uniform");
   if (r->m.ff.enabled && r->m.ff.compute_auto) {
-    /* an NF2FF transform per model frequency costs more than the sweep */
+    /* an NF2FF transform per model frequency costs more than the sweep:
+       the far field at the resonance only (farfield_at_resonance) */
     r->m.ff.enabled = 0;
-    em_log_info(r->log,
-                "adaptive sweep: no far field at the %d model frequencies with "
-                "Farfield/compute auto (set it on to have them)",
-                c->n_freq);
+    ff_res = 1;
   }
   if (r->peer) return em_sweep_dist_sample_peer(r); /* MPI: one initial sample for rank 0 */
   EM_TRY(em_calloc(&res->sample, (size_t)c->sweep_max_solves, sizeof *res->sample, "samples"));
@@ -207,6 +252,7 @@ static em_err adaptive(em_run *r) {
                 "not converged",
                 ar.n_solves, ar.estimate, ar.check, c->sweep_tol);
   em_err err = evaluate(r, mri);
+  if (!err && ff_res) err = farfield_at_resonance(r, mri);
   em_mri_destroy(&mri);
   if (!err) res->n_done = c->n_freq;
   if (!err) { /* the model's frequencies journaled: a --resume of the result finds it complete */

@@ -205,6 +205,10 @@ fail:
   return err;
 }
 
+void em_assembler_no_cache(em_assembler *a) {
+  a->no_cache = 1;
+}
+
 void em_assembler_destroy(em_assembler **ap) {
   em_assembler *a = *ap;
   if (!a) return;

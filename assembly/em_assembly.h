@@ -226,6 +226,9 @@ em_err em_assemble_with(em_assembler *a, const em_problem *prob, const em_log *l
  * a frequency whichever passes came before (with materials that do not
  * change).  The number of tets kept (0: none). */
 int32_t em_assembler_cached_tets(const em_assembler *a);
+/* No cache: every pass assembles every tet (passes of different problems
+ * on one pattern, eigen's S and T, where a cache is built for nothing). */
+void em_assembler_no_cache(em_assembler *a);
 void em_system_destroy(em_system **sys);
 
 /* ------------------------------------------------------------------ fields */

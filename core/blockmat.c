@@ -56,6 +56,8 @@ fail:
   return err;
 }
 
+/* Row lengths summed over the block row, a prefix sum, then rows in
+ * parallel: blocks in column order keep each merged row sorted. */
 em_err em_blockmat_to_csr(const em_blockmat *B, em_csr **Aout) {
   int32_t n = B->offset[B->nb];
   int64_t nnz = 0;
@@ -63,19 +65,24 @@ em_err em_blockmat_to_csr(const em_blockmat *B, em_csr **Aout) {
     for (int j = 0; j < B->nb; j++) nnz += B->blk[i][j]->nnz;
   em_csr *A = NULL;
   EM_TRY(em_csr_create(n, n, nnz, &A));
-  int64_t p = 0;
-  for (int i = 0; i < B->nb; i++) {
+  for (int i = 0; i < B->nb; i++)
     for (int32_t r = 0; r < B->offset[i + 1] - B->offset[i]; r++) {
-      /* blocks in column order keep the merged row sorted */
+      int64_t len = 0;
+      for (int j = 0; j < B->nb; j++) len += B->blk[i][j]->rowptr[r + 1] - B->blk[i][j]->rowptr[r];
+      A->rowptr[B->offset[i] + r + 1] = A->rowptr[B->offset[i] + r] + len;
+    }
+  for (int i = 0; i < B->nb; i++) {
+    int32_t rows = B->offset[i + 1] - B->offset[i];
+#pragma omp parallel for schedule(dynamic, 1024) if (rows > 10000)
+    for (int32_t r = 0; r < rows; r++) {
+      int64_t p = A->rowptr[B->offset[i] + r];
       for (int j = 0; j < B->nb; j++) {
         const em_csr *M = B->blk[i][j];
-        for (int64_t k = M->rowptr[r]; k < M->rowptr[r + 1]; k++) {
+        for (int64_t k = M->rowptr[r]; k < M->rowptr[r + 1]; k++, p++) {
           A->colind[p] = M->colind[k] + B->offset[j];
           A->val[p] = M->val[k];
-          p++;
         }
       }
-      A->rowptr[B->offset[i] + r + 1] = p;
     }
   }
   *Aout = A;
@@ -83,6 +90,11 @@ em_err em_blockmat_to_csr(const em_blockmat *B, em_csr **Aout) {
 }
 
 em_err em_blockmat_permute(const em_blockmat *B, const int32_t *perm, em_blockmat **Pout) {
+  return em_blockmat_permute_map(B, perm, Pout, NULL);
+}
+
+em_err em_blockmat_permute_map(const em_blockmat *B, const int32_t *perm, em_blockmat **Pout,
+                               int64_t *map[EM_MAX_ORDER][EM_MAX_ORDER]) {
   em_err err = EM_OK;
   em_blockmat *P = NULL;
   int32_t *local = NULL;
@@ -98,14 +110,23 @@ em_err em_blockmat_permute(const em_blockmat *B, const int32_t *perm, em_blockma
   P->nb = B->nb;
   memcpy(P->offset, B->offset, sizeof P->offset);
   for (int i = 0; i < B->nb; i++)
-    for (int j = 0; j < B->nb; j++)
+    for (int j = 0; j < B->nb; j++) {
+      const em_csr *A = B->blk[i][j];
+      int64_t *m = NULL;
+      if (map) {
+        EM_TRY_GOTO(err, em_calloc(&map[i][j], (size_t)A->nnz + 1, sizeof *m, "value map"), done);
+        m = map[i][j];
+      }
       EM_TRY_GOTO(
-          err,
-          em_csr_permute(B->blk[i][j], local + B->offset[i], local + B->offset[j], &P->blk[i][j]),
+          err, em_csr_permute_map(A, local + B->offset[i], local + B->offset[j], &P->blk[i][j], m),
           done);
+    }
   *Pout = P;
   P = NULL;
 done:
+  if (err && map)
+    for (int i = 0; i < EM_MAX_ORDER; i++)
+      for (int j = 0; j < EM_MAX_ORDER; j++) em_free(&map[i][j]);
   em_blockmat_destroy(&P);
   em_free(&local);
   return err;

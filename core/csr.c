@@ -4,6 +4,9 @@
 
 #include <stdlib.h>
 #include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 em_err em_csr_create(int32_t n_rows, int32_t n_cols, int64_t nnz, em_csr **A) {
   *A = NULL;
@@ -43,21 +46,37 @@ em_err em_csr_copy(const em_csr *A, em_csr **B) {
   return EM_OK;
 }
 
+/* 1 when row i is well formed: columns in range, ascending, unique */
+static int row_ok(const em_csr *A, int32_t i) {
+  if (A->rowptr[i] > A->rowptr[i + 1]) return 0;
+  for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++)
+    if (A->colind[k] < 0 || A->colind[k] >= A->n_cols ||
+        (k > A->rowptr[i] && A->colind[k - 1] >= A->colind[k]))
+      return 0;
+  return 1;
+}
+
+/* Rows in parallel; the first bad row (the smallest) is examined again
+ * for the message. */
 em_err em_csr_check(const em_csr *A, const char *name) {
   EM_CHECK(A && A->rowptr && A->colind && A->val, EM_ERR_ARG, "%s: missing CSR arrays", name);
   EM_CHECK(A->rowptr[0] == 0 && A->rowptr[A->n_rows] == A->nnz, EM_ERR_INPUT,
            "%s: row pointers do not span the %lld entries", name, (long long)A->nnz);
-  for (int32_t i = 0; i < A->n_rows; i++) {
-    EM_CHECK(A->rowptr[i] <= A->rowptr[i + 1], EM_ERR_INPUT, "%s: row pointers decrease at row %d",
-             name, i);
-    for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++) {
-      EM_CHECK(A->colind[k] >= 0 && A->colind[k] < A->n_cols, EM_ERR_INPUT,
-               "%s: row %d has column %d outside 0..%d", name, i, A->colind[k], A->n_cols - 1);
-      EM_CHECK(k == A->rowptr[i] || A->colind[k - 1] < A->colind[k], EM_ERR_INPUT,
-               "%s: row %d columns not sorted and unique", name, i);
+  int32_t bad = A->n_rows;
+  for (int32_t i = 0; i < A->n_rows; i++) /* monotone first: the rows below trust it */
+    if (A->rowptr[i] > A->rowptr[i + 1]) {
+      bad = i;
+      break;
     }
-  }
-  return EM_OK;
+  EM_CHECK(bad == A->n_rows, EM_ERR_INPUT, "%s: row pointers decrease at row %d", name, bad);
+#pragma omp parallel for schedule(dynamic, 4096) reduction(min : bad) if (A->nnz > 100000)
+  for (int32_t i = 0; i < A->n_rows; i++)
+    if (i < bad && !row_ok(A, i)) bad = i;
+  if (bad == A->n_rows) return EM_OK;
+  for (int64_t k = A->rowptr[bad]; k < A->rowptr[bad + 1]; k++)
+    EM_CHECK(A->colind[k] >= 0 && A->colind[k] < A->n_cols, EM_ERR_INPUT,
+             "%s: row %d has column %d outside 0..%d", name, bad, A->colind[k], A->n_cols - 1);
+  return EM_RAISE(EM_ERR_INPUT, "%s: row %d columns not sorted and unique", name, bad);
 }
 
 /* One (column, value) pair, for sorting long rows. */
@@ -175,34 +194,67 @@ done:
 
 /* B = P A Q^T with perm[old] = new; rows are re-sorted by new column. */
 em_err em_csr_permute(const em_csr *A, const int32_t *rperm, const int32_t *cperm, em_csr **B) {
+  return em_csr_permute_map(A, rperm, cperm, B, NULL);
+}
+
+/* B = P A Q^T, rows in parallel: new row ni is old row i = rperm^-1(ni);
+ * its entries as keys (cperm[col] << 32 | position in the row), sorted,
+ * give B's columns in order and the source of each value (map). */
+em_err em_csr_permute_map(const em_csr *A, const int32_t *rperm, const int32_t *cperm, em_csr **B,
+                          int64_t *map) {
   em_csr *M = NULL;
-  csr_pair *buf = NULL;
+  int32_t *inv = NULL, n = A->n_rows;
+  uint64_t *buf = NULL;
+  em_err err = EM_OK;
   int64_t longest = 0;
-  for (int32_t i = 0; i < A->n_rows; i++)
+  int nt = 1;
+#ifdef _OPENMP
+  nt = omp_get_max_threads();
+#endif
+#pragma omp parallel for reduction(max : longest) if (n > 10000)
+  for (int32_t i = 0; i < n; i++)
     if (A->rowptr[i + 1] - A->rowptr[i] > longest) longest = A->rowptr[i + 1] - A->rowptr[i];
-  EM_TRY(em_calloc(&buf, (size_t)longest, sizeof *buf, "row sort buffer"));
-  em_err err = em_csr_create(A->n_rows, A->n_cols, A->nnz, &M);
-  if (err) {
-    em_free(&buf);
-    return em_error_trace(err, __FILE__, __LINE__);
-  }
-  for (int32_t i = 0; i < A->n_rows; i++) {
-    int32_t ni = rperm ? rperm[i] : i;
-    M->rowptr[ni + 1] = A->rowptr[i + 1] - A->rowptr[i];
-  }
-  for (int32_t i = 0; i < A->n_rows; i++) M->rowptr[i + 1] += M->rowptr[i];
-  for (int32_t i = 0; i < A->n_rows; i++) {
-    int32_t ni = rperm ? rperm[i] : i;
-    int64_t q = M->rowptr[ni];
-    for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++, q++) {
-      M->colind[q] = cperm ? cperm[A->colind[k]] : A->colind[k];
-      M->val[q] = A->val[k];
+  EM_TRY(em_calloc(&inv, (size_t)n + 1, sizeof *inv, "inverse permutation"));
+  EM_TRY_GOTO(
+      err, em_calloc(&buf, (size_t)nt * (size_t)(longest + 1), sizeof *buf, "row sort keys"), done);
+  EM_TRY_GOTO(err, em_csr_create(A->n_rows, A->n_cols, A->nnz, &M), done);
+#pragma omp parallel for if (n > 10000)
+  for (int32_t i = 0; i < n; i++) inv[rperm ? rperm[i] : i] = i;
+  for (int32_t ni = 0; ni < n; ni++)
+    M->rowptr[ni + 1] = M->rowptr[ni] + A->rowptr[inv[ni] + 1] - A->rowptr[inv[ni]];
+#pragma omp parallel if (n > 10000)
+  {
+    int t = 0;
+#ifdef _OPENMP
+    t = omp_get_thread_num();
+#endif
+    uint64_t *key = buf + (size_t)t * (size_t)(longest + 1);
+#pragma omp for schedule(dynamic, 1024)
+    for (int32_t ni = 0; ni < n; ni++) {
+      int32_t i = inv[ni];
+      int64_t b = A->rowptr[i], len = A->rowptr[i + 1] - b, q = M->rowptr[ni];
+      for (int64_t k = 0; k < len; k++) {
+        uint64_t c = (uint64_t)(cperm ? cperm[A->colind[b + k]] : A->colind[b + k]);
+        key[k] = c << 32 | (uint64_t)k;
+      }
+      int sorted = 1;
+      for (int64_t k = 1; k < len && sorted; k++) sorted = key[k - 1] < key[k];
+      if (!sorted) em_sort_u64(key, len);
+      for (int64_t k = 0; k < len; k++) {
+        int64_t src = b + (int64_t)(key[k] & 0xffffffffu);
+        M->colind[q + k] = (int32_t)(key[k] >> 32);
+        M->val[q + k] = A->val[src];
+        if (map) map[q + k] = src;
+      }
     }
-    sort_row(M->colind, M->val, M->rowptr[ni], M->rowptr[ni + 1], buf);
   }
-  em_free(&buf);
   *B = M;
-  return EM_OK;
+  M = NULL;
+done:
+  em_csr_destroy(&M);
+  em_free(&inv);
+  em_free(&buf);
+  return err;
 }
 
 /* y = alpha A x + beta y */

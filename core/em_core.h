@@ -147,21 +147,93 @@ static inline int em_cancelled(const em_cancel *c) {
  * warnings stay; errors are printed by the caller from the trace. */
 typedef enum { EM_LOG_QUIET = 0, EM_LOG_INFO = 1, EM_LOG_VERBOSE = 2 } em_log_level;
 
+struct em_stages;
+
 typedef struct em_log {
-  FILE *stream; /* usually stderr */
-  int level;    /* em_log_level */
-  double t0;    /* wall time at creation: lines carry time since t0 */
-  char tag[48]; /* after the time on every line: "[rank 1, point 3] " in an
-                   MPI run (app/rank.c), "" otherwise */
+  FILE *stream;             /* usually stderr */
+  int level;                /* em_log_level */
+  double t0;                /* wall time at creation: lines carry time since t0 */
+  struct em_stages *stages; /* the run's stage table (NULL: stages not timed) */
+  int progress;             /* em_log_progress lines show even below EM_LOG_INFO (a
+                               stage's detail log whose user asked for the default level) */
+  char tag[48];             /* after the time on every line: "[rank 1, point 3] " in an
+                               MPI run (app/rank.c), "point_3: " in a design sweep, "" none */
 } em_log;
 
 void em_log_init(em_log *log, FILE *stream, int level);
 void em_log_info(const em_log *log, const char *fmt, ...) EM_PRINTF(2, 3);
 void em_log_verbose(const em_log *log, const char *fmt, ...) EM_PRINTF(2, 3);
 void em_log_warn(const em_log *log, const char *fmt, ...) EM_PRINTF(2, 3);
+/* A long stage's progress (a factorization taking minutes): shown at
+ * EM_LOG_INFO and above, or when log->progress is set. */
+void em_log_progress(const em_log *log, const char *fmt, ...) EM_PRINTF(2, 3);
 
 /* Wall-clock seconds from an arbitrary origin (monotonic). */
 double em_wtime(void);
+
+/* a[0..n) ascending, in place (core/sort.c). */
+void em_sort_u64(uint64_t *a, int64_t n);
+
+/* ------------------------------------------------------------------ stages */
+
+/* The run's wall time by stage (summary.json "stages_s").  Exclusive: a
+ * stage begun inside another stops the outer one's clock until it ends,
+ * so the stages and "other" add up to the run's wall time.  The table
+ * rides on the log (em_log.stages), so any module that is handed a log
+ * charges its stage without a new argument; a log without a table (or
+ * NULL) times nothing.  A stage instance longer than EM_STAGE_LOG_S is
+ * logged when it ends on the table's own log (the run's, at the default
+ * verbosity, whatever the level of the log passed), shorter ones from
+ * 0.05 s with --verbose: no stretch of a run over half a second passes
+ * without a line that names it and says how long it took. */
+typedef enum em_stage {
+  EM_STAGE_OTHER = 0, /* what no stage claims (the table's bottom) */
+  EM_STAGE_PARSE,     /* the case file and its parameters */
+  EM_STAGE_MESH,      /* meshing, or reading Mesh/file; --save-mesh */
+  EM_STAGE_SETUP,     /* the case physics on the mesh, checks, topology */
+  EM_STAGE_DOFMAP,    /* the DOF map */
+  EM_STAGE_ASSEMBLY,  /* pattern, element matrices, global assembly */
+  EM_STAGE_OPERATOR,  /* row order, permuted matrix, formats, upload */
+  EM_STAGE_ORDERING,  /* fill-reducing ordering */
+  EM_STAGE_SYMBOLIC,  /* symbolic analysis of a factorization */
+  EM_STAGE_NUMERIC,   /* numeric factorization */
+  EM_STAGE_PC,        /* the rest of the preconditioner's set-up */
+  EM_STAGE_SOLVE,     /* Krylov solves */
+  EM_STAGE_POST,      /* port quantities, fields, PML estimate */
+  EM_STAGE_FARFIELD,  /* far field and antenna figures */
+  EM_STAGE_WRITING,   /* output files */
+  EM_STAGE_COUNT
+} em_stage;
+
+#define EM_STAGE_LOG_S 0.5
+#define EM_STAGE_DEPTH 16
+
+typedef struct em_stages {
+  double t[EM_STAGE_COUNT];       /* exclusive seconds per stage */
+  int calls[EM_STAGE_COUNT];      /* instances begun */
+  em_log out;                     /* where the stage lines go */
+  int depth;                      /* stages open; stack[0] is OTHER */
+  em_stage stack[EM_STAGE_DEPTH]; /* open stages, innermost last */
+  double begin[EM_STAGE_DEPTH];   /* when each open stage began */
+  double mark;                    /* when the innermost resumed */
+  double t_start;                 /* em_stages_init */
+} em_stages;
+
+/* s timing from now; its lines go to `out` (copied; NULL: none). */
+void em_stages_init(em_stages *s, const em_log *out);
+/* "parse", "mesh", ..., the summary's keys. */
+const char *em_stage_name(em_stage st);
+/* t[st] = the seconds of each stage so far, the open ones up to now
+ * included; t[EM_STAGE_OTHER] = the rest.  Returns the seconds since
+ * em_stages_init. */
+double em_stages_now(const em_stages *s, double t[EM_STAGE_COUNT]);
+/* Stage st begins inside the current one (log NULL or without a table:
+ * nothing happens). */
+void em_stage_begin(const em_log *log, em_stage st);
+/* Stage st ends (with any stage begun inside it and left open: an error
+ * path); its line "st: N.NN s" plus ", " and the detail fmt when given.
+ * Returns the instance's seconds (inclusive), 0 when not timed. */
+double em_stage_end(const em_log *log, em_stage st, const char *fmt, ...) EM_PRINTF(3, 4);
 
 /* ------------------------------------------------------------------ memory */
 
@@ -254,6 +326,11 @@ em_err em_csr_from_triplets(int32_t n_rows, int32_t n_cols, int64_t n, const int
 /* B = P A Q^T: row i of A becomes row rperm[i] of B, column j becomes
  * column cperm[j] (perm[old] = new).  NULL means identity. */
 em_err em_csr_permute(const em_csr *A, const int32_t *rperm, const int32_t *cperm, em_csr **B);
+/* The same with map[q] = the index in A of B's entry q (map: B->nnz
+ * entries, or NULL): a later matrix of A's pattern is permuted by
+ * B->val[q] = A'->val[map[q]].  Rows in parallel. */
+em_err em_csr_permute_map(const em_csr *A, const int32_t *rperm, const int32_t *cperm, em_csr **B,
+                          int64_t *map);
 /* y = alpha A x + beta y: the plain serial reference every kernel is
  * checked against. */
 void em_csr_spmv_ref(const em_csr *A, em_cplx alpha, const em_cplx *x, em_cplx beta, em_cplx *y);
@@ -281,6 +358,10 @@ em_err em_blockmat_to_csr(const em_blockmat *B, em_csr **A);
 /* Apply a symmetric permutation that keeps every DOF in its group:
  * perm[old] = new, with offset[g] <= perm[i] < offset[g+1] for i in group g. */
 em_err em_blockmat_permute(const em_blockmat *B, const int32_t *perm, em_blockmat **P);
+/* The same with the value maps of em_csr_permute_map: map[i][j] (allocated
+ * here, nnz + 1 entries, em_free each) for every block. */
+em_err em_blockmat_permute_map(const em_blockmat *B, const int32_t *perm, em_blockmat **P,
+                               int64_t *map[EM_MAX_ORDER][EM_MAX_ORDER]);
 void em_blockmat_destroy(em_blockmat **B);
 
 /* ------------------------------------------------------------ matrix files */

@@ -58,6 +58,51 @@ em_err em_order_color(const em_graph *g, int block, int32_t *perm, int *colors);
 em_err em_graph_partition(int32_t n, const int64_t *ptr, const int32_t *adj, const int32_t *vwgt,
                           int nparts, int32_t *part);
 
+/* Supervariables (graph/compress.c): vertices with the same closed
+ * neighbourhood adj(i) + {i}, merged.  sv[i] is i's supervariable
+ * (numbered by their smallest members, ascending), its members are
+ * member[start[s] .. start[s+1]-1] (ascending), wgt[s] their number; g
+ * is the quotient graph, without self loops. */
+typedef struct em_graph_quot {
+  em_graph g;
+  int32_t *sv;     /* [n] */
+  int32_t *wgt;    /* [g.n] */
+  int32_t *start;  /* [g.n + 1] */
+  int32_t *member; /* [n] */
+} em_graph_quot;
+
+em_err em_graph_compress(const em_graph *g, em_graph_quot *q);
+void em_graph_quot_free(em_graph_quot *q);
+
+/* Nested dissection options: on the quotient graph (compress, when it has
+ * at most n / min_ratio vertices), METIS' separators per level (seps; 0:
+ * its default). */
+typedef struct em_nd_opts {
+  int compress;     /* 1: order the supervariables (default), 0: the whole graph in one
+                       METIS call with its default options (the ordering before) */
+  double min_ratio; /* compress only when n >= min_ratio x supervariables (1.2) */
+  int seps;         /* METIS_OPTION_NSEPS, 0: METIS' default */
+  int tree;         /* 1: the quotient's top separator levels split between
+                       threads (graph/nd_tree.c; default), 0: one METIS call */
+} em_nd_opts;
+
+typedef struct em_nd_info {
+  int32_t n;         /* vertices */
+  int32_t n_sv;      /* vertices METIS ordered (supervariables, or n) */
+  double t_compress; /* seconds finding the supervariables */
+  double t_metis;    /* seconds in METIS and the expansion */
+} em_nd_info;
+
+void em_nd_opts_default(em_nd_opts *o);
+/* perm[old] = new: nested dissection of (n, ptr, adj) with vertex weights
+ * w (NULL: 1), seps separators tried per bisection (0: METIS'), its top separator levels (a number
+ * that depends on n only) split between OpenMP threads; the same result for any thread count. */
+em_err em_nd_tree(int32_t n, const int64_t *ptr, const int32_t *adj, const int32_t *w, int seps,
+                  int32_t *perm);
+/* em_order_nd with options (NULL: default) and what it did (info may be NULL). */
+em_err em_order_nd_ex(int32_t n, const int64_t *ptr, const int32_t *adj, const em_nd_opts *o,
+                      int32_t *perm, em_nd_info *info);
+
 #ifdef __cplusplus
 }
 #endif

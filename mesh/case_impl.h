@@ -41,8 +41,9 @@ void em_case_restore_threads(const em_case *c);
 em_err em_gmsh_raise(size_t mark, const char *file, int line, const char *fmt, ...) EM_PRINTF(4, 5);
 #define EM_GMSH_RAISE(mark, ...) em_gmsh_raise((mark), __FILE__, __LINE__, __VA_ARGS__)
 
-/* Pass Gmsh's warnings logged since *mark to log (em_log_warn), then move
- * *mark past everything logged so far. */
+/* Pass Gmsh's messages logged since *mark to log: warnings (em_log_warn),
+ * the rest at verbose level (Gmsh's own terminal output is off: it would
+ * go to stdout); then move *mark past everything logged so far. */
 void em_gmsh_forward_warnings(const em_log *log, size_t *mark);
 
 /* ---------------------------------------------------------- parameters */
@@ -87,6 +88,11 @@ void em_param_free_array(em_param **p, int *n);
  * from_cli, else a warning). */
 em_err em_param_read_meta(const em_case *c, em_param *p);
 em_err em_param_check_value(const em_case *c, const em_param *p);
+/* The overrides' numbers of the case's parameters cp (the clean parse,
+ * still Gmsh's current model) checked as em_param_check_value does, before
+ * the case is parsed again with them. */
+em_err em_param_check_override_values(const em_case *c, const em_param *cp, int n_cp, int n_over,
+                                      const em_param_override *over);
 em_err em_param_check_group(const em_case *c, const char *name, int from_cli, const em_log *log);
 
 /* ---------------------------------------------------------------- mesh */

@@ -354,7 +354,18 @@ static em_err generate(em_case *c, const em_mesh_opts *opts, const em_log *log) 
   size_t mark = c->log_mark;
   gmshModelMeshClear(NULL, 0, &ierr);
   if (ierr) return EM_GMSH_RAISE(mark, "case '%s': cannot clear its mesh", c->path);
+  if (opts->hxt) { /* HXT (algorithm 10) takes its threads from Mesh.MaxNumThreads3D; the 1D
+                      and 2D meshers stay on General.NumThreads = 1 (case_open.c) */
+    gmshOptionSetNumber("Mesh.Algorithm3D", 10, &ierr);
+    if (!ierr) gmshOptionSetNumber("Mesh.MaxNumThreads3D", c->omp_threads, &ierr);
+    if (ierr) return EM_GMSH_RAISE(mark, "case '%s': cannot choose the HXT 3D mesher", c->path);
+    em_log_info(log,
+                "3D mesher: HXT on %d threads (not reproducible from run to run: "
+                "--save-mesh keeps a mesh)",
+                c->omp_threads);
+  }
   EM_TRY(em_case_size_install(c, opts, log, &size));
+  double t0 = em_wtime();
   gmshModelMeshGenerate(3, &ierr);
   if (ierr) err = EM_GMSH_RAISE(mark, "meshing case '%s' failed", c->path);
   if (!err && opts->geometry_order == 2) { /* mid-edge nodes on the CAD surfaces */
@@ -362,6 +373,9 @@ static em_err generate(em_case *c, const em_mesh_opts *opts, const em_log *log) 
     if (ierr) err = EM_GMSH_RAISE(mark, "case '%s': second-order mesh failed", c->path);
   }
   em_case_size_clear(&size);
+  /* Gmsh's messages are kept while it works and forwarded now: first how
+     long it took (the log's timestamps are the forwarding's) */
+  em_log_verbose(log, "Gmsh meshed in %.2f s; its messages:", em_wtime() - t0);
   em_gmsh_forward_warnings(log, &c->log_mark);
   return err;
 }

@@ -132,19 +132,68 @@ done:
   return err;
 }
 
-/* A number parameter inside what its case declares, and finite. */
-em_err em_param_check_value(const em_case *c, const em_param *p) {
-  if (p->is_string) return EM_OK;
-  EM_CHECK(isfinite(p->number), EM_ERR_INPUT, "parameter '%s' of case '%s' is %g, not a number",
-           p->name, c->path, p->number);
-  if ((p->has_min && p->number < p->min) || (p->has_max && p->number > p->max)) {
+/* Geometry/<name> names a length that must be > 0 (a thickness, a
+ * radius, a size, ...); other geometry numbers (a margin, an offset) must
+ * be >= 0 unless the case declares a Min. */
+static int is_size(const char *name) {
+  static const char *const words[] = {"thickness", "radius", "height", "length",
+                                      "width",     "size",   "side",   "diameter"};
+  for (size_t k = 0; k < sizeof words / sizeof words[0]; k++)
+    if (strstr(name, words[k])) return 1;
+  return 0;
+}
+
+/* Number v of parameter p (from `src`) inside what its case declares,
+ * finite, and for a geometry number of sign: checked before the geometry
+ * is built with it, so that a degenerate shape is refused naming the
+ * parameter, not by what OpenCASCADE makes of it ("volume 10 is in 2
+ * physical volumes"). */
+static em_err check_number(const em_case *c, const em_param *p, double v, const char *src) {
+  EM_CHECK(isfinite(v), EM_ERR_INPUT, "parameter '%s' of case '%s' is %g (%s), not a number",
+           p->name, c->path, v, src);
+  if ((p->has_min && v < p->min) || (p->has_max && v > p->max)) {
     char lo[32] = "-inf", hi[32] = "inf";
     if (p->has_min) snprintf(lo, sizeof lo, "%g", p->min);
     if (p->has_max) snprintf(hi, sizeof hi, "%g", p->max);
     return EM_RAISE(EM_ERR_INPUT,
-                    "parameter '%s' = %g is outside the range %s .. %s that case '%s' declares "
-                    "for it (its DefineConstant's Min / Max)",
-                    p->name, p->number, lo, hi, c->path);
+                    "parameter '%s' = %g (%s) is outside the range %s .. %s that case '%s' "
+                    "declares for it (its DefineConstant's Min / Max)",
+                    p->name, v, src, lo, hi, c->path);
+  }
+  if (strncmp(p->name, "Geometry/", 9) || !strcmp(p->name, "Geometry/unit") || p->has_min)
+    return EM_OK; /* a declared Min governs (an offset that may be negative) */
+  int size = is_size(p->name + 9);
+  EM_CHECK(v > 0 || (v == 0 && !size), EM_ERR_INPUT,
+           "parameter %s = %g (%s): a %s must be %s (case '%s'; declare Min in its "
+           "DefineConstant to allow %s)",
+           p->name, v, src, size ? "size" : "geometry value", size ? "> 0" : ">= 0", c->path,
+           size ? "other values" : "a negative value");
+  return EM_OK;
+}
+
+em_err em_param_check_value(const em_case *c, const em_param *p) {
+  if (p->is_string) return EM_OK;
+  return check_number(c, p, p->number, p->source ? p->source : "case file");
+}
+
+/* The command line's numbers for the case's parameters, against what the
+ * clean parse declares (read here: its model is the current one), before
+ * the file is parsed again with them. */
+em_err em_param_check_override_values(const em_case *c, const em_param *cp, int n_cp, int n_over,
+                                      const em_param_override *over) {
+  for (int i = 0; i < n_over; i++) {
+    if (over[i].is_string) continue;
+    for (int j = 0; j < n_cp; j++) {
+      if (strcmp(cp[j].name, over[i].name) || cp[j].is_string) continue;
+      em_param q = {0};
+      q.name = cp[j].name;
+      q.number = cp[j].number; /* the range is told from an automatic one by it */
+      em_err err = em_param_read_meta(c, &q);
+      em_free(&q.help);
+      em_free(&q.choices);
+      EM_TRY(err);
+      EM_TRY(check_number(c, &q, over[i].number, "command line"));
+    }
   }
   return EM_OK;
 }

@@ -91,8 +91,8 @@ em_err em_case_group_name(const em_case *c, int dim, int tag, char **out) {
   return EM_OK;
 }
 
-/* Initialise Gmsh quietly (it prints itself only at verbose level) with its
- * messages kept for our errors, and an empty ONELAB database: the database
+/* Initialise Gmsh quietly (its messages kept for our errors and forwarded
+ * to our log, em_gmsh_forward_warnings), and an empty ONELAB database: the database
  * outlives gmshFinalize, so a previous case's values would leak in. */
 static em_err gmsh_start(em_case *c, const em_log *log) {
   int ierr = 0;
@@ -100,7 +100,10 @@ static em_err gmsh_start(em_case *c, const em_log *log) {
   gmshInitialize(0, NULL, 0, &ierr);
   EM_CHECK(!ierr, EM_ERR_GMSH, "cannot initialise Gmsh for case '%s'", c->path);
   c->gmsh_up = 1;
-  gmshOptionSetNumber("General.Terminal", log && log->level >= EM_LOG_VERBOSE, &ierr);
+  /* never Gmsh's own terminal output: it goes to stdout, into the results;
+     its messages reach our log (stderr) through its logger */
+  (void)log;
+  gmshOptionSetNumber("General.Terminal", 0, &ierr);
   /* Gmsh 4.8 runs on one thread: its parallel loops log through a shared
    * vector (a double free under ASan) and crashed in 2 of 30 meshing runs of
    * tests/mesh/test_case_threads with more.  The option sets the
@@ -291,24 +294,38 @@ static em_err parse_with_overrides(em_case *c, int n_over, const em_param_overri
   em_err err = EM_OK;
   em_param_override *set = NULL;
   int n_set = 0;
+  double t0 = em_wtime();
+  em_param *first = NULL; /* the clean parse's: the case file's own values */
+  int n_first = 0;
   EM_TRY(parse(c, 0, NULL, log));
   EM_TRY(em_param_read_onelab(c, cp, n_cp));
+  for (int j = 0; j < *n_cp; j++) (*cp)[j].in_file = 1, (*cp)[j].file_number = (*cp)[j].number;
   if (n_over == 0) return EM_OK;
   EM_TRY(em_param_check_overrides(c, *cp, *n_cp, n_over, over));
+  EM_TRY(em_param_check_override_values(c, *cp, *n_cp, n_over, over));
   EM_TRY(em_calloc(&set, (size_t)n_over, sizeof *set, "overrides"));
   for (int i = 0; i < n_over; i++)
     for (int j = 0; j < *n_cp; j++)
       if (!strcmp(over[i].name, (*cp)[j].name)) set[n_set++] = over[i];
   if (n_set) {
-    em_log_verbose(log, "case %s: parsing again with %d command-line values", c->name, n_set);
-    em_param_free_array(cp, n_cp);
+    em_log_verbose(log, "case %s: parsed in %.2f s; parsing again with %d command-line values",
+                   c->name, em_wtime() - t0, n_set);
+    first = *cp, n_first = *n_cp;
+    *cp = NULL, *n_cp = 0;
     gmsh_stop(c);
     EM_TRY_GOTO(err, parse(c, n_set, set, log), done);
     EM_TRY_GOTO(err, em_param_read_onelab(c, cp, n_cp), done);
+    for (int j = 0; j < *n_cp; j++)
+      for (int k = 0; k < n_first; k++)
+        if (!strcmp((*cp)[j].name, first[k].name)) {
+          (*cp)[j].in_file = 1;
+          (*cp)[j].file_number = first[k].number;
+        }
     EM_TRY_GOTO(err, em_param_check_overrides(c, *cp, *n_cp, n_over, over), done);
     EM_TRY_GOTO(err, em_param_check_applied(c, *cp, *n_cp, n_over, over), done);
   }
 done:
+  em_param_free_array(&first, &n_first);
   em_free(&set);
   return err;
 }

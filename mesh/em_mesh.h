@@ -160,15 +160,18 @@ typedef struct em_param {
   const char *source; /* "case file", "command line" or "default" */
   /* what the case declares about it (ONELAB attributes of its
      DefineConstant; NULL / 0 when it declares nothing or is not the case's) */
-  char *help;      /* Help "..." */
-  char *choices;   /* Choices{...}, joined with ", " */
-  int has_min;     /* Min declared: values below min are refused */
-  int has_max;     /* Max declared */
-  double min, max; /* the declared range */
-  int read_only;   /* ReadOnly 1 */
-  int loop;        /* Loop 1 / 2 / 3 (ONELAB: outer to inner): the case declares
-                      a sweep over Min:Step:Max or its Choices; 0: none */
-  double step;     /* Step (0: none declared) */
+  char *help;         /* Help "..." */
+  char *choices;      /* Choices{...}, joined with ", " */
+  int has_min;        /* Min declared: values below min are refused */
+  int has_max;        /* Max declared */
+  double min, max;    /* the declared range */
+  int read_only;      /* ReadOnly 1 */
+  int loop;           /* Loop 1 / 2 / 3 (ONELAB: outer to inner): the case declares
+                         a sweep over Min:Step:Max or its Choices; 0: none */
+  double step;        /* Step (0: none declared) */
+  int in_file;        /* the case file defines it (a DefineConstant) */
+  double file_number; /* its number in the case file, before any override: a
+                         -setnumber of it does not hide the case's own value */
 } em_param;
 
 typedef struct em_case em_case;
@@ -240,6 +243,10 @@ typedef struct em_mesh_opts {
   int geometry_order; /* 2: second-order (curved) tets, the mid-edge nodes
                          on the CAD geometry (em_mesh.edge_mid); 0 or 1:
                          straight-sided */
+  int hxt;            /* 1: Gmsh's parallel HXT 3D mesher on every core (3-5x
+                         faster, but Gmsh 4.8 orders its points by memory
+                         address: the mesh differs from run to run); 0:
+                         its Delaunay mesher, reproducible (the default) */
 } em_mesh_opts;
 
 /* Before meshing: about how many tetrahedra the wavelength sizes imply

@@ -57,17 +57,21 @@ em_err em_gmsh_raise(size_t mark, const char *file, int line, const char *fmt, .
   return em_error_raise(EM_ERR_GMSH, file, line, "%s: %s", what, why);
 }
 
-/* At verbose level Gmsh prints to the terminal itself (General.Terminal),
- * so its warnings are not repeated. */
+/* Gmsh never prints to the terminal itself (it would write to stdout,
+ * into the results): its messages since *mark reach our log (stderr),
+ * warnings always, the rest ("Info: Meshing 3D...") at verbose level. */
 void em_gmsh_forward_warnings(const em_log *log, size_t *mark) {
   char **msg = NULL;
   size_t n = 0;
   int ierr = 0;
   gmshLoggerGet(&msg, &n, &ierr);
   if (ierr) return;
-  int echo = log && log->level < EM_LOG_VERBOSE;
-  for (size_t i = *mark; i < n && echo; i++)
-    if (!strncmp(msg[i], "Warning: ", 9)) em_log_warn(log, "gmsh: %s", msg[i] + 9);
+  for (size_t i = *mark; i < n && log; i++) {
+    if (!strncmp(msg[i], "Warning: ", 9))
+      em_log_warn(log, "gmsh: %s", msg[i] + 9);
+    else if (strncmp(msg[i], "Error: ", 7)) /* errors come with the em_err */
+      em_log_verbose(log, "gmsh: %s", msg[i]);
+  }
   *mark = n;
   free_strings(msg, n);
 }

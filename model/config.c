@@ -100,12 +100,14 @@ static em_err read_mesh_frequency(const em_case *c, em_run_config *cfg) {
     cfg->mesh_freq_from = "Mesh/frequency";
     return EM_OK;
   }
+  /* the case file's own value, also when the command line overrides it
+     (a sub-band -setnumber Solver/f_stop meshes as the case's sweep) */
   static const char *const own[2] = {"Solver/f_stop", "Solver/frequency"};
   for (int k = 0; k < 2; k++) {
     const em_param *p = em_case_param_find(c, own[k]);
-    if (!p || strcmp(p->source, "case file") || !(p->number > 0)) continue;
-    if (p->number >= top) {
-      cfg->mesh_freq = p->number;
+    if (!p || !p->in_file || !(p->file_number > 0)) continue;
+    if (p->file_number >= top) {
+      cfg->mesh_freq = p->file_number;
       cfg->mesh_freq_from =
           k ? "the case file's Solver/frequency" : "the case file's Solver/f_stop";
       return EM_OK;
@@ -164,6 +166,8 @@ em_err em_run_config_read(const em_case *c, em_run_config *cfg) {
   }
   EM_TRY(em_cfg_integer(c, "Solver/order", 1, 3, &cfg->order));
   EM_TRY(em_cfg_integer(c, "Mesh/geometry_order", 1, 2, &cfg->geometry_order));
+  static const char *const mesher[] = {"delaunay", "hxt"};
+  EM_TRY(em_cfg_choice(c, "Mesh/algorithm3d", mesher, 2, &cfg->hxt));
   EM_TRY(em_cfg_number(c, "Mesh/elements_per_wavelength", &cfg->epw));
   EM_CHECK(cfg->epw >= 0, EM_ERR_INPUT, "Mesh/elements_per_wavelength = %g must be >= 0", cfg->epw);
   if (cfg->epw == 0) cfg->epw = cfg->order == 1 ? 12 : cfg->order == 2 ? 7 : 5;
@@ -220,9 +224,9 @@ void em_run_config_free(em_run_config *cfg) {
 }
 
 em_mesh_opts em_run_config_mesh_opts(const em_run_config *cfg, const em_case *cs) {
-  em_mesh_opts mo = {cfg->unit,         cfg->mesh_freq,     cfg->epw,
-                     em_setup_index_of, (void *)cs,         1,
-                     cfg->pml_elements, cfg->geometry_order};
+  em_mesh_opts mo = {cfg->unit,         cfg->mesh_freq,      cfg->epw,
+                     em_setup_index_of, (void *)cs,          1,
+                     cfg->pml_elements, cfg->geometry_order, cfg->hxt};
   return mo;
 }
 

@@ -1,10 +1,11 @@
 /* config_check.c - the checks of the typed view that cost seconds and save
- * a run: every geometry number meaningful, the frequencies in range
- * (Eigen/target too), every physical group made of entities that exist, no
- * geometry value over a loaded mesh, at least 2 elements per wavelength
- * (before meshing), and what needs the mesh (the PML's thickness, the line
- * probe inside the mesh) before the first solve.  The sizes the mesh
- * implies against the memory are the command's (app/validate.c: --force). */
+ * a run: the frequencies in range (Eigen/target too), every physical group
+ * made of entities that exist, no geometry value over a loaded mesh, at
+ * least 2 elements per wavelength (before meshing), and what needs the mesh
+ * (the PML's thickness, the line probe inside the mesh) before the first
+ * solve.  The geometry numbers (sizes > 0, the case's Min / Max) are checked
+ * by the case layer as it opens the case (mesh/case_meta.c).  The sizes the
+ * mesh implies against the memory are the command's (app/validate.c: --force). */
 #include <math.h>
 #include <string.h>
 
@@ -13,34 +14,6 @@
 #define F_MIN 1e3   /* Hz: below, the case is quasi-static (or GHz typed as Hz) */
 #define F_MAX 1e13  /* Hz: above, the geometry is optical and the mesh absurd */
 #define EPW_MIN 2.0 /* elements per wavelength below which no wave is represented */
-
-/* Geometry/<name>: a length that must be > 0 (a thickness, a radius, ...). */
-static int is_size(const char *name) {
-  static const char *const words[] = {"thickness", "radius", "height", "length",
-                                      "width",     "size",   "side",   "diameter"};
-  for (size_t k = 0; k < sizeof words / sizeof words[0]; k++)
-    if (strstr(name, words[k])) return 1;
-  return 0;
-}
-
-/* Geometry numbers: sizes > 0, others >= 0, unless the case declares a Min
- * (an offset that may be negative, a width where 0 means "all of it"). */
-static em_err check_geometry(const em_case *c) {
-  for (int i = 0; i < em_case_param_count(c); i++) {
-    const em_param *p = em_case_param_at(c, i);
-    if (p->is_string || strncmp(p->name, "Geometry/", 9) || !strcmp(p->name, "Geometry/unit"))
-      continue;
-    double v = p->number;
-    EM_CHECK(isfinite(v), EM_ERR_INPUT, "parameter %s = %g is not a finite number", p->name, v);
-    if (p->has_min) continue; /* the declared range governs (checked on opening) */
-    EM_CHECK(v > 0 || (v == 0 && !is_size(p->name + 9)), EM_ERR_INPUT,
-             "parameter %s = %g (%s): a %s must be %s (declare Min in its DefineConstant to "
-             "allow a negative value)",
-             p->name, v, p->source, is_size(p->name + 9) ? "size" : "geometry value",
-             is_size(p->name + 9) ? "> 0" : ">= 0");
-  }
-  return EM_OK;
-}
 
 static em_err check_frequencies(const em_case *c, const em_run_config *cfg) {
   /* an eigen run's target first, by its name (the run's frequency list is
@@ -88,7 +61,6 @@ static em_err check_loaded_mesh(const em_case *c, const em_run_config *cfg) {
 }
 
 em_err em_run_config_check(const em_case *c, const em_run_config *cfg) {
-  EM_TRY(check_geometry(c));
   EM_TRY(check_frequencies(c, cfg));
   EM_TRY(em_case_check_groups(c)); /* a physical group of entities that do not exist */
   EM_TRY(check_loaded_mesh(c, cfg));

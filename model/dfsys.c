@@ -165,7 +165,9 @@ static em_err build(em_fsys *s, const em_system *sys, const em_log *log, em_fsys
   em_blockop_opts bop = d->solve->bop;
   bop.backend = d->backend;
   bop.prec = EM_PREC_DOUBLE;
+  em_stage_begin(log, EM_STAGE_OPERATOR);
   err = em_dmat_create(d->dist, &ds, &bop, &s->dm);
+  em_stage_end(log, EM_STAGE_OPERATOR, "this rank's share and its halo");
   em_csr_destroy(&R);
   EM_TRY(err);
   em_dmat_info in;
@@ -178,14 +180,16 @@ static em_err build(em_fsys *s, const em_system *sys, const em_log *log, em_fsys
   /* auto: the V-cycle over the ranks (block Jacobi of direct factors
      converges slowly on an antenna: the blocks' interfaces cut the field) */
   if (d->solve->pc_auto && in.nb >= 2) pco.type = EM_PC_PMG;
+  em_stage_begin(log, EM_STAGE_PC);
   if (pco.type == EM_PC_PMG) {
-    EM_TRY(pmg(s, &pco, log));
+    err = pmg(s, &pco, log);
   } else {
-    EM_TRY(em_blockmat_to_csr(in.D, &Dc));
-    err = em_pc_create(Dc, &pco, log, &s->pc);
+    err = em_blockmat_to_csr(in.D, &Dc);
+    if (!err) err = em_pc_create(Dc, &pco, log, &s->pc);
     em_csr_destroy(&Dc);
-    EM_TRY(err);
   }
+  em_stage_end(log, EM_STAGE_PC, "preconditioner set up");
+  EM_TRY(err);
   em_pc_get_info(s->pc, &st->pc);
   st->t_pc = em_wtime() - t0;
   /* the layout on rank 0's log: the shares' spread */
@@ -229,8 +233,11 @@ em_err em_fsys_dsolve(em_fsys *s, const em_system *sys, int ns, const em_log *lo
     if (d->setup->n_port)
       em_log_info(log, "solving for %s (%d unknowns over %d ranks)", d->setup->port[e].name, n,
                   em_dist_size(d->dist));
-    EM_TRY_GOTO(err, em_ksp_solve(&A, s->pc, bl, xl, &ko, &st->ksp[e]), done);
-    EM_TRY_GOTO(err, em_dmat_gather(s->dm, xl, x + (size_t)e * n), done);
+    em_stage_begin(log, EM_STAGE_SOLVE);
+    err = em_ksp_solve(&A, s->pc, bl, xl, &ko, &st->ksp[e]);
+    if (!err) err = em_dmat_gather(s->dm, xl, x + (size_t)e * n);
+    em_stage_end(log, EM_STAGE_SOLVE, "excitation %d", e + 1);
+    if (err) goto done;
     const em_ksp_stats *k = &st->ksp[e];
     if (k->reason == EM_KSP_CONVERGED) continue;
     st->converged = 0;

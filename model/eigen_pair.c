@@ -25,6 +25,7 @@ em_err em_setup_eigen_pair(const em_mesh *m, const em_dofmap *d, em_setup *s, in
   int n_rb = 0, n_abc = 0; /* the first n_abc terms own their face lists */
   uint8_t *vary = NULL;
   em_system *sys = NULL;
+  em_assembler *as = NULL;
   em_media media = {m, s->medium, s->has_pml ? &s->pml : NULL, kt};
   if (s->has_pml) {
     EM_TRY_GOTO(err, em_calloc(&vary, (size_t)m->n_tet, 1, "PML tets"), done);
@@ -49,19 +50,27 @@ em_err em_setup_eigen_pair(const em_mesh *m, const em_dofmap *d, em_setup *s, in
                      .n_robin = n_rb,
                      .robin = rb,
                      .n_rhs = 1};
-  EM_TRY_GOTO(err, em_assemble(m, d, &prob, log, &sys), done);
+  /* one pattern and colouring for both (they depend on the mesh only), no
+     frequency-independent cache (the two passes share no material) */
+  EM_TRY_GOTO(err, em_assembler_create(m, d, &as), done);
+  em_assembler_no_cache(as);
+  EM_TRY_GOTO(err, em_assemble_with(as, &prob, log, &sys), done);
   EM_TRY_GOTO(err, em_blockmat_to_csr(sys->A, S), done);
   em_system_destroy(&sys);
   prob.k0 = 1;
   prob.material = mass_only;
   prob.n_robin = 0;
   prob.robin = NULL;
-  EM_TRY_GOTO(err, em_assemble(m, d, &prob, log, &sys), done);
+  /* the same pattern and blocks: their detail was logged with S's */
+  em_log quiet = log ? *log : (em_log){0};
+  quiet.level = log && log->level >= EM_LOG_VERBOSE ? EM_LOG_VERBOSE : EM_LOG_QUIET;
+  EM_TRY_GOTO(err, em_assemble_with(as, &prob, log ? &quiet : NULL, &sys), done);
   EM_TRY_GOTO(err, em_blockmat_to_csr(sys->A, T), done);
   for (int64_t k = 0; k < (*T)->nnz; k++) (*T)->val[k] = -(*T)->val[k];
 done:
   em_abc_free(rb, n_abc);
   em_system_destroy(&sys);
+  em_assembler_destroy(&as);
   em_free(&vary);
   return err;
 }

@@ -30,6 +30,10 @@ const em_param_spec *em_params_specs(int *n);
 /* --list-params: every parameter of case c with its value, unit and source,
  * then the per-group ones ('*'). */
 void em_params_list(const em_case *c, FILE *f);
+/* The unit of parameter `name` of case c as a reader wants it: a length in
+ * model units (Geometry/, Ports/ * /deembed, ...) as "mm", "m", ... from
+ * Geometry/unit; a spec's own unit; "" none known.  Returns buf. */
+const char *em_params_unit(const em_case *c, const char *name, char *buf, size_t n);
 
 /* Symmetry and image planes of the far field (Farfield/mirror_*). */
 typedef enum em_mirror { EM_MIRROR_NONE = 0, EM_MIRROR_PEC, EM_MIRROR_PMC } em_mirror;
@@ -56,6 +60,7 @@ typedef struct em_run_config {
   int order;                  /* 1..3: the basis order (the DOF map is built with it and
                                  carries it from there: em_dofmap.order) */
   int geometry_order;         /* Mesh/geometry_order: 1 straight, 2 curved tets */
+  int hxt;                    /* Mesh/algorithm3d: 0 delaunay, 1 hxt */
   double epw;                 /* elements per wavelength used */
   double mesh_freq;           /* Hz: the wavelength that sizes the mesh */
   const char *mesh_freq_from; /* which parameter gave it (log, summary.json) */

@@ -168,10 +168,13 @@ static em_err precondition(em_fsys *s, const em_log *log) {
   pco.pmg.op = &s->opA;
   /* every type takes the whole CSR (none checks the size); its pattern is
      Ap's, so after the first frequency only the values are copied in */
+  em_stage_begin(log, EM_STAGE_OPERATOR); /* the preconditioner's CSR */
   if (!s->Acsr)
-    EM_TRY(em_blockmat_to_csr(s->Ap, &s->Acsr));
+    err = em_blockmat_to_csr(s->Ap, &s->Acsr);
   else
     csr_values(s->Ap, s->Acsr);
+  em_stage_end(log, EM_STAGE_OPERATOR, "the preconditioner's CSR");
+  EM_TRY(err);
   A = s->Acsr;
   if (s->pc) {
     err = em_pc_update(s->pc, A, log);
@@ -247,42 +250,21 @@ done:
 }
 
 /* The first frequency: the row order and the permuted matrix Ap with the
- * value map from the assembled blocks (a copy whose values are their own
- * indices, permuted: Ap's value q then says where it came from).  The
+ * value map from the assembled blocks (Ap's value q of block (i, j) is
+ * the assembled block's value vmap[i][j][q]), rows in parallel.  The
  * operator itself is made after the preconditioner (em_fsys_solve). */
 static em_err operator_first(em_fsys *s, const em_blockmat *A, const em_blockop_opts *bop) {
   int32_t n = s->d.dofs->n_dof;
-  em_err err = EM_OK;
-  em_blockmat *Ai = NULL;
   em_free(&s->perm); /* what a failed first frequency left */
   em_blockmat_destroy(&s->Ap);
   for (int i = 0; i < EM_MAX_ORDER; i++)
     for (int j = 0; j < EM_MAX_ORDER; j++) em_free(&s->vmap[i][j]);
   EM_TRY(em_calloc(&s->perm, (size_t)n, sizeof *s->perm, "permutation"));
   EM_TRY(em_blockop_plan_perm(A, bop, s->perm));
-  EM_TRY(em_calloc(&Ai, 1, sizeof *Ai, "value map matrix"));
-  Ai->nb = A->nb;
-  memcpy(Ai->offset, A->offset, sizeof Ai->offset);
   for (int i = 0; i < A->nb; i++)
-    for (int j = 0; j < A->nb; j++) {
-      EM_TRY_GOTO(err, em_csr_copy(A->blk[i][j], &Ai->blk[i][j]), done);
-      for (int64_t k = 0; k < A->blk[i][j]->nnz; k++) Ai->blk[i][j]->val[k] = (double)k;
-      s->apat[i][j] = em_spmat_pattern_hash(A->blk[i][j]);
-    }
-  EM_TRY_GOTO(err, em_blockmat_permute(Ai, s->perm, &s->Ap), done);
-  for (int i = 0; i < A->nb; i++)
-    for (int j = 0; j < A->nb; j++) {
-      em_csr *P = s->Ap->blk[i][j];
-      EM_TRY_GOTO(err, em_calloc(&s->vmap[i][j], (size_t)P->nnz + 1, sizeof **s->vmap, "value map"),
-                  done);
-      for (int64_t q = 0; q < P->nnz; q++) {
-        s->vmap[i][j][q] = (int64_t)creal(P->val[q]);
-        P->val[q] = A->blk[i][j]->val[s->vmap[i][j][q]];
-      }
-    }
-done:
-  em_blockmat_destroy(&Ai);
-  return err;
+    for (int j = 0; j < A->nb; j++) s->apat[i][j] = em_spmat_pattern_hash(A->blk[i][j]);
+  EM_TRY(em_blockmat_permute_map(A, s->perm, &s->Ap, s->vmap));
+  return EM_OK;
 }
 
 /* A later frequency: the assembled pattern must be the first one's (the
@@ -385,7 +367,10 @@ em_err em_fsys_solve(em_fsys *s, double f, const em_log *log, em_fsys_stats *st,
   int ns = prob.n_rhs; /* solves: one per port, or the plane wave */
   EM_CHECK(ns >= 1 && ns <= 16, EM_ERR_INPUT, "%d excitations (1..16)", ns);
   double t0 = em_wtime();
-  EM_TRY(em_assemble_with(s->asm_, &prob, log, &sys));
+  em_stage_begin(log, EM_STAGE_ASSEMBLY);
+  err = em_assemble_with(s->asm_, &prob, log, &sys);
+  em_stage_end(log, EM_STAGE_ASSEMBLY, NULL);
+  EM_TRY(err);
   st->t_assembly = em_wtime() - t0;
 
   /* the operator wants its rows sorted (sliced formats): the order depends
@@ -405,14 +390,17 @@ em_err em_fsys_solve(em_fsys *s, double f, const em_log *log, em_fsys_stats *st,
   bop.backend = d->backend;
   bop.prec = EM_PREC_DOUBLE;
   int first = !s->op;
-  if (first)
-    EM_TRY_GOTO(err, operator_first(s, sys->A, &bop), done);
-  else
-    EM_TRY_GOTO(err, operator_refill(s, sys->A, &bop, log), done);
+  em_stage_begin(log, EM_STAGE_OPERATOR);
+  err = first ? operator_first(s, sys->A, &bop) : operator_refill(s, sys->A, &bop, log);
+  em_stage_end(log, EM_STAGE_OPERATOR, first ? "row order and permuted matrix" : "refilled");
+  EM_TRY_GOTO(err, err, done);
   st->t_operator = em_wtime() - t0;
 
   t0 = em_wtime();
-  EM_TRY_GOTO(err, precondition(s, log), done);
+  em_stage_begin(log, EM_STAGE_PC);
+  err = precondition(s, log);
+  em_stage_end(log, EM_STAGE_PC, "preconditioner %s", first ? "set up" : "updated");
+  EM_TRY_GOTO(err, err, done);
   em_pc_get_info(s->pc, &st->pc);
   st->t_pc = em_wtime() - t0;
   /* the first operator after the preconditioner: a GPU factorization's
@@ -420,14 +408,21 @@ em_err em_fsys_solve(em_fsys *s, double f, const em_log *log, em_fsys_stats *st,
      memory, the next frequencies refill it in place */
   if (first) {
     t0 = em_wtime();
-    EM_TRY_GOTO(err, em_blockop_create(s->Ap, &bop, &s->op), done);
-    EM_TRY_GOTO(err, em_blockop_operator(s->op, &s->opA), done);
+    em_stage_begin(log, EM_STAGE_OPERATOR);
+    err = em_blockop_create(s->Ap, &bop, &s->op);
+    if (!err) err = em_blockop_operator(s->op, &s->opA);
+    em_stage_end(log, EM_STAGE_OPERATOR, "formats built%s",
+                 bop.backend == EM_BACKEND_CUDA ? " and uploaded" : "");
+    EM_TRY_GOTO(err, err, done);
     st->t_operator += em_wtime() - t0;
   }
 
   t0 = em_wtime();
-  EM_TRY_GOTO(err, em_calloc(&x, (size_t)n * ns, sizeof *x, "solutions"), done);
-  EM_TRY_GOTO(err, solve_all(s, sys, ns, log, st, x), done);
+  em_stage_begin(log, EM_STAGE_SOLVE);
+  err = em_calloc(&x, (size_t)n * ns, sizeof *x, "solutions");
+  if (!err) err = solve_all(s, sys, ns, log, st, x);
+  em_stage_end(log, EM_STAGE_SOLVE, "%d excitation(s)", ns);
+  EM_TRY_GOTO(err, err, done);
   st->t_solve = em_wtime() - t0;
   em_pc_get_info(s->pc, &st->pc); /* with what the solves added (pmg's split of time) */
   if (st->pc.type == EM_PC_PMG)

@@ -5,6 +5,7 @@
  * it; --list-params prints it.  Material and port parameters use '*' for
  * the group name (docs/case-files.md).  A new parameter is a row here, a
  * field of the typed view (em_model.h) and its line in docs/case-files.md. */
+#include <math.h>
 #include <string.h>
 
 #include "em_model.h"
@@ -28,7 +29,9 @@
 
 static const em_param_spec SPECS[] = {
     NUM("Geometry/unit", 1e-3, "m", "metres per model unit (1e-3: the geometry is in mm)"),
-    NUM_REQ("Solver/frequency", "Hz", "frequency in Hz (one frequency)"),
+    NUM_REQ(
+        "Solver/frequency", "Hz",
+        "one frequency, Hz (on the command line: instead of the case's f_start .. f_stop sweep)"),
     NUM_REQ("Solver/f_start", "Hz", "first frequency of a sweep, Hz"),
     NUM_REQ("Solver/f_stop", "Hz", "last frequency of a sweep, Hz"),
     NUM("Solver/n_freq", 11, NULL, "number of frequencies of a sweep"),
@@ -100,6 +103,9 @@ static const em_param_spec SPECS[] = {
         "a .msh to solve on instead of meshing the case (one --save-mesh wrote; a relative path "
         "set in the case file is taken from the case's folder; \"\": mesh the case)"),
     NUM("Mesh/reorder", 1, NULL, "renumber vertices by reverse Cuthill-McKee (1) or not (0)"),
+    STR("Mesh/algorithm3d", "delaunay",
+        "3D mesher: delaunay (Gmsh's default; the same mesh every run) or hxt (Gmsh's parallel "
+        "mesher on every core, 3-5x faster; Gmsh 4.8's differs from run to run)"),
     NUM("Mesh/geometry_order", 1, NULL,
         "1: straight-sided tets; 2: curved (quadratic, isoparametric) tets whose mid-edge "
         "nodes lie on the CAD surfaces (Solver/problem eigen without ports or ABC only)"),
@@ -181,17 +187,62 @@ const em_param_spec *em_params_specs(int *n) {
   return SPECS;
 }
 
+/* "mm" for a model unit of 1e-3 m, ... */
+static const char *length_unit(const em_case *c, char *buf, size_t n) {
+  double u = 1e-3;
+  const em_param *p = em_case_param_find(c, "Geometry/unit");
+  if (p && !p->is_string && p->number > 0) u = p->number;
+  static const struct {
+    double m;
+    const char *name;
+  } known[] = {{1, "m"}, {1e-2, "cm"}, {1e-3, "mm"}, {1e-6, "um"}, {2.54e-5, "mil"}};
+  for (size_t k = 0; k < sizeof known / sizeof known[0]; k++)
+    if (fabs(u - known[k].m) <= 1e-12 * known[k].m) {
+      snprintf(buf, n, "%s", known[k].name);
+      return buf;
+    }
+  snprintf(buf, n, "%g m", u);
+  return buf;
+}
+
+const char *em_params_unit(const em_case *c, const char *name, char *buf, size_t n) {
+  const em_param_spec *s = em_case_spec_of(c, name);
+  buf[0] = '\0';
+  if ((!strncmp(name, "Geometry/", 9) && strcmp(name, "Geometry/unit")) ||
+      (s && s->unit && !strcmp(s->unit, "model units")))
+    return length_unit(c, buf, n);
+  if (s && s->unit) snprintf(buf, n, "%s", s->unit);
+  return buf;
+}
+
+/* The help of a group parameter with its group named: "relative
+ * permittivity of volume '*'" -> "... of volume 'dra'". */
+static void group_help(const char *help, const char *pattern, const char *name, char *out,
+                       size_t n) {
+  const char *star = strchr(pattern, '*'), *at = strstr(help, "'*'");
+  size_t pre = star ? (size_t)(star - pattern) : 0, len = 0;
+  if (!star || !at || strncmp(pattern, name, pre)) {
+    snprintf(out, n, "%s", help);
+    return;
+  }
+  const char *g = name + pre, *end = strchr(g, '/');
+  len = end ? (size_t)(end - g) : strlen(g);
+  snprintf(out, n, "%.*s'%.*s'%s", (int)(at - help), help, (int)len, g, at + 3);
+}
+
 /* One line per parameter: value, unit, where the value came from, then
  * what it is (the case's Help, else emsolve's description) with the range,
- * choices and loop level the case declares. */
+ * choices and loop level the case declares; then the parameters emsolve
+ * knows that nothing sets (those without a default: Solver/frequency when
+ * the case sweeps), and the per-group parameters. */
 void em_params_list(const em_case *c, FILE *f) {
   int n = em_case_param_count(c);
-  fprintf(f, "%-34s %-14s %-11s %-12s %s\n", "parameter", "value", "unit", "source",
+  fprintf(f, "%-34s %-14s %-14s %-12s %s\n", "parameter", "value", "unit", "source",
           "description [declared range] {choices} Loop");
   for (int i = 0; i < n; i++) {
     const em_param *p = em_case_param_at(c, i);
     const em_param_spec *s = em_case_spec_of(c, p->name);
-    char val[64], extra[160] = "";
+    char val[64], extra[160] = "", unit[32], help[512];
     if (p->is_string)
       snprintf(val, sizeof val, "\"%s\"", p->string ? p->string : "");
     else
@@ -210,14 +261,28 @@ void em_params_list(const em_case *c, FILE *f) {
                p->step > 0  ? ""
                : p->choices ? ""
                             : " (no Step)");
-    const char *help = p->help && p->help[0] ? p->help : s && s->help ? s->help : "";
-    const char *unit = s && s->unit ? s->unit : "";
-    fprintf(f, "%-34s %-14s %-11s %-12s %s%s\n", p->name, val, unit, p->source, help, extra);
+    if (p->help && p->help[0])
+      snprintf(help, sizeof help, "%s", p->help);
+    else if (s && s->help)
+      group_help(s->help, s->name, p->name, help, sizeof help);
+    else
+      help[0] = '\0';
+    em_params_unit(c, p->name, unit, sizeof unit);
+    fprintf(f, "%-34s %-14s %-14s %-12s %s%s\n", p->name, val, unit, p->source, help, extra);
   }
   int ns;
   const em_param_spec *s = em_params_specs(&ns);
+  for (int i = 0; i < ns; i++) {
+    char unit[32];
+    if (s[i].has_default || strchr(s[i].name, '*') || em_case_param_find(c, s[i].name)) continue;
+    em_params_unit(c, s[i].name, unit, sizeof unit);
+    fprintf(f, "%-34s %-14s %-14s %-12s %s\n", s[i].name, "-", unit, "not set", s[i].help);
+  }
   fprintf(f, "\nper-group parameters ('*' = a volume or port group name of the case):\n");
   for (int i = 0; i < ns; i++)
-    if (strchr(s[i].name, '*'))
-      fprintf(f, "  %-32s %-11s %s\n", s[i].name, s[i].unit ? s[i].unit : "", s[i].help);
+    if (strchr(s[i].name, '*')) {
+      char unit[32];
+      em_params_unit(c, s[i].name, unit, sizeof unit);
+      fprintf(f, "  %-32s %-14s %s\n", s[i].name, unit, s[i].help);
+    }
 }

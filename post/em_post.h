@@ -355,7 +355,9 @@ em_err em_farfield_csv_write(const char *path, double freq, const em_ff_grid *g,
  * -180..180 by step, directivity and realized gain in dBi in each plane. */
 em_err em_pattern_cuts_write(const char *path, double freq, double step, const em_nf2ff *nf,
                              const em_antenna *a);
-/* antenna.csv: one row per frequency (rows 0..n-1 of a and freq). */
+/* antenna.csv: one row per frequency (rows 0..n-1 of a and freq) whose far
+ * field was computed (directivity > 0; an adaptive sweep has it at its
+ * resonance only). */
 em_err em_antenna_csv_write(const char *path, int n, const double *freq, const em_antenna *a);
 /* rcs_<f>.csv: theta_deg, phi_deg, sigma_m2, sigma_dBsm, sigma_theta_m2,
  * sigma_phi_m2 with sigma = 4 pi |F|^2 / |E0|^2 (bistatic). */
@@ -501,6 +503,7 @@ typedef struct em_results {
   em_freq_result *sample;             /* [Solver/sweep_max_solves] each full solve */
   double sweep_estimate, sweep_check; /* final error estimate and check */
   int sweep_converged;
+  const em_stages *stages; /* the run's time by stage (summary.json stages_s; NULL: none) */
 } em_results;
 
 em_err em_results_alloc(em_results *r, const em_run_config *cfg, int n_port);
@@ -523,11 +526,15 @@ em_err em_post_sparams_at(const em_model *m, double f, const em_cplx *y, em_cplx
  * reflection estimate; res->fr[fi].t_post. */
 em_err em_post_frequency(const em_model *m, em_results *res, em_outdir *out, const em_log *log,
                          int fi, const em_cplx *x, const em_cplx *fixed);
+/* The far field of frequency fi alone, its files and antenna.csv's row
+ * (an adaptive sweep's resonance: the ports are the model's already). */
+em_err em_post_farfield_at(const em_model *m, em_results *res, em_outdir *out, const em_log *log,
+                           int fi, const em_cplx *x, const em_cplx *fixed);
 /* The NF2FF surface of m->ff exists and lies in one lossless medium:
  * checked before any solve (ff_frequency.c); the far field's line on log. */
 em_err em_post_ff_check(const em_model *m, const em_log *log);
 /* After the sweep: the Touchstone file(s), ports.csv, summary.json (t_start:
- * when the run began), the port and far-field tables on f. */
+ * when the run began), the port and far-field tables on f (NULL: none). */
 em_err em_post_finish(const em_model *m, em_results *res, em_outdir *out, double t_start, FILE *f);
 /* summary.json alone (summary.c). */
 em_err em_post_summary(const em_model *m, const em_results *res, const em_outdir *out,

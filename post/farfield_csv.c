@@ -129,6 +129,9 @@ em_err em_antenna_csv_write(const char *path, int n, const double *freq, const e
       f);
   for (int i = 0; i < n; i++) {
     const em_antenna *r = a + i;
+    /* no far field there (an adaptive sweep's): never computed, 0; a flagged
+       frequency's row is written, NaN where a figure does not exist */
+    if (r->directivity == 0) continue;
     put(f, freq[i], 1);
     put(f, r->p_acc, 0);
     put(f, r->p_acc_s11, 0);

@@ -117,6 +117,7 @@ static em_err antenna(const em_model *m, em_results *r, em_outdir *out, const em
                       const em_nf2ff *nf, const em_ff_grid *g, const em_cplx *x,
                       const em_cplx *fixed, const em_cplx *meas, double k0) {
   int np = r->n_port;
+  double t0 = em_wtime();
   /* accepted power: the Poynting flux through the port plane (what the mesh
    * carries in; P_rad + P_loss balance it), and the port's own count
    * P_inc (1 - |S11|^2) from the analytic mode, which a faceted coax misses
@@ -152,14 +153,17 @@ static em_err antenna(const em_model *m, em_results *r, em_outdir *out, const em
   /* antenna.csv holds the frequencies done so far (rewritten whole) */
   EM_TRY(em_outdir_path(out, "antenna.csv", path, sizeof path));
   EM_TRY(em_antenna_csv_write(path, fi + 1, r->freq, r->ant));
-  if (fi == 0) EM_TRY(em_outdir_add(out, "antenna.csv"));
+  int listed = 0; /* with its first row (an adaptive sweep's may be any) */
+  for (int j = 0; j < fi; j++) listed |= r->ant[j].directivity != 0; /* NaN: a flagged row */
+  if (!listed) EM_TRY(em_outdir_add(out, "antenna.csv"));
   em_log_verbose(log,
                  "far field: P_rad %.4g W (surface) / %.4g W (far field), P_acc %.4g W (port "
                  "flux; P_inc (1 - |S11|^2) = %.4g W), P_loss %.3g W; D %.2f dBi, G %.2f dBi, "
-                 "realized %.2f dBi at (%.1f, %.1f) deg, efficiency %.2f%%, power balance %.4f",
+                 "realized %.2f dBi at (%.1f, %.1f) deg, efficiency %.2f%%, power balance %.4f; "
+                 "%.2f s",
                  a->p_surface, a->p_far, flux, p_acc_s11, p_loss, db10(a->directivity),
                  db10(a->gain), db10(a->realized_gain), a->theta_max, a->phi_max,
-                 100 * a->efficiency, a->balance);
+                 100 * a->efficiency, a->balance, em_wtime() - t0);
   return EM_OK;
 }
 
@@ -204,13 +208,13 @@ em_err em_post_ff_frequency(const em_model *m, em_results *r, em_outdir *out, co
   double t0 = em_wtime();
   EM_TRY(em_nf2ff_create(m->mesh, m->dofs, x, fixed, &o, &nf));
   EM_TRY_GOTO(err, em_ff_grid_eval(nf, ff->theta_step, ff->phi_step, &g), done);
+  em_log_verbose(log, "far field: %d faces, %.2f s", nf->n_face, em_wtime() - t0);
   if (ff->planewave)
     EM_TRY_GOTO(err, scattering(m, r, out, log, fi, nf, &g), done);
   else
     EM_TRY_GOTO(err, antenna(m, r, out, log, fi, nf, &g, x, fixed, meas, k0), done);
   if (ff->arr.enabled)
     EM_TRY_GOTO(err, em_post_array_frequency(m, r, out, log, fi, &o, x, fixed, meas), done);
-  em_log_verbose(log, "far field: %d faces, %.2f s", nf->n_face, em_wtime() - t0);
 done:
   em_ff_grid_free(&g);
   em_nf2ff_destroy(&nf);
@@ -232,9 +236,13 @@ void em_post_ff_print(const em_model *m, const em_results *r, FILE *f) {
   fprintf(f, "# f_GHz        D_dBi   G_dBi   Gr_dBi  eff_%%   theta  phi    F/B_dB  BW_E  BW_H\n");
   for (int i = 0; i < r->n_done; i++) {
     const em_antenna *a = &r->ant[i];
-    fprintf(f, "%-14.9g %-7.2f %-7.2f %-7.2f %-7.1f %-6.1f %-6.1f %-7.1f %-5.1f %-5.1f\n",
+    if (a->directivity == 0) continue; /* not computed there (an adaptive sweep's model) */
+    fprintf(f, "%-14.9g %-7.2f %-7.2f %-7.2f %-7.1f %-6.1f %-6.1f %-7.1f %-5.1f %-5.1f%s\n",
             r->freq[i] * 1e-9, db10(a->directivity), db10(a->gain), db10(a->realized_gain),
-            100 * a->efficiency, a->theta_max, a->phi_max, a->front_to_back, a->bw_e, a->bw_h);
+            100 * a->efficiency, a->theta_max, a->phi_max, a->front_to_back, a->bw_e, a->bw_h,
+            r->flag[i] & EM_PORTS_FLAG_NOT_CONVERGED ? "  (not converged)"
+            : r->flag[i] & EM_PORTS_FLAG_ACTIVE      ? "  (|S| > 1)"
+                                                     : "");
   }
   em_post_array_print(m, r, f); /* ff_array.c */
 }

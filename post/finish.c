@@ -3,6 +3,7 @@
  * lists itself among the outputs), then the results on stdout, not only in
  * files. */
 #include <math.h>
+#include <string.h>
 
 #include "run_impl.h"
 
@@ -23,6 +24,7 @@ em_err em_post_finish(const em_model *m, em_results *res, em_outdir *out, double
   EM_TRY(em_post_tables(m, res, out));
   EM_TRY(em_outdir_add(out, "summary.json"));
   EM_TRY(em_post_summary(m, res, out, t_start));
+  if (!f) return EM_OK; /* a quiet design sweep's point: the files only */
   print_ports(m, res, f);
   em_post_ff_print(m, res, f);
   return EM_OK;

@@ -112,12 +112,20 @@ em_err em_post_frequency(const em_model *m, em_results *res, em_outdir *out, con
   em_cplx *meas = NULL;
   EM_TRY(ports_at(m, k0));
   double t0 = em_wtime();
+  em_stage_begin(log, EM_STAGE_POST); /* with the far field and the files as stages inside */
   EM_TRY_GOTO(err, em_calloc(&meas, (size_t)np * np, sizeof *meas, "port measurements"), done);
   EM_TRY_GOTO(err, em_post_measure(m, x, fixed, meas), done);
   EM_TRY_GOTO(err, row(m, res, log, fi, meas), done);
-  EM_TRY_GOTO(err, em_post_ff_frequency(m, res, out, log, fi, k0, x, fixed, np ? meas : NULL),
-              done);
-  if (writes_fields(cfg, fi)) EM_TRY_GOTO(err, fields_file(m, fr, out, log, f, x, fixed), done);
+  em_stage_begin(log, EM_STAGE_FARFIELD);
+  err = em_post_ff_frequency(m, res, out, log, fi, k0, x, fixed, np ? meas : NULL);
+  em_stage_end(log, EM_STAGE_FARFIELD, NULL);
+  EM_TRY_GOTO(err, err, done);
+  if (writes_fields(cfg, fi)) {
+    em_stage_begin(log, EM_STAGE_WRITING);
+    err = fields_file(m, fr, out, log, f, x, fixed);
+    em_stage_end(log, EM_STAGE_WRITING, "%s", fr->fields);
+    EM_TRY_GOTO(err, err, done);
+  }
   if (cfg->line_points > 0) EM_TRY_GOTO(err, line_file(m, out, f, x, fixed), done);
   fr->pml_wall = em_setup_pml_wall(m->mesh, m->dofs, &m->setup, x, fixed); /* model/ */
   if (isfinite(fr->pml_wall))
@@ -127,6 +135,20 @@ em_err em_post_frequency(const em_model *m, em_results *res, em_outdir *out, con
                 fr->pml_wall, 10 * log10(fr->pml_wall));
   fr->t_post = em_wtime() - t0;
 done:
+  em_stage_end(log, EM_STAGE_POST, err ? NULL : "port quantities, fields");
+  em_free(&meas);
+  return err;
+}
+
+em_err em_post_farfield_at(const em_model *m, em_results *res, em_outdir *out, const em_log *log,
+                           int fi, const em_cplx *x, const em_cplx *fixed) {
+  int np = m->setup.n_port;
+  double k0 = 2 * M_PI * res->freq[fi] / EM_C0;
+  em_cplx *meas = NULL;
+  EM_TRY(ports_at(m, k0));
+  EM_TRY(em_calloc(&meas, (size_t)np * np, sizeof *meas, "port measurements"));
+  em_err err = em_post_measure(m, x, fixed, meas);
+  if (!err) err = em_post_ff_frequency(m, res, out, log, fi, k0, x, fixed, np ? meas : NULL);
   em_free(&meas);
   return err;
 }

@@ -286,6 +286,16 @@ em_err em_post_summary(const em_model *m, const em_results *r, const em_outdir *
   em_json_number(&j, "post", tq);
   em_json_number(&j, "total", em_wtime() - t_start);
   em_json_end_object(&j);
+  if (r->stages) { /* the whole run by stage, exclusive (core/stage.c): they add up
+                     to the wall time up to this file; "other" is what no stage claims */
+    double t[EM_STAGE_COUNT], total = em_stages_now(r->stages, t);
+    em_json_begin_object(&j, "stages_s");
+    for (int st = 1; st < EM_STAGE_COUNT; st++)
+      em_json_number(&j, em_stage_name((em_stage)st), t[st]);
+    em_json_number(&j, "other", t[EM_STAGE_OTHER]);
+    em_json_number(&j, "total", total);
+    em_json_end_object(&j);
+  }
   struct rusage ru;
   getrusage(RUSAGE_SELF, &ru);
   em_json_begin_object(&j, "memory");

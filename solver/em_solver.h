@@ -243,9 +243,14 @@ typedef struct em_direct_opts {
   const em_cancel *cancel;   /* polled before each supernode (GPU: each
                                 level): set, the factorization stops with
                                 EM_ERR_CANCELLED (NULL: never) */
+  em_nd_opts nd;             /* nested dissection: on the supervariables
+                                (default) or the whole graph (graph/nd.c) */
+  double progress_s;         /* a host factorization logs how far it is every
+                                progress_s seconds (em_log_progress; default
+                                10; 0: after every front) */
 } em_direct_opts;
 
-/* ND, 1e-8, 0, AUTO, 0, 0, CPU, DOUBLE. */
+/* ND, 1e-8, 0, AUTO, 0, 0, CPU, DOUBLE, 10 s. */
 void em_direct_opts_default(em_direct_opts *o);
 /* 1 when this build has BLAS (EM_DIRECT_BLAS available). */
 int em_direct_blas_built(void);
@@ -272,6 +277,7 @@ typedef struct em_direct_info {
   int64_t perturbed;       /* pivots perturbed by the last factorization */
   double asymmetry;        /* max |a_ij - a_ji| / ||A||_max of the last A */
   double t_order;          /* seconds: ordering (METIS, RCM ...) */
+  int32_t n_sv;            /* vertices ordered: supervariables (ND), else n */
   double t_symbolic;       /* elimination tree, counts, supernodes */
   double t_numeric;        /* last numeric factorization */
   const char *where;       /* "cpu" or "gpu": where the factor lives */

@@ -25,6 +25,8 @@ void em_direct_opts_default(em_direct_opts *o) {
   o->mem_limit = 0;
   o->backend = EM_BACKEND_CPU;
   o->prec = EM_PREC_DOUBLE;
+  em_nd_opts_default(&o->nd);
+  o->progress_s = 10;
 }
 
 double em_direct_mem_available(const em_direct_opts *o) {
@@ -67,7 +69,11 @@ static em_err check_pattern(const em_csr *A) {
   em_err err = EM_OK;
   char *col = NULL;
   EM_TRY(em_calloc(&col, (size_t)A->n_cols + 1, 1, "column marks"));
-  for (int64_t p = 0; p < A->nnz; p++) col[A->colind[p]] = 1;
+#pragma omp parallel for schedule(static) if (A->nnz > 200000)
+  for (int64_t p = 0; p < A->nnz; p++) {
+#pragma omp atomic write
+    col[A->colind[p]] = 1;
+  }
   for (int32_t i = 0; i < A->n_rows; i++)
     if (A->rowptr[i + 1] == A->rowptr[i] || !col[i]) {
       err = EM_RAISE(EM_ERR_NUMERIC,
@@ -82,8 +88,8 @@ static em_err check_pattern(const em_csr *A) {
 
 static void log_symbolic(const em_direct *F, const em_log *log) {
   const em_direct_info *in = &F->info;
-  em_log_info(log, "direct: %s ordering %.2f s; symbolic %.2f s", em_ordering_name(in->ordering),
-              in->t_order, in->t_symbolic);
+  em_log_info(log, "direct: %s ordering %.2f s (%d rows as %d supervariables); symbolic %.2f s",
+              em_ordering_name(in->ordering), in->t_order, in->n, in->n_sv, in->t_symbolic);
   em_log_info(log,
               "direct: n = %d, %d supernodes (widest %d, largest front %d), nnz(L) = %lld "
               "(%lld stored, %.1f x nnz(tril A)), %.2f GFlop, factor %.2f GiB, peak ~%.2f GiB",
@@ -121,9 +127,13 @@ em_err em_direct_analyse(const em_csr *A, const em_direct_opts *o, const em_log 
            A->n_cols);
   const em_sv_backend *be = NULL;
   EM_TRY(check_opts(o, &be));
-  EM_TRY(em_csr_check(A, "direct factorization matrix"));
-  EM_TRY(check_pattern(A));
-  em_err err = EM_OK;
+  em_stage_begin(log, EM_STAGE_ORDERING);
+  em_err err = em_csr_check(A, "direct factorization matrix");
+  if (!err) err = check_pattern(A);
+  if (err) {
+    em_stage_end(log, EM_STAGE_ORDERING, NULL);
+    return em_error_trace(err, __FILE__, __LINE__);
+  }
   em_direct *F = NULL;
   em_graph g = {0};
   int32_t *pord = NULL;
@@ -140,10 +150,19 @@ em_err em_direct_analyse(const em_csr *A, const em_direct_opts *o, const em_log 
   double t0 = em_wtime();
   EM_TRY_GOTO(err, em_graph_of(A, &g), fail);
   EM_TRY_GOTO(err, em_calloc(&pord, (size_t)A->n_rows + 1, sizeof *pord, "ordering"), fail);
-  EM_TRY_GOTO(err, em_graph_order(&g, o->ordering, 16, pord, &colors), fail);
+  em_nd_info ndi = {A->n_rows, A->n_rows, 0, 0};
+  if (o->ordering == EM_ORDERING_ND) /* on the supervariables */
+    EM_TRY_GOTO(err, em_order_nd_ex(g.n, g.ptr, g.adj, &o->nd, pord, &ndi), fail);
+  else
+    EM_TRY_GOTO(err, em_graph_order(&g, o->ordering, 16, pord, &colors), fail);
   double t1 = em_wtime();
+  em_stage_end(log, EM_STAGE_ORDERING, "%s of %d rows (%d supervariables)",
+               em_ordering_name(o->ordering), A->n_rows, ndi.n_sv);
+  em_stage_begin(log, EM_STAGE_SYMBOLIC);
   EM_TRY_GOTO(err, em_dsym_build(&g, pord, &F->S), fail);
   double t2 = em_wtime();
+  em_stage_end(log, EM_STAGE_SYMBOLIC, "%d supernodes, nnz(L) %lld", F->S.ns,
+               (long long)F->S.nnz_l);
   em_direct_info *in = &F->info;
   const em_dsym *S = &F->S;
   in->n = S->n;
@@ -159,6 +178,7 @@ em_err em_direct_analyse(const em_csr *A, const em_direct_opts *o, const em_log 
   in->flops = S->flops;
   in->solve_flops = S->solve_flops;
   in->t_order = t1 - t0;
+  in->n_sv = ndi.n_sv;
   in->t_symbolic = t2 - t1;
   in->where = "cpu";
   memory_estimate(F, !g.owned, A->nnz);
@@ -189,6 +209,8 @@ em_err em_direct_analyse(const em_csr *A, const em_direct_opts *o, const em_log 
   *out = F;
   return EM_OK;
 fail:
+  em_stage_end(log, EM_STAGE_SYMBOLIC, NULL); /* whichever is open */
+  em_stage_end(log, EM_STAGE_ORDERING, NULL);
   em_graph_free(&g);
   em_free(&pord);
   em_direct_destroy(&F);
@@ -361,19 +383,20 @@ static em_err symmetric_part(const em_csr *A, int pattern_symmetric, double shif
   return EM_OK;
 }
 
+static em_err factor(em_direct *F, const em_csr *A, const em_log *log);
+
 /* The host's numeric phase: L and D in host arrays, allocated at the first
  * factorization (fresh zero pages: the fronts need not clear their
  * blocks), kept for the next. */
 em_err em_direct_numeric_cpu(em_direct *F, const em_csr *M, const double *r, double smax,
                              const em_log *log) {
-  (void)log;
   int zeroed = 0;
   if (!F->lval && F->S.n > 0) {
     EM_TRY(em_calloc(&F->lval, (size_t)F->S.lptr[F->S.ns], sizeof *F->lval, "factor L"));
     zeroed = 1;
   }
   if (!F->d) EM_TRY(em_calloc(&F->d, (size_t)F->S.n + 1, sizeof *F->d, "factor D"));
-  EM_TRY(em_direct_numeric(F, M, r, smax, zeroed));
+  EM_TRY(em_direct_numeric(F, M, r, smax, zeroed, log)); /* a progress line every 10 s */
   return EM_OK;
 }
 
@@ -382,10 +405,21 @@ em_err em_direct_factor(em_direct *F, const em_csr *A, const em_log *log) {
   EM_CHECK(A->n_rows == F->S.n && A->n_cols == F->S.n, EM_ERR_ARG,
            "em_direct_factor: the matrix is %d x %d, the analysis was for order %d", A->n_rows,
            A->n_cols, F->S.n);
+  em_stage_begin(log, EM_STAGE_NUMERIC);
+  em_err err = factor(F, A, log);
+  em_stage_end(log, EM_STAGE_NUMERIC, "n = %d, %.1f GFlop%s", F->S.n, F->info.flops * 1e-9,
+               F->info.where && !strcmp(F->info.where, "gpu") ? " on the GPU" : "");
+  return err;
+}
+
+/* em_direct_factor: checks, symmetric part, equilibration, the numeric
+ * factorization on the GPU (falling back to the host) or the host. */
+static em_err factor(em_direct *F, const em_csr *A, const em_log *log) {
   EM_TRY(em_csr_check(A, "direct factorization matrix"));
   em_err err = EM_OK;
   em_csr *S = NULL;
   double t0 = em_wtime(), anorm = 0;
+  F->t_factor = t0;
   F->factored = 0;
   EM_TRY(check_values(A, &anorm));
   int psym = 1;

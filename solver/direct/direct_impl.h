@@ -184,6 +184,7 @@ struct em_direct {
   em_direct_info info;
   em_dsym S;
   em_dk_kind kind;     /* dense kernels */
+  double t_factor;     /* em_wtime when the factorization began (progress lines) */
   int threads;         /* OpenMP threads of the numeric phase and solves */
   em_cplx *lval;       /* supernode blocks (S.lptr[ns] entries) */
   em_cplx *d;          /* n pivots, new numbering */
@@ -212,7 +213,8 @@ em_err em_direct_solve_cpu(const em_direct *F, int nrhs, const em_cplx *b, int64
  * exactly symmetric, pattern within the analysed one; shift applied),
  * scaled as s_ij r_i r_j (r in the old numbering; smax = max |s_ij r_i
  * r_j|).  zeroed: F->lval is all zeros already. */
-em_err em_direct_numeric(em_direct *F, const em_csr *S, const double *r, double smax, int zeroed);
+em_err em_direct_numeric(em_direct *F, const em_csr *S, const double *r, double smax, int zeroed,
+                         const em_log *log);
 
 /* In-place solve in the new numbering: y (n x nrhs, ld ldy) = (L D L^T)^-1
  * y.  work: at least nrhs em_direct_solve_work(F) entries.  Fails only for

@@ -33,7 +33,26 @@ typedef struct num_state {
   atomic_llong perturbed;
   atomic_int failed;      /* FAIL_* of the first failure */
   int64_t fail_a, fail_b; /* its details: column / row / supernode / size */
+  /* progress: a line every opts.progress_s seconds of a long factorization */
+  const em_log *log;
+  double t0;
+  atomic_llong done_flops;
+  atomic_llong next_ms; /* when the next line is due, ms after t0 */
+  long long every_ms;   /* opts.progress_s */
 } num_state;
+
+/* After supernode s: its flops counted; the thread that finds a line due
+ * (one wins the exchange) prints the share done. */
+static void progress(num_state *st, int32_t s) {
+  const em_dsym *S = &st->F->S;
+  long long done = atomic_fetch_add(&st->done_flops, (long long)S->work[s]) + (long long)S->work[s];
+  long long now = (long long)(1e3 * (em_wtime() - st->t0)), due = atomic_load(&st->next_ms);
+  if (now < due || !atomic_compare_exchange_strong(&st->next_ms, &due, now + st->every_ms)) return;
+  /* the seconds since factor() began: the log's last line came before it */
+  em_log_progress(st->log, "direct: numeric factorization under way, %.0f %% of %.3g GFlop after %.1f s",
+                  S->flops > 0 ? 100.0 * (double)done / S->flops : 0.0, S->flops * 1e-9,
+                  1e-3 * (double)now);
+}
 
 /* Record a failure; only the first one is kept. */
 static void fail(num_state *st, int kind, int64_t a, int64_t b) {
@@ -135,6 +154,7 @@ static void process(num_state *st, int32_t s) {
     em_free(&cb);
   }
   st->cb[s] = cb;
+  if (st->log) progress(st, s);
   return;
 children: /* failed: release what the children left */
   for (int32_t c = s - 1; c >= S->first[s]; c = S->first[c] - 1) em_free(&st->cb[c]);
@@ -146,7 +166,8 @@ static void process_step(void *ctx, int32_t s) {
   process(ctx, s);
 }
 
-em_err em_direct_numeric(em_direct *F, const em_csr *A, const double *r, double smax, int zeroed) {
+em_err em_direct_numeric(em_direct *F, const em_csr *A, const double *r, double smax, int zeroed,
+                         const em_log *log) {
   em_dsym *S = &F->S;
   int nt = F->threads > 0 ? F->threads : 1;
   if (S->flops < 1e7 * nt) nt = 1; /* a millisecond of work: not worth a team */
@@ -162,6 +183,11 @@ em_err em_direct_numeric(em_direct *F, const em_csr *A, const double *r, double 
   st.piv0.tau = F->opts.pivot_eps * smax;
   atomic_init(&st.perturbed, 0);
   atomic_init(&st.failed, FAIL_NONE);
+  st.log = log;
+  st.t0 = F->t_factor > 0 ? F->t_factor : em_wtime();
+  atomic_init(&st.done_flops, 0);
+  st.every_ms = (long long)(1e3 * fmax(F->opts.progress_s, 0));
+  atomic_init(&st.next_ms, st.every_ms);
   EM_TRY(em_calloc(&st.cb, (size_t)S->ns + 1, sizeof *st.cb, "update matrix table"));
   EM_TRY_GOTO(err, em_calloc(&st.ctx.ws, (size_t)nt, sizeof *st.ctx.ws, "kernel workspaces"), done);
   for (int t = 0; t < nt; t++)

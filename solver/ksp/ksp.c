@@ -59,10 +59,21 @@ int ksp_stop(em_ksp_ctx *k, double rnorm) {
     k->cancelled = 1;
     return 1;
   }
-  if (o->log_every > 0 && k->it % o->log_every == 0 && k->it != k->logged_it) {
+  /* every log_every iterations, and with --verbose at least every quarter
+     second: a verbose log never goes silent for long (the stage gaps) */
+  double now = o->log_every > 0 ? em_wtime() : 0;
+  int due = o->log_every > 0 && k->it != k->logged_it &&
+            (k->it % o->log_every == 0 ||
+             (o->log && o->log->level >= EM_LOG_VERBOSE && now - k->t_logged > 0.25));
+  if (due) { /* with --verbose the seconds since the last line, which they explain */
+    if (o->log && o->log->level >= EM_LOG_VERBOSE)
+      em_log_info(o->log, "%s%s: iteration %5d  |r|/|b| = %.3e  (%.2f s)",
+                  em_ksp_method_name(o->method), k->tag, k->it, rel, now - k->t_logged);
+    else
+      em_log_info(o->log, "%s%s: iteration %5d  |r|/|b| = %.3e", em_ksp_method_name(o->method),
+                  k->tag, k->it, rel);
     k->logged_it = k->it;
-    em_log_info(o->log, "%s%s: iteration %5d  |r|/|b| = %.3e", em_ksp_method_name(o->method),
-                k->tag, k->it, rel);
+    k->t_logged = now;
   }
   if (!isfinite(rel) || rel > EM_KSP_DIVERGENCE) {
     k->reason = EM_KSP_DIVERGED;
@@ -199,7 +210,7 @@ em_err em_ksp_solve(const em_operator *A, em_pc *pc, const em_cplx *b, em_cplx *
   em_err err = EM_OK;
   em_vec *v = NULL;
   void *vb = NULL, *vx = NULL, *vr = NULL;
-  em_ksp_ctx k = {A, pc, NULL, o, st, bnorm, 0, EM_KSP_CONVERGED, 0, 0, -1, 0, ""};
+  em_ksp_ctx k = {A, pc, NULL, o, st, bnorm, 0, EM_KSP_CONVERGED, 0, 0, -1, 0, "", em_wtime()};
   EM_TRY(ksp_vec_create(A, gm ? o->restart + 1 : 1, &v));
   k.v = v;
   EM_TRY_GOTO(err, ksp_alloc(&k, 1, &vb), done);
@@ -229,9 +240,9 @@ em_err em_ksp_solve(const em_operator *A, em_pc *pc, const em_cplx *b, em_cplx *
   st->reason = k.reason;
   st->iterations = k.it;
   st->t_vec = fmax(0, (t2 - t1) - st->t_spmv - st->t_pc);
-  em_log_info(o->log, "%s: %s after %d iterations, |b-Ax|/|b| = %.3e (recursive %.3e)",
+  em_log_info(o->log, "%s: %s after %d iterations, |b-Ax|/|b| = %.3e (recursive %.3e), %.2f s",
               em_ksp_method_name(o->method), em_ksp_reason_name(k.reason), k.it, st->true_rel_res,
-              st->rel_res);
+              st->rel_res, em_wtime() - t0);
 done:
   ksp_free(&k, &vb);
   ksp_free(&k, &vx);

@@ -32,6 +32,7 @@ typedef struct em_ksp_ctx {
   int logged_it;        /* last iteration printed (-1: none) */
   int cancelled;        /* o->cancel was set: the solve ends in EM_ERR_CANCELLED */
   char tag[24];         /* "" alone; " [3]" for column 3 of a block */
+  double t_logged;      /* when the last line was printed (em_wtime) */
 } em_ksp_ctx;
 
 /* em_ksp_solve's checks of its arguments (every message names the

@@ -157,7 +157,7 @@ em_err em_ksp_solve_multi(const em_operator *A, em_pc *pc, int k, const em_cplx 
     EM_TRY(ksp_op_norm(A, X + (size_t)j * ldx, &xn, &fx));
     EM_CHECK(fb, EM_ERR_NUMERIC, "em_ksp_solve_multi: right-hand side %d holds NaN or Inf", j);
     EM_CHECK(fx, EM_ERR_NUMERIC, "em_ksp_solve_multi: initial guess %d holds NaN or Inf", j);
-    c[j].k = (em_ksp_ctx){A, pc, NULL, o, &st[j], bn, 0, EM_KSP_CONVERGED, 0, 0, -1, 0, ""};
+    c[j].k = (em_ksp_ctx){A, pc, NULL, o, &st[j], bn, 0, EM_KSP_CONVERGED, 0, 0, -1, 0, "", em_wtime()};
     snprintf(c[j].k.tag, sizeof c[j].k.tag, " [%d]", j + 1);
     c[j].run = bn > 0;
     if (!c[j].run) memset(X + (size_t)j * ldx, 0, (size_t)n * sizeof *X); /* A x = 0 */

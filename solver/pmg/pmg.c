@@ -117,6 +117,7 @@ static em_err rows_make(em_pmg *p, int32_t a, int32_t b, const uint8_t *coarse, 
 /* Level l: its smoother and its rows. */
 static em_err build_level(em_pmg *p, const em_csr *A, pmg_level *L, const em_log *log) {
   const em_pmg_opts *o = &p->o;
+  double t0 = em_wtime();
   em_err err = EM_OK;
   em_csr *R = NULL, *D = NULL;
   em_spmat_info si;
@@ -151,8 +152,8 @@ static em_err build_level(em_pmg *p, const em_csr *A, pmg_level *L, const em_log
     em_spmat_get_info(L->dinv, &si);
     p->mem.smoother += si.bytes;
   }
-  em_log_verbose(log, "pmg: level of %d rows, %s smoother (omega %.2f, %d blocks)", L->L.n,
-                 em_pmg_smoother_name(o->smoother), L->omega, L->blocks);
+  em_log_verbose(log, "pmg: level of %d rows, %s smoother (omega %.2f, %d blocks), %.2f s", L->L.n,
+                 em_pmg_smoother_name(o->smoother), L->omega, L->blocks, em_wtime() - t0);
 done:
   em_csr_destroy(&R);
   em_csr_destroy(&D);
@@ -225,6 +226,8 @@ em_err em_pc_pmg_build(const em_csr *A, em_pc *pc, const em_log *log) {
     p->mem.rows += si.bytes;
   }
   EM_TRY(em_pmg_submatrix(A, p->C.h, p->C.n, p->C.h, &C));
+  em_log_verbose(log, "pmg: coarse set of %d rows, %lld entries, %.2f s", p->C.n, (long long)C->nnz,
+                 em_wtime() - t0 - t_levels);
   em_pc_opts co;
   em_pc_opts_default(&co);
   co.type = EM_PC_DIRECT;
@@ -323,6 +326,8 @@ static em_err pmg_update(em_pc *pc, const em_csr *A, const em_log *log) {
   }
   double t_levels = em_wtime() - t0;
   EM_TRY(em_pmg_submatrix(A, p->C.h, p->C.n, p->C.h, &C));
+  em_log_verbose(log, "pmg update: levels and smoothers refilled, coarse set extracted, %.2f s",
+                 em_wtime() - t0);
   err = em_pc_update(p->coarse, C, log);
   em_csr_destroy(&C);
   EM_TRY(err);

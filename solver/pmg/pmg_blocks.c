@@ -132,6 +132,7 @@ em_err em_pmg_block_inverse(const em_csr *A, const int32_t *rows, int32_t m, int
   EM_TRY_GOTO(err, em_calloc(&key, (size_t)m + 1, sizeof *key, "smoother blocks"), done);
   EM_TRY_GOTO(err, em_calloc(&bstart, (size_t)m + 2, sizeof *bstart, "smoother blocks"), done);
   EM_TRY_GOTO(err, em_calloc(&brow, (size_t)m + 1, sizeof *brow, "smoother blocks"), done);
+#pragma omp parallel for schedule(static) if (m > 20000)
   for (int32_t i = 0; i < m; i++) { /* FNV-1a of the row's columns */
     uint64_t h = 14695981039346656037ULL;
     int32_t r = rows[i];

@@ -38,7 +38,10 @@ ENV = dict(os.environ, OMP_NUM_THREADS="1", OMPI_ALLOW_RUN_AS_ROOT="1",
            OMPI_MCA_rmaps_base_oversubscribe="1")
 TMP = tempfile.mkdtemp(prefix="emsolve_test_mpi_")
 ENV["TMPDIR"] = TMP  # the ranks' scratch folders, left behind by the kill
+# a uniform sweep of 3 frequencies everywhere (a design sweep's points run
+# the adaptive one by default)
 COMMON = (["--device", "cpu"] + setn("Solver/order", 1) + setn("Solver/n_freq", 3) +
+          sets("Solver/sweep", "uniform") +
           setn("Mesh/elements_per_wavelength", 3) + sets("Output/fields", "none") +
           sets("Farfield/compute", "off"))
 SWEEP = ["--zip", "--sweep", "Materials/dra/eps_r=9,10,11,12",

@@ -102,7 +102,7 @@ else:
 cheap = (setn("Solver/order", 1) + setn("Mesh/elements_per_wavelength", 3)
          + setn("Solver/n_freq", 3) + setn("Solver/f_start", 5.5e9)
          + setn("Solver/f_stop", 6.0e9) + sets("Output/fields", "none")
-         + sets("Farfield/compute", "off"))
+         + sets("Farfield/compute", "off") + sets("Solver/sweep", "uniform"))
 rc, out, err, d = run("cases/dra.geo", *cheap, "--sweep", "Geometry/dra_radius=-1,7.5",
                       "--sweep", "Geometry/probe_inset=0.5,2", expect_ok=False, timeout=900)
 check(rc == 4 and "4 points, 3 failed" in out, f"exit code 4: points failed, 3 of them (got {rc})")
@@ -125,7 +125,7 @@ check(len(table(os.path.join(d, "sweep.csv"))) == 3, "sweep.csv: the one good po
 cheap = (setn("Solver/order", 1) + setn("Mesh/elements_per_wavelength", 3)
          + setn("Solver/n_freq", 3) + setn("Solver/f_start", 5.5e9)
          + setn("Solver/f_stop", 6.0e9) + sets("Output/fields", "none")
-         + sets("Farfield/compute", "off"))
+         + sets("Farfield/compute", "off") + sets("Solver/sweep", "uniform"))
 spec = ["--zip", "--sweep", "Geometry/dra_radius=7.5,8", "--sweep", "Materials/dra/eps_r=10,12"]
 rc, _, _, dref = run("cases/dra.geo", *cheap, *spec, timeout=900)
 base = tempfile.mkdtemp(prefix="emsolve_psweep_")

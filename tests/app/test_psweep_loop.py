@@ -119,7 +119,8 @@ for name in ("sweep.csv", "sweep_summary.csv"):
     a, b = open(os.path.join(outs[1], name)).read(), open(os.path.join(outs[2], name)).read()
     check(a == b, f"--jobs 2 {name} identical to --jobs 1 (one thread per point both)")
 
-# 6b. --jobs with a failing point (length 0: OpenCASCADE's "Degenerate
+# 6b. --jobs with a failing point (length 0: outside the Min 20 the case
+# declares, refused naming the parameter before OpenCASCADE's "Degenerate
 # box"): recorded by its worker, collected, exit 4 (failed points)
 o = os.path.join(tempfile.mkdtemp(prefix="emsolve_jobs_"), "out")
 p = subprocess.run([EMSOLVE, os.path.join(SRC, CASE), "--out", o, "--device", "cpu", "--jobs", "2",
@@ -127,7 +128,7 @@ p = subprocess.run([EMSOLVE, os.path.join(SRC, CASE), "--out", o, "--device", "c
                    capture_output=True, text=True, timeout=600)
 rows = table(os.path.join(o, "sweep_summary.csv"))
 check(p.returncode == 4 and [r["status"] for r in rows] == ["failed", "ok"]
-      and "Degenerate box" in rows[0]["message"] and "2 points, 1 failed" in p.stdout,
+      and "Geometry/length" in rows[0]["message"] and "20 .. 30" in rows[0]["message"],
       f"--jobs 2: the failed point collected with its message, exit 4 ({p.returncode}, "
       f"{[(r['status'], r['message']) for r in rows]})")
 

@@ -535,7 +535,47 @@ static void test_errors(void) {
   free(D);
 }
 
+/* A long host factorization says how far it is (em_log_progress): with
+ * progress_s = 0 after every front, the last line at 100 % of the flops,
+ * on a log whose own level is quiet (a run's detail log at the default
+ * level); with the default 10 s, nothing from a factorization of
+ * milliseconds. */
+static void test_progress(void) {
+  em_cplx *D = make_dense(FEM2, 200, 0.5, 7);
+  sys y = sys_make(D, 200);
+  for (int every = 0; every <= 1; every++) {
+    FILE *f = tmpfile();
+    EXPECT(f, "tmpfile");
+    if (!f) break;
+    em_log log;
+    em_log_init(&log, f, EM_LOG_QUIET);
+    log.progress = 1;
+    em_direct_opts o;
+    em_direct_opts_default(&o);
+    if (!every) o.progress_s = 0;
+    em_direct *F = NULL;
+    EXPECT_OK(em_direct_create(y.A, &o, &log, &F));
+    char line[512], last[512] = "";
+    int n = 0;
+    rewind(f);
+    while (fgets(line, sizeof line, f))
+      if (strstr(line, "numeric factorization") && strstr(line, "% of")) {
+        n++;
+        snprintf(last, sizeof last, "%s", line);
+      }
+    if (!every)
+      EXPECT(n >= 2 && strstr(last, " 100 % of"), "progress_s 0: %d lines, the last '%s'", n, last);
+    else
+      EXPECT(n == 0, "progress_s 10: %d progress lines for a factorization of milliseconds", n);
+    em_direct_destroy(&F);
+    fclose(f);
+  }
+  sys_free(&y);
+  free(D);
+}
+
 int main(void) {
+  test_progress();
   test_tiny();
   test_shapes();
   test_not_dominant();
