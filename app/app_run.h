@@ -38,6 +38,12 @@ typedef struct em_run {
                            runs the case, the others serve its solves: model/dfsys.c) */
 } em_run;
 
+/* periodic.c: Floquet pairs found and the mesh renumbered for them (after
+ * meshing); the far field off for a cell, the slave DOFs tied and the
+ * Floquet wavevector set (after the DOF map). */
+em_err em_app_periodic_mesh(em_run *r);
+em_err em_app_periodic_dofs(em_run *r);
+
 /* Solver/problem eigen: modes near Eigen/target after the setup (eigen.c). */
 em_err em_app_eigen(em_run *r);
 

@@ -54,7 +54,10 @@ void em_app_log_frequency(em_run *r, int fi) {
     snprintf(left, sizeof left, ", about %s left (%s per frequency)", t, p);
   }
   char res[160] = "";
-  if (np) {
+  if (np && r->m.ff.planewave) { /* a plane wave into the port loads */
+    snprintf(res, sizeof res, "%s receives %.3g W, ", r->m.setup.port[0].name,
+             r->res.rx_power[(size_t)fi * np]);
+  } else if (np) {
     em_cplx s11 = r->res.S[(size_t)fi * np * np], z = r->res.zin[(size_t)fi * np];
     snprintf(res, sizeof res, "S11 %.2f dB / %.1f deg, Zin %.2f %+.2fj ohm, ",
              20 * log10(cabs(s11)), carg(s11) * 180 / M_PI, creal(z), cimag(z));

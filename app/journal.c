@@ -108,10 +108,18 @@ static void pack(const em_run *r, int i, rec *q) {
   double t[5] = {fr->t_assembly, fr->t_operator, fr->t_pc, fr->t_solve, fr->t_post};
   put(q, t, sizeof t);
   put(q, fr->ksp, sizeof fr->ksp);
+  if (r->m.setup.n_surface) { /* the surface boundaries' losses */
+    put(q, &fr->p_metal, sizeof fr->p_metal);
+    put(q, &fr->p_lumped, sizeof fr->p_lumped);
+  }
   if (r->m.ff.enabled && !r->m.ff.planewave) put(q, &r->res.ant[i], sizeof r->res.ant[i]);
   if (r->m.ff.enabled && r->m.ff.planewave) {
     put(q, &r->res.rcs_back[i], sizeof(double));
     put(q, &r->res.rcs_fwd[i], sizeof(double));
+  }
+  if (r->m.ff.planewave && np) { /* a plane wave's port loads */
+    put(q, r->res.rx + (size_t)i * np, sizeof *r->res.rx * np);
+    put(q, r->res.rx_power + (size_t)i * np, sizeof *r->res.rx_power * np);
   }
 }
 
@@ -131,10 +139,18 @@ static void unpack(em_run *r, int i, rec *q) {
   fr->t_assembly = t[0], fr->t_operator = t[1], fr->t_pc = t[2], fr->t_solve = t[3];
   fr->t_post = t[4];
   get(q, fr->ksp, sizeof fr->ksp);
+  if (r->m.setup.n_surface) {
+    get(q, &fr->p_metal, sizeof fr->p_metal);
+    get(q, &fr->p_lumped, sizeof fr->p_lumped);
+  }
   if (r->m.ff.enabled && !r->m.ff.planewave) get(q, &r->res.ant[i], sizeof r->res.ant[i]);
   if (r->m.ff.enabled && r->m.ff.planewave) {
     get(q, &r->res.rcs_back[i], sizeof(double));
     get(q, &r->res.rcs_fwd[i], sizeof(double));
+  }
+  if (r->m.ff.planewave && np) {
+    get(q, r->res.rx + (size_t)i * np, sizeof *r->res.rx * np);
+    get(q, r->res.rx_power + (size_t)i * np, sizeof *r->res.rx_power * np);
   }
   fr->f = r->m.cfg.freq[i];
   fr->k0 = 2 * M_PI * fr->f / EM_C0;

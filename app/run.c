@@ -42,8 +42,15 @@ static em_err make_mesh(em_run *r) {
   double t0 = em_wtime();
   em_stage_begin(log, EM_STAGE_MESH);
   em_err err = mesh_or_load(r, &mo);
+  int32_t unfolded = 0; /* curved tets whose map folds: their edges straightened */
+  if (!err) err = em_curved_unfold(m->mesh, &unfolded);
   em_stage_end(log, EM_STAGE_MESH, NULL);
   EM_TRY(err);
+  if (unfolded)
+    em_log_warn(log,
+                "Mesh/geometry_order 2: %d edges of curved tets that folded were straightened "
+                "(the surface is faceted there)",
+                unfolded);
   EM_TRY(em_app_check_signal());
   m->t_mesh = em_wtime() - t0;
   em_app_log_mesh(r);
@@ -57,6 +64,13 @@ static em_err make_problem(em_run *r) {
   em_model *m = &r->m;
   const em_run_config *cfg = &m->cfg;
   EM_TRY(em_ff_config_read(m->cs, cfg, m->mesh, &m->setup, &m->ff)); /* model/config_ff.c */
+  if (m->periodic) { /* a periodic cell radiates Floquet modes, not a far field */
+    EM_CHECK(!m->ff.enabled || m->ff.compute_auto, EM_ERR_INPUT,
+             "Farfield/compute on: case %s is a periodic cell (Boundary/*/periodic): it has no "
+             "far field of its own",
+             em_case_path(m->cs));
+    m->ff.enabled = 0;
+  }
   EM_TRY(em_post_ff_check(m, r->log));
   EM_TRY(em_run_config_check_mesh(m->cs, cfg, m->mesh, &m->setup));
   EM_CHECK(m->setup.n_port > 0 || m->ff.planewave, EM_ERR_INPUT,
@@ -76,6 +90,7 @@ static em_err make_problem(em_run *r) {
               d->order > 2 ? d->offset[3] - d->offset[2] : 0, d->n_fixed);
   EM_CHECK(d->n_dof > 0, EM_ERR_INPUT, "case %s has no unknowns (everything is PEC?)",
            em_case_path(m->cs));
+  EM_TRY(em_app_periodic_dofs(r)); /* app/periodic.c */
   EM_TRY(em_device_open(r->args->device, r->log, &m->dev));
   em_betti topo; /* Betti numbers over Z2 in the log; ports checked against their shape */
   return em_post_topology_log(m->mesh, m->setup.port, m->setup.n_port, m->dev.backend, &r->detail,
@@ -119,6 +134,7 @@ static em_err run_case(em_run *r) {
   EM_TRY(r->peer ? em_sweep_dist_open(r) : em_app_outdir_open(r));
   em_stage_end(r->log, EM_STAGE_PARSE, NULL);
   EM_TRY(make_mesh(r));
+  EM_TRY(em_app_periodic_mesh(r)); /* app/periodic.c: Floquet pairs renumber the mesh */
   em_setup_opts so = em_run_config_setup_opts(&m->cfg);
   em_stage_begin(r->log, EM_STAGE_SETUP);
   EM_TRY(em_setup_build(m->cs, m->mesh, &so, &r->detail, &m->setup)); /* model/case_setup.c */

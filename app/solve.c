@@ -19,7 +19,10 @@ em_err em_app_make_fsys(em_run *r) {
                     .backend = m->dev.backend,
                     .prepare = em_pw_source_prepare, /* a plane wave (model/excitation.c) */
                     .prepare_ctx = &m->pw,
-                    .dist = r->dsolve ? r->args->dist : NULL};
+                    .dist = r->dsolve ? r->args->dist : NULL,
+                    .periodic = m->periodic, /* a Floquet cell (model/periodic.c) */
+                    /* a plane wave on a case with ports: they are its matched loads */
+                    .port_source = m->ff.planewave && m->setup.n_port ? em_pw_port_source : NULL};
   return em_fsys_create(&d, &m->fsys);
 }
 

@@ -16,7 +16,9 @@
  * the boundary data keeps the O(h^p) curl rate.  A plain L2 projection of
  * the face trace onto the face functions does not commute: it was tried
  * and cost half an order in the curl error (rates drifting towards
- * p - 1/2 on refinement, see docs/basis.md). */
+ * p - 1/2 on refinement, see docs/basis.md).  On a curved tet the moments
+ * are those of the reference entity: the data's tangential components along
+ * the covariant tangents of the map, at the mapped points. */
 #include <math.h>
 #include <string.h>
 
@@ -107,18 +109,25 @@ static em_err project_edge(const em_dofmap *d, const em_problem *prob, const em_
   double tv[3], s[EM_MAX_ORDER + 3], ws[EM_MAX_ORDER + 3], M[EM_MAX_ORDER * EM_MAX_ORDER] = {0};
   em_cplx rhs[EM_MAX_ORDER] = {0};
   for (int k = 0; k < 3; k++) tv[k] = g->x[b][k] - g->x[a][k];
-  int nq = p + 3;
+  int nq = g->curved ? EM_MAX_ORDER + 3 : p + 3; /* s[] holds EM_MAX_ORDER + 3 */
   em_quad_line(nq, s, ws);
   double w[EM_NB_MAX][3];
   for (int q = 0; q < nq; q++) {
-    double lam[4] = {0, 0, 0, 0}, x[3];
+    double lam[4] = {0, 0, 0, 0}, x[3], grad[4][3], dv;
     lam[a] = 1 - s[q];
     lam[b] = s[q];
-    for (int k = 0; k < 3; k++) x[k] = lam[a] * g->x[a][k] + lam[b] * g->x[b][k];
+    /* a curved edge: the quadratic curve through x_a, its mid node, x_b;
+       t = dx/ds = (4s - 3) x_a + (4s - 1) x_b + (4 - 8s) x_m (the
+       covariant tangent: w . t is the reference trace) */
+    em_tet_geom_at(g, lam, x, grad, &dv);
+    if (g->curved)
+      for (int k = 0; k < 3; k++)
+        tv[k] = (4 * s[q] - 3) * g->x[a][k] + (4 * s[q] - 1) * g->x[b][k] +
+                (4 - 8 * s[q]) * g->xm[le][k];
     em_cplx E[3];
     EM_TRY(eval_data(prob, x, E));
     em_cplx et = E[0] * tv[0] + E[1] * tv[1] + E[2] * tv[2];
-    em_basis_eval(p, lam, g->grad, w, NULL);
+    em_basis_eval(p, lam, (const double(*)[3])grad, w, NULL);
     double wt[EM_MAX_ORDER];
     for (int k = 0; k < nf; k++)
       wt[k] = w[fn[k]][0] * tv[0] + w[fn[k]][1] * tv[1] + w[fn[k]][2] * tv[2];
@@ -162,17 +171,20 @@ static em_err project_face(const em_dofmap *d, const em_problem *prob, const em_
   t2[1] = n[2] * t1[0] - n[0] * t1[2];
   t2[2] = n[0] * t1[1] - n[1] * t1[0];
   em_quad q;
-  EM_TRY(em_quad_tri(2 * p + 2 > EM_QUAD_MAX_DEGREE ? EM_QUAD_MAX_DEGREE : 2 * p + 2, &q));
+  int deg = g->curved || 2 * p + 2 > EM_QUAD_MAX_DEGREE ? EM_QUAD_MAX_DEGREE : 2 * p + 2;
+  EM_TRY(em_quad_tri(deg, &q));
   double M[36] = {0}, w[EM_NB_MAX][3];
   em_cplx rhs[6] = {0};
   for (int k = 0; k < q.n; k++) {
-    double lam[4] = {0, 0, 0, 0}, x[3] = {0, 0, 0};
-    for (int v = 0; v < 3; v++) lam[fv[v]] = q.lam[3 * k + v];
-    for (int v = 0; v < 4; v++)
-      for (int c = 0; c < 3; c++) x[c] += lam[v] * g->x[v][c];
+    double lam[4], x[3], grad[4][3], da, nk[3], tan[2][3];
+    /* a curved face: its own point and the covariant tangents dx/ds, dx/dt
+       as the tangential test directions (the reference face's moments) */
+    em_tet_face_at(g, lf, q.lam + 3 * k, lam, x, grad, &da, nk, tan);
+    if (g->curved)
+      for (int c = 0; c < 3; c++) t1[c] = tan[0][c], t2[c] = tan[1][c];
     em_cplx E[3];
     EM_TRY(eval_data(prob, x, E));
-    em_basis_eval(p, lam, g->grad, w, NULL);
+    em_basis_eval(p, lam, (const double(*)[3])grad, w, NULL);
     for (int i = 0; i < ne; i++) {
       em_cplx c = fixed[-code[fe[i]] - 1];
       for (int v = 0; v < 3; v++) E[v] -= c * w[fe[i]][v];
@@ -221,15 +233,7 @@ em_err em_dirichlet_values(const em_mesh *m, const em_dofmap *d, const em_proble
         uint8_t *mark = done + (pass ? m->n_edge : 0) + ent;
         if (!fixed_ent || *mark) continue;
         if (!geom) {
-          em_tet_geom_make(m, t, &g);
-          /* the projections integrate on the straight entities */
-          if (g.curved) {
-            err = EM_RAISE(EM_ERR_INPUT,
-                           "Dirichlet data on curved tet %d (second-order mesh): non-zero fixed "
-                           "values are projected on straight edges and faces, not supported",
-                           t);
-            goto done;
-          }
+          em_tet_geom_make(m, t, &g); /* curved: the projections follow the map */
           em_dofmap_tet(d, m, t, code);
           geom = 1;
         }

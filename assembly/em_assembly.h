@@ -102,6 +102,24 @@ void em_tet_geom_make(const em_mesh *m, int32_t t, em_tet_geom *g);
 int em_tet_geom_at(const em_tet_geom *g, const double lam[4], double x[3], double grad[4][3],
                    double *dv);
 
+/* Straighten the edges of every curved tet whose map folds (det J changes
+ * sign at a quadrature point, a vertex or the centroid): their mid nodes go
+ * to the midpoints, for every tet around those edges; *n_edges edges
+ * straightened (counted per tet, so shared edges may count twice). */
+em_err em_curved_unfold(em_mesh *m, int32_t *n_edges);
+/* Local index (0..3) of global face f in tet t, -1 when it is not one. */
+int em_tet_local_face(const em_mesh *m, int32_t t, int32_t f);
+/* A point of local face lf (the face opposite vertex lf, vertices
+ * EM_TET_FACE[lf] in that order) given by its barycentrics mu[3] on them:
+ * the tet barycentrics lam, the mapped point x and gradients (as
+ * em_tet_geom_at), the area element *da per unit quadrature weight (a rule
+ * on the reference triangle with weights summing to 1: int_F f dA =
+ * sum_k w_k f(x_k) da_k; the area on a flat face), the unit normal n out
+ * of the tet there, and (tan may be NULL) the covariant tangents dx/ds,
+ * dx/dt of the parametrisation lam_b = s, lam_c = t. */
+void em_tet_face_at(const em_tet_geom *g, int lf, const double mu[3], double lam[4], double x[3],
+                    double grad[4][3], double *da, double n[3], double tan[2][3]);
+
 /* -------------------------------------------------------------- materials */
 
 /* Diagonal tensors at a point: eps_r and nu = mu_r^-1 (for a PML these are
@@ -161,7 +179,9 @@ typedef em_err (*em_tet_source_fn)(void *ctx, int32_t t, const double x[3], em_c
 /* A Robin boundary: gamma oint (n x E).(n x w) added to the matrix over the
  * triangles of a surface group, and oint g . w added to right-hand side
  * column `rhs` when g is set (w's tangential trace: only the tangential part
- * of g counts). */
+ * of g counts).  With dir set (a unit vector in the faces' plane) the term
+ * is anisotropic, gamma oint (E . dir)(w . dir): a sheet whose current flows
+ * along dir only (a lumped element). */
 typedef struct em_robin {
   int group;            /* surface group (index into mesh->group), or -1:
                            the faces listed below */
@@ -170,7 +190,8 @@ typedef struct em_robin {
   em_cplx gamma;
   em_vector_fn g; /* NULL: no source */
   void *g_ctx;
-  int rhs; /* right-hand side column for g */
+  int rhs;           /* right-hand side column for g */
+  const double *dir; /* NULL: isotropic (n x E).(n x w); else (E.dir)(w.dir) */
 } em_robin;
 
 /* All callbacks (material, source, dirichlet, Robin g) are called from
@@ -384,6 +405,26 @@ void em_port_robin(em_port *p, int excite, int rhs, em_robin *r);
  * V = -(1/w) oint E.v (positive terminal at +v). */
 em_err em_port_measure(const em_port *p, const em_mesh *m, const em_dofmap *d, const em_cplx *x,
                        const em_cplx *fixed, em_cplx *c);
+/* The same measure of a given field E(x) (an incident plane wave) instead of
+ * a solution: the port's triangles on their own map. */
+em_err em_port_measure_fn(const em_port *p, const em_mesh *m, int order, em_vector_fn E, void *ctx,
+                          em_cplx *c);
+/* A port as a matched load (plane-wave runs with ports, issue 30): a wave
+ * port keeps its own Robin term (it absorbs its mode); a lumped port becomes
+ * a resistive sheet of its reference R = z_ref (50 ohm when 0) across the
+ * gap, gamma = j k0 Z0 l / (R w) along v.  No source. */
+void em_port_robin_load(em_port *p, em_robin *r);
+
+/* The Robin source of a port terminating the total field in a
+ * scattered-field run (em_scatter_port_source, ctx an em_scatter_port):
+ * g = n x nu curl E_inc + gamma n x (n x E_inc) (wave port, n out of the
+ * domain), g = -gamma (E_inc . v) v (lumped load). */
+typedef struct em_scatter_port {
+  const em_scatter *sc;
+  const em_port *port;
+  em_cplx gamma; /* the port's Robin gamma (em_port_robin / em_port_robin_load) */
+} em_scatter_port;
+em_err em_scatter_port_source(void *ctx, const double x[3], em_cplx g[3]);
 
 #ifdef __cplusplus
 }

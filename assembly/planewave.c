@@ -81,3 +81,35 @@ em_err em_scatter_dirichlet(void *ctx, const double x[3], em_cplx E[3]) {
   for (int d = 0; d < 3; d++) E[d] = -E[d];
   return EM_OK;
 }
+
+/* A port's Robin boundary as a matched termination of the total field
+ * E = E_s + E_inc:  n x nu curl E + gamma n x (n x E) = 0 (wave port; n out
+ * of the domain), the load sheet gamma (E . v) v (lumped).  For the unknown
+ * E_s that leaves the source g = n x nu curl E_inc + gamma n x (n x E_inc)
+ * (wave port; the code's Robin form is g = -U of n x nu curl E + gamma
+ * n x (n x E) = U), g = -gamma (E_inc . v) v (lumped load). */
+em_err em_scatter_port_source(void *ctx, const double x[3], em_cplx g[3]) {
+  const em_scatter_port *sp = ctx;
+  const em_port *p = sp->port;
+  em_cplx E[3], C[3];
+  em_planewave_field(sp->sc->pw, x, E, C);
+  if (p->type == EM_PORT_LUMPED) {
+    em_cplx ev = E[0] * p->v[0] + E[1] * p->v[1] + E[2] * p->v[2];
+    for (int d = 0; d < 3; d++) g[d] = -sp->gamma * ev * p->v[d];
+    return EM_OK;
+  }
+  double n[3] = {-p->normal[0], -p->normal[1], -p->normal[2]}; /* out of the domain */
+  em_cplx nu = 1 / p->mu_r, nc[3], nE[3], nnE[3];
+  for (int d = 0; d < 3; d++) C[d] *= nu;
+  nc[0] = n[1] * C[2] - n[2] * C[1];
+  nc[1] = n[2] * C[0] - n[0] * C[2];
+  nc[2] = n[0] * C[1] - n[1] * C[0];
+  nE[0] = n[1] * E[2] - n[2] * E[1];
+  nE[1] = n[2] * E[0] - n[0] * E[2];
+  nE[2] = n[0] * E[1] - n[1] * E[0];
+  nnE[0] = n[1] * nE[2] - n[2] * nE[1];
+  nnE[1] = n[2] * nE[0] - n[0] * nE[2];
+  nnE[2] = n[0] * nE[1] - n[1] * nE[0];
+  for (int d = 0; d < 3; d++) g[d] = nc[d] + sp->gamma * nnE[d];
+  return EM_OK;
+}

@@ -110,3 +110,11 @@ void em_port_robin(em_port *p, int excite, int rhs, em_robin *r) {
     r->g = excite ? wave_source : NULL;
   }
 }
+
+void em_port_robin_load(em_port *p, em_robin *r) {
+  em_port_robin(p, 0, 0, r);
+  if (p->type != EM_PORT_LUMPED) return;
+  double R = p->z_ref > 0 ? p->z_ref : 50;
+  r->gamma = I * p->k0 * EM_Z0 * p->b / (R * p->a); /* sheet conductivity l / (R w) */
+  r->dir = p->v;
+}

@@ -1,11 +1,14 @@
-/* robin.c - Robin boundaries (ports, ABC):
+/* robin.c - Robin boundaries (ports, ABC, surface impedances, lumped
+ * elements):
  *   A += gamma oint (n x w_i).(n x w_j),   b[:, rhs] += oint g . (n x w_i) x n
+ * (with a direction d: gamma oint (w_i . d)(w_j . d), the g term alike)
  * over the triangles of a surface group, with (n x u).(n x v) = u_t . v_t
  * (u_t = u - (u.n) n).  The trace is taken from one adjacent tet; only the
  * functions of the face's three edges and of the face itself have a
  * tangential trace there.  g is paired with the tangential trace of w, the
  * only part that is single-valued across the face (a tangential g gives the
- * same as g . w).  Triangles are processed in order on one thread so the
+ * same as g . w).  Curved faces (Mesh/geometry_order 2) are integrated on
+ * their own map (em_tet_face_at).  Triangles are processed in order on one thread so the
  * matrix stays exactly symmetric. */
 #include <math.h>
 #include <string.h>
@@ -18,40 +21,19 @@ static const char *robin_name(const em_mesh *m, const em_robin *r) {
   return r->group >= 0 ? m->group[r->group].name : "outer boundary";
 }
 
-/* Whether local face lf of a curved tet is itself curved: a mid node of
- * one of its three edges off the straight midpoint (EM_CURVED_TOL). */
-static int face_curved(const em_tet_geom *g, int lf) {
-  if (!g->curved) return 0;
-  for (int e = 0; e < 6; e++) {
-    const int *v = EM_TET_EDGE[e];
-    if (v[0] == lf || v[1] == lf) continue;
-    double off = 0, len = 0;
-    for (int c = 0; c < 3; c++) {
-      double mid = 0.5 * (g->x[v[0]][c] + g->x[v[1]][c]);
-      off += (g->xm[e][c] - mid) * (g->xm[e][c] - mid);
-      len += (g->x[v[1]][c] - g->x[v[0]][c]) * (g->x[v[1]][c] - g->x[v[0]][c]);
-    }
-    if (off > EM_CURVED_TOL * EM_CURVED_TOL * len) return 1;
-  }
-  return 0;
-}
-
-/* One face f (triangle k of a group, or a listed face) of Robin boundary r.
- * The face is integrated as a flat triangle: a curved one is refused. */
+/* One face f (triangle k of a group, or a listed face) of Robin boundary r,
+ * by a triangle rule on the face's own map: a curved face (second-order
+ * mesh) has its own point, normal and area element at each point
+ * (em_tet_face_at) and the highest stored rule. */
 static em_err robin_face(const em_mesh *m, const em_dofmap *d, const em_pattern *pat,
                          const em_robin *r, int32_t f, em_system *sys) {
   int p = d->order, nb = em_basis_count(p);
   const em_basis_fn *tab = em_basis_table(p);
   int32_t k = f, t = m->face_tet[2 * (size_t)f];
-  int lf = 0;
-  while (lf < 4 && m->tet_face[4 * (size_t)t + lf] != f) lf++;
-  EM_CHECK(lf < 4, EM_ERR_INTERNAL, "face %d not found in its tet %d", f, t);
+  int lf = em_tet_local_face(m, t, f);
+  EM_CHECK(lf >= 0, EM_ERR_INTERNAL, "face %d not found in its tet %d", f, t);
   em_tet_geom g;
   em_tet_geom_make(m, t, &g);
-  EM_CHECK(!face_curved(&g, lf), EM_ERR_INPUT,
-           "Robin boundary '%s': face %d is curved (second-order mesh); Robin faces are "
-           "integrated as flat triangles: not supported with curved tets",
-           robin_name(m, r), k);
   int32_t code[EM_NB_MAX];
   em_dofmap_tet(d, m, t, code);
   int fn[3 * EM_MAX_ORDER + 6], nt = 0;
@@ -60,34 +42,26 @@ static em_err robin_face(const em_mesh *m, const em_dofmap *d, const em_pattern 
         (tab[i].kind == EM_ENT_EDGE && EM_TET_EDGE[tab[i].entity][0] != lf &&
          EM_TET_EDGE[tab[i].entity][1] != lf))
       fn[nt++] = i;
-  const int *fv = EM_TET_FACE[lf];
-  double e1[3], e2[3], n[3];
-  for (int c = 0; c < 3; c++) {
-    e1[c] = g.x[fv[1]][c] - g.x[fv[0]][c];
-    e2[c] = g.x[fv[2]][c] - g.x[fv[0]][c];
-  }
-  n[0] = e1[1] * e2[2] - e1[2] * e2[1];
-  n[1] = e1[2] * e2[0] - e1[0] * e2[2];
-  n[2] = e1[0] * e2[1] - e1[1] * e2[0];
-  double nn = sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]), area = nn / 2;
-  EM_CHECK(nn > 0, EM_ERR_INPUT, "Robin boundary '%s': face %d is degenerate", robin_name(m, r), k);
-  for (int c = 0; c < 3; c++) n[c] /= nn;
-  int deg = r->g ? 2 * p + 2 : 2 * p;
+  int deg = g.curved ? EM_QUAD_MAX_DEGREE : r->g ? 2 * p + 2 : 2 * p;
   em_quad q;
   EM_TRY(em_quad_tri(deg > EM_QUAD_MAX_DEGREE ? EM_QUAD_MAX_DEGREE : deg, &q));
   double M[(3 * EM_MAX_ORDER + 6) * (3 * EM_MAX_ORDER + 6)] = {0}, w[EM_NB_MAX][3];
   for (int kq = 0; kq < q.n; kq++) {
-    double lam[4] = {0, 0, 0, 0}, x[3] = {0, 0, 0};
-    for (int v = 0; v < 3; v++) lam[fv[v]] = q.lam[3 * kq + v];
-    for (int v = 0; v < 4; v++)
-      for (int c = 0; c < 3; c++) x[c] += lam[v] * g.x[v][c];
-    em_basis_eval(p, lam, g.grad, w, NULL);
+    double lam[4], x[3], grad[4][3], da, n[3];
+    em_tet_face_at(&g, lf, q.lam + 3 * kq, lam, x, grad, &da, n, NULL);
+    EM_CHECK(da > 0, EM_ERR_INPUT, "Robin boundary '%s': face %d is degenerate", robin_name(m, r),
+             k);
+    em_basis_eval(p, lam, (const double(*)[3])grad, w, NULL);
     double wt[3 * EM_MAX_ORDER + 6][3];
     for (int i = 0; i < nt; i++) {
       double un = w[fn[i]][0] * n[0] + w[fn[i]][1] * n[1] + w[fn[i]][2] * n[2];
       for (int c = 0; c < 3; c++) wt[i][c] = w[fn[i]][c] - un * n[c];
+      if (r->dir) { /* a sheet along dir: only the trace's component along it */
+        double ud = wt[i][0] * r->dir[0] + wt[i][1] * r->dir[1] + wt[i][2] * r->dir[2];
+        for (int c = 0; c < 3; c++) wt[i][c] = ud * r->dir[c];
+      }
     }
-    double wq = q.w[kq] * area;
+    double wq = q.w[kq] * da;
     for (int i = 0; i < nt; i++)
       for (int j = i; j < nt; j++)
         M[i * nt + j] += wq * (wt[i][0] * wt[j][0] + wt[i][1] * wt[j][1] + wt[i][2] * wt[j][2]);

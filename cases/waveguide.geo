@@ -5,8 +5,9 @@
 // mode enters at port1 (z = 0).  The far end is either a second waveguide
 // port (Geometry/termination = 0), a PML section closed by PEC
 // (Geometry/termination = 1), a PEC short (Geometry/termination = 2) or
-// an open end (Geometry/termination = 3: the walls are the group pec_walls,
-// so that with Boundary/outer = abc only the end face absorbs).
+// an open end (Geometry/termination = 3: with Boundary/outer = abc only the
+// end face absorbs).  Except with the PML section the walls are the group
+// pec_walls: PEC, or copper with -setnumber Boundary/pec_walls/sigma 5.8e7.
 //
 // Reference (docs/validation.md, R2): f_c = 6.557140
 // GHz; at 10 GHz beta = 158.238256 rad/m; two matched ports: |S21| = 1,
@@ -44,7 +45,7 @@ If (term == 0)
   port2() = Surface In BoundingBox{-eps, -eps, len - eps, a + eps, b + eps, len + eps};
   Physical Surface("port2") = {port2()};
 EndIf
-If (term == 3)
+If (term != 1)
   walls() = Surface{:};
   walls() -= port1();
   walls() -= Surface In BoundingBox{-eps, -eps, len - eps, a + eps, b + eps, len + eps};

@@ -136,7 +136,7 @@ static int on_bbox(const em_mesh *m, const em_mesh_stats *st, int32_t f) {
  * bounding box.  Fixed (tangential E = 0): PEC faces.  Ports and pmc*
  * faces keep the natural condition (a magnetic wall unless a Robin term is
  * added). */
-static em_err setup_faces(const em_mesh *m, int outer_abc, em_setup *s) {
+static em_err setup_faces(const em_case *c, const em_mesh *m, int outer_abc, em_setup *s) {
   em_mesh_stats st;
   em_mesh_stats_compute(m, &st);
   EM_TRY(em_calloc(&s->face_role, (size_t)m->n_face, 1, "face roles"));
@@ -152,6 +152,7 @@ static em_err setup_faces(const em_mesh *m, int outer_abc, em_setup *s) {
     else if (starts_with(name, "pmc") && !role[f])
       role[f] = EM_FACE_PMC;
   }
+  EM_TRY(em_setup_surfaces(c, m, s, role)); /* case_surface.c: sigma, rlc */
   s->n_abc = 0;
   for (int32_t f = 0; f < m->n_face; f++) {
     if (m->face_tet[2 * f + 1] >= 0 || role[f] != EM_FACE_NONE) continue; /* not bare exterior */
@@ -203,11 +204,29 @@ em_err em_setup_build(const em_case *c, const em_mesh *m, const em_setup_opts *o
       em_log_info(log, "%s: %s, %.4g x %.4g mm", p->name,
                   p->type == EM_PORT_WAVEGUIDE ? "waveguide" : "lumped", p->a * 1e3, p->b * 1e3);
   }
-  EM_TRY(setup_faces(m, o->outer_abc, s));
+  EM_TRY(setup_faces(c, m, o->outer_abc, s));
+  for (int i = 0; i < s->n_surface; i++) {
+    const em_surface *sf = &s->surface[i];
+    if (sf->kind == EM_SURFACE_IMPEDANCE)
+      em_log_info(log, "%s: surface impedance, sigma %.4g S/m, roughness %.3g um, %d faces",
+                  m->group[sf->group].name, sf->sigma, sf->roughness * 1e6, sf->n_face);
+    else
+      em_log_info(log, "%s: lumped %s R %.4g ohm, L %.4g H, C %.4g F over %.4g x %.4g mm",
+                  m->group[sf->group].name, sf->parallel ? "parallel" : "series", sf->R, sf->L,
+                  sf->C, sf->w * 1e3, sf->l * 1e3);
+  }
   for (int g = 0; g < m->n_group; g++) {
     const char *n = m->group[g].name;
-    if (m->group[g].dim == 2 && !starts_with(n, "pec") && !starts_with(n, "pmc") && !port_number(n))
-      em_log_verbose(log, "surface group '%s' has no boundary role (names: pec*, pmc*, portN)", n);
+    int surf = 0;
+    for (int i = 0; i < s->n_surface; i++) surf |= s->surface[i].group == g;
+    for (int32_t k = 0; k < m->n_tri && !surf; k++)
+      surf = m->tri_group[k] == g && s->face_role[m->tri_face[k]] == EM_FACE_PERIODIC;
+    if (m->group[g].dim == 2 && !surf && !starts_with(n, "pec") && !starts_with(n, "pmc") &&
+        !port_number(n))
+      em_log_verbose(log,
+                     "surface group '%s' has no boundary role (names: pec*, pmc*, portN; "
+                     "Boundary/%s/sigma or type rlc)",
+                     n, n);
   }
   return EM_OK;
 }
@@ -238,4 +257,5 @@ void em_setup_free(em_setup *s) {
   em_free(&s->port);
   em_free(&s->face_fixed);
   em_free(&s->abc_face);
+  em_setup_surfaces_free(s);
 }

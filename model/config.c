@@ -138,6 +138,25 @@ static em_err read_mesh_file(const em_case *c, em_run_config *cfg) {
   return EM_OK;
 }
 
+/* What a frequency writes beside E (post/fields.c): H and S, the surface
+ * current, E and H on a plane. */
+static em_err read_field_outputs(const em_case *c, em_run_config *cfg) {
+  EM_TRY(em_cfg_integer(c, "Output/h_field", 0, 1, &cfg->h_field));
+  EM_TRY(em_cfg_integer(c, "Output/surface_current", 0, 1, &cfg->surface_current));
+  static const char *const axes[] = {"none", "x", "y", "z"};
+  int k;
+  EM_TRY(em_cfg_choice(c, "Output/plane_normal", axes, 4, &k));
+  cfg->plane_axis = k - 1;
+  EM_TRY(em_cfg_number(c, "Output/plane_at", &cfg->plane_at));
+  cfg->plane_at *= cfg->unit;
+  EM_TRY(em_cfg_integer(c, "Output/plane_points", 2, 10000, &cfg->plane_points));
+  static const char *const fmts[] = {"csv", "vtk", "both"};
+  EM_TRY(em_cfg_choice(c, "Output/plane_format", fmts, 3, &k));
+  cfg->plane_csv = k != 1;
+  cfg->plane_vtk = k != 0;
+  return EM_OK;
+}
+
 em_err em_run_config_read(const em_case *c, em_run_config *cfg) {
   memset(cfg, 0, sizeof *cfg);
   EM_TRY(em_cfg_number(c, "Geometry/unit", &cfg->unit));
@@ -179,19 +198,6 @@ em_err em_run_config_read(const em_case *c, em_run_config *cfg) {
   EM_TRY(em_cfg_integer(c, "PML/elements", 0, 50, &cfg->pml_elements));
   EM_CHECK(cfg->pml_reflection > 0 && cfg->pml_reflection < 1, EM_ERR_INPUT,
            "PML/reflection = %g must be in (0, 1)", cfg->pml_reflection);
-  /* curved tets: only the volume terms follow the quadratic map; what
-     integrates over straight triangles (port modes and their Robin terms,
-     the ABC, far-field surfaces) or locates points in straight tets (plane
-     waves, line probes, the mesh check of a driven run) is not mixed in */
-  EM_CHECK(cfg->geometry_order == 1 || cfg->eigen, EM_ERR_INPUT,
-           "Mesh/geometry_order 2 (curved tets) is supported for Solver/problem eigen only: a "
-           "driven run's ports, plane wave, ABC and far-field surfaces assume straight tets");
-  EM_CHECK(cfg->geometry_order == 1 || !cfg->outer_abc, EM_ERR_INPUT,
-           "Mesh/geometry_order 2 (curved tets) does not support Boundary/outer abc (its Robin "
-           "faces are integrated as straight triangles): use a PML or geometry_order 1");
-  EM_CHECK(cfg->geometry_order == 1 || cfg->eig_ports != 2, EM_ERR_INPUT,
-           "Mesh/geometry_order 2 (curved tets) does not support Eigen/ports matched (the port's "
-           "mode and Robin term live on straight triangles): use open or short");
   static const char *const fields[] = {"auto", "all", "first", "none", "middle"};
   int f;
   EM_TRY(em_cfg_choice(c, "Output/fields", fields, 5, &f));
@@ -215,6 +221,7 @@ em_err em_run_config_read(const em_case *c, em_run_config *cfg) {
     EM_TRY(em_cfg_number(c, ends[i], &cfg->line[i]));
     cfg->line[i] *= cfg->unit;
   }
+  EM_TRY(read_field_outputs(c, cfg));
   return EM_OK;
 }
 

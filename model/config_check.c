@@ -91,5 +91,15 @@ em_err em_run_config_check_mesh(const em_case *c, const em_run_config *cfg, cons
              "outside the mesh",
              p[0] * 1e3, p[1] * 1e3, p[2] * 1e3);
   }
+  if (cfg->plane_axis >= 0) { /* the plane output crosses the interior */
+    int ax = cfg->plane_axis;
+    em_mesh_stats st;
+    em_mesh_stats_compute(m, &st);
+    const double *bb = s->has_pml ? s->pml.inner : st.bbox;
+    EM_CHECK(cfg->plane_at >= bb[2 * ax] && cfg->plane_at <= bb[2 * ax + 1], EM_ERR_INPUT,
+             "Output/plane_at: the plane %c = %g m misses the %s extent [%g, %g] m", "xyz"[ax],
+             cfg -> plane_at, s -> has_pml ? "interior (non-PML)" : "mesh's", bb[2 * ax],
+             bb[2 * ax + 1]);
+  }
   return EM_OK;
 }

@@ -84,11 +84,12 @@ em_err em_ff_config_read(const em_case *c, const em_run_config *cfg, const em_me
     EM_CHECK(ff->group >= 0, EM_ERR_INPUT,
              "Farfield/surface = '%s': the case has no surface group of that name", surf);
   }
-  if (ff->planewave) {
-    EM_CHECK(s->n_port == 0, EM_ERR_INPUT,
-             "Excitation/type planewave: case %s has %d port(s); a scattering run has none "
-             "(remove the port groups, or use Excitation/type port)",
-             em_case_path(c), s->n_port);
+  static const char *const methods[] = {"surface", "volume"};
+  EM_TRY(em_cfg_choice(c, "Farfield/method", methods, 2, &ff->volume));
+  if (ff->planewave) { /* ports, if any, are matched loads (the antenna's RCS) */
+    EM_CHECK(!s->n_port || !cfg->sweep_adaptive, EM_ERR_INPUT,
+             "Excitation/type planewave with ports: Solver/sweep adaptive models S-parameters, "
+             "which a plane wave does not give; use Solver/sweep uniform");
     EM_CHECK(s->has_pml, EM_ERR_INPUT,
              "Excitation/type planewave: case %s has no PML; the scattered field needs one "
              "around the scatterer (volumes named pml*)",

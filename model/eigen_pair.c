@@ -1,7 +1,8 @@
 /* eigen_pair.c - the pencil of Solver/problem eigen (docs/eigen.md): the
  * curl-curl weak form split as (S - k0^2 T) e = 0,
  *
- *   S = int nu curl e . curl w + ABC (+ matched ports),   T = int eps e . w,
+ *   S = int nu curl e . curl w + ABC + surface impedances, lumped sheets
+ *       (+ matched ports),                                 T = int eps e . w,
  *
  * assembled apart with one pattern: k0 = 0 gives S; k0 = 1 with nu = 0
  * gives -T.  The terms of the driven problem that depend on the frequency
@@ -34,6 +35,10 @@ em_err em_setup_eigen_pair(const em_mesh *m, const em_dofmap *d, em_setup *s, in
   /* the ABC terms of model/fsys.c: gamma = j k_t sqrt(eps mu) / mu per medium */
   EM_TRY_GOTO(err, em_abc_robins(m, s->medium, s->abc_face, s->n_abc, kt, rb, 16, &n_abc), done);
   n_rb = n_abc;
+  /* surface impedances and lumped sheets: their Z at k_t */
+  int n_sf = 0;
+  EM_TRY_GOTO(err, em_setup_surface_robins(s, kt, rb + n_rb, 16 - n_rb, &n_sf), done);
+  n_rb += n_sf;
   if (matched) /* Eigen/ports matched: the port's Robin term, no excitation */
     for (int i = 0; i < s->n_port; i++) {
       if (n_rb >= 16) {

@@ -76,17 +76,23 @@ typedef struct em_run_config {
   int fields;                 /* 0 none, 1 first frequency, 2 all, 3 middle (n_freq / 2) */
   int vtk_binary;
   int subdiv;
-  double touchstone_z0; /* ohm: the Touchstone file's reference (0: each port's own) */
-  int line_points;      /* E along a line: points (0: none) */
-  int interp_points;    /* S splined onto this many frequencies (0: none) */
-  double line[6];       /* from xyz, to xyz (metres) */
-  int eigen;            /* Solver/problem: 0 driven, 1 eigen */
-  double eig_target;    /* Eigen/target, Hz */
-  int eig_n;            /* Eigen/n */
-  double eig_tol;       /* Eigen/tolerance */
-  int eig_ncv;          /* Eigen/subspace (0: automatic) */
-  int eig_restarts;     /* Eigen/max_restarts */
-  int eig_ports;        /* Eigen/ports: 0 open (PMC), 1 short (PEC), 2 matched */
+  double touchstone_z0;     /* ohm: the Touchstone file's reference (0: each port's own) */
+  int line_points;          /* E along a line: points (0: none) */
+  int interp_points;        /* S splined onto this many frequencies (0: none) */
+  double line[6];           /* from xyz, to xyz (metres) */
+  int eigen;                /* Solver/problem: 0 driven, 1 eigen */
+  double eig_target;        /* Eigen/target, Hz */
+  int eig_n;                /* Eigen/n */
+  double eig_tol;           /* Eigen/tolerance */
+  int eig_ncv;              /* Eigen/subspace (0: automatic) */
+  int eig_restarts;         /* Eigen/max_restarts */
+  int eig_ports;            /* Eigen/ports: 0 open (PMC), 1 short (PEC), 2 matched */
+  int h_field;              /* Output/h_field: H and S beside E in fields_<f>.vtk */
+  int surface_current;      /* Output/surface_current: surface_<f>.vtk */
+  int plane_axis;           /* Output/plane_normal: -1 none, 0 x, 1 y, 2 z */
+  double plane_at;          /* metres */
+  int plane_points;         /* along the longer side */
+  int plane_csv, plane_vtk; /* Output/plane_format */
 } em_run_config;
 
 em_err em_run_config_read(const em_case *c, em_run_config *cfg);
@@ -109,12 +115,52 @@ em_err em_run_config_check(const em_case *c, const em_run_config *cfg);
  * bounding box, the first-order ABC.  Precedence on a face in several
  * groups: pec > port > pmc. */
 typedef enum em_face_role {
-  EM_FACE_NONE = 0, /* interior, or a natural boundary of no group */
-  EM_FACE_PEC,      /* fixed: pec* groups and bare exterior faces */
-  EM_FACE_PORT,     /* a port's face (natural; the port adds its Robin term) */
-  EM_FACE_PMC,      /* pmc*: natural, nothing added */
-  EM_FACE_ABC       /* exterior on the bounding box with Boundary/outer abc */
+  EM_FACE_NONE = 0,  /* interior, or a natural boundary of no group */
+  EM_FACE_PEC,       /* fixed: pec* groups and bare exterior faces */
+  EM_FACE_PORT,      /* a port's face (natural; the port adds its Robin term) */
+  EM_FACE_PMC,       /* pmc*: natural, nothing added */
+  EM_FACE_ABC,       /* exterior on the bounding box with Boundary/outer abc */
+  EM_FACE_IMPEDANCE, /* a conductor's surface impedance (Boundary/<g>/sigma) */
+  EM_FACE_LUMPED,    /* a lumped R, L, C sheet (Boundary/<g>/type rlc) */
+  EM_FACE_PERIODIC   /* a side of a periodic pair (natural; tied by the solve) */
 } em_face_role;
+
+/* A surface boundary of a case group (case_surface.c, docs/physics.md):
+ *   impedance: Leontovich's condition E_t = Z_s H x n (n into the metal) on
+ *     the surface of a good conductor, Z_s = (1 + j) K sqrt(w mu0 / (2 sigma))
+ *     with Hammerstad's roughness factor K = 1 + (2/pi) atan(1.4 (D/delta)^2)
+ *     (D the rms roughness, delta the skin depth; K = 1 without roughness);
+ *   lumped: a sheet of width w and length l (its current along v) carrying
+ *     the element impedance Z = R + j w L + 1 / (j w C) (series) or
+ *     1 / Z = 1 / R + 1 / (j w L) + j w C (parallel); a value 0 leaves that
+ *     element out.  Its sheet impedance is Z w / l.
+ * Both are the Robin term gamma oint E_t . w_t (lumped: along v only) with
+ * gamma = j k0 Z0 / Z_sheet, Z_sheet = Z_s or Z w / l. */
+typedef enum em_surface_kind { EM_SURFACE_IMPEDANCE = 1, EM_SURFACE_LUMPED } em_surface_kind;
+
+typedef struct em_surface {
+  int group; /* surface group (index into mesh->group) */
+  em_surface_kind kind;
+  double sigma;     /* impedance: conductivity, S/m */
+  double roughness; /* impedance: rms roughness, m (0: smooth) */
+  double R, L, C;   /* lumped: ohm, H, F (0: left out) */
+  int parallel;     /* lumped: 1 parallel, 0 series */
+  double v[3];      /* lumped: unit current direction in the sheet */
+  double w, l;      /* lumped: width across v and length along v (m) */
+  int32_t n_face;
+  int32_t *face; /* the group's faces with this role, ascending */
+} em_surface;
+
+/* Z_s (impedance) or Z w / l (lumped) in ohm at k0 (rad/m); the element
+ * impedance Z itself with *z_elem (may be NULL). */
+em_cplx em_surface_sheet(const em_surface *s, double k0, em_cplx *z_elem);
+/* The surface's Robin term at k0 (gamma = j k0 Z0 / Z_sheet; no source). */
+void em_surface_robin(const em_surface *s, double k0, em_robin *r);
+/* Time-averaged power the surface dissipates for the solution x:
+ *   P = 1/2 Re(1 / Z_sheet) oint |E_t|^2   (lumped: |E . v|^2),
+ * E_t from the tet on the face's meshed side. */
+em_err em_surface_loss(const em_surface *s, const em_mesh *m, const em_dofmap *d, const em_cplx *x,
+                       const em_cplx *fixed, double k0, double *p);
 
 typedef struct em_setup_opts {
   int outer_abc;         /* bare exterior faces on the bounding box: 0 PEC, 1 ABC */
@@ -132,6 +178,8 @@ typedef struct em_setup {
   uint8_t *face_fixed; /* per face: tangential E prescribed (EM_FACE_PEC) */
   int32_t n_abc;
   int32_t *abc_face; /* the EM_FACE_ABC faces, ascending */
+  int n_surface;
+  em_surface *surface; /* impedance and lumped boundaries, by group */
 } em_setup;
 
 /* The medium of volume `name` (is_pml: eps_r may be absent, then 1);
@@ -144,6 +192,18 @@ double em_setup_index_of(void *ctx, const char *group_name);
  * gets the PML box and the ports' geometry. */
 em_err em_setup_build(const em_case *c, const em_mesh *m, const em_setup_opts *o, const em_log *log,
                       em_setup *s);
+/* The surface boundaries of the case's surface groups (Boundary/<g>/...)
+ * into s->surface, their faces' roles into role (called by em_setup_build
+ * after the pec / port / pmc roles); em_setup_surfaces_free frees them. */
+em_err em_setup_surfaces(const em_case *c, const em_mesh *m, em_setup *s, uint8_t *role);
+void em_setup_surfaces_free(em_setup *s);
+/* The Robin terms of the surface boundaries at k0 into rb (at most cap;
+ * they borrow the setup's face lists). */
+em_err em_setup_surface_robins(const em_setup *s, double k0, em_robin *rb, int cap, int *n);
+/* Power dissipated by all surface boundaries of kind (0: all). */
+em_err em_setup_surface_loss(const em_setup *s, const em_mesh *m, const em_dofmap *d,
+                             const em_cplx *x, const em_cplx *fixed, double k0, int kind,
+                             double *p);
 /* The port planes become PEC (an eigen run with Eigen/ports short). */
 void em_setup_short_ports(const em_mesh *m, em_setup *s);
 /* Every port at every frequency of freq[]: a waveguide port below its
@@ -199,7 +259,7 @@ em_err em_array_parse_weights(const char *s, int n, em_cplx *a);
 typedef struct em_ff_config {
   int enabled;                             /* compute the far field at each frequency */
   int compute_auto;                        /* Farfield/compute auto (not on) */
-  int planewave;                           /* Excitation/type planewave (no ports) */
+  int planewave;                           /* Excitation/type planewave (ports: loads) */
   double theta_step, phi_step;             /* degrees */
   int group;                               /* NF2FF surface group, -1: PML boundary */
   em_mirror mirror[3];                     /* Farfield/mirror_x|y|z */
@@ -208,6 +268,7 @@ typedef struct em_ff_config {
   double pw_theta, pw_phi, pw_psi, pw_amp; /* radians, V/m */
   int plots;                               /* Output/plots */
   em_array_config arr;                     /* several wave ports (Array/ *) */
+  int volume;                              /* Farfield/method: 1 volume form, 0 surface */
 } em_ff_config;
 
 em_err em_ff_config_read(const em_case *c, const em_run_config *cfg, const em_mesh *m,
@@ -220,11 +281,15 @@ typedef struct em_pw_source {
   const em_mesh *mesh;
   const em_setup *setup;
   const em_ff_config *ff;
-  em_planewave pw; /* at the current frequency */
-  em_scatter sc;   /* its scattered-field sources */
+  em_planewave pw;                     /* at the current frequency */
+  em_scatter sc;                       /* its scattered-field sources */
+  em_scatter_port sport[EM_MAX_PORTS]; /* the ports as its loads */
 } em_pw_source;
 
 em_err em_pw_source_prepare(void *ctx, double k0, em_problem *prob);
+/* An em_fsys_desc.port_source (ctx = the source): port i's load term gets
+ * the scattered field's Robin source (em_scatter_port_source). */
+em_err em_pw_port_source(void *ctx, double k0, int port, em_robin *r);
 
 /* Solver/problem eigen (eigen_pair.c): S (k0 = 0 with the ABC and, when
  * matched, the ports' Robin terms) and T (the mass, k0 = 1 with nu = 0,
@@ -232,6 +297,40 @@ em_err em_pw_source_prepare(void *ctx, double k0, em_problem *prob);
  * frozen at the target wavenumber kt. */
 em_err em_setup_eigen_pair(const em_mesh *m, const em_dofmap *d, em_setup *s, int matched,
                            double kt, const em_log *log, em_csr **S, em_csr **T);
+
+/* ------------------------------------------------ periodic boundaries
+ *
+ * Pairs of planar surface groups, Boundary/<master>/periodic = "<slave>"
+ * (the slave the master translated by d; at most three pairs), with the
+ * Floquet condition E(x + d) = E(x) exp(-j k_t . d) (periodic.c,
+ * docs/physics.md).  The slave side's unknowns are the master side's times
+ * the phase; the solve works on A_red = P^H A P, b_red = P^H b (not complex
+ * symmetric for k_t != 0: periodic_solve.c), and the solution is expanded
+ * to every DOF. */
+typedef struct em_periodic em_periodic;
+
+/* The pairs of case c on mesh m; *p NULL when the case has none.  Errors:
+ * an unknown partner, groups that are not planar translates. */
+em_err em_periodic_create(const em_case *c, const em_mesh *m, em_periodic **p);
+void em_periodic_destroy(em_periodic **p);
+int em_periodic_pairs(const em_periodic *p);
+/* The mesh with its vertices renumbered by (root image, id), so that the
+ * translations keep the vertex order (and with it the basis orientation);
+ * every slave vertex must have its image (a periodic mesh). */
+em_err em_periodic_mesh(em_periodic *p, const em_mesh *m, em_mesh **out);
+/* The slave DOFs of the DOF map d on the periodic mesh m tied to their
+ * masters; the reduced numbering keeps the order groups. */
+em_err em_periodic_dofs(em_periodic *p, const em_mesh *m, const em_dofmap *d);
+/* k_t = k0 kdir (kdir: the plane wave's k / k0, or the scan direction). */
+void em_periodic_set_k(em_periodic *p, const double kdir[3]);
+int32_t em_periodic_n_red(const em_periodic *p);
+/* Solve the assembled (whole-mesh) system sys at k0 for every right-hand
+ * side: A_red by the LDL^T of the complex symmetric M = P^T A P and a
+ * Woodbury correction of the rows where they differ, refined against
+ * A_red (periodic_solve.c).  x: [n_rhs][n_dof] expanded to every DOF; st
+ * per right-hand side (iterations = refinement steps). */
+em_err em_periodic_solve(em_periodic *p, double k0, const em_system *sys, const em_log *log,
+                         em_cplx *x, em_ksp_stats *st);
 
 /* ------------------------------------------- minimal rational interpolation
  *
@@ -316,8 +415,12 @@ typedef struct em_fsys_desc {
   const em_mesh *mesh;
   const em_dofmap *dofs;      /* the unknowns and the basis order */
   const em_setup *setup;      /* media, PML, ports (their frequency state is set by
-                                 em_fsys_solve), the ABC faces */
+                                 em_fsys_solve), the ABC faces, the surface
+                                 impedances and lumped sheets (their Robin terms) */
   const em_solve_opts *solve; /* format, preconditioner, Krylov method */
+  em_periodic *periodic;      /* Floquet pairs: solved by em_periodic_solve
+                                 instead of the operator and the Krylov method
+                                 (NULL: none) */
   em_backend backend;
   /* optional: another excitation (a plane wave) into prob at k0 */
   em_err (*prepare)(void *ctx, double k0, em_problem *prob);
@@ -326,6 +429,10 @@ typedef struct em_fsys_desc {
      27): rank 0 calls em_fsys_solve, the others em_fsys_serve; NULL or one
      rank: the solve of this process alone */
   const struct em_dist *dist;
+  /* optional, with a plane wave: the ports are matched loads (no port
+     excitation; em_port_robin_load) and this sets the Robin source of port
+     i's term r for the scattered field (after prepare, same ctx) */
+  em_err (*port_source)(void *ctx, double k0, int port, em_robin *r);
 } em_fsys_desc;
 
 /* What a solve did. */
@@ -392,6 +499,7 @@ typedef struct em_block_stat {
 
 typedef struct em_model {
   em_case *cs;
+  em_periodic *periodic; /* Floquet pairs (periodic.c), NULL: none */
   em_run_config cfg;
   em_mesh *mesh;
   em_mesh_stats mstats;

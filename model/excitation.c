@@ -28,3 +28,17 @@ em_err em_pw_source_prepare(void *ctx, double k0, em_problem *prob) {
   prob->dirichlet_ctx = &src->sc;
   return EM_OK;
 }
+
+/* A port of a plane-wave run is a matched load of the total field
+ * (em_port_robin_load, set by em_fsys_solve): its Robin term gets the
+ * scattered field's source g from E_inc (em_scatter_port_source). */
+em_err em_pw_port_source(void *ctx, double k0, int port, em_robin *r) {
+  em_pw_source *src = ctx;
+  (void)k0; /* src->sc holds this frequency's wave (em_pw_source_prepare) */
+  em_scatter_port *sp = &src->sport[port];
+  *sp = (em_scatter_port){&src->sc, &src->setup->port[port], r->gamma};
+  r->g = em_scatter_port_source;
+  r->g_ctx = sp;
+  r->rhs = 0;
+  return EM_OK;
+}

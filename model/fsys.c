@@ -221,7 +221,7 @@ static em_err solve_all(em_fsys *s, const em_system *sys, int ns, const em_log *
         bp[(size_t)j * n + perm[i]] = sys->b[(size_t)(e0 + j) * n + i];
         xp[(size_t)j * n + i] = 0;
       }
-    if (!d->setup->n_port)
+    if (!d->setup->n_port || d->port_source) /* a plane wave drives (the ports its loads) */
       em_log_info(log, "solving for the plane wave (%d unknowns)", n);
     else if (m == 1)
       em_log_info(log, "solving for %s (%d unknowns)", d->setup->port[e0].name, n);
@@ -349,21 +349,32 @@ em_err em_fsys_solve(em_fsys *s, double f, const em_log *log, em_fsys_stats *st,
      column) and the ABC's, gamma proportional to k0 */
   for (int i = 0; i < np; i++) {
     EM_TRY(em_port_set_frequency(&d->setup->port[i], k0));
-    em_port_robin(&d->setup->port[i], 1, i, &rb[i]);
+    if (d->port_source) /* a plane wave drives: the ports are its loads */
+      em_port_robin_load(&d->setup->port[i], &rb[i]);
+    else
+      em_port_robin(&d->setup->port[i], 1, i, &rb[i]);
   }
   for (int i = 0; i < s->n_abc_terms; i++) {
     rb[np + i] = s->abc[i];
     rb[np + i].gamma *= k0;
   }
+  int n_rb = np + s->n_abc_terms; /* then the surface impedances and lumped sheets */
+  int n_sf = d->setup->n_surface;
+  EM_CHECK(n_rb + n_sf <= FSYS_MAX_ROBIN, EM_ERR_INPUT,
+           "%d ports, %d ABC media and %d surface boundaries: at most %d Robin terms", np,
+           s->n_abc_terms, n_sf, FSYS_MAX_ROBIN);
+  for (int i = 0; i < n_sf; i++) em_surface_robin(&d->setup->surface[i], k0, &rb[n_rb++]);
   em_media media = {d->mesh, d->setup->medium, d->setup->has_pml ? &d->setup->pml : NULL, k0};
   em_problem prob = {.k0 = k0,
                      .material = em_media_material,
                      .material_ctx = &media,
                      .tet_vary = s->vary,
-                     .n_robin = np + s->n_abc_terms,
+                     .n_robin = n_rb,
                      .robin = rb,
                      .n_rhs = np};
   if (d->prepare) EM_TRY(d->prepare(d->prepare_ctx, k0, &prob));
+  for (int i = 0; i < np && d->port_source; i++)
+    EM_TRY(d->port_source(d->prepare_ctx, k0, i, &rb[i]));
   int ns = prob.n_rhs; /* solves: one per port, or the plane wave */
   EM_CHECK(ns >= 1 && ns <= 16, EM_ERR_INPUT, "%d excitations (1..16)", ns);
   double t0 = em_wtime();
@@ -372,10 +383,20 @@ em_err em_fsys_solve(em_fsys *s, double f, const em_log *log, em_fsys_stats *st,
   em_stage_end(log, EM_STAGE_ASSEMBLY, NULL);
   EM_TRY(err);
   st->t_assembly = em_wtime() - t0;
-
-  /* the operator wants its rows sorted (sliced formats): the order depends
-     on the pattern only, planned once */
   int32_t n = d->dofs->n_dof;
+  if (d->periodic) { /* a Floquet cell: its own direct solve (periodic_solve.c) */
+    t0 = em_wtime();
+    EM_TRY_GOTO(err, em_calloc(&x, (size_t)n * ns, sizeof *x, "solutions"), done);
+    EM_TRY_GOTO(err, em_periodic_solve(d->periodic, k0, sys, log, x, st->ksp), done);
+    st->t_solve = em_wtime() - t0;
+    st->n_solve = ns;
+    st->converged = 1;
+    for (int e = 0; e < ns; e++) st->converged &= st->ksp[e].reason == EM_KSP_CONVERGED;
+    *sys_out = sys;
+    *x_out = x;
+    return EM_OK;
+  }
+
   if (dist) { /* every rank its share (dfsys.c) */
     t0 = em_wtime();
     EM_TRY_GOTO(err, em_calloc(&x, (size_t)n * ns, sizeof *x, "solutions"), done);
@@ -385,6 +406,8 @@ em_err em_fsys_solve(em_fsys *s, double f, const em_log *log, em_fsys_stats *st,
     *x_out = x;
     return EM_OK;
   }
+  /* the operator wants its rows sorted (sliced formats): the order depends
+     on the pattern only, planned once */
   t0 = em_wtime();
   em_blockop_opts bop = d->solve->bop;
   bop.backend = d->backend;

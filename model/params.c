@@ -26,6 +26,8 @@
   { n, 0, 0, NULL, 0, h, NULL, d }
 #define GSTR_REQ(d, n, h) \
   { n, 1, 0, NULL, 0, h, NULL, d }
+#define GSTR(d, n, v, h) \
+  { n, 1, 0, v, 1, h, NULL, d }
 
 static const em_param_spec SPECS[] = {
     NUM("Geometry/unit", 1e-3, "m", "metres per model unit (1e-3: the geometry is in mm)"),
@@ -108,7 +110,7 @@ static const em_param_spec SPECS[] = {
         "mesher on every core, 3-5x faster; Gmsh 4.8's differs from run to run)"),
     NUM("Mesh/geometry_order", 1, NULL,
         "1: straight-sided tets; 2: curved (quadratic, isoparametric) tets whose mid-edge "
-        "nodes lie on the CAD surfaces (Solver/problem eigen without ports or ABC only)"),
+        "nodes lie on the CAD surfaces"),
     GNUM_REQ(3, "Materials/*/eps_r", "relative permittivity of volume '*' (required)"),
     GNUM(3, "Materials/*/mu_r", 1, NULL, "relative permeability of volume '*'"),
     GNUM(3, "Materials/*/tan_delta", 0, NULL, "dielectric loss tangent of volume '*'"),
@@ -119,6 +121,29 @@ static const em_param_spec SPECS[] = {
     GNUM(2, "Ports/*/dir_x", 0, NULL, "lumped port: E direction x (0,0,0: along the shorter side)"),
     GNUM(2, "Ports/*/dir_y", 0, NULL, "lumped port: E direction y"),
     GNUM(2, "Ports/*/dir_z", 0, NULL, "lumped port: E direction z"),
+    GSTR(2, "Boundary/*/type", "auto",
+         "surface group '*': auto (a surface impedance when sigma > 0), impedance, or rlc (a "
+         "lumped R, L, C sheet over the group's rectangle)"),
+    GNUM(2, "Boundary/*/sigma", 0, "S/m",
+         "conductivity of the metal behind surface group '*' (Leontovich surface impedance; "
+         "0: none, the group keeps its name's role)"),
+    GNUM(2, "Boundary/*/roughness", 0, "um",
+         "rms surface roughness of group '*', micrometres (Hammerstad's loss factor)"),
+    GNUM(2, "Boundary/*/R", 0, "ohm", "rlc group '*': resistance, ohm (0: none)"),
+    GNUM(2, "Boundary/*/L", 0, "H", "rlc group '*': inductance, henry (0: none)"),
+    GNUM(2, "Boundary/*/C", 0, "F", "rlc group '*': capacitance, farad (0: none)"),
+    GSTR(2, "Boundary/*/circuit", "series", "rlc group '*': R, L, C in series or parallel"),
+    GNUM(2, "Boundary/*/dir_x", 0, NULL,
+         "rlc group '*': current direction x (0,0,0: along the shorter side)"),
+    GNUM(2, "Boundary/*/dir_y", 0, NULL, "rlc group '*': current direction y"),
+    GNUM(2, "Boundary/*/dir_z", 0, NULL, "rlc group '*': current direction z"),
+    GSTR(2, "Boundary/*/periodic", "",
+         "periodic pair: the surface group that is group '*' translated (its slave side; the "
+         "mesh periodic), with the Floquet phase of the plane wave or of Periodic/theta, phi"),
+    NUM("Periodic/theta", 0, "deg",
+        "periodic cells driven by ports: scan direction, polar angle in degrees (a plane wave "
+        "sets its own)"),
+    NUM("Periodic/phi", 0, "deg", "periodic cells driven by ports: scan direction, azimuth"),
     NUM("PML/order", 2, NULL, "PML grading exponent m in sigma(xi) ~ (xi/L)^m"),
     NUM("PML/reflection", 1e-6, NULL, "PML normal-incidence reflection target R0"),
     NUM("PML/elements", 3, NULL,
@@ -145,6 +170,18 @@ static const em_param_spec SPECS[] = {
     NUM("Output/line_to_x", 0, "model units", "line end x (model units)"),
     NUM("Output/line_to_y", 0, "model units", "line end y"),
     NUM("Output/line_to_z", 0, "model units", "line end z"),
+    NUM("Output/h_field", 1, NULL,
+        "1: H (A/m) and the Poynting vector S = 1/2 Re(E x H*) beside E in fields_<f>.vtk"),
+    NUM("Output/surface_current", 1, NULL,
+        "1: the surface current J_s = n x H on metal (PEC and impedance faces) in "
+        "surface_<f>.vtk, at the frequencies of the fields"),
+    STR("Output/plane_normal", "none",
+        "E, H and S on the plane normal to x, y or z (none: no plane) at the frequencies of the "
+        "fields: plane_<f>.csv / .vtk"),
+    NUM("Output/plane_at", 0, "model units", "coordinate of the plane (model units)"),
+    NUM("Output/plane_points", 101, NULL,
+        "plane: points along the longer side of the mesh's (non-PML) extent"),
+    STR("Output/plane_format", "both", "plane: csv, vtk or both"),
     STR("Farfield/compute", "auto",
         "far field and antenna figures / RCS at every frequency: auto (when the case has a PML "
         "or a plane wave), on, off"),
@@ -153,6 +190,9 @@ static const em_param_spec SPECS[] = {
     STR("Farfield/surface", "auto",
         "NF2FF surface: auto (the surface group 'nf2ff' if any, else the boundary of the "
         "non-PML region), or the name of a closed surface group"),
+    STR("Farfield/method", "volume",
+        "NF2FF: volume (E and curl E weighted over a layer of tets one ring inside the surface; "
+        "far less sensitive to the fields' errors) or surface (the traces on it)"),
     STR("Farfield/mirror_x", "none", "symmetry plane x = mirror_x_at: none, pec or pmc"),
     STR("Farfield/mirror_y", "none", "symmetry plane y = mirror_y_at: none, pec or pmc"),
     STR("Farfield/mirror_z", "none", "symmetry plane z = mirror_z_at: none, pec or pmc"),
@@ -164,7 +204,7 @@ static const em_param_spec SPECS[] = {
         "1: the z mirror (pec) is an infinite ground plane: far field above it only"),
     STR("Excitation/type", "port",
         "what drives the structure: port (each port in turn) or "
-        "planewave (scattering; the case has no ports)"),
+        "planewave (scattering; ports, if any, are matched loads)"),
     NUM("Excitation/theta", 0, "deg",
         "plane wave: direction of travel, polar angle in degrees (0: along +z)"),
     NUM("Excitation/phi", 0, "deg", "plane wave: direction of travel, azimuth in degrees"),

@@ -28,7 +28,7 @@ double em_setup_pml_wall(const em_mesh *m, const em_dofmap *d, const em_setup *s
       int32_t o = m->face_tet[2 * (size_t)f] == t ? m->face_tet[2 * (size_t)f + 1]
                                                   : m->face_tet[2 * (size_t)f];
       if (o < 0)
-        outer = 1;
+        outer |= s->face_role[f] != EM_FACE_PERIODIC; /* a cell's side is no wall */
       else if (!med[m->tet_group[o]].is_pml)
         inner = 1;
     }

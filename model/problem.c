@@ -9,6 +9,7 @@ void em_model_record_blocks(em_model *md, const em_log *log) {
   const em_blockmat *A;
   const em_blockop *op;
   em_fsys_operator(md->fsys, &A, &op);
+  if (!A || !op) return; /* a periodic cell's own direct solve has no operator */
   em_blockop_mode m = md->cfg.solve.bop.mode;
   md->n_block = A->nb;
   for (int i = 0; i < A->nb; i++)
@@ -36,6 +37,7 @@ void em_model_record_blocks(em_model *md, const em_log *log) {
 
 void em_model_free(em_model *m) {
   em_fsys_destroy(&m->fsys);
+  em_periodic_destroy(&m->periodic);
   em_dofmap_destroy(&m->dofs);
   em_setup_free(&m->setup);
   em_mesh_destroy(&m->mesh);

@@ -152,6 +152,7 @@ em_err em_antenna_figures(const em_nf2ff *nf, const em_ff_grid *g, double p_acc,
   memset(a, 0, sizeof *a);
   a->p_acc = p_acc;
   a->p_acc_s11 = NAN;
+  a->p_loss_metal = a->p_loss_lumped = NAN; /* the caller's split of p_loss */
   a->mismatch = mismatch;
   a->p_loss = p_loss;
   a->p_surface = nf->p_surface;
@@ -213,6 +214,10 @@ em_err em_antenna_figures(const em_nf2ff *nf, const em_ff_grid *g, double p_acc,
   em_nf2ff_far(nf, th, ph, &ft, &fp);
   double A = creal(ft * conj(ft)), B = creal(fp * conj(fp)), C = creal(ft * conj(fp));
   double beta = 0.5 * atan2(2 * C, A - B);
+  em_cplx fr, fl; /* circular parts (post/polarization.c) */
+  em_ff_circular(ft, fp, &fr, &fl, &a->axial_ratio);
+  a->g_rhcp = a->gain * creal(fr * conj(fr)) / (A + B);
+  a->g_lhcp = a->gain * creal(fl * conj(fl)) / (A + B);
   for (int k = 0; k < 3; k++) a->e_dir[k] = cos(beta) * tv[k] + sin(beta) * pv[k];
   a->h_dir[0] = r[1] * a->e_dir[2] - r[2] * a->e_dir[1];
   a->h_dir[1] = r[2] * a->e_dir[0] - r[0] * a->e_dir[2];

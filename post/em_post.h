@@ -27,6 +27,10 @@ typedef struct em_vtk_opts {
                               0: 64-bit "double" */
   const em_cancel *cancel; /* polled every 256 tets: set, the writer stops with
                               EM_ERR_CANCELLED and leaves no file (NULL: never) */
+  em_err (*H)(void *ctx, int32_t t, const double lam[4], em_cplx H[3]);
+  /* H: NULL for E only; else H from it (the same ctx as E) too: "H_re",
+     "H_im", "H_abs" (A/m) and the time-averaged Poynting vector "S" =
+     1/2 Re(E x H*) (W/m^2) */
 } em_vtk_opts;
 
 /* The field to write, sampled at barycentric point lam of tet t. */
@@ -44,6 +48,39 @@ typedef em_err (*em_field_sampler)(void *ctx, int32_t t, const double lam[4], em
  * naming the tet), leaves no file. */
 em_err em_vtk_write(const char *path, const em_mesh *m, em_field_sampler E, void *ctx,
                     const em_vtk_opts *o);
+
+/* A complex vector field on mesh faces (the surface current on metal):
+ * legacy VTK UNSTRUCTURED_GRID of triangles, each face face[k] split into
+ * subdiv^2 sub-triangles on the lattice of denominator subdiv (points not
+ * shared between faces).  fn(ctx, k, lam, x, v) gives the point x (metres)
+ * and the value v at barycentric lam on the face's vertices m->face[3 f ..];
+ * point data "<name>_re", "<name>_im" (vectors), "<name>_abs"; cell data
+ * "group" = tag[k] (NULL: none).  A sampler error or a value that is not
+ * finite leaves no file (post/vtk_surface.c). */
+typedef em_err (*em_face_sampler)(void *ctx, int32_t k, const double lam[3], double x[3],
+                                  em_cplx v[3]);
+em_err em_vtk_surface_write(const char *path, const em_mesh *m, int32_t n_face, const int32_t *face,
+                            const int32_t *tag, em_face_sampler fn, void *ctx, const char *name,
+                            const em_vtk_opts *o);
+
+/* Fields on a plane x_axis = at (post/plane.c): an n_u x n_v grid of points
+ * over [lo[0], hi[0]] x [lo[1], hi[1]] along the axes u = (axis + 1) % 3,
+ * v = (axis + 2) % 3.  Each point is located in the straight tets that cross
+ * the plane (a bucket grid over the plane: O(points + tets on the plane));
+ * E and H come from the samplers there (H may be NULL).  Writes, each when
+ * its path is not NULL: a CSV (x_m, y_m, z_m, inside, then the real and
+ * imaginary parts of E, H and the Poynting vector S = 1/2 Re(E x H*); zero
+ * outside the mesh) and a legacy VTK STRUCTURED_POINTS with the same as
+ * point data.  Both to temporary names, renamed when complete. */
+typedef struct em_plane {
+  int axis;            /* 0, 1, 2: the plane's normal x, y or z */
+  double at;           /* its coordinate, metres */
+  int n_u, n_v;        /* points along u and v (>= 2) */
+  double lo[2], hi[2]; /* extent along u and v, metres */
+} em_plane;
+
+em_err em_plane_write(const char *csv, const char *vtk, const em_mesh *m, const em_plane *p,
+                      em_field_sampler E, em_field_sampler H, void *ctx, const char *title);
 
 /* ------------------------------------------------------------------- JSON */
 
@@ -247,6 +284,13 @@ typedef struct em_nf2ff_opts {
   em_mirror mirror[3];     /* symmetry / image planes (NONE: none) */
   double mirror_at[3];     /* their coordinates, metres */
   int half_space;          /* the z mirror (PEC) is an infinite ground */
+  int volume;              /* 1: the volume form (em_nf2ff_create): E and curl E
+                              weighted by grad(phi) over a layer of tets inside
+                              S, phi the P1 cut-off 1 inside, 0 on S */
+  int volume_degree;       /* its tet rule (0: 6) */
+  int volume_shift;        /* rings of tets between S and the layer (0: the
+                              tets that touch S; a ring that would reach the
+                              structure or another medium is not taken) */
 } em_nf2ff_opts;
 
 /* The faces of S with the tet on their inside (in_tet[i]) and the outward
@@ -287,6 +331,13 @@ typedef struct em_ff_grid {
 em_err em_ff_grid_eval(const em_nf2ff *nf, double dtheta, double dphi, em_ff_grid *g);
 void em_ff_grid_free(em_ff_grid *g);
 
+/* Circular components of a far field F = F_theta theta_hat + F_phi phi_hat
+ * (post/polarization.c): F_R = (F_theta + j F_phi) / sqrt 2 (right-hand,
+ * IEEE, exp(+j w t)), F_L = (F_theta - j F_phi) / sqrt 2, and the axial
+ * ratio 20 log10((|F_R| + |F_L|) / ||F_R| - |F_L||) dB (0 circular, inf
+ * linear, NaN for F = 0).  Any output may be NULL. */
+void em_ff_circular(em_cplx f_theta, em_cplx f_phi, em_cplx *f_r, em_cplx *f_l, double *ar_db);
+
 /* Antenna figures of one frequency (docs/farfield.md).  D = 4 pi U / P_rad
  * with P_rad the far-field integral; radiation efficiency
  * e = P_rad / (P_rad + P_loss) from the loss integral (P_rad / P_acc when
@@ -307,7 +358,10 @@ typedef struct em_antenna {
                                  P_inc (1 - |S11|^2) (em_port_power; set by the
                                  caller, NaN: not computed) */
   double mismatch;            /* 1 - |S11|^2 in the reference impedance (input) */
-  double p_loss;              /* W lost in the media (input; NaN: not computed) */
+  double p_loss;              /* W lost in the media (input; NaN: not computed),
+                                 metal and lumped loads included */
+  double p_loss_metal;        /* W of p_loss in surface impedances (set by the caller) */
+  double p_loss_lumped;       /* W of p_loss in lumped R, L, C sheets (caller) */
   double p_surface;           /* W through S (surface Poynting integral) */
   double p_far;               /* W, far-field integral */
   double u_max;               /* W/sr */
@@ -321,6 +375,10 @@ typedef struct em_antenna {
   double xpol_axis;           /* dB: cross / co at the maximum */
   double xpol_peak;           /* dB: largest cross-polar U / co-polar U at the maximum */
   double bw_e, bw_h;          /* degrees */
+  double g_rhcp, g_lhcp;      /* linear partial gains of the right- and
+                                       left-hand circular parts at the maximum:
+                                       G |F_R|^2 / |F|^2, G |F_L|^2 / |F|^2 */
+  double axial_ratio;         /* dB at the maximum (0: circular, inf: linear) */
   double dir_max[3];          /* unit vector towards the maximum */
   double e_dir[3], h_dir[3];  /* unit vectors spanning the E- and H-plane
                                  cuts with dir_max */
@@ -480,6 +538,9 @@ typedef struct em_freq_result {
   double pml_wall; /* <|E|^2> at the PML's outer wall / at its interface
                       (first excitation; NaN: no PML), model/pml_wall.c */
   char fields[64]; /* the fields file of this frequency, "" when none */
+  double p_metal;  /* W dissipated by the surface impedances (first
+                      excitation; NaN: none) */
+  double p_lumped; /* W dissipated by the lumped R, L, C sheets */
 } em_freq_result;
 
 /* The results of a sweep, frequency by frequency. */
@@ -498,6 +559,10 @@ typedef struct em_results {
   double *rcs_back, *rcs_fwd; /* [n_freq] m^2 (plane wave; NaN until computed) */
   em_antenna *arr_ant;        /* [n_freq] the array excitation's figures (ff_array.c) */
   em_cplx *arr_a;             /* [n_freq][n_port] the array weights used */
+  em_cplx *rx;                /* [n_freq][n_port] a plane wave's ports (matched loads):
+                                 wave port the outgoing modal amplitude (sqrt W),
+                                 lumped the load voltage (V) */
+  double *rx_power;           /* [n_freq][n_port] W into each load */
   /* the adaptive sweep */
   int n_samples;                      /* full solves so far */
   em_freq_result *sample;             /* [Solver/sweep_max_solves] each full solve */

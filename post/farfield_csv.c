@@ -36,7 +36,7 @@ em_err em_farfield_csv_write(const char *path, double freq, const em_ff_grid *g,
           freq, a->p_far);
   fputs(
       "theta_deg,phi_deg,Ftheta_re,Ftheta_im,Fphi_re,Fphi_im,directivity_dBi,gain_dBi,"
-      "realized_gain_dBi,co_dBi,cross_dBi\n",
+      "realized_gain_dBi,co_dBi,cross_dBi,rhcp_gain_dBi,lhcp_gain_dBi,axial_ratio_dB\n",
       f);
   double to_d = 4 * M_PI / a->p_far;
   for (int i = 0; i < g->n_theta; i++)
@@ -57,6 +57,13 @@ em_err em_farfield_csv_write(const char *path, double freq, const em_ff_grid *g,
       put(f, db(u * to_d * a->efficiency * a->mismatch), 0);
       put(f, db((a->copol ? uy : ux) * to_d), 0);
       put(f, db((a->copol ? ux : uy) * to_d), 0);
+      em_cplx fr, fl; /* circular parts: partial gains, axial ratio */
+      double ar;
+      em_ff_circular(F[0], F[1], &fr, &fl, &ar);
+      double ur = creal(fr * conj(fr)) / (2 * nf->eta), ul = creal(fl * conj(fl)) / (2 * nf->eta);
+      put(f, db(ur * to_d * a->efficiency), 0);
+      put(f, db(ul * to_d * a->efficiency), 0);
+      put(f, ar, 0);
       fputc('\n', f);
     }
   EM_TRY(em_outfile_commit(&out));
@@ -122,10 +129,11 @@ em_err em_antenna_csv_write(const char *path, int n, const double *freq, const e
   EM_TRY(em_outfile_open(&out, path, 0));
   FILE *f = out.f;
   fputs(
-      "f_Hz,P_acc_W,P_acc_S11_W,mismatch,P_rad_surface_W,P_rad_farfield_W,P_loss_W,directivity_"
-      "dBi,"
+      "f_Hz,P_acc_W,P_acc_S11_W,mismatch,P_rad_surface_W,P_rad_farfield_W,P_loss_W,"
+      "P_loss_metal_W,P_loss_lumped_W,directivity_dBi,"
       "gain_dBi,realized_gain_dBi,efficiency,power_balance,theta_max_deg,phi_max_deg,"
-      "front_to_back_dB,copol,xpol_axis_dB,xpol_peak_dB,beamwidth_E_deg,beamwidth_H_deg\n",
+      "front_to_back_dB,copol,xpol_axis_dB,xpol_peak_dB,beamwidth_E_deg,beamwidth_H_deg,"
+      "rhcp_gain_dBi,lhcp_gain_dBi,axial_ratio_dB\n",
       f);
   for (int i = 0; i < n; i++) {
     const em_antenna *r = a + i;
@@ -139,6 +147,8 @@ em_err em_antenna_csv_write(const char *path, int n, const double *freq, const e
     put(f, r->p_surface, 0);
     put(f, r->p_far, 0);
     put(f, r->p_loss, 0);
+    put(f, r->p_loss_metal, 0);
+    put(f, r->p_loss_lumped, 0);
     put(f, db(r->directivity), 0);
     put(f, db(r->gain), 0);
     put(f, db(r->realized_gain), 0);
@@ -152,6 +162,9 @@ em_err em_antenna_csv_write(const char *path, int n, const double *freq, const e
     put(f, r->xpol_peak, 0);
     put(f, r->bw_e, 0);
     put(f, r->bw_h, 0);
+    put(f, db(r->g_rhcp), 0);
+    put(f, db(r->g_lhcp), 0);
+    put(f, r->axial_ratio, 0);
     fputc('\n', f);
   }
   EM_TRY(em_outfile_commit(&out));

@@ -21,6 +21,8 @@ static em_nf2ff_opts nf2ff_opts(const em_model *m, double k0) {
   em_nf2ff_opts o = {
       .group = ff->group, .medium = m->setup.medium, .k0 = k0, .half_space = ff->half_space};
   for (int d = 0; d < 3; d++) o.mirror[d] = ff->mirror[d], o.mirror_at[d] = ff->mirror_at[d];
+  o.volume = ff->volume; /* Farfield/method */
+  o.volume_shift = 1;
   return o;
 }
 
@@ -127,6 +129,12 @@ static em_err antenna(const em_model *m, em_results *r, em_outdir *out, const em
   em_cplx s11 = r->S[(size_t)fi * np * np];
   double mismatch = 1 - creal(s11 * conj(s11));
   EM_TRY(em_field_loss(m->mesh, m->dofs, x, fixed, m->setup.medium, k0, &p_loss));
+  double p_metal, p_lumped; /* surface impedances and lumped sheets (model/case_surface.c) */
+  EM_TRY(em_setup_surface_loss(&m->setup, m->mesh, m->dofs, x, fixed, k0, EM_SURFACE_IMPEDANCE,
+                               &p_metal));
+  EM_TRY(em_setup_surface_loss(&m->setup, m->mesh, m->dofs, x, fixed, k0, EM_SURFACE_LUMPED,
+                               &p_lumped));
+  p_loss += p_metal + p_lumped;
   EM_TRY(em_port_flux(&m->setup.port[0], m->mesh, m->dofs, x, fixed, &flux));
   em_antenna *a = &r->ant[fi];
   em_err err = em_antenna_figures(nf, g, flux, mismatch, p_loss, a);
@@ -139,6 +147,8 @@ static em_err antenna(const em_model *m, em_results *r, em_outdir *out, const em
     EM_TRY(err);
   }
   a->p_acc_s11 = p_acc_s11;
+  a->p_loss_metal = p_metal;
+  a->p_loss_lumped = p_lumped;
   char name[64], path[1400], tag[32];
   double f = r->freq[fi];
   em_post_freq_tag(f, tag, sizeof tag);
@@ -158,12 +168,13 @@ static em_err antenna(const em_model *m, em_results *r, em_outdir *out, const em
   if (!listed) EM_TRY(em_outdir_add(out, "antenna.csv"));
   em_log_verbose(log,
                  "far field: P_rad %.4g W (surface) / %.4g W (far field), P_acc %.4g W (port "
-                 "flux; P_inc (1 - |S11|^2) = %.4g W), P_loss %.3g W; D %.2f dBi, G %.2f dBi, "
+                 "flux; P_inc (1 - |S11|^2) = %.4g W), P_loss %.3g W (metal %.3g W, lumped "
+                 "%.3g W); D %.2f dBi, G %.2f dBi, "
                  "realized %.2f dBi at (%.1f, %.1f) deg, efficiency %.2f%%, power balance %.4f; "
                  "%.2f s",
-                 a->p_surface, a->p_far, flux, p_acc_s11, p_loss, db10(a->directivity),
-                 db10(a->gain), db10(a->realized_gain), a->theta_max, a->phi_max,
-                 100 * a->efficiency, a->balance, em_wtime() - t0);
+                 a->p_surface, a->p_far, flux, p_acc_s11, p_loss, p_metal, p_lumped,
+                 db10(a->directivity), db10(a->gain), db10(a->realized_gain), a->theta_max,
+                 a->phi_max, 100 * a->efficiency, a->balance, em_wtime() - t0);
   return EM_OK;
 }
 

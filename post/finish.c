@@ -11,7 +11,7 @@
  * (ports_print.c). */
 static void print_ports(const em_model *m, const em_results *r, FILE *f) {
   int np = r->n_port;
-  if (!np) return;
+  if (!np || m->ff.planewave) return; /* a plane wave's loads: received.csv */
   const char *names[EM_MAX_PORTS];
   for (int p = 0; p < np; p++) names[p] = m->setup.port[p].name;
   em_ports_table t = {

@@ -8,18 +8,6 @@
 
 #include "run_impl.h"
 
-typedef struct {
-  const em_mesh *m;
-  const em_dofmap *d;
-  const em_cplx *x, *fixed;
-} field_ctx;
-
-static em_err sample_field(void *ctx, int32_t t, const double lam[4], em_cplx E[3]) {
-  const field_ctx *f = ctx;
-  em_field_eval(f->m, f->d, f->x, f->fixed, t, lam, E, NULL);
-  return EM_OK;
-}
-
 static em_err ports_at(const em_model *m, double k0) {
   for (int i = 0; i < m->setup.n_port; i++) EM_TRY(em_port_set_frequency(&m->setup.port[i], k0));
   return EM_OK;
@@ -39,7 +27,7 @@ em_err em_post_measure(const em_model *m, const em_cplx *x, const em_cplx *fixed
  * Touchstone) and the flags, the ports already at fi's frequency. */
 static em_err row(const em_model *m, em_results *res, const em_log *log, int fi,
                   const em_cplx *meas) {
-  int np = m->setup.n_port;
+  int np = m->ff.planewave ? 0 : m->setup.n_port; /* a plane wave has no S */
   if (np) {
     EM_TRY(em_port_sparams(np, m->setup.port, meas, res->S + (size_t)fi * np * np, res->zref,
                            res->zin + (size_t)fi * np));
@@ -70,28 +58,6 @@ static int writes_fields(const em_run_config *cfg, int fi) {
          (cfg->fields == 3 && fi == cfg->n_freq / 2);
 }
 
-static em_err fields_file(const em_model *m, em_freq_result *fr, em_outdir *out, const em_log *log,
-                          double f, const em_cplx *x, const em_cplx *fixed) {
-  const em_run_config *cfg = &m->cfg;
-  char name[64], path[1200], tag[32], title[96];
-  em_post_freq_tag(f, tag, sizeof tag);
-  snprintf(name, sizeof name, "fields_%s.vtk", tag);
-  snprintf(title, sizeof title, "%s f = %.9g Hz", em_case_name(m->cs), f);
-  EM_TRY(em_outdir_path(out, name, path, sizeof path));
-  field_ctx fc = {m->mesh, m->dofs, x, fixed};
-  em_vtk_opts vo = {cfg->vtk_binary, cfg->subdiv, title, 0, out->cancel};
-  em_err err = em_vtk_write(path, m->mesh, sample_field, &fc, &vo);
-  if (err == EM_ERR_NUMERIC && !fr->converged) { /* a field that is not a number: flagged */
-    em_log_warn(log, "f = %.6g GHz: no %s (not converged: %s)", f * 1e-9, name, em_error_message());
-    em_error_clear();
-    return EM_OK;
-  }
-  EM_TRY(err);
-  EM_TRY(em_outdir_add(out, name));
-  snprintf(fr->fields, sizeof fr->fields, "%s", name);
-  return EM_OK;
-}
-
 static em_err line_file(const em_model *m, em_outdir *out, double f, const em_cplx *x,
                         const em_cplx *fixed) {
   char name[64], path[1200], tag[32];
@@ -108,23 +74,33 @@ em_err em_post_frequency(const em_model *m, em_results *res, em_outdir *out, con
   const em_run_config *cfg = &m->cfg;
   em_freq_result *fr = &res->fr[fi];
   double f = res->freq[fi], k0 = 2 * M_PI * f / EM_C0;
-  int np = m->setup.n_port;
+  int np = m->ff.planewave ? 0 : m->setup.n_port; /* a plane wave's ports: its loads */
   em_cplx *meas = NULL;
   EM_TRY(ports_at(m, k0));
   double t0 = em_wtime();
   em_stage_begin(log, EM_STAGE_POST); /* with the far field and the files as stages inside */
-  EM_TRY_GOTO(err, em_calloc(&meas, (size_t)np * np, sizeof *meas, "port measurements"), done);
-  EM_TRY_GOTO(err, em_post_measure(m, x, fixed, meas), done);
+  EM_TRY_GOTO(err, em_calloc(&meas, (size_t)np * np + 1, sizeof *meas, "port measurements"), done);
+  if (np) EM_TRY_GOTO(err, em_post_measure(m, x, fixed, meas), done);
+  if (m->ff.planewave && m->setup.n_port) /* what the loads receive: received.c */
+    EM_TRY_GOTO(err, em_post_received(m, res, out, log, fi, k0, x, fixed), done);
   EM_TRY_GOTO(err, row(m, res, log, fi, meas), done);
   em_stage_begin(log, EM_STAGE_FARFIELD);
   err = em_post_ff_frequency(m, res, out, log, fi, k0, x, fixed, np ? meas : NULL);
   em_stage_end(log, EM_STAGE_FARFIELD, NULL);
   EM_TRY_GOTO(err, err, done);
-  if (writes_fields(cfg, fi)) {
+  if (writes_fields(cfg, fi)) { /* E, H, S, J_s, the plane: post/fields.c */
     em_stage_begin(log, EM_STAGE_WRITING);
-    err = fields_file(m, fr, out, log, f, x, fixed);
+    err = em_post_fields(m, fr, out, log, f, x, fixed);
     em_stage_end(log, EM_STAGE_WRITING, "%s", fr->fields);
     EM_TRY_GOTO(err, err, done);
+  }
+  fr->p_metal = fr->p_lumped = NAN; /* the power the surface boundaries take (model/) */
+  for (int i = 0; i < m->setup.n_surface; i++) {
+    double p = 0;
+    const em_surface *sf = &m->setup.surface[i];
+    EM_TRY_GOTO(err, em_surface_loss(sf, m->mesh, m->dofs, x, fixed, k0, &p), done);
+    double *to = sf->kind == EM_SURFACE_IMPEDANCE ? &fr->p_metal : &fr->p_lumped;
+    *to = isfinite(*to) ? *to + p : p;
   }
   if (cfg->line_points > 0) EM_TRY_GOTO(err, line_file(m, out, f, x, fixed), done);
   fr->pml_wall = em_setup_pml_wall(m->mesh, m->dofs, &m->setup, x, fixed); /* model/ */

@@ -11,7 +11,9 @@ em_err em_post_line_write(const em_model *m, double f, const em_cplx *x, const e
   em_outfile o;
   EM_TRY(em_outfile_open(&o, path, 0));
   fprintf(o.f, "# E along the line, excitation %s, f = %.9g Hz\n",
-          m->setup.n_port ? m->setup.port[0].name : "planewave", f);
+          m->setup.n_port && !m->ff.planewave ? m->setup.port[0].name
+                                              : "the plane wave (scattered field)",
+          f);
   fprintf(o.f, "s_m,x_m,y_m,z_m,Ex_re,Ex_im,Ey_re,Ey_im,Ez_re,Ez_im\n");
   double len = sqrt(pow(cfg->line[3] - cfg->line[0], 2) + pow(cfg->line[4] - cfg->line[1], 2) +
                     pow(cfg->line[5] - cfg->line[2], 2));

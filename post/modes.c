@@ -122,7 +122,8 @@ em_err em_post_modes(const em_model *md, em_eigen_result *er, em_outdir *out, FI
     char title[128];
     snprintf(title, sizeof title, "%s mode %d, f = %.6g%+.4gj GHz", em_case_name(md->cs), i + 1,
              creal(mi[i].f) * 1e-9, cimag(mi[i].f) * 1e-9);
-    em_vtk_opts vo = {md->cfg.vtk_binary, md->cfg.subdiv, title, 0, out->cancel};
+    em_vtk_opts vo = {.binary = md->cfg.vtk_binary, .subdiv = md->cfg.subdiv, .title = title,
+                      .cancel = out->cancel};
     EM_TRY_GOTO(err, em_vtk_write(path, m, sample, &fc, &vo), done);
   }
   fprintf(f, "# %s: %d eigenmodes nearest %.6g GHz (order %d, %d unknowns)\n", em_case_name(md->cs),

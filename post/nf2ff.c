@@ -264,32 +264,24 @@ static void cross_c(const double a[3], const em_cplx b[3], em_cplx c[3]) {
 }
 
 /* One face: points, J = n x H and M = -n x E times the weights, and
- * 1/2 Re (E x H*) . n integrated. */
+ * 1/2 Re (E x H*) . n integrated; a curved face (second-order mesh) with
+ * its own points, normal and area element (em_tet_face_at). */
 static double face_currents(const em_mesh *m, const em_dofmap *d, const em_cplx *x,
                             const em_cplx *fixed, const em_quad *q, int32_t f, int32_t t,
-                            const double n[3], em_cplx h_of_curl, double *xp, em_cplx *J,
+                            const double n0[3], em_cplx h_of_curl, double *xp, em_cplx *J,
                             em_cplx *M) {
-  const int32_t *fv = m->face + 3 * (size_t)f;
-  const double *p[3];
-  for (int a = 0; a < 3; a++) p[a] = m->xyz + 3 * (size_t)fv[a];
-  double e1[3], e2[3];
-  for (int c = 0; c < 3; c++) e1[c] = p[1][c] - p[0][c], e2[c] = p[2][c] - p[0][c];
-  double cr[3] = {e1[1] * e2[2] - e1[2] * e2[1], e1[2] * e2[0] - e1[0] * e2[2],
-                  e1[0] * e2[1] - e1[1] * e2[0]};
-  double area = 0.5 * sqrt(cr[0] * cr[0] + cr[1] * cr[1] + cr[2] * cr[2]), power = 0;
+  em_tet_geom g;
+  em_tet_geom_make(m, t, &g);
+  int lf = em_tet_local_face(m, t, f);
+  double power = 0;
   for (int k = 0; k < q->n; k++) {
-    const double *mu = q->lam + 3 * k;
-    double lam[4] = {0, 0, 0, 0};
-    for (int a = 0; a < 3; a++)
-      for (int b = 0; b < 4; b++)
-        if (m->tet[4 * (size_t)t + b] == fv[a]) lam[b] = mu[a];
+    double lam[4], grad[4][3], da, n[3];
+    em_tet_face_at(&g, lf, q->lam + 3 * k, lam, xp + 3 * k, grad, &da, n, NULL);
+    if (!g.curved) memcpy(n, n0, sizeof n); /* the face's own (flat) normal */
     em_cplx E[3], C[3], H[3];
     em_field_eval(m, d, x, fixed, t, lam, E, C);
-    for (int c = 0; c < 3; c++) {
-      H[c] = h_of_curl * C[c];
-      xp[3 * k + c] = mu[0] * p[0][c] + mu[1] * p[1][c] + mu[2] * p[2][c];
-    }
-    double w = q->w[k] * area;
+    for (int c = 0; c < 3; c++) H[c] = h_of_curl * C[c];
+    double w = q->w[k] * da;
     em_cplx nH[3], nE[3];
     cross_c(n, H, nH);
     cross_c(n, E, nE);
@@ -302,6 +294,126 @@ static double face_currents(const em_mesh *m, const em_dofmap *d, const em_cplx 
     power += 0.5 * w * creal(s);
   }
   return power;
+}
+
+/* The volume form of the transform.  For a radiating E (curl curl E = k^2 E
+ * outside the sources) and the plane wave w = q exp(j k r.y), q _|_ r, the
+ * field P = curl E x w + E x curl w is divergence-free, so the surface
+ * integral of F . q = 1/(4 pi) oint n . P dS does not depend on S; with a
+ * cut-off phi (1 inside, 0 on S and beyond) it equals
+ *   F . q = -1/(4 pi) int grad(phi) . P dV
+ * over the layer where phi varies: the surface currents J dS = n x H dS,
+ * M dS = -n x E dS become -grad(phi) x H dV and grad(phi) x E dV at the
+ * points of a tet rule.  phi is the P1 function that is 0 at the vertices
+ * of S, 1 at the other vertices of the inside tets: the layer is the inside
+ * tets that touch S.  A weighted volume average of E and curl E is far less
+ * sensitive to the discretisation error of the fields at one surface than
+ * the traces are (docs/farfield.md, the large sphere). */
+static double tet_currents(const em_mesh *m, const em_dofmap *d, const em_cplx *x,
+                           const em_cplx *fixed, const em_quad *q, int32_t t, const uint8_t *zero,
+                           em_cplx h_of_curl, double *xp, em_cplx *J, em_cplx *M) {
+  em_tet_geom g;
+  em_tet_geom_make(m, t, &g);
+  double phi[4], power = 0;
+  for (int a = 0; a < 4; a++) phi[a] = zero[m->tet[4 * (size_t)t + a]] ? 0 : 1;
+  for (int k = 0; k < q->n; k++) {
+    double grad[4][3], dv, gp[3] = {0, 0, 0};
+    em_tet_geom_at(&g, q->lam + 4 * k, xp + 3 * k, grad, &dv);
+    for (int a = 0; a < 4; a++)
+      for (int c = 0; c < 3; c++) gp[c] += phi[a] * grad[a][c];
+    em_cplx E[3], C[3], H[3], gH[3], gE[3];
+    em_field_eval(m, d, x, fixed, t, q->lam + 4 * k, E, C);
+    for (int c = 0; c < 3; c++) H[c] = h_of_curl * C[c];
+    cross_c(gp, H, gH);
+    cross_c(gp, E, gE);
+    double w = q->w[k] * dv;
+    for (int c = 0; c < 3; c++) {
+      J[3 * k + c] = -w * gH[c];
+      M[3 * k + c] = w * gE[c];
+    }
+    /* 1/2 Re oint (E x H*) . n dS -> -1/2 Re int grad(phi) . (E x H*) dV */
+    em_cplx s = E[0] * conj(gH[0]) + E[1] * conj(gH[1]) + E[2] * conj(gH[2]);
+    power += 0.5 * w * creal(s); /* E . (grad phi x H)* = -grad phi . (E x H*) */
+  }
+  return power;
+}
+
+/* The layer of the volume form: the inside tets (the in_tet of the faces of
+ * S and every tet reachable from them without crossing S) that have a
+ * vertex on S; zero[v] marks the vertices of S. */
+static em_err volume_layer(const em_mesh *m, int32_t nf, const int32_t *face, const int32_t *tin,
+                           int shift, const em_medium *medium_of, const em_medium *lay,
+                           uint8_t *zero, int32_t **layer, int32_t *n_layer) {
+  em_err err = EM_OK;
+  uint8_t *cut = NULL, *in = NULL;
+  int32_t *queue = NULL;
+  size_t ncut = (size_t)(m->n_face > m->n_vert ? m->n_face : m->n_vert);
+  EM_TRY(em_calloc(&cut, ncut, 1, "NF2FF layer"));
+  EM_TRY_GOTO(err, em_calloc(&in, (size_t)m->n_tet, 1, "NF2FF layer"), done);
+  EM_TRY_GOTO(err, em_calloc(&queue, (size_t)m->n_tet + 1, sizeof *queue, "NF2FF layer"), done);
+  int32_t head = 0, tail = 0;
+  for (int32_t i = 0; i < nf; i++) {
+    cut[face[i]] = 1;
+    for (int a = 0; a < 3; a++) zero[m->face[3 * (size_t)face[i] + a]] = 1;
+    if (!in[tin[i]]) in[tin[i]] = 1, queue[tail++] = tin[i];
+  }
+  while (head < tail) {
+    int32_t t = queue[head++];
+    for (int lf = 0; lf < 4; lf++) {
+      int32_t f = m->tet_face[4 * (size_t)t + lf];
+      if (cut[f]) continue;
+      int32_t u = m->face_tet[2 * f] == t ? m->face_tet[2 * f + 1] : m->face_tet[2 * f];
+      if (u >= 0 && !in[u] && !medium_of[m->tet_group[u]].is_pml) in[u] = 1, queue[tail++] = u;
+    }
+  }
+  /* the layer one ring of tets in from S: the inside tets that touch S get
+     phi = 0 at all their vertices (those next to a PML carry its
+     discretisation's error); a ring that would reach the structure (a
+     vertex of a boundary face inside the mesh's box, of a tet of another
+     medium) is not taken */
+  double bb[6];
+  bbox(m, bb);
+  uint8_t *keep = NULL;
+  EM_TRY_GOTO(err, em_calloc(&keep, (size_t)m->n_vert, 1, "NF2FF layer"), done);
+  for (int ring = 0; ring < shift; ring++) {
+    memcpy(keep, zero, (size_t)m->n_vert);
+    uint8_t *grow = cut; /* reused as a vertex mark (sized for both) */
+    memset(grow, 0, ncut);
+    for (int32_t k = 0; k < tail; k++) {
+      int32_t t = queue[k], touch = 0;
+      for (int a = 0; a < 4; a++) touch |= zero[m->tet[4 * (size_t)t + a]];
+      if (touch)
+        for (int a = 0; a < 4; a++) grow[m->tet[4 * (size_t)t + a]] = 1;
+    }
+    for (int32_t v = 0; v < m->n_vert; v++) zero[v] |= grow[v];
+    int bad = 0;
+    for (int32_t f = 0; f < m->n_face && !bad; f++)
+      if (m->face_tet[2 * f + 1] < 0 && !on_bbox(m, bb, f))
+        for (int a = 0; a < 3; a++) bad |= zero[m->face[3 * (size_t)f + a]];
+    for (int32_t t = 0; t < m->n_tet && !bad; t++)
+      if (medium_of[m->tet_group[t]].eps_r != lay->eps_r ||
+          medium_of[m->tet_group[t]].mu_r != lay->mu_r)
+        for (int a = 0; a < 4; a++) bad |= zero[m->tet[4 * (size_t)t + a]];
+    if (bad) { /* this ring reaches the structure: the one before */
+      memcpy(zero, keep, (size_t)m->n_vert);
+      break;
+    }
+  }
+  em_free(&keep);
+  int32_t n = 0;
+  for (int32_t k = 0; k < tail; k++) {
+    int32_t t = queue[k], nz = 0;
+    for (int a = 0; a < 4; a++) nz += zero[m->tet[4 * (size_t)t + a]];
+    if (nz > 0 && nz < 4) queue[n++] = t; /* phi varies in it */
+  }
+  *layer = queue;
+  *n_layer = n;
+  queue = NULL;
+done:
+  em_free(&cut);
+  em_free(&in);
+  em_free(&queue);
+  return err;
 }
 
 em_err em_nf2ff_create(const em_mesh *m, const em_dofmap *d, const em_cplx *x, const em_cplx *fixed,
@@ -321,7 +433,7 @@ em_err em_nf2ff_create(const em_mesh *m, const em_dofmap *d, const em_cplx *x, c
   double *normal = NULL;
   em_nf2ff *r = NULL;
   EM_TRY(em_nf2ff_surface(m, o, &nf, &face, &tin, &normal));
-  int deg = 2 * d->order + 2 > 8 ? 8 : 2 * d->order + 2;
+  int deg = 2 * d->order + 2 > 8 || m->edge_mid ? 8 : 2 * d->order + 2;
   em_quad q;
   EM_TRY_GOTO(err, em_quad_tri(deg, &q), done);
   EM_TRY_GOTO(err, em_calloc(&r, 1, sizeof *r, "NF2FF"), done);
@@ -343,18 +455,54 @@ em_err em_nf2ff_create(const em_mesh *m, const em_dofmap *d, const em_cplx *x, c
   }
   r->half_space = o->half_space;
   r->n_face = nf;
-  r->n = (int64_t)nf * q.n;
+  int vol = o->volume;
+  int32_t *layer = NULL, n_layer = 0;
+  uint8_t *zero = NULL;
+  em_quad qv;
+  if (vol) {
+    EM_TRY_GOTO(err, em_quad_tet(o->volume_degree > 0 ? o->volume_degree : 6, &qv), done);
+    EM_TRY_GOTO(err, em_calloc(&zero, (size_t)m->n_vert, 1, "NF2FF layer"), done);
+    EM_TRY_GOTO(
+        err,
+        volume_layer(m, nf, face, tin, o->volume_shift, o->medium, med, zero, &layer, &n_layer),
+        done);
+    for (int32_t i = 0; i < n_layer; i++)
+      if (o->medium[m->tet_group[layer[i]]].eps_r != med->eps_r ||
+          o->medium[m->tet_group[layer[i]]].mu_r != med->mu_r) {
+        err = EM_RAISE(EM_ERR_INPUT,
+                       "NF2FF (volume form): the layer of tets inside %s touches '%s', another "
+                       "medium: keep the surface one element away from other media",
+                       surface_name(m, o), m->group[m->tet_group[layer[i]]].name);
+        em_free(&layer);
+        em_free(&zero);
+        goto done;
+      }
+    r->n = (int64_t)n_layer * qv.n;
+  } else {
+    r->n = (int64_t)nf * q.n;
+  }
   EM_TRY_GOTO(err, em_calloc(&r->x, 3 * (size_t)r->n, sizeof *r->x, "NF2FF points"), done);
   EM_TRY_GOTO(err, em_calloc(&r->J, 3 * (size_t)r->n, sizeof *r->J, "NF2FF currents"), done);
   EM_TRY_GOTO(err, em_calloc(&r->M, 3 * (size_t)r->n, sizeof *r->M, "NF2FF currents"), done);
   /* H = j curl E / (k0 Z0 mu_r) */
   em_cplx h_of_curl = I / (o->k0 * EM_Z0 * mu);
   double power = 0;
+  if (vol) {
 #pragma omp parallel for reduction(+ : power) schedule(dynamic, 64)
-  for (int32_t i = 0; i < nf; i++) {
-    size_t o3 = 3 * (size_t)i * q.n;
-    power += face_currents(m, d, x, fixed, &q, face[i], tin[i], normal + 3 * (size_t)i, h_of_curl,
-                           r->x + o3, r->J + o3, r->M + o3);
+    for (int32_t i = 0; i < n_layer; i++) {
+      size_t o3 = 3 * (size_t)i * qv.n;
+      power += tet_currents(m, d, x, fixed, &qv, layer[i], zero, h_of_curl, r->x + o3, r->J + o3,
+                            r->M + o3);
+    }
+    em_free(&layer);
+    em_free(&zero);
+  } else {
+#pragma omp parallel for reduction(+ : power) schedule(dynamic, 64)
+    for (int32_t i = 0; i < nf; i++) {
+      size_t o3 = 3 * (size_t)i * q.n;
+      power += face_currents(m, d, x, fixed, &q, face[i], tin[i], normal + 3 * (size_t)i, h_of_curl,
+                             r->x + o3, r->J + o3, r->M + o3);
+    }
   }
   /* the whole surface: S and its images (the ground's image is not real) */
   r->p_surface = power * (o->half_space ? copies / 2 : copies);

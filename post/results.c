@@ -22,6 +22,9 @@ em_err em_results_alloc(em_results *r, const em_run_config *cfg, int n_port) {
   for (int i = 0; i < nf; i++) r->rcs_back[i] = r->rcs_fwd[i] = NAN;
   EM_TRY(em_calloc(&r->arr_ant, (size_t)nf, sizeof *r->arr_ant, "array figures"));
   EM_TRY(em_calloc(&r->arr_a, (size_t)nf * np, sizeof *r->arr_a, "array weights"));
+  EM_TRY(em_calloc(&r->rx, (size_t)nf * np + 1, sizeof *r->rx, "received"));
+  EM_TRY(em_calloc(&r->rx_power, (size_t)nf * np + 1, sizeof *r->rx_power, "received"));
+  for (int i = 0; i < nf; i++) r->fr[i].p_metal = r->fr[i].p_lumped = NAN; /* none yet */
   return EM_OK;
 }
 
@@ -37,5 +40,7 @@ void em_results_free(em_results *r) {
   em_free(&r->rcs_fwd);
   em_free(&r->arr_ant);
   em_free(&r->arr_a);
+  em_free(&r->rx);
+  em_free(&r->rx_power);
   em_free(&r->sample);
 }

@@ -33,6 +33,19 @@ em_err em_post_array_frequency(const em_model *m, em_results *r, em_outdir *out,
                                const em_cplx *fixed, const em_cplx *meas);
 void em_post_array_print(const em_model *m, const em_results *r, FILE *f);
 
+/* fields.c: fields_<f>.vtk (E; H and the Poynting vector with
+ * Output/h_field), surface_<f>.vtk (J_s = n x H on metal, a plane wave's
+ * incident H included) and plane_<f>.csv / .vtk (Output/plane_*) of the
+ * solution x at f; fr->fields names the VTK. */
+em_err em_post_fields(const em_model *m, em_freq_result *fr, em_outdir *out, const em_log *log,
+                      double f, const em_cplx *x, const em_cplx *fixed);
+
+/* received.c: a plane wave on a case with ports (matched loads): what each
+ * load receives (the total field: the scattered solution plus the incident
+ * wave) into res->rx / rx_power, received.csv and the log. */
+em_err em_post_received(const em_model *m, em_results *res, em_outdir *out, const em_log *log,
+                        int fi, double k0, const em_cplx *x, const em_cplx *fixed);
+
 /* mode_figures.c: int Re(eps_r) |E|^2 per volume group of a mode x
  * (w_group [n_group]); the dominant dipole of its polarization current,
  * "P_x" .. "M_z", "-" without a dielectric (k: Re k0 of the mode). */

@@ -102,6 +102,8 @@ static void write_frequency(em_json *j, const em_model *m, const em_results *r, 
   em_json_bool(j, "resumed", f->resumed);
   em_json_bool(j, "from_model", f->from_model);
   if (isfinite(f->pml_wall)) em_json_number(j, "pml_wall_ratio", f->pml_wall);
+  if (isfinite(f->p_metal)) em_json_number(j, "p_loss_metal_W", f->p_metal);
+  if (isfinite(f->p_lumped)) em_json_number(j, "p_loss_lumped_W", f->p_lumped);
   em_json_begin_array(j, "flags"); /* empty when the row is trusted */
   if (r->flag[i] & EM_PORTS_FLAG_NOT_CONVERGED) em_json_string(j, NULL, "not_converged");
   if (r->flag[i] & EM_PORTS_FLAG_ACTIVE) em_json_string(j, NULL, "S_gt_1");
@@ -144,7 +146,8 @@ static void write_frequency(em_json *j, const em_model *m, const em_results *r, 
   for (int e = 0; e < f->n_solve; e++) {
     const em_ksp_stats *k = &f->ksp[e];
     em_json_begin_object(j, NULL);
-    em_json_string(j, "excitation", m->setup.n_port ? m->setup.port[e].name : "planewave");
+    em_json_string(j, "excitation",
+                   m->setup.n_port && !m->ff.planewave ? m->setup.port[e].name : "planewave");
     em_json_string(j, "reason", em_ksp_reason_name(k->reason));
     em_json_int(j, "iterations", k->iterations);
     em_json_number(j, "true_relative_residual", k->true_rel_res);
@@ -158,7 +161,14 @@ static void write_frequency(em_json *j, const em_model *m, const em_results *r, 
   }
   em_json_end_array(j);
   em_json_begin_array(j, "ports");
-  for (int p = 0; p < np; p++) {
+  for (int p = 0; p < np && m->ff.planewave; p++) { /* loads of a plane wave */
+    em_json_begin_object(j, NULL);
+    em_json_string(j, "name", m->setup.port[p].name);
+    cplx(j, "received", r->rx[(size_t)i * np + p]);
+    em_json_number(j, "received_W", r->rx_power[(size_t)i * np + p]);
+    em_json_end_object(j);
+  }
+  for (int p = 0; p < np && !m->ff.planewave; p++) {
     em_cplx s = r->S[(size_t)i * np * np + p * np + p];
     em_json_begin_object(j, NULL);
     em_json_string(j, "name", m->setup.port[p].name);

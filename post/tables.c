@@ -129,7 +129,7 @@ done:
 /* <case>.s<N>p, <case>_interp.s<N>p (Output/interp_points), ports.csv. */
 em_err em_post_tables(const em_model *m, const em_results *r, em_outdir *out) {
   int np = r->n_port, nf = r->n_freq;
-  if (!np) return EM_OK; /* a plane wave drove the structure */
+  if (!np || m->ff.planewave) return EM_OK; /* a plane wave drove the structure */
   char name[300], path[1400], iname[300], ipath[1400];
   int interp = m->cfg.interp_points > 0 && nf >= 2; /* splined between the solved frequencies */
   snprintf(name, sizeof name, "%s.s%dp", em_case_name(m->cs), np);

@@ -7,7 +7,8 @@
  * normal component of E jumps across material interfaces.
  *
  * The field is sampled for the whole mesh before anything but the header is
- * written (E_re, E_im and E_abs are three separate arrays after the cells),
+ * written (E_re, E_im and E_abs are three separate arrays after the cells;
+ * with an H sampler H_re, H_im, H_abs and the Poynting vector S follow),
  * so a sampler error or a NaN leaves no file at all: the temporary file is
  * removed and the final name never appears. */
 #include "em_post.h"
@@ -158,10 +159,11 @@ static em_err write_cells(em_vtk_stream *s, const em_mesh *m, const em_vtk_latti
   return EM_OK;
 }
 
+/* <name>_re, <name>_im (vectors) and <name>_abs (scalar) of a complex field */
 static em_err write_point_data(em_vtk_stream *s, const em_cplx *Ev, int64_t n_pts, const char *type,
-                               const char *path, const em_cancel *c) {
+                               const char *name, const char *path, const em_cancel *c) {
   char line[128];
-  snprintf(line, sizeof line, "POINT_DATA %lld\nVECTORS E_re %s\n", (long long)n_pts, type);
+  snprintf(line, sizeof line, "VECTORS %s_re %s\n", name, type);
   em_vtk_stream_text(s, line);
   for (int64_t i = 0; i < n_pts; i++) {
     if (i % 4096 == 0) EM_TRY(cancel_poll(path, c, 0));
@@ -169,7 +171,7 @@ static em_err write_point_data(em_vtk_stream *s, const em_cplx *Ev, int64_t n_pt
     em_vtk_stream_reals(s, v, 3);
   }
   em_vtk_stream_end_array(s);
-  snprintf(line, sizeof line, "VECTORS E_im %s\n", type);
+  snprintf(line, sizeof line, "VECTORS %s_im %s\n", name, type);
   em_vtk_stream_text(s, line);
   for (int64_t i = 0; i < n_pts; i++) {
     if (i % 4096 == 0) EM_TRY(cancel_poll(path, c, 0));
@@ -177,7 +179,7 @@ static em_err write_point_data(em_vtk_stream *s, const em_cplx *Ev, int64_t n_pt
     em_vtk_stream_reals(s, v, 3);
   }
   em_vtk_stream_end_array(s);
-  snprintf(line, sizeof line, "SCALARS E_abs %s 1\nLOOKUP_TABLE default\n", type);
+  snprintf(line, sizeof line, "SCALARS %s_abs %s 1\nLOOKUP_TABLE default\n", name, type);
   em_vtk_stream_text(s, line);
   for (int64_t i = 0; i < n_pts; i++) {
     if (i % 4096 == 0) EM_TRY(cancel_poll(path, c, 0));
@@ -188,12 +190,28 @@ static em_err write_point_data(em_vtk_stream *s, const em_cplx *Ev, int64_t n_pt
   return EM_OK;
 }
 
+/* S = 1/2 Re(E x H*): the time-averaged Poynting vector (W/m^2) */
+static void write_poynting(em_vtk_stream *s, const em_cplx *Ev, const em_cplx *Hv, int64_t n_pts,
+                           const char *type) {
+  char line[128];
+  snprintf(line, sizeof line, "VECTORS S %s\n", type);
+  em_vtk_stream_text(s, line);
+  for (int64_t i = 0; i < n_pts; i++) {
+    const em_cplx *e = Ev + 3 * i, *h = Hv + 3 * i;
+    double v[3] = {0.5 * creal(e[1] * conj(h[2]) - e[2] * conj(h[1])),
+                   0.5 * creal(e[2] * conj(h[0]) - e[0] * conj(h[2])),
+                   0.5 * creal(e[0] * conj(h[1]) - e[1] * conj(h[0]))};
+    em_vtk_stream_reals(s, v, 3);
+  }
+  em_vtk_stream_end_array(s);
+}
+
 em_err em_vtk_write(const char *path, const em_mesh *m, em_field_sampler E, void *ctx,
                     const em_vtk_opts *o) {
   EM_TRY(check_args(path, m, E, o));
   em_err err = EM_OK;
   em_vtk_lattice *L = NULL;
-  em_cplx *Ev = NULL;
+  em_cplx *Ev = NULL, *Hv = NULL;
   em_outfile out = {0};
   em_vtk_stream s = {0};
   const char *type = o->single ? "float" : "double";
@@ -204,6 +222,10 @@ em_err em_vtk_write(const char *path, const em_mesh *m, em_field_sampler E, void
   EM_TRY_GOTO(err, em_outfile_open(&out, path, 1), done);
   EM_TRY_GOTO(err, em_vtk_stream_init(&s, out.f, o->binary, o->single), done);
   EM_TRY_GOTO(err, sample(path, m, L, E, ctx, o, Ev), done);
+  if (o->H) {
+    EM_TRY_GOTO(err, em_calloc(&Hv, 3 * (size_t)n_pts, sizeof *Hv, "VTK field samples"), done);
+    EM_TRY_GOTO(err, sample(path, m, L, o->H, ctx, o, Hv), done);
+  }
 
   make_title(title, m, o->title);
   em_vtk_stream_text(&s, "# vtk DataFile Version 3.0\n");
@@ -230,13 +252,20 @@ em_err em_vtk_write(const char *path, const em_mesh *m, em_field_sampler E, void
     for (int k = 0; k < L->n_sub; k++) em_vtk_stream_ints(&s, &m->tet_group[t], 1);
   em_vtk_stream_end_array(&s);
   EM_TRY_GOTO(err, cancel_poll(path, o->cancel, 0), done);
-  EM_TRY_GOTO(err, write_point_data(&s, Ev, n_pts, type, path, o->cancel), done);
+  snprintf(line, sizeof line, "POINT_DATA %lld\n", (long long)n_pts);
+  em_vtk_stream_text(&s, line);
+  EM_TRY_GOTO(err, write_point_data(&s, Ev, n_pts, type, "E", path, o->cancel), done);
+  if (Hv) {
+    EM_TRY_GOTO(err, write_point_data(&s, Hv, n_pts, type, "H", path, o->cancel), done);
+    write_poynting(&s, Ev, Hv, n_pts, type);
+  }
   EM_TRY_GOTO(err, em_vtk_stream_flush(&s, path), done);
   EM_TRY_GOTO(err, em_outfile_commit(&out), done);
 done:
   if (err) em_outfile_abort(&out);
   em_vtk_stream_free(&s);
   em_free(&Ev);
+  em_free(&Hv);
   em_vtk_lattice_destroy(&L);
   return err;
 }

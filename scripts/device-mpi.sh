@@ -75,7 +75,7 @@ run() {
   printf "%-10s ranks %d  rc %d  wall %6.1f s\n" "$lab" "$np" "$rc" "${WALL[$lab]}"
 }
 
-SWEEP=(--sweep "Materials/dra/eps_r=8:0.5:11.5" -setnumber Solver/order "$ORDER" -setnumber Solver/n_freq "$NF"
+SWEEP=(--sweep "Materials/dra/eps_r=8:0.5:11.5" -setnumber Solver/order "$ORDER" -setnumber Solver/n_freq "$NF" -setstring Solver/sweep uniform
   -setstring Output/fields none -setstring Farfield/compute off)
 step "8-point order-$ORDER DRA design sweep on 1, 2, 4 GPUs ($NF frequencies each)"
 run sweep-1 0 "${SWEEP[@]}"

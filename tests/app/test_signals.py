@@ -12,7 +12,7 @@ import os
 import signal
 import time
 
-from emtest import check, finish, run, setn, sets
+from emtest import DEVICE, check, finish, run, setn, sets
 from keep import PARTIAL, WG, band, copy, fast, same, snapshot, tmpdir, Run
 
 LIMIT = 5.0  # seconds from the signal to the exit (loaded CI machines: generous)
@@ -87,7 +87,34 @@ st = [x["status"] for x in rows]
 check("failed" not in st and st[-1] == "pending", f"sweep: no point recorded as failed, the rest pending ({st})")
 check("--resume" in r.text, "sweep: the message says how to go on")
 rc, _, err, _ = run(WG, *SW, "--resume", out=d)
+
+
+def numbers(path):
+    """The numeric cells of a CSV file, the others as text."""
+    out = []
+    with open(path) as f:
+        for line in f:
+            for cell in line.strip().split(","):
+                try:
+                    out.append(float(cell))
+                except ValueError:
+                    out.append(cell)
+    return out
+
+
 for n in ("sweep.csv", "sweep_summary.csv"):
-    check(filecmp.cmp(os.path.join(full, n), os.path.join(d, n), shallow=False),
-          f"sweep stopped and resumed: {n} byte-identical to an uninterrupted sweep's")
+    a, b = os.path.join(full, n), os.path.join(d, n)
+    if DEVICE == "cpu":
+        check(filecmp.cmp(a, b, shallow=False),
+              f"sweep stopped and resumed: {n} byte-identical to an uninterrupted sweep's")
+    else:
+        # the GPU's factorization adds its fronts' updates with atomics: two
+        # processes solve the same point to the last bits differently, so the
+        # resumed points agree with the uninterrupted run's to rounding
+        x, y = numbers(a), numbers(b)
+        ok = len(x) == len(y) and all(
+            (u == v) if isinstance(u, str) or isinstance(v, str) else
+            abs(u - v) <= 1e-9 * max(1.0, abs(u), abs(v)) for u, v in zip(x, y))
+        check(ok, f"sweep stopped and resumed on the GPU: {n} equal to an uninterrupted sweep's "
+                  f"to 1e-9")
 finish()

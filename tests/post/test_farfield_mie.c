@@ -22,6 +22,10 @@
  * (0.07 a: 0.62% / 0.83% largest errors, 0.05 a: 0.47% / 0.42%, 0.035 a:
  * 0.27% / 0.37%, PEC / dielectric).
  *
+ * Both forms of the transform are checked on each solution: the surface
+ * traces and the volume form (a layer of tets one ring inside the surface,
+ * docs/farfield.md).
+ *
  * Usage: test_farfield_mie [pec|diel|both] [h_s] [h_air] [order] [quarter] */
 #include <stdlib.h>
 #include <string.h>
@@ -101,8 +105,12 @@ static double sphere(int pec, const study *st, double tol) {
   REQUIRE_OK(ff_solve(sys, x, &res, &ts));
   em_nf2ff_opts o = {.group = -1, .medium = med, .k0 = k0};
   if (st->quarter) o.mirror[0] = EM_MIRROR_PEC, o.mirror[1] = EM_MIRROR_PMC;
-  em_nf2ff *nf = NULL;
+  em_nf2ff *nf = NULL, *nv = NULL;
   REQUIRE_OK(em_nf2ff_create(m, d, x, sys->fixed, &o, &nf));
+  em_nf2ff_opts ov = o; /* the volume form on the same solution */
+  ov.volume = 1;
+  ov.volume_shift = 1;
+  REQUIRE_OK(em_nf2ff_create(m, d, x, sys->fixed, &ov, &nv));
   /* the sphere's faces (all three vertices on it): the inscribed polyhedron */
   int n_sph = 0;
   double h_mean = 0, vol = 0;
@@ -138,37 +146,49 @@ static double sphere(int pec, const study *st, double tol) {
   mie_init(&s, k0 * a, sqrt(eps), pec);
   static const double TH[5] = {0, 60, 90, 120, 180};
   double worst = 0;
-  for (int ip = 0; ip < 2; ip++)
-    for (int it = 0; it < 5; it++) {
-      double th = TH[it] * M_PI / 180, ph = ip * M_PI / 2;
-      em_cplx ft, fp;
-      em_nf2ff_far(nf, th, ph, &ft, &fp);
-      double sig =
-          4 * M_PI * (creal(ft * conj(ft)) + creal(fp * conj(fp))) / (pw.amplitude * pw.amplitude);
-      double ref = M_PI * a * a * mie_sigma_norm(&s, th, ph);
-      double err = sig / ref - 1;
-      worst = fmax(worst, fabs(err));
-      printf("  %s-plane theta %3.0f: sigma/(pi a^2) = %.6f, Mie %.6f, error %+.3f%% (%+.4f dB)\n",
-             ip ? "H" : "E", TH[it], sig / (M_PI * a * a), ref / (M_PI * a * a), 100 * err,
-             10 * log10(sig / ref));
-      EXPECT(fabs(err) < tol, "%s sphere, phi %d, theta %g: sigma %g vs Mie %g (%+.3f%%)",
-             pec ? "PEC" : "dielectric", ip * 90, TH[it], sig, ref, 100 * err);
-    }
-  double qs = 0;
-  for (int n = 1; n <= s.n; n++)
-    qs += (2 * n + 1) * (creal(s.a[n] * conj(s.a[n])) + creal(s.b[n] * conj(s.b[n])));
-  qs *= 2 / (s.x * s.x);
-  double p_mie = qs * M_PI * a * a * pw.amplitude * pw.amplitude / (2 * EM_Z0);
-  double p_far = em_nf2ff_power(nf);
-  printf(
-      "  largest error %.3f%%; scattered power: surface %.6g W (%+.3f%%), far field %.6g W "
-      "(%+.3f%%), Mie %.6g W\n",
-      100 * worst, nf->p_surface, 100 * (nf->p_surface / p_mie - 1), p_far,
-      100 * (p_far / p_mie - 1), p_mie);
-  /* the total scattered power (sigma_s |E0|^2 / 2 eta) both ways */
-  EXPECT(fabs(nf->p_surface / p_mie - 1) < tol, "surface power %g vs Mie %g", nf->p_surface, p_mie);
-  EXPECT(fabs(p_far / p_mie - 1) < tol, "far-field power %g vs Mie %g", p_far, p_mie);
+  for (int form = 0; form < 2; form++) {
+    const em_nf2ff *use = form ? nv : nf;
+    double wf = 0;
+    printf("  %s form of the NF2FF (%lld points):\n", form ? "volume" : "surface",
+           (long long)use->n);
+    for (int ip = 0; ip < 2; ip++)
+      for (int it = 0; it < 5; it++) {
+        double th = TH[it] * M_PI / 180, ph = ip * M_PI / 2;
+        em_cplx ft, fp;
+        em_nf2ff_far(use, th, ph, &ft, &fp);
+        double sig = 4 * M_PI * (creal(ft * conj(ft)) + creal(fp * conj(fp))) /
+                     (pw.amplitude * pw.amplitude);
+        double ref = M_PI * a * a * mie_sigma_norm(&s, th, ph);
+        double err = sig / ref - 1;
+        wf = fmax(wf, fabs(err));
+        printf(
+            "  %s-plane theta %3.0f: sigma/(pi a^2) = %.6f, Mie %.6f, error %+.3f%% (%+.4f dB)\n",
+            ip ? "H" : "E", TH[it], sig / (M_PI * a * a), ref / (M_PI * a * a), 100 * err,
+            10 * log10(sig / ref));
+        EXPECT(fabs(err) < tol,
+               "%s sphere, %s form, phi %d, theta %g: sigma %g vs Mie %g (%+.3f%%)",
+               pec ? "PEC" : "dielectric", form ? "volume" : "surface", ip * 90, TH[it], sig, ref,
+               100 * err);
+      }
+    double qs = 0;
+    for (int n = 1; n <= s.n; n++)
+      qs += (2 * n + 1) * (creal(s.a[n] * conj(s.a[n])) + creal(s.b[n] * conj(s.b[n])));
+    qs *= 2 / (s.x * s.x);
+    double p_mie = qs * M_PI * a * a * pw.amplitude * pw.amplitude / (2 * EM_Z0);
+    double p_far = em_nf2ff_power(use);
+    printf(
+        "  largest error %.3f%%; scattered power: surface %.6g W (%+.3f%%), far field %.6g W "
+        "(%+.3f%%), Mie %.6g W\n",
+        100 * wf, use->p_surface, 100 * (use->p_surface / p_mie - 1), p_far,
+        100 * (p_far / p_mie - 1), p_mie);
+    /* the total scattered power (sigma_s |E0|^2 / 2 eta) both ways */
+    EXPECT(fabs(use->p_surface / p_mie - 1) < tol, "surface power %g vs Mie %g", use->p_surface,
+           p_mie);
+    EXPECT(fabs(p_far / p_mie - 1) < tol, "far-field power %g vs Mie %g", p_far, p_mie);
+    worst = fmax(worst, wf);
+  }
   em_nf2ff_destroy(&nf);
+  em_nf2ff_destroy(&nv);
   free(x);
   free(fixed);
   free(vary);

@@ -139,7 +139,13 @@ static void check_solve(const em_operator *A, em_pc *pc, const em_csr *Ah, em_ks
              "%s column %d: block %d iterations, alone %d; solutions differ by %.2e", label, j + 1,
              s2[j].iterations, s1[j].iterations, e);
     } else {
-      EXPECT(abs(s1[j].iterations - s2[j].iterations) <= 2 && e < 1e-6,
+      /* the GPU's SpMM and multi-column preconditioner sum in another order
+         than its SpMV (and its factor's fronts add with atomics): the
+         columns round differently, and BiCGSTAB's count over 200-270
+         iterations of the order-3 box moves with rounding (the H200 gave
+         224 vs 245, 253 vs 271 on 2026-11-27, the solutions agreeing to
+         2.6e-10); within 2 + 10 % of the count, the solutions to 1e-6 */
+      EXPECT(abs(s1[j].iterations - s2[j].iterations) <= 2 + s1[j].iterations / 10 && e < 1e-6,
              "%s column %d: block %d iterations, alone %d; solutions differ by %.2e", label, j + 1,
              s2[j].iterations, s1[j].iterations, e);
     }

@@ -1,6 +1,7 @@
 // PEC box a x b x d with a dielectric slab of thickness t across the whole
 // cross-section at z = 0 (eigen tests, tests/app/test_eigen.py).  Every
-// exterior face is PEC.  With Materials/slab/eps_r 1 it is the empty box:
+// exterior face is PEC (the group pec_walls; copper with Boundary/pec_walls/
+// sigma, tests/app/test_conductor.py).  With Materials/slab/eps_r 1 it is the empty box:
 //   f_mnp = c / 2 sqrt((m/a)^2 + (n/b)^2 + (p/d)^2).
 SetFactory("OpenCASCADE");
 
@@ -22,6 +23,8 @@ Box(2) = {0, 0, t, a, b, d - t};
 BooleanFragments{ Volume{1, 2}; Delete; }{}
 Physical Volume("slab") = {1};
 Physical Volume("air") = {2};
+// every wall, PEC by its name; -setnumber Boundary/pec_walls/sigma makes it metal
+Physical Surface("pec_walls") = CombinedBoundary{ Volume{1, 2}; };
 If (hm > 0)
   Mesh.MeshSizeMax = hm;
 EndIf
