@@ -37,7 +37,7 @@ typedef struct em_mesh_cache {
   char mesh_key[2048];         /* its key */
   uint64_t mesh_hash;          /* its geometry (em_case_geometry_hash) */
   double mesh_freq, epw, unit; /* its sizing */
-  int pml_elements;
+  int pml_elements, pml_elements_only;
   int n_meshed;      /* meshings done (the log says each) */
   int reused;        /* the last point took the cached mesh */
   const em_case *cs; /* the case being meshed (index_of) */

@@ -15,10 +15,12 @@ em_err em_app_eigen(em_run *r) {
   EM_CHECK(s->n_port <= 15, EM_ERR_INPUT, "eigen: %d ports, at most 15", s->n_port);
   if (cfg->eig_ports == 1) em_setup_short_ports(m->mesh, s); /* short: the port planes become PEC */
   em_stage_begin(r->log, EM_STAGE_DOFMAP);
-  EM_TRY(em_dofmap_build(m->mesh, cfg->order, s->face_fixed, &m->dofs));
+  EM_TRY(em_setup_dofmap(s, m->mesh, &m->dofs)); /* order per region */
   em_stage_end(r->log, EM_STAGE_DOFMAP, NULL);
-  em_log_info(r->log, "eigen: order %d, %d unknowns, %d modes near %.6g GHz", cfg->order,
-              m->dofs->n_dof, cfg->eig_n, cfg->eig_target * 1e-9);
+  em_log_info(r->log, "eigen: order %d%s, %d unknowns, %d modes near %.6g GHz", m->dofs->order,
+              m->dofs->uniform ? "" : " (highest; order per region)", m->dofs->n_dof, cfg->eig_n,
+              cfg->eig_target * 1e-9);
+  EM_TRY(em_setup_log_orders(s, m->mesh, m->dofs, r->log));
   EM_CHECK(m->dofs->n_dof > 1, EM_ERR_INPUT, "case %s has no unknowns (everything is PEC?)",
            em_case_path(m->cs));
   EM_TRY(em_device_open(r->args->device, r->log, &m->dev));

@@ -60,6 +60,7 @@ em_err em_app_mesh(em_run *r, em_mesh_opts *mo) {
   mc->reused = mc->mesh && !strcmp(mc->key, mc->mesh_key) && hash == mc->mesh_hash &&
                mc->mesh_freq == mo->freq_max && mc->epw == mo->elements_per_wavelength &&
                mc->unit == mo->unit && mc->pml_elements == mo->pml_elements &&
+               mc->pml_elements_only == mo->pml_elements_only &&
                mo->geometry_order < 2; /* a curved mesh's mid nodes are not copied */
   if (mc->reused) {
     em_log_info(r->log, "mesh: reused from the previous point (only non-geometry values changed)");
@@ -79,5 +80,6 @@ em_err em_app_mesh(em_run *r, em_mesh_opts *mo) {
   mc->epw = mo->elements_per_wavelength;
   mc->unit = mo->unit;
   mc->pml_elements = mo->pml_elements;
+  mc->pml_elements_only = mo->pml_elements_only;
   return EM_OK;
 }

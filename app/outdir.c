@@ -209,10 +209,10 @@ static int is_eigen_output(const char *f) {
  * of any case (<anything>.sNp). */
 static int is_output(const char *f, const char *name) {
   static const char *const pat[] = {
-      "fields_*.vtk", "line_*.csv", "farfield_*.csv", "pattern_*.csv", "pattern_*.vtk",
-      "rcs_*.csv",    "rcs_*.vtk",  "antenna.csv",    "ports.csv",     "summary.json",
-      "array_*.csv",  "array.csv",  "active.csv",     "surface_*.vtk", "plane_*.csv",
-      "plane_*.vtk",  "received.csv"};
+      "fields_*.vtk", "line_*.csv",   "farfield_*.csv", "pattern_*.csv", "pattern_*.vtk",
+      "rcs_*.csv",    "rcs_*.vtk",    "antenna.csv",    "ports.csv",     "summary.json",
+      "array_*.csv",  "array.csv",    "active.csv",     "surface_*.vtk", "plane_*.csv",
+      "plane_*.vtk",  "received.csv", "adapt.csv"};
   for (size_t k = 0; k < sizeof pat / sizeof pat[0]; k++)
     if (!fnmatch(pat[k], f, 0)) return 1;
   /* <case>.s<N>p, <case>_interp.s<N>p */

@@ -48,9 +48,9 @@ typedef struct psweep {
  * and output settings do not (a material's eps_r, mu_r and tan_delta size
  * the elements: those are taken at the sweep's largest, size_over). */
 static int mesh_axis(const char *name) {
-  static const char *const keep[] = {"Materials/",  "Ports/",    "Output/",
-                                     "Farfield/",   "Eigen/",    "PMG/",
-                                     "Excitation/", "PML/order", "PML/reflection"};
+  static const char *const keep[] = {"Materials/",     "Ports/",         "Output/",     "Farfield/",
+                                     "Eigen/",         "PMG/",           "Excitation/", "PML/order",
+                                     "PML/reflection", "PML/basis_order"};
   for (size_t i = 0; i < sizeof keep / sizeof keep[0]; i++)
     if (!strncmp(name, keep[i], strlen(keep[i]))) return 0;
   if (!strncmp(name, "Solver/", 7))
@@ -589,9 +589,10 @@ static em_err dry_run(const em_app_args *a, const psweep *p, int zip, const em_l
          p->n_point, zip ? "zipped" : "Cartesian product", p->out);
   printf(
       "# tets and unknowns from meshing each point (\"reused\": the previous point's mesh); "
-      "memory and time: host direct solver model of docs/sweeps.md (2 host cores)\n");
-  printf("%-9s %-40s %9s %10s %11s %10s %7s\n", "point", "values", "tets", "unknowns", "memory_GiB",
-         "time_s", "mesh");
+      "coarse: pmg's exact coarse level (PMG/coarse, PMG/pml_coarse); memory and time: host "
+      "direct solver model of docs/sweeps.md (2 host cores)\n");
+  printf("%-9s %-40s %9s %10s %9s %11s %10s %7s\n", "point", "values", "tets", "unknowns", "coarse",
+         "memory_GiB", "time_s", "mesh");
   em_mesh_cache mc;
   memset(&mc, 0, sizeof mc);
   double t_all = 0, mem_max = 0;
@@ -616,7 +617,7 @@ static em_err dry_run(const em_app_args *a, const psweep *p, int zip, const em_l
     double t = e.t_solve + (e.mesh_reused ? 0 : e.t_mesh);
     t_all += t;
     mem_max = fmax(mem_max, e.bytes);
-    printf("%-9s %-40s %9d %10d %11.3g %10.3g %7s\n", name, key, e.tets, e.unknowns,
+    printf("%-9s %-40s %9d %10d %9d %11.3g %10.3g %7s\n", name, key, e.tets, e.unknowns, e.coarse,
            e.bytes / (1 << 30), t, e.mesh_reused ? "reused" : "new");
   }
   printf(

@@ -61,6 +61,7 @@ em_err em_psweep_run_workers(const em_app_args *a, int jobs, const em_log *log);
 /* One point of --dry-run (psweep_est.c). */
 typedef struct em_psweep_est {
   int tets, unknowns, order, n_solve; /* n_solve: full solves of its sweep */
+  int coarse;                         /* unknowns of pmg's exact coarse level */
   int mesh_reused;                    /* the previous point's mesh served */
   double t_mesh;                      /* s, measured */
   double bytes, t_solve;              /* host memory and solve time, modelled */

@@ -59,10 +59,16 @@ em_err em_psweep_estimate(const em_app_args *pa, const em_log *log, em_psweep_es
   e->mesh_reused = pa->mesh_cache && pa->mesh_cache->reused;
   em_setup_opts so = em_run_config_setup_opts(cfg);
   EM_TRY_GOTO(err, em_setup_build(m->cs, m->mesh, &so, &r.detail, &m->setup), done);
-  EM_TRY_GOTO(err, em_dofmap_build(m->mesh, cfg->order, m->setup.face_fixed, &m->dofs), done);
+  EM_TRY_GOTO(err, em_setup_dofmap(&m->setup, m->mesh, &m->dofs), done);
   e->tets = m->mesh->n_tet;
   e->unknowns = m->dofs->n_dof;
-  e->order = cfg->order;
+  e->order = m->dofs->order;
+  int32_t nc = 0; /* what pmg would factor: the order-1 space and the PML's share */
+  EM_TRY_GOTO(err,
+              em_setup_coarse_count(&m->setup, m->mesh, m->dofs, cfg->solve.pc.pmg.coarse,
+                                    cfg->solve.pmg_pml_coarse, &nc),
+              done);
+  e->coarse = nc;
   e->n_solve =
       cfg->eigen ? 1
       : cfg->sweep_adaptive

@@ -6,6 +6,7 @@
  * (post/finish.c).  An eigen run branches after the setup (app/eigen.c). */
 #include <string.h>
 
+#include "app_adapt.h"
 #include "app_dist.h" /* MPI: the frequencies shared among ranks */
 #include "app_sweep.h"
 
@@ -16,7 +17,8 @@ static em_err mesh_or_load(em_run *r, em_mesh_opts *mo) {
     EM_TRY(em_case_load_mesh(m->cs, m->cfg.mesh_file, mo, &r->detail, &m->mesh));
   else
     EM_TRY(em_app_mesh(r, mo)); /* a design sweep's point may reuse the last mesh */
-  if (r->args->save_mesh && !(r->dsolve && em_dist_rank(r->args->dist) > 0))
+  /* with Solver/adapt 1 the adapted mesh is saved (app/adapt.c) */
+  if (r->args->save_mesh && !em_app_adapt_on(r) && !(r->dsolve && em_dist_rank(r->args->dist) > 0))
     EM_TRY(em_case_save_mesh(m->cs, r->args->save_mesh, r->log));
   em_mesh_stats_compute(m->mesh, &m->mstats);
   return EM_OK;
@@ -82,12 +84,15 @@ static em_err make_problem(em_run *r) {
   /* frequencies below a waveguide port's cut-off fail here, before any output */
   EM_TRY(em_setup_check_band(&m->setup, cfg->freq, cfg->n_freq));
   em_stage_begin(r->log, EM_STAGE_DOFMAP);
-  EM_TRY(em_dofmap_build(m->mesh, cfg->order, m->setup.face_fixed, &m->dofs));
+  EM_TRY(em_setup_dofmap(&m->setup, m->mesh, &m->dofs)); /* order per region */
+  EM_TRY(em_app_orders_load(r));                         /* Mesh/orders of an adapted mesh */
   em_stage_end(r->log, EM_STAGE_DOFMAP, NULL);
   const em_dofmap *d = m->dofs;
-  em_log_info(r->log, "order %d: %d unknowns (%d / %d / %d by order), %d fixed", d->order, d->n_dof,
+  em_log_info(r->log, "order %d%s: %d unknowns (%d / %d / %d by order), %d fixed", d->order,
+              d->uniform ? "" : " (highest; order per region)", d->n_dof,
               d->offset[1] - d->offset[0], d->order > 1 ? d->offset[2] - d->offset[1] : 0,
               d->order > 2 ? d->offset[3] - d->offset[2] : 0, d->n_fixed);
+  EM_TRY(em_setup_log_orders(&m->setup, m->mesh, d, r->log));
   EM_CHECK(d->n_dof > 0, EM_ERR_INPUT, "case %s has no unknowns (everything is PEC?)",
            em_case_path(m->cs));
   EM_TRY(em_app_periodic_dofs(r)); /* app/periodic.c */
@@ -125,6 +130,7 @@ static em_err run_case(em_run *r) {
   m->cfg.solve.ksp.cancel = m->cfg.solve.pc.cancel = em_app_cancel();
   EM_TRY(em_run_config_check(m->cs, &m->cfg)); /* before meshing: seconds, not the run */
   EM_TRY(em_app_validate_band(r));
+  EM_TRY(em_app_adapt_check(r)); /* Adapt/ *, Mesh/orders: before meshing too */
   int idle = 0;
   em_sweep_dist_role(r, &idle); /* MPI: this rank's part (app/sweep_dist.c) */
   if (idle) return EM_OK;
@@ -153,6 +159,7 @@ static em_err run_case(em_run *r) {
   em_stage_end(r->log, EM_STAGE_SETUP, "case physics, device, topology");
   /* the outputs go to the partial folder (app/outdir.c); an MPI peer's to its scratch */
   if (!r->peer) EM_TRY(em_app_outdir_stage(r));
+  EM_TRY(em_app_adapt(r)); /* Solver/adapt 1: the passes (app/adapt.c) */
   EM_TRY(em_sweep_run(r));
   if (r->peer) return EM_OK; /* rank 0 writes the run's files */
   if (r->noop) {             /* --resume of a complete result: it stays as it is */

@@ -22,6 +22,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "app_adapt.h"
 #include "app_dist.h"
 #include "app_sweep.h"
 
@@ -52,11 +53,15 @@ static int distributed(const em_run *r) {
   return mode == 1 || (!c->sweep_adaptive && c->n_freq < P);
 }
 
-/* The ranks with a part: an eigen run has one; an adaptive sweep three
+/* The ranks with a part: an eigen run has one, and so has adaptive
+ * refinement (Solver/adapt: its passes and the sweep on the mesh they
+ * make, which the other ranks could only repeat); an adaptive sweep three
  * initial samples; a uniform sweep its frequencies. */
 static int participants(const em_run *r) {
   int P = em_dist_size(r->args->dist);
-  int want = r->m.cfg.eigen ? 1 : r->m.cfg.sweep_adaptive ? 3 : r->m.cfg.n_freq;
+  int want = r->m.cfg.eigen || em_app_adapt_on(r) ? 1
+             : r->m.cfg.sweep_adaptive            ? 3
+                                                  : r->m.cfg.n_freq;
   return P < want ? P : want;
 }
 
@@ -77,6 +82,7 @@ void em_sweep_dist_role(em_run *r, int *idle) {
   if (rank == 0) {
     em_log_info(r->log, "%d ranks: %s", em_dist_size(r->args->dist),
                 r->m.cfg.eigen            ? "an eigen run is rank 0's alone"
+                : em_app_adapt_on(r)      ? "adaptive refinement (Solver/adapt) is rank 0's alone"
                 : r->m.cfg.sweep_adaptive ? "ranks 0-2 solve the adaptive sweep's initial samples, "
                                             "rank 0 the rest"
                                           : "the frequencies shared among them");

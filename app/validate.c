@@ -25,6 +25,26 @@ static double dofs_per_tet(int order) {
   return order == 1 ? 1.2 : order == 2 ? 2 * 1.2 + 2 * 2 : 3 * 1.2 + 6 * 2 + 3;
 }
 
+/* The estimate per volume at its own order (order per region), and the
+ * share pmg would factor exactly: the first PMG/coarse groups, in a PML
+ * those up to PMG/pml_coarse. */
+typedef struct estimate {
+  const em_case *c;
+  em_setup_opts so;
+  int coarse, pml_coarse;
+  double n, n_coarse;
+} estimate;
+
+static void estimate_volume(void *ctx, const char *name, double tets) {
+  estimate *e = ctx;
+  int q = e->so.basis_order;
+  if (em_setup_order_of(e->c, name, &e->so, &q)) em_error_clear(); /* named at setup */
+  int pc = e->pml_coarse < 0 ? q : e->pml_coarse;                  /* auto: the PML's own order */
+  int qc = strncmp(name, "pml", 3) ? e->coarse : pc > e->coarse ? pc : e->coarse;
+  e->n += tets * dofs_per_tet(q);
+  e->n_coarse += tets * dofs_per_tet(qc < q ? qc : q);
+}
+
 /* The band the case file was made for: the lowest and highest of the
  * frequencies it sets itself (Solver/frequency, f_start, f_stop,
  * Eigen/target); 0 when it sets none. */
@@ -75,7 +95,7 @@ static em_err check_band(const em_run *r, const char *name, double f) {
  * refused, model/config_check.c). */
 static void warn_loaded_mesh(const em_run *r) {
   static const char *const sizing[] = {"Mesh/elements_per_wavelength", "Mesh/frequency",
-                                       "PML/elements", "Mesh/geometry_order"};
+                                       "PML/elements", "PML/elements_only", "Mesh/geometry_order"};
   for (int i = 0; i < em_case_param_count(r->m.cs); i++) {
     const em_param *p = em_case_param_at(r->m.cs, i);
     if (strcmp(p->source, "command line")) continue;
@@ -122,13 +142,22 @@ em_err em_app_validate_size(const em_run *r) {
   double tets = 0, h = 0;
   em_mesh_opts mo = em_run_config_mesh_opts(cfg, r->m.cs); /* the options the run meshes with */
   if (!(mo.freq_max > 0)) mo.freq_max = cfg->freq[cfg->n_freq - 1];
-  EM_TRY(em_case_estimate(r->m.cs, &mo, &tets, &h));
+  estimate est = {r->m.cs,
+                  em_run_config_setup_opts(cfg),
+                  cfg->solve.pc.pmg.coarse,
+                  cfg->solve.pmg_pml_coarse,
+                  0,
+                  0};
+  EM_TRY(em_case_estimate_each(r->m.cs, &mo, estimate_volume, &est, &tets, &h));
   if (tets <= 0) return EM_OK;
   /* a direct factor of a 3-D mesh grows faster than the unknowns; count
      ~2 KB per unknown for the matrix, vectors and an iterative solve */
-  double n = tets * dofs_per_tet(cfg->order), bytes = n * 2048, mem = host_memory();
-  em_log_verbose(r->log, "mesh estimate: ~%.3g tets (h %.3g mm), ~%.3g unknowns, ~%.3g GiB", tets,
-                 h * 1e3, n, bytes / (1 << 30));
+  double n = est.n, bytes = n * 2048, mem = host_memory();
+  em_log_verbose(r->log,
+                 "mesh estimate: ~%.3g tets (h %.3g mm), ~%.3g unknowns (pmg coarse level ~%.3g, "
+                 "%.0f %%), ~%.3g GiB",
+                 tets, h * 1e3, n, est.n_coarse, n > 0 ? 100 * est.n_coarse / n : 0,
+                 bytes / (1 << 30));
   if (tets > TET_MAX || (mem > 0 && bytes > mem)) {
     char msg[1024], grp[128], why[512] = "";
     double idx = densest(r->m.cs, grp, sizeof grp);

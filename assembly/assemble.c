@@ -44,7 +44,8 @@ typedef struct tet_work {
   em_cplx *S, *T; /* full element matrices (varying material only) */
 } tet_work;
 
-/* Element matrix of tet t into w->A (packed). */
+/* Element matrix of tet t at its element order (ref: that order's
+ * reference tensors) into w->A (packed). */
 static em_err element(const em_mesh *m, const em_problem *prob, const em_element_ref *ref,
                       int32_t t, tet_work *w) {
   em_tet_geom g;
@@ -75,7 +76,8 @@ static int finite3(const em_cplx v[3]) {
 }
 
 /* int f . w_i + int h . curl w_i over tet t into column 0 (degree 2p+2,
- * capped by the table); f from source and tet_source, h from tet_source. */
+ * capped by the table, p the element's order); f from source and
+ * tet_source, h from tet_source. */
 static em_err source(const em_mesh *m, const em_problem *prob, int p, int32_t t,
                      const int32_t *code, em_cplx *b) {
   int n = em_basis_count(p);
@@ -110,12 +112,13 @@ static em_err source(const em_mesh *m, const em_problem *prob, int p, int32_t t,
   return EM_OK;
 }
 
-/* Scatter the packed element matrix: unknown x unknown into A, unknown x
- * fixed into every right-hand side column as -A_uf E_f. */
+/* Scatter the packed element matrix (of the tet's element order):
+ * unknown x unknown into A, unknown x fixed into every right-hand side
+ * column as -A_uf E_f; absent functions are skipped. */
 static void scatter(const em_mesh *m, const em_dofmap *d, const em_pattern *pat, int32_t t,
                     const em_cplx *Ae, const int32_t *code, const em_cplx *fixed, int n_rhs,
                     em_blockmat *A, em_cplx *b) {
-  int p = d->order, n = em_basis_count(p);
+  int p = d->order, n = em_basis_count(d->elem_order[t]);
   em_tet_slots sl;
   em_tet_slots_make(m, d, pat, t, code, &sl);
   const int32_t *ent = sl.ent, *le = sl.le;
@@ -133,7 +136,7 @@ static void scatter(const em_mesh *m, const em_dofmap *d, const em_pattern *pat,
                                : Ae[(int64_t)j * n - (int64_t)j * (j - 1) / 2 + (i - j)];
       if (code[j] >= 0) {
         A->blk[gi][grp[j]]->val[rbase[grp[j]] + pos[le[i]][j]] += a;
-      } else if (fixed) {
+      } else if (fixed && code[j] != EM_DOF_NONE) {
         em_cplx v = a * fixed[-code[j] - 1];
         for (int c = 0; c < n_rhs; c++) b[(size_t)c * d->n_dof + code[i]] -= v;
       }
@@ -143,13 +146,13 @@ static void scatter(const em_mesh *m, const em_dofmap *d, const em_pattern *pat,
 
 /* One tet: element matrix, scatter, source. */
 static em_err do_tet(const em_mesh *m, const em_dofmap *d, const em_problem *prob,
-                     const em_element_ref *ref, const em_pattern *pat, int32_t t, tet_work *w,
+                     em_element_ref *const *ref, const em_pattern *pat, int32_t t, tet_work *w,
                      em_system *sys) {
   int32_t code[EM_NB_MAX];
-  em_dofmap_tet(d, m, t, code);
-  EM_TRY(element(m, prob, ref, t, w));
+  int q = em_dofmap_tet(d, m, t, code);
+  EM_TRY(element(m, prob, ref[q], t, w));
   scatter(m, d, pat, t, w->A, code, sys->fixed, sys->n_rhs, sys->A, sys->b);
-  if (prob->source || prob->tet_source) EM_TRY(source(m, prob, d->order, t, code, sys->b));
+  if (prob->source || prob->tet_source) EM_TRY(source(m, prob, q, t, code, sys->b));
   return EM_OK;
 }
 
@@ -173,7 +176,7 @@ struct em_assembler {
   const em_mesh *m;
   const em_dofmap *d;
   em_pattern *pat;
-  em_element_ref *ref;
+  em_element_ref *ref[EM_MAX_ORDER + 1]; /* per element order 1..p */
   int32_t *cptr, *ctet;
   int n_colour;
   double t_symbolic;
@@ -195,7 +198,7 @@ em_err em_assembler_create(const em_mesh *m, const em_dofmap *d, em_assembler **
   EM_TRY(em_calloc(&a, 1, sizeof *a, "assembler"));
   a->m = m, a->d = d;
   EM_TRY_GOTO(err, em_pattern_build(m, d, &a->pat), fail);
-  EM_TRY_GOTO(err, em_element_ref_create(d->order, &a->ref), fail);
+  for (int q = 1; q <= d->order; q++) EM_TRY_GOTO(err, em_element_ref_create(q, &a->ref[q]), fail);
   EM_TRY_GOTO(err, em_tet_colour(m, a->pat, &a->n_colour, &a->cptr, &a->ctet), fail);
   a->t_symbolic = em_wtime() - t0;
   *out = a;
@@ -213,7 +216,7 @@ void em_assembler_destroy(em_assembler **ap) {
   em_assembler *a = *ap;
   if (!a) return;
   em_pattern_destroy(&a->pat);
-  em_element_ref_destroy(&a->ref);
+  for (int q = 0; q <= EM_MAX_ORDER; q++) em_element_ref_destroy(&a->ref[q]);
   em_free(&a->cptr);
   em_free(&a->ctet);
   em_kcache_destroy(&a->kc);
@@ -289,7 +292,8 @@ em_err em_assemble_with(em_assembler *a, const em_problem *prob, const em_log *l
   em_err err = EM_OK;
   em_system *sys = NULL;
   const em_pattern *pat = a->pat;
-  const em_element_ref *ref = a->ref;
+  em_element_ref *const *refs = a->ref;
+  const em_element_ref *ref = refs[d->order]; /* the largest: work sizes */
   const int32_t *cptr = a->cptr, *ctet = a->ctet;
   int n_colour = a->n_colour;
   EM_TRY(em_calloc(&sys, 1, sizeof *sys, "system"));
@@ -334,11 +338,11 @@ em_err em_assemble_with(em_assembler *a, const em_problem *prob, const em_log *l
         em_err e = EM_OK;
         if (!ok) continue;
         if (!dyn || dyn[t]) {
-          e = do_tet(m, d, prob, ref, pat, t, &w, sys);
+          e = do_tet(m, d, prob, refs, pat, t, &w, sys);
         } else {
           int32_t code[EM_NB_MAX];
-          em_dofmap_tet(d, m, t, code);
-          e = source(m, prob, d->order, t, code, sys->b);
+          int q = em_dofmap_tet(d, m, t, code);
+          e = source(m, prob, q, t, code, sys->b);
         }
         if (e) {
 #pragma omp critical(em_assemble_bad)
@@ -361,14 +365,14 @@ em_err em_assemble_with(em_assembler *a, const em_problem *prob, const em_log *l
     EM_TRY_GOTO(err, em_calloc(&w.A, (size_t)ref->npack, sizeof *w.A, "element matrix"), bad_done);
     EM_TRY_GOTO(err, em_calloc(&w.S, (size_t)n * n, sizeof *w.S, "element matrix"), bad_done);
     EM_TRY_GOTO(err, em_calloc(&w.T, (size_t)n * n, sizeof *w.T, "element matrix"), bad_done);
-    EM_TRY_GOTO(err, element(m, prob, ref, bad, &w), bad_done);
+    EM_TRY_GOTO(err, element(m, prob, refs[d->elem_order[bad]], bad, &w), bad_done);
     if (prob->source || prob->tet_source) {
       int32_t code[EM_NB_MAX];
       em_cplx *scratch = NULL;
-      em_dofmap_tet(d, m, bad, code);
+      int q = em_dofmap_tet(d, m, bad, code);
       EM_TRY_GOTO(err, em_calloc(&scratch, (size_t)d->n_dof + 1, sizeof *scratch, "scratch"),
                   bad_done);
-      err = source(m, prob, d->order, bad, code, scratch);
+      err = source(m, prob, q, bad, code, scratch);
       em_free(&scratch);
       if (err) goto bad_done;
     }

@@ -118,9 +118,10 @@ em_err em_small_spd_solve(int n, double *M, em_cplx *b, const char *what, int32_
  * S_e and T_e over the tets whose centroid material is kept. */
 typedef struct em_kcache em_kcache;
 /* Keep every tet not marked varying by prob nor evicted (evicted may be
- * NULL), with its material at this pass. */
+ * NULL), with its material at this pass; ref[q]: the reference tensors of
+ * element order q. */
 em_err em_kcache_build(const em_mesh *m, const em_dofmap *d, const em_pattern *pat,
-                       const em_element_ref *ref, int n_colour, const int32_t *cptr,
+                       em_element_ref *const *ref, int n_colour, const int32_t *cptr,
                        const int32_t *ctet, const em_problem *prob, const uint8_t *evicted,
                        em_kcache **c);
 void em_kcache_destroy(em_kcache **c);

@@ -97,14 +97,15 @@ static em_err eval_data(const em_problem *prob, const double x[3], em_cplx E[3])
   return EM_OK;
 }
 
-/* The p functions of local edge le of tet t (g its geometry): 1D L2
- * projection of E_D.t, written to fixed[]. */
-static em_err project_edge(const em_dofmap *d, const em_problem *prob, const em_tet_geom *g, int le,
+/* The q functions of local edge le (of order q) of tet t (g its geometry,
+ * p its element order, code its codes): 1D L2 projection of E_D.t onto
+ * P_{q-1}, written to fixed[]. */
+static em_err project_edge(int p, const em_problem *prob, const em_tet_geom *g, int le,
                            const int32_t *code, em_cplx *fixed) {
-  int p = d->order, nb = em_basis_count(p), fn[EM_MAX_ORDER], nf = 0;
+  int nb = em_basis_count(p), fn[EM_MAX_ORDER], nf = 0;
   const em_basis_fn *tab = em_basis_table(p);
   for (int i = 0; i < nb; i++)
-    if (tab[i].kind == EM_ENT_EDGE && tab[i].entity == le) fn[nf++] = i;
+    if (tab[i].kind == EM_ENT_EDGE && tab[i].entity == le && code[i] != EM_DOF_NONE) fn[nf++] = i;
   int a = EM_TET_EDGE[le][0], b = EM_TET_EDGE[le][1];
   double tv[3], s[EM_MAX_ORDER + 3], ws[EM_MAX_ORDER + 3], M[EM_MAX_ORDER * EM_MAX_ORDER] = {0};
   em_cplx rhs[EM_MAX_ORDER] = {0};
@@ -141,20 +142,23 @@ static em_err project_edge(const em_dofmap *d, const em_problem *prob, const em_
   return EM_OK;
 }
 
-/* The p(p-1) functions of local face lf of tet t: Nedelec face moments
- * against tangential q in P_{p-2}(F)^2 = {1 (p = 2) or lam_a, lam_b, lam_c
- * (p = 3)} x {t1, t2}, t1 = x_b - x_a, t2 = n x t1, of the data minus the
- * (already fixed) edge part. */
-static em_err project_face(const em_dofmap *d, const em_problem *prob, const em_tet_geom *g, int lf,
+/* The q(q-1) functions of local face lf (of order q) of tet t: Nedelec
+ * face moments against tangential v in P_{q-2}(F)^2 = {1 (q = 2) or lam_a,
+ * lam_b, lam_c (q = 3)} x {t1, t2}, t1 = x_b - x_a, t2 = n x t1, of the data
+ * minus the (already fixed) part of the face's edges, whatever their
+ * orders. */
+static em_err project_face(int p, const em_problem *prob, const em_tet_geom *g, int lf,
                            const int32_t *code, em_cplx *fixed) {
-  int p = d->order, nb = em_basis_count(p), fn[6], nf = 0, fe[3 * EM_MAX_ORDER], ne = 0;
+  int nb = em_basis_count(p), fn[6], nf = 0, fe[3 * EM_MAX_ORDER], ne = 0;
   const em_basis_fn *tab = em_basis_table(p);
   for (int i = 0; i < nb; i++) {
+    if (code[i] == EM_DOF_NONE) continue;
     if (tab[i].kind == EM_ENT_FACE && tab[i].entity == lf) fn[nf++] = i;
     if (tab[i].kind == EM_ENT_EDGE && EM_TET_EDGE[tab[i].entity][0] != lf &&
         EM_TET_EDGE[tab[i].entity][1] != lf)
       fe[ne++] = i;
   }
+  int qf = nf == 2 ? 2 : 3; /* the face's order: 2 or 6 functions */
   const int *fv = EM_TET_FACE[lf];
   double t1[3], e2[3], n[3], t2[3];
   for (int k = 0; k < 3; k++) {
@@ -192,8 +196,8 @@ static em_err project_face(const em_dofmap *d, const em_problem *prob, const em_
     /* test vectors: scalar factor (1, or the face barycentrics) x {t1, t2} */
     double qv[6][3];
     int nq = 0;
-    for (int s = 0; s < (p == 2 ? 1 : 3); s++) {
-      double f = p == 2 ? 1.0 : q.lam[3 * k + s];
+    for (int s = 0; s < (qf == 2 ? 1 : 3); s++) {
+      double f = qf == 2 ? 1.0 : q.lam[3 * k + s];
       for (int c = 0; c < 3; c++) {
         qv[nq][c] = f * t1[c];
         qv[nq + 1][c] = f * t2[c];
@@ -225,20 +229,20 @@ em_err em_dirichlet_values(const em_mesh *m, const em_dofmap *d, const em_proble
     for (int32_t t = 0; t < m->n_tet; t++) {
       int32_t code[EM_NB_MAX];
       em_tet_geom g;
-      int geom = 0;
+      int geom = 0, q = 0;
       for (int k = 0; k < (pass ? 4 : 6); k++) {
         int32_t ent = pass ? m->tet_face[4 * (size_t)t + k] : m->tet_edge[6 * (size_t)t + k];
-        int fixed_ent =
-            pass ? (nf > 0 && d->face_dof[(size_t)ent * nf] < 0) : d->edge_dof[(size_t)ent * p] < 0;
+        int fixed_ent = pass ? (nf > 0 && em_dof_fixed(d->face_dof[(size_t)ent * nf]))
+                             : d->edge_dof[(size_t)ent * p] < 0;
         uint8_t *mark = done + (pass ? m->n_edge : 0) + ent;
         if (!fixed_ent || *mark) continue;
         if (!geom) {
           em_tet_geom_make(m, t, &g); /* curved: the projections follow the map */
-          em_dofmap_tet(d, m, t, code);
+          q = em_dofmap_tet(d, m, t, code);
           geom = 1;
         }
-        err = pass ? project_face(d, prob, &g, k, code, fixed)
-                   : project_edge(d, prob, &g, k, code, fixed);
+        err = pass ? project_face(q, prob, &g, k, code, fixed)
+                   : project_edge(q, prob, &g, k, code, fixed);
         if (err) { /* name the global entity (the message buffer is reused) */
           char why[512];
           snprintf(why, sizeof why, "%s", em_error_message());

@@ -143,11 +143,30 @@ em_err em_element_matrices(int p, const em_tet_geom *g, em_material_fn mat, void
 
 /* ---------------------------------------------------------------- DOF map */
 
-/* Global numbering of the DOFs.  A code c >= 0 is an unknown; c < 0 is the
- * fixed DOF number -c-1.  Unknowns are grouped by order: offset[g-1] ..
- * offset[g]-1 hold group g; inside a group they follow mesh locality. */
+/* Global numbering of the DOFs.  A code c >= 0 is an unknown; EM_DOF_NONE
+ * marks a function absent from the space (an entity of lower order than
+ * the arrays' slots); any other c < 0 is the fixed DOF number -c-1.
+ * Unknowns are grouped by order: offset[g-1] .. offset[g]-1 hold group g;
+ * inside a group they follow mesh locality.
+ *
+ * Order per element (docs/basis.md, "Order per element"): every tet t asks
+ * for an order tet_order[t]; an edge or face takes the highest order of
+ * the tets around it (so the space stays conforming: both sides of a face
+ * see the same trace functions) and carries that order's slots, the cell
+ * its tet's own.  A tet's element matrices are computed at elem_order[t],
+ * the highest order of its entities (>= tet_order[t]), the functions of
+ * entities of lower order dropped: the hierarchical basis makes the local
+ * space of an order the first functions of the next. */
+#define EM_DOF_NONE INT32_MIN
+
+/* c is a fixed DOF (not an unknown, not absent). */
+static inline int em_dof_fixed(int32_t c) {
+  return c < 0 && c != EM_DOF_NONE;
+}
+
 typedef struct em_dofmap {
-  int order;       /* p */
+  int order;       /* p: the highest order of any tet (the arrays' slots) */
+  int uniform;     /* every tet at order p */
   int32_t n_dof;   /* unknowns */
   int32_t n_fixed; /* eliminated (Dirichlet / PEC) DOFs */
   int32_t offset[EM_MAX_ORDER + 1];
@@ -155,14 +174,30 @@ typedef struct em_dofmap {
   int32_t *face_dof;   /* [p(p-1) per face] */
   int32_t *cell_dof;   /* [p(p-1)(p-2)/2 per tet] */
   int8_t *fixed_group; /* [n_fixed] order group of each fixed DOF */
+  int8_t *tet_order;   /* [n_tet] the order asked of each tet (its cell's) */
+  int8_t *elem_order;  /* [n_tet] the highest order of its entities */
+  int8_t *edge_order;  /* [n_edge] the highest tet order around the edge */
+  int8_t *face_order;  /* [n_face] the highest of its one or two tets */
 } em_dofmap;
 
 /* face_fixed[f] != 0 marks faces whose tangential field is prescribed; their
- * edges and faces become fixed DOFs.  NULL: nothing fixed. */
+ * edges and faces become fixed DOFs.  NULL: nothing fixed.  Every tet at
+ * `order`. */
 em_err em_dofmap_build(const em_mesh *m, int order, const uint8_t *face_fixed, em_dofmap **d);
+/* The same with an order per tet (1..EM_MAX_ORDER each, copied); d->order
+ * is the highest. */
+em_err em_dofmap_build_orders(const em_mesh *m, const int8_t *tet_order, const uint8_t *face_fixed,
+                              em_dofmap **d);
 void em_dofmap_destroy(em_dofmap **d);
-/* Codes of the em_basis_count(p) local functions of tet t. */
-void em_dofmap_tet(const em_dofmap *d, const em_mesh *m, int32_t t, int32_t *code);
+/* Codes of the local functions of tet t: code[i] for the first
+ * em_basis_count(elem_order[t]) functions, EM_DOF_NONE for the absent ones
+ * and for i up to em_basis_count(d->order).  Returns elem_order[t]. */
+int em_dofmap_tet(const em_dofmap *d, const em_mesh *m, int32_t t, int32_t *code);
+/* Unknowns per volume group and order group: count[g * EM_MAX_ORDER + k]
+ * for mesh group g (m->n_group of them) and order group k+1.  An unknown
+ * counts for the region its entity took its order from: the tet of the
+ * highest order around it (the lowest group index among equals). */
+em_err em_dofmap_region_counts(const em_dofmap *d, const em_mesh *m, int32_t *count);
 
 /* ---------------------------------------------------------------- problem */
 

@@ -6,15 +6,15 @@
 #include "quadrature_impl.h"
 
 /* Coefficient of code c: unknown x[c] or fixed value (zero when fixed is
- * NULL, i.e. PEC). */
+ * NULL, i.e. PEC, or the function is absent). */
 static em_cplx coef(const em_cplx *x, const em_cplx *fixed, int32_t c) {
-  return c >= 0 ? x[c] : fixed ? fixed[-c - 1] : 0;
+  return c >= 0 ? x[c] : fixed && c != EM_DOF_NONE ? fixed[-c - 1] : 0;
 }
 
-static void eval_geom(const em_dofmap *d, const em_tet_geom *g, const int32_t *code,
-                      const em_cplx *x, const em_cplx *fixed, const double lam[4], em_cplx E[3],
-                      em_cplx curlE[3]) {
-  int p = d->order, n = em_basis_count(p);
+/* E_h at lam of a tet of element order p (its codes). */
+static void eval_geom(int p, const em_tet_geom *g, const int32_t *code, const em_cplx *x,
+                      const em_cplx *fixed, const double lam[4], em_cplx E[3], em_cplx curlE[3]) {
+  int n = em_basis_count(p);
   double w[EM_NB_MAX][3], c[EM_NB_MAX][3], x0[3], grad[4][3], dv;
   em_tet_geom_at(g, lam, x0, grad, &dv); /* curved: the point's own gradients */
   em_basis_eval(p, lam, (const double(*)[3])grad, w, curlE ? c : NULL);
@@ -36,8 +36,8 @@ void em_field_eval(const em_mesh *m, const em_dofmap *d, const em_cplx *x, const
   em_tet_geom g;
   int32_t code[EM_NB_MAX];
   em_tet_geom_make(m, t, &g);
-  em_dofmap_tet(d, m, t, code);
-  eval_geom(d, &g, code, x, fixed, lam, E, curlE);
+  int p = em_dofmap_tet(d, m, t, code);
+  eval_geom(p, &g, code, x, fixed, lam, E, curlE);
 }
 
 /* sqrt(sum_t int_t |E_h - E_ex|^2) and the same for the curls, degree 2p+2. */
@@ -53,14 +53,14 @@ em_err em_field_error(const em_mesh *m, const em_dofmap *d, const em_cplx *x, co
     em_tet_geom g;
     int32_t code[EM_NB_MAX];
     em_tet_geom_make(m, t, &g);
-    em_dofmap_tet(d, m, t, code);
+    int p = em_dofmap_tet(d, m, t, code);
     for (int k = 0; k < q.n; k++) {
       const double *lam = q.lam + 4 * k;
       double xp[3], grad[4][3], dv;
       EM_CHECK(!em_tet_geom_at(&g, lam, xp, grad, &dv), EM_ERR_INPUT,
                "field error: curved tet %d folds", t);
       em_cplx E[3], C[3], Ee[3], Ce[3];
-      eval_geom(d, &g, code, x, fixed, lam, E, curl_ex ? C : NULL);
+      eval_geom(p, &g, code, x, fixed, lam, E, curl_ex ? C : NULL);
       EM_TRY(E_ex(ctx, xp, Ee));
       if (curl_ex) EM_TRY(curl_ex(ctx, xp, Ce));
       double wq = q.w[k] * dv;

@@ -75,7 +75,7 @@ static int64_t packed(int n, int i, int j) {
  * unknown), as assemble.c's scatter places A_e. */
 static void scatter2(const em_mesh *m, const em_dofmap *d, const em_pattern *pat, int32_t t,
                      const int32_t *code, const em_cplx *Se, const em_cplx *Te, em_kcache *c) {
-  int p = d->order, n = em_basis_count(p);
+  int n = em_basis_count(d->elem_order[t]);
   em_tet_slots sl;
   em_tet_slots_make(m, d, pat, t, code, &sl);
   const int32_t *ent = sl.ent, *le = sl.le;
@@ -107,31 +107,30 @@ static em_err split(const em_mesh *m, const em_element_ref *ref, const em_kcache
 }
 
 /* The couplings of kept tets to fixed DOFs, for the lift -A_uf E_f. */
-static em_err build_lift(const em_mesh *m, const em_dofmap *d, const em_element_ref *ref,
+static em_err build_lift(const em_mesh *m, const em_dofmap *d, em_element_ref *const *ref,
                          em_kcache *c) {
-  int n = ref->n;
   int32_t code[EM_NB_MAX];
   em_cplx *Se = NULL, *Te = NULL;
   em_err err = EM_OK;
   if (!d->n_fixed) return EM_OK;
-  EM_TRY(em_calloc(&Se, (size_t)ref->npack, sizeof *Se, "element matrix"));
-  EM_TRY_GOTO(err, em_calloc(&Te, (size_t)ref->npack, sizeof *Te, "element matrix"), done);
+  EM_TRY(em_calloc(&Se, (size_t)ref[d->order]->npack, sizeof *Se, "element matrix"));
+  EM_TRY_GOTO(err, em_calloc(&Te, (size_t)ref[d->order]->npack, sizeof *Te, "element matrix"),
+              done);
   for (int pass = 0; pass < 2; pass++) {
     int64_t k = 0;
     for (int32_t t = 0; t < m->n_tet; t++) {
       if (c->dyn[t]) continue;
-      em_dofmap_tet(d, m, t, code);
-      int nu = 0, nf = 0;
-      for (int i = 0; i < n; i++) code[i] >= 0 ? nu++ : nf++;
+      int q = em_dofmap_tet(d, m, t, code), n = em_basis_count(q), nu = 0, nf = 0;
+      for (int i = 0; i < n; i++) nu += code[i] >= 0, nf += em_dof_fixed(code[i]);
       if (!nu || !nf) continue;
       if (pass == 0) {
         k += (int64_t)nu * nf;
         continue;
       }
-      EM_TRY_GOTO(err, split(m, ref, c, t, Se, Te), done);
+      EM_TRY_GOTO(err, split(m, ref[q], c, t, Se, Te), done);
       for (int i = 0; i < n; i++)
         for (int j = 0; j < n; j++) {
-          if (code[i] < 0 || code[j] >= 0) continue;
+          if (code[i] < 0 || !em_dof_fixed(code[j])) continue;
           c->lift_row[k] = code[i];
           c->lift_fix[k] = -code[j] - 1;
           c->lift_s[k] = Se[packed(n, i, j)];
@@ -168,7 +167,7 @@ static em_err build_dyn_lists(const em_mesh *m, int n_colour, const int32_t *cpt
 }
 
 em_err em_kcache_build(const em_mesh *m, const em_dofmap *d, const em_pattern *pat,
-                       const em_element_ref *ref, int n_colour, const int32_t *cptr,
+                       em_element_ref *const *ref, int n_colour, const int32_t *cptr,
                        const int32_t *ctet, const em_problem *prob, const uint8_t *evicted,
                        em_kcache **out) {
   *out = NULL;
@@ -221,8 +220,8 @@ em_err em_kcache_build(const em_mesh *m, const em_dofmap *d, const em_pattern *p
           if (bad < 0 || t < bad) bad = t;
           continue;
         }
-        em_element_ref_split(ref, &g, &c->mat[t], Se, Te);
-        em_dofmap_tet(d, m, t, code);
+        int q = em_dofmap_tet(d, m, t, code);
+        em_element_ref_split(ref[q], &g, &c->mat[t], Se, Te);
         scatter2(m, d, pat, t, code, Se, Te, c);
       }
     }

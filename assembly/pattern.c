@@ -45,12 +45,13 @@ static int star(const em_pattern *pat, const em_mesh *m, int32_t k, int32_t *tet
   return 1;
 }
 
-/* Does entity k carry at least one unknown (a fixed edge/face has none)? */
+/* Does entity k carry at least one unknown (a fixed edge/face has none,
+ * nor a face or cell of order 1)? */
 static int has_unknown(const em_pattern *pat, const em_dofmap *d, int32_t k) {
   int p = d->order;
   if (k < pat->face0) return d->edge_dof[(size_t)k * p] >= 0;
   if (k < pat->cell0) return p > 1 && d->face_dof[(size_t)(k - pat->face0) * p * (p - 1)] >= 0;
-  return 1;
+  return d->cell_dof[(size_t)(k - pat->cell0) * p * (p - 1) * (p - 2) / 2] >= 0;
 }
 
 /* Sorted unique unknown codes of k's star into out; mark[] (n_dof, per
@@ -178,7 +179,9 @@ em_err em_pattern_blockmat(const em_pattern *pat, const em_mesh *m, const em_dof
       if (d->face_dof[(size_t)f * nf + s] >= 0)
         row_ent[d->face_dof[(size_t)f * nf + s]] = pat->face0 + f;
   for (int32_t t = 0; t < m->n_tet; t++)
-    for (int s = 0; s < nc; s++) row_ent[d->cell_dof[(size_t)t * nc + s]] = pat->cell0 + t;
+    for (int s = 0; s < nc; s++)
+      if (d->cell_dof[(size_t)t * nc + s] >= 0)
+        row_ent[d->cell_dof[(size_t)t * nc + s]] = pat->cell0 + t;
   EM_TRY_GOTO(err, em_calloc(&A, 1, sizeof *A, "block matrix"), done);
   A->nb = p;
   memcpy(A->offset, d->offset, sizeof A->offset);
@@ -250,7 +253,7 @@ static int local_entity(const em_basis_fn *fn) {
 
 void em_tet_slots_make(const em_mesh *m, const em_dofmap *d, const em_pattern *pat, int32_t t,
                        const int32_t *code, em_tet_slots *s) {
-  int p = d->order, n = em_basis_count(p);
+  int p = d->elem_order[t], n = em_basis_count(p);
   const em_basis_fn *tab = em_basis_table(p);
   for (int i = 0; i < n; i++) {
     s->le[i] = local_entity(tab + i);

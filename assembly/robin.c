@@ -27,20 +27,20 @@ static const char *robin_name(const em_mesh *m, const em_robin *r) {
  * (em_tet_face_at) and the highest stored rule. */
 static em_err robin_face(const em_mesh *m, const em_dofmap *d, const em_pattern *pat,
                          const em_robin *r, int32_t f, em_system *sys) {
-  int p = d->order, nb = em_basis_count(p);
-  const em_basis_fn *tab = em_basis_table(p);
   int32_t k = f, t = m->face_tet[2 * (size_t)f];
   int lf = em_tet_local_face(m, t, f);
   EM_CHECK(lf >= 0, EM_ERR_INTERNAL, "face %d not found in its tet %d", f, t);
   em_tet_geom g;
   em_tet_geom_make(m, t, &g);
   int32_t code[EM_NB_MAX];
-  em_dofmap_tet(d, m, t, code);
+  int p = em_dofmap_tet(d, m, t, code), nb = em_basis_count(p); /* the element's order */
+  const em_basis_fn *tab = em_basis_table(p);
   int fn[3 * EM_MAX_ORDER + 6], nt = 0;
   for (int i = 0; i < nb; i++)
-    if ((tab[i].kind == EM_ENT_FACE && tab[i].entity == lf) ||
-        (tab[i].kind == EM_ENT_EDGE && EM_TET_EDGE[tab[i].entity][0] != lf &&
-         EM_TET_EDGE[tab[i].entity][1] != lf))
+    if (code[i] != EM_DOF_NONE &&
+        ((tab[i].kind == EM_ENT_FACE && tab[i].entity == lf) ||
+         (tab[i].kind == EM_ENT_EDGE && EM_TET_EDGE[tab[i].entity][0] != lf &&
+          EM_TET_EDGE[tab[i].entity][1] != lf)))
       fn[nt++] = i;
   int deg = g.curved ? EM_QUAD_MAX_DEGREE : r->g ? 2 * p + 2 : 2 * p;
   em_quad q;

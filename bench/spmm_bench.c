@@ -51,6 +51,7 @@ static em_err alloc_be(em_backend be, size_t bytes, const void *h, void **p) {
 #ifdef EM_HAVE_CUDA
   if (be == EM_BACKEND_CUDA) return em_dev_alloc(p, h, bytes, NULL, "bench vectors");
 #endif
+  (void)be;
   EM_TRY(em_calloc(p, bytes, 1, "bench vectors"));
   if (h) memcpy(*p, h, bytes);
   return EM_OK;

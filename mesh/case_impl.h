@@ -104,9 +104,17 @@ em_err em_case_group_name(const em_case *c, int dim, int tag, char **out);
  * boundary and embedded entities, installed as a Gmsh size callback.  The
  * callback state lives in *state until em_case_size_clear. */
 typedef struct em_case_size em_case_size;
-em_err em_case_size_install(const em_case *c, const em_mesh_opts *opts, const em_log *log,
-                            em_case_size **state);
+/* bg: a size field (metres at a point in metres) that wins where smaller,
+ * NULL: none (em_case_remesh). */
+typedef double (*em_size_fn)(void *ctx, const double x[3]);
+em_err em_case_size_install(const em_case *c, const em_mesh_opts *opts, em_size_fn bg, void *bg_ctx,
+                            const em_log *log, em_case_size **state);
 void em_case_size_clear(em_case_size **state);
+
+/* Clear the current mesh, install the sizes (with bg, see above), mesh in
+ * 3-D (and second order with opts->geometry_order 2). */
+em_err em_case_generate(em_case *c, const em_mesh_opts *opts, em_size_fn bg, void *bg_ctx,
+                        const em_log *log);
 
 /* Read the current Gmsh mesh: tets of the physical volumes, triangles of the
  * physical surfaces, coordinates times opts->unit; build the topology. */

@@ -344,10 +344,12 @@ done:
   return err;
 }
 
-/* Generate the 3D mesh of a .geo case with the wavelength sizes installed
- * for the duration; a mesh already there (an earlier call, or "Mesh 3;" in
- * the file) is cleared first so that the sizes apply. */
-static em_err generate(em_case *c, const em_mesh_opts *opts, const em_log *log) {
+/* Generate the 3D mesh of a .geo case with the wavelength sizes (and the
+ * size field bg) installed for the duration; a mesh already there (an
+ * earlier call, or "Mesh 3;" in the file) is cleared first so that the
+ * sizes apply. */
+em_err em_case_generate(em_case *c, const em_mesh_opts *opts, em_size_fn bg, void *bg_ctx,
+                        const em_log *log) {
   em_err err = EM_OK;
   em_case_size *size = NULL;
   int ierr = 0;
@@ -364,7 +366,7 @@ static em_err generate(em_case *c, const em_mesh_opts *opts, const em_log *log) 
                 "--save-mesh keeps a mesh)",
                 c->omp_threads);
   }
-  EM_TRY(em_case_size_install(c, opts, log, &size));
+  EM_TRY(em_case_size_install(c, opts, bg, bg_ctx, log, &size));
   double t0 = em_wtime();
   gmshModelMeshGenerate(3, &ierr);
   if (ierr) err = EM_GMSH_RAISE(mark, "meshing case '%s' failed", c->path);
@@ -407,7 +409,7 @@ em_err em_case_mesh(em_case *c, const em_mesh_opts *opts, const em_log *log, em_
     }
   } else {
     em_log_info(log, "meshing %s ...", c->name);
-    err = generate(c, opts, log);
+    err = em_case_generate(c, opts, NULL, NULL, log);
     if (!err) em_log_info(log, "meshed %s in %.2f s", c->name, em_wtime() - t0);
   }
   if (!err) err = em_case_extract(c, opts, m);

@@ -15,7 +15,13 @@
  * A PML shell (volume groups pml*) is thin next to the wavelength: at
  * lambda / N its layer would be one or two elements thick, too few to
  * follow the field's decay, so there h = t / pml_elements, t the thinnest
- * layer (bounding boxes of all volumes and of the non-PML ones). */
+ * layer (bounding boxes of all volumes and of the non-PML ones).  With
+ * pml_elements_only that is the PML's only size: a finer interior does not
+ * refine the layer (its unknowns would otherwise grow with the interior's
+ * and dominate an iterative solver's exact coarse level).
+ *
+ * Adaptive refinement (em_case_remesh) adds a size field h(x) given in
+ * metres: the callback returns the smaller of the entity's size and it. */
 #include <gmshc.h>
 #include <math.h>
 #include <stdlib.h>
@@ -28,15 +34,21 @@
 struct em_case_size {
   int max_tag[4]; /* largest entity tag of each dimension */
   double *h[4];   /* h[dim][tag]: size on that entity, model units; NO_SIZE if free */
+  em_size_fn bg;  /* a size field in metres at a point in metres, or NULL */
+  void *bg_ctx;
+  double unit; /* metres per model unit */
 };
 
 /* Called by Gmsh for every point it places, from its meshing threads: the
  * table is read-only by then. */
 static double size_callback(int dim, int tag, double x, double y, double z, void *data) {
   const em_case_size *s = data;
-  (void)x, (void)y, (void)z;
-  if (dim < 0 || dim > 3 || tag < 0 || tag > s->max_tag[dim]) return NO_SIZE;
-  return s->h[dim][tag];
+  double h = dim < 0 || dim > 3 || tag < 0 || tag > s->max_tag[dim] ? NO_SIZE : s->h[dim][tag];
+  if (s->bg) {
+    double p[3] = {x * s->unit, y * s->unit, z * s->unit}, b = s->bg(s->bg_ctx, p) / s->unit;
+    if (b > 0 && b < h) h = b;
+  }
+  return h;
 }
 
 void em_case_size_clear(em_case_size **ps) {
@@ -112,9 +124,15 @@ done:
   return err;
 }
 
-/* h = lambda0 / n / N on the volume's entities; logs it. */
+static int is_pml(const char *name) {
+  return !strncmp(name, "pml", 3);
+}
+
+/* h = lambda0 / n / N on the volume's entities (not on a PML sized by its
+ * elements alone); logs it. */
 static em_err volume_size(volume_walk *w, const char *name, const int *ent, size_t n_ent) {
   const em_mesh_opts *o = w->o;
+  if (o->pml_elements_only && o->pml_elements > 0 && is_pml(name)) return EM_OK;
   double idx = o->index_of ? o->index_of(o->index_ctx, name) : 1.0;
   EM_CHECK(idx > 0 && isfinite(idx), EM_ERR_INPUT,
            "case '%s': volume group '%s' has refractive index %g", w->c->path, name, idx);
@@ -122,10 +140,6 @@ static em_err volume_size(volume_walk *w, const char *name, const int *ent, size
   em_log_info(w->log, "  %-16s n = %-8.4g h = %.4g mm", name, idx, h * 1e3);
   for (size_t e = 0; e < n_ent; e++) lower(w->s, 3, ent[e], h / o->unit);
   return EM_OK;
-}
-
-static int is_pml(const char *name) {
-  return !strncmp(name, "pml", 3);
 }
 
 /* The volume's bounding box joins the box of all volumes and, outside the
@@ -181,8 +195,9 @@ static em_err pml_sizes(volume_walk *w) {
   }
   if (!isfinite(t)) return EM_OK; /* no layer outside the interior box */
   w->h = t / o->pml_elements;
-  em_log_info(w->log, "  %-16s layer %.4g mm: h = %.4g mm (%d elements across)", "pml*",
-              t * o->unit * 1e3, w->h * o->unit * 1e3, o->pml_elements);
+  em_log_info(w->log, "  %-16s layer %.4g mm: h = %.4g mm (%d elements across%s)", "pml*",
+              t * o->unit * 1e3, w->h * o->unit * 1e3, o->pml_elements,
+              o->pml_elements_only ? ", not sized by the wavelength" : "");
   return each_volume(w, pml_size);
 }
 
@@ -207,24 +222,28 @@ static em_err spread_down(em_case_size *s, size_t mark) {
   return EM_OK;
 }
 
-em_err em_case_size_install(const em_case *c, const em_mesh_opts *o, const em_log *log,
-                            em_case_size **out) {
+em_err em_case_size_install(const em_case *c, const em_mesh_opts *o, em_size_fn bg, void *bg_ctx,
+                            const em_log *log, em_case_size **out) {
   em_err err = EM_OK;
   em_case_size *s = NULL;
   *out = NULL;
-  if (o->elements_per_wavelength <= 0) return EM_OK;
-  EM_CHECK(isfinite(o->elements_per_wavelength), EM_ERR_INPUT,
+  int wave = o->elements_per_wavelength > 0;
+  if (!wave && !bg) return EM_OK;
+  EM_CHECK(!wave || isfinite(o->elements_per_wavelength), EM_ERR_INPUT,
            "case '%s': elements per wavelength %g", c->path, o->elements_per_wavelength);
-  EM_CHECK(o->freq_max > 0 && isfinite(o->freq_max), EM_ERR_INPUT,
+  EM_CHECK(!wave || (o->freq_max > 0 && isfinite(o->freq_max)), EM_ERR_INPUT,
            "case '%s': sizing from the wavelength needs a frequency > 0, not %g Hz", c->path,
            o->freq_max);
   size_t mark = c->log_mark;
   EM_TRY(em_calloc(&s, 1, sizeof *s, "mesh sizes"));
+  s->bg = bg, s->bg_ctx = bg_ctx, s->unit = o->unit;
   EM_TRY_GOTO(err, alloc_tables(s, mark), fail);
   volume_walk w = {.c = c, .mark = mark, .s = s, .o = o, .log = log};
-  EM_TRY_GOTO(err, volume_sizes(&w), fail);
-  EM_TRY_GOTO(err, pml_sizes(&w), fail);
-  EM_TRY_GOTO(err, spread_down(s, mark), fail);
+  if (wave) {
+    EM_TRY_GOTO(err, volume_sizes(&w), fail);
+    EM_TRY_GOTO(err, pml_sizes(&w), fail);
+    EM_TRY_GOTO(err, spread_down(s, mark), fail);
+  }
   int ierr = 0;
   gmshModelMeshSetSizeCallback(size_callback, s, &ierr);
   if (ierr) {
@@ -238,10 +257,34 @@ fail:
   return err;
 }
 
-/* tets ~ sum over physical volumes of V_box / (h^3 / (6 sqrt 2)), the
- * volume of a regular tetrahedron of edge h; V_box the volume of the
- * bounding box of the group's entities (model units^3 -> m^3). */
+/* Volume (model units^3) of volume entity `tag`: its OpenCASCADE mass
+ * when the OCC model holds it (occ: the OCC volume tags, n of them), else
+ * its bounding box (a shell such as a PML layer then counts as the whole
+ * box it wraps). */
+static double entity_volume(int tag, const int *occ, size_t n, int *ierr) {
+  for (size_t k = 0; k + 1 < n; k += 2)
+    if (occ[k + 1] == tag) {
+      double mass = 0;
+      gmshModelOccGetMass(3, tag, &mass, ierr);
+      if (!*ierr && mass > 0) return mass;
+      *ierr = 0;
+      break;
+    }
+  double b[6];
+  gmshModelGetBoundingBox(3, tag, &b[0], &b[1], &b[2], &b[3], &b[4], &b[5], ierr);
+  return (b[3] - b[0]) * (b[4] - b[1]) * (b[5] - b[2]);
+}
+
+/* tets ~ sum over physical volumes of V / (h^3 / (6 sqrt 2)), the volume
+ * of a regular tetrahedron of edge h; V the volume of the group's entities
+ * (OpenCASCADE's, else their bounding boxes; model units^3 -> m^3). */
 em_err em_case_estimate(em_case *c, const em_mesh_opts *o, double *tets, double *h_min) {
+  return em_case_estimate_each(c, o, NULL, NULL, tets, h_min);
+}
+
+em_err em_case_estimate_each(em_case *c, const em_mesh_opts *o,
+                             void (*each)(void *ctx, const char *name, double tets), void *ctx,
+                             double *tets, double *h_min) {
   em_err err = EM_OK;
   int *dt = NULL, *ent = NULL, ierr = 0;
   size_t n = 0, n_ent = 0;
@@ -254,8 +297,15 @@ em_err em_case_estimate(em_case *c, const em_mesh_opts *o, double *tets, double 
            o->freq_max, o->elements_per_wavelength);
   size_t mark = c->log_mark;
   double lambda0 = EM_C0 / o->freq_max, total = 0, hmin = INFINITY;
+  int *occ = NULL;
+  size_t n_occ = 0;
+  gmshModelOccGetEntities(&occ, &n_occ, 3, &ierr);
+  if (ierr) occ = NULL, n_occ = 0, ierr = 0; /* a built-in geometry: boxes only */
   gmshModelGetPhysicalGroups(&dt, &n, 3, &ierr);
-  if (ierr) return EM_GMSH_RAISE(mark, "case '%s': cannot list its physical volumes", c->path);
+  if (ierr) {
+    gmshFree(occ);
+    return EM_GMSH_RAISE(mark, "case '%s': cannot list its physical volumes", c->path);
+  }
   for (size_t k = 0; k < n; k += 2) {
     EM_TRY_GOTO(err, em_case_group_name(c, 3, dt[k + 1], &name), done);
     double idx = o->index_of ? o->index_of(o->index_ctx, name) : 1.0;
@@ -263,13 +313,14 @@ em_err em_case_estimate(em_case *c, const em_mesh_opts *o, double *tets, double 
     double h = lambda0 / idx / o->elements_per_wavelength; /* metres */
     hmin = fmin(hmin, h);
     gmshModelGetEntitiesForPhysicalGroup(3, dt[k + 1], &ent, &n_ent, &ierr);
+    double group = 0;
     for (size_t e = 0; !ierr && e < n_ent; e++) {
-      double b[6];
-      gmshModelGetBoundingBox(3, ent[e], &b[0], &b[1], &b[2], &b[3], &b[4], &b[5], &ierr);
+      double u = o->unit, vol = entity_volume(ent[e], occ, n_occ, &ierr) * u * u * u;
       if (ierr) break;
-      double u = o->unit, vol = (b[3] - b[0]) * u * (b[4] - b[1]) * u * (b[5] - b[2]) * u;
-      if (isfinite(vol) && vol > 0) total += vol / (h * h * h / (6 * sqrt(2.0)));
+      if (isfinite(vol) && vol > 0) group += vol / (h * h * h / (6 * sqrt(2.0)));
     }
+    total += group;
+    if (each && !ierr) each(ctx, name, group);
     gmshFree(ent);
     ent = NULL;
     em_free(&name);
@@ -283,6 +334,7 @@ em_err em_case_estimate(em_case *c, const em_mesh_opts *o, double *tets, double 
 done:
   gmshFree(dt);
   gmshFree(ent);
+  gmshFree(occ);
   em_free(&name);
   em_case_restore_threads(c);
   return err;

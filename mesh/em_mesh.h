@@ -126,6 +126,20 @@ double em_tet_volume(const em_mesh *m, int32_t t);
  * the driven mesh check) are not run with Mesh/geometry_order 2. */
 void em_mesh_locate(const em_mesh *m, const double x[3], int32_t *t, double lam[4]);
 
+/* Point location for many points (adaptive refinement's size field, the
+ * transfer of orders between meshes): a grid of about one cell per tet
+ * over the bounding box, each cell listing the tets whose bounding box
+ * meets it.  m must outlive the locator; straight tets (as above). */
+typedef struct em_locator em_locator;
+em_err em_locator_create(const em_mesh *m, em_locator **L);
+void em_locator_destroy(em_locator **L);
+/* 1: tet *t holds x, lam its barycentric coordinates there.  0: x lies
+ * outside the mesh (a node on a curved CAD surface just off the facets, a
+ * point in a hole): *t is the nearest tet found around x (the largest
+ * smallest barycentric coordinate), lam clamped onto it (>= 0, sum 1).
+ * Thread-safe (reads only). */
+int em_locator_find(const em_locator *L, const double x[3], int32_t *t, double lam[4]);
+
 /* ------------------------------------------------------------------- cases */
 
 /* A parameter emsolve itself knows.  A '*' in the name matches one path
@@ -240,13 +254,18 @@ typedef struct em_mesh_opts {
    * sizing only); the layer is the bounding box of every volume less that
    * of the non-PML volumes, side by side */
   int pml_elements;
-  int geometry_order; /* 2: second-order (curved) tets, the mid-edge nodes
-                         on the CAD geometry (em_mesh.edge_mid); 0 or 1:
-                         straight-sided */
-  int hxt;            /* 1: Gmsh's parallel HXT 3D mesher on every core (3-5x
-                         faster, but Gmsh 4.8 orders its points by memory
-                         address: the mesh differs from run to run); 0:
-                         its Delaunay mesher, reproducible (the default) */
+  int geometry_order;    /* 2: second-order (curved) tets, the mid-edge nodes
+                            on the CAD geometry (em_mesh.edge_mid); 0 or 1:
+                            straight-sided */
+  int hxt;               /* 1: Gmsh's parallel HXT 3D mesher on every core (3-5x
+                            faster, but Gmsh 4.8 orders its points by memory
+                            address: the mesh differs from run to run); 0:
+                            its Delaunay mesher, reproducible (the default) */
+  int pml_elements_only; /* 1 (with pml_elements > 0): the pml* volumes are
+                            sized by t / pml_elements alone, not by the
+                            wavelength: the layer keeps that many elements
+                            across however fine the rest (its faces shared
+                            with the interior still take the finer size) */
 } em_mesh_opts;
 
 /* Before meshing: about how many tetrahedra the wavelength sizes imply
@@ -256,6 +275,11 @@ typedef struct em_mesh_opts {
  * smallest such h in metres.  0 tets when the sizes do not come from the
  * wavelength (a .msh, elements_per_wavelength <= 0). */
 em_err em_case_estimate(em_case *c, const em_mesh_opts *opts, double *tets, double *h_min);
+/* The same, calling each(ctx, name, tets) per physical volume with its
+ * share (each may be NULL). */
+em_err em_case_estimate_each(em_case *c, const em_mesh_opts *opts,
+                             void (*each)(void *ctx, const char *name, double tets), void *ctx,
+                             double *tets, double *h_min);
 
 /* A fingerprint of the case's geometry (entities, their bounding boxes,
  * physical groups): equal for two parameter sets that build the same model
@@ -270,6 +294,16 @@ em_err em_case_mesh(em_case *c, const em_mesh_opts *opts, const em_log *log, em_
  * path, a .msh: Gmsh MSH 4.1 binary (coordinates exact), the elements of
  * the physical groups, written to a temporary name beside it and renamed. */
 em_err em_case_save_mesh(em_case *c, const char *path, const em_log *log);
+
+/* Mesh a .geo case again (adaptive h-refinement): the sizes of opts as in
+ * em_case_mesh and, where smaller, the size field that interpolates
+ * vsize[v] (metres, per vertex of old, linear in each of old's tets; off
+ * old's facets the nearest tet's value) over the earlier mesh old.  The
+ * case's own sizes still apply.  *m is the new mesh (old is not touched);
+ * the Gmsh model holds it (em_case_save_mesh writes it).  A .msh case or a
+ * loaded mesh is refused: no geometry. */
+em_err em_case_remesh(em_case *c, const em_mesh_opts *opts, const em_mesh *old, const double *vsize,
+                      const em_log *log, em_mesh **m);
 
 /* Instead of em_case_mesh: read the mesh from path (a .msh, e.g. written by
  * em_case_save_mesh) into a Gmsh model of its own, coordinates times

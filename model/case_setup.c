@@ -183,6 +183,7 @@ em_err em_setup_build(const em_case *c, const em_mesh *m, const em_setup_opts *o
     n_interior += !pml;
   }
   EM_CHECK(n_interior > 0, EM_ERR_INPUT, "case %s has only PML volumes", em_case_path(c));
+  EM_TRY(em_setup_orders(c, m, o, s));
   if (s->has_pml) {
     EM_TRY(em_pml_detect(m, s->medium, o->pml_order, o->pml_reflection, &s->pml));
     em_log_info(log,
@@ -257,5 +258,6 @@ void em_setup_free(em_setup *s) {
   em_free(&s->port);
   em_free(&s->face_fixed);
   em_free(&s->abc_face);
+  em_free(&s->order);
   em_setup_surfaces_free(s);
 }

@@ -196,6 +196,8 @@ em_err em_run_config_read(const em_case *c, em_run_config *cfg) {
   EM_TRY(em_cfg_integer(c, "PML/order", 0, 8, &cfg->pml_order));
   EM_TRY(em_cfg_number(c, "PML/reflection", &cfg->pml_reflection));
   EM_TRY(em_cfg_integer(c, "PML/elements", 0, 50, &cfg->pml_elements));
+  EM_TRY(em_cfg_integer(c, "PML/basis_order", 0, 3, &cfg->pml_basis_order));
+  EM_TRY(em_cfg_integer(c, "PML/elements_only", 0, 1, &cfg->pml_elements_only));
   EM_CHECK(cfg->pml_reflection > 0 && cfg->pml_reflection < 1, EM_ERR_INPUT,
            "PML/reflection = %g must be in (0, 1)", cfg->pml_reflection);
   static const char *const fields[] = {"auto", "all", "first", "none", "middle"};
@@ -231,13 +233,14 @@ void em_run_config_free(em_run_config *cfg) {
 }
 
 em_mesh_opts em_run_config_mesh_opts(const em_run_config *cfg, const em_case *cs) {
-  em_mesh_opts mo = {cfg->unit,         cfg->mesh_freq,      cfg->epw,
-                     em_setup_index_of, (void *)cs,          1,
-                     cfg->pml_elements, cfg->geometry_order, cfg->hxt};
+  em_mesh_opts mo = {
+      cfg->unit,         cfg->mesh_freq,      cfg->epw, em_setup_index_of,     (void *)cs, 1,
+      cfg->pml_elements, cfg->geometry_order, cfg->hxt, cfg->pml_elements_only};
   return mo;
 }
 
 em_setup_opts em_run_config_setup_opts(const em_run_config *cfg) {
-  em_setup_opts so = {cfg->outer_abc, cfg->pml_order, cfg->pml_reflection};
+  em_setup_opts so = {cfg->outer_abc, cfg->pml_order, cfg->pml_reflection, cfg->order,
+                      cfg->pml_basis_order};
   return so;
 }

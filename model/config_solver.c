@@ -48,7 +48,11 @@ em_err em_cfg_read_solver(const em_case *c, em_solve_opts *o) {
   static const char *const smooth[] = {"group", "all"};
   EM_TRY(em_cfg_choice(c, "PMG/smooth", smooth, 2, &g->all));
   EM_TRY(em_cfg_number(c, "PMG/shift", &g->shift));
-  EM_TRY(em_cfg_integer(c, "PMG/pml_coarse", 0, 3, &o->pmg_pml_coarse));
+  static const char *const pml_co[] = {"auto", "0", "1", "2", "3"};
+  EM_TRY(em_cfg_choice(c, "PMG/pml_coarse", pml_co, 5, &o->pmg_pml_coarse));
+  o->pmg_pml_coarse--; /* auto: -1 */
+  static const char *const pml_sm[] = {"none", "ilu0", "direct"};
+  EM_TRY(em_cfg_choice(c, "PMG/pml_smoother", pml_sm, 3, &o->pmg_pml_block));
   EM_CHECK(g->shift >= 0, EM_ERR_INPUT, "PMG/shift = %g must be >= 0", g->shift);
   EM_TRY(em_case_string(c, "Solver/trsv", &s));
   EM_TRY(em_pc_trsv_parse(s, &o->pc.trsv));

@@ -123,7 +123,12 @@ static em_err first(em_fsys *s, const em_log *log) {
   EM_TRY(err);
   em_log_info(log, "distributed solve over %d ranks: METIS parts of the tets in %.2f s", P,
               em_wtime() - t);
-  if (!d->setup->has_pml || !d->solve->pmg_pml_coarse) return EM_OK;
+  int nc = d->solve->pmg_pml_coarse; /* auto (-1): the PML tets' highest order */
+  for (int32_t t2 = 0; nc < 0 && t2 < d->mesh->n_tet; t2++)
+    if (d->setup->medium[d->mesh->tet_group[t2]].is_pml && d->dofs->tet_order[t2] > s->pml_auto)
+      s->pml_auto = d->dofs->tet_order[t2];
+  if (nc < 0) nc = s->pml_auto;
+  if (!d->setup->has_pml || !nc) return EM_OK;
   EM_TRY(em_calloc(&s->pml_dof, (size_t)n + 1, 1, "PML unknowns"));
   for (int32_t t2 = 0; t2 < d->mesh->n_tet; t2++) {
     if (!d->setup->medium[d->mesh->tet_group[t2]].is_pml) continue;
@@ -132,7 +137,7 @@ static em_err first(em_fsys *s, const em_log *log) {
       if (code[k] < 0) continue;
       int g = 0;
       while (g + 1 < d->dofs->order && code[k] >= d->dofs->offset[g + 1]) g++;
-      if (g < d->solve->pmg_pml_coarse) s->pml_dof[code[k]] = 1;
+      if (g < nc) s->pml_dof[code[k]] = 1;
     }
   }
   return EM_OK;

@@ -47,7 +47,10 @@ typedef struct em_solve_opts {
   em_pc_opts pc;
   int pc_auto;        /* Solver/preconditioner auto: direct, pmg / ilu0 when it fits nowhere */
   int ordering_auto;  /* Solver/ordering auto: nd for direct, rcm for ilu0 */
-  int pmg_pml_coarse; /* PMG/pml_coarse: the PML unknowns of orders 1..N in the coarse solve */
+  int pmg_pml_coarse; /* PMG/pml_coarse: the PML unknowns of orders 1..N in the coarse solve
+                         (-1: auto, N = the highest order of the PML's tets) */
+  int pmg_pml_block;  /* PMG/pml_smoother: every PML unknown in a block level smoothed by
+                         1 ILU(0), 2 a direct factor (0: none) */
   em_blockop_opts bop;
   int distributed; /* Solver/distributed: 0 off, 1 on, 2 auto (docs/mpi.md; app/ decides) */
 } em_solve_opts;
@@ -57,8 +60,8 @@ typedef struct em_run_config {
   double unit; /* metres per model unit */
   int n_freq;
   double *freq;               /* Hz */
-  int order;                  /* 1..3: the basis order (the DOF map is built with it and
-                                 carries it from there: em_dofmap.order) */
+  int order;                  /* 1..3: Solver/order, the basis order of a volume without its
+                                 own (the DOF map carries the highest: em_dofmap.order) */
   int geometry_order;         /* Mesh/geometry_order: 1 straight, 2 curved tets */
   int hxt;                    /* Mesh/algorithm3d: 0 delaunay, 1 hxt */
   double epw;                 /* elements per wavelength used */
@@ -73,6 +76,8 @@ typedef struct em_run_config {
   int pml_order;              /* grading exponent m */
   double pml_reflection;      /* normal-incidence reflection target */
   int pml_elements;           /* elements across the thinnest PML layer (0: from the wavelength) */
+  int pml_basis_order;        /* PML/basis_order: the PML's basis order (0: Solver/order) */
+  int pml_elements_only;      /* PML/elements_only: the layer sized by PML/elements alone */
   int fields;                 /* 0 none, 1 first frequency, 2 all, 3 middle (n_freq / 2) */
   int vtk_binary;
   int subdiv;
@@ -166,6 +171,8 @@ typedef struct em_setup_opts {
   int outer_abc;         /* bare exterior faces on the bounding box: 0 PEC, 1 ABC */
   int pml_order;         /* PML grading exponent m */
   double pml_reflection; /* PML normal-incidence reflection target R0 */
+  int basis_order;       /* Solver/order: a volume's basis order unless set */
+  int pml_basis_order;   /* PML/basis_order: the pml* volumes' (0: basis_order) */
 } em_setup_opts;
 
 typedef struct em_setup {
@@ -178,6 +185,8 @@ typedef struct em_setup {
   uint8_t *face_fixed; /* per face: tangential E prescribed (EM_FACE_PEC) */
   int32_t n_abc;
   int32_t *abc_face; /* the EM_FACE_ABC faces, ascending */
+  int8_t *order;     /* per mesh group: the basis order of a volume (0:
+                        none given, or not a volume) */
   int n_surface;
   em_surface *surface; /* impedance and lumped boundaries, by group */
 } em_setup;
@@ -210,6 +219,26 @@ void em_setup_short_ports(const em_mesh *m, em_setup *s);
  * cut-off is an error naming it (before any solve or output). */
 em_err em_setup_check_band(em_setup *s, const double *freq, int n_freq);
 void em_setup_free(em_setup *s);
+/* Order per region (region_order.c, docs/physics.md): a volume's basis
+ * order is Materials/<volume>/order when the case sets it (1..3), else
+ * PML/basis_order for a pml* volume when set, else Solver/order.  Fills
+ * s->order (called by em_setup_build). */
+em_err em_setup_orders(const em_case *c, const em_mesh *m, const em_setup_opts *o, em_setup *s);
+/* The order of the volume named `name` by that rule (before meshing). */
+em_err em_setup_order_of(const em_case *c, const char *name, const em_setup_opts *o, int *order);
+/* Unknowns of pmg's exact coarse level (PMG/coarse = coarse groups,
+ * PMG/pml_coarse = pml_coarse, -1: auto, the PML volumes' highest order):
+ * the groups 1 .. coarse and the PML's unknowns of the groups above up to
+ * pml_coarse. */
+em_err em_setup_coarse_count(const em_setup *s, const em_mesh *m, const em_dofmap *d, int coarse,
+                             int pml_coarse, int32_t *n);
+/* The DOF map of the setup's orders (an entity shared by regions takes
+ * the highest: docs/basis.md) and fixed faces. */
+em_err em_setup_dofmap(const em_setup *s, const em_mesh *m, em_dofmap **d);
+/* The log's account: per volume its order and unknowns by order group
+ * (an unknown counts for the region its entity took its order from). */
+em_err em_setup_log_orders(const em_setup *s, const em_mesh *m, const em_dofmap *d,
+                           const em_log *log);
 /* <|E|^2> over the PML tets on the outer wall / over those on the
  * interface with the interior (volume-weighted means, E at the centroids)
  * for the solution x (fixed: the fixed DOFs' values, NULL zero): the
@@ -331,6 +360,34 @@ int32_t em_periodic_n_red(const em_periodic *p);
  * per right-hand side (iterations = refinement steps). */
 em_err em_periodic_solve(em_periodic *p, double k0, const em_system *sys, const em_log *log,
                          em_cplx *x, em_ksp_stats *st);
+
+/* ------------------------------------------------ adaptive marking
+ *
+ * Which tets a pass of adaptive refinement refines and how
+ * (refine_mark.c, docs/adapt.md): Doerfler marking of eta_T^2 with the
+ * predicted growth of the unknowns held between grow_min and grow_max. */
+typedef enum em_refine_kind { EM_REFINE_H = 0, EM_REFINE_P, EM_REFINE_HP } em_refine_kind;
+
+typedef struct em_refine_opts {
+  int kind;        /* em_refine_kind: h splits, p raises the order, hp raises
+                      below EM_MAX_ORDER and splits at it */
+  double fraction; /* Doerfler's theta: share of sum eta_T^2 to refine */
+  double shrink;   /* a split tet's vertices ask for this share of their size */
+  double grow_min; /* predicted unknowns after / before: at least this ... */
+  double grow_max; /* ... and at most this (one tet is refined whatever) */
+} em_refine_opts;
+
+typedef struct em_refine_stats {
+  int32_t n_p, n_h; /* tets raised, tets split */
+  double share;     /* of sum eta_T^2 in them */
+  double growth;    /* predicted unknowns after / before */
+} em_refine_stats;
+
+/* From eta2 [n_tet]: new_order [n_tet] (p, hp: order with the raised tets
+ * one higher; order and new_order NULL for h) and vshrink [n_vert] (the
+ * factor on each vertex's size, 1 where nothing is split). */
+em_err em_refine_mark(const em_mesh *m, const double *eta2, const em_refine_opts *o,
+                      const int8_t *order, int8_t *new_order, double *vshrink, em_refine_stats *st);
 
 /* ------------------------------------------- minimal rational interpolation
  *
@@ -521,6 +578,35 @@ typedef struct em_model {
 void em_model_record_blocks(em_model *m, const em_log *log);
 /* Everything m holds, in the reverse order of its making. */
 void em_model_free(em_model *m);
+
+/* ------------------------------------------------ a posteriori error
+ *
+ * A residual indicator per tet for the driven problem (estimate.c,
+ * docs/adapt.md): the element residual of curl(nu curl E) - k0^2 eps E
+ * and of its divergence, the jumps of the tangential n x (nu curl E) and
+ * of the normal eps E . n across interior faces and the Robin residual on
+ * port / ABC faces, h-weighted (Beck, Hiptmair, Hoppe, Wohlmuth, M2AN 34,
+ * 2000), in the units of the energy norm squared.  Straight tets only. */
+typedef struct em_estimate_info {
+  double eta;    /* sqrt(sum_T eta_T^2) */
+  double energy; /* the energy norm of E_h: sqrt(sum_T a_T ||curl E_h||^2 + b_T ||E_h||^2) */
+  double t;      /* seconds */
+} em_estimate_info;
+
+/* eta2[t] += eta_T^2 of solution x (with the fixed values, NULL zero) of
+ * prob's right-hand side column `column` (the Robin g of that column, the
+ * volume sources with column 0); face_fixed marks the PEC faces (NULL:
+ * none).  Host cores (OpenMP). */
+em_err em_estimate(const em_mesh *m, const em_dofmap *d, const em_problem *prob,
+                   const uint8_t *face_fixed, const em_cplx *x, const em_cplx *fixed, int column,
+                   double *eta2, em_estimate_info *info);
+/* The indicator of a case's n_sol solutions x [n_sol][n_dof] at f (Hz):
+ * the problem em_fsys_solve assembles (prepare: the same optional extra
+ * excitation), eta2[t] = the sum over the excitations (set, not added). */
+em_err em_setup_estimate(const em_mesh *m, const em_dofmap *d, const em_setup *s, double f,
+                         em_err (*prepare)(void *, double, em_problem *), void *prepare_ctx,
+                         const em_cplx *x, int n_sol, const em_cplx *fixed, double *eta2,
+                         em_estimate_info *info);
 
 #ifdef __cplusplus
 }

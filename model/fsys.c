@@ -83,6 +83,7 @@ void em_fsys_destroy(em_fsys **sp) {
   em_free(&s->vary);
   em_free(&s->perm);
   em_free(&s->pml_rows);
+  em_free(&s->pml_block);
   em_pc_destroy(&s->pc);
   em_blockmat_destroy(&s->Ap);
   em_blockop_destroy(&s->op);
@@ -110,11 +111,20 @@ int em_fsys_ready(const em_fsys *s) {
 
 /* pmg: the unknowns of PML tets join the coarse factor (the order-1 space
  * cannot follow the stretched field of a layer a few elements thick);
- * PMG/pml_coarse N takes those of the order groups 1..N (3: all) */
+ * PMG/pml_coarse N takes those of the order groups 1..N (3: all; auto: N =
+ * the highest order of the PML's own tets, so that a PML at a lower order
+ * than its neighbours (order per region) leaves their functions on its
+ * interface to the smoothers: docs/solvers.md) */
 static em_err pml_coarse_rows(em_fsys *s) {
   const em_fsys_desc *d = &s->d;
   int32_t n = d->dofs->n_dof, code[64];
+  int nc = d->solve->pmg_pml_coarse;
+  for (int32_t t = 0; nc < 0 && t < d->mesh->n_tet; t++)
+    if (d->setup->medium[d->mesh->tet_group[t]].is_pml && d->dofs->tet_order[t] > s->pml_auto)
+      s->pml_auto = d->dofs->tet_order[t];
+  if (nc < 0) nc = s->pml_auto;
   EM_TRY(em_calloc(&s->pml_rows, (size_t)n + 1, 1, "PML unknowns"));
+  if (d->solve->pmg_pml_block) EM_TRY(em_calloc(&s->pml_block, (size_t)n + 1, 1, "PML unknowns"));
   for (int32_t t = 0; t < d->mesh->n_tet; t++) {
     if (!d->setup->medium[d->mesh->tet_group[t]].is_pml) continue;
     em_dofmap_tet(d->dofs, d->mesh, t, code);
@@ -123,7 +133,8 @@ static em_err pml_coarse_rows(em_fsys *s) {
       int32_t row = s->perm[code[k]];
       int g = 0;
       while (g + 1 < s->Ap->nb && row >= s->Ap->offset[g + 1]) g++;
-      if (g < d->solve->pmg_pml_coarse) s->pml_rows[row] = 1;
+      if (g < nc) s->pml_rows[row] = 1;
+      if (s->pml_block) s->pml_block[row] = 1;
     }
   }
   return EM_OK;
@@ -158,8 +169,12 @@ static em_err precondition(em_fsys *s, const em_log *log) {
   pco.backend = d->backend;
   pco.pmg.nb = s->Ap->nb; /* the V-cycle's levels: the order groups */
   memcpy(pco.pmg.offset, s->Ap->offset, sizeof pco.pmg.offset);
-  if (d->solve->pmg_pml_coarse && d->setup->has_pml && !s->pml_rows) EM_TRY(pml_coarse_rows(s));
-  pco.pmg.coarse_rows = s->pml_rows;
+  const em_solve_opts *so = d->solve;
+  if ((so->pmg_pml_coarse || so->pmg_pml_block) && d->setup->has_pml && !s->pml_rows)
+    EM_TRY(pml_coarse_rows(s));
+  pco.pmg.coarse_rows = so->pmg_pml_coarse ? s->pml_rows : NULL; /* auto: -1 */
+  pco.pmg.block_rows = s->pml_block;
+  pco.pmg.block_direct = so->pmg_pml_block == 2;
   /* the residuals from the Krylov operator, filled once it exists (after
      this at the first frequency: see em_fsys_solve) */
   if (!s->op)

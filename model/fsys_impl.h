@@ -14,12 +14,14 @@ struct em_fsys {
   em_assembler *asm_;           /* pattern, colouring, reference element: once */
   em_robin abc[FSYS_MAX_ROBIN]; /* ABC terms at k0 = 1 (gamma scales with k0) */
   int n_abc_terms;
-  int32_t *perm;     /* operator row order (the pattern's), once */
-  uint8_t *pml_rows; /* pmg coarse set (operator numbering), once */
-  em_pc *pc;         /* ordering and analysis once, refactored per frequency */
-  em_blockmat *Ap;   /* the permuted matrix and its operator: made at the
-                        first frequency, refilled with the values of each
-                        later one */
+  int32_t *perm;      /* operator row order (the pattern's), once */
+  uint8_t *pml_rows;  /* pmg coarse set (operator numbering), once */
+  uint8_t *pml_block; /* pmg block level: the PML's unknowns, once */
+  int pml_auto;       /* PMG/pml_coarse auto: the PML tets' highest order */
+  em_pc *pc;          /* ordering and analysis once, refactored per frequency */
+  em_blockmat *Ap;    /* the permuted matrix and its operator: made at the
+                         first frequency, refilled with the values of each
+                         later one */
   em_blockop *op;
   em_operator opA;                           /* op as the Krylov operator; pmg's residuals use it */
   int64_t *vmap[EM_MAX_ORDER][EM_MAX_ORDER]; /* value q of Ap's block (i, j) is

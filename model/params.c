@@ -37,12 +37,27 @@ static const em_param_spec SPECS[] = {
     NUM_REQ("Solver/f_start", "Hz", "first frequency of a sweep, Hz"),
     NUM_REQ("Solver/f_stop", "Hz", "last frequency of a sweep, Hz"),
     NUM("Solver/n_freq", 11, NULL, "number of frequencies of a sweep"),
-    NUM("Solver/order", 1, NULL, "basis order p: 1, 2 or 3"),
+    NUM("Solver/order", 1, NULL,
+        "basis order p: 1, 2 or 3 (of every volume without its own Materials/*/order)"),
     STR("Solver/sweep", "uniform",
         "sweep: uniform (a full solve at each of the n_freq frequencies) or adaptive (a rational "
         "model of the ports from a few full solves, evaluated at the n_freq frequencies)"),
     NUM("Solver/sweep_tol", 1e-3, NULL, "adaptive sweep: target error of the model on S"),
     NUM("Solver/sweep_max_solves", 20, NULL, "adaptive sweep: full solves at most (3..256)"),
+    NUM("Solver/adapt", 0, NULL,
+        "adaptive refinement before the sweep: 1 solves at Adapt/frequency, estimates the error "
+        "per element and refines until S settles (docs/adapt.md); 0 off"),
+    NUM("Adapt/max_passes", 10, NULL, "adaptive refinement: solves at most (1..50)"),
+    NUM("Adapt/delta_s", 0.02, NULL,
+        "adaptive refinement: converged when max |S_ij(pass k) - S_ij(pass k-1)| < delta_s"),
+    NUM("Adapt/fraction", 0.5, NULL,
+        "adaptive refinement: share of the estimated error (sum of eta_T^2) refined per pass, "
+        "Doerfler marking (0 < fraction <= 1)"),
+    NUM("Adapt/frequency", 0, "Hz",
+        "adaptive refinement: the frequency the passes solve at (0: the middle of the sweep)"),
+    STR("Adapt/kind", "h",
+        "adaptive refinement: h (smaller elements: the case meshed again with a size field), "
+        "p (marked elements one order higher) or hp"),
     STR("Solver/problem", "driven",
         "driven (excited by ports or a plane wave) or eigen (resonant modes, docs/eigen.md)"),
     NUM("Eigen/target", 0, "Hz",
@@ -92,9 +107,14 @@ static const em_param_spec SPECS[] = {
     STR("PMG/smooth", "group", "pmg: a level smooths its own order group, or all its DOFs"),
     NUM("PMG/shift", 0, NULL,
         "pmg: smoothers from A + j s |diag A| (s > 0 damps the indefinite part)"),
-    NUM("PMG/pml_coarse", 3, NULL,
-        "pmg: the PML unknowns of orders 1..N join the exact coarse solve (3: all of them; "
-        "0 or 1: the PML above order 1 is only smoothed)"),
+    STR("PMG/pml_coarse", "auto",
+        "pmg: the PML unknowns of orders 1..N join the exact coarse solve: auto (N = the PML's "
+        "own basis order, PML/basis_order: all of its space, the neighbours' higher-order "
+        "functions on its interface smoothed), 3 (every PML unknown), 2, 1 or 0 (the PML above "
+        "order N only smoothed: stalls, for comparison)"),
+    STR("PMG/pml_smoother", "none",
+        "pmg: every PML unknown (all orders) in one more level smoothed by ilu0 or direct (its "
+        "exact factor), visited first and last; none: the PML rows stay in their order groups"),
     NUM("Mesh/elements_per_wavelength", 0, "per wavelength",
         "target elements per wavelength at the highest frequency (0: by order, 12/7/5)"),
     NUM("Mesh/frequency", 0, "Hz",
@@ -104,6 +124,10 @@ static const em_param_spec SPECS[] = {
     STR("Mesh/file", "",
         "a .msh to solve on instead of meshing the case (one --save-mesh wrote; a relative path "
         "set in the case file is taken from the case's folder; \"\": mesh the case)"),
+    STR("Mesh/orders", "",
+        "a file of basis orders per tet (--save-mesh of a p or hp adaptive run writes "
+        "<mesh>.orders beside the mesh): with Mesh/file, that run's unknowns (\"\": the "
+        "case's orders)"),
     NUM("Mesh/reorder", 1, NULL, "renumber vertices by reverse Cuthill-McKee (1) or not (0)"),
     STR("Mesh/algorithm3d", "delaunay",
         "3D mesher: delaunay (Gmsh's default; the same mesh every run) or hxt (Gmsh's parallel "
@@ -114,6 +138,9 @@ static const em_param_spec SPECS[] = {
     GNUM_REQ(3, "Materials/*/eps_r", "relative permittivity of volume '*' (required)"),
     GNUM(3, "Materials/*/mu_r", 1, NULL, "relative permeability of volume '*'"),
     GNUM(3, "Materials/*/tan_delta", 0, NULL, "dielectric loss tangent of volume '*'"),
+    GNUM(3, "Materials/*/order", 0, NULL,
+         "basis order of volume '*' (0: PML/basis_order for a pml* volume, else Solver/order); "
+         "an edge or face shared with a higher-order volume takes the higher order"),
     GSTR_REQ(2, "Ports/*/type", "port type: coax, waveguide or lumped (required per port)"),
     GNUM(2, "Ports/*/z0", 0, "ohm", "reference impedance for S, ohm (0: the port's own impedance)"),
     GNUM(2, "Ports/*/deembed", 0, "model units",
@@ -146,6 +173,11 @@ static const em_param_spec SPECS[] = {
     NUM("Periodic/phi", 0, "deg", "periodic cells driven by ports: scan direction, azimuth"),
     NUM("PML/order", 2, NULL, "PML grading exponent m in sigma(xi) ~ (xi/L)^m"),
     NUM("PML/reflection", 1e-6, NULL, "PML normal-incidence reflection target R0"),
+    NUM("PML/elements_only", 0, NULL,
+        "1: the PML layer is meshed with PML/elements elements across however fine the rest "
+        "(not sized by the wavelength); 0: at least that many"),
+    NUM("PML/basis_order", 0, NULL,
+        "basis order of the pml* volumes (0: Solver/order; their Materials/*/order wins)"),
     NUM("PML/elements", 3, NULL,
         "elements across the thinnest PML layer at least (0: sized from the wavelength only; "
         "fewer than 3 let the DRA's answer move with the box, docs/validation.md)"),

@@ -31,6 +31,10 @@ typedef struct em_vtk_opts {
   /* H: NULL for E only; else H from it (the same ctx as E) too: "H_re",
      "H_im", "H_abs" (A/m) and the time-averaged Poynting vector "S" =
      1/2 Re(E x H*) (W/m^2) */
+  const int8_t *order; /* [n_tet] basis order per tet: cell data "order"
+                          (NULL: not written) */
+  const double *error; /* [n_tet] the error indicator eta_T of each tet: cell
+                          data "error" (NULL: not written) */
 } em_vtk_opts;
 
 /* The field to write, sampled at barycentric point lam of tet t. */
@@ -39,11 +43,11 @@ typedef em_err (*em_field_sampler)(void *ctx, int32_t t, const double lam[4], em
 /* UNSTRUCTURED_GRID of (sub-divided) tets.  Point data: "E_re", "E_im"
  * (vectors, V/m) and "E_abs" (scalar sqrt(|Ex|^2+|Ey|^2+|Ez|^2)); cell data:
  * "material" (the volume group index of the parent tet; the group names are
- * listed in the file's title line).  Points are not shared between parent
- * tets, because the tangential-conforming field is discontinuous in its
- * normal component across material interfaces: tet t owns points
- * t N .. t N + N-1, N = (s+1)(s+2)(s+3)/6, and cells t s^3 .. t s^3 + s^3-1
- * (s = subdiv, 1..64).  E is called from one thread, once per point, before
+ * listed in the file's title line), with o->order "order" and with o->error "error" (the parent's
+ * indicator, model/estimate.c).  Points are not shared between
+ * parent tets, because the tangential-conforming field is discontinuous in its normal component
+ * across material interfaces: tet t owns points t N .. t N + N-1, N = (s+1)(s+2)(s+3)/6, and cells
+ * t s^3 .. t s^3 + s^3-1 (s = subdiv, 1..64).  E is called from one thread, once per point, before
  * the data is written; its error, or a non-finite value (EM_ERR_NUMERIC
  * naming the tet), leaves no file. */
 em_err em_vtk_write(const char *path, const em_mesh *m, em_field_sampler E, void *ctx,

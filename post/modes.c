@@ -122,12 +122,15 @@ em_err em_post_modes(const em_model *md, em_eigen_result *er, em_outdir *out, FI
     char title[128];
     snprintf(title, sizeof title, "%s mode %d, f = %.6g%+.4gj GHz", em_case_name(md->cs), i + 1,
              creal(mi[i].f) * 1e-9, cimag(mi[i].f) * 1e-9);
-    em_vtk_opts vo = {.binary = md->cfg.vtk_binary, .subdiv = md->cfg.subdiv, .title = title,
-                      .cancel = out->cancel};
+    em_vtk_opts vo = {.binary = md->cfg.vtk_binary,
+                      .subdiv = md->cfg.subdiv,
+                      .title = title,
+                      .cancel = out->cancel,
+                      .order = md->dofs->uniform ? NULL : md->dofs->tet_order};
     EM_TRY_GOTO(err, em_vtk_write(path, m, sample, &fc, &vo), done);
   }
   fprintf(f, "# %s: %d eigenmodes nearest %.6g GHz (order %d, %d unknowns)\n", em_case_name(md->cs),
-          n, md->cfg.eig_target * 1e-9, md->cfg.order, nd);
+          n, md->cfg.eig_target * 1e-9, md->dofs->order, nd);
   fprintf(f,
           "# mode  f_re_GHz        f_im_GHz        Q             residual   pml_frac  flag   "
           "dipole\n");

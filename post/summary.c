@@ -48,6 +48,34 @@ static void write_mesh(em_json *j, const em_model *m) {
   em_json_end_object(j);
 }
 
+/* Order per region: each volume's order and unknowns by order group (an
+ * unknown counts for the region its entity took its order from). */
+static void region_orders(em_json *j, const em_model *md) {
+  const em_mesh *m = md->mesh;
+  int32_t *cnt = NULL;
+  if (em_calloc(&cnt, (size_t)m->n_group * EM_MAX_ORDER + 1, sizeof *cnt, "region counts") ||
+      em_dofmap_region_counts(md->dofs, m, cnt)) {
+    em_error_clear(); /* the log has the counts; the summary goes on without */
+    em_free(&cnt);
+    return;
+  }
+  em_json_begin_array(j, "regions");
+  for (int g = 0; g < m->n_group; g++) {
+    if (m->group[g].dim != 3) continue;
+    const int32_t *c = cnt + (size_t)g * EM_MAX_ORDER;
+    em_json_begin_object(j, NULL);
+    em_json_string(j, "name", m->group[g].name);
+    em_json_int(j, "order", md->setup.order ? md->setup.order[g] : md->dofs->order);
+    em_json_int(j, "unknowns", c[0] + c[1] + c[2]);
+    em_json_begin_array(j, "by_order");
+    for (int k = 0; k < md->dofs->order; k++) em_json_int(j, NULL, c[k]);
+    em_json_end_array(j);
+    em_json_end_object(j);
+  }
+  em_json_end_array(j);
+  em_free(&cnt);
+}
+
 static void write_system(em_json *j, const em_model *m) {
   const em_dofmap *d = m->dofs;
   em_json_begin_object(j, "dofs");
@@ -57,6 +85,7 @@ static void write_system(em_json *j, const em_model *m) {
   em_json_begin_array(j, "by_order");
   for (int g = 0; g < d->order; g++) em_json_int(j, NULL, d->offset[g + 1] - d->offset[g]);
   em_json_end_array(j);
+  region_orders(j, m);
   em_json_end_object(j);
   em_json_begin_array(j, "blocks");
   int64_t nnz = 0;

@@ -64,6 +64,9 @@ static em_err check_args(const char *path, const em_mesh *m, em_field_sampler E,
     EM_CHECK(m->tet_group[t] >= 0 && m->tet_group[t] < m->n_group, EM_ERR_ARG,
              "VTK %s: tet %d has group %d, outside 0..%d", path, t, m->tet_group[t],
              m->n_group - 1);
+  for (int32_t t = 0; o->error && t < m->n_tet; t++)
+    EM_CHECK(isfinite(o->error[t]) && fabs(o->error[t]) <= (o->single ? FLT_MAX : DBL_MAX),
+             EM_ERR_NUMERIC, "VTK %s: the error indicator of tet %d is %g", path, t, o->error[t]);
   return EM_OK;
 }
 
@@ -251,6 +254,21 @@ em_err em_vtk_write(const char *path, const em_mesh *m, em_field_sampler E, void
   for (int32_t t = 0; t < m->n_tet; t++)
     for (int k = 0; k < L->n_sub; k++) em_vtk_stream_ints(&s, &m->tet_group[t], 1);
   em_vtk_stream_end_array(&s);
+  if (o->order) { /* order per region: the basis order of each parent tet */
+    em_vtk_stream_text(&s, "SCALARS order int 1\nLOOKUP_TABLE default\n");
+    for (int32_t t = 0; t < m->n_tet; t++) {
+      int32_t q = o->order[t];
+      for (int k = 0; k < L->n_sub; k++) em_vtk_stream_ints(&s, &q, 1);
+    }
+    em_vtk_stream_end_array(&s);
+  }
+  if (o->error) { /* the error indicator of each parent tet */
+    snprintf(line, sizeof line, "SCALARS error %s 1\nLOOKUP_TABLE default\n", type);
+    em_vtk_stream_text(&s, line);
+    for (int32_t t = 0; t < m->n_tet; t++)
+      for (int k = 0; k < L->n_sub; k++) em_vtk_stream_reals(&s, &o->error[t], 1);
+    em_vtk_stream_end_array(&s);
+  }
   EM_TRY_GOTO(err, cancel_poll(path, o->cancel, 0), done);
   snprintf(line, sizeof line, "POINT_DATA %lld\n", (long long)n_pts);
   em_vtk_stream_text(&s, line);

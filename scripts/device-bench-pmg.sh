@@ -111,8 +111,8 @@ if [ "$ORDER3" = 1 ]; then
   FREQ=5.8e9 run "pmg-gpu-o3-cocg" default gpu "${PMG[@]}" -setstring Solver/method cocg
 fi
 if [ "${PML2:-0}" = 1 ]; then # the PML's order-3 unknowns smoothed, not in the coarse factor
-  FREQ=5.8e9 run pmg-gpu-o3-pml2 default gpu "${PMG[@]}" -setnumber PMG/pml_coarse 2
-  run pmg-gpu-pml2 "$EPW" gpu "${PMG[@]}" -setnumber PMG/pml_coarse 2
+  FREQ=5.8e9 run pmg-gpu-o3-pml2 default gpu "${PMG[@]}" -setstring PMG/pml_coarse 2
+  run pmg-gpu-pml2 "$EPW" gpu "${PMG[@]}" -setstring PMG/pml_coarse 2
 fi
 if [ "${SWEEP:-0}" = 1 ]; then
   FREQ=sweep run pmg-gpu-sweep "$EPW" gpu "${PMG[@]}"

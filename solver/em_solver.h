@@ -63,6 +63,16 @@ typedef struct em_pmg_opts {
                                  exactly with the coarse groups, e.g. every
                                  unknown of the PML, whose stretched field
                                  the order-1 space cannot follow */
+  const uint8_t *block_rows;  /* n flags (NULL: none): the rows of one more
+                                 level, all orders together (e.g. the PML's
+                                 unknowns not in the coarse set), visited
+                                 first on the way down and last on the way
+                                 up, smoothed by omega ILU(0)^-1 of their
+                                 diagonal block (block_direct: its exact
+                                 factor; omega = damping, else 0.5 / 1); the
+                                 order-group levels leave them out */
+  int block_direct;           /* the block level's smoother: 0 ILU(0), 1 the
+                                 sparse direct factor */
   const em_operator *op;      /* the Krylov operator (this matrix, same numbering,
                                  complex double, the pc's backend), or NULL.
                                  Given, the residuals r - A z of the levels and
@@ -156,6 +166,7 @@ typedef struct em_pc_info {
                           numeric factorization (complex multiply-add = 8) */
   int64_t perturbed;   /* direct: pivots replaced by the static perturbation */
   int updates;         /* em_pc_update calls since em_pc_create */
+  int32_t block_n; /* pmg: rows of its block level (0: none) */
   /* pmg: the coarse problem and where an apply spends its time (seconds
      summed over the applies since the last em_pc_create / update) */
   int32_t coarse_n;    /* unknowns solved exactly */

@@ -192,16 +192,28 @@ em_err em_pc_pmg_build(const em_csr *A, em_pc *pc, const em_log *log) {
   p->be = pc->opts.backend;
   p->v = pc->be->pmg;
   double t0 = em_wtime();
-  const uint8_t *mark = o.coarse_rows;
-  int32_t nmark = 0;
+  const uint8_t *mark = o.coarse_rows, *skip = mark;
+  int32_t nmark = 0, nblock = 0;
+  uint8_t *excl = NULL;
   for (int32_t i = o.offset[o.coarse]; mark && i < p->n; i++) nmark += mark[i] != 0;
+  for (int32_t i = 0; o.block_rows && i < p->n; i++) nblock += o.block_rows[i] != 0;
+  if (nblock) { /* the block level first; the group levels leave its rows out */
+    EM_TRY(em_pmg_block_level(p, A, &p->lev[p->nlev++], log));
+    EM_TRY(em_calloc(&excl, (size_t)p->n + 1, 1, "pmg level rows"));
+    for (int32_t i = 0; i < p->n; i++) excl[i] = (mark && mark[i]) || o.block_rows[i];
+    skip = excl;
+  }
   /* levels: the groups above the coarse ones, the highest first, without
      the marked rows */
   for (int g = o.nb - 1; g >= o.coarse; g--) {
     pmg_level *L = &p->lev[p->nlev++];
-    EM_TRY(rows_make(p, o.all ? o.offset[o.coarse] : o.offset[g], o.offset[g + 1], mark, 0, &L->L));
-    EM_TRY(build_level(p, A, L, log));
+    em_err e =
+        rows_make(p, o.all ? o.offset[o.coarse] : o.offset[g], o.offset[g + 1], skip, 0, &L->L);
+    if (!e) e = build_level(p, A, L, log);
+    if (e) em_free(&excl);
+    EM_TRY(e);
   }
+  em_free(&excl);
   /* the coarse set: the first groups and the marked rows; its rows for the
      residual, the direct factor of its block */
   {
@@ -260,12 +272,16 @@ em_err em_pc_pmg_build(const em_csr *A, em_pc *pc, const em_log *log) {
   size_t esz = pc->be->single_factor && co.prec == EM_PREC_SINGLE ? 8 : 16;
   p->mem.factor = esz * ((size_t)ci.factor_nnz + (size_t)p->C.n);
   mem_info(p, pc, &ci);
-  em_log_info(log,
-              "pmg: %d levels above %d coarse group(s)%s (%d unknowns, %d of them marked, direct "
-              "factor %.1f MB), %s smoother x %d sweeps%s, %.1f MB in all",
-              p->nlev, o.coarse, mark ? " and the marked rows" : "", p->C.n, nmark,
-              (double)ci.bytes / 1e6, em_pmg_smoother_name(o.smoother), o.sweeps,
-              o.all ? " on whole levels" : "", (double)pc->info.bytes / 1e6);
+  em_log_info(
+      log,
+      "pmg: %d levels above %d coarse group(s)%s (%d unknowns, %d of them marked, direct "
+      "factor %.1f MB), %s smoother x %d sweeps%s%s%s, %.1f MB in all",
+      p->nlev, o.coarse, mark ? " and the marked rows" : "", p->C.n, nmark, (double)ci.bytes / 1e6,
+      em_pmg_smoother_name(o.smoother), o.sweeps, o.all ? " on whole levels" : "",
+      nblock ? (o.block_direct ? "; a block level (direct) of " : "; a block level (ilu0) of ")
+             : "",
+      nblock ? "the marked block rows" : "", (double)pc->info.bytes / 1e6);
+  pc->info.block_n = nblock;
   em_log_info(log,
               "pmg memory: rows of A %.1f MB%s, smoothers %.1f MB, row lists %.1f MB, work "
               "vectors %.1f MB, coarse factor L+D %.1f MB (factorization peak ~%.1f MB)",

@@ -57,8 +57,8 @@ typedef struct pmg_level {
 typedef struct em_pmg {
   em_pmg_opts o;
   int32_t n;
-  int nlev; /* smoothed levels, the highest first */
-  pmg_level lev[EM_MAX_ORDER];
+  int nlev; /* smoothed levels, the highest first (the block level first) */
+  pmg_level lev[EM_MAX_ORDER + 1];
   pmg_rows C;         /* the coarse set: the first groups and the rows
                          marked in opts.coarse_rows */
   em_spmat *crows;    /* A(C, :) (NULL with opts.op) */
@@ -79,6 +79,10 @@ typedef struct em_pmg {
  * point Jacobi).  EM_ERR_NUMERIC names a singular block. */
 em_err em_pmg_block_inverse(const em_csr *A, const int32_t *rows, int32_t m, int block,
                             double shift, double omega, em_csr **Dinv, int32_t *n_blocks);
+
+/* The block level (pmg_block.c): the rows of opts.block_rows (at least
+ * one), their ILU(0) or direct factor, into L. */
+em_err em_pmg_block_level(em_pmg *p, const em_csr *A, pmg_level *L, const em_log *log);
 
 /* A(R, C) as a CSR in local indices: rows R = rows[0..m) (ascending), all
  * columns (cols NULL) or the columns of the same list (cols = rows). */

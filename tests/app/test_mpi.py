@@ -14,6 +14,9 @@ serial run itself: the ranks must not change a single bit of the results).
 3. One geometry's frequencies over 2 ranks (eps_r 12, radius 7.5: point 3's
    values, and its mesh is sized at eps_r 12 too): dra.s1p and ports.csv
    equal point 3's of the serial sweep, byte for byte.
+4. Adaptive refinement (Solver/adapt 1, two passes) on 2 ranks: rank 0's
+   alone (rank 1 idle); dra.s1p, ports.csv and adapt.csv (but its times)
+   those of the serial run.
 
 Every run has OMP_NUM_THREADS=1: the solver's OpenMP reductions depend on
 the thread count (docs/sweeps.md, --jobs)."""
@@ -129,6 +132,26 @@ check("3 frequencies to solve on 2 ranks" in p.stderr and "[rank 1] frequency 2/
 for n in ("dra.s1p", "ports.csv"):
     pa, pb = os.path.join(ref, "point_3", n), os.path.join(freq, n)
     check(filecmp.cmp(pa, pb, shallow=False), f"{n} of 2 ranks = the serial point 3's, byte for byte")
+
+# 4. adaptive refinement (Solver/adapt 1) on 2 ranks: rank 0's alone, the serial result
+ADAPT = (setn("Materials/dra/eps_r", 12) + setn("Geometry/dra_radius", 7.5) +
+         setn("Solver/adapt", 1) + setn("Adapt/max_passes", 2))
+aser, apar = os.path.join(TMP, "adapt1"), os.path.join(TMP, "adapt2")
+p = run(aser, *ADAPT)
+check(p.returncode == 0 and "adapt pass 1" in p.stderr, f"adaptive serial run: exit {p.returncode}")
+p = run(apar, *ADAPT, ranks=2)
+check(p.returncode == 0, f"adaptive refinement on 2 ranks: exit 0, got {p.returncode}")
+check("adaptive refinement (Solver/adapt) is rank 0's alone" in p.stderr and
+      "[rank 1] nothing to do in this run" in p.stderr, "rank 1 idle (log)")
+same(aser, apar, ["dra.s1p", "ports.csv"])
+
+
+def adapt_rows(d):  # adapt.csv without its time columns
+    with open(os.path.join(d, "adapt.csv")) as f:
+        return [r.split(",")[:10] for r in f.read().splitlines()]
+
+
+check(adapt_rows(aser) == adapt_rows(apar), "adapt.csv of 2 ranks = the serial one's (but times)")
 
 if not os.environ.get("EM_KEEP"):
     shutil.rmtree(TMP, ignore_errors=True)

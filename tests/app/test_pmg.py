@@ -47,7 +47,7 @@ rc, fp, sv = solve("cases/dra.geo", "pmg", *setn("Solver/frequency", 5.8e9), met
 check(fp["converged"] and sv[0]["iterations"] <= 60,
       f"DRA 5.8 GHz: COCG + pmg in {sv[0]['iterations']} iterations")
 
-rc, fp, sv = solve("cases/dra.geo", "pmg", *setn("Solver/frequency", 5.8e9), *setn("PMG/pml_coarse", 0))
+rc, fp, sv = solve("cases/dra.geo", "pmg", *setn("Solver/frequency", 5.8e9), *sets("PMG/pml_coarse", "0"))
 check(not fp["converged"] and sv[0]["true_relative_residual"] > 1e-6,
       f"DRA 5.8 GHz, PML smoothed: no convergence in 150 iterations "
       f"(residual {sv[0]['true_relative_residual']:.1e})")

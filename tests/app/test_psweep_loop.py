@@ -96,12 +96,15 @@ lines = [l.split() for l in out.splitlines() if l.startswith("point_")]
 check(len(lines) == 4, f"--dry-run lists 4 points ({len(lines)})")
 for k, l in enumerate(lines):
     s = __import__("json").load(open(os.path.join(d, f"point_{k}", "summary.json")))
-    tets, unk = int(l[3]), int(l[4])
+    tets, unk, coarse = int(l[3]), int(l[4]), int(l[5])
     check(tets == s["mesh"]["tets"] and unk == s["dofs"]["unknowns"],
           f"--dry-run point {k}: {tets} tets, {unk} unknowns = the run's "
           f"({s['mesh']['tets']}, {s['dofs']['unknowns']})")
-    check(float(l[5]) > 0 and float(l[6]) > 0, f"point {k}: memory {l[5]} GiB, time {l[6]} s > 0")
-    check(l[7] == ("reused" if k % 2 else "new"), f"point {k}: mesh {l[7]}")
+    # no PML: pmg's coarse level is the order-1 space
+    check(coarse == s["dofs"]["by_order"][0], f"point {k}: coarse {coarse} = the run's order-1 "
+          f"unknowns {s['dofs']['by_order'][0]}")
+    check(float(l[6]) > 0 and float(l[7]) > 0, f"point {k}: memory {l[6]} GiB, time {l[7]} s > 0")
+    check(l[8] == ("reused" if k % 2 else "new"), f"point {k}: mesh {l[8]}")
 check(not os.path.exists(os.path.join(d3, "point_0", "ports.csv")), "--dry-run solved nothing")
 
 # 6. --jobs 2: the same files as --jobs 1 with the workers' thread count

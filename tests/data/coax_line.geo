@@ -12,7 +12,8 @@ DefineConstant[
   e   = {1, Name "Materials/air/eps_r"},
   t1  = {"coax", Name "Ports/port1/type"},
   t2  = {"coax", Name "Ports/port2/type"},
-  sh  = {0, Name "Geometry/short", Help "1: PEC short at z = len instead of port2"}
+  sh  = {0, Name "Geometry/short", Help "1: PEC short at z = len instead of port2"},
+  nc  = {24, Name "Mesh/circle_elements", Help "elements per circle (Mesh.MeshSizeFromCurvature)"}
 ];
 Cylinder(1) = {0, 0, 0, 0, 0, len, rb};
 Cylinder(2) = {0, 0, 0, 0, 0, len, ra};
@@ -26,4 +27,4 @@ EndIf
 MeshSize{ PointsOf{ Volume{3}; } } = h;
 // Flat facets change the line's impedance (a polygon is not a circle):
 // 24 elements per circle keep |S11| near -60 dB at order 2.
-Mesh.MeshSizeFromCurvature = 24;
+Mesh.MeshSizeFromCurvature = nc;

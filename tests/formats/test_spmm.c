@@ -24,7 +24,9 @@ static em_err run_spmm(const em_spmat *M, em_backend b, em_prec p, int k, const 
   size_t es = em_prec_size(p);
   const void *xs[KMAX];
   void *ys[KMAX];
-  void *dx = NULL, *dy = NULL;
+#ifdef EM_HAVE_CUDA
+  void *dx = NULL, *dy = NULL; /* the device copies */
+#endif
   em_err err = EM_OK;
   const char *hx = x;
   char *hy = y;

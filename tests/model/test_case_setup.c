@@ -149,7 +149,7 @@ static void test_roles(em_case *c) {
   em_mesh *m = make_box(n, len, 1, vol, all_air, side, NULL, 0);
   for (int abc = 0; abc <= 1; abc++) {
     em_setup s;
-    em_setup_opts o = {abc, 2, 1e-6};
+    em_setup_opts o = {abc, 2, 1e-6, 1, 0};
     EXPECT_OK(em_setup_build(c, m, &o, NULL, &s));
     int32_t cnt[5], nf;
     count_roles(m, &s, cnt, &nf);
@@ -206,7 +206,7 @@ static void test_precedence(em_case *c) {
   const int per_side = 8;
   em_mesh *m = make_box(2, len, 1, vol, all_air, side1, "pmc_over", 1); /* pmc on the port */
   em_setup s;
-  em_setup_opts o = {1, 2, 1e-6};
+  em_setup_opts o = {1, 2, 1e-6, 1, 0};
   int32_t cnt[5], nf;
   EXPECT_OK(em_setup_build(c, m, &o, NULL, &s));
   count_roles(m, &s, cnt, &nf);
@@ -232,7 +232,7 @@ static void test_abc_bbox(em_case *c) {
   const char *side[6] = {NULL, "port1", NULL, NULL, NULL, NULL};
   em_mesh *m = make_box(3, len, 1, vol, air_with_hole, side, NULL, 0);
   em_setup s;
-  em_setup_opts o = {1, 2, 1e-6};
+  em_setup_opts o = {1, 2, 1e-6, 1, 0};
   int32_t cnt[5], nf;
   EXPECT_OK(em_setup_build(c, m, &o, NULL, &s));
   count_roles(m, &s, cnt, &nf);
@@ -250,7 +250,7 @@ static void test_abc_media(em_case *c) {
   const char *side[6] = {NULL, "port1", NULL, NULL, NULL, NULL};
   em_mesh *m = make_box(2, len, 2, vol, diel_air, side, NULL, 0);
   em_setup s;
-  em_setup_opts o = {1, 2, 1e-6};
+  em_setup_opts o = {1, 2, 1e-6, 1, 0};
   EXPECT_OK(em_setup_build(c, m, &o, NULL, &s));
   em_cplx eps = 4 * (1 - 0.1 * I), mu = 2;
   EXPECT(s.medium[0].eps_r == eps && s.medium[0].mu_r == mu && !s.medium[0].is_pml,
@@ -288,7 +288,7 @@ static void test_pml(em_case *c) {
   const char *side[6] = {"port1", NULL, NULL, NULL, NULL, NULL};
   em_mesh *m = make_box(3, len, 2, vol, air_pml, side, NULL, 0);
   em_setup s;
-  em_setup_opts o = {0, 3, 1e-4};
+  em_setup_opts o = {0, 3, 1e-4, 1, 0};
   EXPECT_OK(em_setup_build(c, m, &o, NULL, &s));
   EXPECT(s.has_pml && s.medium[1].is_pml && !s.medium[0].is_pml, "PML flags %d %d %d", s.has_pml,
          s.medium[0].is_pml, s.medium[1].is_pml);
@@ -317,7 +317,7 @@ static void test_errors(em_case *c) {
   const double len[3] = {0.04, 0.03, 0.01};
   const char *vol[] = {"nomat"};
   const char *side[6] = {NULL, "port1", NULL, NULL, NULL, NULL};
-  em_setup_opts o = {0, 2, 1e-6};
+  em_setup_opts o = {0, 2, 1e-6, 1, 0};
   em_setup s;
   em_mesh *m = make_box(2, len, 1, vol, all_air, side, NULL, 0);
   EXPECT_FAIL(em_setup_build(c, m, &o, NULL, &s), EM_ERR_INPUT, "'nomat' has no eps_r",
@@ -338,7 +338,7 @@ static void test_bad_type(void) {
   const double len[3] = {0.04, 0.03, 0.01};
   const char *vol[] = {"air"};
   const char *side[6] = {NULL, "port1", NULL, NULL, NULL, NULL};
-  em_setup_opts o = {0, 2, 1e-6};
+  em_setup_opts o = {0, 2, 1e-6, 1, 0};
   em_setup s;
   em_mesh *m = make_box(2, len, 1, vol, all_air, side, NULL, 0);
   EXPECT_FAIL(em_setup_build(c, m, &o, NULL, &s), EM_ERR_INPUT, "Ports/port1/type = 'stripline'",
@@ -357,7 +357,7 @@ static void test_band_and_short(void) {
   const double len[3] = {0.04, 0.03, 0.01};
   const char *vol[] = {"air"};
   const char *side[6] = {NULL, "port1", NULL, NULL, NULL, NULL};
-  em_setup_opts o = {0, 2, 1e-6};
+  em_setup_opts o = {0, 2, 1e-6, 1, 0};
   em_setup s;
   em_mesh *m = make_box(2, len, 1, vol, all_air, side, NULL, 0);
   EXPECT_OK(em_setup_build(c, m, &o, NULL, &s));
@@ -405,7 +405,7 @@ static void test_pml_wall(em_case *c) {
   const char *side[6] = {"port1", NULL, NULL, NULL, NULL, NULL};
   em_mesh *m = make_box(3, len, 2, vol, air_pml, side, NULL, 0);
   em_setup s;
-  em_setup_opts o = {0, 2, 1e-6};
+  em_setup_opts o = {0, 2, 1e-6, 1, 0};
   em_dofmap *d = NULL;
   REQUIRE_OK(em_setup_build(c, m, &o, NULL, &s));
   REQUIRE_OK(em_dofmap_build(m, 1, NULL, &d));
