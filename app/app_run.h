@@ -34,6 +34,8 @@ typedef struct em_run {
   int peer;             /* an MPI rank > 0 solving part of rank 0's run: it
                            writes nothing of its own (app/sweep_dist.c) */
   unsigned taken;       /* rank 0, adaptive sweep: the initial samples a peer sent */
+  int dsolve;           /* Solver/distributed: every solve shared by all ranks (rank 0
+                           runs the case, the others serve its solves: model/dfsys.c) */
 } em_run;
 
 /* periodic.c: Floquet pairs found and the mesh renumbered for them (after

@@ -46,6 +46,9 @@ void em_journal_samples_remove(const em_run *r);
 /* solve.c: solve frequency fi of the run and write what it gives (post/),
  * one progress line. */
 em_err em_run_solve_frequency(em_run *r, int fi);
+/* The problem object of the run's mesh (made at the first solve; a
+ * distributed solve's serving rank makes it before it serves). */
+em_err em_app_make_fsys(em_run *r);
 /* A full solve at f for the adaptive sweep: u = the solutions of every
  * excitation [ns][n], y = what the ports measure [np][np]. */
 em_err em_run_solve_sample(em_run *r, double f, em_freq_result *fr, em_cplx *u, em_cplx *y);

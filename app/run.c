@@ -18,7 +18,7 @@ static em_err mesh_or_load(em_run *r, em_mesh_opts *mo) {
   else
     EM_TRY(em_app_mesh(r, mo)); /* a design sweep's point may reuse the last mesh */
   /* with Solver/adapt 1 the adapted mesh is saved (app/adapt.c) */
-  if (r->args->save_mesh && !em_app_adapt_on(r))
+  if (r->args->save_mesh && !em_app_adapt_on(r) && !(r->dsolve && em_dist_rank(r->args->dist) > 0))
     EM_TRY(em_case_save_mesh(m->cs, r->args->save_mesh, r->log));
   em_mesh_stats_compute(m->mesh, &m->mstats);
   return EM_OK;
@@ -102,6 +102,18 @@ static em_err make_problem(em_run *r) {
                               &topo);
 }
 
+/* A rank > 0 of a distributed solve: the same mesh and problem as rank 0,
+ * then its share of each of rank 0's solves (model/dfsys.c); no output. */
+static em_err serve(em_run *r) {
+  em_model *m = &r->m;
+  EM_TRY(make_mesh(r));
+  em_setup_opts so = em_run_config_setup_opts(&m->cfg);
+  EM_TRY(em_setup_build(m->cs, m->mesh, &so, &r->detail, &m->setup));
+  EM_TRY(make_problem(r));
+  EM_TRY(em_app_make_fsys(r));
+  return em_fsys_serve(m->fsys, &r->detail);
+}
+
 static em_err run_case(em_run *r) {
   const em_app_args *a = r->args;
   em_model *m = &r->m;
@@ -122,6 +134,7 @@ static em_err run_case(em_run *r) {
   int idle = 0;
   em_sweep_dist_role(r, &idle); /* MPI: this rank's part (app/sweep_dist.c) */
   if (idle) return EM_OK;
+  if (r->dsolve && em_dist_rank(r->args->dist) > 0) return serve(r);
   EM_TRY(em_app_validate_size(r));
   /* created and locked: a second run is refused now (a peer: its scratch) */
   EM_TRY(r->peer ? em_sweep_dist_open(r) : em_app_outdir_open(r));
@@ -182,6 +195,10 @@ em_err em_app_run(const em_app_args *a, const em_log *log_in, int *flagged) {
   r.detail.progress = log->level >= EM_LOG_INFO; /* a long factorization says how far it is */
   r.t_start = em_wtime();
   em_err err = run_case(&r); /* the signal handlers: app/main.c */
+  if (r.dsolve) {            /* rank 0: the serving ranks may go (model/dfsys.c) */
+    em_err e = em_fsys_release(a->dist);
+    if (!err) err = e;
+  }
   if (flagged) *flagged = r.res.flagged;
   if (err) em_error_trace(err, __FILE__, __LINE__);
   if (r.peer)

@@ -7,8 +7,10 @@
 
 #include "app_sweep.h"
 
-/* The problem object of the mesh, made on the first solve. */
-static em_err make_fsys(em_model *m) {
+/* The problem object of the mesh, made on the first solve (a distributed
+ * solve's serving rank: before it serves). */
+em_err em_app_make_fsys(em_run *r) {
+  em_model *m = &r->m;
   m->pw = (em_pw_source){.mesh = m->mesh, .setup = &m->setup, .ff = &m->ff};
   em_fsys_desc d = {.mesh = m->mesh,
                     .dofs = m->dofs,
@@ -17,6 +19,7 @@ static em_err make_fsys(em_model *m) {
                     .backend = m->dev.backend,
                     .prepare = em_pw_source_prepare, /* a plane wave (model/excitation.c) */
                     .prepare_ctx = &m->pw,
+                    .dist = r->dsolve ? r->args->dist : NULL,
                     .periodic = m->periodic, /* a Floquet cell (model/periodic.c) */
                     /* a plane wave on a case with ports: they are its matched loads */
                     .port_source = m->ff.planewave && m->setup.n_port ? em_pw_port_source : NULL};
@@ -49,7 +52,7 @@ static em_err solve_at(em_run *r, double f, int first, em_freq_result *fr, em_sy
   em_model *m = &r->m;
   if (!m->fsys) { /* the assembler's pattern and colouring: assembly */
     em_stage_begin(r->log, EM_STAGE_ASSEMBLY);
-    em_err err = make_fsys(m);
+    em_err err = em_app_make_fsys(r);
     em_stage_end(r->log, EM_STAGE_ASSEMBLY, "pattern and colouring");
     EM_TRY(err);
   }

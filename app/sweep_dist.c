@@ -39,7 +39,18 @@ typedef struct msg_head {
 } msg_head;
 
 int em_sweep_dist_on(const em_run *r) {
-  return em_dist_size(r->args->dist) > 1;
+  return em_dist_size(r->args->dist) > 1 && !r->dsolve;
+}
+
+/* Solver/distributed (docs/mpi.md): on shares every solve among the ranks,
+ * off the frequencies, auto the solves when a uniform sweep has fewer
+ * frequencies than ranks (the frequencies would leave ranks idle).  An
+ * eigen run stays rank 0's. */
+static int distributed(const em_run *r) {
+  const em_run_config *c = &r->m.cfg;
+  int P = em_dist_size(r->args->dist), mode = c->solve.distributed;
+  if (P <= 1 || c->eigen || mode == 0) return 0;
+  return mode == 1 || (!c->sweep_adaptive && c->n_freq < P);
 }
 
 /* The ranks with a part: an eigen run has one, and so has adaptive
@@ -57,6 +68,15 @@ static int participants(const em_run *r) {
 void em_sweep_dist_role(em_run *r, int *idle) {
   *idle = 0;
   r->peer = 0;
+  r->dsolve = distributed(r);
+  if (r->dsolve) {
+    if (em_dist_rank(r->args->dist) == 0)
+      em_log_info(r->log,
+                  "%d ranks: every solve shared among them (Solver/distributed %s): the unknowns "
+                  "split by METIS parts of the mesh",
+                  em_dist_size(r->args->dist), r->m.cfg.solve.distributed == 1 ? "on" : "auto");
+    return;
+  }
   if (!em_sweep_dist_on(r)) return;
   int rank = em_dist_rank(r->args->dist), n = participants(r);
   if (rank == 0) {

@@ -293,5 +293,6 @@ em_err em_blockop_operator(em_blockop *B, em_operator *op) {
   op->ctx = B;
   op->apply = blockop_operator_apply;
   op->apply_multi = blockop_operator_apply_multi;
+  op->dist = NULL;
   return EM_OK;
 }

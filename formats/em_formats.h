@@ -187,6 +187,11 @@ typedef struct em_operator {
   em_err (*apply)(void *ctx, const void *x, void *y);
   /* y[j] = A x[j] for k vectors at once (NULL: k applies) */
   em_err (*apply_multi)(void *ctx, int k, const void *const *x, void *const *y);
+  /* NULL: the whole operator.  Else the rows this rank owns of an operator
+     distributed over the ranks of dist (em_dist.h; solver/dist/): n is the
+     rank's share, and the Krylov methods sum their dot products over the
+     ranks. */
+  const struct em_dist *dist;
 } em_operator;
 
 em_err em_spmat_operator(em_spmat *M, em_operator *op);

@@ -117,5 +117,6 @@ em_err em_spmat_operator(em_spmat *M, em_operator *op) {
   op->ctx = M;
   op->apply = spmat_apply;
   op->apply_multi = spmat_apply_multi;
+  op->dist = NULL;
   return EM_OK;
 }

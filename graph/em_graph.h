@@ -51,6 +51,13 @@ em_err em_order_rcm(int32_t n, const int64_t *ptr, const int32_t *adj, int32_t *
 em_err em_order_nd(int32_t n, const int64_t *ptr, const int32_t *adj, int32_t *perm);
 em_err em_order_color(const em_graph *g, int block, int32_t *perm, int *colors);
 
+/* part[i] in 0..nparts-1 for the n vertices of (ptr, adj) (self loops
+ * ignored): METIS k-way, edge cut minimised with the parts' sums of vwgt
+ * (NULL: 1 each; weights < 1 count as 1) balanced; the same parts for the
+ * same input (fixed seed).  One part: every vertex in part 0. */
+em_err em_graph_partition(int32_t n, const int64_t *ptr, const int32_t *adj, const int32_t *vwgt,
+                          int nparts, int32_t *part);
+
 /* Supervariables (graph/compress.c): vertices with the same closed
  * neighbourhood adj(i) + {i}, merged.  sv[i] is i's supervariable
  * (numbered by their smallest members, ascending), its members are

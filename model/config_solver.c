@@ -70,5 +70,7 @@ em_err em_cfg_read_solver(const em_case *c, em_solve_opts *o) {
   int m;
   EM_TRY(em_cfg_choice(c, "Solver/blocks", modes, 5, &m));
   o->bop.mode = mode_of[m];
+  static const char *const dist[] = {"off", "on", "auto"};
+  EM_TRY(em_cfg_choice(c, "Solver/distributed", dist, 3, &o->distributed));
   return EM_OK;
 }

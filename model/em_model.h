@@ -52,6 +52,7 @@ typedef struct em_solve_opts {
   int pmg_pml_block;  /* PMG/pml_smoother: every PML unknown in a block level smoothed by
                          1 ILU(0), 2 a direct factor (0: none) */
   em_blockop_opts bop;
+  int distributed; /* Solver/distributed: 0 off, 1 on, 2 auto (docs/mpi.md; app/ decides) */
 } em_solve_opts;
 
 /* The typed view of a case's parameters, read once (config.c). */
@@ -481,6 +482,10 @@ typedef struct em_fsys_desc {
   /* optional: another excitation (a plane wave) into prob at k0 */
   em_err (*prepare)(void *ctx, double k0, em_problem *prob);
   void *prepare_ctx;
+  /* more than one rank: every solve distributed over them (dfsys.c, issue
+     27): rank 0 calls em_fsys_solve, the others em_fsys_serve; NULL or one
+     rank: the solve of this process alone */
+  const struct em_dist *dist;
   /* optional, with a plane wave: the ports are matched loads (no port
      excitation; em_port_robin_load) and this sets the Robin source of port
      i's term r for the scattered field (after prepare, same ctx) */
@@ -505,7 +510,16 @@ void em_fsys_destroy(em_fsys **s);
  * the stages' progress (NULL silent); a not converged solve is a warning. */
 em_err em_fsys_solve(em_fsys *s, double f, const em_log *log, em_fsys_stats *st, em_system **sys,
                      em_cplx **x);
-/* The permuted block matrix and the operator of the last solve. */
+/* A distributed solve (desc.dist of P > 1 ranks): a rank other than 0
+ * serves rank 0's solves, each em_fsys_solve of rank 0 running here with
+ * this rank's share (rank 0 sends the frequency), until rank 0 releases
+ * it: then EM_OK.  A rank that meshed otherwise than rank 0 is an error. */
+em_err em_fsys_serve(em_fsys *s, const em_log *log);
+/* Rank 0: release the serving ranks (at the end of the run, once, whether
+ * or not a solve was made); elsewhere nothing. */
+em_err em_fsys_release(const struct em_dist *d);
+/* The permuted block matrix and the operator of the last solve (a
+ * distributed solve: this rank's local part). */
 void em_fsys_operator(const em_fsys *s, const em_blockmat **A, const em_blockop **op);
 /* Whether the preconditioner exists (a solve was made). */
 int em_fsys_ready(const em_fsys *s);
@@ -517,6 +531,13 @@ int em_fsys_ready(const em_fsys *s);
 em_err em_abc_robins(const em_mesh *m, const em_medium *medium, const int32_t *abc_face,
                      int32_t n_abc, double k0, em_robin *rb, int cap, int *n);
 void em_abc_free(em_robin *rb, int n);
+
+/* The parts of a distributed solve (dpart.c, issue 27): tet_part[t] in
+ * 0..P-1 by METIS k-way on the tets' dual graph, each tet weighted by its
+ * unknowns; owner[i] = the lowest part among the tets that hold unknown i.
+ * The same mesh gives the same parts on every rank. */
+em_err em_dpart_build(const em_mesh *m, const em_dofmap *d, int P, int32_t *tet_part,
+                      int32_t *owner);
 
 /* ------------------------------------------------ the problem of a mesh
  *

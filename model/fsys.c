@@ -4,33 +4,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "em_model.h"
-
-#define FSYS_MAX_ROBIN 48
-
-struct em_fsys {
-  em_fsys_desc d;
-  uint8_t *vary;                /* [n_tet] PML tets: the material varies inside */
-  em_assembler *asm_;           /* pattern, colouring, reference element: once */
-  em_robin abc[FSYS_MAX_ROBIN]; /* ABC terms at k0 = 1 (gamma scales with k0) */
-  int n_abc_terms;
-  int32_t *perm;      /* operator row order (the pattern's), once */
-  uint8_t *pml_rows;  /* pmg coarse set (operator numbering), once */
-  uint8_t *pml_block; /* pmg block level: the PML's unknowns, once */
-  int pml_auto;       /* PMG/pml_coarse auto: the PML tets' highest order */
-  em_pc *pc;          /* ordering and analysis once, refactored per frequency */
-  em_blockmat *Ap;    /* the permuted matrix and its operator: made at the
-                         first frequency, refilled with the values of each
-                         later one */
-  em_blockop *op;
-  em_operator opA;                           /* op as the Krylov operator; pmg's residuals use it */
-  int64_t *vmap[EM_MAX_ORDER][EM_MAX_ORDER]; /* value q of Ap's block (i, j) is
-                                                value vmap[q] of the assembled
-                                                block (i, j) */
-  uint64_t apat[EM_MAX_ORDER][EM_MAX_ORDER]; /* pattern hashes of the assembled
-                                                blocks, checked at every refill */
-  em_csr *Acsr; /* Ap as one CSR for the preconditioner, values refilled */
-};
+#include "fsys_impl.h"
 
 /* gamma = j k0 sqrt(eps_r mu_r) / mu_r per medium: the first-order ABC of a
  * plane wave leaving the medium normally */
@@ -116,12 +90,19 @@ void em_fsys_destroy(em_fsys **sp) {
   for (int i = 0; i < EM_MAX_ORDER; i++)
     for (int j = 0; j < EM_MAX_ORDER; j++) em_free(&s->vmap[i][j]);
   em_csr_destroy(&s->Acsr);
+  em_fsys_dfree(s);
   em_free(sp);
 }
 
 void em_fsys_operator(const em_fsys *s, const em_blockmat **A, const em_blockop **op) {
   *A = s->Ap;
   *op = s->op;
+  if (s->dm) { /* distributed: this rank's local part */
+    em_dmat_info in;
+    em_dmat_get_info(s->dm, &in);
+    *A = in.D;
+    *op = in.op;
+  }
 }
 
 int em_fsys_ready(const em_fsys *s) {
@@ -377,6 +358,8 @@ em_err em_fsys_solve(em_fsys *s, double f, const em_log *log, em_fsys_stats *st,
   em_cplx *x = NULL;
   em_err err = EM_OK;
   memset(st, 0, sizeof *st);
+  int dist = em_fsys_distributed(s);
+  if (dist && em_dist_rank(d->dist) == 0) EM_TRY(em_fsys_dist_tell(s, f)); /* dfsys.c */
   /* the frequency's Robin terms: each port's (its own right-hand side
      column) and the ABC's, gamma proportional to k0 */
   for (int i = 0; i < np; i++) {
@@ -429,6 +412,15 @@ em_err em_fsys_solve(em_fsys *s, double f, const em_log *log, em_fsys_stats *st,
     return EM_OK;
   }
 
+  if (dist) { /* every rank its share (dfsys.c) */
+    t0 = em_wtime();
+    EM_TRY_GOTO(err, em_calloc(&x, (size_t)n * ns, sizeof *x, "solutions"), done);
+    EM_TRY_GOTO(err, em_fsys_dsolve(s, sys, ns, log, st, x), done);
+    st->t_solve = em_wtime() - t0 - st->t_operator - st->t_pc;
+    *sys_out = sys;
+    *x_out = x;
+    return EM_OK;
+  }
   /* the operator wants its rows sorted (sliced formats): the order depends
      on the pattern only, planned once */
   t0 = em_wtime();

@@ -95,6 +95,10 @@ static const em_param_spec SPECS[] = {
         "matrix format: auto, csr, ell, ellr, ellr-t, sellr-t, hyb, hec, ..."),
     STR("Solver/blocks", "streams",
         "nine-block SpMV: streams, sequential, graph, rows (each block row fused), one"),
+    STR("Solver/distributed", "auto",
+        "under mpirun: on solves each frequency with every rank (the mesh's unknowns split "
+        "among them, docs/mpi.md), off shares the frequencies, auto: on when there are fewer "
+        "frequencies than ranks"),
     NUM("PMG/coarse", 1, NULL, "pmg: order groups solved exactly by the direct factor (1 or 2)"),
     STR("PMG/smoother", "block",
         "pmg smoother: block (entity-block Jacobi), jacobi (point), ilu0 (of the diagonal block)"),

@@ -371,6 +371,63 @@ em_err em_ksp_solve_multi(const em_operator *A, em_pc *pc, int k, const em_cplx 
 /* 1 when method m runs a block in lockstep. */
 int em_ksp_has_block(em_ksp_method m);
 
+/* ------------------------------------------ the distributed operator
+ *
+ * One operator over the ranks of an em_dist (issue 27, docs/mpi.md): each
+ * rank owns a set of unknowns (owner[]) and holds their rows, split into
+ * the local part (owned x owned: the order blocks in the backend's formats,
+ * as em_blockop) and the couplings to the ghosts (em_spmat); its apply
+ * overlaps the halo exchange with the local product, and its em_operator
+ * carries dist, so the Krylov methods above sum their reductions over the
+ * ranks.  The local numbering: owned unknowns by order group, rows sorted
+ * as the formats want (em_blockop_plan_perm); l2g maps it to the global. */
+typedef struct em_dmat em_dmat;
+
+typedef struct em_dmat_desc {
+  int32_t n_glob;                   /* unknowns of the whole problem */
+  int nb;                           /* order groups */
+  int32_t offset[EM_MAX_ORDER + 1]; /* the global groups */
+  const int32_t *owner;             /* [n_glob] rank of each unknown */
+  const em_csr *R;                  /* the rows of the unknowns this rank owns, in
+                                       ascending global order, global columns */
+} em_dmat_desc;
+
+typedef struct em_dmat_info {
+  int32_t n_own, n_ghost, n_send; /* owned rows, ghosts, values sent per product */
+  int n_neighbour;
+  int nb;
+  int32_t offset[EM_MAX_ORDER + 1]; /* the local order groups */
+  int64_t nnz_local, nnz_ghost;
+  const int32_t *l2g;       /* [n_own] global unknown of each local row */
+  const int32_t *ghost_gid; /* [n_ghost] global unknown of each ghost */
+  const em_blockmat *D;     /* the local part, local numbering (host CSR blocks) */
+  const em_csr *Oh;         /* the ghost couplings (host CSR, ghost columns) */
+  em_blockop *op;           /* the local part in the backend */
+  double t_halo_wait;       /* seconds waited for the halo after the local product */
+  int64_t applies;
+} em_dmat_info;
+
+/* Collective.  bop: the local part's formats and backend (complex double). */
+em_err em_dmat_create(const struct em_dist *d, const em_dmat_desc *ds, const em_blockop_opts *bop,
+                      em_dmat **M);
+void em_dmat_destroy(em_dmat **M);
+/* The operator of the Krylov methods: n = the owned rows, dist set. */
+em_err em_dmat_operator(em_dmat *M, em_operator *op);
+void em_dmat_get_info(const em_dmat *M, em_dmat_info *info);
+/* xl[k] = xg[l2g[k]]: this rank's entries of a whole vector. */
+void em_dmat_take(const em_dmat *M, const em_cplx *xg, em_cplx *xl);
+/* Collective: rank 0's xg [n_glob] = every rank's xl in the global
+ * numbering (xg is not touched elsewhere). */
+em_err em_dmat_gather(const em_dmat *M, const em_cplx *xl, em_cplx *xg);
+/* Collective: the order-group V-cycle of o->pmg on M (solver/dist/dpmg.c):
+ * each rank smooths its rows of the groups above the coarse ones (ILU(0)
+ * of its diagonal block; Jacobi with smoother jacobi), the coarse set
+ * (coarse_glob[n_glob] != 0, the same on every rank: the coarse groups and
+ * e.g. the PML) gathered to rank 0 and solved by the direct factor of its
+ * rows (on rank 0's GPU with the CUDA backend).  M must outlive the pc. */
+em_err em_dmat_pmg(em_dmat *M, const em_pc_opts *o, const uint8_t *coarse_glob, const em_log *log,
+                   em_pc **pc);
+
 #ifdef __cplusplus
 }
 #endif

@@ -3,6 +3,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "em_dist.h"
 #include "ksp_impl.h"
 #include "pc_impl.h"
 
@@ -125,6 +126,25 @@ double ksp_host_norm(const em_cplx *h, int32_t n, int *finite) {
   return sqrt(s);
 }
 
+em_err ksp_op_norm(const em_operator *A, const em_cplx *h, double *nrm, int *finite) {
+  double s[2];
+  *nrm = ksp_host_norm(h, A->n, finite);
+  if (!A->dist) return EM_OK;
+  s[0] = *nrm * *nrm;
+  s[1] = *finite ? 0 : 1;
+  EM_TRY(em_dist_allreduce(A->dist, s, 2, EM_DIST_DOUBLE, EM_DIST_SUM));
+  *nrm = sqrt(s[0]);
+  *finite = s[1] == 0;
+  return EM_OK;
+}
+
+em_err ksp_vec_create(const em_operator *A, int max_k, em_vec **v) {
+  EM_TRY(em_vec_create(A->backend, A->prec, A->n, max_k, v));
+  em_err err = em_vec_distribute(*v, A->dist);
+  if (err) em_vec_destroy(v);
+  return err;
+}
+
 typedef em_err (*ksp_method_fn)(em_ksp_ctx *k, const void *b, void *x);
 
 static ksp_method_fn method_of(em_ksp_method m) {
@@ -176,8 +196,9 @@ em_err em_ksp_solve(const em_operator *A, em_pc *pc, const em_cplx *b, em_cplx *
   memset(st, 0, sizeof *st);
   st->reason = EM_KSP_CONVERGED;
   int finite_b, finite_x;
-  double bnorm = ksp_host_norm(b, A->n, &finite_b);
-  ksp_host_norm(x, A->n, &finite_x);
+  double bnorm, xnorm;
+  EM_TRY(ksp_op_norm(A, b, &bnorm, &finite_b));
+  EM_TRY(ksp_op_norm(A, x, &xnorm, &finite_x));
   EM_CHECK(finite_b, EM_ERR_NUMERIC, "em_ksp_solve: the right-hand side holds NaN or Inf");
   EM_CHECK(finite_x, EM_ERR_NUMERIC, "em_ksp_solve: the initial guess holds NaN or Inf");
   if (bnorm == 0) { /* A x = 0: x = 0, nothing to iterate */
@@ -190,7 +211,7 @@ em_err em_ksp_solve(const em_operator *A, em_pc *pc, const em_cplx *b, em_cplx *
   em_vec *v = NULL;
   void *vb = NULL, *vx = NULL, *vr = NULL;
   em_ksp_ctx k = {A, pc, NULL, o, st, bnorm, 0, EM_KSP_CONVERGED, 0, 0, -1, 0, "", em_wtime()};
-  EM_TRY(em_vec_create(A->backend, A->prec, A->n, gm ? o->restart + 1 : 1, &v));
+  EM_TRY(ksp_vec_create(A, gm ? o->restart + 1 : 1, &v));
   k.v = v;
   EM_TRY_GOTO(err, ksp_alloc(&k, 1, &vb), done);
   EM_TRY_GOTO(err, ksp_alloc(&k, 1, &vx), done);

@@ -40,6 +40,12 @@ typedef struct em_ksp_ctx {
 em_err ksp_check_args(const em_operator *A, em_pc *pc, const em_cplx *b, em_cplx *x,
                       const em_ksp_opts *o, em_ksp_stats *st);
 double ksp_host_norm(const em_cplx *h, int32_t n, int *finite);
+/* The same for a host vector of A (summed over the ranks of a distributed
+ * A: every rank gets the same norm and flag), in *nrm. */
+em_err ksp_op_norm(const em_operator *A, const em_cplx *h, double *nrm, int *finite);
+/* The work vectors' backend of A: A's backend and precision, reductions
+ * over the ranks of a distributed A. */
+em_err ksp_vec_create(const em_operator *A, int max_k, em_vec **v);
 
 /* *X = count work vectors of the solve (bytes counted in st->vec_bytes). */
 em_err ksp_alloc(em_ksp_ctx *k, int count, void **X);

@@ -152,8 +152,9 @@ em_err em_ksp_solve_multi(const em_operator *A, em_pc *pc, int k, const em_cplx 
     memset(&st[j], 0, sizeof st[j]);
     st[j].reason = EM_KSP_CONVERGED;
     int fb, fx;
-    double bn = ksp_host_norm(B + (size_t)j * ldb, n, &fb);
-    ksp_host_norm(X + (size_t)j * ldx, n, &fx);
+    double bn, xn;
+    EM_TRY(ksp_op_norm(A, B + (size_t)j * ldb, &bn, &fb));
+    EM_TRY(ksp_op_norm(A, X + (size_t)j * ldx, &xn, &fx));
     EM_CHECK(fb, EM_ERR_NUMERIC, "em_ksp_solve_multi: right-hand side %d holds NaN or Inf", j);
     EM_CHECK(fx, EM_ERR_NUMERIC, "em_ksp_solve_multi: initial guess %d holds NaN or Inf", j);
     c[j].k = (em_ksp_ctx){A, pc, NULL, o, &st[j], bn, 0, EM_KSP_CONVERGED, 0, 0, -1, 0, "", em_wtime()};
@@ -163,7 +164,7 @@ em_err em_ksp_solve_multi(const em_operator *A, em_pc *pc, int k, const em_cplx 
   }
   em_err err = EM_OK;
   em_vec *v = NULL;
-  EM_TRY(em_vec_create(A->backend, A->prec, n, 1, &v));
+  EM_TRY(ksp_vec_create(A, 1, &v));
   for (int j = 0; j < k; j++) {
     if (!c[j].run) continue;
     c[j].k.v = v;

@@ -60,11 +60,19 @@ struct em_vec {
   int max_k;             /* widest block mdot/gemv accept */
   const em_vec_ops *ops; /* the backend's implementation */
   void *data;            /* the backend's state (cuBLAS handle, scratch) */
+  /* a distributed operator's vectors (vec_dist.c): the rank's entries, the
+     reductions summed over the ranks of dist; NULL: whole vectors */
+  const struct em_dist *dist;
+  const em_vec_ops *local; /* the backend's table under dist_ops */
+  em_vec_ops dist_ops;     /* ops points here when dist is set */
 };
 
 /* A backend for vectors of length n; max_k bounds the GMRES blocks. */
 em_err em_vec_create(em_backend backend, em_prec prec, int32_t n, int max_k, em_vec **v);
 void em_vec_destroy(em_vec **v);
+/* Make v's reductions (dots, mdot, em_vec_norm) sums over the ranks of d
+ * (NULL: nothing changes): for the vectors of em_operator.dist. */
+em_err em_vec_distribute(em_vec *v, const struct em_dist *d);
 
 /* Backend constructors (vec_cpu.c, vec_cuda.c): fill v->ops and v->data. */
 em_err em_vec_cpu_init(em_vec *v);

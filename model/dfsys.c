@@ -1,0 +1,263 @@
+/* dfsys.c - the frequency system solved by every rank together (issue 27,
+ * docs/mpi.md "One case over several ranks"): rank 0 runs the case as one
+ * rank would and tells the others each frequency (em_fsys_dist_tell); each
+ * rank assembles, keeps the rows of the unknowns it owns (em_dpart_build:
+ * METIS parts of the tets), builds its share of the distributed operator
+ * (em_dmat: local order blocks plus ghost couplings, halo exchange under
+ * the local product) and a preconditioner of its own diagonal block (block
+ * Jacobi over the ranks: each block by Solver/preconditioner, a pmg's
+ * coarse factor rank-local); the Krylov method is the serial one on the
+ * distributed operator; the solution is gathered to rank 0. */
+#include <string.h>
+
+#include "fsys_impl.h"
+
+#define TAG_DSOLVE 32690
+
+typedef struct dcmd {
+  int32_t solve; /* 1: solve at f; 0: the run is over */
+  int32_t n_dof;
+  int64_t n_tet;
+  uint64_t mesh; /* a hash of the tets' vertices and the unknowns */
+  double f;
+} dcmd;
+
+int em_fsys_distributed(const em_fsys *s) {
+  return em_dist_size(s->d.dist) > 1;
+}
+
+static uint64_t mesh_hash(const em_fsys *s) {
+  uint64_t h = 1469598103934665603ull; /* FNV-1a */
+  const em_mesh *m = s->d.mesh;
+  for (int64_t k = 0; k < 4 * (int64_t)m->n_tet; k++)
+    h = (h ^ (uint64_t)m->tet[k]) * 1099511628211ull;
+  for (int k = 0; k <= s->d.dofs->order; k++)
+    h = (h ^ (uint64_t)s->d.dofs->offset[k]) * 1099511628211ull;
+  return h;
+}
+
+em_err em_fsys_dist_tell(const em_fsys *s, double f) {
+  dcmd c = {1, s->d.dofs->n_dof, s->d.mesh->n_tet, mesh_hash(s), f};
+  for (int r = 1; r < em_dist_size(s->d.dist); r++)
+    EM_TRY(em_dist_send(s->d.dist, &c, sizeof c, r, TAG_DSOLVE));
+  return EM_OK;
+}
+
+em_err em_fsys_release(const struct em_dist *d) {
+  dcmd c = {0, 0, 0, 0, 0};
+  if (em_dist_rank(d) != 0) return EM_OK;
+  for (int r = 1; r < em_dist_size(d); r++) EM_TRY(em_dist_send(d, &c, sizeof c, r, TAG_DSOLVE));
+  return EM_OK;
+}
+
+em_err em_fsys_serve(em_fsys *s, const em_log *log) {
+  const em_dist *d = s->d.dist;
+  for (;;) {
+    dcmd c;
+    int from;
+    size_t n = 0;
+    EM_TRY(em_dist_probe(d, 0, TAG_DSOLVE, EM_DIST_IDLE, &from, &n));
+    EM_TRY(em_dist_recv(d, &c, sizeof c, 0, TAG_DSOLVE, NULL, &n));
+    if (!c.solve) return EM_OK;
+    EM_CHECK(c.n_dof == s->d.dofs->n_dof && c.n_tet == s->d.mesh->n_tet && c.mesh == mesh_hash(s),
+             EM_ERR_INPUT,
+             "rank %d meshed the case into %lld tets and %d unknowns, rank 0 into %lld and %d (or "
+             "other tets): a distributed solve needs the same mesh on every rank",
+             em_dist_rank(d), (long long)s->d.mesh->n_tet, s->d.dofs->n_dof, (long long)c.n_tet,
+             c.n_dof);
+    em_fsys_stats st;
+    em_system *sys = NULL;
+    em_cplx *x = NULL;
+    EM_TRY(em_fsys_solve(s, c.f, log, &st, &sys, &x));
+    em_system_destroy(&sys);
+    em_free(&x);
+  }
+}
+
+void em_fsys_dfree(em_fsys *s) {
+  em_pc_destroy(&s->pc);
+  em_dmat_destroy(&s->dm);
+  em_free(&s->owner);
+  em_free(&s->pml_dof);
+}
+
+/* R = the rows this rank owns of the block matrix A, global columns */
+static em_err owned_rows(const em_fsys *s, const em_blockmat *A, em_csr **out) {
+  int rank = em_dist_rank(s->d.dist);
+  int32_t n = A->offset[A->nb], rows = 0;
+  int64_t nnz = 0;
+  for (int g = 0; g < A->nb; g++)
+    for (int32_t r = 0; r < A->offset[g + 1] - A->offset[g]; r++) {
+      if (s->owner[A->offset[g] + r] != rank) continue;
+      rows++;
+      for (int h = 0; h < A->nb; h++) nnz += A->blk[g][h]->rowptr[r + 1] - A->blk[g][h]->rowptr[r];
+    }
+  EM_TRY(em_csr_create(rows, n, nnz, out));
+  em_csr *R = *out;
+  rows = 0, nnz = 0;
+  for (int g = 0; g < A->nb; g++)
+    for (int32_t r = 0; r < A->offset[g + 1] - A->offset[g]; r++) {
+      if (s->owner[A->offset[g] + r] != rank) continue;
+      for (int h = 0; h < A->nb; h++) { /* the groups in order: columns stay sorted */
+        const em_csr *B = A->blk[g][h];
+        for (int64_t q = B->rowptr[r]; q < B->rowptr[r + 1]; q++, nnz++) {
+          R->colind[nnz] = A->offset[h] + B->colind[q];
+          R->val[nnz] = B->val[q];
+        }
+      }
+      R->rowptr[++rows] = nnz;
+    }
+  return EM_OK;
+}
+
+/* once per mesh: the parts, the owners, the PML unknowns */
+static em_err first(em_fsys *s, const em_log *log) {
+  const em_fsys_desc *d = &s->d;
+  int P = em_dist_size(d->dist);
+  int32_t n = d->dofs->n_dof, code[64], *tp = NULL;
+  EM_TRY(em_calloc(&s->owner, (size_t)n + 1, sizeof *s->owner, "owners"));
+  EM_TRY(em_calloc(&tp, (size_t)d->mesh->n_tet + 1, sizeof *tp, "tet parts"));
+  double t = em_wtime();
+  em_err err = em_dpart_build(d->mesh, d->dofs, P, tp, s->owner);
+  em_free(&tp);
+  EM_TRY(err);
+  em_log_info(log, "distributed solve over %d ranks: METIS parts of the tets in %.2f s", P,
+              em_wtime() - t);
+  int nc = d->solve->pmg_pml_coarse; /* auto (-1): the PML tets' highest order */
+  for (int32_t t2 = 0; nc < 0 && t2 < d->mesh->n_tet; t2++)
+    if (d->setup->medium[d->mesh->tet_group[t2]].is_pml && d->dofs->tet_order[t2] > s->pml_auto)
+      s->pml_auto = d->dofs->tet_order[t2];
+  if (nc < 0) nc = s->pml_auto;
+  if (!d->setup->has_pml || !nc) return EM_OK;
+  EM_TRY(em_calloc(&s->pml_dof, (size_t)n + 1, 1, "PML unknowns"));
+  for (int32_t t2 = 0; t2 < d->mesh->n_tet; t2++) {
+    if (!d->setup->medium[d->mesh->tet_group[t2]].is_pml) continue;
+    em_dofmap_tet(d->dofs, d->mesh, t2, code);
+    for (int k = 0; k < em_basis_count(d->dofs->order); k++) {
+      if (code[k] < 0) continue;
+      int g = 0;
+      while (g + 1 < d->dofs->order && code[k] >= d->dofs->offset[g + 1]) g++;
+      if (g < nc) s->pml_dof[code[k]] = 1;
+    }
+  }
+  return EM_OK;
+}
+
+/* the V-cycle over the ranks: the coarse set is the first PMG/coarse
+ * groups and the PML unknowns (PMG/pml_coarse), as on one rank */
+static em_err pmg(em_fsys *s, const em_pc_opts *pco, const em_log *log) {
+  const em_dofmap *dm = s->d.dofs;
+  uint8_t *cg = NULL;
+  EM_TRY(em_calloc(&cg, (size_t)dm->n_dof + 1, 1, "coarse unknowns"));
+  for (int32_t j = 0; j < dm->n_dof; j++)
+    cg[j] = j < dm->offset[pco->pmg.coarse] || (s->pml_dof && s->pml_dof[j]);
+  em_err err = em_dmat_pmg(s->dm, pco, cg, log, &s->pc);
+  em_free(&cg);
+  return err;
+}
+
+/* the rank's share of the operator and its preconditioner */
+static em_err build(em_fsys *s, const em_system *sys, const em_log *log, em_fsys_stats *st) {
+  const em_fsys_desc *d = &s->d;
+  em_csr *R = NULL, *Dc = NULL;
+  em_err err = EM_OK;
+  em_pc_destroy(&s->pc);
+  em_dmat_destroy(&s->dm);
+  double t0 = em_wtime();
+  EM_TRY(owned_rows(s, sys->A, &R));
+  em_dmat_desc ds = {.n_glob = d->dofs->n_dof, .nb = sys->A->nb, .owner = s->owner, .R = R};
+  memcpy(ds.offset, sys->A->offset, sizeof ds.offset);
+  em_blockop_opts bop = d->solve->bop;
+  bop.backend = d->backend;
+  bop.prec = EM_PREC_DOUBLE;
+  em_stage_begin(log, EM_STAGE_OPERATOR);
+  err = em_dmat_create(d->dist, &ds, &bop, &s->dm);
+  em_stage_end(log, EM_STAGE_OPERATOR, "this rank's share and its halo");
+  em_csr_destroy(&R);
+  EM_TRY(err);
+  em_dmat_info in;
+  em_dmat_get_info(s->dm, &in);
+  EM_TRY(em_blockop_operator(in.op, &s->opD));
+  st->t_operator = em_wtime() - t0;
+  t0 = em_wtime();
+  em_pc_opts pco = d->solve->pc;
+  pco.backend = d->backend;
+  /* auto: the V-cycle over the ranks (block Jacobi of direct factors
+     converges slowly on an antenna: the blocks' interfaces cut the field) */
+  if (d->solve->pc_auto && in.nb >= 2) pco.type = EM_PC_PMG;
+  em_stage_begin(log, EM_STAGE_PC);
+  if (pco.type == EM_PC_PMG) {
+    err = pmg(s, &pco, log);
+  } else {
+    err = em_blockmat_to_csr(in.D, &Dc);
+    if (!err) err = em_pc_create(Dc, &pco, log, &s->pc);
+    em_csr_destroy(&Dc);
+  }
+  em_stage_end(log, EM_STAGE_PC, "preconditioner set up");
+  EM_TRY(err);
+  em_pc_get_info(s->pc, &st->pc);
+  st->t_pc = em_wtime() - t0;
+  /* the layout on rank 0's log: the shares' spread */
+  int64_t v[4] = {in.n_own, -in.n_own, in.n_ghost, in.n_neighbour};
+  EM_TRY(em_dist_allreduce(d->dist, v, 4, EM_DIST_INT64, EM_DIST_MAX));
+  const char *how = pco.type == EM_PC_PMG ? "the order-group V-cycle over the ranks (the "
+                                            "coarse level gathered to rank 0)"
+                                          : "block Jacobi over the ranks, each block by ";
+  em_log_info(log,
+              "distributed operator: %d ranks, %lld..%lld unknowns each (rank %d: %d, %d ghosts, "
+              "%d neighbours; at most %lld ghosts, %lld neighbours); preconditioner: %s%s",
+              em_dist_size(d->dist), (long long)-v[1], (long long)v[0], em_dist_rank(d->dist),
+              in.n_own, in.n_ghost, in.n_neighbour, (long long)v[2], (long long)v[3], how,
+              pco.type == EM_PC_PMG ? "" : em_pc_type_name(pco.type));
+  return EM_OK;
+}
+
+em_err em_fsys_dsolve(em_fsys *s, const em_system *sys, int ns, const em_log *log,
+                      em_fsys_stats *st, em_cplx *x) {
+  const em_fsys_desc *d = &s->d;
+  int32_t n = d->dofs->n_dof;
+  if (!s->owner) EM_TRY(first(s, log));
+  EM_TRY(build(s, sys, log, st));
+  em_dmat_info in;
+  em_dmat_get_info(s->dm, &in);
+  em_operator A;
+  EM_TRY(em_dmat_operator(s->dm, &A));
+  em_cplx *bl = NULL, *xl = NULL;
+  em_err err = EM_OK;
+  EM_TRY_GOTO(err, em_calloc(&bl, (size_t)in.n_own + 1, sizeof *bl, "right-hand side"), done);
+  EM_TRY_GOTO(err, em_calloc(&xl, (size_t)in.n_own + 1, sizeof *xl, "solution"), done);
+  em_ksp_opts ko = d->solve->ksp;
+  ko.log = log;
+  ko.log_every = log && log->level >= EM_LOG_VERBOSE ? 10 : 100;
+  st->converged = 1;
+  st->n_solve = ns;
+  double t0 = em_wtime();
+  for (int e = 0; e < ns; e++) {
+    em_dmat_take(s->dm, sys->b + (size_t)e * n, bl);
+    memset(xl, 0, (size_t)in.n_own * sizeof *xl);
+    if (d->setup->n_port)
+      em_log_info(log, "solving for %s (%d unknowns over %d ranks)", d->setup->port[e].name, n,
+                  em_dist_size(d->dist));
+    em_stage_begin(log, EM_STAGE_SOLVE);
+    err = em_ksp_solve(&A, s->pc, bl, xl, &ko, &st->ksp[e]);
+    if (!err) err = em_dmat_gather(s->dm, xl, x + (size_t)e * n);
+    em_stage_end(log, EM_STAGE_SOLVE, "excitation %d", e + 1);
+    if (err) goto done;
+    const em_ksp_stats *k = &st->ksp[e];
+    if (k->reason == EM_KSP_CONVERGED) continue;
+    st->converged = 0;
+    em_log_warn(log,
+                "%s: %s stopped (%s) after %d iterations at true residual %.3g; the results of "
+                "this frequency are not converged",
+                d->setup->n_port ? d->setup->port[e].name : "the plane wave",
+                em_ksp_method_name(ko.method), em_ksp_reason_name(k->reason), k->iterations,
+                k->true_rel_res);
+  }
+  em_dmat_get_info(s->dm, &in);
+  em_log_info(log, "distributed solve: %.2f s, %lld products, this rank waited %.3f s for halos",
+              em_wtime() - t0, (long long)in.applies, in.t_halo_wait);
+done:
+  em_free(&bl);
+  em_free(&xl);
+  return err;
+}

@@ -1,0 +1,51 @@
+/* fsys_impl.h - the frequency system's state (private to model/): fsys.c
+ * (one rank) and dfsys.c (the distributed solve, issue 27). */
+#ifndef EM_MODEL_FSYS_IMPL_H
+#define EM_MODEL_FSYS_IMPL_H
+
+#include "em_dist.h"
+#include "em_model.h"
+
+#define FSYS_MAX_ROBIN 48
+
+struct em_fsys {
+  em_fsys_desc d;
+  uint8_t *vary;                /* [n_tet] PML tets: the material varies inside */
+  em_assembler *asm_;           /* pattern, colouring, reference element: once */
+  em_robin abc[FSYS_MAX_ROBIN]; /* ABC terms at k0 = 1 (gamma scales with k0) */
+  int n_abc_terms;
+  int32_t *perm;      /* operator row order (the pattern's), once */
+  uint8_t *pml_rows;  /* pmg coarse set (operator numbering), once */
+  uint8_t *pml_block; /* pmg block level: the PML's unknowns, once */
+  int pml_auto;       /* PMG/pml_coarse auto: the PML tets' highest order */
+  em_pc *pc;          /* ordering and analysis once, refactored per frequency */
+  em_blockmat *Ap;    /* the permuted matrix and its operator: made at the
+                         first frequency, refilled with the values of each
+                         later one */
+  em_blockop *op;
+  em_operator opA;                           /* op as the Krylov operator; pmg's residuals use it */
+  int64_t *vmap[EM_MAX_ORDER][EM_MAX_ORDER]; /* value q of Ap's block (i, j) is
+                                                value vmap[q] of the assembled
+                                                block (i, j) */
+  uint64_t apat[EM_MAX_ORDER][EM_MAX_ORDER]; /* pattern hashes of the assembled
+                                                blocks, checked at every refill */
+  em_csr *Acsr; /* Ap as one CSR for the preconditioner, values refilled */
+  /* a distributed solve (dfsys.c; d.dist of more than one rank) */
+  int32_t *owner;   /* [n_dof] the rank owning each unknown (em_dpart_build) */
+  em_dmat *dm;      /* this rank's rows, made per frequency */
+  em_operator opD;  /* the rank's local part: pmg's residuals */
+  uint8_t *pml_dof; /* [n_dof] unknowns of PML tets (pmg's coarse set) */
+};
+
+/* dfsys.c: 1 when s solves distributed (more than one rank). */
+int em_fsys_distributed(const em_fsys *s);
+/* rank 0: tell the other ranks to solve at f with it (em_fsys_serve). */
+em_err em_fsys_dist_tell(const em_fsys *s, double f);
+/* Every excitation of sys by the distributed operator and the Krylov
+ * method; x [ns][n_dof] filled on rank 0 (the DOF numbering). */
+em_err em_fsys_dsolve(em_fsys *s, const em_system *sys, int ns, const em_log *log,
+                      em_fsys_stats *st, em_cplx *x);
+/* what the distributed solve holds */
+void em_fsys_dfree(em_fsys *s);
+
+#endif

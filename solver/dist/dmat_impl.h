@@ -1,0 +1,43 @@
+/* dmat_impl.h - the distributed operator's state (private to solver/dist/). */
+#ifndef EM_SOLVER_DMAT_IMPL_H
+#define EM_SOLVER_DMAT_IMPL_H
+
+#include "em_dist.h"
+#include "vec_impl.h"
+
+struct em_dmat {
+  const em_dist *d;
+  int rank, size;
+  em_backend backend;
+  int32_t n_own, n_ghost, n_send, n_glob;
+  int nb;
+  int32_t offset[EM_MAX_ORDER + 1]; /* the local order groups */
+  int32_t *l2g;                     /* [n_own] global unknown of each local row */
+  int32_t *ghost_gid;               /* [n_ghost] global unknown of each ghost */
+  em_blockmat *D;                   /* owned x owned, by order group, local numbering */
+  em_blockop *op;                   /* D in the backend's formats */
+  em_spmat *O;                      /* owned x ghost couplings (NULL: none) */
+  em_csr *Oh;                       /* the same on the host */
+  em_spmat *S;                      /* the send gather: n_send x n_own selection (NULL: none) */
+  em_vec *vs, *vg;                  /* backends of the send and ghost buffers */
+  void *send_b, *ghost_b;           /* the buffers in the backend */
+  em_cplx *send_h, *ghost_h;        /* and on the host (MPI) */
+  int n_nb;                         /* neighbour ranks */
+  int *nb_rank;
+  int64_t *send_off, *recv_off; /* [n_nb + 1] */
+  /* root: every rank's l2g one after the other (em_dmat_gather) */
+  int32_t *all_l2g;
+  int64_t *all_count;
+  double t_halo_wait; /* seconds waited in em_dist_halo_finish */
+  int64_t applies;
+};
+
+/* The communication plan (dmat_plan.c), collective: the ghosts of the
+ * owned rows R (global columns; M->n_ghost), sorted by owner then global
+ * index; R split into D (owned columns, local numbering g2l) and O (ghost
+ * columns); the neighbours (M->n_nb, nb_rank, send_off, recv_off) and what
+ * each needs from this rank, *send_idx [M->n_send] local rows. */
+em_err em_dmat_plan(em_dmat *M, const em_csr *R, const int32_t *owner, const int32_t *g2l,
+                    em_csr **D, em_csr **O, int32_t **send_idx);
+
+#endif

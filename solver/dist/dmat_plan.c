@@ -1,0 +1,180 @@
+/* dmat_plan.c - the communication plan of a distributed operator: the
+ * ghosts (the columns of the owned rows that other ranks own), the
+ * neighbours, and what each neighbour needs from this rank.  The needs are
+ * told, not assumed: each rank sends every owner the list of its ghosts
+ * there (counts by em_dist_allgather, lists point to point), so an
+ * unsymmetric pattern works too.  Ghosts are sorted by owner, then global
+ * index: the slice from each neighbour is contiguous, in the order the
+ * neighbour sends it. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "dmat_impl.h"
+
+#define TAG_PLAN 32700
+
+/* global index and owner of a ghost, for the sort */
+typedef struct ghost {
+  int32_t id, owner;
+} ghost;
+
+static int ghost_cmp(const void *a, const void *b) {
+  const ghost *x = a, *y = b;
+  if (x->owner != y->owner) return x->owner < y->owner ? -1 : 1;
+  return (x->id > y->id) - (x->id < y->id);
+}
+
+/* The ghosts of R, sorted; gidx[j] = ghost index of global j (else -1). */
+static em_err find_ghosts(em_dmat *M, const em_csr *R, const int32_t *owner, int32_t *gidx,
+                          ghost **out) {
+  ghost *g = NULL;
+  int32_t n = 0, cap = 1024;
+  EM_TRY(em_calloc(&g, (size_t)cap, sizeof *g, "ghost list"));
+  for (int64_t q = 0; q < R->nnz; q++) {
+    int32_t j = R->colind[q];
+    if (owner[j] == M->rank || gidx[j] >= 0) continue;
+    if (n == cap) {
+      ghost *h = NULL;
+      em_err err = em_calloc(&h, (size_t)cap * 2, sizeof *h, "ghost list");
+      if (err) {
+        em_free(&g);
+        return err;
+      }
+      memcpy(h, g, (size_t)n * sizeof *g);
+      em_free(&g);
+      g = h;
+      cap *= 2;
+    }
+    gidx[j] = n;
+    g[n++] = (ghost){j, owner[j]};
+  }
+  qsort(g, (size_t)n, sizeof *g, ghost_cmp);
+  for (int32_t k = 0; k < n; k++) gidx[g[k].id] = k;
+  M->n_ghost = n;
+  *out = g;
+  return EM_OK;
+}
+
+/* D = the owned columns of R, O = the ghost columns (sorted in each row) */
+static em_err split_rows(const em_dmat *M, const em_csr *R, const int32_t *g2l, const int32_t *gidx,
+                         em_csr **D, em_csr **O) {
+  int64_t nd = 0, no = 0;
+  for (int64_t q = 0; q < R->nnz; q++) g2l[R->colind[q]] >= 0 ? nd++ : no++;
+  EM_TRY(em_csr_create(M->n_own, M->n_own, nd, D));
+  EM_TRY(em_csr_create(M->n_own, M->n_ghost, no, O));
+  em_csr *a = *D, *b = *O;
+  nd = no = 0;
+  for (int32_t i = 0; i < R->n_rows; i++) {
+    int64_t o0 = no;
+    for (int64_t q = R->rowptr[i]; q < R->rowptr[i + 1]; q++) {
+      int32_t j = R->colind[q];
+      if (g2l[j] >= 0) {
+        a->colind[nd] = g2l[j]; /* l2g ascending: sorted as R's */
+        a->val[nd++] = R->val[q];
+      } else {
+        b->colind[no] = gidx[j];
+        b->val[no++] = R->val[q];
+      }
+    }
+    /* sort this row's ghost columns (insertion: rows are short) */
+    for (int64_t p = o0 + 1; p < no; p++)
+      for (int64_t s = p; s > o0 && b->colind[s - 1] > b->colind[s]; s--) {
+        int32_t c = b->colind[s];
+        em_cplx v = b->val[s];
+        b->colind[s] = b->colind[s - 1], b->val[s] = b->val[s - 1];
+        b->colind[s - 1] = c, b->val[s - 1] = v;
+      }
+    a->rowptr[i + 1] = nd;
+    b->rowptr[i + 1] = no;
+  }
+  return EM_OK;
+}
+
+/* the neighbours and, by message, the unknowns each needs from this rank */
+static em_err exchange(em_dmat *M, const ghost *g, const int32_t *g2l, int32_t **send_idx) {
+  int P = M->size, me = M->rank;
+  em_err err = EM_OK;
+  int64_t *need = NULL, *all = NULL;
+  int32_t *ids = NULL, *sidx = NULL;
+  em_dist_req **req = NULL;
+  EM_TRY(em_calloc(&need, (size_t)P, sizeof *need, "halo counts"));
+  EM_TRY_GOTO(err, em_calloc(&all, (size_t)P * P, sizeof *all, "halo counts"), done);
+  EM_TRY_GOTO(err, em_calloc(&ids, (size_t)M->n_ghost + 1, sizeof *ids, "ghost ids"), done);
+  EM_TRY_GOTO(err, em_calloc(&req, (size_t)P, sizeof *req, "halo requests"), done);
+  for (int32_t k = 0; k < M->n_ghost; k++) need[g[k].owner]++, ids[k] = g[k].id;
+  EM_TRY_GOTO(err, em_dist_allgather(M->d, need, (size_t)P, EM_DIST_INT64, all), done);
+  EM_TRY_GOTO(err, em_calloc(&M->nb_rank, (size_t)P, sizeof *M->nb_rank, "neighbours"), done);
+  EM_TRY_GOTO(err, em_calloc(&M->send_off, (size_t)P + 1, sizeof *M->send_off, "halo plan"), done);
+  EM_TRY_GOTO(err, em_calloc(&M->recv_off, (size_t)P + 1, sizeof *M->recv_off, "halo plan"), done);
+  M->n_nb = 0;
+  for (int q = 0; q < P; q++) {
+    int64_t s = all[(size_t)q * P + me], r = need[q]; /* q needs s from me, I r from q */
+    if (q == me || (!s && !r)) continue;
+    int i = M->n_nb++;
+    M->nb_rank[i] = q;
+    M->send_off[i + 1] = M->send_off[i] + s;
+    M->recv_off[i + 1] = M->recv_off[i] + r;
+  }
+  M->n_send = (int32_t)M->send_off[M->n_nb];
+  EM_TRY_GOTO(err, em_calloc(&sidx, (size_t)M->n_send + 1, sizeof *sidx, "send list"), done);
+  for (int i = 0; i < M->n_nb; i++) { /* my ghosts' ids to their owners */
+    size_t bytes = (size_t)(M->recv_off[i + 1] - M->recv_off[i]) * sizeof *ids;
+    if (bytes)
+      EM_TRY_GOTO(
+          err, em_dist_isend(M->d, ids + M->recv_off[i], bytes, M->nb_rank[i], TAG_PLAN, &req[i]),
+          wait);
+  }
+  for (int i = 0; i < M->n_nb; i++) { /* theirs from me */
+    size_t bytes = (size_t)(M->send_off[i + 1] - M->send_off[i]) * sizeof *sidx, got = 0;
+    if (!bytes) continue;
+    EM_TRY_GOTO(
+        err, em_dist_recv(M->d, sidx + M->send_off[i], bytes, M->nb_rank[i], TAG_PLAN, NULL, &got),
+        wait);
+    if (got != bytes) {
+      err = EM_RAISE(EM_ERR_INTERNAL, "rank %d asked for %zu bytes of ghosts, not %zu",
+                     M->nb_rank[i], got, bytes);
+      goto wait;
+    }
+  }
+  for (int32_t k = 0; k < M->n_send; k++) {
+    int32_t l = g2l[sidx[k]];
+    if (l < 0) {
+      err = EM_RAISE(EM_ERR_INTERNAL, "a rank asked rank %d for unknown %d, which it does not own",
+                     me, sidx[k]);
+      goto wait;
+    }
+    sidx[k] = l;
+  }
+wait:
+  for (int i = 0; i < P; i++) {
+    em_err e = em_dist_wait(M->d, &req[i], EM_DIST_BLOCK);
+    if (!err) err = e;
+  }
+done:
+  if (!err) *send_idx = sidx, sidx = NULL;
+  em_free(&need);
+  em_free(&all);
+  em_free(&ids);
+  em_free(&sidx);
+  em_free(&req);
+  return err;
+}
+
+em_err em_dmat_plan(em_dmat *M, const em_csr *R, const int32_t *owner, const int32_t *g2l,
+                    em_csr **D, em_csr **O, int32_t **send_idx) {
+  int32_t *gidx = NULL;
+  ghost *g = NULL;
+  em_err err = EM_OK;
+  EM_TRY(em_calloc(&gidx, (size_t)M->n_glob + 1, sizeof *gidx, "ghost map"));
+  for (int32_t j = 0; j < M->n_glob; j++) gidx[j] = -1;
+  EM_TRY_GOTO(err, find_ghosts(M, R, owner, gidx, &g), done);
+  EM_TRY_GOTO(err, split_rows(M, R, g2l, gidx, D, O), done);
+  EM_TRY_GOTO(err, em_calloc(&M->ghost_gid, (size_t)M->n_ghost + 1, sizeof *M->ghost_gid, "ghosts"),
+              done);
+  for (int32_t k = 0; k < M->n_ghost; k++) M->ghost_gid[k] = g[k].id;
+  EM_TRY_GOTO(err, exchange(M, g, g2l, send_idx), done);
+done:
+  em_free(&gidx);
+  em_free(&g);
+  return err;
+}

@@ -1,0 +1,162 @@
+/* dpmg_coarse.c - the coarse level of the distributed V-cycle (dpmg.c):
+ * the coarse set C (coarse_glob, the same on every rank) numbered
+ * globally; each rank's rows of A_CC (from its local part and its ghost
+ * couplings) gathered to rank 0 as triplets, assembled and factored there
+ * by the sparse direct solver (on rank 0's GPU with the CUDA backend, the
+ * host when it does not fit); the selection S_C of each rank's coarse rows
+ * and its transpose, which scatter-adds the solution back, in the backend.
+ * (MUMPS, a distributed factor, would take over where rank 0 cannot hold
+ * A_CC: not built yet, docs/mpi.md.) */
+#include <string.h>
+
+#include "dpmg_impl.h"
+
+/* the triplets of this rank's coarse rows, global coarse numbering */
+static em_err rows(const dpmg *p, const int32_t *cidx, const int32_t *cl, int32_t **ti,
+                   int32_t **tj, em_cplx **tv, int64_t *nt) {
+  const em_dmat *M = p->M;
+  int64_t n = 0;
+  for (int pass = 0; pass < 2; pass++) {
+    n = 0;
+    for (int32_t q = 0; q < p->n_cl; q++) {
+      int32_t k = cl[q], gi = 0, row = cidx[M->l2g[k]];
+      while (gi + 1 < M->nb && k >= M->offset[gi + 1]) gi++;
+      for (int gj = 0; gj < M->nb; gj++) {
+        const em_csr *B = M->D->blk[gi][gj];
+        int32_t r = k - M->offset[gi];
+        for (int64_t e = B->rowptr[r]; e < B->rowptr[r + 1]; e++) {
+          int32_t c = cidx[M->l2g[M->offset[gj] + B->colind[e]]];
+          if (c < 0) continue;
+          if (pass) (*ti)[n] = row, (*tj)[n] = c, (*tv)[n] = B->val[e];
+          n++;
+        }
+      }
+      const em_csr *O = M->Oh;
+      for (int64_t e = O && O->n_rows ? O->rowptr[k] : 0; O && O->n_rows && e < O->rowptr[k + 1];
+           e++) {
+        int32_t c = cidx[M->ghost_gid[O->colind[e]]];
+        if (c < 0) continue;
+        if (pass) (*ti)[n] = row, (*tj)[n] = c, (*tv)[n] = O->val[e];
+        n++;
+      }
+    }
+    if (!pass) {
+      EM_TRY(em_calloc(ti, (size_t)n + 1, sizeof **ti, "coarse rows"));
+      EM_TRY(em_calloc(tj, (size_t)n + 1, sizeof **tj, "coarse rows"));
+      EM_TRY(em_calloc(tv, (size_t)n + 1, sizeof **tv, "coarse rows"));
+    }
+  }
+  *nt = n;
+  return EM_OK;
+}
+
+/* S (n_cl x n_own) selects the coarse rows; S^T puts them back */
+static em_err selections(dpmg *p, const int32_t *cl) {
+  const em_dmat *M = p->M;
+  em_csr *S = NULL, *St = NULL;
+  em_err err = EM_OK;
+  EM_TRY(em_csr_create(p->n_cl, M->n_own, p->n_cl, &S));
+  EM_TRY_GOTO(err, em_csr_create(M->n_own, p->n_cl, p->n_cl, &St), done);
+  for (int32_t q = 0; q < p->n_cl; q++) {
+    S->colind[q] = cl[q], S->val[q] = 1, S->rowptr[q + 1] = q + 1;
+    St->rowptr[cl[q] + 1] = 1;
+  }
+  for (int32_t i = 0; i < M->n_own; i++) St->rowptr[i + 1] += St->rowptr[i];
+  for (int32_t q = 0; q < p->n_cl; q++) { /* cl ascending: one entry per row */
+    St->colind[St->rowptr[cl[q]]] = q;
+    St->val[St->rowptr[cl[q]]] = 1;
+  }
+  em_spmat_opts so;
+  em_spmat_opts_default(&so);
+  so.format = EM_FMT_CSR;
+  so.backend = M->backend;
+  EM_TRY_GOTO(err, em_spmat_create(S, &so, &p->Sc), done);
+  EM_TRY_GOTO(err, em_spmat_create(St, &so, &p->ScT), done);
+done:
+  em_csr_destroy(&S);
+  em_csr_destroy(&St);
+  return err;
+}
+
+/* rank 0: A_CC from the gathered triplets, factored */
+static em_err factor(dpmg *p, const int32_t *ti, const int32_t *tj, const em_cplx *tv, int64_t nt,
+                     const em_pc_opts *o, const em_log *log, size_t *bytes) {
+  em_csr *A = NULL;
+  EM_TRY(em_csr_from_triplets((int32_t)p->n_c, (int32_t)p->n_c, nt, ti, tj, tv, &A));
+  em_direct_opts dop;
+  em_direct_opts_default(&dop);
+  dop.ordering = o->ordering == EM_ORDERING_NATURAL ? EM_ORDERING_ND : o->ordering;
+  dop.backend = p->M->backend;
+  dop.cancel = o->cancel;
+  em_err err = em_direct_create(A, &dop, log, &p->F);
+  em_csr_destroy(&A);
+  EM_TRY(err);
+  em_direct_info di;
+  em_direct_get_info(p->F, &di);
+  *bytes = di.bytes_factor;
+  em_log_info(log,
+              "distributed pmg: coarse level of %lld unknowns gathered to rank 0 and factored "
+              "there (%s, nnz(L) %lld, %.1f MB, %.2f s)",
+              (long long)p->n_c, di.where, (long long)di.nnz_l, di.bytes_factor / 1e6,
+              di.t_order + di.t_symbolic + di.t_numeric);
+  return EM_OK;
+}
+
+em_err em_dpmg_coarse_build(dpmg *p, const uint8_t *coarse_glob, const em_pc_opts *o,
+                            const em_log *log, size_t *bytes) {
+  const em_dmat *M = p->M;
+  const em_dist *d = M->d;
+  int root = M->rank == 0;
+  int32_t *cidx = NULL, *cl = NULL, *ti = NULL, *tj = NULL, *cg = NULL;
+  int32_t *ai = NULL, *aj = NULL;
+  em_cplx *tv = NULL, *av = NULL;
+  int64_t nt = 0, *tcnt = NULL;
+  em_err err = EM_OK;
+  *bytes = 0;
+  EM_TRY(em_calloc(&cidx, (size_t)M->n_glob + 1, sizeof *cidx, "coarse numbering"));
+  p->n_c = 0;
+  for (int32_t j = 0; j < M->n_glob; j++) cidx[j] = coarse_glob[j] ? (int32_t)p->n_c++ : -1;
+  EM_TRY_GOTO(err, em_calloc(&cl, (size_t)M->n_own + 1, sizeof *cl, "coarse rows"), done);
+  p->n_cl = 0;
+  for (int32_t k = 0; k < M->n_own; k++)
+    if (cidx[M->l2g[k]] >= 0) cl[p->n_cl++] = k;
+  EM_TRY_GOTO(err, em_calloc(&cg, (size_t)p->n_cl + 1, sizeof *cg, "coarse rows"), done);
+  for (int32_t q = 0; q < p->n_cl; q++) cg[q] = cidx[M->l2g[cl[q]]];
+  EM_TRY_GOTO(err, em_calloc(&p->ch, (size_t)p->n_cl + 1, sizeof *p->ch, "coarse values"), done);
+  if (root) {
+    EM_TRY_GOTO(err, em_calloc(&p->cnt, (size_t)M->size, sizeof *p->cnt, "coarse counts"), done);
+    EM_TRY_GOTO(err, em_calloc(&tcnt, (size_t)M->size, sizeof *tcnt, "coarse counts"), done);
+    EM_TRY_GOTO(err, em_calloc(&p->cs, (size_t)p->n_c + 1, sizeof *p->cs, "coarse vector"), done);
+  }
+  EM_TRY_GOTO(err,
+              em_dist_gatherv(d, cg, (size_t)p->n_cl, EM_DIST_INT, (void **)&p->cg_all, p->cnt, 0),
+              done);
+  EM_TRY_GOTO(err, rows(p, cidx, cl, &ti, &tj, &tv, &nt), done);
+  EM_TRY_GOTO(err, em_dist_gatherv(d, ti, (size_t)nt, EM_DIST_INT, (void **)&ai, tcnt, 0), done);
+  EM_TRY_GOTO(err, em_dist_gatherv(d, tj, (size_t)nt, EM_DIST_INT, (void **)&aj, NULL, 0), done);
+  EM_TRY_GOTO(err, em_dist_gatherv(d, tv, (size_t)nt, EM_DIST_CPLX, (void **)&av, NULL, 0), done);
+  em_free(&ti), em_free(&tj), em_free(&tv);
+  if (root) {
+    int64_t total = 0;
+    for (int r = 0; r < M->size; r++) total += tcnt[r];
+    err = factor(p, ai, aj, av, total, o, log, bytes);
+  }
+  /* a failed factor on rank 0 fails every rank */
+  int bad = err != EM_OK;
+  em_err e2 = em_dist_allreduce(d, &bad, 1, EM_DIST_INT, EM_DIST_MAX);
+  if (!err && e2) err = e2;
+  if (!err && bad)
+    err = EM_RAISE(EM_ERR_INTERNAL, "the coarse factor failed on rank 0 (its log says why)");
+  if (err) goto done;
+  EM_TRY_GOTO(err, selections(p, cl), done);
+  if (M->backend != EM_BACKEND_CPU) {
+    EM_TRY_GOTO(err, em_vec_create(M->backend, EM_PREC_DOUBLE, p->n_cl, 1, &p->vc), done);
+    EM_TRY_GOTO(err, p->vc->ops->alloc(p->vc, 1, &p->cb), done);
+  }
+done:
+  em_free(&cidx), em_free(&cl), em_free(&cg);
+  em_free(&ti), em_free(&tj), em_free(&tv);
+  em_free(&ai), em_free(&aj), em_free(&av);
+  em_free(&tcnt);
+  return err;
+}

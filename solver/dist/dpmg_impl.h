@@ -1,0 +1,42 @@
+/* dpmg_impl.h - the distributed V-cycle's state (private to solver/dist/:
+ * dpmg.c the cycle, dpmg_coarse.c its coarse level). */
+#ifndef EM_SOLVER_DPMG_IMPL_H
+#define EM_SOLVER_DPMG_IMPL_H
+
+#include "dmat_impl.h"
+#include "pc_impl.h"
+#include "pmg_impl.h"
+
+#define TAG_COARSE 32702
+
+typedef struct dpmg {
+  em_dmat *M;
+  em_operator A;
+  int nb, coarse, sweeps;
+  double omega;
+  int32_t off[EM_MAX_ORDER + 1];
+  em_pc *sm[EM_MAX_ORDER];      /* level g's ILU(0) smoother (g >= coarse), or */
+  em_spmat *dinv[EM_MAX_ORDER]; /* omega times its block-diagonal inverse */
+  em_vec *vl[EM_MAX_ORDER];     /* vectors of level g's length: its slices */
+  em_vec *v;                    /* the rank's whole length */
+  void *W;                      /* res, t */
+  int32_t n_cl;                 /* this rank's coarse rows */
+  em_spmat *Sc, *ScT;           /* gather of the coarse rows and its transpose */
+  em_vec *vc;                   /* the coarse slice in the backend (not CPU) */
+  void *cb;
+  em_cplx *ch;
+  int64_t n_c;     /* coarse unknowns of all ranks */
+  int64_t *cnt;    /* root: each rank's coarse rows */
+  int32_t *cg_all; /* root: global coarse index of each gathered value */
+  em_cplx *cs;     /* root: the coarse vector, global coarse order */
+  em_direct *F;    /* root: the factor of A_CC */
+  double t_smooth, t_coarse, t_res;
+} dpmg;
+
+/* The coarse level (dpmg_coarse.c), collective: p->n_c, n_cl, Sc, ScT, the
+ * buffers, and on rank 0 cnt, cg_all, cs and the factor F; *bytes = rank
+ * 0's factor (0 elsewhere). */
+em_err em_dpmg_coarse_build(dpmg *p, const uint8_t *coarse_glob, const em_pc_opts *o,
+                            const em_log *log, size_t *bytes);
+
+#endif

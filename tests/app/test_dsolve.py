@@ -1,0 +1,79 @@
+"""One antenna solved by 2 MPI ranks together (issue 27, docs/mpi.md "One
+case over several ranks"): the DRA at order 2 on a coarse mesh, one
+frequency, solved by one rank (the serial path: direct factor) and by two
+(Solver/distributed auto: fewer frequencies than ranks; the unknowns split
+by METIS parts, the distributed operator, BiCGSTAB with the V-cycle over
+the ranks).  The oracle is the serial run: both converge to 1e-10, so S11
+must agree to 1e-8 (issue 27's acceptance); rank 0 writes the same files.
+Solver/distributed off on 2 ranks with one frequency leaves rank 1 idle and
+gives the serial files byte for byte.  OMP_NUM_THREADS=1 on every run."""
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+from emtest import EMSOLVE, SRC, check, finish, setn, sets
+
+MPIEXEC = os.environ.get("EM_MPIEXEC") or shutil.which("mpiexec") or shutil.which("mpirun")
+if not MPIEXEC:
+    print("mpiexec not found (openmpi-bin): this test needs an MPI build", file=sys.stderr)
+    sys.exit(1)
+ENV = dict(os.environ, OMP_NUM_THREADS="1", OMPI_ALLOW_RUN_AS_ROOT="1",
+           OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1", OMPI_MCA_btl_vader_single_copy_mechanism="none",
+           OMPI_MCA_rmaps_base_oversubscribe="1")
+TMP = tempfile.mkdtemp(prefix="emsolve_test_dsolve_")
+ENV["TMPDIR"] = TMP
+CASE = os.path.join(SRC, "cases/dra.geo")
+COMMON = (["--device", "cpu"] + setn("Solver/order", 2) + setn("Mesh/elements_per_wavelength", 2) +
+          setn("PML/elements", 2) + setn("Geometry/margin", 3) + setn("Solver/n_freq", 1) +
+          setn("Solver/f_start", 6e9) + setn("Solver/f_stop", 6e9) +
+          setn("Solver/tolerance", 1e-10) + sets("Output/fields", "none"))
+
+
+def run(out, *extra, ranks=0):
+    c = [EMSOLVE, CASE, "--out", out] + COMMON + list(extra)
+    if ranks:
+        c = [MPIEXEC, "--oversubscribe", "-np", str(ranks)] + c
+    p = subprocess.run(c, capture_output=True, text=True, env=ENV, timeout=600)
+    if p.returncode:
+        sys.stderr.write(p.stdout[-3000:] + p.stderr[-3000:])
+    return p
+
+
+def s11(out):
+    """S11 of the Touchstone file (real, imaginary)"""
+    for line in open(os.path.join(out, "dra.s1p")):
+        if line.strip() and line[0] not in "!#":
+            v = [float(x) for x in line.split()]
+            return complex(v[1], v[2])
+    return None
+
+
+one, two, off = (os.path.join(TMP, n) for n in ("one", "two", "off"))
+p = run(one)
+check(p.returncode == 0, f"1 rank: exit 0, got {p.returncode}")
+p = run(two, "--verbose", ranks=2)
+check(p.returncode == 0, f"2 ranks: exit 0, got {p.returncode}")
+check("every solve shared among them" in p.stderr, "2 ranks: the distributed solve was chosen")
+check("coarse level of" in p.stderr and "gathered to rank 0" in p.stderr,
+      "the V-cycle's coarse level gathered to rank 0 (log)")
+m = re.search(r"distributed operator: 2 ranks, (\d+)\.\.(\d+) unknowns each", p.stderr)
+check(m and int(m.group(1)) > 0, "both ranks own unknowns")
+if p.returncode == 0:
+    a, b = s11(one), s11(two)
+    check(a is not None and b is not None and abs(a - b) <= 1e-8,
+          f"S11 of 2 ranks {b} within 1e-8 of 1 rank's {a} (|diff| {abs(a - b):.2e})")
+    names = lambda d: sorted(f for f in os.listdir(d) if not f.startswith("."))
+    check(names(one) == names(two), f"the same files: {names(one)} / {names(two)}")
+p = run(off, *sets("Solver/distributed", "off"), ranks=2)
+check(p.returncode == 0, f"2 ranks, Solver/distributed off: exit 0, got {p.returncode}")
+check("every solve shared" not in p.stderr, "off: no distributed solve")
+if p.returncode == 0:
+    with open(os.path.join(one, "dra.s1p"), "rb") as f1, open(os.path.join(off, "dra.s1p"), "rb") as f2:
+        check(f1.read() == f2.read(), "off: dra.s1p byte for byte the serial one")
+
+if not os.environ.get("EM_KEEP"):
+    shutil.rmtree(TMP, ignore_errors=True)
+finish()

@@ -1,0 +1,211 @@
+/* test_dsolve.c - the distributed solve's core on P ranks (argv[1] = the P
+ * expected; plainly 1 rank, under mpiexec 2 or 3): a real FEM matrix
+ * (order-2 Nedelec on a jittered box, lossy dielectric, PEC walls)
+ * partitioned by METIS (em_dpart_build), its rows distributed
+ * (em_dmat_create); the halo SpMV gathered to rank 0 must equal the serial
+ * product to 1e-14, and COCG / GMRES / BiCGSTAB on the distributed operator
+ * with a rank-local ILU(0) (block Jacobi over the ranks) to 1e-12 must give
+ * the serial direct solution of A x = b to 1e-8. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "em_dist.h"
+#include "em_model.h"
+#include "em_test.h"
+
+static em_err lossy(void *ctx, int32_t t, const double x[3], em_material *m) {
+  (void)ctx, (void)t, (void)x;
+  for (int k = 0; k < 3; k++) m->eps[k] = 2.0 - 0.2 * I, m->nu[k] = 1;
+  return EM_OK;
+}
+
+/* the owned rows of A (ascending global order, global columns) */
+static em_csr *owned_rows(const em_csr *A, const int32_t *owner, int rank) {
+  int32_t n = 0;
+  int64_t nnz = 0;
+  for (int32_t i = 0; i < A->n_rows; i++)
+    if (owner[i] == rank) n++, nnz += A->rowptr[i + 1] - A->rowptr[i];
+  em_csr *R = NULL;
+  REQUIRE_OK(em_csr_create(n, A->n_cols, nnz, &R));
+  n = 0, nnz = 0;
+  for (int32_t i = 0; i < A->n_rows; i++) {
+    if (owner[i] != rank) continue;
+    for (int64_t q = A->rowptr[i]; q < A->rowptr[i + 1]; q++, nnz++)
+      R->colind[nnz] = A->colind[q], R->val[nnz] = A->val[q];
+    R->rowptr[++n] = nnz;
+  }
+  return R;
+}
+
+static double max_diff(const em_cplx *a, const em_cplx *b, int32_t n, double *scale) {
+  double d = 0, s = 0;
+  for (int32_t i = 0; i < n; i++) {
+    d = fmax(d, cabs(a[i] - b[i]));
+    s = fmax(s, cabs(b[i]));
+  }
+  *scale = s;
+  return d;
+}
+
+/* the distributed Krylov solve of method m against the serial direct x,
+ * preconditioned by block Jacobi (ILU(0) of each rank's block) or, with
+ * coarse (the coarse set's flags), the V-cycle over the ranks */
+static void krylov(const em_dist *d, em_dmat *M, em_ksp_method m, const em_cplx *b,
+                   const em_cplx *xref, int32_t n, const uint8_t *coarse) {
+  em_dmat_info in;
+  em_dmat_get_info(M, &in);
+  em_csr *Dc = NULL;
+  em_pc *pc = NULL;
+  em_operator op;
+  REQUIRE_OK(em_blockmat_to_csr(in.D, &Dc));
+  em_pc_opts po;
+  em_pc_opts_default(&po);
+  if (coarse) {
+    po.type = EM_PC_PMG;
+    po.pmg.coarse = 1;
+    po.pmg.sweeps = 2;
+    po.pmg.smoother = EM_PMG_BLOCK;
+    REQUIRE_OK(em_dmat_pmg(M, &po, coarse, NULL, &pc));
+  } else {
+    po.type = EM_PC_ILU0; /* a rank-local smoother: ILU(0) of the rank's block */
+    REQUIRE_OK(em_pc_create(Dc, &po, NULL, &pc));
+  }
+  REQUIRE_OK(em_dmat_operator(M, &op));
+  em_cplx *bl = calloc((size_t)in.n_own + 1, sizeof *bl),
+          *xl = calloc((size_t)in.n_own + 1, sizeof *xl);
+  em_cplx *x = calloc((size_t)n, sizeof *x);
+  em_dmat_take(M, b, bl);
+  em_ksp_opts ko;
+  em_ksp_opts_default(&ko);
+  ko.method = m;
+  ko.tol = 1e-12;
+  ko.max_it = 3000;
+  ko.restart = 60;
+  em_ksp_stats st;
+  REQUIRE_OK(em_ksp_solve(&op, pc, bl, xl, &ko, &st));
+  EXPECT(st.reason == EM_KSP_CONVERGED && st.true_rel_res <= 1e-12, "%s: %s, |r|/|b| = %.3g",
+         em_ksp_method_name(m), em_ksp_reason_name(st.reason), st.true_rel_res);
+  REQUIRE_OK(em_dmat_gather(M, xl, x));
+  if (em_dist_rank(d) == 0) {
+    double s, e = max_diff(x, xref, n, &s);
+    printf("%s on %d ranks, %s: %d iterations, |x - x_direct| / |x| = %.2e\n",
+           em_ksp_method_name(m), em_dist_size(d),
+           coarse ? "V-cycle, coarse on rank 0" : "block-Jacobi ILU(0)", st.iterations, e / s);
+    EXPECT(e <= 1e-8 * s, "%s: the distributed solution is %.3g off the direct one",
+           em_ksp_method_name(m), e / s);
+  }
+  em_pc_destroy(&pc);
+  em_csr_destroy(&Dc);
+  free(bl), free(xl), free(x);
+}
+
+int main(int argc, char **argv) {
+  em_dist *d = NULL;
+  REQUIRE_OK(em_dist_init(&argc, &argv, 0, &d));
+  int P = em_dist_size(d), rank = em_dist_rank(d), want = argc > 1 ? atoi(argv[1]) : 1;
+  EXPECT(P == want, "%d ranks, expected %d", P, want);
+  em_mesh *m = NULL;
+  em_dofmap *dm = NULL;
+  em_system *sys = NULL;
+  REQUIRE_OK(em_mesh_box(4, 3, 5, 1.0, 0.8, 1.2, 0.2, 7, &m));
+  uint8_t *ff = calloc((size_t)m->n_face, 1); /* PEC walls */
+  for (int32_t f = 0; f < m->n_face; f++) ff[f] = m->face_tet[2 * f + 1] < 0;
+  REQUIRE_OK(em_dofmap_build(m, 2, ff, &dm));
+  em_problem prob = {.k0 = 4.0, .material = lossy, .n_rhs = 1};
+  REQUIRE_OK(em_assemble(m, dm, &prob, NULL, &sys));
+  int32_t n = dm->n_dof;
+  em_csr *A = NULL;
+  REQUIRE_OK(em_blockmat_to_csr(sys->A, &A));
+
+  /* the parts: every rank computes the same; each owns some rows */
+  int32_t *tp = calloc((size_t)m->n_tet, sizeof *tp), *owner = calloc((size_t)n, sizeof *owner);
+  REQUIRE_OK(em_dpart_build(m, dm, P, tp, owner));
+  em_csr *R = owned_rows(A, owner, rank);
+  em_dmat_desc ds = {.n_glob = n, .nb = sys->A->nb, .owner = owner, .R = R};
+  memcpy(ds.offset, sys->A->offset, sizeof ds.offset);
+  em_blockop_opts bop;
+  em_blockop_opts_default(&bop);
+  bop.backend = EM_BACKEND_CPU;
+  bop.prec = EM_PREC_DOUBLE;
+  for (int i = 0; i < EM_MAX_ORDER; i++) /* sliced ELLR-T: the local rows get sorted */
+    for (int j = 0; j < EM_MAX_ORDER; j++) bop.format[i][j] = EM_FMT_SELLRT;
+  em_dmat *M = NULL;
+  REQUIRE_OK(em_dmat_create(d, &ds, &bop, &M));
+  em_dmat_info in;
+  em_dmat_get_info(M, &in);
+  int64_t tot[2] = {in.n_own, in.n_own > 0};
+  REQUIRE_OK(em_dist_allreduce(d, tot, 2, EM_DIST_INT64, EM_DIST_SUM));
+  EXPECT(tot[0] == n && tot[1] == P, "%lld unknowns owned by %lld ranks (of %d, %d)",
+         (long long)tot[0], (long long)tot[1], n, P);
+  EXPECT(P == 1 ? in.n_ghost == 0 : in.n_ghost > 0 && in.n_neighbour >= 1,
+         "rank %d: %d ghosts, %d neighbours", rank, in.n_ghost, in.n_neighbour);
+  printf("rank %d of %d: %d unknowns of %d, %d ghosts, %d neighbours, local nnz %lld + %lld\n",
+         rank, P, in.n_own, n, in.n_ghost, in.n_neighbour, (long long)in.nnz_local,
+         (long long)in.nnz_ghost);
+
+  /* the halo SpMV against the serial product (twice: the buffers reused) */
+  em_cplx *x = calloc((size_t)n, sizeof *x), *y = calloc((size_t)n, sizeof *y);
+  em_cplx *yg = calloc((size_t)n, sizeof *yg);
+  em_cplx *xl = calloc((size_t)in.n_own + 1, sizeof *xl),
+          *yl = calloc((size_t)in.n_own + 1, sizeof *yl);
+  em_operator op;
+  REQUIRE_OK(em_dmat_operator(M, &op));
+  for (int rep = 0; rep < 2; rep++) {
+    for (int32_t i = 0; i < n; i++) x[i] = cos(0.37 * i + rep) + I * sin(1.3 * i * i - rep);
+    em_csr_spmv_ref(A, 1, x, 0, y);
+    em_dmat_take(M, x, xl);
+    REQUIRE_OK(op.apply(op.ctx, xl, yl));
+    REQUIRE_OK(em_dmat_gather(M, yl, yg));
+    if (rank == 0) {
+      double s, e = max_diff(yg, y, n, &s);
+      printf("halo SpMV on %d ranks: max |y - y_serial| / max |y| = %.2e\n", P, e / s);
+      EXPECT(e <= 1e-14 * s, "halo SpMV %.3g off the serial product (pass %d)", e / s, rep);
+    }
+  }
+
+  /* Krylov on the distributed operator against the serial direct solution
+     of A x = b, b = A x_true for a smooth x_true */
+  em_cplx *xref = calloc((size_t)n, sizeof *xref), *b = calloc((size_t)n, sizeof *b);
+  for (int32_t i = 0; i < n; i++) x[i] = cexp(I * 0.01 * i);
+  em_csr_spmv_ref(A, 1, x, 0, b);
+  em_direct *F = NULL;
+  em_direct_opts dop;
+  em_direct_opts_default(&dop);
+  REQUIRE_OK(em_direct_create(A, &dop, NULL, &F));
+  REQUIRE_OK(em_direct_solve(F, 1, b, n, xref, n));
+  em_direct_destroy(&F);
+  krylov(d, M, EM_KSP_COCG, b, xref, n, NULL);
+  krylov(d, M, EM_KSP_GMRES, b, xref, n, NULL);
+  krylov(d, M, EM_KSP_BICGSTAB, b, xref, n, NULL);
+  /* the V-cycle: order-1 unknowns and those near one wall (a stand-in for
+     the PML rows of a case) in the coarse set */
+  uint8_t *coarse = calloc((size_t)n, 1);
+  int32_t code[64];
+  for (int32_t j = 0; j < dm->offset[1]; j++) coarse[j] = 1;
+  for (int32_t t = 0; t < m->n_tet; t++) {
+    double zc = 0;
+    for (int k = 0; k < 4; k++) zc += m->xyz[3 * m->tet[4 * t + k] + 2] / 4;
+    if (zc > 0.25) continue;
+    em_dofmap_tet(dm, m, t, code);
+    for (int k = 0; k < em_basis_count(2); k++)
+      if (code[k] >= 0) coarse[code[k]] = 1;
+  }
+  krylov(d, M, EM_KSP_COCG, b, xref, n, coarse);
+  krylov(d, M, EM_KSP_BICGSTAB, b, xref, n, coarse);
+  free(coarse);
+
+  em_dmat_destroy(&M);
+  em_csr_destroy(&R);
+  em_csr_destroy(&A);
+  free(x), free(y), free(yg), free(xl), free(yl), free(xref), free(b), free(tp), free(owner),
+      free(ff);
+  em_system_destroy(&sys);
+  em_dofmap_destroy(&dm);
+  em_mesh_destroy(&m);
+  int fail = TEST_RESULT();
+  /* every rank's verdict: a failure on any fails all */
+  REQUIRE_OK(em_dist_allreduce(d, &fail, 1, EM_DIST_INT, EM_DIST_MAX));
+  em_dist_finalize(&d);
+  return fail;
+}
