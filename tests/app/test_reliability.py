@@ -149,8 +149,9 @@ for n in ["fields_1.vtk", "fields_2.vtk", "waveguide.s2p", "notes.txt"]:
     open(os.path.join(d, n), "w").close()
 rc, out, err, _ = run(WG, *setn("Solver/order", 1), out=d)
 left = sorted(os.listdir(d))
-check(left == ["fields_10GHz.vtk", "notes.txt", "ports.csv", "summary.json", "sweep.journal",
-               "waveguide.s2p"],
+# (surface_<f>GHz.vtk: the walls' currents, Output/surface_current 1 by default)
+check(left == ["fields_10GHz.vtk", "notes.txt", "ports.csv", "summary.json", "surface_10GHz.vtk",
+               "sweep.journal", "waveguide.s2p"],
       f"earlier outputs of the case removed, the user's file kept: {left}")
 with open(os.path.join(d, "fields_10GHz.vtk"), "rb") as fh:
     check(b"f = 1e+10 Hz" in fh.read(300), "the fields file names its frequency")
