@@ -31,8 +31,8 @@ static int emsolve(int argc, char **argv, const em_dist *dist, int *failed) {
   }
   em_log log;
   em_log_init(&log, stderr, a.log_level);
-  em_app_signals_install(); /* SIGINT / SIGTERM: a flag the run polls (app/outdir.c) */
-  em_app_rank_setup(&a, &log);                  /* one rank: nothing */
+  em_app_signals_install();    /* SIGINT / SIGTERM: a flag the run polls (app/outdir.c) */
+  em_app_rank_setup(&a, &log); /* one rank: nothing */
   if (!root && (a.plot_dir || a.list_params)) { /* rank 0 alone */
     em_app_args_free(&a);
     return 0;

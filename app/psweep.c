@@ -503,7 +503,7 @@ static em_err run_point(const em_app_args *a, const psweep *p, int zip, int resu
     if (*c == '\n') *c = c[1] ? ' ' : '\0';
   em_log_info(log, "sweep point %d/%d: %s", k + 1, p->n_point, shown);
   em_log plog = *log; /* the point's lines tagged: --jobs interleaves them */
-  if (!plog.tag[0]) /* (an MPI rank's tag names the point already, app/rank.c) */
+  if (!plog.tag[0])   /* (an MPI rank's tag names the point already, app/rank.c) */
     snprintf(plog.tag, sizeof plog.tag, "point_%d: ", k);
   em_err err = em_app_run(&pa, &plog, NULL);
   em_free(&pa.over);

@@ -284,7 +284,8 @@ em_err em_sweep_run(em_run *r) {
     r->res.n_done = nf;
     /* MPI: the peers wait for rank 0's word (nothing left) or send it their samples */
     if (em_sweep_dist_on(r))
-      err = r->m.cfg.sweep_adaptive ? em_sweep_dist_sample_drain(r) : em_sweep_dist_uniform(r, done);
+      err =
+          r->m.cfg.sweep_adaptive ? em_sweep_dist_sample_drain(r) : em_sweep_dist_uniform(r, done);
     goto done;
   }
   if (r->m.cfg.sweep_adaptive && n_resumed < nf) {

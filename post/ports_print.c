@@ -28,11 +28,13 @@ void em_ports_print(FILE *f, const em_ports_table *t) {
   else
     fprintf(f, "the same)\n");
   if (np == 1) { /* beside S11, the Touchstone file's |S11| (its reference), so the two agree */
-    fprintf(f, "# f_GHz        |S11|_dB   phase_deg   Re_Zin      Im_Zin      |S11|_dB_touchstone\n");
+    fprintf(f,
+            "# f_GHz        |S11|_dB   phase_deg   Re_Zin      Im_Zin      |S11|_dB_touchstone\n");
     for (int k = 0; k < t->n_freq; k++) {
       em_cplx s11 = t->S[k], z = t->zin[k], sr = s11;
       char ts[32] = "-";
-      if (t->touchstone_z0 <= 0 || em_port_renormalise(1, &sr, t->zref + k, &t->touchstone_z0) == EM_OK)
+      if (t->touchstone_z0 <= 0 ||
+          em_port_renormalise(1, &sr, t->zref + k, &t->touchstone_z0) == EM_OK)
         snprintf(ts, sizeof ts, "%.4f", 20 * log10(cabs(sr)));
       else
         em_error_clear(); /* 1 - S singular: no finite value on the other reference */

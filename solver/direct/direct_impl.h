@@ -248,8 +248,8 @@ void em_direct_pc_destroy(em_pc *pc);
 /* z = (L D L^T)^-1 r for host vectors of precision vec_prec. */
 em_err em_direct_pc_host_apply(em_direct_pc *p, em_prec vec_prec, const void *r, void *z);
 /* The same for k host vectors: one solve with k right-hand sides. */
-em_err em_direct_pc_host_apply_multi(em_direct_pc *p, em_prec vec_prec, int k,
-                                     const void *const *r, void *const *z);
+em_err em_direct_pc_host_apply_multi(em_direct_pc *p, em_prec vec_prec, int k, const void *const *r,
+                                     void *const *z);
 /* The apply of a factor that lives on the pc's backend (the backend
  * tables' direct_pc_use): host solve (direct_pc.c), device solve
  * (direct_cuda.c). */
