@@ -91,10 +91,13 @@ void em_app_signals_block(int block) {
 
 /* -------------------------------------------------------------- processes */
 
-/* Start of process pid in clock ticks since boot (/proc/<pid>/stat field
- * 22, after the command in parentheses), 0 when unknown. */
-static unsigned long long start_ticks(long pid) {
+/* Process pid's state letter (/proc/<pid>/stat field 3) and its start in
+ * clock ticks since boot (field 22), after the command in parentheses;
+ * 0 when unknown. */
+static int proc_stat(long pid, char *state, unsigned long long *start) {
   char path[64], buf[2048];
+  *state = 0;
+  *start = 0;
   snprintf(path, sizeof path, "/proc/%ld/stat", pid);
   FILE *f = fopen(path, "r");
   if (!f) return 0;
@@ -102,31 +105,27 @@ static unsigned long long start_ticks(long pid) {
   fclose(f);
   buf[n] = '\0';
   const char *p = strrchr(buf, ')');
-  unsigned long long t = 0;
-  /* fields 3 (state) .. 21 (itrealvalue) skipped, then starttime */
-  if (!p || sscanf(p + 1,
-                   " %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s "
-                   "%*s %llu",
-                   &t) != 1)
-    return 0;
-  return t;
+  /* fields 4 (ppid) .. 21 (itrealvalue) skipped between them */
+  return p && sscanf(p + 1,
+                     " %c %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s "
+                     "%*s %llu",
+                     state, start) == 2;
 }
 
-/* 1 when no process has this pid (kill(pid, 0) fails with ESRCH). */
+static unsigned long long start_ticks(long pid) {
+  char state;
+  unsigned long long t;
+  return proc_stat(pid, &state, &t) ? t : 0;
+}
+
+/* 1 when no process has this pid (kill(pid, 0) fails with ESRCH), or it
+ * is a zombie: killed and not yet reaped (its parent, e.g. mpirun, killed
+ * too), it writes nothing more. */
 static int pid_gone(long pid) {
   if (pid <= 0 || (kill((pid_t)pid, 0) != 0 && errno == ESRCH)) return 1;
-  /* a killed process not yet reaped (its parent, e.g. mpirun, killed too)
-     is a zombie: it writes nothing more */
-  char path[64], buf[512];
-  snprintf(path, sizeof path, "/proc/%ld/stat", pid);
-  FILE *f = fopen(path, "r");
-  if (!f) return 0;
-  size_t n = fread(buf, 1, sizeof buf - 1, f);
-  fclose(f);
-  buf[n] = '\0';
-  const char *p = strrchr(buf, ')');
-  char state = 0;
-  return p && sscanf(p + 1, " %c", &state) == 1 && (state == 'Z' || state == 'X');
+  char state;
+  unsigned long long t;
+  return proc_stat(pid, &state, &t) && (state == 'Z' || state == 'X');
 }
 
 /* Seconds since the epoch when the machine booted (/proc/stat btime), 0
