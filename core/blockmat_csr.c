@@ -3,6 +3,9 @@
  * second whole copy beside it (issue 25: at 20M unknowns each copy of
  * the matrix is ~60 GB of the host's 128 GiB). */
 #include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 #include "em_core.h"
 
@@ -81,36 +84,55 @@ static em_err local_perm(const em_blockmat *B, const int32_t *perm, int32_t **lo
   return EM_OK;
 }
 
-/* Block (i, j) into A's rows of group i at the cursors cur[r] (row r of
- * the group in the new order; advanced past the segment).  With pos the
+/* Block (i, j) into A's rows of group i: new row p of the group is old
+ * row inv[p] of the block; its entries as keys (new column << 32 |
+ * position in the row), sorted, give the columns in order and the source
+ * of each value; written at the cursor cur[p] (advanced past the segment),
+ * straight from B_ij without a permuted copy of the block.  With pos the
  * scatter map is kept: A->val[pos[q]] = B_ij->val[q]; pattern: write the
- * columns too (the first fill).  The permuted block is a transient of one
- * block's size. */
-static em_err fill_block(const em_blockmat *B, int i, int j, const int32_t *local, em_csr *A,
-                         int64_t *cur, int64_t *pos, int pattern) {
+ * columns too (the first fill). */
+static em_err fill_block(const em_blockmat *B, int i, int j, const int32_t *local,
+                         const int32_t *inv, em_csr *A, int64_t *cur, int64_t *pos, int pattern) {
   const em_csr *M = B->blk[i][j];
-  em_csr *P = NULL;
-  int64_t *map = NULL;
-  em_err err = EM_OK;
   if (M->nnz == 0) return EM_OK;
-  EM_TRY(em_calloc(&map, (size_t)M->nnz + 1, sizeof *map, "value map"));
-  EM_TRY_GOTO(err, em_csr_permute_map(M, local + B->offset[i], local + B->offset[j], &P, map),
-              done);
-  int32_t rows = P->n_rows, cj = B->offset[j];
-#pragma omp parallel for schedule(static) if (rows > 20000)
-  for (int32_t r = 0; r < rows; r++) {
-    int64_t s = P->rowptr[r], len = P->rowptr[r + 1] - s, d = cur[r];
-    for (int64_t k = 0; k < len; k++) {
-      if (pattern) A->colind[d + k] = P->colind[s + k] + cj;
-      A->val[d + k] = P->val[s + k];
-      if (pos) pos[map[s + k]] = d + k;
+  int32_t rows = M->n_rows, cj = B->offset[j];
+  const int32_t *lc = local + cj;
+  int64_t longest = 0;
+  int nt = 1;
+#ifdef _OPENMP
+  nt = omp_get_max_threads();
+#endif
+#pragma omp parallel for reduction(max : longest) if (rows > 10000)
+  for (int32_t r = 0; r < rows; r++)
+    if (M->rowptr[r + 1] - M->rowptr[r] > longest) longest = M->rowptr[r + 1] - M->rowptr[r];
+  uint64_t *buf = NULL;
+  EM_TRY(em_calloc(&buf, (size_t)nt * (size_t)(longest + 1), sizeof *buf, "row sort keys"));
+#pragma omp parallel if (rows > 10000)
+  {
+    int t = 0;
+#ifdef _OPENMP
+    t = omp_get_thread_num();
+#endif
+    uint64_t *key = buf + (size_t)t * (size_t)(longest + 1);
+#pragma omp for schedule(dynamic, 1024)
+    for (int32_t p = 0; p < rows; p++) {
+      int32_t r = inv[p];
+      int64_t b = M->rowptr[r], len = M->rowptr[r + 1] - b, d = cur[p];
+      for (int64_t k = 0; k < len; k++) key[k] = (uint64_t)lc[M->colind[b + k]] << 32 | (uint64_t)k;
+      int sorted = 1;
+      for (int64_t k = 1; k < len && sorted; k++) sorted = key[k - 1] < key[k];
+      if (!sorted) em_sort_u64(key, len);
+      for (int64_t k = 0; k < len; k++) {
+        int64_t src = b + (int64_t)(key[k] & 0xffffffffu);
+        if (pattern) A->colind[d + k] = (int32_t)(key[k] >> 32) + cj;
+        A->val[d + k] = M->val[src];
+        if (pos) pos[src] = d + k;
+      }
+      cur[p] = d + len;
     }
-    cur[r] = d + len;
   }
-done:
-  em_csr_destroy(&P);
-  em_free(&map);
-  return err;
+  em_free(&buf);
+  return EM_OK;
 }
 
 /* A = P B P^T as one CSR (first: the pattern and the values; else the
@@ -121,8 +143,16 @@ static em_err permute_csr(em_blockmat *B, const int32_t *perm, int consume, em_c
   int32_t *local = NULL;
   int64_t *cur = NULL;
   em_err err = EM_OK;
+  int32_t *inv = NULL; /* inv[p] = the old row (local to its group) of new row p */
   int have_maps = pos && pos[0][0] && !first;
-  if (!have_maps) EM_TRY(local_perm(B, perm, &local));
+  if (!have_maps) {
+    EM_TRY(local_perm(B, perm, &local));
+    EM_TRY_GOTO(err, em_calloc(&inv, (size_t)A->n_rows + 1, sizeof *inv, "inverse permutation"),
+                done);
+    for (int g = 0; g < B->nb; g++)
+      for (int32_t r = B->offset[g]; r < B->offset[g + 1]; r++)
+        inv[B->offset[g] + local[r]] = r - B->offset[g];
+  }
   EM_TRY_GOTO(err, em_calloc(&cur, (size_t)A->n_rows + 1, sizeof *cur, "row cursors"), done);
   for (int i = 0; i < B->nb; i++) {
     int32_t o = B->offset[i], rows = B->offset[i + 1] - o;
@@ -139,13 +169,14 @@ static em_err permute_csr(em_blockmat *B, const int32_t *perm, int consume, em_c
         if (pos && first)
           EM_TRY_GOTO(err, em_calloc(&pos[i][j], (size_t)M->nnz + 1, sizeof *p, "value map"), done);
         if (pos) p = pos[i][j];
-        EM_TRY_GOTO(err, fill_block(B, i, j, local, A, cur, p, first), done);
+        EM_TRY_GOTO(err, fill_block(B, i, j, local, inv + o, A, cur, p, first), done);
       }
       if (consume) em_csr_destroy(&B->blk[i][j]); /* B is only destroyed after */
     }
   }
 done:
   em_free(&cur);
+  em_free(&inv);
   em_free(&local);
   return err;
 }
