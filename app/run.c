@@ -134,6 +134,12 @@ static em_err run_case(em_run *r) {
   int idle = 0;
   em_sweep_dist_role(r, &idle); /* MPI: this rank's part (app/sweep_dist.c) */
   if (idle) return EM_OK;
+  /* every rank refuses alike (the same arguments and case) */
+  EM_CHECK(!(r->dsolve && a->dump_matrix), EM_ERR_INPUT,
+           "--dump-matrix %s: a distributed solve (Solver/distributed, %d ranks) assembles each "
+           "rank's rows only, never the whole matrix; dump it from a run on one rank or with "
+           "Solver/distributed off",
+           a->dump_matrix, em_dist_size(a->dist));
   if (r->dsolve && em_dist_rank(r->args->dist) > 0) return serve(r);
   EM_TRY(em_app_validate_size(r));
   /* created and locked: a second run is refused now (a peer: its scratch) */
