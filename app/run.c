@@ -102,11 +102,12 @@ static em_err make_problem(em_run *r) {
                               &topo);
 }
 
-/* A rank > 0 of a distributed solve: the same mesh and problem as rank 0,
- * then its share of each of rank 0's solves (model/dfsys.c); no output. */
+/* A rank > 0 of a distributed solve: rank 0's mesh (app/dist_mesh.c) and
+ * the same problem, then its share of each of rank 0's solves
+ * (model/dfsys.c); no output. */
 static em_err serve(em_run *r) {
   em_model *m = &r->m;
-  EM_TRY(make_mesh(r));
+  EM_TRY(em_app_mesh_recv(r));
   em_setup_opts so = em_run_config_setup_opts(&m->cfg);
   EM_TRY(em_setup_build(m->cs, m->mesh, &so, &r->detail, &m->setup));
   EM_TRY(make_problem(r));
@@ -146,7 +147,8 @@ static em_err run_case(em_run *r) {
   EM_TRY(r->peer ? em_sweep_dist_open(r) : em_app_outdir_open(r));
   em_stage_end(r->log, EM_STAGE_PARSE, NULL);
   EM_TRY(make_mesh(r));
-  EM_TRY(em_app_periodic_mesh(r)); /* app/periodic.c: Floquet pairs renumber the mesh */
+  if (r->dsolve) EM_TRY(em_app_mesh_send(r)); /* the serving ranks mesh not */
+  EM_TRY(em_app_periodic_mesh(r));            /* app/periodic.c: Floquet pairs renumber the mesh */
   em_setup_opts so = em_run_config_setup_opts(&m->cfg);
   em_stage_begin(r->log, EM_STAGE_SETUP);
   EM_TRY(em_setup_build(m->cs, m->mesh, &so, &r->detail, &m->setup)); /* model/case_setup.c */
