@@ -5,6 +5,7 @@
  * the problem object, outputs by post/) -> tables, summary.json, stdout
  * (post/finish.c).  An eigen run branches after the setup (app/eigen.c). */
 #include <string.h>
+#include <sys/resource.h>
 
 #include "app_adapt.h"
 #include "app_dist.h" /* MPI: the frequencies shared among ranks */
@@ -102,6 +103,15 @@ static em_err make_problem(em_run *r) {
                               &topo);
 }
 
+/* A distributed solve: each rank's host memory peak (rank 0's also goes
+ * to summary.json), for the memory per rank. */
+static void log_peak(const em_run *r) {
+  struct rusage ru;
+  if (!getrusage(RUSAGE_SELF, &ru))
+    em_log_info(r->log, "distributed solve: this rank's host memory peak %.2f GiB",
+                (double)ru.ru_maxrss / (1 << 20));
+}
+
 /* A rank > 0 of a distributed solve: rank 0's mesh (app/dist_mesh.c) and
  * the same problem, then its share of each of rank 0's solves
  * (model/dfsys.c); no output. */
@@ -112,7 +122,9 @@ static em_err serve(em_run *r) {
   EM_TRY(em_setup_build(m->cs, m->mesh, &so, &r->detail, &m->setup));
   EM_TRY(make_problem(r));
   EM_TRY(em_app_make_fsys(r));
-  return em_fsys_serve(m->fsys, &r->detail);
+  EM_TRY(em_fsys_serve(m->fsys, &r->detail));
+  log_peak(r);
+  return EM_OK;
 }
 
 static em_err run_case(em_run *r) {
@@ -206,6 +218,7 @@ em_err em_app_run(const em_app_args *a, const em_log *log_in, int *flagged) {
   if (r.dsolve) {            /* rank 0: the serving ranks may go (model/dfsys.c) */
     em_err e = em_fsys_release(a->dist);
     if (!err) err = e;
+    if (!err && em_dist_rank(a->dist) == 0) log_peak(&r);
   }
   if (flagged) *flagged = r.res.flagged;
   if (err) em_error_trace(err, __FILE__, __LINE__);
