@@ -1,7 +1,9 @@
 /* assemble.c - the global system over the unknowns:
  *   A = S - k0^2 T (+ Robin terms),  b = int f . w - A_uf E_fixed (+ Robin g)
  * Symbolic pattern from entity adjacency (pattern.c), then a numeric pass
- * over the tets colour by colour (colour.c), threads sharing a colour. */
+ * over the tets colour by colour (colour.c), threads sharing a colour.
+ * A part's assembler (a distributed solve's rank) makes the rows of its
+ * unknowns only, from the tets that hold one, in the same colour order. */
 #include <math.h>
 #include <string.h>
 

@@ -282,7 +282,8 @@ em_err em_assembler_create(const em_mesh *m, const em_dofmap *d, em_assembler **
  * tets that hold one (the part's tets and the layer around them); its
  * pattern, cache and Robin terms those rows' only; the colouring the whole
  * mesh's cut to those tets, so every entry sums the same element values in
- * the same order: each row is the whole assembly's row bit for bit.  The
+ * the same order: each row is the whole assembly's row bit for bit (when
+ * both keep the frequency-independent cache, or neither does).  The
  * fixed values are computed whole (the lift of any row may need them, and
  * the post-processing does). */
 em_err em_assembler_create_part(const em_mesh *m, const em_dofmap *d, const int32_t *owner,

@@ -214,7 +214,7 @@ static em_err build(em_fsys *s, em_system *sys, const em_log *log, em_fsys_stats
   em_dmat_desc ds = {.n_glob = d->dofs->n_dof, .nb = sys->A->nb, .owner = s->owner};
   memcpy(ds.offset, sys->A->offset, sizeof ds.offset);
   EM_TRY(part_rows(sys, &R));
-  ds.R = R;
+  ds.R_give = &R; /* freed by em_dmat_create once split */
   em_blockop_opts bop = d->solve->bop;
   bop.backend = d->backend;
   bop.prec = EM_PREC_DOUBLE;
@@ -291,7 +291,7 @@ em_err em_fsys_dsolve(em_fsys *s, em_system *sys, int ns, const em_log *log, em_
                   em_dist_size(d->dist));
     em_stage_begin(log, EM_STAGE_SOLVE);
     err = em_ksp_solve(&A, s->pc, bl, xl, &ko, &st->ksp[e]);
-    if (!err) err = em_dmat_gather(s->dm, xl, x + (size_t)e * n);
+    if (!err) err = em_dmat_gather(s->dm, xl, x ? x + (size_t)e * n : NULL);
     em_stage_end(log, EM_STAGE_SOLVE, "excitation %d", e + 1);
     if (err) goto done;
     const em_ksp_stats *k = &st->ksp[e];

@@ -417,9 +417,10 @@ em_err em_fsys_solve(em_fsys *s, double f, const em_log *log, em_fsys_stats *st,
     return EM_OK;
   }
 
-  if (dist) { /* every rank its share (dfsys.c) */
+  if (dist) { /* every rank its share (dfsys.c); the solution gathered to rank 0 */
     t0 = em_wtime();
-    EM_TRY_GOTO(err, em_calloc(&x, (size_t)n * ns, sizeof *x, "solutions"), done);
+    if (em_dist_rank(d->dist) == 0)
+      EM_TRY_GOTO(err, em_calloc(&x, (size_t)n * ns, sizeof *x, "solutions"), done);
     EM_TRY_GOTO(err, em_fsys_dsolve(s, sys, ns, log, st, x), done);
     st->t_solve = em_wtime() - t0 - st->t_operator - st->t_pc;
     *sys_out = sys;

@@ -52,7 +52,8 @@ em_err em_fsys_dist_agree(const em_fsys *s, em_err err);
 em_err em_fsys_dist_tell(const em_fsys *s, double f);
 /* Every excitation of sys (this rank's rows; its matrix is freed once
  * the operator holds it) by the distributed operator and the Krylov
- * method; x [ns][n_dof] filled on rank 0 (the DOF numbering). */
+ * method; x [ns][n_dof] filled on rank 0 (the DOF numbering; NULL on
+ * the other ranks). */
 em_err em_fsys_dsolve(em_fsys *s, em_system *sys, int ns, const em_log *log, em_fsys_stats *st,
                       em_cplx *x);
 /* what the distributed solve holds */
