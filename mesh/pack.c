@@ -99,13 +99,14 @@ static em_err take_all(cursor *c, const pack_head *h, unpacked *u) {
   EM_TRY(take(c, u->tet_group, (size_t)h->n_tet * sizeof *u->tet_group, "tet groups"));
   EM_TRY(take(c, u->tri, 3 * (size_t)h->n_tri * sizeof *u->tri, "triangles"));
   EM_TRY(take(c, u->tri_group, (size_t)h->n_tri * sizeof *u->tri_group, "triangle groups"));
-  for (int g = 0; g < h->n_group; g++, u->n_group++) {
+  for (int g = 0; g < h->n_group; g++) {
     int32_t v[3];
     EM_TRY(take(c, v, sizeof v, "groups"));
     EM_CHECK(v[2] >= 1 && v[2] <= 4096, EM_ERR_INPUT, "packed mesh: group %d's name of %d bytes", g,
              v[2]);
     u->group[g].tag = v[0], u->group[g].dim = v[1];
     EM_TRY(em_calloc(&u->group[g].name, (size_t)v[2], 1, "group name"));
+    u->n_group = g + 1; /* freed from here on */
     EM_TRY(take(c, u->group[g].name, (size_t)v[2], "group names"));
     EM_CHECK(u->group[g].name[v[2] - 1] == '\0', EM_ERR_INPUT,
              "packed mesh: group %d's name is not terminated", g);
