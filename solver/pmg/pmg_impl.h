@@ -46,8 +46,9 @@ em_err em_pmg_cuda_scatter_add(int32_t n, const int32_t *idx, int k, double w, c
 /* A set of rows: their list in the pc's memory and on the host. */
 typedef struct pmg_rows {
   int32_t n;
-  int32_t *h;   /* host list, ascending */
-  int32_t *idx; /* a copy in the pc's memory (pmg_vops.alloc) */
+  int32_t lo, hi; /* the rows lie in lo .. hi-1 (lo = hi = 0 when none) */
+  int32_t *h;     /* host list, ascending */
+  int32_t *idx;   /* a copy in the pc's memory (pmg_vops.alloc) */
 } pmg_rows;
 
 /* One smoothed level: its rows L (a group, or groups 1..g, minus the
