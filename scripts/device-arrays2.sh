@@ -58,6 +58,23 @@ if [ -z "${SKIP_ARRAY:-}" ]; then
   BUILD="$B" SKIP_SPMM=1 SKIP_TESTS=1 DEADLINE=$(($(left) - 45)) OUT="$L" \
     bash scripts/device-arrays.sh > "$L/arrays.log" 2>&1
   grep -E "^=== " "$L/arrays.log"
+  # where the time went: preconditioner applies per column, pmg's split
+  python3 - /tmp/arrays-logs << 'PY' | tee "$L/array-split.txt"
+import json, os, sys
+for lab in ("pmg-block", "pmg-single", "direct-block", "direct-single"):
+    try:
+        f = json.load(open(os.path.join(sys.argv[1], lab, "summary.json")))["frequencies"][0]
+    except Exception as e:
+        print(f"{lab}: no summary ({e})")
+        continue
+    s, pc = f["solves"], f["preconditioner"]
+    line = (f"{lab:14s} solve {f['time_s']['solve']:6.2f} s; per column: pc {s[0]['preconditioner_s']:.3f} s, "
+            f"spmv {s[0]['spmv_s']:.3f} s, vector {s[0]['vector_s']:.3f} s, {s[0]['iterations']} iterations")
+    if "coarse_solve_s" in pc:
+        line += (f"; pmg {pc['applies']} V-cycles: coarse {pc['coarse_solve_s']:.2f} s, residual "
+                 f"{pc['residual_spmv_s']:.2f} s, smoother {pc['smoother_s']:.2f} s")
+    print(line)
+PY
 fi
 
 if [ -z "${SKIP_BENCH:-}" ] && [ "$(left)" -gt 60 ]; then
