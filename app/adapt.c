@@ -80,8 +80,6 @@ static em_err read_cfg(const em_run *r, adapt_cfg *a) {
            "Solver/adapt 1 with Mesh/file %s: Adapt/kind %s meshes the case's geometry again; "
            "a loaded mesh has none (Adapt/kind p works on it)",
            cfg->mesh_file, kind);
-  EM_CHECK(cfg->geometry_order != 2, EM_ERR_INPUT,
-           "Solver/adapt 1 takes straight tets (Mesh/geometry_order 1)");
   return EM_OK;
 }
 

@@ -22,7 +22,9 @@ em_err em_app_make_fsys(em_run *r) {
                     .dist = r->dsolve ? r->args->dist : NULL,
                     .periodic = m->periodic, /* a Floquet cell (model/periodic.c) */
                     /* a plane wave on a case with ports: they are its matched loads */
-                    .port_source = m->ff.planewave && m->setup.n_port ? em_pw_port_source : NULL};
+                    .port_source = m->ff.planewave && m->setup.n_port ? em_pw_port_source : NULL,
+                    /* --dump-matrix writes the assembled matrix after the solve */
+                    .keep_matrix = r->args->dump_matrix != NULL};
   return em_fsys_create(&d, &m->fsys);
 }
 

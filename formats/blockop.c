@@ -87,28 +87,50 @@ static void blockop_chains(em_blockop *op) {
   }
 }
 
+/* Where the blocks come from: the nine blocks (B), or one CSR with the
+ * groups' offsets (A: a block is copied out only while its spmat is made,
+ * so the host never holds a second copy of the matrix). */
+em_err em_blockop_src_block(const em_blockop_src *s, int i, int j, const em_csr **M, em_csr **tmp) {
+  *tmp = NULL;
+  if (s->B) {
+    *M = s->B->blk[i][j];
+    return EM_OK;
+  }
+  EM_TRY(em_csr_block(s->A, s->offset[i], s->offset[i + 1], s->offset[j], s->offset[j + 1], tmp));
+  *M = *tmp;
+  return EM_OK;
+}
+
+em_err em_blockop_src_row(const em_blockop_src *s, int i, em_csr **row) {
+  if (s->B) return em_blockop_row_csr(s->B, i, row);
+  return em_csr_block(s->A, s->offset[i], s->offset[i + 1], 0, s->A->n_cols, row);
+}
+
+em_err em_blockop_src_whole(const em_blockop_src *s, const em_csr **M, em_csr **tmp) {
+  *tmp = NULL;
+  if (s->B) {
+    EM_TRY(em_blockmat_to_csr(s->B, tmp));
+    *M = *tmp;
+  } else {
+    *M = s->A;
+  }
+  return EM_OK;
+}
+
 /* One spmat per block with entries (or one for the whole matrix), the
  * chains, and on CUDA the streams and events. */
-em_err em_blockop_create(const em_blockmat *B, const em_blockop_opts *o, em_blockop **out) {
-  EM_CHECK(out, EM_ERR_ARG, "em_blockop_create: NULL output");
-  *out = NULL;
-  EM_CHECK(o, EM_ERR_ARG, "em_blockop_create: NULL options");
-  EM_CHECK(o->mode >= EM_BLOCKOP_STREAMS && o->mode <= EM_BLOCKOP_ROWS, EM_ERR_ARG,
-           "em_blockop_create: unknown mode %d", (int)o->mode);
-  EM_CHECK(o->prec == EM_PREC_DOUBLE || o->prec == EM_PREC_SINGLE, EM_ERR_ARG,
-           "em_blockop_create: unknown precision %d", (int)o->prec);
+static em_err blockop_build(const em_blockop_src *src, const em_blockop_opts *o, em_blockop **out) {
   const em_fmt_backend *be = em_fmt_backend_of(o->backend);
   EM_CHECK(be, EM_ERR_UNSUPPORTED,
            "em_blockop_create: the CUDA backend was requested but this build has no CUDA");
-  EM_TRY(blockop_check(B));
   em_err err = EM_OK;
   em_blockop *op = NULL;
-  em_csr *whole = NULL;
+  em_csr *tmp = NULL;
   EM_TRY(em_calloc(&op, 1, sizeof *op, "block operator"));
   op->opts = *o;
   op->ops = be->blockop;
-  op->nb = B->nb;
-  memcpy(op->offset, B->offset, sizeof op->offset);
+  op->nb = src->nb;
+  memcpy(op->offset, src->offset, ((size_t)src->nb + 1) * sizeof *op->offset);
   op->elem = em_prec_size(o->prec);
   if (o->mode == EM_BLOCKOP_ONE_MATRIX) {
     em_spmat_opts so;
@@ -116,14 +138,15 @@ em_err em_blockop_create(const em_blockmat *B, const em_blockop_opts *o, em_bloc
     so.backend = o->backend;
     so.prec = o->prec;
     so.format = o->whole_format;
-    EM_TRY_GOTO(err, em_blockmat_to_csr(B, &whole), done);
+    const em_csr *whole = NULL;
+    EM_TRY_GOTO(err, em_blockop_src_whole(src, &whole, &tmp), done);
     EM_TRY_GOTO(err, em_spmat_create(whole, &so, &op->whole), done);
   } else if (o->mode == EM_BLOCKOP_ROWS) {
     /* block row i is stored as "block (i, 0)" with all columns: x is read
        from offset 0, y written at offset i, as em_blockop_block_spmv does */
-    for (int i = 0; i < B->nb; i++) {
+    for (int i = 0; i < src->nb; i++) {
       em_csr *row = NULL;
-      EM_TRY_GOTO(err, em_blockop_row_csr(B, i, &row), done);
+      EM_TRY_GOTO(err, em_blockop_src_row(src, i, &row), done);
       em_spmat_opts so;
       blockop_spmat_opts(o, i, 0, &so);
       if (row->nnz > 0) err = em_spmat_create(row, &so, &op->blk[i][0]);
@@ -131,12 +154,17 @@ em_err em_blockop_create(const em_blockmat *B, const em_blockop_opts *o, em_bloc
       if (err) goto done;
     }
   } else {
-    for (int i = 0; i < B->nb; i++)
-      for (int j = 0; j < B->nb; j++) {
-        if (B->blk[i][j]->nnz == 0) continue;
-        em_spmat_opts so;
-        blockop_spmat_opts(o, i, j, &so);
-        EM_TRY_GOTO(err, em_spmat_create(B->blk[i][j], &so, &op->blk[i][j]), done);
+    for (int i = 0; i < src->nb; i++)
+      for (int j = 0; j < src->nb; j++) {
+        const em_csr *M = NULL;
+        EM_TRY_GOTO(err, em_blockop_src_block(src, i, j, &M, &tmp), done);
+        if (M->nnz > 0) {
+          em_spmat_opts so;
+          blockop_spmat_opts(o, i, j, &so);
+          err = em_spmat_create(M, &so, &op->blk[i][j]);
+        }
+        em_csr_destroy(&tmp);
+        if (err) goto done;
       }
   }
   blockop_chains(op);
@@ -144,9 +172,52 @@ em_err em_blockop_create(const em_blockmat *B, const em_blockop_opts *o, em_bloc
   *out = op;
   op = NULL;
 done:
-  em_csr_destroy(&whole);
+  em_csr_destroy(&tmp);
   em_blockop_destroy(&op);
   return err;
+}
+
+static em_err blockop_opts_check(const em_blockop_opts *o) {
+  EM_CHECK(o, EM_ERR_ARG, "em_blockop_create: NULL options");
+  EM_CHECK(o->mode >= EM_BLOCKOP_STREAMS && o->mode <= EM_BLOCKOP_ROWS, EM_ERR_ARG,
+           "em_blockop_create: unknown mode %d", (int)o->mode);
+  EM_CHECK(o->prec == EM_PREC_DOUBLE || o->prec == EM_PREC_SINGLE, EM_ERR_ARG,
+           "em_blockop_create: unknown precision %d", (int)o->prec);
+  return EM_OK;
+}
+
+em_err em_blockop_create(const em_blockmat *B, const em_blockop_opts *o, em_blockop **out) {
+  EM_CHECK(out, EM_ERR_ARG, "em_blockop_create: NULL output");
+  *out = NULL;
+  EM_TRY(blockop_opts_check(o));
+  EM_TRY(blockop_check(B));
+  em_blockop_src src = {.B = B, .nb = B->nb, .offset = B->offset};
+  return blockop_build(&src, o, out);
+}
+
+/* The groups cover A's square: 1..3 of them, rising offsets from 0 to n. */
+em_err em_blockop_csr_check(const em_csr *A, int nb, const int32_t *offset) {
+  EM_CHECK(A && offset, EM_ERR_ARG, "block operator: NULL matrix or offsets");
+  EM_CHECK(nb >= 1 && nb <= EM_MAX_ORDER, EM_ERR_ARG, "block operator: %d order groups, not 1..%d",
+           nb, EM_MAX_ORDER);
+  EM_CHECK(A->n_rows == A->n_cols && offset[0] == 0 && offset[nb] == A->n_rows, EM_ERR_ARG,
+           "block operator: group offsets 0..%d do not cover the %d x %d matrix", offset[nb],
+           A->n_rows, A->n_cols);
+  for (int i = 0; i < nb; i++)
+    EM_CHECK(offset[i + 1] >= offset[i], EM_ERR_ARG,
+             "block operator: group %d has negative size (offsets %d, %d)", i + 1, offset[i],
+             offset[i + 1]);
+  return em_csr_check(A, "the operator's matrix");
+}
+
+em_err em_blockop_create_csr(const em_csr *A, int nb, const int32_t *offset,
+                             const em_blockop_opts *o, em_blockop **out) {
+  EM_CHECK(out, EM_ERR_ARG, "em_blockop_create_csr: NULL output");
+  *out = NULL;
+  EM_TRY(blockop_opts_check(o));
+  EM_TRY(em_blockop_csr_check(A, nb, offset));
+  em_blockop_src src = {.A = A, .nb = nb, .offset = offset};
+  return blockop_build(&src, o, out);
 }
 
 em_err em_blockop_block_spmv(const em_blockop *op, int i, int j, const void *x, void *y,

@@ -57,6 +57,22 @@ struct em_blockop {
 
 /* Block row i as one CSR over all columns (EM_BLOCKOP_ROWS). */
 em_err em_blockop_row_csr(const em_blockmat *B, int i, em_csr **out);
+/* The source of an operator's blocks (blockop.c): the nine blocks B, or
+ * one CSR A split by the groups' offsets, a block copied out only while
+ * its spmat is made or refilled. */
+typedef struct em_blockop_src {
+  const em_blockmat *B; /* or NULL */
+  const em_csr *A;      /* when B is NULL */
+  int nb;
+  const int32_t *offset;
+} em_blockop_src;
+/* Block (i, j): *M (B's own, or *tmp, a copy out of A to destroy). */
+em_err em_blockop_src_block(const em_blockop_src *s, int i, int j, const em_csr **M, em_csr **tmp);
+/* Block row i over all columns (a new CSR to destroy). */
+em_err em_blockop_src_row(const em_blockop_src *s, int i, em_csr **row);
+/* The whole matrix: *M (A itself, or *tmp made from B, to destroy). */
+em_err em_blockop_src_whole(const em_blockop_src *s, const em_csr **M, em_csr **tmp);
+em_err em_blockop_csr_check(const em_csr *A, int nb, const int32_t *offset);
 
 /* y_i (+)= A_ij x_j on `stream`: block (i, j) with the vectors offset to its
  * groups. */

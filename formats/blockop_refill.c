@@ -21,6 +21,40 @@ static em_err refill_one(em_spmat *M, const em_csr *A, const char *name) {
   return EM_RAISE(err, "em_blockop_refill: %s: %s", name, msg);
 }
 
+/* Every stored spmat from the source's blocks, in the mode's layout. */
+static em_err refill_src(em_blockop *op, const em_blockop_src *s) {
+  em_err err = EM_OK;
+  char name[32];
+  if (op->whole) {
+    const em_csr *whole = NULL;
+    em_csr *tmp = NULL;
+    EM_TRY(em_blockop_src_whole(s, &whole, &tmp));
+    err = refill_one(op->whole, whole, "the whole matrix");
+    em_csr_destroy(&tmp);
+    return err;
+  }
+  if (op->opts.mode == EM_BLOCKOP_ROWS) {
+    for (int i = 0; i < s->nb && !err; i++) {
+      em_csr *row = NULL;
+      EM_TRY(em_blockop_src_row(s, i, &row));
+      snprintf(name, sizeof name, "block row %d", i + 1);
+      err = refill_one(op->blk[i][0], row, name);
+      em_csr_destroy(&row);
+    }
+    return err;
+  }
+  for (int i = 0; i < s->nb && !err; i++)
+    for (int j = 0; j < s->nb && !err; j++) {
+      const em_csr *M = NULL;
+      em_csr *tmp = NULL;
+      EM_TRY(em_blockop_src_block(s, i, j, &M, &tmp));
+      snprintf(name, sizeof name, "block A_%d%d", i + 1, j + 1);
+      err = refill_one(op->blk[i][j], M, name);
+      em_csr_destroy(&tmp);
+    }
+  return err;
+}
+
 em_err em_blockop_refill(em_blockop *op, const em_blockmat *B) {
   EM_CHECK(op && B, EM_ERR_ARG, "em_blockop_refill: NULL argument");
   EM_CHECK(B->nb == op->nb, EM_ERR_ARG,
@@ -33,29 +67,15 @@ em_err em_blockop_refill(em_blockop *op, const em_blockmat *B) {
     for (int j = 0; j < B->nb; j++)
       EM_CHECK(B->blk[i][j], EM_ERR_ARG, "em_blockop_refill: block A_%d%d is missing", i + 1,
                j + 1);
-  em_err err = EM_OK;
-  char name[32];
-  if (op->whole) {
-    em_csr *whole = NULL;
-    EM_TRY(em_blockmat_to_csr(B, &whole));
-    err = refill_one(op->whole, whole, "the whole matrix");
-    em_csr_destroy(&whole);
-    return err;
-  }
-  if (op->opts.mode == EM_BLOCKOP_ROWS) {
-    for (int i = 0; i < B->nb && !err; i++) {
-      em_csr *row = NULL;
-      EM_TRY(em_blockop_row_csr(B, i, &row));
-      snprintf(name, sizeof name, "block row %d", i + 1);
-      err = refill_one(op->blk[i][0], row, name);
-      em_csr_destroy(&row);
-    }
-    return err;
-  }
-  for (int i = 0; i < B->nb; i++)
-    for (int j = 0; j < B->nb; j++) {
-      snprintf(name, sizeof name, "block A_%d%d", i + 1, j + 1);
-      EM_TRY(refill_one(op->blk[i][j], B->blk[i][j], name));
-    }
-  return EM_OK;
+  em_blockop_src src = {.B = B, .nb = B->nb, .offset = B->offset};
+  return refill_src(op, &src);
+}
+
+em_err em_blockop_refill_csr(em_blockop *op, const em_csr *A) {
+  EM_CHECK(op && A, EM_ERR_ARG, "em_blockop_refill_csr: NULL argument");
+  EM_CHECK(A->n_rows == op->offset[op->nb] && A->n_cols == A->n_rows, EM_ERR_ARG,
+           "em_blockop_refill_csr: a %d x %d matrix, the operator was built for %d rows", A->n_rows,
+           A->n_cols, op->offset[op->nb]);
+  em_blockop_src src = {.A = A, .nb = op->nb, .offset = op->offset};
+  return refill_src(op, &src);
 }

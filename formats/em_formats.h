@@ -152,6 +152,12 @@ typedef struct em_blockop em_blockop;
 
 /* Build the operator from the block matrix (already permuted as wished). */
 em_err em_blockop_create(const em_blockmat *B, const em_blockop_opts *o, em_blockop **op);
+/* The same from one CSR A (sorted columns) split by the groups' offsets
+ * (offset[0] = 0 .. offset[nb] = n): each block is copied out of A only
+ * while its spmat is made, so the host holds A plus one block, not A and
+ * a second copy in blocks (formats/blockop.c). */
+em_err em_blockop_create_csr(const em_csr *A, int nb, const int32_t *offset,
+                             const em_blockop_opts *o, em_blockop **op);
 /* y = A x over the full vectors (length offset[nb]), in backend memory. */
 em_err em_blockop_apply(em_blockop *op, const void *x, void *y);
 /* y[j] = A x[j] for k vectors: every block as one multi-vector product
@@ -177,6 +183,9 @@ void em_blockop_destroy(em_blockop **op);
  * with a message naming the block; the operator may then hold a mix of old
  * and new values and must be re-created. */
 em_err em_blockop_refill(em_blockop *op, const em_blockmat *B);
+/* The same from one CSR (the groups' offsets the operator's): each block
+ * copied out of A while its spmat is refilled. */
+em_err em_blockop_refill_csr(em_blockop *op, const em_csr *A);
 
 /* The symmetric permutation the chosen formats want (rows sorted by length
  * inside each order group for sliced ELLR-T; identity otherwise):

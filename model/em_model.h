@@ -490,6 +490,11 @@ typedef struct em_fsys_desc {
      excitation; em_port_robin_load) and this sets the Robin source of port
      i's term r for the scattered field (after prepare, same ctx) */
   em_err (*port_source)(void *ctx, double k0, int port, em_robin *r);
+  /* 1: the assembled matrix stays in the returned system (--dump-matrix);
+     0: em_fsys_solve consumes it block by block into its own copy (the
+     host then holds the matrix once, not twice) and the system comes back
+     with A NULL */
+  int keep_matrix;
 } em_fsys_desc;
 
 /* What a solve did. */
@@ -502,6 +507,12 @@ typedef struct em_fsys_stats {
 } em_fsys_stats;
 
 typedef struct em_fsys em_fsys;
+
+/* One block A_ij of the operator: its size, entries and longest row. */
+typedef struct em_fsys_block {
+  int32_t rows, cols, row_max;
+  int64_t nnz;
+} em_fsys_block;
 
 em_err em_fsys_create(const em_fsys_desc *d, em_fsys **s);
 void em_fsys_destroy(em_fsys **s);
@@ -518,9 +529,11 @@ em_err em_fsys_serve(em_fsys *s, const em_log *log);
 /* Rank 0: release the serving ranks (at the end of the run, once, whether
  * or not a solve was made); elsewhere nothing. */
 em_err em_fsys_release(const struct em_dist *d);
-/* The permuted block matrix and the operator of the last solve (a
- * distributed solve: this rank's local part). */
-void em_fsys_operator(const em_fsys *s, const em_blockmat **A, const em_blockop **op);
+/* The sizes of the operator's blocks (nb of them per side; NULL op: no
+ * operator, a periodic cell's own solve) and the operator of the last
+ * solve (a distributed solve: this rank's local part). */
+void em_fsys_operator(const em_fsys *s, int *nb, em_fsys_block blk[EM_MAX_ORDER][EM_MAX_ORDER],
+                      const em_blockop **op);
 /* Whether the preconditioner exists (a solve was made). */
 int em_fsys_ready(const em_fsys *s);
 

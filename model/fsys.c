@@ -85,23 +85,42 @@ void em_fsys_destroy(em_fsys **sp) {
   em_free(&s->pml_rows);
   em_free(&s->pml_block);
   em_pc_destroy(&s->pc);
-  em_blockmat_destroy(&s->Ap);
   em_blockop_destroy(&s->op);
   for (int i = 0; i < EM_MAX_ORDER; i++)
-    for (int j = 0; j < EM_MAX_ORDER; j++) em_free(&s->vmap[i][j]);
+    for (int j = 0; j < EM_MAX_ORDER; j++) em_free(&s->pos[i][j]);
   em_csr_destroy(&s->Acsr);
   em_fsys_dfree(s);
   em_free(sp);
 }
 
-void em_fsys_operator(const em_fsys *s, const em_blockmat **A, const em_blockop **op) {
-  *A = s->Ap;
+/* rows, columns, entries and the longest row of each block of B */
+static void block_sizes(const em_blockmat *B, em_fsys_block blk[EM_MAX_ORDER][EM_MAX_ORDER]) {
+  for (int i = 0; i < B->nb; i++)
+    for (int j = 0; j < B->nb; j++) {
+      const em_csr *M = B->blk[i][j];
+      em_fsys_block *b = &blk[i][j];
+      b->rows = M->n_rows;
+      b->cols = M->n_cols;
+      b->nnz = M->nnz;
+      b->row_max = 0;
+      for (int32_t k = 0; k < M->n_rows; k++) {
+        int32_t l = (int32_t)(M->rowptr[k + 1] - M->rowptr[k]);
+        if (l > b->row_max) b->row_max = l;
+      }
+    }
+}
+
+void em_fsys_operator(const em_fsys *s, int *nb, em_fsys_block blk[EM_MAX_ORDER][EM_MAX_ORDER],
+                      const em_blockop **op) {
   *op = s->op;
+  *nb = s->nb;
+  memcpy(blk, s->blk, sizeof s->blk);
   if (s->dm) { /* distributed: this rank's local part */
     em_dmat_info in;
     em_dmat_get_info(s->dm, &in);
-    *A = in.D;
     *op = in.op;
+    *nb = in.D->nb;
+    block_sizes(in.D, blk);
   }
 }
 
@@ -132,30 +151,12 @@ static em_err pml_coarse_rows(em_fsys *s) {
       if (code[k] < 0) continue;
       int32_t row = s->perm[code[k]];
       int g = 0;
-      while (g + 1 < s->Ap->nb && row >= s->Ap->offset[g + 1]) g++;
+      while (g + 1 < s->nb && row >= s->offset[g + 1]) g++;
       if (g < nc) s->pml_rows[row] = 1;
       if (s->pml_block) s->pml_block[row] = 1;
     }
   }
   return EM_OK;
-}
-
-/* A = B's values in em_blockmat_to_csr's order (row by row, the blocks of
- * the row in column order), A's pattern being B's: segments copied. */
-static void csr_values(const em_blockmat *B, em_csr *A) {
-  for (int i = 0; i < B->nb; i++) {
-    int32_t rows = B->offset[i + 1] - B->offset[i];
-#pragma omp parallel for schedule(static)
-    for (int32_t r = 0; r < rows; r++) {
-      int64_t p = A->rowptr[B->offset[i] + r];
-      for (int j = 0; j < B->nb; j++) {
-        const em_csr *M = B->blk[i][j];
-        int64_t len = M->rowptr[r + 1] - M->rowptr[r];
-        if (len) memcpy(A->val + p, M->val + M->rowptr[r], (size_t)len * sizeof *A->val);
-        p += len;
-      }
-    }
-  }
 }
 
 /* The preconditioner: created on the first matrix, refactored later.  With
@@ -167,8 +168,8 @@ static em_err precondition(em_fsys *s, const em_log *log) {
   em_err err = EM_OK;
   em_pc_opts pco = d->solve->pc;
   pco.backend = d->backend;
-  pco.pmg.nb = s->Ap->nb; /* the V-cycle's levels: the order groups */
-  memcpy(pco.pmg.offset, s->Ap->offset, sizeof pco.pmg.offset);
+  pco.pmg.nb = s->nb; /* the V-cycle's levels: the order groups */
+  memcpy(pco.pmg.offset, s->offset, sizeof pco.pmg.offset);
   const em_solve_opts *so = d->solve;
   if ((so->pmg_pml_coarse || so->pmg_pml_block) && d->setup->has_pml && !s->pml_rows)
     EM_TRY(pml_coarse_rows(s));
@@ -178,25 +179,15 @@ static em_err precondition(em_fsys *s, const em_log *log) {
   /* the residuals from the Krylov operator, filled once it exists (after
      this at the first frequency: see em_fsys_solve) */
   if (!s->op)
-    s->opA =
-        (em_operator){.n = s->Ap->offset[s->Ap->nb], .backend = d->backend, .prec = EM_PREC_DOUBLE};
+    s->opA = (em_operator){.n = s->offset[s->nb], .backend = d->backend, .prec = EM_PREC_DOUBLE};
   pco.pmg.op = &s->opA;
-  /* every type takes the whole CSR (none checks the size); its pattern is
-     Ap's, so after the first frequency only the values are copied in */
-  em_stage_begin(log, EM_STAGE_OPERATOR); /* the preconditioner's CSR */
-  if (!s->Acsr)
-    err = em_blockmat_to_csr(s->Ap, &s->Acsr);
-  else
-    csr_values(s->Ap, s->Acsr);
-  em_stage_end(log, EM_STAGE_OPERATOR, "the preconditioner's CSR");
-  EM_TRY(err);
-  A = s->Acsr;
+  A = s->Acsr; /* every type takes the whole CSR (none checks the size) */
   if (s->pc) {
     err = em_pc_update(s->pc, A, log);
   } else {
     err = em_pc_create(A, &pco, log, &s->pc);
     if (err == EM_ERR_MEMORY && d->solve->pc_auto) {
-      em_pc_type next = s->Ap->nb >= 2 ? EM_PC_PMG : EM_PC_ILU0;
+      em_pc_type next = s->nb >= 2 ? EM_PC_PMG : EM_PC_ILU0;
       em_log_warn(log, "%s; auto: %s instead", em_error_message(), em_pc_type_name(next));
       em_error_clear();
       pco.type = next;
@@ -269,56 +260,74 @@ done:
   return err;
 }
 
-/* The first frequency: the row order and the permuted matrix Ap with the
- * value map from the assembled blocks (Ap's value q of block (i, j) is
- * the assembled block's value vmap[i][j][q]), rows in parallel.  The
+/* The scatter maps of the values (8 bytes an entry) are kept for the later
+ * frequencies when they take at most a quarter of the host's available
+ * memory; without them a later fill permutes again (seconds at 20M
+ * unknowns, where the maps would be ~25 GB). */
+static int maps_fit(const em_blockmat *A) {
+  double nnz = 0;
+  for (int i = 0; i < A->nb; i++)
+    for (int j = 0; j < A->nb; j++) nnz += (double)A->blk[i][j]->nnz;
+  double avail = em_host_mem_available();
+  return avail <= 0 || 8 * nnz <= avail / 4;
+}
+
+/* The first frequency: the row order the formats want (it depends on the
+ * pattern only, planned once) and the system permuted into one CSR, the
+ * assembled blocks consumed one by one unless kept (--dump-matrix).  The
  * operator itself is made after the preconditioner (em_fsys_solve). */
-static em_err operator_first(em_fsys *s, const em_blockmat *A, const em_blockop_opts *bop) {
+static em_err operator_first(em_fsys *s, em_system *sys, const em_blockop_opts *bop,
+                             const em_log *log) {
+  em_blockmat *A = sys->A;
   int32_t n = s->d.dofs->n_dof;
   em_free(&s->perm); /* what a failed first frequency left */
-  em_blockmat_destroy(&s->Ap);
+  em_csr_destroy(&s->Acsr);
   for (int i = 0; i < EM_MAX_ORDER; i++)
-    for (int j = 0; j < EM_MAX_ORDER; j++) em_free(&s->vmap[i][j]);
+    for (int j = 0; j < EM_MAX_ORDER; j++) em_free(&s->pos[i][j]);
   EM_TRY(em_calloc(&s->perm, (size_t)n, sizeof *s->perm, "permutation"));
   EM_TRY(em_blockop_plan_perm(A, bop, s->perm));
+  s->nb = A->nb;
+  memcpy(s->offset, A->offset, sizeof s->offset);
+  block_sizes(A, s->blk);
   for (int i = 0; i < A->nb; i++)
     for (int j = 0; j < A->nb; j++) s->apat[i][j] = em_spmat_pattern_hash(A->blk[i][j]);
-  EM_TRY(em_blockmat_permute_map(A, s->perm, &s->Ap, s->vmap));
+  int keep = s->d.keep_matrix, maps = maps_fit(A);
+  if (!maps)
+    em_log_info(log,
+                "operator: host memory short for the value maps; later frequencies permute "
+                "again");
+  EM_TRY(em_blockmat_permute_csr(A, s->perm, !keep, &s->Acsr, maps ? s->pos : NULL));
+  if (!keep) em_blockmat_destroy(&sys->A);
   return EM_OK;
 }
 
 /* A later frequency: the assembled pattern must be the first one's (the
- * assembler's, fixed); Ap's values through the map, then the operator
- * refilled in place.  A refill the operator refuses falls back to a new
- * operator (with a warning: it should not happen). */
-static em_err operator_refill(em_fsys *s, const em_blockmat *A, const em_blockop_opts *bop,
+ * assembler's, fixed); the values into Acsr (through the maps, or permuted
+ * again), the assembled blocks consumed, then the operator refilled in
+ * place.  A refill the operator refuses falls back to a new operator
+ * (with a warning: it should not happen). */
+static em_err operator_refill(em_fsys *s, em_system *sys, const em_blockop_opts *bop,
                               const em_log *log) {
-  em_blockmat *Ap = s->Ap;
-  EM_CHECK(A->nb == Ap->nb, EM_ERR_INTERNAL, "the assembled system has %d order groups, not %d",
-           A->nb, Ap->nb);
+  em_blockmat *A = sys->A;
+  EM_CHECK(A->nb == s->nb, EM_ERR_INTERNAL, "the assembled system has %d order groups, not %d",
+           A->nb, s->nb);
   for (int i = 0; i < A->nb; i++)
     for (int j = 0; j < A->nb; j++) {
       const em_csr *B = A->blk[i][j];
-      EM_CHECK(B->nnz == Ap->blk[i][j]->nnz && em_spmat_pattern_hash(B) == s->apat[i][j],
+      EM_CHECK(B->nnz == s->blk[i][j].nnz && em_spmat_pattern_hash(B) == s->apat[i][j],
                EM_ERR_INTERNAL,
                "the assembled block A_%d%d has another pattern than at the first frequency", i + 1,
                j + 1);
     }
-  for (int i = 0; i < A->nb; i++)
-    for (int j = 0; j < A->nb; j++) {
-      em_cplx *dst = Ap->blk[i][j]->val;
-      const em_cplx *src = A->blk[i][j]->val;
-      const int64_t *map = s->vmap[i][j];
-      int64_t nnz = Ap->blk[i][j]->nnz;
-#pragma omp parallel for schedule(static) if (nnz > 65536)
-      for (int64_t q = 0; q < nnz; q++) dst[q] = src[map[q]];
-    }
-  em_err err = em_blockop_refill(s->op, Ap);
+  int keep = s->d.keep_matrix;
+  EM_TRY(em_blockmat_permute_csr_values(A, s->perm, !keep, s->Acsr, s->pos));
+  if (!keep) em_blockmat_destroy(&sys->A);
+  em_err err = em_blockop_refill_csr(s->op, s->Acsr);
   if (!err) return EM_OK;
   em_log_warn(log, "%s; the operator is built anew", em_error_message());
   em_error_clear();
   em_blockop_destroy(&s->op);
-  EM_TRY(em_blockop_create(Ap, bop, &s->op));
+  EM_TRY(em_blockop_create_csr(s->Acsr, s->nb, s->offset, bop, &s->op));
   EM_TRY(em_blockop_operator(s->op, &s->opA));
   return EM_OK;
 }
@@ -434,7 +443,7 @@ em_err em_fsys_solve(em_fsys *s, double f, const em_log *log, em_fsys_stats *st,
   bop.prec = EM_PREC_DOUBLE;
   int first = !s->op;
   em_stage_begin(log, EM_STAGE_OPERATOR);
-  err = first ? operator_first(s, sys->A, &bop) : operator_refill(s, sys->A, &bop, log);
+  err = first ? operator_first(s, sys, &bop, log) : operator_refill(s, sys, &bop, log);
   em_stage_end(log, EM_STAGE_OPERATOR, first ? "row order and permuted matrix" : "refilled");
   EM_TRY_GOTO(err, err, done);
   st->t_operator = em_wtime() - t0;
@@ -452,7 +461,7 @@ em_err em_fsys_solve(em_fsys *s, double f, const em_log *log, em_fsys_stats *st,
   if (first) {
     t0 = em_wtime();
     em_stage_begin(log, EM_STAGE_OPERATOR);
-    err = em_blockop_create(s->Ap, &bop, &s->op);
+    err = em_blockop_create_csr(s->Acsr, s->nb, s->offset, &bop, &s->op);
     if (!err) err = em_blockop_operator(s->op, &s->opA);
     em_stage_end(log, EM_STAGE_OPERATOR, "formats built%s",
                  bop.backend == EM_BACKEND_CUDA ? " and uploaded" : "");

@@ -19,17 +19,22 @@ struct em_fsys {
   uint8_t *pml_block; /* pmg block level: the PML's unknowns, once */
   int pml_auto;       /* PMG/pml_coarse auto: the PML tets' highest order */
   em_pc *pc;          /* ordering and analysis once, refactored per frequency */
-  em_blockmat *Ap;    /* the permuted matrix and its operator: made at the
-                         first frequency, refilled with the values of each
-                         later one */
+  /* the system in the operator's row order, as one CSR: the
+     preconditioner's matrix and the source of the operator's blocks; made
+     at the first frequency from the assembled blocks (consumed block by
+     block), its values refilled at each later one */
+  em_csr *Acsr;
+  int nb;                                        /* order groups of the operator */
+  int32_t offset[EM_MAX_ORDER + 1];              /* their offsets */
+  em_fsys_block blk[EM_MAX_ORDER][EM_MAX_ORDER]; /* the blocks' sizes */
   em_blockop *op;
   em_operator opA;                           /* op as the Krylov operator; pmg's residuals use it */
-  int64_t *vmap[EM_MAX_ORDER][EM_MAX_ORDER]; /* value q of Ap's block (i, j) is
-                                                value vmap[q] of the assembled
-                                                block (i, j) */
+  int64_t *pos[EM_MAX_ORDER][EM_MAX_ORDER];  /* Acsr->val[pos[q]] = value q of
+                                                the assembled block (i, j), or
+                                                NULL (host memory short: the
+                                                later fills permute again) */
   uint64_t apat[EM_MAX_ORDER][EM_MAX_ORDER]; /* pattern hashes of the assembled
                                                 blocks, checked at every refill */
-  em_csr *Acsr; /* Ap as one CSR for the preconditioner, values refilled */
   /* a distributed solve (dfsys.c; d.dist of more than one rank) */
   int32_t *owner;   /* [n_dof] the rank owning each unknown (em_dpart_build) */
   em_dmat *dm;      /* this rank's rows, made per frequency */

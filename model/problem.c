@@ -6,25 +6,22 @@
 
 /* Block statistics and formats, recorded once (first frequency). */
 void em_model_record_blocks(em_model *md, const em_log *log) {
-  const em_blockmat *A;
+  em_fsys_block blk[EM_MAX_ORDER][EM_MAX_ORDER];
   const em_blockop *op;
-  em_fsys_operator(md->fsys, &A, &op);
-  if (!A || !op) return; /* a periodic cell's own direct solve has no operator */
+  int nb = 0;
+  em_fsys_operator(md->fsys, &nb, blk, &op);
+  if (!nb || !op) return; /* a periodic cell's own direct solve has no operator */
   em_blockop_mode m = md->cfg.solve.bop.mode;
-  md->n_block = A->nb;
-  for (int i = 0; i < A->nb; i++)
-    for (int j = 0; j < A->nb; j++) {
-      const em_csr *B = A->blk[i][j];
+  md->n_block = nb;
+  for (int i = 0; i < nb; i++)
+    for (int j = 0; j < nb; j++) {
+      const em_fsys_block *B = &blk[i][j];
       em_block_stat *s = &md->block[i][j];
-      s->rows = B->n_rows;
-      s->cols = B->n_cols;
+      s->rows = B->rows;
+      s->cols = B->cols;
       s->nnz = B->nnz;
-      s->row_mean = B->n_rows ? (double)B->nnz / B->n_rows : 0;
-      s->row_max = 0;
-      for (int32_t k = 0; k < B->n_rows; k++) {
-        int32_t l = (int32_t)(B->rowptr[k + 1] - B->rowptr[k]);
-        if (l > s->row_max) s->row_max = l;
-      }
+      s->row_mean = B->rows ? (double)B->nnz / B->rows : 0;
+      s->row_max = B->row_max;
       /* ONE_MATRIX stores the whole as (0, 0), ROWS block row i as (i, 0) */
       em_blockop_block_info(op, m == EM_BLOCKOP_ONE_MATRIX ? 0 : i,
                             m == EM_BLOCKOP_ONE_MATRIX || m == EM_BLOCKOP_ROWS ? 0 : j, &s->info);

@@ -19,7 +19,11 @@
 # of the fine one, with fewer unknowns.  Logs and summaries in
 # $OUT/adapt-logs.tgz.
 #
-# Call: OUT=$OUT bash scripts/device-adapt.sh   (SKIP_FINE=1: adaptive only)
+# Call: OUT=$OUT bash scripts/device-adapt.sh   (SKIP_FINE=1: adaptive only;
+# EXTRA="-setnumber Mesh/geometry_order 2": options for both runs, e.g.
+# curved tets, so that the probe's and the cylinder's faceting, which moves
+# Zin by ~3 % between meshes, does not stand in for the FEM error; TAG: a
+# suffix of the run labels)
 set -uo pipefail
 OUT=${OUT:-out/device}
 DEADLINE=${DEADLINE:-360}
@@ -43,6 +47,9 @@ fi
 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader | tee "$L/device.txt"
 SWEEP=(-setnumber Solver/f_start 5.65e9 -setnumber Solver/f_stop 5.9e9 -setnumber Solver/n_freq 6
   -setnumber Mesh/frequency 7.5e9 -setstring Farfield/compute off -setstring Output/fields none)
+# shellcheck disable=SC2206 # EXTRA: options, word-split on purpose
+SWEEP+=(${EXTRA:-})
+T=${TAG:-}
 # run LABEL TIMEOUT [options]: one emsolve run on the GPU, its wall time
 run() {
   local lab=$1 tmo=$2
@@ -56,14 +63,14 @@ run() {
   echo "$lab: exit $rc, wall $(awk "BEGIN{printf \"%.1f\", $(date +%s.%N) - $t0}") s" | tee -a "$L/times.txt"
   grep -E "adapt pass|adapt: converged|not converged|unknowns \(|error:" "$L/$lab.log" | head -20
 }
-run adapt "$(cap 200)" -setnumber Solver/order 2 -setnumber Mesh/elements_per_wavelength 3 \
+run "adapt$T" "$(cap 200)" -setnumber Solver/order 2 -setnumber Mesh/elements_per_wavelength 3 \
   -setnumber Solver/adapt 1 -setnumber Adapt/delta_s 0.01
-[ -f "$L/adapt/adapt.csv" ] && cat "$L/adapt/adapt.csv"
+[ -f "$L/adapt$T/adapt.csv" ] && cat "$L/adapt$T/adapt.csv"
 if [ -z "${SKIP_FINE:-}" ]; then
-  run fine "$(cap 400)" -setnumber Solver/order 3 -setnumber Mesh/elements_per_wavelength 9
+  run "fine$T" "$(cap 400)" -setnumber Solver/order 3 -setnumber Mesh/elements_per_wavelength 9
 fi
 step "peaks"
 S=()
-for r in adapt fine; do [ -f "$L/$r/summary.json" ] && S+=("$L/$r/summary.json"); done
+for r in "adapt$T" "fine$T"; do [ -f "$L/$r/summary.json" ] && S+=("$L/$r/summary.json"); done
 [ ${#S[@]} -gt 0 ] && python3 scripts/dra_peak.py "${S[@]}" | tee "$L/peaks.md"
 cat "$L/times.txt"

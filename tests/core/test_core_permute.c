@@ -149,6 +149,85 @@ static void test_blockmat(void) {
   em_csr_destroy(&W2);
 }
 
+/* em_blockmat_permute_csr (consuming the blocks, with and without the
+ * scatter maps) against em_blockmat_permute + em_blockmat_to_csr, bit for
+ * bit; a second frequency's values through the maps and permuted again;
+ * em_csr_block cuts the blocks back out, empty groups included. */
+static void test_permute_csr(void) {
+  const int32_t offs[2][4] = {{0, 700, 1900, 4001}, {0, 0, 1300, 4001}}; /* group 1 empty */
+  for (int c = 0; c < 2; c++) {
+    const int32_t *off = offs[c];
+    em_csr *W = random_csr(4001, 4001), *W2 = NULL;
+    REQUIRE_OK(em_csr_copy(W, &W2));
+    for (int64_t p = 0; p < W2->nnz; p++) W2->val[p] = W2->val[p] * 3 - 1;
+    int32_t perm[4001];
+    for (int g = 0; g < 3; g++) random_perm(off[g + 1] - off[g], perm + off[g]);
+    for (int g = 0; g < 3; g++)
+      for (int32_t i = off[g]; i < off[g + 1]; i++) perm[i] += off[g];
+    em_blockmat *B = NULL, *P = NULL;
+    em_csr *want = NULL, *want2 = NULL;
+    REQUIRE_OK(em_blockmat_from_csr(W, 3, off, &B));
+    REQUIRE_OK(em_blockmat_permute(B, perm, &P));
+    REQUIRE_OK(em_blockmat_to_csr(P, &want));
+    em_blockmat_destroy(&B);
+    em_blockmat_destroy(&P);
+    REQUIRE_OK(em_blockmat_from_csr(W2, 3, off, &B));
+    REQUIRE_OK(em_blockmat_permute(B, perm, &P));
+    REQUIRE_OK(em_blockmat_to_csr(P, &want2));
+    em_blockmat_destroy(&B);
+    em_blockmat_destroy(&P);
+    for (int maps = 0; maps < 2; maps++) {
+      int64_t *pos[EM_MAX_ORDER][EM_MAX_ORDER] = {{0}};
+      em_csr *A = NULL;
+      REQUIRE_OK(em_blockmat_from_csr(W, 3, off, &B));
+      REQUIRE_OK(em_blockmat_permute_csr(B, perm, 1, &A, maps ? pos : NULL));
+      int freed = 1;
+      for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++) freed &= B->blk[i][j] == NULL;
+      EXPECT(freed, "case %d: consumed blocks not freed", c);
+      em_blockmat_destroy(&B);
+      EXPECT(A->nnz == want->nnz && !memcmp(A->rowptr, want->rowptr, 4002 * 8) &&
+                 !memcmp(A->colind, want->colind, (size_t)A->nnz * 4) &&
+                 !memcmp(A->val, want->val, (size_t)A->nnz * sizeof *A->val),
+             "case %d, maps %d: the permuted CSR differs from permute + to_csr", c, maps);
+      EXPECT_OK(em_csr_check(A, "permuted"));
+      REQUIRE_OK(em_blockmat_from_csr(W2, 3, off, &B));
+      REQUIRE_OK(em_blockmat_permute_csr_values(B, perm, 0, A, maps ? pos : NULL));
+      EXPECT(B->blk[2][2] != NULL, "blocks freed without consume");
+      EXPECT(!memcmp(A->val, want2->val, (size_t)A->nnz * sizeof *A->val) &&
+                 !memcmp(A->colind, want2->colind, (size_t)A->nnz * 4),
+             "case %d, maps %d: the second frequency's values differ", c, maps);
+      /* the blocks cut back out of the CSR are the permuted blocks */
+      REQUIRE_OK(em_blockmat_permute(B, perm, &P));
+      for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++) {
+          em_csr *K = NULL;
+          REQUIRE_OK(em_csr_block(A, off[i], off[i + 1], off[j], off[j + 1], &K));
+          const em_csr *Q = P->blk[i][j];
+          EXPECT(K->n_rows == Q->n_rows && K->n_cols == Q->n_cols && K->nnz == Q->nnz &&
+                     !memcmp(K->rowptr, Q->rowptr, ((size_t)Q->n_rows + 1) * 8) &&
+                     !memcmp(K->colind, Q->colind, (size_t)Q->nnz * 4) &&
+                     !memcmp(K->val, Q->val, (size_t)Q->nnz * sizeof *Q->val),
+                 "case %d: em_csr_block (%d, %d) differs from the permuted block", c, i, j);
+          em_csr_destroy(&K);
+        }
+      em_csr *K = NULL;
+      EXPECT_ERR(em_csr_block(A, 10, 5, 0, 1, &K), EM_ERR_ARG);
+      EXPECT_ERR(em_csr_block(A, 0, 1, 0, 4002, &K), EM_ERR_ARG);
+      em_error_clear();
+      em_blockmat_destroy(&B);
+      em_blockmat_destroy(&P);
+      for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++) em_free(&pos[i][j]);
+      em_csr_destroy(&A);
+    }
+    em_csr_destroy(&want);
+    em_csr_destroy(&want2);
+    em_csr_destroy(&W);
+    em_csr_destroy(&W2);
+  }
+}
+
 static void test_check(void) {
   em_csr *A = random_csr(50000, 100);
   A->colind[A->rowptr[41000]] = 100; /* out of range, and an unsorted row earlier */
@@ -175,6 +254,7 @@ int main(void) {
   test_sort();
   test_csr_permute();
   test_blockmat();
+  test_permute_csr();
   test_check();
   return TEST_RESULT();
 }

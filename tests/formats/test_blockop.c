@@ -169,6 +169,14 @@ static void run_blockmat(const char *name, const em_blockmat *B) {
         /* the graph cache holds 8 pairs: 10 make it evict */
         check_applies(name, op, A, o.prec, mode == EM_BLOCKOP_GRAPH ? 10 : 2);
         check_rows(name, op, A, o.prec);
+        { /* the same operator from the one CSR, its blocks cut out of it */
+          em_blockop *oc = NULL;
+          EXPECT_OK(em_blockop_create_csr(A, B->nb, B->offset, &o, &oc));
+          if (oc) check_applies(name, oc, A, o.prec, 2);
+          EXPECT(!oc || em_blockop_bytes(oc) == em_blockop_bytes(op),
+                 "%s: the operator from the CSR has other formats", name);
+          em_blockop_destroy(&oc);
+        }
         size_t sum = 0;
         for (int i = 0; i < B->nb; i++)
           for (int j = 0; j < B->nb; j++) {
