@@ -76,8 +76,9 @@ typedef struct em_pmg_opts {
   const em_operator *op;      /* the Krylov operator (this matrix, same numbering,
                                  complex double, the pc's backend), or NULL.
                                  Given, the residuals r - A z of the levels and
-                                 of the coarse set come from it (one full
-                                 product, then a gather) and the V-cycle keeps
+                                 of the coarse set come from it (a product of
+                                 the rows they span, apply_rows, else a full
+                                 one, then a gather) and the V-cycle keeps
                                  no copy of A's rows: about nnz(A) entries less
                                  memory for a few more products per cycle.  It
                                  must outlive the pc and hold the values of the
