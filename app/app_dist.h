@@ -6,7 +6,8 @@
  *    exit code every rank returns (rank 0's).
  *  - psweep_dist.c: a design sweep's points shared among the ranks.
  *  - sweep_dist.c: one geometry's frequencies (uniform sweep) or initial
- *    samples (adaptive sweep) shared among the ranks, rank 0 collecting. */
+ *    samples (adaptive sweep) shared among the ranks, rank 0 collecting.
+ *  - dist_mesh.c: a distributed solve's mesh, made by rank 0 and sent. */
 #ifndef EM_APP_DIST_H
 #define EM_APP_DIST_H
 
@@ -17,7 +18,8 @@ enum {
   EM_TAG_EXIT = 1,  /* rank 0 -> all: the exit code */
   EM_TAG_SWEEP = 2, /* design sweep: files and the end of a rank's share */
   EM_TAG_RUN = 3,   /* one run: frequency records, samples, files, errors */
-  EM_TAG_TODO = 4   /* one run: rank 0 -> peers, the frequencies left */
+  EM_TAG_TODO = 4,  /* one run: rank 0 -> peers, the frequencies left */
+  EM_TAG_MESH = 5   /* a distributed solve: rank 0 -> all, its mesh */
 };
 
 /* ------------------------------------------------------------ rank.c */
@@ -46,6 +48,14 @@ em_err em_app_write_file(const char *path, const void *bytes, size_t n);
  * *buf (to free) of *n bytes from *from; *from = -1 when none (look). */
 em_err em_app_recv_any(const em_dist *d, int tag, em_dist_wait_mode mode, char **buf, size_t *n,
                        int *from);
+
+/* ------------------------------------------------------- dist_mesh.c */
+
+/* A distributed solve (Solver/distributed): rank 0 sends its mesh to every
+ * other rank (after meshing), each of them receives it (instead of
+ * meshing: r->m.mesh, its statistics). */
+em_err em_app_mesh_send(em_run *r);
+em_err em_app_mesh_recv(em_run *r);
 
 /* ----------------------------------------------------- psweep_dist.c */
 

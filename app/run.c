@@ -5,6 +5,7 @@
  * the problem object, outputs by post/) -> tables, summary.json, stdout
  * (post/finish.c).  An eigen run branches after the setup (app/eigen.c). */
 #include <string.h>
+#include <sys/resource.h>
 
 #include "app_adapt.h"
 #include "app_dist.h" /* MPI: the frequencies shared among ranks */
@@ -102,16 +103,28 @@ static em_err make_problem(em_run *r) {
                               &topo);
 }
 
-/* A rank > 0 of a distributed solve: the same mesh and problem as rank 0,
- * then its share of each of rank 0's solves (model/dfsys.c); no output. */
+/* A distributed solve: each rank's host memory peak (rank 0's also goes
+ * to summary.json), for the memory per rank. */
+static void log_peak(const em_run *r) {
+  struct rusage ru;
+  if (!getrusage(RUSAGE_SELF, &ru))
+    em_log_info(r->log, "distributed solve: this rank's host memory peak %.2f GiB",
+                (double)ru.ru_maxrss / (1 << 20));
+}
+
+/* A rank > 0 of a distributed solve: rank 0's mesh (app/dist_mesh.c) and
+ * the same problem, then its share of each of rank 0's solves
+ * (model/dfsys.c); no output. */
 static em_err serve(em_run *r) {
   em_model *m = &r->m;
-  EM_TRY(make_mesh(r));
+  EM_TRY(em_app_mesh_recv(r));
   em_setup_opts so = em_run_config_setup_opts(&m->cfg);
   EM_TRY(em_setup_build(m->cs, m->mesh, &so, &r->detail, &m->setup));
   EM_TRY(make_problem(r));
   EM_TRY(em_app_make_fsys(r));
-  return em_fsys_serve(m->fsys, &r->detail);
+  EM_TRY(em_fsys_serve(m->fsys, &r->detail));
+  log_peak(r);
+  return EM_OK;
 }
 
 static em_err run_case(em_run *r) {
@@ -134,13 +147,20 @@ static em_err run_case(em_run *r) {
   int idle = 0;
   em_sweep_dist_role(r, &idle); /* MPI: this rank's part (app/sweep_dist.c) */
   if (idle) return EM_OK;
+  /* every rank refuses alike (the same arguments and case) */
+  EM_CHECK(!(r->dsolve && a->dump_matrix), EM_ERR_INPUT,
+           "--dump-matrix %s: a distributed solve (Solver/distributed, %d ranks) assembles each "
+           "rank's rows only, never the whole matrix; dump it from a run on one rank or with "
+           "Solver/distributed off",
+           a->dump_matrix, em_dist_size(a->dist));
   if (r->dsolve && em_dist_rank(r->args->dist) > 0) return serve(r);
   EM_TRY(em_app_validate_size(r));
   /* created and locked: a second run is refused now (a peer: its scratch) */
   EM_TRY(r->peer ? em_sweep_dist_open(r) : em_app_outdir_open(r));
   em_stage_end(r->log, EM_STAGE_PARSE, NULL);
   EM_TRY(make_mesh(r));
-  EM_TRY(em_app_periodic_mesh(r)); /* app/periodic.c: Floquet pairs renumber the mesh */
+  if (r->dsolve) EM_TRY(em_app_mesh_send(r)); /* the serving ranks mesh not */
+  EM_TRY(em_app_periodic_mesh(r));            /* app/periodic.c: Floquet pairs renumber the mesh */
   em_setup_opts so = em_run_config_setup_opts(&m->cfg);
   em_stage_begin(r->log, EM_STAGE_SETUP);
   EM_TRY(em_setup_build(m->cs, m->mesh, &so, &r->detail, &m->setup)); /* model/case_setup.c */
@@ -198,6 +218,7 @@ em_err em_app_run(const em_app_args *a, const em_log *log_in, int *flagged) {
   if (r.dsolve) {            /* rank 0: the serving ranks may go (model/dfsys.c) */
     em_err e = em_fsys_release(a->dist);
     if (!err) err = e;
+    if (!err && em_dist_rank(a->dist) == 0) log_peak(&r);
   }
   if (flagged) *flagged = r.res.flagged;
   if (err) em_error_trace(err, __FILE__, __LINE__);

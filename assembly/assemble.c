@@ -1,7 +1,9 @@
 /* assemble.c - the global system over the unknowns:
  *   A = S - k0^2 T (+ Robin terms),  b = int f . w - A_uf E_fixed (+ Robin g)
  * Symbolic pattern from entity adjacency (pattern.c), then a numeric pass
- * over the tets colour by colour (colour.c), threads sharing a colour. */
+ * over the tets colour by colour (colour.c), threads sharing a colour.
+ * A part's assembler (a distributed solve's rank) makes the rows of its
+ * unknowns only, from the tets that hold one, in the same colour order. */
 #include <math.h>
 #include <string.h>
 
@@ -12,6 +14,7 @@ void em_system_destroy(em_system **sys) {
   if (!*sys) return;
   em_blockmat_destroy(&(*sys)->A);
   em_free(&(*sys)->b);
+  em_free(&(*sys)->row);
   em_free(&(*sys)->fixed);
   em_free(sys);
 }
@@ -76,10 +79,10 @@ static int finite3(const em_cplx v[3]) {
 }
 
 /* int f . w_i + int h . curl w_i over tet t into column 0 (degree 2p+2,
- * capped by the table, p the element's order); f from source and
- * tet_source, h from tet_source. */
-static em_err source(const em_mesh *m, const em_problem *prob, int p, int32_t t,
-                     const int32_t *code, em_cplx *b) {
+ * capped by the table, p the element's order), the pattern's rows; f from
+ * source and tet_source, h from tet_source. */
+static em_err source(const em_mesh *m, const em_pattern *pat, const em_problem *prob, int p,
+                     int32_t t, const int32_t *code, em_cplx *b) {
   int n = em_basis_count(p);
   int deg = 2 * p + 2 > EM_QUAD_MAX_DEGREE ? EM_QUAD_MAX_DEGREE : 2 * p + 2;
   em_quad q;
@@ -103,18 +106,19 @@ static em_err source(const em_mesh *m, const em_problem *prob, int p, int32_t t,
     em_basis_eval(p, lam, (const double(*)[3])grad, w, prob->tet_source ? c : NULL);
     double wq = q.w[k] * dv;
     for (int i = 0; i < n; i++) {
-      if (code[i] < 0) continue;
+      int32_t row = code[i] >= 0 ? em_pattern_row(pat, code[i]) : -1;
+      if (row < 0) continue;
       em_cplx v = f[0] * w[i][0] + f[1] * w[i][1] + f[2] * w[i][2];
       if (prob->tet_source) v += h[0] * c[i][0] + h[1] * c[i][1] + h[2] * c[i][2];
-      b[code[i]] += wq * v;
+      b[row] += wq * v;
     }
   }
   return EM_OK;
 }
 
-/* Scatter the packed element matrix (of the tet's element order):
- * unknown x unknown into A, unknown x fixed into every right-hand side
- * column as -A_uf E_f; absent functions are skipped. */
+/* Scatter the packed element matrix (of the tet's element order): row x
+ * unknown into A, row x fixed into every right-hand side column as
+ * -A_uf E_f (the rows: the pattern's); absent functions are skipped. */
 static void scatter(const em_mesh *m, const em_dofmap *d, const em_pattern *pat, int32_t t,
                     const em_cplx *Ae, const int32_t *code, const em_cplx *fixed, int n_rhs,
                     em_blockmat *A, em_cplx *b) {
@@ -126,11 +130,13 @@ static void scatter(const em_mesh *m, const em_dofmap *d, const em_pattern *pat,
   int32_t(*pos)[EM_NB_MAX] = sl.pos;
   for (int i = 0; i < n; i++) {
     if (code[i] < 0) continue;
+    int32_t row = em_pattern_row(pat, code[i]);
+    if (row < 0) continue; /* another part's */
     int gi = grp[i];
     const int32_t *gs = pat->gstart + 3 * (size_t)ent[le[i]];
     int64_t rbase[3];
     for (int gj = 0; gj < p; gj++)
-      rbase[gj] = A->blk[gi][gj]->rowptr[code[i] - d->offset[gi]] - gs[gj];
+      rbase[gj] = A->blk[gi][gj]->rowptr[row - pat->row_off[gi]] - gs[gj];
     for (int j = 0; j < n; j++) {
       const em_cplx a = i <= j ? Ae[(int64_t)i * n - (int64_t)i * (i - 1) / 2 + (j - i)]
                                : Ae[(int64_t)j * n - (int64_t)j * (j - 1) / 2 + (i - j)];
@@ -138,7 +144,7 @@ static void scatter(const em_mesh *m, const em_dofmap *d, const em_pattern *pat,
         A->blk[gi][grp[j]]->val[rbase[grp[j]] + pos[le[i]][j]] += a;
       } else if (fixed && code[j] != EM_DOF_NONE) {
         em_cplx v = a * fixed[-code[j] - 1];
-        for (int c = 0; c < n_rhs; c++) b[(size_t)c * d->n_dof + code[i]] -= v;
+        for (int c = 0; c < n_rhs; c++) b[(size_t)c * pat->n_row + row] -= v;
       }
     }
   }
@@ -152,7 +158,7 @@ static em_err do_tet(const em_mesh *m, const em_dofmap *d, const em_problem *pro
   int q = em_dofmap_tet(d, m, t, code);
   EM_TRY(element(m, prob, ref[q], t, w));
   scatter(m, d, pat, t, w->A, code, sys->fixed, sys->n_rhs, sys->A, sys->b);
-  if (prob->source || prob->tet_source) EM_TRY(source(m, prob, q, t, code, sys->b));
+  if (prob->source || prob->tet_source) EM_TRY(source(m, pat, prob, q, t, code, sys->b));
   return EM_OK;
 }
 
@@ -190,22 +196,40 @@ struct em_assembler {
   uint8_t *changed; /* [n_tet] scratch of em_kcache_check */
 };
 
-em_err em_assembler_create(const em_mesh *m, const em_dofmap *d, em_assembler **out) {
+/* The whole (owner NULL) or a part: its pattern, and the colouring of the
+ * whole mesh cut to the part's tets (each entry then sums its tets in the
+ * whole assembly's order: the part's rows are the whole's, bit for bit). */
+static em_err create(const em_mesh *m, const em_dofmap *d, const int32_t *owner, int part,
+                     em_assembler **out) {
   EM_CHECK(m && d && out, EM_ERR_ARG, "assembler: NULL mesh, dofmap or output");
   double t0 = em_wtime();
   em_assembler *a = NULL;
   em_err err = EM_OK;
   EM_TRY(em_calloc(&a, 1, sizeof *a, "assembler"));
   a->m = m, a->d = d;
-  EM_TRY_GOTO(err, em_pattern_build(m, d, &a->pat), fail);
+  if (owner)
+    EM_TRY_GOTO(err, em_pattern_build_part(m, d, owner, part, &a->pat), fail);
+  else
+    EM_TRY_GOTO(err, em_pattern_build(m, d, &a->pat), fail);
   for (int q = 1; q <= d->order; q++) EM_TRY_GOTO(err, em_element_ref_create(q, &a->ref[q]), fail);
   EM_TRY_GOTO(err, em_tet_colour(m, a->pat, &a->n_colour, &a->cptr, &a->ctet), fail);
+  if (owner) em_tet_colour_keep(a->n_colour, a->cptr, a->ctet, a->pat->tet_in);
   a->t_symbolic = em_wtime() - t0;
   *out = a;
   return EM_OK;
 fail:
   em_assembler_destroy(&a);
   return err;
+}
+
+em_err em_assembler_create(const em_mesh *m, const em_dofmap *d, em_assembler **out) {
+  return create(m, d, NULL, 0, out);
+}
+
+em_err em_assembler_create_part(const em_mesh *m, const em_dofmap *d, const int32_t *owner,
+                                int part, em_assembler **out) {
+  EM_CHECK(owner, EM_ERR_ARG, "assembler of a part without the owners");
+  return create(m, d, owner, part, out);
 }
 
 void em_assembler_no_cache(em_assembler *a) {
@@ -260,7 +284,7 @@ static em_err cache_prepare(em_assembler *a, const em_problem *prob, const em_lo
     return EM_OK;
   }
   em_log_info(log, "assembly: frequency-independent part of %d of %d tets kept (%.0f MiB, %.2f s)",
-              em_kcache_kept(a->kc), m->n_tet, em_kcache_mib(a->kc), em_wtime() - t0);
+              em_kcache_kept(a->kc), a->pat->n_tet_in, em_kcache_mib(a->kc), em_wtime() - t0);
   return EM_OK;
 }
 
@@ -298,8 +322,13 @@ em_err em_assemble_with(em_assembler *a, const em_problem *prob, const em_log *l
   int n_colour = a->n_colour;
   EM_TRY(em_calloc(&sys, 1, sizeof *sys, "system"));
   sys->n_rhs = prob->n_rhs;
+  sys->n_row = pat->n_row;
+  if (pat->row_dof) { /* a part's rows */
+    EM_TRY_GOTO(err, em_calloc(&sys->row, (size_t)pat->n_row + 1, sizeof *sys->row, "rows"), fail);
+    memcpy(sys->row, pat->row_dof, (size_t)pat->n_row * sizeof *sys->row);
+  }
   EM_TRY_GOTO(
-      err, em_calloc(&sys->b, (size_t)d->n_dof * prob->n_rhs, sizeof *sys->b, "right-hand sides"),
+      err, em_calloc(&sys->b, (size_t)pat->n_row * prob->n_rhs, sizeof *sys->b, "right-hand sides"),
       fail);
   EM_TRY_GOTO(err, em_calloc(&sys->fixed, (size_t)d->n_fixed, sizeof *sys->fixed, "fixed values"),
               fail);
@@ -310,7 +339,7 @@ em_err em_assemble_with(em_assembler *a, const em_problem *prob, const em_log *l
   if (a->kc) {
     dyn = em_kcache_dynamic(a->kc, &dptr, &dtet);
     EM_TRY_GOTO(err, em_kcache_matrix(a->kc, prob->k0, &sys->A), fail);
-    em_kcache_lift(a->kc, prob->k0, sys->fixed, sys->n_rhs, d->n_dof, sys->b);
+    em_kcache_lift(a->kc, prob->k0, sys->fixed, sys->n_rhs, pat->n_row, sys->b);
   } else {
     EM_TRY_GOTO(err, em_pattern_blockmat(pat, m, d, &sys->A), fail);
   }
@@ -342,7 +371,7 @@ em_err em_assemble_with(em_assembler *a, const em_problem *prob, const em_log *l
         } else {
           int32_t code[EM_NB_MAX];
           int q = em_dofmap_tet(d, m, t, code);
-          e = source(m, prob, q, t, code, sys->b);
+          e = source(m, pat, prob, q, t, code, sys->b);
         }
         if (e) {
 #pragma omp critical(em_assemble_bad)
@@ -370,9 +399,9 @@ em_err em_assemble_with(em_assembler *a, const em_problem *prob, const em_log *l
       int32_t code[EM_NB_MAX];
       em_cplx *scratch = NULL;
       int q = em_dofmap_tet(d, m, bad, code);
-      EM_TRY_GOTO(err, em_calloc(&scratch, (size_t)d->n_dof + 1, sizeof *scratch, "scratch"),
+      EM_TRY_GOTO(err, em_calloc(&scratch, (size_t)pat->n_row + 1, sizeof *scratch, "scratch"),
                   bad_done);
-      err = source(m, prob, q, bad, code, scratch);
+      err = source(m, pat, prob, q, bad, code, scratch);
       em_free(&scratch);
       if (err) goto bad_done;
     }
@@ -388,11 +417,18 @@ em_err em_assemble_with(em_assembler *a, const em_problem *prob, const em_log *l
   int64_t nnz = 0;
   for (int i = 0; i < d->order; i++)
     for (int j = 0; j < d->order; j++) nnz += sys->A->blk[i][j]->nnz;
-  em_log_info(log,
-              "assembly: order %d, %d unknowns (%d fixed), nnz %lld, %d colours, %.2f s "
-              "(symbolic %.2f s)",
-              d->order, d->n_dof, d->n_fixed, (long long)nnz, n_colour, sys->t_assembly,
-              t1 - t0 + a->t_symbolic);
+  if (pat->row)
+    em_log_info(log,
+                "assembly: order %d, the rows of %d of %d unknowns (%d fixed) from %d of %d tets, "
+                "nnz %lld, %d colours, %.2f s (symbolic %.2f s)",
+                d->order, pat->n_row, d->n_dof, d->n_fixed, pat->n_tet_in, m->n_tet, (long long)nnz,
+                n_colour, sys->t_assembly, t1 - t0 + a->t_symbolic);
+  else
+    em_log_info(log,
+                "assembly: order %d, %d unknowns (%d fixed), nnz %lld, %d colours, %.2f s "
+                "(symbolic %.2f s)",
+                d->order, d->n_dof, d->n_fixed, (long long)nnz, n_colour, sys->t_assembly,
+                t1 - t0 + a->t_symbolic);
   a->t_symbolic = 0; /* reported once: later passes reuse it */
   log_blocks(log, sys->A);
   *out = sys;

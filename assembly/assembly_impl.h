@@ -54,9 +54,27 @@ typedef struct em_pattern {
   int32_t *gstart;      /* [3 per entity] list position where group g begins */
   int32_t *edge_ptr;    /* [n_edge + 1] tets around each edge */
   int32_t *edge_tet;
+  /* the rows assembled: every unknown's (row = code), or a part's
+     (em_pattern_build_part: a distributed solve's rank) */
+  int32_t n_row;                     /* rows: n_dof, or the part's unknowns */
+  int32_t row_off[EM_MAX_ORDER + 1]; /* first row of each order group */
+  int32_t *row;                      /* NULL: every unknown; else [n_dof] the row of each
+                                        unknown, ascending with it, -1: not the part's */
+  int32_t *row_dof;                  /* [n_row] the unknown of each row (a part only) */
+  uint8_t *tet_in;                   /* [n_tet] the tets that hold a row (a part only) */
+  int32_t n_tet_in;                  /* their count (n_tet for the whole) */
 } em_pattern;
 
 em_err em_pattern_build(const em_mesh *m, const em_dofmap *d, em_pattern **pat);
+/* The pattern of a part's rows: the unknowns c with owner[c] == part; only
+ * their entities get column lists (each the whole star's, global codes). */
+em_err em_pattern_build_part(const em_mesh *m, const em_dofmap *d, const int32_t *owner, int part,
+                             em_pattern **pat);
+/* The row of unknown c, -1 when the pattern's part does not hold it; its
+ * row in the block of order group g is that minus row_off[g]. */
+static inline int32_t em_pattern_row(const em_pattern *pat, int32_t c) {
+  return pat->row ? pat->row[c] : c;
+}
 void em_pattern_destroy(em_pattern **pat);
 /* The block matrix with the pattern's structure and zero values. */
 em_err em_pattern_blockmat(const em_pattern *pat, const em_mesh *m, const em_dofmap *d,
@@ -70,6 +88,11 @@ em_err em_tet_colour(const em_mesh *m, const em_pattern *pat, int *n_colour, int
  * reference of the bitmap one, colour.c). */
 em_err em_tet_colour_stamps(const em_mesh *m, const em_pattern *pat, int *n_colour,
                             int32_t **colour_ptr, int32_t **colour_tet);
+/* The colour lists cut to the tets with keep[t] != 0 (in place; the
+ * colours and their order kept, so that every entry's sum runs in the
+ * order of the whole mesh's). */
+void em_tet_colour_keep(int n_colour, int32_t *colour_ptr, int32_t *colour_tet,
+                        const uint8_t *keep);
 
 /* Entity index (in the pattern's numbering) of local function i of tet t. */
 static inline int32_t em_pattern_entity(const em_pattern *pat, const em_mesh *m, int32_t t,
@@ -102,7 +125,8 @@ void em_tet_slots_make(const em_mesh *m, const em_dofmap *d, const em_pattern *p
                        const int32_t *code, em_tet_slots *s);
 
 /* Add value v at (row code r, column code c) of the block matrix, both
- * unknowns, through the entity list of r's entity (ent). */
+ * unknowns, r one of the pattern's rows, through the entity list of r's
+ * entity (ent). */
 em_err em_pattern_add(const em_pattern *pat, em_blockmat *A, int32_t ent, int32_t r, int32_t c,
                       em_cplx v);
 
@@ -140,8 +164,8 @@ em_err em_kcache_check(const em_kcache *c, const em_mesh *m, const em_problem *p
                        uint8_t *changed, int32_t *n_changed);
 /* A new block matrix on the pattern with values S - k0^2 T. */
 em_err em_kcache_matrix(const em_kcache *c, double k0, em_blockmat **A);
-/* b[:, col] -= (S_uf - k0^2 T_uf) fixed for every column. */
-void em_kcache_lift(const em_kcache *c, double k0, const em_cplx *fixed, int n_rhs, int32_t n_dof,
+/* b[:, col] -= (S_uf - k0^2 T_uf) fixed for every column (n_row rows). */
+void em_kcache_lift(const em_kcache *c, double k0, const em_cplx *fixed, int n_rhs, int32_t n_row,
                     em_cplx *b);
 
 #endif

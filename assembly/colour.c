@@ -111,3 +111,14 @@ done:
   em_free(&stamp);
   return err;
 }
+
+void em_tet_colour_keep(int n_colour, int32_t *cptr, int32_t *ctet, const uint8_t *keep) {
+  int32_t q = 0, start = 0;
+  for (int c = 0; c < n_colour; c++) {
+    int32_t end = cptr[c + 1];
+    for (int32_t k = start; k < end; k++)
+      if (keep[ctet[k]]) ctet[q++] = ctet[k];
+    start = end;
+    cptr[c + 1] = q;
+  }
+}

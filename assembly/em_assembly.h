@@ -253,12 +253,19 @@ typedef struct em_problem {
   int n_rhs; /* right-hand side columns (>= 1) */
 } em_problem;
 
-/* The assembled system. */
+/* The assembled system: of every unknown, or of a part's rows
+ * (em_assembler_create_part): then A's block (g, h) holds the rows of the
+ * part's unknowns of order group g, in ascending order, and the columns of
+ * the whole group h (A->offset: the whole problem's groups, the columns';
+ * em_blockmat functions that take A as square do not apply). */
 typedef struct em_system {
-  em_blockmat *A; /* unknowns x unknowns, by order group */
+  em_blockmat *A; /* rows x unknowns, by order group */
   int n_rhs;
-  em_cplx *b;        /* [n_dof x n_rhs], column-major */
-  em_cplx *fixed;    /* [n_fixed] values of the fixed DOFs */
+  int32_t n_row;     /* rows of A and b: n_dof, or the part's unknowns */
+  int32_t *row;      /* NULL: every unknown (row i = unknown i); a part's:
+                        [n_row] the unknown of each row, ascending */
+  em_cplx *b;        /* [n_row x n_rhs], column-major */
+  em_cplx *fixed;    /* [n_fixed] values of the fixed DOFs (all of them) */
   double t_assembly; /* seconds */
 } em_system;
 
@@ -270,6 +277,17 @@ em_err em_assemble(const em_mesh *m, const em_dofmap *d, const em_problem *prob,
  * destroy).  m and d must outlive the assembler. */
 typedef struct em_assembler em_assembler;
 em_err em_assembler_create(const em_mesh *m, const em_dofmap *d, em_assembler **a);
+/* The assembler of a part (a distributed solve's rank, issue 27,
+ * docs/mpi.md): the rows of the unknowns c with owner[c] == part, from the
+ * tets that hold one (the part's tets and the layer around them); its
+ * pattern, cache and Robin terms those rows' only; the colouring the whole
+ * mesh's cut to those tets, so every entry sums the same element values in
+ * the same order: each row is the whole assembly's row bit for bit (when
+ * both keep the frequency-independent cache, or neither does).  The
+ * fixed values are computed whole (the lift of any row may need them, and
+ * the post-processing does). */
+em_err em_assembler_create_part(const em_mesh *m, const em_dofmap *d, const int32_t *owner,
+                                int part, em_assembler **a);
 void em_assembler_destroy(em_assembler **a);
 em_err em_assemble_with(em_assembler *a, const em_problem *prob, const em_log *log,
                         em_system **sys);

@@ -18,7 +18,9 @@
  * rebuilt without it) and is assembled per pass like a PML tet.  The kept
  * sums are thus exactly what the plain assembly computes at that material,
  * up to the rounding of forming S - k0^2 T after the sum instead of per
- * element (a few ulp of |S| + k0^2 |T|). */
+ * element (a few ulp of |S| + k0^2 |T|).  A part's assembler (a
+ * distributed solve's rank, em_assembler_create_part) keeps its rows only,
+ * from the tets that hold one. */
 #include <string.h>
 
 #include "assembly_impl.h"
@@ -30,7 +32,7 @@ struct em_kcache {
   em_blockmat *S;                         /* the pattern's blocks with the sum of S_e */
   em_cplx *T[EM_MAX_ORDER][EM_MAX_ORDER]; /* the sum of T_e, parallel to S's values */
   int64_t n_lift;                         /* unknown x fixed couplings of kept tets */
-  int32_t *lift_row, *lift_fix;           /* unknown code, fixed DOF number */
+  int32_t *lift_row, *lift_fix;           /* row (em_pattern_row), fixed DOF number */
   em_cplx *lift_s, *lift_t;
   int32_t *dptr, *dtet; /* the per-pass tets by colour */
   double mib;           /* memory held */
@@ -71,8 +73,8 @@ static int64_t packed(int n, int i, int j) {
   return (int64_t)i * n - (int64_t)i * (i - 1) / 2 + (j - i);
 }
 
-/* Add the packed S_e and T_e of tet t to S's values and T (unknown x
- * unknown), as assemble.c's scatter places A_e. */
+/* Add the packed S_e and T_e of tet t to S's values and T (the pattern's
+ * rows x unknowns), as assemble.c's scatter places A_e. */
 static void scatter2(const em_mesh *m, const em_dofmap *d, const em_pattern *pat, int32_t t,
                      const int32_t *code, const em_cplx *Se, const em_cplx *Te, em_kcache *c) {
   int n = em_basis_count(d->elem_order[t]);
@@ -83,12 +85,15 @@ static void scatter2(const em_mesh *m, const em_dofmap *d, const em_pattern *pat
   int32_t(*pos)[EM_NB_MAX] = sl.pos;
   for (int i = 0; i < n; i++) {
     if (code[i] < 0) continue;
+    int32_t row = em_pattern_row(pat, code[i]);
+    if (row < 0) continue; /* another part's */
     int gi = grp[i];
     const int32_t *gs = pat->gstart + 3 * (size_t)ent[le[i]];
+    row -= pat->row_off[gi];
     for (int j = 0; j < n; j++) {
       if (code[j] < 0) continue;
       int gj = grp[j];
-      int64_t q = c->S->blk[gi][gj]->rowptr[code[i] - d->offset[gi]] - gs[gj] + pos[le[i]][j];
+      int64_t q = c->S->blk[gi][gj]->rowptr[row] - gs[gj] + pos[le[i]][j];
       int64_t k = packed(n, i, j);
       c->S->blk[gi][gj]->val[q] += Se[k];
       c->T[gi][gj][q] += Te[k];
@@ -106,9 +111,10 @@ static em_err split(const em_mesh *m, const em_element_ref *ref, const em_kcache
   return EM_OK;
 }
 
-/* The couplings of kept tets to fixed DOFs, for the lift -A_uf E_f. */
-static em_err build_lift(const em_mesh *m, const em_dofmap *d, em_element_ref *const *ref,
-                         em_kcache *c) {
+/* The couplings of kept tets to fixed DOFs, for the lift -A_uf E_f (the
+ * pattern's rows). */
+static em_err build_lift(const em_mesh *m, const em_dofmap *d, const em_pattern *pat,
+                         em_element_ref *const *ref, em_kcache *c) {
   int32_t code[EM_NB_MAX];
   em_cplx *Se = NULL, *Te = NULL;
   em_err err = EM_OK;
@@ -121,7 +127,8 @@ static em_err build_lift(const em_mesh *m, const em_dofmap *d, em_element_ref *c
     for (int32_t t = 0; t < m->n_tet; t++) {
       if (c->dyn[t]) continue;
       int q = em_dofmap_tet(d, m, t, code), n = em_basis_count(q), nu = 0, nf = 0;
-      for (int i = 0; i < n; i++) nu += code[i] >= 0, nf += em_dof_fixed(code[i]);
+      for (int i = 0; i < n; i++)
+        nu += code[i] >= 0 && em_pattern_row(pat, code[i]) >= 0, nf += em_dof_fixed(code[i]);
       if (!nu || !nf) continue;
       if (pass == 0) {
         k += (int64_t)nu * nf;
@@ -130,8 +137,8 @@ static em_err build_lift(const em_mesh *m, const em_dofmap *d, em_element_ref *c
       EM_TRY_GOTO(err, split(m, ref[q], c, t, Se, Te), done);
       for (int i = 0; i < n; i++)
         for (int j = 0; j < n; j++) {
-          if (code[i] < 0 || !em_dof_fixed(code[j])) continue;
-          c->lift_row[k] = code[i];
+          if (code[i] < 0 || !em_dof_fixed(code[j]) || em_pattern_row(pat, code[i]) < 0) continue;
+          c->lift_row[k] = em_pattern_row(pat, code[i]);
           c->lift_fix[k] = -code[j] - 1;
           c->lift_s[k] = Se[packed(n, i, j)];
           c->lift_t[k] = Te[packed(n, i, j)];
@@ -177,6 +184,10 @@ em_err em_kcache_build(const em_mesh *m, const em_dofmap *d, const em_pattern *p
   EM_TRY_GOTO(err, em_calloc(&c->dyn, (size_t)m->n_tet, 1, "assembly cache"), fail);
   EM_TRY_GOTO(err, em_calloc(&c->mat, (size_t)m->n_tet, sizeof *c->mat, "assembly cache"), fail);
   for (int32_t t = 0; t < m->n_tet; t++) {
+    if (pat->tet_in && !pat->tet_in[t]) { /* another part's: neither kept nor assembled */
+      c->dyn[t] = 1;
+      continue;
+    }
     /* a curved tet's matrices come by quadrature at every pass (element()),
        never from the straight reference tensors */
     int curved = 0;
@@ -247,7 +258,7 @@ em_err em_kcache_build(const em_mesh *m, const em_dofmap *d, const em_pattern *p
     err = EM_RAISE(EM_ERR_INPUT, "assembly cache: tet %d has no valid material", bad);
     goto fail;
   }
-  EM_TRY_GOTO(err, build_lift(m, d, ref, c), fail);
+  EM_TRY_GOTO(err, build_lift(m, d, pat, ref, c), fail);
   EM_TRY_GOTO(err, build_dyn_lists(m, n_colour, cptr, ctet, c), fail);
   bytes += (double)c->n_lift * (2 * sizeof(int32_t) + 2 * sizeof(em_cplx));
   c->mib = bytes / (1024.0 * 1024.0);
@@ -324,13 +335,13 @@ fail:
   return err;
 }
 
-void em_kcache_lift(const em_kcache *c, double k0, const em_cplx *fixed, int n_rhs, int32_t n_dof,
+void em_kcache_lift(const em_kcache *c, double k0, const em_cplx *fixed, int n_rhs, int32_t n_row,
                     em_cplx *b) {
   double k2 = k0 * k0;
   for (int64_t e = 0; e < c->n_lift; e++) {
     em_cplx f = fixed[c->lift_fix[e]];
     if (f == 0) continue;
     em_cplx v = (c->lift_s[e] - k2 * c->lift_t[e]) * f;
-    for (int col = 0; col < n_rhs; col++) b[(size_t)col * n_dof + c->lift_row[e]] -= v;
+    for (int col = 0; col < n_rhs; col++) b[(size_t)col * n_row + c->lift_row[e]] -= v;
   }
 }

@@ -20,6 +20,9 @@ void em_pattern_destroy(em_pattern **pat) {
   em_free(&(*pat)->gstart);
   em_free(&(*pat)->edge_ptr);
   em_free(&(*pat)->edge_tet);
+  em_free(&(*pat)->row);
+  em_free(&(*pat)->row_dof);
+  em_free(&(*pat)->tet_in);
   em_free(pat);
 }
 
@@ -52,6 +55,24 @@ static int has_unknown(const em_pattern *pat, const em_dofmap *d, int32_t k) {
   if (k < pat->face0) return d->edge_dof[(size_t)k * p] >= 0;
   if (k < pat->cell0) return p > 1 && d->face_dof[(size_t)(k - pat->face0) * p * (p - 1)] >= 0;
   return d->cell_dof[(size_t)(k - pat->cell0) * p * (p - 1) * (p - 2) / 2] >= 0;
+}
+
+/* Does entity k carry one of the pattern's rows?  The whole pattern: an
+ * unknown; a part's: an unknown of the part. */
+static int has_row(const em_pattern *pat, const em_dofmap *d, int32_t k) {
+  if (!pat->row) return has_unknown(pat, d, k);
+  int p = d->order, ns = p;
+  const int32_t *c = d->edge_dof + (size_t)k * p;
+  if (k >= pat->cell0) {
+    ns = p * (p - 1) * (p - 2) / 2;
+    c = d->cell_dof + (size_t)(k - pat->cell0) * ns;
+  } else if (k >= pat->face0) {
+    ns = p * (p - 1);
+    c = d->face_dof + (size_t)(k - pat->face0) * ns;
+  }
+  for (int s = 0; s < ns; s++)
+    if (c[s] >= 0 && pat->row[c[s]] >= 0) return 1;
+  return 0;
 }
 
 /* Sorted unique unknown codes of k's star into out; mark[] (n_dof, per
@@ -88,7 +109,37 @@ static em_err edge_star(const em_mesh *m, em_pattern *pat) {
   return EM_OK;
 }
 
-em_err em_pattern_build(const em_mesh *m, const em_dofmap *d, em_pattern **out) {
+/* A part's rows: row[c] numbers the part's unknowns in ascending order
+ * (so by order group), row_dof the inverse, tet_in the tets holding one. */
+static em_err part_rows(const em_mesh *m, const em_dofmap *d, const int32_t *owner, int part,
+                        em_pattern *pat) {
+  EM_TRY(em_calloc(&pat->row, (size_t)d->n_dof + 1, sizeof *pat->row, "part rows"));
+  EM_TRY(em_calloc(&pat->tet_in, (size_t)m->n_tet + 1, 1, "part tets"));
+  int32_t n = 0, code[EM_NB_MAX];
+  for (int g = 0; g < d->order; g++) {
+    pat->row_off[g] = n;
+    for (int32_t c = d->offset[g]; c < d->offset[g + 1]; c++)
+      pat->row[c] = owner[c] == part ? n++ : -1;
+  }
+  for (int g = d->order; g <= EM_MAX_ORDER; g++) pat->row_off[g] = n;
+  pat->n_row = n;
+  EM_TRY(em_calloc(&pat->row_dof, (size_t)n + 1, sizeof *pat->row_dof, "part rows"));
+  for (int32_t c = 0; c < d->n_dof; c++)
+    if (pat->row[c] >= 0) pat->row_dof[pat->row[c]] = c;
+  int nb = em_basis_count(d->order);
+  pat->n_tet_in = 0;
+  for (int32_t t = 0; t < m->n_tet; t++) {
+    em_dofmap_tet(d, m, t, code);
+    for (int i = 0; i < nb && !pat->tet_in[t]; i++)
+      pat->tet_in[t] = code[i] >= 0 && owner[code[i]] == part;
+    pat->n_tet_in += pat->tet_in[t];
+  }
+  return EM_OK;
+}
+
+/* The pattern of the whole (owner NULL) or of a part. */
+static em_err build(const em_mesh *m, const em_dofmap *d, const int32_t *owner, int part,
+                    em_pattern **out) {
   EM_CHECK(m && d && out, EM_ERR_ARG, "pattern: NULL argument");
   em_err err = EM_OK;
   em_pattern *pat = NULL;
@@ -99,6 +150,10 @@ em_err em_pattern_build(const em_mesh *m, const em_dofmap *d, em_pattern **out) 
   pat->face0 = m->n_edge;
   pat->cell0 = m->n_edge + m->n_face;
   pat->n_ent = pat->cell0 + (p == 3 ? m->n_tet : 0);
+  pat->n_row = d->n_dof;
+  memcpy(pat->row_off, d->offset, sizeof pat->row_off);
+  pat->n_tet_in = m->n_tet;
+  if (owner) EM_TRY_GOTO(err, part_rows(m, d, owner, part, pat), fail);
   EM_TRY_GOTO(err, edge_star(m, pat), fail);
   int32_t max_star = 2;
   for (int32_t e = 0; e < m->n_edge; e++)
@@ -124,7 +179,7 @@ em_err em_pattern_build(const em_mesh *m, const em_dofmap *d, em_pattern **out) 
         for (int32_t i = 0; i <= d->n_dof; i++) mark[i] = -1;
 #pragma omp for schedule(dynamic, 256)
         for (int32_t k = 0; k < pat->n_ent; k++) {
-          if (!has_unknown(pat, d, k)) continue;
+          if (!has_row(pat, d, k)) continue;
           int32_t n = entity_columns(pat, m, d, k, tets, mark, pass ? pat->col + pat->ptr[k] : buf);
           if (!pass) {
             len[k] = n;
@@ -162,7 +217,19 @@ fail:
   return err;
 }
 
-/* Each unknown row copies its entity's list, cut by column group. */
+em_err em_pattern_build(const em_mesh *m, const em_dofmap *d, em_pattern **out) {
+  return build(m, d, NULL, 0, out);
+}
+
+em_err em_pattern_build_part(const em_mesh *m, const em_dofmap *d, const int32_t *owner, int part,
+                             em_pattern **out) {
+  EM_CHECK(owner, EM_ERR_ARG, "pattern of a part without the owners");
+  return build(m, d, owner, part, out);
+}
+
+/* Each row copies its entity's list, cut by column group: block (gi, gj)
+ * holds the rows of group gi (all its unknowns, or a part's) and the
+ * columns of group gj. */
 em_err em_pattern_blockmat(const em_pattern *pat, const em_mesh *m, const em_dofmap *d,
                            em_blockmat **out) {
   em_err err = EM_OK;
@@ -187,24 +254,27 @@ em_err em_pattern_blockmat(const em_pattern *pat, const em_mesh *m, const em_dof
   memcpy(A->offset, d->offset, sizeof A->offset);
   for (int gi = 0; gi < p; gi++) {
     int32_t r0 = d->offset[gi], nr = d->offset[gi + 1] - r0;
+    int32_t nl = pat->row_off[gi + 1] - pat->row_off[gi]; /* the block's rows */
     for (int gj = 0; gj < p; gj++) {
       int64_t nnz = 0;
       int32_t c0 = d->offset[gj], ncol = d->offset[gj + 1] - c0;
       for (int32_t r = 0; r < nr; r++) {
+        if (em_pattern_row(pat, r0 + r) < 0) continue;
         const int32_t *gs = pat->gstart + 3 * (size_t)row_ent[r0 + r];
         nnz +=
             (gj + 1 < 3 ? gs[gj + 1] : pat->ptr[row_ent[r0 + r] + 1] - pat->ptr[row_ent[r0 + r]]) -
             gs[gj];
       }
-      EM_TRY_GOTO(err, em_csr_create(nr, ncol, nnz, &A->blk[gi][gj]), done);
+      EM_TRY_GOTO(err, em_csr_create(nl, ncol, nnz, &A->blk[gi][gj]), done);
       em_csr *B = A->blk[gi][gj];
       int64_t q = 0;
-      for (int32_t r = 0; r < nr; r++) {
+      for (int32_t r = 0, l = 0; r < nr; r++) {
+        if (em_pattern_row(pat, r0 + r) < 0) continue;
         int32_t k = row_ent[r0 + r];
         const int32_t *gs = pat->gstart + 3 * (size_t)k, *c = pat->col + pat->ptr[k];
         int32_t end = gj + 1 < 3 ? gs[gj + 1] : (int32_t)(pat->ptr[k + 1] - pat->ptr[k]);
         for (int32_t x = gs[gj]; x < end; x++) B->colind[q++] = c[x] - c0;
-        B->rowptr[r + 1] = q;
+        B->rowptr[++l] = q;
       }
     }
   }
@@ -239,10 +309,11 @@ em_err em_pattern_add(const em_pattern *pat, em_blockmat *A, int32_t k, int32_t 
   int gi = 0, gj = 0;
   while (gi + 1 < A->nb && r >= A->offset[gi + 1]) gi++;
   while (gj + 1 < A->nb && c >= A->offset[gj + 1]) gj++;
-  int32_t pos = em_pattern_find(pat, k, gj, c);
-  EM_CHECK(pos >= 0, EM_ERR_INTERNAL, "entry (%d, %d) is not in the pattern of entity %d", r, c, k);
+  int32_t pos = em_pattern_find(pat, k, gj, c), row = em_pattern_row(pat, r);
+  EM_CHECK(pos >= 0 && row >= 0, EM_ERR_INTERNAL,
+           "entry (%d, %d) is not in the pattern of entity %d", r, c, k);
   em_csr *B = A->blk[gi][gj];
-  B->val[B->rowptr[r - A->offset[gi]] + pos - pat->gstart[3 * (size_t)k + gj]] += v;
+  B->val[B->rowptr[row - pat->row_off[gi]] + pos - pat->gstart[3 * (size_t)k + gj]] += v;
   return EM_OK;
 }
 

@@ -42,6 +42,9 @@ static em_err robin_face(const em_mesh *m, const em_dofmap *d, const em_pattern 
          (tab[i].kind == EM_ENT_EDGE && EM_TET_EDGE[tab[i].entity][0] != lf &&
           EM_TET_EDGE[tab[i].entity][1] != lf)))
       fn[nt++] = i;
+  int rows = 0; /* a part's assembly: only faces with one of its rows */
+  for (int i = 0; i < nt; i++) rows += code[fn[i]] >= 0 && em_pattern_row(pat, code[fn[i]]) >= 0;
+  if (!rows) return EM_OK;
   int deg = g.curved ? EM_QUAD_MAX_DEGREE : r->g ? 2 * p + 2 : 2 * p;
   em_quad q;
   EM_TRY(em_quad_tri(deg > EM_QUAD_MAX_DEGREE ? EM_QUAD_MAX_DEGREE : deg, &q));
@@ -72,15 +75,16 @@ static em_err robin_face(const em_mesh *m, const em_dofmap *d, const em_pattern 
         EM_CHECK(isfinite(creal(gv[c])) && isfinite(cimag(gv[c])), EM_ERR_INPUT,
                  "Robin boundary '%s': source g is not finite at (%g, %g, %g)", robin_name(m, r),
                  x[0], x[1], x[2]);
-      em_cplx *b = sys->b + (size_t)r->rhs * d->n_dof;
-      for (int i = 0; i < nt; i++)
-        if (code[fn[i]] >= 0)
-          b[code[fn[i]]] += wq * (gv[0] * wt[i][0] + gv[1] * wt[i][1] + gv[2] * wt[i][2]);
+      em_cplx *b = sys->b + (size_t)r->rhs * sys->n_row;
+      for (int i = 0; i < nt; i++) {
+        int32_t row = code[fn[i]] >= 0 ? em_pattern_row(pat, code[fn[i]]) : -1;
+        if (row >= 0) b[row] += wq * (gv[0] * wt[i][0] + gv[1] * wt[i][1] + gv[2] * wt[i][2]);
+      }
     }
   }
   for (int i = 0; i < nt; i++) {
     int32_t ci = code[fn[i]];
-    if (ci < 0) continue;
+    if (ci < 0 || em_pattern_row(pat, ci) < 0) continue;
     int32_t ent = em_pattern_entity(pat, m, t, tab + fn[i]);
     for (int j = 0; j < nt; j++) {
       int32_t cj = code[fn[j]];
@@ -89,7 +93,7 @@ static em_err robin_face(const em_mesh *m, const em_dofmap *d, const em_pattern 
         EM_TRY(em_pattern_add(pat, sys->A, ent, ci, cj, a));
       } else {
         for (int c = 0; c < sys->n_rhs; c++)
-          sys->b[(size_t)c * d->n_dof + ci] -= a * sys->fixed[-cj - 1];
+          sys->b[(size_t)c * sys->n_row + em_pattern_row(pat, ci)] -= a * sys->fixed[-cj - 1];
       }
     }
   }

@@ -85,6 +85,14 @@ em_err em_mesh_box(int nx, int ny, int nz, double lx, double ly, double lz, doub
 
 void em_mesh_destroy(em_mesh **m);
 
+/* The mesh as one buffer (*buf, *bytes; em_free it) and back (mesh/pack.c):
+ * vertices, tets, triangles, groups, unit and mid-edge nodes; unpack builds
+ * the edges and faces again, numbered as the packed mesh's.  A distributed
+ * solve's rank 0 sends its mesh so (docs/mpi.md).  Unpack errors name a
+ * truncated or foreign buffer. */
+em_err em_mesh_pack(const em_mesh *m, void **buf, size_t *bytes);
+em_err em_mesh_unpack(const void *buf, size_t bytes, em_mesh **m);
+
 /* Make the mesh second-order (curved): tet t of m, built by
  * em_mesh_from_tets from tets[4 t ..] over the vertex coordinates xyz (the
  * arrays passed there, before any renumbering), gets the six mid-edge nodes

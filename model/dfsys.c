@@ -1,8 +1,9 @@
 /* dfsys.c - the frequency system solved by every rank together (issue 27,
  * docs/mpi.md "One case over several ranks"): rank 0 runs the case as one
  * rank would and tells the others each frequency (em_fsys_dist_tell); each
- * rank assembles, keeps the rows of the unknowns it owns (em_dpart_build:
- * METIS parts of the tets), builds its share of the distributed operator
+ * rank assembles the rows of the unknowns it owns only (em_dpart_build:
+ * METIS parts of the tets; em_assembler_create_part: the tets that hold
+ * one of its unknowns), builds its share of the distributed operator
  * (em_dmat: local order blocks plus ghost couplings, halo exchange under
  * the local product) and a preconditioner of its own diagonal block (block
  * Jacobi over the ranks: each block by Solver/preconditioner, a pmg's
@@ -79,25 +80,56 @@ void em_fsys_dfree(em_fsys *s) {
   em_dmat_destroy(&s->dm);
   em_free(&s->owner);
   em_free(&s->pml_dof);
+  em_free(&s->brow);
 }
 
-/* R = the rows this rank owns of the block matrix A, global columns */
-static em_err owned_rows(const em_fsys *s, const em_blockmat *A, em_csr **out) {
-  int rank = em_dist_rank(s->d.dist);
-  int32_t n = A->offset[A->nb], rows = 0;
+/* Once per mesh, before the first assembly: the parts, the owners, and
+ * the assembler of this rank's rows. */
+em_err em_fsys_dpart(em_fsys *s, const em_log *log) {
+  const em_fsys_desc *d = &s->d;
+  int P = em_dist_size(d->dist);
+  int32_t *tp = NULL;
+  em_free(&s->owner); /* what a failed first solve left */
+  EM_TRY(em_calloc(&s->owner, (size_t)d->dofs->n_dof + 1, sizeof *s->owner, "owners"));
+  EM_TRY(em_calloc(&tp, (size_t)d->mesh->n_tet + 1, sizeof *tp, "tet parts"));
+  double t = em_wtime();
+  em_err err = em_dpart_build(d->mesh, d->dofs, P, tp, s->owner);
+  em_free(&tp);
+  EM_TRY(err);
+  em_log_info(log, "distributed solve over %d ranks: METIS parts of the tets in %.2f s", P,
+              em_wtime() - t);
+  t = em_wtime();
+  EM_TRY(em_assembler_create_part(d->mesh, d->dofs, s->owner, em_dist_rank(d->dist), &s->asm_));
+  em_log_info(log, "this rank's assembler (its rows' pattern and tets) in %.2f s", em_wtime() - t);
+  return EM_OK;
+}
+
+/* Every rank's assembly done, or all stop: a part's assembly can fail on
+ * one rank only (a bad tet or material is in one part), and the others
+ * would wait for it in the operator's collective set-up. */
+em_err em_fsys_dist_agree(const em_fsys *s, em_err err) {
+  int bad = err ? em_dist_rank(s->d.dist) : -1;
+  em_err e = em_dist_allreduce(s->d.dist, &bad, 1, EM_DIST_INT, EM_DIST_MAX);
+  if (err) return err;
+  EM_TRY(e);
+  EM_CHECK(bad < 0, EM_ERR_INPUT, "the assembly of rank %d's rows failed (its log says why)", bad);
+  return EM_OK;
+}
+
+/* R = the rows this rank assembled (its unknowns, ascending), global
+ * columns; the assembled blocks are freed as soon as R holds them. */
+static em_err part_rows(em_system *sys, em_csr **out) {
+  const em_blockmat *A = sys->A;
+  int32_t n = A->offset[A->nb];
   int64_t nnz = 0;
   for (int g = 0; g < A->nb; g++)
-    for (int32_t r = 0; r < A->offset[g + 1] - A->offset[g]; r++) {
-      if (s->owner[A->offset[g] + r] != rank) continue;
-      rows++;
-      for (int h = 0; h < A->nb; h++) nnz += A->blk[g][h]->rowptr[r + 1] - A->blk[g][h]->rowptr[r];
-    }
-  EM_TRY(em_csr_create(rows, n, nnz, out));
+    for (int h = 0; h < A->nb; h++) nnz += A->blk[g][h]->nnz;
+  EM_TRY(em_csr_create(sys->n_row, n, nnz, out));
   em_csr *R = *out;
-  rows = 0, nnz = 0;
+  int32_t rows = 0;
+  nnz = 0;
   for (int g = 0; g < A->nb; g++)
-    for (int32_t r = 0; r < A->offset[g + 1] - A->offset[g]; r++) {
-      if (s->owner[A->offset[g] + r] != rank) continue;
+    for (int32_t r = 0; r < A->blk[g][0]->n_rows; r++) {
       for (int h = 0; h < A->nb; h++) { /* the groups in order: columns stay sorted */
         const em_csr *B = A->blk[g][h];
         for (int64_t q = B->rowptr[r]; q < B->rowptr[r + 1]; q++, nnz++) {
@@ -107,22 +139,37 @@ static em_err owned_rows(const em_fsys *s, const em_blockmat *A, em_csr **out) {
       }
       R->rowptr[++rows] = nnz;
     }
+  em_blockmat_destroy(&sys->A);
   return EM_OK;
 }
 
-/* once per mesh: the parts, the owners, the PML unknowns */
-static em_err first(em_fsys *s, const em_log *log) {
+/* brow[k] = the row of sys (its unknowns, ascending) of the operator's
+ * local unknown k: the right-hand sides' entries */
+static em_err rhs_rows(em_fsys *s, const em_system *sys) {
+  em_dmat_info in;
+  em_dmat_get_info(s->dm, &in);
+  em_free(&s->brow);
+  EM_TRY(em_calloc(&s->brow, (size_t)in.n_own + 1, sizeof *s->brow, "right-hand side rows"));
+  for (int32_t k = 0; k < in.n_own; k++) {
+    int32_t lo = 0, hi = sys->n_row - 1, want = in.l2g[k];
+    while (lo < hi) {
+      int32_t mid = lo + (hi - lo) / 2;
+      if (sys->row[mid] < want)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+    EM_CHECK(sys->n_row > 0 && sys->row[lo] == want, EM_ERR_INTERNAL,
+             "unknown %d is this rank's but not among its assembled rows", want);
+    s->brow[k] = lo;
+  }
+  return EM_OK;
+}
+
+/* once per mesh: the PML unknowns */
+static em_err first(em_fsys *s) {
   const em_fsys_desc *d = &s->d;
-  int P = em_dist_size(d->dist);
-  int32_t n = d->dofs->n_dof, code[64], *tp = NULL;
-  EM_TRY(em_calloc(&s->owner, (size_t)n + 1, sizeof *s->owner, "owners"));
-  EM_TRY(em_calloc(&tp, (size_t)d->mesh->n_tet + 1, sizeof *tp, "tet parts"));
-  double t = em_wtime();
-  em_err err = em_dpart_build(d->mesh, d->dofs, P, tp, s->owner);
-  em_free(&tp);
-  EM_TRY(err);
-  em_log_info(log, "distributed solve over %d ranks: METIS parts of the tets in %.2f s", P,
-              em_wtime() - t);
+  int32_t n = d->dofs->n_dof, code[64];
   int nc = d->solve->pmg_pml_coarse; /* auto (-1): the PML tets' highest order */
   for (int32_t t2 = 0; nc < 0 && t2 < d->mesh->n_tet; t2++)
     if (d->setup->medium[d->mesh->tet_group[t2]].is_pml && d->dofs->tet_order[t2] > s->pml_auto)
@@ -157,16 +204,17 @@ static em_err pmg(em_fsys *s, const em_pc_opts *pco, const em_log *log) {
 }
 
 /* the rank's share of the operator and its preconditioner */
-static em_err build(em_fsys *s, const em_system *sys, const em_log *log, em_fsys_stats *st) {
+static em_err build(em_fsys *s, em_system *sys, const em_log *log, em_fsys_stats *st) {
   const em_fsys_desc *d = &s->d;
   em_csr *R = NULL, *Dc = NULL;
   em_err err = EM_OK;
   em_pc_destroy(&s->pc);
   em_dmat_destroy(&s->dm);
   double t0 = em_wtime();
-  EM_TRY(owned_rows(s, sys->A, &R));
-  em_dmat_desc ds = {.n_glob = d->dofs->n_dof, .nb = sys->A->nb, .owner = s->owner, .R = R};
+  em_dmat_desc ds = {.n_glob = d->dofs->n_dof, .nb = sys->A->nb, .owner = s->owner};
   memcpy(ds.offset, sys->A->offset, sizeof ds.offset);
+  EM_TRY(part_rows(sys, &R));
+  ds.R_give = &R; /* freed by em_dmat_create once split */
   em_blockop_opts bop = d->solve->bop;
   bop.backend = d->backend;
   bop.prec = EM_PREC_DOUBLE;
@@ -175,6 +223,7 @@ static em_err build(em_fsys *s, const em_system *sys, const em_log *log, em_fsys
   em_stage_end(log, EM_STAGE_OPERATOR, "this rank's share and its halo");
   em_csr_destroy(&R);
   EM_TRY(err);
+  EM_TRY(rhs_rows(s, sys));
   em_dmat_info in;
   em_dmat_get_info(s->dm, &in);
   EM_TRY(em_blockop_operator(in.op, &s->opD));
@@ -212,11 +261,13 @@ static em_err build(em_fsys *s, const em_system *sys, const em_log *log, em_fsys
   return EM_OK;
 }
 
-em_err em_fsys_dsolve(em_fsys *s, const em_system *sys, int ns, const em_log *log,
-                      em_fsys_stats *st, em_cplx *x) {
+em_err em_fsys_dsolve(em_fsys *s, em_system *sys, int ns, const em_log *log, em_fsys_stats *st,
+                      em_cplx *x) {
   const em_fsys_desc *d = &s->d;
   int32_t n = d->dofs->n_dof;
-  if (!s->owner) EM_TRY(first(s, log));
+  EM_CHECK(s->owner && sys->row, EM_ERR_INTERNAL, "a distributed solve without its parts");
+  if (!s->pml_done) EM_TRY(first(s));
+  s->pml_done = 1;
   EM_TRY(build(s, sys, log, st));
   em_dmat_info in;
   em_dmat_get_info(s->dm, &in);
@@ -233,14 +284,14 @@ em_err em_fsys_dsolve(em_fsys *s, const em_system *sys, int ns, const em_log *lo
   st->n_solve = ns;
   double t0 = em_wtime();
   for (int e = 0; e < ns; e++) {
-    em_dmat_take(s->dm, sys->b + (size_t)e * n, bl);
+    for (int32_t k = 0; k < in.n_own; k++) bl[k] = sys->b[(size_t)e * sys->n_row + s->brow[k]];
     memset(xl, 0, (size_t)in.n_own * sizeof *xl);
     if (d->setup->n_port)
       em_log_info(log, "solving for %s (%d unknowns over %d ranks)", d->setup->port[e].name, n,
                   em_dist_size(d->dist));
     em_stage_begin(log, EM_STAGE_SOLVE);
     err = em_ksp_solve(&A, s->pc, bl, xl, &ko, &st->ksp[e]);
-    if (!err) err = em_dmat_gather(s->dm, xl, x + (size_t)e * n);
+    if (!err) err = em_dmat_gather(s->dm, xl, x ? x + (size_t)e * n : NULL);
     em_stage_end(log, EM_STAGE_SOLVE, "excitation %d", e + 1);
     if (err) goto done;
     const em_ksp_stats *k = &st->ksp[e];

@@ -518,7 +518,10 @@ em_err em_fsys_create(const em_fsys_desc *d, em_fsys **s);
 void em_fsys_destroy(em_fsys **s);
 /* Solve at f (Hz).  *x [n_solve][n_dof] in the DOF numbering and *sys (the
  * assembled system: its fixed values, its matrix) go to the caller.  log:
- * the stages' progress (NULL silent); a not converged solve is a warning. */
+ * the stages' progress (NULL silent); a not converged solve is a warning.
+ * A distributed solve: *sys holds this rank's rows (em_system.row; the
+ * matrix already freed into the operator) and the whole fixed values, *x
+ * is rank 0's only (NULL on the others). */
 em_err em_fsys_solve(em_fsys *s, double f, const em_log *log, em_fsys_stats *st, em_system **sys,
                      em_cplx **x);
 /* A distributed solve (desc.dist of P > 1 ranks): a rank other than 0

@@ -63,7 +63,10 @@ em_err em_fsys_create(const em_fsys_desc *d, em_fsys **out) {
     EM_TRY_GOTO(err, em_calloc(&s->vary, (size_t)m->n_tet, 1, "PML tets"), fail);
     for (int32_t t = 0; t < m->n_tet; t++) s->vary[t] = (uint8_t)su->medium[m->tet_group[t]].is_pml;
   }
-  EM_TRY_GOTO(err, em_assembler_create(m, d->dofs, &s->asm_), fail);
+  /* a distributed solve's assembler holds this rank's rows: made with the
+     parts, at the first solve (dfsys.c) */
+  if (!(em_fsys_distributed(s) && !d->periodic))
+    EM_TRY_GOTO(err, em_assembler_create(m, d->dofs, &s->asm_), fail);
   EM_TRY_GOTO(err,
               em_abc_robins(m, su->medium, su->abc_face, su->n_abc, 1.0, s->abc,
                             FSYS_MAX_ROBIN - su->n_port, &s->n_abc_terms),
@@ -408,7 +411,9 @@ em_err em_fsys_solve(em_fsys *s, double f, const em_log *log, em_fsys_stats *st,
   EM_CHECK(ns >= 1 && ns <= 16, EM_ERR_INPUT, "%d excitations (1..16)", ns);
   double t0 = em_wtime();
   em_stage_begin(log, EM_STAGE_ASSEMBLY);
-  err = em_assemble_with(s->asm_, &prob, log, &sys);
+  if (!s->asm_) err = em_fsys_dpart(s, log); /* dfsys.c */
+  if (!err) err = em_assemble_with(s->asm_, &prob, log, &sys);
+  if (dist && !d->periodic) err = em_fsys_dist_agree(s, err);
   em_stage_end(log, EM_STAGE_ASSEMBLY, NULL);
   EM_TRY(err);
   st->t_assembly = em_wtime() - t0;
@@ -426,9 +431,10 @@ em_err em_fsys_solve(em_fsys *s, double f, const em_log *log, em_fsys_stats *st,
     return EM_OK;
   }
 
-  if (dist) { /* every rank its share (dfsys.c) */
+  if (dist) { /* every rank its share (dfsys.c); the solution gathered to rank 0 */
     t0 = em_wtime();
-    EM_TRY_GOTO(err, em_calloc(&x, (size_t)n * ns, sizeof *x, "solutions"), done);
+    if (em_dist_rank(d->dist) == 0)
+      EM_TRY_GOTO(err, em_calloc(&x, (size_t)n * ns, sizeof *x, "solutions"), done);
     EM_TRY_GOTO(err, em_fsys_dsolve(s, sys, ns, log, st, x), done);
     st->t_solve = em_wtime() - t0 - st->t_operator - st->t_pc;
     *sys_out = sys;

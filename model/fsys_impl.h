@@ -11,7 +11,8 @@
 struct em_fsys {
   em_fsys_desc d;
   uint8_t *vary;                /* [n_tet] PML tets: the material varies inside */
-  em_assembler *asm_;           /* pattern, colouring, reference element: once */
+  em_assembler *asm_;           /* pattern, colouring, reference element: once
+                                   (distributed: this rank's rows, em_fsys_dpart) */
   em_robin abc[FSYS_MAX_ROBIN]; /* ABC terms at k0 = 1 (gamma scales with k0) */
   int n_abc_terms;
   int32_t *perm;      /* operator row order (the pattern's), once */
@@ -40,16 +41,26 @@ struct em_fsys {
   em_dmat *dm;      /* this rank's rows, made per frequency */
   em_operator opD;  /* the rank's local part: pmg's residuals */
   uint8_t *pml_dof; /* [n_dof] unknowns of PML tets (pmg's coarse set) */
+  int pml_done;     /* pml_dof made (once per mesh) */
+  int32_t *brow;    /* [the operator's n_own] the assembled row of each local unknown */
 };
 
 /* dfsys.c: 1 when s solves distributed (more than one rank). */
 int em_fsys_distributed(const em_fsys *s);
+/* Before the first distributed assembly: the parts, the owners and the
+ * assembler of this rank's rows (s->asm_). */
+em_err em_fsys_dpart(em_fsys *s, const em_log *log);
+/* Collective after each distributed assembly: err, or an error naming the
+ * rank whose assembly failed. */
+em_err em_fsys_dist_agree(const em_fsys *s, em_err err);
 /* rank 0: tell the other ranks to solve at f with it (em_fsys_serve). */
 em_err em_fsys_dist_tell(const em_fsys *s, double f);
-/* Every excitation of sys by the distributed operator and the Krylov
- * method; x [ns][n_dof] filled on rank 0 (the DOF numbering). */
-em_err em_fsys_dsolve(em_fsys *s, const em_system *sys, int ns, const em_log *log,
-                      em_fsys_stats *st, em_cplx *x);
+/* Every excitation of sys (this rank's rows; its matrix is freed once
+ * the operator holds it) by the distributed operator and the Krylov
+ * method; x [ns][n_dof] filled on rank 0 (the DOF numbering; NULL on
+ * the other ranks). */
+em_err em_fsys_dsolve(em_fsys *s, em_system *sys, int ns, const em_log *log, em_fsys_stats *st,
+                      em_cplx *x);
 /* what the distributed solve holds */
 void em_fsys_dfree(em_fsys *s);
 

@@ -12,10 +12,12 @@
 #      run (targets: >= 1.6x on 2, >= 2.8x on 4);
 #   4. if time is left: weak scaling, ~3M unknowns per GPU (EPW_WEAK: one
 #      value per 1, 2, 4 GPUs; target >= 75 % efficiency 1 -> 4).
-# A table on stdout (unknowns, wall, stages, iterations, S11, speed-up);
-# logs in $OUT/dsolve-logs.tgz.  The EPW values are estimates (order 3:
-# ~0.46M unknowns at the case's 6 per wavelength, N ~ EPW^3): the table
-# prints the unknowns each got.  Call (the lead):
+# A table on stdout (unknowns, wall, stages, iterations, S11, speed-up),
+# then per rank of the distributed runs: the rows and tets it assembled
+# (each rank assembles its own rows only; rank 0 alone meshes), its
+# assembly time and host memory peak; logs in $OUT/dsolve-logs.tgz.  The
+# EPW values are estimates (order 3: ~0.46M unknowns at the case's 6 per
+# wavelength, N ~ EPW^3): the table prints the unknowns each got.  Call (the lead):
 #   run(command="bash scripts/device-dsolve.sh", kind="nvidia-h100-x4", carry=[".device"])
 set -uo pipefail
 OUT=${OUT:-out/device}
@@ -126,9 +128,10 @@ run strong-1 0 "${BIG[@]}"
 [ "$NG" -ge 4 ] && [ "$(left)" -gt 60 ] && run strong-4 4 "${BIG[@]}"
 table strong-1 strong-2 strong-4
 for r in strong-2 strong-4; do
-  [ -f "$L/$r.log" ] && grep -h "distributed operator\|coarse level of\|distributed solve:\|memory:" "$L/$r.log" |
+  [ -f "$L/$r.log" ] && grep -h "distributed operator\|coarse level of\|distributed solve:\|memory:\|the rows of\|\] assembly: [0-9.]* s\|\] mesh: [0-9.]* s" "$L/$r.log" |
     sed "s/^/  $r: /" | cut -c1-260
 done
+grep -h "\] assembly: [0-9.]* s\|memory:" "$L/strong-1.log" 2> /dev/null | sed "s/^/  strong-1: /" | cut -c1-260
 echo "targets: >= 1.6x on 2 GPUs, >= 2.8x on 4"
 
 if [ "$(left)" -gt 150 ]; then

@@ -167,7 +167,7 @@ typedef struct em_pc_info {
                           numeric factorization (complex multiply-add = 8) */
   int64_t perturbed;   /* direct: pivots replaced by the static perturbation */
   int updates;         /* em_pc_update calls since em_pc_create */
-  int32_t block_n; /* pmg: rows of its block level (0: none) */
+  int32_t block_n;     /* pmg: rows of its block level (0: none) */
   /* pmg: the coarse problem and where an apply spends its time (seconds
      summed over the applies since the last em_pc_create / update) */
   int32_t coarse_n;    /* unknowns solved exactly */
@@ -392,6 +392,9 @@ typedef struct em_dmat_desc {
   const int32_t *owner;             /* [n_glob] rank of each unknown */
   const em_csr *R;                  /* the rows of the unknowns this rank owns, in
                                        ascending global order, global columns */
+  em_csr **R_give;                  /* instead of R: the same rows handed over, freed
+                                       (*R_give = NULL) once split, so that they and
+                                       the local part are not all held at once */
 } em_dmat_desc;
 
 typedef struct em_dmat_info {

@@ -69,18 +69,21 @@ static em_err make_buffers(em_dmat *M) {
 }
 
 /* D by order group, rows sorted as the formats want (perm): the local
- * numbering; O's rows, l2g and the send list follow it */
-static em_err make_local(em_dmat *M, const em_csr *Dn, em_csr **O, int32_t *send,
+ * numbering; O's rows, l2g and the send list follow it.  Each copy is
+ * freed once the next is made (*Dn, then the split blocks). */
+static em_err make_local(em_dmat *M, em_csr **Dn, em_csr **O, int32_t *send,
                          const em_blockop_opts *bop) {
   em_blockmat *Db = NULL;
   em_csr *Op = NULL;
   int32_t *perm = NULL, *l2g = NULL;
   em_err err = EM_OK;
-  EM_TRY(em_blockmat_from_csr(Dn, M->nb, M->offset, &Db));
+  EM_TRY(em_blockmat_from_csr(*Dn, M->nb, M->offset, &Db));
+  em_csr_destroy(Dn);
   EM_TRY_GOTO(err, em_calloc(&perm, (size_t)M->n_own + 1, sizeof *perm, "local order"), done);
   EM_TRY_GOTO(err, em_calloc(&l2g, (size_t)M->n_own + 1, sizeof *l2g, "local unknowns"), done);
   EM_TRY_GOTO(err, em_blockop_plan_perm(Db, bop, perm), done);
   EM_TRY_GOTO(err, em_blockmat_permute(Db, perm, &M->D), done);
+  em_blockmat_destroy(&Db);
   EM_TRY_GOTO(err, em_csr_permute(*O, perm, NULL, &Op), done);
   for (int32_t i = 0; i < M->n_own; i++) l2g[perm[i]] = M->l2g[i];
   for (int32_t k = 0; k < M->n_send; k++) send[k] = perm[send[k]];
@@ -99,7 +102,9 @@ done:
 em_err em_dmat_create(const struct em_dist *d, const em_dmat_desc *ds, const em_blockop_opts *bop,
                       em_dmat **out) {
   *out = NULL;
-  EM_CHECK(ds && ds->R && ds->owner && bop, EM_ERR_ARG, "em_dmat_create: NULL argument");
+  EM_CHECK(ds && (ds->R || (ds->R_give && *ds->R_give)) && ds->owner && bop, EM_ERR_ARG,
+           "em_dmat_create: NULL argument");
+  const em_csr *R = ds->R ? ds->R : *ds->R_give;
   EM_CHECK(ds->nb >= 1 && ds->nb <= EM_MAX_ORDER && ds->offset[0] == 0 &&
                ds->offset[ds->nb] == ds->n_glob,
            EM_ERR_ARG, "em_dmat_create: order groups do not cover the %d unknowns", ds->n_glob);
@@ -114,10 +119,10 @@ em_err em_dmat_create(const struct em_dist *d, const em_dmat_desc *ds, const em_
   M->backend = bop->backend, M->n_glob = ds->n_glob, M->nb = ds->nb;
   EM_TRY_GOTO(err, em_calloc(&g2l, (size_t)M->n_glob + 1, sizeof *g2l, "global to local"), fail);
   for (int32_t j = 0; j < M->n_glob; j++) g2l[j] = ds->owner[j] == M->rank ? M->n_own++ : -1;
-  if (ds->R->n_rows != M->n_own || ds->R->n_cols != M->n_glob) {
+  if (R->n_rows != M->n_own || R->n_cols != M->n_glob) {
     err =
         EM_RAISE(EM_ERR_ARG, "em_dmat_create: rank %d owns %d unknowns but was given %d x %d rows",
-                 M->rank, M->n_own, ds->R->n_rows, ds->R->n_cols);
+                 M->rank, M->n_own, R->n_rows, R->n_cols);
     goto fail;
   }
   EM_TRY_GOTO(err, em_calloc(&M->l2g, (size_t)M->n_own + 1, sizeof *M->l2g, "local unknowns"),
@@ -127,8 +132,9 @@ em_err em_dmat_create(const struct em_dist *d, const em_dmat_desc *ds, const em_
   for (int g = 0; g < M->nb; g++) /* the local groups: the owned of each global one */
     for (int32_t j = ds->offset[g]; j < ds->offset[g + 1]; j++) M->offset[g + 1] += g2l[j] >= 0;
   for (int g = 0; g < M->nb; g++) M->offset[g + 1] += M->offset[g];
-  EM_TRY_GOTO(err, em_dmat_plan(M, ds->R, ds->owner, g2l, &Dn, &O, &send), fail);
-  EM_TRY_GOTO(err, make_local(M, Dn, &O, send, bop), fail);
+  EM_TRY_GOTO(err, em_dmat_plan(M, R, ds->owner, g2l, &Dn, &O, &send), fail);
+  if (!ds->R) em_csr_destroy(ds->R_give); /* split: the rows are Dn and O now */
+  EM_TRY_GOTO(err, make_local(M, &Dn, &O, send, bop), fail);
   EM_TRY_GOTO(err, em_blockop_create(M->D, bop, &M->op), fail);
   em_spmat_opts so;
   em_spmat_opts_default(&so);

@@ -5,6 +5,10 @@ frequency, solved by one rank (the serial path: direct factor) and by two
 by METIS parts, the distributed operator, BiCGSTAB with the V-cycle over
 the ranks).  The oracle is the serial run: both converge to 1e-10, so S11
 must agree to 1e-8 (issue 27's acceptance); rank 0 writes the same files.
+Each rank assembles its own rows only: the ranks' rows add up to the
+unknowns, each from fewer tets than the mesh has; rank 1 meshes nothing
+(rank 0 sends its mesh).  --dump-matrix is refused on 2 ranks (no rank
+holds the whole matrix), with a message and exit 1.
 Solver/distributed off on 2 ranks with one frequency leaves rank 1 idle and
 gives the serial files byte for byte.  OMP_NUM_THREADS=1 on every run."""
 import os
@@ -61,12 +65,27 @@ check("coarse level of" in p.stderr and "gathered to rank 0" in p.stderr,
       "the V-cycle's coarse level gathered to rank 0 (log)")
 m = re.search(r"distributed operator: 2 ranks, (\d+)\.\.(\d+) unknowns each", p.stderr)
 check(m and int(m.group(1)) > 0, "both ranks own unknowns")
+rows = re.findall(r"\[rank (\d)\] assembly: order 2, the rows of (\d+) of (\d+) unknowns "
+                  r"\(\d+ fixed\) from (\d+) of (\d+) tets", p.stderr)
+check(sorted(r[0] for r in rows) == ["0", "1"], f"each rank assembles its own rows (log): {rows}")
+if len(rows) == 2:
+    n = int(rows[0][2])
+    check(sum(int(r[1]) for r in rows) == n and all(int(r[2]) == n for r in rows),
+          f"the ranks' rows add up to the {n} unknowns")
+    check(all(0 < int(r[3]) < int(r[4]) for r in rows), "each rank assembles a part of the tets")
+check("[rank 1] mesh:" in p.stderr and "from rank 0" in p.stderr
+      and "[rank 1] meshing" not in p.stderr, "rank 1 meshes nothing: rank 0's mesh")
 if p.returncode == 0:
     a, b = s11(one), s11(two)
     check(a is not None and b is not None and abs(a - b) <= 1e-8,
           f"S11 of 2 ranks {b} within 1e-8 of 1 rank's {a} (|diff| {abs(a - b):.2e})")
     names = lambda d: sorted(f for f in os.listdir(d) if not f.startswith("."))
     check(names(one) == names(two), f"the same files: {names(one)} / {names(two)}")
+p = run(os.path.join(TMP, "dump"), "--dump-matrix", os.path.join(TMP, "A.mtx"), ranks=2)
+check(p.returncode == 1 and "--dump-matrix" in p.stderr and "distributed" in p.stderr
+      and not os.path.exists(os.path.join(TMP, "A.mtx"))
+      and not os.path.exists(os.path.join(TMP, "dump")),
+      f"--dump-matrix refused on 2 ranks (exit {p.returncode})")
 p = run(off, *sets("Solver/distributed", "off"), ranks=2)
 check(p.returncode == 0, f"2 ranks, Solver/distributed off: exit 0, got {p.returncode}")
 check("every solve shared" not in p.stderr, "off: no distributed solve")

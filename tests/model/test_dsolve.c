@@ -1,10 +1,11 @@
 /* test_dsolve.c - the distributed solve's core on P ranks (argv[1] = the P
  * expected; plainly 1 rank, under mpiexec 2 or 3): a real FEM matrix
  * (order-2 Nedelec on a jittered box, lossy dielectric, PEC walls)
- * partitioned by METIS (em_dpart_build), its rows distributed
- * (em_dmat_create); the halo SpMV gathered to rank 0 must equal the serial
- * product to 1e-14, and COCG / GMRES / BiCGSTAB on the distributed operator
- * with a rank-local ILU(0) (block Jacobi over the ranks) to 1e-12 must give
+ * partitioned by METIS (em_dpart_build), each rank's rows assembled on
+ * their own (em_assembler_create_part: they must be the whole matrix's
+ * rows, bit for bit) and distributed (em_dmat_create); the halo SpMV
+ * gathered to rank 0 must equal the serial product to 1e-14, and COCG / GMRES / BiCGSTAB on the
+ * distributed operator with a rank-local ILU(0) (block Jacobi over the ranks) to 1e-12 must give
  * the serial direct solution of A x = b to 1e-8. */
 #include <math.h>
 #include <stdlib.h>
@@ -35,6 +36,27 @@ static em_csr *owned_rows(const em_csr *A, const int32_t *owner, int rank) {
       R->colind[nnz] = A->colind[q], R->val[nnz] = A->val[q];
     R->rowptr[++n] = nnz;
   }
+  return R;
+}
+
+/* the rows of a part's system as one CSR, global columns */
+static em_csr *part_rows(const em_system *s) {
+  const em_blockmat *A = s->A;
+  int64_t nnz = 0;
+  for (int g = 0; g < A->nb; g++)
+    for (int h = 0; h < A->nb; h++) nnz += A->blk[g][h]->nnz;
+  em_csr *R = NULL;
+  REQUIRE_OK(em_csr_create(s->n_row, A->offset[A->nb], nnz, &R));
+  int32_t k = 0;
+  nnz = 0;
+  for (int g = 0; g < A->nb; g++)
+    for (int32_t r = 0; r < A->blk[g][0]->n_rows; r++, k++) {
+      for (int h = 0; h < A->nb; h++)
+        for (int64_t q = A->blk[g][h]->rowptr[r]; q < A->blk[g][h]->rowptr[r + 1]; q++, nnz++)
+          R->colind[nnz] = A->offset[h] + A->blk[g][h]->colind[q],
+          R->val[nnz] = A->blk[g][h]->val[q];
+      R->rowptr[k + 1] = nnz;
+    }
   return R;
 }
 
@@ -121,7 +143,25 @@ int main(int argc, char **argv) {
   /* the parts: every rank computes the same; each owns some rows */
   int32_t *tp = calloc((size_t)m->n_tet, sizeof *tp), *owner = calloc((size_t)n, sizeof *owner);
   REQUIRE_OK(em_dpart_build(m, dm, P, tp, owner));
-  em_csr *R = owned_rows(A, owner, rank);
+  em_csr *Rw = owned_rows(A, owner, rank), *R = NULL;
+  { /* this rank's rows assembled on their own: the whole's, bit for bit */
+    em_assembler *pa = NULL;
+    em_system *ps = NULL;
+    REQUIRE_OK(em_assembler_create_part(m, dm, owner, rank, &pa));
+    em_assembler_no_cache(pa); /* em_assemble's one plain pass: the same sums */
+    REQUIRE_OK(em_assemble_with(pa, &prob, NULL, &ps));
+    R = part_rows(ps);
+    int same = R->n_rows == Rw->n_rows && R->nnz == Rw->nnz &&
+               !memcmp(R->rowptr, Rw->rowptr, (size_t)(R->n_rows + 1) * sizeof *R->rowptr) &&
+               !memcmp(R->colind, Rw->colind, (size_t)R->nnz * sizeof *R->colind) &&
+               !memcmp(R->val, Rw->val, (size_t)R->nnz * sizeof *R->val);
+    EXPECT(same, "rank %d: its rows assembled on their own differ from the whole matrix's", rank);
+    for (int32_t k = 0; k < ps->n_row; k++)
+      EXPECT(owner[ps->row[k]] == rank, "rank %d: row %d is unknown %d of rank %d", rank, k,
+             ps->row[k], owner[ps->row[k]]);
+    em_system_destroy(&ps);
+    em_assembler_destroy(&pa);
+  }
   em_dmat_desc ds = {.n_glob = n, .nb = sys->A->nb, .owner = owner, .R = R};
   memcpy(ds.offset, sys->A->offset, sizeof ds.offset);
   em_blockop_opts bop;
@@ -197,6 +237,7 @@ int main(int argc, char **argv) {
 
   em_dmat_destroy(&M);
   em_csr_destroy(&R);
+  em_csr_destroy(&Rw);
   em_csr_destroy(&A);
   free(x), free(y), free(yg), free(xl), free(yl), free(xref), free(b), free(tp), free(owner),
       free(ff);
