@@ -81,6 +81,8 @@ em_err bench_csop_create(const em_csr *A, bench_csop **s, em_operator *op) {
   op->ctx = c;
   op->apply = csop_apply;
   op->apply_multi = NULL;
+  op->dist = NULL;
+  op->apply_rows = NULL;
 done:
   em_free(&rp);
   if (err) bench_csop_destroy(s);

@@ -238,19 +238,30 @@ em_err em_blockop_block_spmm(const em_blockop *op, int i, int j, int k, const vo
   return em_spmat_spmm(op->blk[i][j], k, xj, yi, accumulate, stream);
 }
 
-/* CPU, k vectors: the chains of em_blockop_apply with multi-vector products. */
-static em_err blockop_apply_multi_cpu(em_blockop *op, int k, const void *const *x, void *const *y) {
-  if (op->whole) return em_spmat_spmm(op->whole, k, x, y, 0, NULL);
-  for (int i = 0; i < op->nb; i++) {
+/* CPU: block rows i0 .. i1-1 of k vectors, the chains of em_blockop_apply
+ * (k = 1: its SpMVs) or with multi-vector products. */
+static em_err blockop_rows_cpu(em_blockop *op, int i0, int i1, int k, const void *const *x,
+                               void *const *y) {
+  for (int i = i0; i < i1; i++) {
     size_t rows = (size_t)(op->offset[i + 1] - op->offset[i]);
     if (rows == 0) continue;
     if (op->n_in_row[i] == 0)
       for (int c = 0; c < k; c++)
         memset((char *)y[c] + (size_t)op->offset[i] * op->elem, 0, rows * op->elem);
-    for (int t = 0; t < op->n_in_row[i]; t++)
-      EM_TRY(em_blockop_block_spmm(op, i, op->order[i][t], k, x, y, t > 0, NULL));
+    for (int t = 0; t < op->n_in_row[i]; t++) {
+      if (k == 1)
+        EM_TRY(em_blockop_block_spmv(op, i, op->order[i][t], x[0], y[0], t > 0, NULL));
+      else
+        EM_TRY(em_blockop_block_spmm(op, i, op->order[i][t], k, x, y, t > 0, NULL));
+    }
   }
   return EM_OK;
+}
+
+/* CPU, k vectors: the chains of em_blockop_apply with multi-vector products. */
+static em_err blockop_apply_multi_cpu(em_blockop *op, int k, const void *const *x, void *const *y) {
+  if (op->whole) return em_spmat_spmm(op->whole, k, x, y, 0, NULL);
+  return blockop_rows_cpu(op, 0, op->nb, k, x, y);
 }
 
 /* CPU: the chains one after another, OpenMP inside each block. */
@@ -297,7 +308,37 @@ em_err em_blockop_apply_multi(em_blockop *op, int k, const void *const *x, void 
   return EM_OK;
 }
 
-const em_blockop_ops em_blockop_ops_cpu = {NULL, blockop_apply_cpu, NULL, blockop_apply_multi_cpu};
+const em_blockop_ops em_blockop_ops_cpu = {NULL, blockop_apply_cpu, NULL, blockop_apply_multi_cpu,
+                                           blockop_rows_cpu};
+
+/* The block rows covering r0 .. r1-1 (checked like em_blockop_apply_multi),
+ * per group of EM_SPMM_GROUP vectors; the whole matrix of ONE_MATRIX: the
+ * full product. */
+em_err em_blockop_apply_rows(em_blockop *op, int32_t r0, int32_t r1, int k, const void *const *x,
+                             void *const *y) {
+  EM_CHECK(op && k >= 1 && x && y, EM_ERR_ARG,
+           "em_blockop_apply_rows: NULL operator or vector list, or %d vectors", k);
+  int32_t n = op->offset[op->nb];
+  EM_CHECK(r0 >= 0 && r0 <= r1 && r1 <= n, EM_ERR_ARG,
+           "em_blockop_apply_rows: rows %d .. %d outside 0 .. %d", r0, r1 - 1, n - 1);
+  if (r0 == r1) return EM_OK;
+  for (int j = 0; j < k; j++) {
+    EM_CHECK(x[j] && y[j], EM_ERR_ARG, "em_blockop_apply_rows: vector %d is NULL", j);
+    for (int i = 0; i < k; i++)
+      EM_CHECK(x[i] != y[j] && (i == j || y[i] != y[j]), EM_ERR_ARG,
+               "em_blockop_apply_rows: output %d is also vector %d", j, i);
+  }
+  if (op->whole)
+    return k == 1 ? em_blockop_apply(op, x[0], y[0]) : em_blockop_apply_multi(op, k, x, y);
+  int i0 = 0, i1 = op->nb;
+  while (op->offset[i0 + 1] <= r0) i0++;
+  while (op->offset[i1 - 1] >= r1) i1--;
+  for (int j = 0; j < k; j += EM_SPMM_GROUP) {
+    int g = k - j < EM_SPMM_GROUP ? k - j : EM_SPMM_GROUP;
+    EM_TRY(op->ops->apply_rows(op, i0, i1, g, x + j, y + j));
+  }
+  return EM_OK;
+}
 
 /* Blocks without entries are not stored: their info has the sizes, nnz 0,
  * bytes 0 and format EM_FMT_AUTO ("none").  ONE_MATRIX: (0, 0) is the whole;
@@ -355,6 +396,11 @@ static em_err blockop_operator_apply_multi(void *ctx, int k, const void *const *
   return em_blockop_apply_multi((em_blockop *)ctx, k, x, y);
 }
 
+static em_err blockop_operator_apply_rows(void *ctx, int32_t r0, int32_t r1, int k,
+                                          const void *const *x, void *const *y) {
+  return em_blockop_apply_rows((em_blockop *)ctx, r0, r1, k, x, y);
+}
+
 /* The block operator as an em_operator (it stays owned by the caller). */
 em_err em_blockop_operator(em_blockop *B, em_operator *op) {
   EM_CHECK(B && op, EM_ERR_ARG, "em_blockop_operator: NULL argument");
@@ -365,5 +411,6 @@ em_err em_blockop_operator(em_blockop *B, em_operator *op) {
   op->apply = blockop_operator_apply;
   op->apply_multi = blockop_operator_apply_multi;
   op->dist = NULL;
+  op->apply_rows = blockop_operator_apply_rows;
   return EM_OK;
 }

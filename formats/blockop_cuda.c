@@ -76,16 +76,16 @@ static void blockop_cuda_free(em_blockop *op) {
   em_free(&op->cuda);
 }
 
-/* Fork from `origin`, the row chains on the block streams, join into origin;
- * k vectors (x[c] -> y[c]), each block one multi-vector product (k = 1: its
- * SpMV). */
-static em_err blockop_issue(em_blockop *op, int k, const void *const *x, void *const *y,
-                            cudaStream_t origin) {
+/* Fork from `origin`, the chains of block rows i0 .. i1-1 on the block
+ * streams, join into origin; k vectors (x[c] -> y[c]), each block one
+ * multi-vector product (k = 1: its SpMV). */
+static em_err blockop_issue(em_blockop *op, int i0, int i1, int k, const void *const *x,
+                            void *const *y, cudaStream_t origin) {
   em_blockop_cuda *C = op->cuda;
   cudaEvent_t joins[EM_MAX_ORDER * EM_MAX_ORDER];
   int n_join = 0;
   EM_CUDA(cudaEventRecord(C->entry, origin));
-  for (int i = 0; i < op->nb; i++) {
+  for (int i = i0; i < i1; i++) {
     size_t rows = (size_t)(op->offset[i + 1] - op->offset[i]);
     if (rows == 0) continue;
     if (op->n_in_row[i] == 0) { /* no stored block: y_i = 0 */
@@ -122,7 +122,7 @@ static em_err blockop_capture(em_blockop *op, const void *x, void *y, cudaGraphE
   em_blockop_cuda *C = op->cuda;
   *exec = NULL;
   EM_CUDA(cudaStreamBeginCapture(C->cap, cudaStreamCaptureModeThreadLocal));
-  em_err err = blockop_issue(op, 1, &x, &y, C->cap);
+  em_err err = blockop_issue(op, 0, op->nb, 1, &x, &y, C->cap);
   cudaGraph_t g = NULL;
   cudaError_t ce = cudaStreamEndCapture(C->cap, &g);
   if (err)
@@ -168,11 +168,11 @@ static em_err blockop_graph_for(em_blockop *op, const void *x, void *y, cudaGrap
   return EM_OK;
 }
 
-/* SEQUENTIAL: the chains on stream 0, no events needed; k vectors as in
- * blockop_issue. */
-static em_err blockop_sequential(const em_blockop *op, int k, const void *const *x,
+/* SEQUENTIAL: the chains of block rows i0 .. i1-1 on stream 0, no events
+ * needed; k vectors as in blockop_issue. */
+static em_err blockop_sequential(const em_blockop *op, int i0, int i1, int k, const void *const *x,
                                  void *const *y) {
-  for (int i = 0; i < op->nb; i++) {
+  for (int i = i0; i < i1; i++) {
     size_t rows = (size_t)(op->offset[i + 1] - op->offset[i]);
     if (rows == 0) continue;
     if (op->n_in_row[i] == 0)
@@ -194,11 +194,11 @@ static em_err blockop_cuda_apply(em_blockop *op, const void *x, void *y) {
   if (op->whole) return em_spmat_spmv(op->whole, x, y, 0, NULL);
   switch (op->opts.mode) {
     case EM_BLOCKOP_SEQUENTIAL:
-      EM_TRY(blockop_sequential(op, 1, &x, &y));
+      EM_TRY(blockop_sequential(op, 0, op->nb, 1, &x, &y));
       break;
     case EM_BLOCKOP_STREAMS:
     case EM_BLOCKOP_ROWS:
-      EM_TRY(blockop_issue(op, 1, &x, &y, 0));
+      EM_TRY(blockop_issue(op, 0, op->nb, 1, &x, &y, 0));
       break;
     case EM_BLOCKOP_GRAPH: {
       cudaGraphExec_t exec = NULL;
@@ -217,9 +217,18 @@ static em_err blockop_cuda_apply(em_blockop *op, const void *x, void *y) {
 static em_err blockop_cuda_apply_multi(em_blockop *op, int k, const void *const *x,
                                        void *const *y) {
   if (op->whole) return em_spmat_spmm(op->whole, k, x, y, 0, NULL);
-  if (op->opts.mode == EM_BLOCKOP_SEQUENTIAL) return blockop_sequential(op, k, x, y);
-  return blockop_issue(op, k, x, y, 0);
+  if (op->opts.mode == EM_BLOCKOP_SEQUENTIAL) return blockop_sequential(op, 0, op->nb, k, x, y);
+  return blockop_issue(op, 0, op->nb, k, x, y, 0);
+}
+
+/* Block rows i0 .. i1-1: the mode's schedule on those rows (GRAPH issues
+ * like STREAMS: its graphs hold every row). */
+static em_err blockop_cuda_rows(em_blockop *op, int i0, int i1, int k, const void *const *x,
+                                void *const *y) {
+  if (op->opts.mode == EM_BLOCKOP_SEQUENTIAL) return blockop_sequential(op, i0, i1, k, x, y);
+  return blockop_issue(op, i0, i1, k, x, y, 0);
 }
 
 const em_blockop_ops em_blockop_ops_cuda = {blockop_cuda_init, blockop_cuda_apply,
-                                            blockop_cuda_free, blockop_cuda_apply_multi};
+                                            blockop_cuda_free, blockop_cuda_apply_multi,
+                                            blockop_cuda_rows};

@@ -31,6 +31,9 @@ struct em_blockop_ops {
   /* y[j] = A x[j], 1 <= k <= EM_SPMM_GROUP, the same schedule with
      multi-vector products */
   em_err (*apply_multi)(em_blockop *op, int k, const void *const *x, void *const *y);
+  /* block rows i0 .. i1-1 of y[j] = A x[j], 1 <= k <= EM_SPMM_GROUP (k = 1:
+     the blocks' SpMVs, as apply) */
+  em_err (*apply_rows)(em_blockop *op, int i0, int i1, int k, const void *const *x, void *const *y);
 };
 
 extern const em_blockop_ops em_blockop_ops_cpu; /* blockop.c */

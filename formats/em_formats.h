@@ -164,6 +164,13 @@ em_err em_blockop_apply(em_blockop *op, const void *x, void *y);
  * (em_spmat_spmm) in the mode's schedule (GRAPH runs as STREAMS); each
  * column equals em_blockop_apply's bit for bit. */
 em_err em_blockop_apply_multi(em_blockop *op, int k, const void *const *x, void *const *y);
+/* The rows r0 .. r1-1 of y[j] = A x[j] (k >= 1 vectors): the block rows
+ * covering them are computed as em_blockop_apply(_multi) computes them (bit
+ * for bit); the other block rows of y[j] are not written (ONE_MATRIX: the
+ * whole product).  A residual needed on one order group reads that group's
+ * blocks only. */
+em_err em_blockop_apply_rows(em_blockop *op, int32_t r0, int32_t r1, int k, const void *const *x,
+                             void *const *y);
 /* Layout of block (i, j) (or of the whole for ONE_MATRIX: i = j = 0). */
 void em_blockop_block_info(const em_blockop *op, int i, int j, em_spmat_info *info);
 size_t em_blockop_bytes(const em_blockop *op);
@@ -201,6 +208,12 @@ typedef struct em_operator {
      rank's share, and the Krylov methods sum their dot products over the
      ranks. */
   const struct em_dist *dist;
+  /* rows r0 .. r1-1 of y[j] = A x[j] for k vectors, each as apply /
+     apply_multi gives it; the other rows of y[j] may or may not be written
+     (NULL: not offered, a whole product instead; the block operator offers
+     it) */
+  em_err (*apply_rows)(void *ctx, int32_t r0, int32_t r1, int k, const void *const *x,
+                       void *const *y);
 } em_operator;
 
 em_err em_spmat_operator(em_spmat *M, em_operator *op);

@@ -118,5 +118,6 @@ em_err em_spmat_operator(em_spmat *M, em_operator *op) {
   op->apply = spmat_apply;
   op->apply_multi = spmat_apply_multi;
   op->dist = NULL;
+  op->apply_rows = NULL;
   return EM_OK;
 }

@@ -225,8 +225,11 @@ static em_err solve_all(em_fsys *s, const em_system *sys, int ns, const em_log *
   st->n_solve = ns;
   for (int e0 = 0; e0 < ns; e0 += blk) {
     int m = ns - e0 < blk ? ns - e0 : blk;
-    for (int j = 0; j < m; j++)
-      for (int32_t i = 0; i < n; i++) {
+    /* the columns into the operator's numbering (threads: at millions of
+       unknowns the first touch of these blocks costs as much as a solve) */
+#pragma omp parallel for schedule(static) if (n > 100000)
+    for (int32_t i = 0; i < n; i++)
+      for (int j = 0; j < m; j++) {
         bp[(size_t)j * n + perm[i]] = sys->b[(size_t)(e0 + j) * n + i];
         xp[(size_t)j * n + i] = 0;
       }
@@ -238,9 +241,11 @@ static em_err solve_all(em_fsys *s, const em_system *sys, int ns, const em_log *
       em_log_info(log, "solving for %s .. %s together (%d right-hand sides, %d unknowns)",
                   d->setup->port[e0].name, d->setup->port[e0 + m - 1].name, m, n);
     EM_TRY_GOTO(err, em_ksp_solve_multi(&A, s->pc, m, bp, n, xp, n, &ko, &st->ksp[e0]), done);
+#pragma omp parallel for schedule(static) if (n > 100000)
+    for (int32_t i = 0; i < n; i++)
+      for (int j = 0; j < m; j++) x[(size_t)(e0 + j) * n + i] = xp[(size_t)j * n + perm[i]];
     for (int j = 0; j < m; j++) {
       int e = e0 + j;
-      for (int32_t i = 0; i < n; i++) x[(size_t)e * n + i] = xp[(size_t)j * n + perm[i]];
       const em_ksp_stats *k = &st->ksp[e];
       if (k->reason == EM_KSP_CONVERGED) continue;
       st->converged = 0;

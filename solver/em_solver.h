@@ -76,8 +76,9 @@ typedef struct em_pmg_opts {
   const em_operator *op;      /* the Krylov operator (this matrix, same numbering,
                                  complex double, the pc's backend), or NULL.
                                  Given, the residuals r - A z of the levels and
-                                 of the coarse set come from it (one full
-                                 product, then a gather) and the V-cycle keeps
+                                 of the coarse set come from it (a product of
+                                 the rows they span, apply_rows, else a full
+                                 one, then a gather) and the V-cycle keeps
                                  no copy of A's rows: about nnz(A) entries less
                                  memory for a few more products per cycle.  It
                                  must outlive the pc and hold the values of the
@@ -206,7 +207,8 @@ em_err em_pc_apply_prec(em_pc *pc, em_prec vec_prec, const void *r, void *z);
 /* z[j] = M^-1 r[j] for k vectors at once where the type has a block form
  * (the direct factor solves the k columns together, reading its factor
  * once; pmg runs one V-cycle over k vectors with multi-vector products and
- * one k-column coarse solve), else k applications.  Each column equals
+ * one k-column coarse solve; ILU(0) on the CPU solves them in one pass over
+ * its factors), else k applications.  Each column equals
  * em_pc_apply_prec's (bit for bit on the CPU; on the GPU the direct
  * factor's dense kernels may round differently with k columns).  The z[j]
  * are distinct and none is an r. */

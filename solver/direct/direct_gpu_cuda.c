@@ -577,6 +577,16 @@ em_err em_direct_numeric_cuda(em_direct *F, const em_csr *M, const double *r, do
                 "GiB free)",
                 F->gpu->single ? "single" : "double", F->gpu->nlev, need / GIB,
                 (double)free_b / GIB);
+    /* the solves' split: level kernels (up to 8 columns a pass) and the
+       wide supernodes' cuBLAS calls (one after another, per column block) */
+    int32_t small = 0, wide_max = 0;
+    for (int32_t l = 0; l < F->gpu->nlev; l++) small += F->gpu->n_solve_small[l];
+    for (int32_t s = 0; s < S->ns; s++)
+      if (S->super[s + 1] - S->super[s] > wide_max) wide_max = S->super[s + 1] - S->super[s];
+    em_log_verbose(log,
+                   "direct: GPU solves: %d supernodes by the level kernels, %d of %d to %d "
+                   "columns through cuBLAS",
+                   small, S->ns - small, EM_DG_SOLVE_BIG, wide_max);
   }
   em_dgpu *g = F->gpu;
   for (int i = 1; i <= EM_DG_STREAMS && g->w_entries > 0; i++) /* freed after the last one */

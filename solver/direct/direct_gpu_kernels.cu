@@ -278,61 +278,114 @@ __global__ void permute_out_kernel(int32_t n, int nrhs, const int32_t *perm, con
   }
 }
 
-// Forward, one block per supernode: x = L11^-1 y_s column by column, then
-// y(rows below) -= L21 x.
-template <typename F>
+// The level kernels of the solves take the right-hand sides RB at a time:
+// a supernode's own entries x (k < EM_DG_SOLVE_BIG rows, RB columns) sit
+// in shared memory, column c at xs + c * EM_DG_SOLVE_BIG, so every step of
+// the triangle updates all RB columns between two barriers and every entry
+// of L read from memory serves all of them.  One right-hand side or RB
+// cost the same number of barriers and reads of L.
+
+// Forward, one block per supernode: x = L11^-1 y_s (a barrier per column
+// of L11), then y(rows below) -= L21 x (a thread per row of L21, RB sums).
+template <typename F, int RB>
 __global__ void fwd_level_kernel(em_dg_sym S, const int32_t *sn, const F *lval, int nrhs,
                                  double2 *y, int64_t ldy) {
+  __shared__ double2 xs[RB * EM_DG_SOLVE_BIG];
   int32_t s = sn[blockIdx.x];
   front f = front_of(S, s);
   const F *L = lval + S.lptr[s];
   const int32_t *below = S.rows + S.rptr[s] + f.k;
   int tid = threadIdx.x, nthr = blockDim.x;
-  for (int r = 0; r < nrhs; r++) {
-    double2 *x = y + r * ldy + f.c0;
+  for (int r0 = 0; r0 < nrhs; r0 += RB) {
+    int nr = nrhs - r0 < RB ? nrhs - r0 : RB;
+    double2 *yr = y + r0 * ldy + f.c0;
+    for (int64_t q = tid; q < f.k * nr; q += nthr)
+      xs[(q / f.k) * EM_DG_SOLVE_BIG + q % f.k] = yr[(q / f.k) * ldy + q % f.k];
     for (int64_t j = 0; j < f.k; j++) {
       __syncthreads();
-      double2 xj = x[j];
-      for (int64_t i = j + 1 + tid; i < f.k; i += nthr)
-        x[i] = cfms(x[i], em_sv_to_z(L[i + j * f.m]), xj);
+      for (int64_t i = j + 1 + tid; i < f.k; i += nthr) {
+        double2 l = em_sv_to_z(L[i + j * f.m]);
+#pragma unroll
+        for (int c = 0; c < RB; c++)
+          if (c < nr)
+            xs[c * EM_DG_SOLVE_BIG + i] =
+                cfms(xs[c * EM_DG_SOLVE_BIG + i], l, xs[c * EM_DG_SOLVE_BIG + j]);
+      }
     }
     __syncthreads();
+    for (int64_t q = tid; q < f.k * nr; q += nthr)
+      yr[(q / f.k) * ldy + q % f.k] = xs[(q / f.k) * EM_DG_SOLVE_BIG + q % f.k];
     for (int64_t a = tid; a < f.nb; a += nthr) {
-      double2 t = make_double2(0, 0);
-      for (int64_t j = 0; j < f.k; j++) t = cfms(t, em_sv_to_z(L[f.k + a + j * f.m]), x[j]);
-      atomic_add(y + r * ldy + below[a], t);  // y -= L21 x
+      double2 t[RB];
+#pragma unroll
+      for (int c = 0; c < RB; c++) t[c] = make_double2(0, 0);
+      for (int64_t j = 0; j < f.k; j++) {
+        double2 l = em_sv_to_z(L[f.k + a + j * f.m]);
+#pragma unroll
+        for (int c = 0; c < RB; c++)
+          if (c < nr) t[c] = cfms(t[c], l, xs[c * EM_DG_SOLVE_BIG + j]);
+      }
+#pragma unroll
+      for (int c = 0; c < RB; c++)
+        if (c < nr) atomic_add(y + (r0 + c) * ldy + below[a], t[c]);  // y -= L21 x
     }
+    __syncthreads();  // xs is read above before the next columns overwrite it
   }
 }
 
-// Backward, one block per supernode: u = y_s - L21^T y(below), then
-// x = L11^-T u, last column first.
-template <typename F>
+// Backward, one block per supernode: u = y_s - L21^T y(below) (a warp per
+// column of L21, RB sums), then x = L11^-T u, last column first.
+template <typename F, int RB>
 __global__ void bwd_level_kernel(em_dg_sym S, const int32_t *sn, const F *lval, int nrhs,
                                  double2 *y, int64_t ldy) {
+  __shared__ double2 xs[RB * EM_DG_SOLVE_BIG];
   int32_t s = sn[blockIdx.x];
   front f = front_of(S, s);
   const F *L = lval + S.lptr[s];
   const int32_t *below = S.rows + S.rptr[s] + f.k;
   int tid = threadIdx.x, nthr = blockDim.x, lane = tid & 31, warp = tid >> 5, nw = nthr >> 5;
-  for (int r = 0; r < nrhs; r++) {
-    double2 *yr = y + r * ldy, *x = yr + f.c0;
-    for (int64_t j = warp; j < f.k; j += nw) {  // a warp per column: dot of length nb
-      double2 t = make_double2(0, 0);
-      for (int64_t a = lane; a < f.nb; a += 32)
-        t = cfms(t, em_sv_to_z(L[f.k + a + j * f.m]), yr[below[a]]);
-      for (int o = 16; o > 0; o >>= 1) {
-        t.x += __shfl_down_sync(0xffffffffu, t.x, o);
-        t.y += __shfl_down_sync(0xffffffffu, t.y, o);
+  for (int r0 = 0; r0 < nrhs; r0 += RB) {
+    int nr = nrhs - r0 < RB ? nrhs - r0 : RB;
+    double2 *yr = y + r0 * ldy;
+    for (int64_t q = tid; q < f.k * nr; q += nthr)
+      xs[(q / f.k) * EM_DG_SOLVE_BIG + q % f.k] = yr[(q / f.k) * ldy + f.c0 + q % f.k];
+    __syncthreads();
+    for (int64_t j = warp; j < f.k; j += nw) {  // a warp per column: dots of length nb
+      double2 t[RB];
+#pragma unroll
+      for (int c = 0; c < RB; c++) t[c] = make_double2(0, 0);
+      for (int64_t a = lane; a < f.nb; a += 32) {
+        double2 l = em_sv_to_z(L[f.k + a + j * f.m]);
+        int64_t row = below[a];
+#pragma unroll
+        for (int c = 0; c < RB; c++)
+          if (c < nr) t[c] = cfms(t[c], l, yr[c * ldy + row]);
       }
-      if (lane == 0) x[j] = cadd(x[j], t);
+#pragma unroll
+      for (int c = 0; c < RB; c++) {
+        if (c >= nr) continue;
+        for (int o = 16; o > 0; o >>= 1) {
+          t[c].x += __shfl_down_sync(0xffffffffu, t[c].x, o);
+          t[c].y += __shfl_down_sync(0xffffffffu, t[c].y, o);
+        }
+        if (lane == 0) xs[c * EM_DG_SOLVE_BIG + j] = cadd(xs[c * EM_DG_SOLVE_BIG + j], t[c]);
+      }
     }
     for (int64_t j = f.k - 1; j >= 0; j--) {
       __syncthreads();
-      double2 xj = x[j];
-      for (int64_t i = tid; i < j; i += nthr) x[i] = cfms(x[i], em_sv_to_z(L[j + i * f.m]), xj);
+      for (int64_t i = tid; i < j; i += nthr) {
+        double2 l = em_sv_to_z(L[j + i * f.m]);
+#pragma unroll
+        for (int c = 0; c < RB; c++)
+          if (c < nr)
+            xs[c * EM_DG_SOLVE_BIG + i] =
+                cfms(xs[c * EM_DG_SOLVE_BIG + i], l, xs[c * EM_DG_SOLVE_BIG + j]);
+      }
     }
     __syncthreads();
+    for (int64_t q = tid; q < f.k * nr; q += nthr)
+      yr[(q / f.k) * ldy + f.c0 + q % f.k] = xs[(q / f.k) * EM_DG_SOLVE_BIG + q % f.k];
+    __syncthreads();  // before the next columns overwrite xs
   }
 }
 
@@ -391,6 +444,27 @@ inline unsigned grid_for(int64_t n) {
 
 inline cudaStream_t st(void *s) {
   return (cudaStream_t)s;
+}
+
+// A level kernel with RB columns per pass: 1 for one right-hand side, 4 up
+// to four, else 8 (several passes beyond eight).
+template <typename F, int RB>
+void level_run(bool fwd, em_dg_sym S, const int32_t *sn, int32_t count, const void *lval, int nrhs,
+               double2 *y, int64_t ldy, cudaStream_t s) {
+  if (fwd)
+    fwd_level_kernel<F, RB><<<count, 128, 0, s>>>(S, sn, (const F *)lval, nrhs, y, ldy);
+  else
+    bwd_level_kernel<F, RB><<<count, 128, 0, s>>>(S, sn, (const F *)lval, nrhs, y, ldy);
+}
+template <typename F, bool FWD>
+void level_launch(em_dg_sym S, const int32_t *sn, int32_t count, const void *lval, int nrhs,
+                  double2 *y, int64_t ldy, cudaStream_t s) {
+  if (nrhs == 1)
+    level_run<F, 1>(FWD, S, sn, count, lval, nrhs, y, ldy, s);
+  else if (nrhs <= 4)
+    level_run<F, 4>(FWD, S, sn, count, lval, nrhs, y, ldy, s);
+  else
+    level_run<F, 8>(FWD, S, sn, count, lval, nrhs, y, ldy, s);
 }
 
 }  // namespace
@@ -507,13 +581,11 @@ em_err em_dg_permute_out(int32_t n, int nrhs, const int32_t *perm, const double 
 
 em_err em_dg_fwd_level(em_dg_sym S, const int32_t *sn, int32_t count, const void *lval, int nrhs,
                        void *y, int64_t ldy, int single, void *s) {
-  if (count == 0) return EM_OK;
+  if (count == 0 || nrhs == 0) return EM_OK;
   if (single)
-    fwd_level_kernel<float2>
-        <<<count, 128, 0, st(s)>>>(S, sn, (const float2 *)lval, nrhs, (double2 *)y, ldy);
+    level_launch<float2, true>(S, sn, count, lval, nrhs, (double2 *)y, ldy, st(s));
   else
-    fwd_level_kernel<double2>
-        <<<count, 128, 0, st(s)>>>(S, sn, (const double2 *)lval, nrhs, (double2 *)y, ldy);
+    level_launch<double2, true>(S, sn, count, lval, nrhs, (double2 *)y, ldy, st(s));
   EM_CUDA_LAUNCHED();
   return EM_OK;
 }
@@ -534,13 +606,11 @@ em_err em_dg_diag_solve(int32_t n, int nrhs, const void *d, void *y, int64_t ldy
 
 em_err em_dg_bwd_level(em_dg_sym S, const int32_t *sn, int32_t count, const void *lval, int nrhs,
                        void *y, int64_t ldy, int single, void *s) {
-  if (count == 0) return EM_OK;
+  if (count == 0 || nrhs == 0) return EM_OK;
   if (single)
-    bwd_level_kernel<float2>
-        <<<count, 128, 0, st(s)>>>(S, sn, (const float2 *)lval, nrhs, (double2 *)y, ldy);
+    level_launch<float2, false>(S, sn, count, lval, nrhs, (double2 *)y, ldy, st(s));
   else
-    bwd_level_kernel<double2>
-        <<<count, 128, 0, st(s)>>>(S, sn, (const double2 *)lval, nrhs, (double2 *)y, ldy);
+    level_launch<double2, false>(S, sn, count, lval, nrhs, (double2 *)y, ldy, st(s));
   EM_CUDA_LAUNCHED();
   return EM_OK;
 }

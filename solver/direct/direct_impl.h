@@ -143,6 +143,28 @@ void em_dk_tile_avx512_packed(int64_t r0, int64_t r1, int64_t c0, int64_t c1, in
                               int lower);
 #endif
 
+/* The dense steps of the supernodal solves on R right-hand sides (own
+ * kernels of each instruction set, direct_solve_kernels.c).  Every entry
+ * is computed alike whatever R and the tile it falls in: column r of a
+ * block solve is the one-column solve of column r bit for bit.
+ *   gemm_n:  T (M x R, ld ldt) -= A (M x K) C (K x R), C negated when neg
+ *   gemm_t:  X (K x R) -= A^T B, A M x K, B M x R (plain transpose)
+ *   trsm_n:  X (k x R) = L^-1 X,  trsm_t:  X = L^-T X, L unit lower k x k
+ * (its upper triangle and diagonal are not read). */
+void em_ds_gemm_n(em_dk_kind kind, int64_t M, int R, int64_t K, const em_cplx *A, int64_t lda,
+                  const em_cplx *C, int64_t ldc, int neg, em_cplx *T, int64_t ldt);
+void em_ds_gemm_t(em_dk_kind kind, int64_t M, int64_t K, int R, const em_cplx *A, int64_t lda,
+                  const em_cplx *B, int64_t ldb, em_cplx *X, int64_t ldx);
+void em_ds_trsm_n(em_dk_kind kind, int64_t k, int R, const em_cplx *L, int64_t ldl, em_cplx *X,
+                  int64_t ldx);
+void em_ds_trsm_t(em_dk_kind kind, int64_t k, int R, const em_cplx *L, int64_t ldl, em_cplx *X,
+                  int64_t ldx);
+/* The kernels the solves of a factor with kernels `kind` run: BLAS and
+ * kinds this CPU lacks map to an own kind it has. */
+em_dk_kind em_ds_kind(em_dk_kind kind);
+/* Columns of the panels of em_ds_trsm_n / _t (solved entry by entry). */
+#define EM_DS_PANEL 16
+
 /* Context of the dense work of one factorization or solve. */
 typedef struct em_dk_ctx {
   em_dk_kind kind; /* kernels */

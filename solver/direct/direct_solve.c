@@ -11,7 +11,9 @@
  * update vectors t_c (kept in work) from its own entries and accumulates
  * the rest into t_s; it writes nothing outside its own columns, so
  * independent subtrees may run concurrently.  The backward sweep reads the
- * finished entries of its ancestors only.  Both sweeps follow the
+ * finished entries of its ancestors only.  The dense steps take the nrhs
+ * columns together (em_ds_*: each block of L read once for all of them, in
+ * register tiles of several columns), each column computed as alone.  Both sweeps follow the
  * tree schedule of direct_sched.c on F->threads OpenMP threads, weighted
  * by the entries of each block. */
 #include <complex.h>
@@ -27,37 +29,10 @@ static em_cplx *tvec(const em_dsym *S, int32_t s, int nrhs, em_cplx *work) {
   return work + (S->rptr[s] - S->super[s]) * (int64_t)nrhs;
 }
 
-/* x[i] -= a[i] c for i < n (complex, vectorised in real arithmetic) */
-static void axpy_sub(int64_t n, const em_cplx *a, em_cplx c, em_cplx *x) {
-  const double *pa = (const double *)a;
-  double *px = (double *)x, cr = creal(c), ci = cimag(c);
-#pragma omp simd
-  for (int64_t i = 0; i < n; i++) {
-    double ar = pa[2 * i], ai = pa[2 * i + 1];
-    px[2 * i] -= ar * cr - ai * ci;
-    px[2 * i + 1] -= ar * ci + ai * cr;
-  }
-}
-
-/* sum a[i] b[i] for i < n (no conjugation) */
-static em_cplx dotu(int64_t n, const em_cplx *a, const em_cplx *b) {
-  const double *pa = (const double *)a, *pb = (const double *)b;
-  double sr = 0, si = 0;
-#pragma omp simd reduction(+ : sr, si)
-  for (int64_t i = 0; i < n; i++) {
-    double ar = pa[2 * i], ai = pa[2 * i + 1], br = pb[2 * i], bi = pb[2 * i + 1];
-    sr += ar * br - ai * bi;
-    si += ar * bi + ai * br;
-  }
-  em_cplx z; /* a complex is two doubles (C11 6.2.5); CMPLX is not in every libc */
-  ((double *)&z)[0] = sr;
-  ((double *)&z)[1] = si;
-  return z;
-}
-
 /* One solve: what every tree step needs. */
 typedef struct solve_ctx {
   const em_direct *F;
+  em_dk_kind kind; /* the dense kernels (em_ds_kind) */
   int nrhs;
   em_cplx *y;
   int64_t ldy;
@@ -90,17 +65,9 @@ static void forward_node(void *ctx, int32_t s) {
           ts[q - k + r * nb] += tc[i + r * nbc];
       }
   }
-  /* column j of L once for every right-hand side (while it is in cache);
-     each right-hand side sees the steps of a one-column solve in order */
-  for (int64_t j = 0; j < k; j++) {
-    const em_cplx *col = L + j * m;
-    for (int r = 0; r < nrhs; r++) {
-      em_cplx *x = y + r * ldy + c0, *t = ts + r * nb;
-      em_cplx xj = x[j];
-      axpy_sub(k - j - 1, col + j + 1, xj, x + j + 1);
-      axpy_sub(nb, col + k, -xj, t); /* t += L21(:, j) x_j */
-    }
-  }
+  em_cplx *x = y + c0;
+  em_ds_trsm_n(c->kind, k, nrhs, L, m, x, ldy);                    /* x_s = L11^-1 x_s */
+  em_ds_gemm_n(c->kind, nb, nrhs, k, L + k, m, x, ldy, 1, ts, nb); /* t_s += L21 x_s */
 }
 
 /* Backward sweep at supernode s (its ancestors are finished). */
@@ -117,13 +84,9 @@ static void backward_node(void *ctx, int32_t s) {
   em_cplx *ts = tvec(S, s, nrhs, c->work); /* the gathered y(rows below s) */
   for (int r = 0; r < nrhs; r++)
     for (int64_t i = 0; i < nb; i++) ts[i + r * nb] = y[r * ldy + below[i]];
-  for (int64_t j = k - 1; j >= 0; j--) { /* column j once for every right-hand side */
-    const em_cplx *col = L + j * m;
-    for (int r = 0; r < nrhs; r++) {
-      em_cplx *x = y + r * ldy + c0;
-      x[j] -= dotu(k - j - 1, col + j + 1, x + j + 1) + dotu(nb, col + k, ts + r * nb);
-    }
-  }
+  em_cplx *x = y + c0;
+  em_ds_gemm_t(c->kind, nb, k, nrhs, L + k, m, ts, nb, x, ldy); /* x_s -= L21^T y(below) */
+  em_ds_trsm_t(c->kind, k, nrhs, L, m, x, ldy);                 /* x_s = L11^-T x_s */
 }
 
 /* y = R y, R the equilibration */
@@ -154,7 +117,7 @@ em_err em_direct_solve_perm(const em_direct *F, int nrhs, em_cplx *y, int64_t ld
   const em_dsym *S = &F->S;
   /* a team only pays off on a few hundred thousand entries of L */
   int nt = (double)(S->ns > 0 ? S->lptr[S->ns] : 0) * nrhs < 4e5 ? 1 : F->threads;
-  solve_ctx c = {F, nrhs, y, ldy, work};
+  solve_ctx c = {F, em_ds_kind(F->kind), nrhs, y, ldy, work};
   scale(F, nt, nrhs, y, ldy); /* A^-1 = R (R A R)^-1 R */
   EM_TRY(em_dtree_up(S, S->swork, nt, forward_node, &c));
   diagonal(F, nt, nrhs, y, ldy);

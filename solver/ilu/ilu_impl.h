@@ -72,6 +72,12 @@ void em_ilu0_destroy(em_ilu0 **F);
  *   upper: y_i = (y_i - sum_{j>i} U_ij y_j) / U_ii over the U schedule. */
 void em_trsv_lower_cpu(const em_ilu0 *F, const em_seg *seg, int n_seg, void *y);
 void em_trsv_upper_cpu(const em_ilu0 *F, const em_seg *seg, int n_seg, void *y);
+/* The same on kc <= EM_ILU_COLS columns stored row by row (entry (i, j) at
+ * y[i kc + j]): the factors read once for all, each column's arithmetic
+ * that of the one-column solve. */
+#define EM_ILU_COLS 8
+void em_trsv_lower_cpu_k(const em_ilu0 *F, const em_seg *seg, int n_seg, int kc, em_cplx *y);
+void em_trsv_upper_cpu_k(const em_ilu0 *F, const em_seg *seg, int n_seg, int kc, em_cplx *y);
 
 /* The pc builders of each implementation (rows of the backend tables,
  * backend_cpu.c and backend_cuda.c; ilu0_pc.c calls them). */

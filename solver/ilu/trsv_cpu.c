@@ -35,3 +35,17 @@ void em_trsv_upper_cpu(const em_ilu0 *F, const em_seg *seg, int n_seg, void *y) 
   else
     upper_z(F, seg, n_seg, y);
 }
+
+void em_trsv_lower_cpu_k(const em_ilu0 *F, const em_seg *seg, int n_seg, int kc, em_cplx *y) {
+  if (F->prec == EM_PREC_SINGLE)
+    lower_k_c(F, seg, n_seg, kc, (double *)y);
+  else
+    lower_k_z(F, seg, n_seg, kc, (double *)y);
+}
+
+void em_trsv_upper_cpu_k(const em_ilu0 *F, const em_seg *seg, int n_seg, int kc, em_cplx *y) {
+  if (F->prec == EM_PREC_SINGLE)
+    upper_k_c(F, seg, n_seg, kc, (double *)y);
+  else
+    upper_k_z(F, seg, n_seg, kc, (double *)y);
+}

@@ -115,13 +115,35 @@ int ksp_breakdown(em_ksp_ctx *k, em_cplx d, double scale, const char *what) {
   return 1;
 }
 
-/* ||h||_2 of a host vector, and whether every entry is finite */
+/* ||h||_2 of a host vector, and whether every entry is finite: partial
+ * sums over fixed chunks (at most KSP_NORM_PARTS of them, their size a
+ * function of n alone) added in chunk order, so the value does not depend
+ * on the threads (a block solve's columns get their one-column norms) */
+#define KSP_NORM_PARTS 256
 double ksp_host_norm(const em_cplx *h, int32_t n, int *finite) {
+  int64_t ch = ((int64_t)n + KSP_NORM_PARTS - 1) / KSP_NORM_PARTS;
+  if (ch < 4096) ch = 4096;
+  int np = (int)(((int64_t)n + ch - 1) / ch);
+  double part[KSP_NORM_PARTS];
+  int bad[KSP_NORM_PARTS];
+#pragma omp parallel for schedule(static) if (np > 1)
+  for (int c = 0; c < np; c++) {
+    int64_t i1 = (c + 1) * ch < n ? (c + 1) * ch : n;
+    double s = 0;
+    int nf = 0;
+    for (int64_t i = c * ch; i < i1; i++) {
+      double re = creal(h[i]), im = cimag(h[i]);
+      if (!isfinite(re) || !isfinite(im)) nf = 1;
+      s += re * re + im * im;
+    }
+    part[c] = s;
+    bad[c] = nf;
+  }
   double s = 0;
   *finite = 1;
-  for (int32_t i = 0; i < n; i++) {
-    if (!isfinite(creal(h[i])) || !isfinite(cimag(h[i]))) *finite = 0;
-    s += creal(h[i]) * creal(h[i]) + cimag(h[i]) * cimag(h[i]);
+  for (int c = 0; c < np; c++) {
+    s += part[c];
+    if (bad[c]) *finite = 0;
   }
   return sqrt(s);
 }
@@ -217,7 +239,8 @@ em_err em_ksp_solve(const em_operator *A, em_pc *pc, const em_cplx *b, em_cplx *
   EM_TRY_GOTO(err, ksp_alloc(&k, 1, &vx), done);
   EM_TRY_GOTO(err, ksp_alloc(&k, 1, &vr), done);
   EM_TRY_GOTO(err, v->ops->upload(v, b, vb), done);
-  EM_TRY_GOTO(err, v->ops->upload(v, x, vx), done);
+  if (xnorm > 0) /* a zero guess: the zeroed vector as allocated */
+    EM_TRY_GOTO(err, v->ops->upload(v, x, vx), done);
   double t1 = em_wtime(), rnorm = 0;
   for (;;) {
     EM_TRY_GOTO(err, method_of(o->method)(&k, vb, vx), done);

@@ -94,6 +94,7 @@ typedef struct col_state {
   em_ksp_ctx k;
   void *b, *x, *r; /* backend vectors */
   int run;         /* the method runs this column (again) */
+  int x0;          /* its initial guess is not zero */
 } col_state;
 
 /* The method on the columns marked run, then their true residuals; a
@@ -157,9 +158,11 @@ em_err em_ksp_solve_multi(const em_operator *A, em_pc *pc, int k, const em_cplx 
     EM_TRY(ksp_op_norm(A, X + (size_t)j * ldx, &xn, &fx));
     EM_CHECK(fb, EM_ERR_NUMERIC, "em_ksp_solve_multi: right-hand side %d holds NaN or Inf", j);
     EM_CHECK(fx, EM_ERR_NUMERIC, "em_ksp_solve_multi: initial guess %d holds NaN or Inf", j);
-    c[j].k = (em_ksp_ctx){A, pc, NULL, o, &st[j], bn, 0, EM_KSP_CONVERGED, 0, 0, -1, 0, "", em_wtime()};
+    c[j].k =
+        (em_ksp_ctx){A, pc, NULL, o, &st[j], bn, 0, EM_KSP_CONVERGED, 0, 0, -1, 0, "", em_wtime()};
     snprintf(c[j].k.tag, sizeof c[j].k.tag, " [%d]", j + 1);
     c[j].run = bn > 0;
+    c[j].x0 = xn > 0;
     if (!c[j].run) memset(X + (size_t)j * ldx, 0, (size_t)n * sizeof *X); /* A x = 0 */
   }
   em_err err = EM_OK;
@@ -172,7 +175,8 @@ em_err em_ksp_solve_multi(const em_operator *A, em_pc *pc, int k, const em_cplx 
     EM_TRY_GOTO(err, ksp_alloc(&c[j].k, 1, &c[j].x), done);
     EM_TRY_GOTO(err, ksp_alloc(&c[j].k, 1, &c[j].r), done);
     EM_TRY_GOTO(err, v->ops->upload(v, B + (size_t)j * ldb, c[j].b), done);
-    EM_TRY_GOTO(err, v->ops->upload(v, X + (size_t)j * ldx, c[j].x), done);
+    if (c[j].x0) /* a zero guess: the zeroed vector as allocated */
+      EM_TRY_GOTO(err, v->ops->upload(v, X + (size_t)j * ldx, c[j].x), done);
   }
   EM_TRY_GOTO(err, block_loop(c, k, method, o), done);
   double t = em_wtime() - t0;

@@ -25,7 +25,7 @@
 #include "pmg_impl.h"
 
 /* Columns of one V-cycle of a k-vector apply (more go in groups). */
-#define PMG_MULTI 16
+#define PMG_MULTI EM_PMG_COLS
 
 static em_err check(const em_csr *A, const em_pmg_opts *o) {
   EM_CHECK(o->nb >= 2 && o->nb <= EM_MAX_ORDER, EM_ERR_INPUT,
@@ -110,6 +110,8 @@ static em_err rows_make(em_pmg *p, int32_t a, int32_t b, const uint8_t *coarse, 
   EM_TRY(em_calloc(&R->h, (size_t)(b - a) + 1, sizeof *R->h, "pmg rows"));
   for (int32_t i = a; i < b; i++)
     if (!coarse || !!coarse[i] == want) R->h[R->n++] = i;
+  R->lo = R->n ? R->h[0] : 0;
+  R->hi = R->n ? R->h[R->n - 1] + 1 : 0;
   EM_TRY(p->v->alloc(4 * (size_t)R->n, R->h, (void **)&R->idx));
   return EM_OK;
 }
@@ -381,32 +383,27 @@ static em_err op_k(const em_operator *op, int k, const void *const *x, void *con
   return em_operator_apply_multi(op, k, x, y);
 }
 
-/* w_j = (r_j - A z_j)_R for the rows R (m of them, idx) and the k columns:
- * from the rows' own matrix M = A(R, :) (t = M z, local), or, with the
- * operator, t = r - A z over all rows and its entries R gathered; fresh:
+/* w_j = (r_j - A z_j)_R for the rows R and the k columns: from the rows'
+ * own matrix M = A(R, :) (t = M z, local), or, with the operator, t = A z
+ * on the rows R.lo .. R.hi-1 (the operator's rows of those order groups
+ * when it offers them, else all rows) and r - t gathered at R; fresh:
  * z = 0, w = r_R. */
-static em_err residual(em_pmg *p, const em_spmat *M, int32_t m, const int32_t *idx,
-                       const void *const *r, void *const *z, const pmg_cols *t, const pmg_cols *w,
-                       int fresh) {
+static em_err residual(em_pmg *p, const em_spmat *M, const pmg_rows *R, const void *const *r,
+                       void *const *z, const pmg_cols *t, const pmg_cols *w, int fresh) {
   const pmg_vops *v = p->v;
   const em_operator *op = p->o.op;
   int k = t->k;
-  if (fresh) {
-    for (int j = 0; j < k; j++) EM_TRY(v->gather_sub(m, idx, r[j], NULL, w->c[j]));
-    return EM_OK;
-  }
+  if (fresh) return v->gather_sub(R->n, R->idx, k, r, NULL, 0, w->c);
   EM_CHECK(!op || op->apply, EM_ERR_ARG, "pmg: applied before its operator exists");
   if (!op) {
     EM_TRY(spmat_k(M, k, (const void *const *)z, t->c));
-    for (int j = 0; j < k; j++) EM_TRY(v->gather_sub(m, idx, r[j], t->c[j], w->c[j]));
-    return EM_OK;
+    return v->gather_sub(R->n, R->idx, k, r, (const void *const *)t->c, 0, w->c);
   }
-  EM_TRY(op_k(op, k, (const void *const *)z, t->c));
-  for (int j = 0; j < k; j++) {
-    EM_TRY(v->sub(p->n, r[j], t->c[j], t->c[j]));
-    EM_TRY(v->gather_sub(m, idx, t->c[j], NULL, w->c[j]));
-  }
-  return EM_OK;
+  if (op->apply_rows)
+    EM_TRY(op->apply_rows(op->ctx, R->lo, R->hi, k, (const void *const *)z, t->c));
+  else
+    EM_TRY(op_k(op, k, (const void *const *)z, t->c));
+  return v->gather_sub(R->n, R->idx, k, r, (const void *const *)t->c, 1, w->c);
 }
 
 /* One smoothing step of level L on the k columns; fresh: z is still zero. */
@@ -417,17 +414,18 @@ static em_err smooth(em_pc *pc, em_pmg *p, const pmg_level *L, const void *const
   int32_t m = L->L.n;
   int k = t->k;
   double t0 = em_wtime();
-  EM_TRY(residual(p, L->rows, m, L->L.idx, r, z, t, w, fresh)); /* w = r_L - (A z)_L */
+  EM_TRY(residual(p, L->rows, &L->L, r, z, t, w, fresh)); /* w = r_L - (A z)_L */
   EM_TRY(v->sync());
   double t1 = em_wtime();
-  if (L->dinv) {
+  if (L->dinv) { /* u = S_L w: the block inverses' product (omega inside) */
     EM_TRY(spmat_k(L->dinv, k, (const void *const *)w->c, u->c));
-    for (int j = 0; j < k; j++) EM_TRY(v->scatter_add(m, L->L.idx, 1.0, u->c[j], z[j]));
-  } else {
-    for (int j = 0; j < k; j++) {
-      EM_TRY(em_pc_apply(L->ilu, w->c[j], u->c[j]));
-      EM_TRY(v->scatter_add(m, L->L.idx, L->omega, u->c[j], z[j]));
-    }
+    EM_TRY(v->scatter_add(m, L->L.idx, k, 1.0, (const void *const *)u->c, z));
+  } else { /* u = ILU(0)^-1 w, the k columns in one block apply */
+    if (k == 1)
+      EM_TRY(em_pc_apply(L->ilu, w->c[0], u->c[0]));
+    else
+      EM_TRY(em_pc_apply_multi(L->ilu, EM_PREC_DOUBLE, k, (const void *const *)w->c, u->c));
+    EM_TRY(v->scatter_add(m, L->L.idx, k, L->omega, (const void *const *)u->c, z));
   }
   EM_TRY(v->sync());
   double t2 = em_wtime();
@@ -441,20 +439,20 @@ static em_err vcycle(em_pc *pc, em_pmg *p, const void *const *r, void *const *z,
                      const pmg_cols *c3) {
   const pmg_vops *v = p->v;
   int k = c3[0].k;
-  for (int j = 0; j < k; j++) EM_TRY(v->zero(p->n, z[j]));
+  EM_TRY(v->zero(p->n, k, z));
   int fresh = 1;
   for (int l = 0; l < p->nlev; l++)
     for (int s = 0; s < p->o.sweeps; s++, fresh = 0)
       EM_TRY(smooth(pc, p, &p->lev[l], r, z, c3, fresh));
   double t0 = em_wtime();
-  EM_TRY(residual(p, p->crows, p->C.n, p->C.idx, r, z, &c3[0], &c3[1], 0));
+  EM_TRY(residual(p, p->crows, &p->C, r, z, &c3[0], &c3[1], 0));
   EM_TRY(v->sync());
   double t1 = em_wtime();
   if (k == 1)
     EM_TRY(em_pc_apply(p->coarse, c3[1].c[0], c3[2].c[0]));
   else
     EM_TRY(em_pc_apply_multi(p->coarse, EM_PREC_DOUBLE, k, (const void *const *)c3[1].c, c3[2].c));
-  for (int j = 0; j < k; j++) EM_TRY(v->scatter_add(p->C.n, p->C.idx, 1.0, c3[2].c[j], z[j]));
+  EM_TRY(v->scatter_add(p->C.n, p->C.idx, k, 1.0, (const void *const *)c3[2].c, z));
   EM_TRY(v->sync());
   pc->info.t_residual += t1 - t0;
   pc->info.t_coarse += em_wtime() - t1;

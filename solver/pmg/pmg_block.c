@@ -22,6 +22,8 @@ em_err em_pmg_block_level(em_pmg *p, const em_csr *A, pmg_level *L, const em_log
   EM_TRY(em_calloc(&L->L.h, (size_t)p->n + 1, sizeof *L->L.h, "pmg block rows"));
   for (int32_t i = 0; i < p->n; i++)
     if (b[i]) L->L.h[L->L.n++] = i;
+  L->L.lo = L->L.n ? L->L.h[0] : 0;
+  L->L.hi = L->L.n ? L->L.h[L->L.n - 1] + 1 : 0;
   EM_TRY(p->v->alloc(4 * (size_t)L->L.n, L->L.h, (void **)&L->L.idx));
   p->mem.index += 4 * (size_t)L->L.n;
   if (!L->L.n) return EM_OK;

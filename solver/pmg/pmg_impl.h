@@ -13,14 +13,20 @@
 /* Largest entity block of the block-Jacobi smoother. */
 #define EM_PMG_MAX_BLOCK 8
 
-/* Vector operations on the pc's backend, complex double. */
+/* Columns of one V-cycle of a k-vector apply (more go in groups). */
+#define EM_PMG_COLS 16
+
+/* Vector operations on the pc's backend, complex double, on k <= EM_PMG_COLS
+ * columns at once (x[j] the columns; one launch on the GPU for all). */
 typedef struct pmg_vops {
-  em_err (*zero)(int32_t n, void *x);                              /* x = 0 */
-  em_err (*sub)(int32_t n, const void *a, const void *b, void *c); /* c = a - b */
-  /* c[k] = a[idx[k]] - b[k] (b NULL: 0); idx in the pc's memory */
-  em_err (*gather_sub)(int32_t n, const int32_t *idx, const void *a, const void *b, void *c);
-  /* y[idx[k]] += w x[k] (distinct indices) */
-  em_err (*scatter_add)(int32_t n, const int32_t *idx, double w, const void *x, void *y);
+  em_err (*zero)(int32_t n, int k, void *const *x); /* x_j = 0 */
+  /* c_j[q] = a_j[idx[q]] - b_j[bidx ? idx[q] : q] (b NULL: - 0); idx in the
+     pc's memory */
+  em_err (*gather_sub)(int32_t n, const int32_t *idx, int k, const void *const *a,
+                       const void *const *b, int bidx, void *const *c);
+  /* y_j[idx[q]] += w x_j[q] (distinct indices) */
+  em_err (*scatter_add)(int32_t n, const int32_t *idx, int k, double w, const void *const *x,
+                        void *const *y);
   em_err (*sync)(void); /* wait for queued work (timings) */
   /* *x = an array of `bytes` bytes in the pc's memory, a copy of h when h
      is not NULL (work vectors, row lists) */
@@ -31,15 +37,18 @@ typedef struct pmg_vops {
 extern const pmg_vops em_pmg_vops_cpu;  /* pmg_vops.c */
 extern const pmg_vops em_pmg_vops_cuda; /* pmg_vops_cuda.c */
 /* Launchers of pmg_kernels.cu (complex double, legacy default stream). */
-em_err em_pmg_cuda_sub(int32_t n, const void *a, const void *b, void *c);
-em_err em_pmg_cuda_gather_sub(int32_t n, const int32_t *idx, const void *a, const void *b, void *c);
-em_err em_pmg_cuda_scatter_add(int32_t n, const int32_t *idx, double w, const void *x, void *y);
+em_err em_pmg_cuda_zero(int32_t n, int k, void *const *x);
+em_err em_pmg_cuda_gather_sub(int32_t n, const int32_t *idx, int k, const void *const *a,
+                              const void *const *b, int bidx, void *const *c);
+em_err em_pmg_cuda_scatter_add(int32_t n, const int32_t *idx, int k, double w, const void *const *x,
+                               void *const *y);
 
 /* A set of rows: their list in the pc's memory and on the host. */
 typedef struct pmg_rows {
   int32_t n;
-  int32_t *h;   /* host list, ascending */
-  int32_t *idx; /* a copy in the pc's memory (pmg_vops.alloc) */
+  int32_t lo, hi; /* the rows lie in lo .. hi-1 (lo = hi = 0 when none) */
+  int32_t *h;     /* host list, ascending */
+  int32_t *idx;   /* a copy in the pc's memory (pmg_vops.alloc) */
 } pmg_rows;
 
 /* One smoothed level: its rows L (a group, or groups 1..g, minus the

@@ -1,37 +1,35 @@
-/* pmg_vops.c - the V-cycle's vector operations on the CPU (OpenMP). */
+/* pmg_vops.c - the V-cycle's vector operations on the CPU (OpenMP), k
+ * columns in one pass over the rows (each entry computed as for one). */
 #include <string.h>
 
 #include "pmg_impl.h"
 
-static em_err zero(int32_t n, void *x) {
-  memset(x, 0, 16 * (size_t)n);
+static em_err zero(int32_t n, int k, void *const *x) {
+  for (int j = 0; j < k; j++) memset(x[j], 0, 16 * (size_t)n);
   return EM_OK;
 }
 
-/* c = a - b */
-static em_err sub(int32_t n, const void *a, const void *b, void *c) {
-  const em_cplx *x = a, *y = b;
-  em_cplx *z = c;
+/* c_j[q] = a_j[idx[q]] - b_j[bidx ? idx[q] : q] (b NULL: 0) */
+static em_err gather_sub(int32_t n, const int32_t *idx, int k, const void *const *a,
+                         const void *const *b, int bidx, void *const *c) {
 #pragma omp parallel for schedule(static) if (n > 20000)
-  for (int32_t i = 0; i < n; i++) z[i] = x[i] - y[i];
+  for (int32_t q = 0; q < n; q++) {
+    int32_t i = idx[q], ib = bidx ? i : q;
+    for (int j = 0; j < k; j++) {
+      const em_cplx *x = a[j];
+      em_cplx *z = c[j];
+      z[q] = b ? x[i] - ((const em_cplx *)b[j])[ib] : x[i];
+    }
+  }
   return EM_OK;
 }
 
-/* c[k] = a[idx[k]] - b[k] (b NULL: 0) */
-static em_err gather_sub(int32_t n, const int32_t *idx, const void *a, const void *b, void *c) {
-  const em_cplx *x = a, *y = b;
-  em_cplx *z = c;
+/* y_j[idx[q]] += w x_j[q] (the indices are distinct) */
+static em_err scatter_add(int32_t n, const int32_t *idx, int k, double w, const void *const *x,
+                          void *const *y) {
 #pragma omp parallel for schedule(static) if (n > 20000)
-  for (int32_t k = 0; k < n; k++) z[k] = y ? x[idx[k]] - y[k] : x[idx[k]];
-  return EM_OK;
-}
-
-/* y[idx[k]] += w x[k] (the indices are distinct) */
-static em_err scatter_add(int32_t n, const int32_t *idx, double w, const void *x, void *y) {
-  const em_cplx *a = x;
-  em_cplx *b = y;
-#pragma omp parallel for schedule(static) if (n > 20000)
-  for (int32_t k = 0; k < n; k++) b[idx[k]] += w * a[k];
+  for (int32_t q = 0; q < n; q++)
+    for (int j = 0; j < k; j++) ((em_cplx *)y[j])[idx[q]] += w * ((const em_cplx *)x[j])[q];
   return EM_OK;
 }
 
@@ -49,4 +47,4 @@ static void release(void **x) {
   em_free(x);
 }
 
-const pmg_vops em_pmg_vops_cpu = {zero, sub, gather_sub, scatter_add, sync, alloc, release};
+const pmg_vops em_pmg_vops_cpu = {zero, gather_sub, scatter_add, sync, alloc, release};

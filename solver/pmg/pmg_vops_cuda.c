@@ -1,27 +1,24 @@
 /* pmg_vops_cuda.c - the V-cycle's vector operations on the GPU, on the
  * legacy default stream that the SpMVs, the Krylov vectors and the
- * preconditioner applies share. */
+ * preconditioner applies share; k columns in one launch. */
 #include <cuda_runtime.h>
 
 #include "pmg_impl.h"
 
-static em_err zero(int32_t n, void *x) {
-  EM_CUDA(cudaMemsetAsync(x, 0, 16 * (size_t)n, 0));
+static em_err zero(int32_t n, int k, void *const *x) {
+  EM_TRY(em_pmg_cuda_zero(n, k, x));
   return EM_OK;
 }
 
-static em_err sub(int32_t n, const void *a, const void *b, void *c) {
-  EM_TRY(em_pmg_cuda_sub(n, a, b, c));
+static em_err gather_sub(int32_t n, const int32_t *idx, int k, const void *const *a,
+                         const void *const *b, int bidx, void *const *c) {
+  EM_TRY(em_pmg_cuda_gather_sub(n, idx, k, a, b, bidx, c));
   return EM_OK;
 }
 
-static em_err gather_sub(int32_t n, const int32_t *idx, const void *a, const void *b, void *c) {
-  EM_TRY(em_pmg_cuda_gather_sub(n, idx, a, b, c));
-  return EM_OK;
-}
-
-static em_err scatter_add(int32_t n, const int32_t *idx, double w, const void *x, void *y) {
-  EM_TRY(em_pmg_cuda_scatter_add(n, idx, w, x, y));
+static em_err scatter_add(int32_t n, const int32_t *idx, int k, double w, const void *const *x,
+                          void *const *y) {
+  EM_TRY(em_pmg_cuda_scatter_add(n, idx, k, w, x, y));
   return EM_OK;
 }
 
@@ -38,4 +35,4 @@ static void release(void **x) {
   em_dev_free(x);
 }
 
-const pmg_vops em_pmg_vops_cuda = {zero, sub, gather_sub, scatter_add, sync, alloc, release};
+const pmg_vops em_pmg_vops_cuda = {zero, gather_sub, scatter_add, sync, alloc, release};

@@ -34,6 +34,7 @@ static inline em_err test_op_create(const em_csr *A, em_backend be, em_prec prec
     t->op.apply = test_ref_apply;
     t->op.apply_multi = NULL; /* k reference products */
     t->op.dist = NULL;        /* the whole operator on this process */
+    t->op.apply_rows = NULL;  /* whole products */
     return EM_OK;
   }
   em_spmat_opts o;

@@ -70,7 +70,7 @@ static void tvec_get(tvec *v, em_cplx *x) {
     x[k] = v->s == 8 ? (em_cplx)((em_cplxf *)v->h)[k] : ((em_cplx *)v->h)[k];
 }
 
-static const char *MODE[] = {"streams", "sequential", "graph", "one-matrix"};
+static const char *MODE[] = {"streams", "sequential", "graph", "one-matrix", "rows"};
 
 /* Apply op to npair (x, y) pairs, twice round, each against A. */
 static void check_applies(const char *name, em_blockop *op, const em_csr *A, em_prec p, int npair) {
@@ -97,6 +97,54 @@ static void check_applies(const char *name, em_blockop *op, const em_csr *A, em_
   free(x), free(y);
 }
 
+/* em_blockop_apply_rows on 1 and 3 vectors over row ranges (whole, each
+ * group, inside a group, across groups, empty): the rows of the block rows
+ * covering the range equal em_blockop_apply's bit for bit. */
+static void check_rows(const char *name, em_blockop *op, const em_csr *A, em_prec p) {
+  size_t n = (size_t)A->n_rows;
+  unsigned long long s = 321;
+  em_cplx *x = calloc(3 * n + 1, sizeof *x), *y = calloc(3 * n + 1, sizeof *y),
+          *yr = calloc(3 * n + 1, sizeof *yr);
+  tvec vx[3], vy[3], vr[3];
+  for (int c = 0; c < 3; c++) {
+    tvec_init(&vx[c], n, p), tvec_init(&vy[c], n, p), tvec_init(&vr[c], n, p);
+    for (size_t i = 0; i < n; i++) x[c * n + i] = tu_rand_cplx(&s);
+    tu_round(x + c * n, n, p);
+    tvec_put(&vx[c], x + c * n);
+    EXPECT_OK(em_blockop_apply(op, vx[c].d, vy[c].d));
+    tvec_get(&vy[c], y + c * n);
+  }
+  const int32_t *off = op->offset;
+  int32_t R[16][2], nr = 0;
+  R[nr][0] = 0, R[nr++][1] = (int32_t)n;
+  R[nr][0] = R[nr][1] = 0, nr++;
+  for (int g = 0; g < op->nb; g++) {
+    R[nr][0] = off[g], R[nr++][1] = off[g + 1];
+    if (off[g + 1] - off[g] > 2) R[nr][0] = off[g] + 1, R[nr++][1] = off[g + 1] - 1;
+  }
+  if (op->nb > 1 && off[1] > 0 && off[2] > off[1]) R[nr][0] = off[1] - 1, R[nr++][1] = off[1] + 1;
+  for (int q = 0; q < nr; q++)
+    for (int k = 1; k <= 3; k += 2) {
+      const void *xs[3] = {vx[0].d, vx[1].d, vx[2].d};
+      void *ys[3] = {vr[0].d, vr[1].d, vr[2].d};
+      for (int c = 0; c < k; c++) tvec_put(&vr[c], NULL);
+      EXPECT_OK(em_blockop_apply_rows(op, R[q][0], R[q][1], k, xs, ys));
+      int g0 = 0, g1 = op->nb, bad = 0;
+      while (g0 < op->nb && off[g0 + 1] <= R[q][0]) g0++;
+      while (g1 > 0 && off[g1 - 1] >= R[q][1]) g1--;
+      for (int c = 0; c < k; c++) {
+        tvec_get(&vr[c], yr + c * n);
+        for (int32_t i = R[q][0] < R[q][1] ? off[g0] : 0; i < (R[q][0] < R[q][1] ? off[g1] : 0);
+             i++)
+          bad += memcmp(&yr[c * n + i], &y[c * n + i], sizeof *y) != 0;
+      }
+      EXPECT(bad == 0, "%s %s %s rows %d..%d, %d vectors: %d entries differ from the apply", name,
+             MODE[op->opts.mode], p ? "single" : "double", R[q][0], R[q][1] - 1, k, bad);
+    }
+  for (int c = 0; c < 3; c++) tvec_free(&vx[c]), tvec_free(&vy[c]), tvec_free(&vr[c]);
+  free(x), free(y), free(yr);
+}
+
 /* Every mode, precision and format set on one block matrix. */
 static void run_blockmat(const char *name, const em_blockmat *B) {
   em_csr *A = NULL;
@@ -120,6 +168,7 @@ static void run_blockmat(const char *name, const em_blockmat *B) {
         if (!op) continue;
         /* the graph cache holds 8 pairs: 10 make it evict */
         check_applies(name, op, A, o.prec, mode == EM_BLOCKOP_GRAPH ? 10 : 2);
+        check_rows(name, op, A, o.prec);
         { /* the same operator from the one CSR, its blocks cut out of it */
           em_blockop *oc = NULL;
           EXPECT_OK(em_blockop_create_csr(A, B->nb, B->offset, &o, &oc));

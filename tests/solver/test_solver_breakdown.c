@@ -133,7 +133,7 @@ int main(int argc, char **argv) {
   if (be == EM_BACKEND_CPU) {
     prob_rhs(A, xt, bb);
     nan_op no = {A, 0};
-    em_operator op = {n, EM_BACKEND_CPU, EM_PREC_DOUBLE, &no, nan_apply, NULL, NULL};
+    em_operator op = {n, EM_BACKEND_CPU, EM_PREC_DOUBLE, &no, nan_apply, NULL, NULL, NULL};
     em_ksp_opts o;
     em_ksp_opts_default(&o);
     for (int m = EM_KSP_BICGSTAB; m <= EM_KSP_FGMRES; m++) {

@@ -1,0 +1,337 @@
+/* pc_multi_bench.c - a preconditioner's block apply of N columns
+ * (em_pc_apply_multi, what em_ksp_solve_multi calls) against N single
+ * applies (em_pc_apply), issue 28: the direct factor's N-column solve,
+ * pmg's V-cycle on N columns (residuals from the nine-block operator as
+ * emsolve builds it), ILU(0); N = 1, 2, 4, 8, 16, on the CPU and, when one
+ * answers, the GPU.  Every block column is checked against its single
+ * apply first (CPU: bit for bit; GPU: 1e-12).  Table on stdout (median ms
+ * of N singles, of one block apply, per column, and the gain), pc_multi.md
+ * and pc_multi.json under --out.
+ *
+ *   pc_multi_bench [--matrix FILE | --fem-box N --order P] [--pc direct,pmg,ilu0]
+ *                  [--device cpu|gpu|both] [--prec double|mixed] [--reps R] [--out DIR]
+ *
+ * FILE: a system written by emsolve --dump-matrix; without one the SPD FEM
+ * box of seed 000 (em_fem_spd_box, order P, default 12 cells of order 2).
+ * --prec mixed: the factors (direct, pmg's coarse one) in complex single on
+ * the GPU, as Solver/precision mixed. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#ifdef EM_HAVE_CUDA
+#include <cuda_runtime.h>
+#endif
+
+#include "bench_util.h"
+#include "em_formats.h"
+#include "em_solver.h"
+#include "fem_spd.h"
+
+#define NMAX 16
+static const int NS[] = {1, 2, 4, 8, 16};
+#define N_NS ((int)(sizeof NS / sizeof NS[0]))
+
+typedef struct row {
+  char name[48];
+  const char *dev;
+  double setup_s;
+  double ms_single[N_NS], ms_block[N_NS]; /* median, N columns */
+  double diff;                            /* max relative block - single */
+} row;
+
+static em_err sync_be(em_backend be) {
+#ifdef EM_HAVE_CUDA
+  if (be == EM_BACKEND_CUDA) EM_CUDA(cudaDeviceSynchronize());
+#else
+  (void)be;
+#endif
+  return EM_OK;
+}
+
+static em_err alloc_be(em_backend be, size_t bytes, const void *h, void **p) {
+#ifdef EM_HAVE_CUDA
+  if (be == EM_BACKEND_CUDA) return em_dev_alloc(p, h, bytes, NULL, "bench vectors");
+#endif
+  EM_TRY(em_calloc(p, bytes, 1, "bench vectors"));
+  if (h) memcpy(*p, h, bytes);
+  return EM_OK;
+}
+
+static void free_be(em_backend be, void **p) {
+#ifdef EM_HAVE_CUDA
+  if (be == EM_BACKEND_CUDA) {
+    em_dev_free(p);
+    return;
+  }
+#endif
+  em_free(p);
+}
+
+static em_err download(em_backend be, void *h, const void *d, size_t bytes) {
+#ifdef EM_HAVE_CUDA
+  if (be == EM_BACKEND_CUDA) {
+    EM_CUDA(cudaMemcpy(h, d, bytes, cudaMemcpyDeviceToHost));
+    return EM_OK;
+  }
+#endif
+  memcpy(h, d, bytes);
+  return EM_OK;
+}
+
+/* Median ms of N columns (block 0: N applies; 1: one block apply). */
+static em_err time_it(em_pc *pc, em_backend be, int32_t n, void *R, void *Z, int N, int block,
+                      int reps, double *ms) {
+  size_t col = (size_t)n * sizeof(em_cplx);
+  const void *r[NMAX];
+  void *z[NMAX];
+  for (int j = 0; j < N; j++) r[j] = (char *)R + j * col, z[j] = (char *)Z + j * col;
+  double t[64];
+  for (int k = -1; k < reps; k++) { /* one warm-up (the block buffers) */
+    EM_TRY(sync_be(be));
+    double t0 = em_wtime();
+    if (block)
+      EM_TRY(em_pc_apply_multi(pc, EM_PREC_DOUBLE, N, r, z));
+    else
+      for (int j = 0; j < N; j++) EM_TRY(em_pc_apply(pc, r[j], z[j]));
+    EM_TRY(sync_be(be));
+    if (k >= 0) t[k] = (em_wtime() - t0) * 1e3;
+  }
+  *ms = bench_median(t, reps);
+  return EM_OK;
+}
+
+/* Every N for pc: timings, then the block columns against the singles. */
+static em_err measure(em_pc *pc, em_backend be, int32_t n, const em_cplx *xh, int reps, row *out) {
+  size_t all = (size_t)n * NMAX * sizeof(em_cplx);
+  em_err err = EM_OK;
+  void *R = NULL, *Z1 = NULL, *Z2 = NULL;
+  em_cplx *h1 = NULL, *h2 = NULL;
+  EM_TRY_GOTO(err, alloc_be(be, all, xh, &R), done);
+  EM_TRY_GOTO(err, alloc_be(be, all, NULL, &Z1), done);
+  EM_TRY_GOTO(err, alloc_be(be, all, NULL, &Z2), done);
+  for (int k = 0; k < N_NS; k++) {
+    EM_TRY_GOTO(err, time_it(pc, be, n, R, Z1, NS[k], 0, reps, &out->ms_single[k]), done);
+    EM_TRY_GOTO(err, time_it(pc, be, n, R, Z2, NS[k], 1, reps, &out->ms_block[k]), done);
+  }
+  EM_TRY_GOTO(err, em_calloc(&h1, (size_t)n * NMAX + 1, sizeof *h1, "check"), done);
+  EM_TRY_GOTO(err, em_calloc(&h2, (size_t)n * NMAX + 1, sizeof *h2, "check"), done);
+  EM_TRY_GOTO(err, download(be, h1, Z1, all), done);
+  EM_TRY_GOTO(err, download(be, h2, Z2, all), done);
+  double e = 0, s = 0;
+  for (size_t q = 0; q < (size_t)n * NMAX; q++) {
+    e = fmax(e, cabs(h1[q] - h2[q]));
+    s = fmax(s, cabs(h1[q]));
+  }
+  out->diff = s > 0 ? e / s : e;
+done:
+  em_free(&h1);
+  em_free(&h2);
+  free_be(be, &R);
+  free_be(be, &Z1);
+  free_be(be, &Z2);
+  return err;
+}
+
+static void print_row(const row *r) {
+  printf("%-22s %-4s %6.2f", r->name, r->dev, r->setup_s);
+  for (int k = 0; k < N_NS; k++)
+    printf(" | %9.2f %9.2f %8.3f %5.2fx", r->ms_single[k], r->ms_block[k], r->ms_block[k] / NS[k],
+           r->ms_single[k] / r->ms_block[k]);
+  printf(" | %.1e\n", r->diff);
+  fflush(stdout);
+}
+
+static void write_out(const char *dir, const char *src, int32_t n, const row *rows, int nr) {
+  char path[1024];
+  snprintf(path, sizeof path, "%s/pc_multi.md", dir);
+  FILE *f = fopen(path, "w");
+  if (f) {
+    fprintf(f,
+            "# Block preconditioner applies vs N single applies\n\n%s: %d unknowns. Median ms "
+            "of N columns: N single applies, one block apply, the block's ms per column, the "
+            "gain.\n\n| pc | device | setup s |",
+            src, n);
+    for (int k = 0; k < N_NS; k++) fprintf(f, " N=%d singles | block | per column | gain |", NS[k]);
+    fprintf(f, " block vs singles |\n|---|---|---|");
+    for (int k = 0; k < N_NS; k++) fprintf(f, "---|---|---|---|");
+    fprintf(f, "---|\n");
+    for (int i = 0; i < nr; i++) {
+      fprintf(f, "| %s | %s | %.2f |", rows[i].name, rows[i].dev, rows[i].setup_s);
+      for (int k = 0; k < N_NS; k++)
+        fprintf(f, " %.2f | %.2f | %.3f | %.2fx |", rows[i].ms_single[k], rows[i].ms_block[k],
+                rows[i].ms_block[k] / NS[k], rows[i].ms_single[k] / rows[i].ms_block[k]);
+      fprintf(f, " %.1e |\n", rows[i].diff);
+    }
+    fclose(f);
+  }
+  snprintf(path, sizeof path, "%s/pc_multi.json", dir);
+  f = fopen(path, "w");
+  if (!f) return;
+  fprintf(f, "{\n  \"source\": \"%s\",\n  \"unknowns\": %d,\n  \"results\": [\n", src, n);
+  for (int i = 0; i < nr; i++) {
+    fprintf(f, "    {\"pc\": \"%s\", \"device\": \"%s\", \"setup_s\": %.6g, \"diff\": %.3g",
+            rows[i].name, rows[i].dev, rows[i].setup_s, rows[i].diff);
+    for (int k = 0; k < N_NS; k++)
+      fprintf(f, ", \"N%d\": {\"singles_ms\": %.6g, \"block_ms\": %.6g}", NS[k],
+              rows[i].ms_single[k], rows[i].ms_block[k]);
+    fprintf(f, "}%s\n", i + 1 < nr ? "," : "");
+  }
+  fprintf(f, "  ]\n}\n");
+  fclose(f);
+}
+
+/* The preconditioner `name` of A (numbering of the operator op) on be. */
+static em_err make_pc(const char *name, const em_csr *A, const em_blockmat *B,
+                      const em_operator *op, em_backend be, int mixed, em_pc **pc) {
+  em_pc_opts po;
+  em_pc_opts_default(&po);
+  po.backend = be;
+  po.prec = mixed && be == EM_BACKEND_CUDA ? EM_PREC_SINGLE : EM_PREC_DOUBLE;
+  if (!strcmp(name, "direct")) {
+    po.type = EM_PC_DIRECT;
+    po.ordering = EM_ORDERING_ND;
+  } else if (!strcmp(name, "ilu0")) {
+    po.type = EM_PC_ILU0;
+    po.ordering = EM_ORDERING_RCM;
+    po.prec = EM_PREC_DOUBLE;
+  } else if (!strcmp(name, "pmg")) { /* as emsolve: block smoother, 2 sweeps */
+    po.type = EM_PC_PMG;
+    po.ordering = EM_ORDERING_ND;
+    po.pmg.nb = B->nb;
+    memcpy(po.pmg.offset, B->offset, sizeof po.pmg.offset);
+    po.pmg.coarse = 1;
+    po.pmg.smoother = EM_PMG_BLOCK;
+    po.pmg.sweeps = 2;
+    po.pmg.op = op;
+  } else {
+    return EM_RAISE(EM_ERR_INPUT, "pc_multi_bench: unknown preconditioner '%s'", name);
+  }
+  return em_pc_create(A, &po, NULL, pc);
+}
+
+int main(int argc, char **argv) {
+  const char *file = NULL, *out = NULL, *pcs = "direct,pmg,ilu0", *device = "both";
+  int box = 12, order = 2, reps = 5, mixed = 0;
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+    if (!strcmp(a, "--matrix") && v)
+      file = argv[++i];
+    else if (!strcmp(a, "--fem-box") && v)
+      box = atoi(argv[++i]);
+    else if (!strcmp(a, "--order") && v)
+      order = atoi(argv[++i]);
+    else if (!strcmp(a, "--pc") && v)
+      pcs = argv[++i];
+    else if (!strcmp(a, "--device") && v)
+      device = argv[++i];
+    else if (!strcmp(a, "--prec") && v) {
+      mixed = !strcmp(v, "mixed");
+      i++;
+    } else if (!strcmp(a, "--reps") && v)
+      reps = atoi(argv[++i]);
+    else if (!strcmp(a, "--out") && v)
+      out = argv[++i];
+    else {
+      fprintf(stderr,
+              "usage: pc_multi_bench [--matrix FILE | --fem-box N --order P] [--pc "
+              "direct,pmg,ilu0] [--device cpu|gpu|both] [--prec double|mixed] [--reps R (<= "
+              "64)] [--out DIR]\n");
+      return 2;
+    }
+  }
+  if (reps < 1 || reps > 64) reps = 5;
+  em_blockmat *B0 = NULL, *B = NULL;
+  em_csr *A = NULL;
+  char src[300];
+  em_err err;
+  if (file) {
+    int nr = 0;
+    em_cplx *b = NULL;
+    snprintf(src, sizeof src, "%s", file);
+    err = em_matfile_read(file, &B0, &nr, &b);
+    em_free(&b);
+  } else {
+    snprintf(src, sizeof src, "SPD FEM box %d, order %d", box, order);
+    em_csr *As = NULL;
+    err = em_fem_spd_box(box, order, 1.0, &As, &B0);
+    em_csr_destroy(&As);
+  }
+  /* the operator's numbering: rows sorted within the groups as emsolve */
+  em_blockop_opts bo;
+  em_blockop_opts_default(&bo);
+  int32_t n = err ? 0 : B0->offset[B0->nb], *perm = calloc((size_t)n + 1, sizeof *perm);
+  if (!err) err = em_blockop_plan_perm(B0, &bo, perm);
+  if (!err) err = em_blockmat_permute(B0, perm, &B);
+  if (!err) err = em_blockmat_to_csr(B, &A);
+  if (err) {
+    em_error_print(stderr);
+    return 1;
+  }
+  em_cplx *x = calloc((size_t)n * NMAX + 1, sizeof *x);
+  unsigned long long s = 88172645463325252ULL;
+  for (size_t q = 0; q < (size_t)n * NMAX; q++) {
+    s ^= s << 13, s ^= s >> 7, s ^= s << 17;
+    x[q] = (double)(s % 2001) / 1000 - 1 + I * ((double)(s / 2001 % 2001) / 1000 - 1);
+  }
+  printf(
+      "%s: %d unknowns, %d order groups; median of %d runs, ms per N columns "
+      "(singles, block, block per column, gain)\n",
+      src, n, B->nb, reps);
+  row rows[16];
+  int nr = 0, bad = 0;
+  em_backend bes[2] = {EM_BACKEND_CPU, EM_BACKEND_CUDA};
+  for (int bi = 0; bi < 2; bi++) {
+    em_backend be = bes[bi];
+    const char *dn = be == EM_BACKEND_CPU ? "cpu" : "gpu";
+    if (strcmp(device, "both") && strcmp(device, dn)) continue;
+    if (be == EM_BACKEND_CUDA) {
+      em_device dev;
+      if (!em_cuda_built() || em_device_open("gpu", NULL, &dev)) {
+        printf("(no GPU: the GPU rows are skipped)\n");
+        em_error_clear();
+        break;
+      }
+    }
+    bo.backend = be;
+    em_blockop *bop = NULL;
+    em_operator op;
+    if (em_blockop_create(B, &bo, &bop) || em_blockop_operator(bop, &op)) {
+      em_error_print(stderr);
+      return 1;
+    }
+    char list[256];
+    snprintf(list, sizeof list, "%s", pcs);
+    for (char *tok = strtok(list, ","); tok && nr < 16; tok = strtok(NULL, ",")) {
+      row *r = &rows[nr];
+      memset(r, 0, sizeof *r);
+      r->dev = dn;
+      snprintf(r->name, sizeof r->name, "%s%s", tok,
+               mixed && be == EM_BACKEND_CUDA && strcmp(tok, "ilu0") ? " (single factor)" : "");
+      em_pc *pc = NULL;
+      double t0 = em_wtime();
+      err = make_pc(tok, A, B, &op, be, mixed, &pc);
+      r->setup_s = em_wtime() - t0;
+      if (!err) err = measure(pc, be, n, x, reps, r);
+      em_pc_destroy(&pc);
+      if (err) {
+        fprintf(stderr, "%s on the %s: ", tok, dn);
+        em_error_print(stderr);
+        em_error_clear();
+        continue;
+      }
+      int wrong = be == EM_BACKEND_CPU ? r->diff != 0 : !(r->diff < 1e-12);
+      bad |= wrong;
+      print_row(r);
+      if (wrong) printf("  ^ block columns differ from the single applies\n");
+      nr++;
+    }
+    em_blockop_destroy(&bop);
+  }
+  if (out) write_out(out, src, n, rows, nr);
+  free(x);
+  free(perm);
+  em_csr_destroy(&A);
+  em_blockmat_destroy(&B);
+  em_blockmat_destroy(&B0);
+  return bad ? 1 : 0;
+}
