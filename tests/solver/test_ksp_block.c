@@ -141,11 +141,14 @@ static void check_solve(const em_operator *A, em_pc *pc, const em_csr *Ah, em_ks
     } else {
       /* the GPU's SpMM and multi-column preconditioner sum in another order
          than its SpMV (and its factor's fronts add with atomics): the
-         columns round differently, and BiCGSTAB's count over 200-270
-         iterations of the order-3 box moves with rounding (the H200 gave
-         224 vs 245, 253 vs 271 on 2026-11-27, the solutions agreeing to
-         2.6e-10); within 2 + 10 % of the count, the solutions to 1e-6 */
-      EXPECT(abs(s1[j].iterations - s2[j].iterations) <= 2 + s1[j].iterations / 10 && e < 1e-6,
+         columns round differently, and the counts move with rounding.
+         COCG / GMRES: within 2 + 10 %.  BiCGSTAB's irregular convergence
+         over 200-270 iterations of the order-3 box moves more (H200
+         2026-11-27: 224 vs 245, 253 vs 271; H100 2026-11-28 with the
+         multi-column pmg: 273 vs 233, the solutions agreeing to 1.8e-10):
+         within 2 + 20 %; the solutions to 1e-6 in every case */
+      int spread = 2 + s1[j].iterations / (meth == EM_KSP_BICGSTAB ? 5 : 10);
+      EXPECT(abs(s1[j].iterations - s2[j].iterations) <= spread && e < 1e-6,
              "%s column %d: block %d iterations, alone %d; solutions differ by %.2e", label, j + 1,
              s2[j].iterations, s1[j].iterations, e);
     }

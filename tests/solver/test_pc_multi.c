@@ -231,13 +231,24 @@ static void check_direct(const char *name, const em_csr *A, em_backend be, em_pr
           }
     }
     const char *bn = be == EM_BACKEND_CPU ? "cpu" : prec == EM_PREC_SINGLE ? "gpu single" : "gpu";
+    /* the GPU's level kernels sum in double whatever the factor's
+       precision; the wide supernodes (EM_DG_SOLVE_BIG columns or more) go
+       through cuBLAS, in single arithmetic for a single factor (CTRSM /
+       CGEMM on single vectors; their blocking also depends on N): there
+       the rounding is single's, u = 6e-8 (observed 4e-7 .. 1.1e-6 on the
+       16^3 Laplacian, H100 2026-11-28), so 2e-5, else 1e-12 */
+    double tol = 1e-12;
+#ifdef EM_HAVE_CUDA
+    if (be != EM_BACKEND_CPU && prec == EM_PREC_SINGLE && F->S.max_cols >= EM_DG_SOLVE_BIG)
+      tol = 2e-5;
+#endif
     if (be == EM_BACKEND_CPU)
       EXPECT(same, "%s (%s), N = %d: block columns differ from one-column solves (%.2e)", name, bn,
              N, e1);
     else
-      EXPECT(e1 < 1e-12, "%s (%s), N = %d: block columns differ from one-column solves by %.2e",
+      EXPECT(e1 < tol, "%s (%s), N = %d: block columns differ from one-column solves by %.2e",
              name, bn, N, e1);
-    EXPECT(er < 1e-12, "%s (%s), N = %d: block solve differs from the reference by %.2e", name, bn,
+    EXPECT(er < tol, "%s (%s), N = %d: block solve differs from the reference by %.2e", name, bn,
            N, er);
     if (getenv("EM_TEST_VERBOSE"))
       fprintf(stderr,
