@@ -49,6 +49,7 @@ static em_err sync_be(em_backend be) {
 }
 
 static em_err alloc_be(em_backend be, size_t bytes, const void *h, void **p) {
+  (void)be; /* a build without CUDA has only the host */
 #ifdef EM_HAVE_CUDA
   if (be == EM_BACKEND_CUDA) return em_dev_alloc(p, h, bytes, NULL, "bench vectors");
 #endif
@@ -58,6 +59,7 @@ static em_err alloc_be(em_backend be, size_t bytes, const void *h, void **p) {
 }
 
 static void free_be(em_backend be, void **p) {
+  (void)be;
 #ifdef EM_HAVE_CUDA
   if (be == EM_BACKEND_CUDA) {
     em_dev_free(p);
@@ -68,6 +70,7 @@ static void free_be(em_backend be, void **p) {
 }
 
 static em_err download(em_backend be, void *h, const void *d, size_t bytes) {
+  (void)be;
 #ifdef EM_HAVE_CUDA
   if (be == EM_BACKEND_CUDA) {
     EM_CUDA(cudaMemcpy(h, d, bytes, cudaMemcpyDeviceToHost));
