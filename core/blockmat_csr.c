@@ -88,11 +88,12 @@ static em_err local_perm(const em_blockmat *B, const int32_t *perm, int32_t **lo
  * row inv[p] of the block; its entries as keys (new column << 32 |
  * position in the row), sorted, give the columns in order and the source
  * of each value; written at the cursor cur[p] (advanced past the segment),
- * straight from B_ij without a permuted copy of the block.  With pos the
- * scatter map is kept: A->val[pos[q]] = B_ij->val[q]; pattern: write the
- * columns too (the first fill). */
+ * straight from B_ij without a permuted copy of the block.  With src the
+ * gather map is kept: A->val[q] = B_ij->val[src[q]] (the block of entry q
+ * is its row's and its column's groups); pattern: write the columns too
+ * (the first fill). */
 static em_err fill_block(const em_blockmat *B, int i, int j, const int32_t *local,
-                         const int32_t *inv, em_csr *A, int64_t *cur, int64_t *pos, int pattern) {
+                         const int32_t *inv, em_csr *A, int64_t *cur, int64_t *src, int pattern) {
   const em_csr *M = B->blk[i][j];
   if (M->nnz == 0) return EM_OK;
   int32_t rows = M->n_rows, cj = B->offset[j];
@@ -123,10 +124,10 @@ static em_err fill_block(const em_blockmat *B, int i, int j, const int32_t *loca
       for (int64_t k = 1; k < len && sorted; k++) sorted = key[k - 1] < key[k];
       if (!sorted) em_sort_u64(key, len);
       for (int64_t k = 0; k < len; k++) {
-        int64_t src = b + (int64_t)(key[k] & 0xffffffffu);
+        int64_t q = b + (int64_t)(key[k] & 0xffffffffu);
         if (pattern) A->colind[d + k] = (int32_t)(key[k] >> 32) + cj;
-        A->val[d + k] = M->val[src];
-        if (pos) pos[src] = d + k;
+        A->val[d + k] = M->val[q];
+        if (src) src[d + k] = q;
       }
       cur[p] = d + len;
     }
@@ -135,42 +136,49 @@ static em_err fill_block(const em_blockmat *B, int i, int j, const int32_t *loca
   return EM_OK;
 }
 
-/* A = P B P^T as one CSR (first: the pattern and the values; else the
- * values into A's pattern, through pos when its maps exist).  Group by
- * group, block by block; consume: each block of B is freed once copied. */
+/* A later matrix's values through the gather map: group by group, its
+ * rows in parallel, each entry's block found by its column (the groups'
+ * columns rise within a row), sequential writes; consume: the group's
+ * blocks freed once its rows are done. */
+static void gather_values(em_blockmat *B, int consume, em_csr *A, const int64_t *src) {
+  for (int i = 0; i < B->nb; i++) {
+    int32_t o = B->offset[i], rows = B->offset[i + 1] - o;
+#pragma omp parallel for schedule(dynamic, 1024) if (rows > 10000)
+    for (int32_t r = o; r < o + rows; r++) {
+      int j = 0;
+      for (int64_t k = A->rowptr[r]; k < A->rowptr[r + 1]; k++) {
+        while (j + 1 < B->nb && A->colind[k] >= B->offset[j + 1]) j++;
+        A->val[k] = B->blk[i][j]->val[src[k]];
+      }
+    }
+    if (consume)
+      for (int j = 0; j < B->nb; j++) em_csr_destroy(&B->blk[i][j]); /* B destroyed after */
+  }
+}
+
+/* A = P B P^T as one CSR (first: the pattern and the values, src (or
+ * NULL) the gather map; else the values into A's pattern, permuted
+ * again).  Group by group, block by block; consume: each block of B is
+ * freed once copied. */
 static em_err permute_csr(em_blockmat *B, const int32_t *perm, int consume, em_csr *A, int first,
-                          int64_t *pos[EM_MAX_ORDER][EM_MAX_ORDER]) {
+                          int64_t *src) {
   int32_t *local = NULL;
   int64_t *cur = NULL;
   em_err err = EM_OK;
   int32_t *inv = NULL; /* inv[p] = the old row (local to its group) of new row p */
-  int have_maps = pos && pos[0][0] && !first;
-  if (!have_maps) {
-    EM_TRY(local_perm(B, perm, &local));
-    EM_TRY_GOTO(err, em_calloc(&inv, (size_t)A->n_rows + 1, sizeof *inv, "inverse permutation"),
-                done);
-    for (int g = 0; g < B->nb; g++)
-      for (int32_t r = B->offset[g]; r < B->offset[g + 1]; r++)
-        inv[B->offset[g] + local[r]] = r - B->offset[g];
-  }
+  EM_TRY(local_perm(B, perm, &local));
+  EM_TRY_GOTO(err, em_calloc(&inv, (size_t)A->n_rows + 1, sizeof *inv, "inverse permutation"),
+              done);
+  for (int g = 0; g < B->nb; g++)
+    for (int32_t r = B->offset[g]; r < B->offset[g + 1]; r++)
+      inv[B->offset[g] + local[r]] = r - B->offset[g];
   EM_TRY_GOTO(err, em_calloc(&cur, (size_t)A->n_rows + 1, sizeof *cur, "row cursors"), done);
   for (int i = 0; i < B->nb; i++) {
     int32_t o = B->offset[i], rows = B->offset[i + 1] - o;
     for (int32_t r = 0; r < rows; r++) cur[r] = A->rowptr[o + r];
     for (int j = 0; j < B->nb; j++) {
-      em_csr *M = B->blk[i][j];
-      if (have_maps) { /* a scatter through the first fill's map */
-        const int64_t *p = pos[i][j];
-        int64_t nnz = M->nnz;
-#pragma omp parallel for schedule(static) if (nnz > 65536)
-        for (int64_t q = 0; q < nnz; q++) A->val[p[q]] = M->val[q];
-      } else {
-        int64_t *p = NULL;
-        if (pos && first)
-          EM_TRY_GOTO(err, em_calloc(&pos[i][j], (size_t)M->nnz + 1, sizeof *p, "value map"), done);
-        if (pos) p = pos[i][j];
-        EM_TRY_GOTO(err, fill_block(B, i, j, local, inv + o, A, cur, p, first), done);
-      }
+      EM_TRY_GOTO(err, fill_block(B, i, j, local, inv + o, A, cur, first ? src : NULL, first),
+                  done);
       if (consume) em_csr_destroy(&B->blk[i][j]); /* B is only destroyed after */
     }
   }
@@ -182,7 +190,7 @@ done:
 }
 
 em_err em_blockmat_permute_csr(em_blockmat *B, const int32_t *perm, int consume, em_csr **Aout,
-                               int64_t *pos[EM_MAX_ORDER][EM_MAX_ORDER]) {
+                               int64_t **src) {
   EM_CHECK(B && perm && Aout, EM_ERR_ARG, "em_blockmat_permute_csr: NULL argument");
   *Aout = NULL;
   int32_t n = B->offset[B->nb], *local = NULL, *inv = NULL;
@@ -207,16 +215,15 @@ em_err em_blockmat_permute_csr(em_blockmat *B, const int32_t *perm, int consume,
     }
     A->rowptr[p + 1] = A->rowptr[p] + len;
   }
-  if (pos)
-    for (int i = 0; i < EM_MAX_ORDER; i++)
-      for (int j = 0; j < EM_MAX_ORDER; j++) pos[i][j] = NULL;
-  EM_TRY_GOTO(err, permute_csr(B, perm, consume, A, 1, pos), done);
+  if (src) {
+    *src = NULL;
+    EM_TRY_GOTO(err, em_calloc(src, (size_t)nnz + 1, sizeof **src, "value map"), done);
+  }
+  EM_TRY_GOTO(err, permute_csr(B, perm, consume, A, 1, src ? *src : NULL), done);
   *Aout = A;
   A = NULL;
 done:
-  if (err && pos)
-    for (int i = 0; i < EM_MAX_ORDER; i++)
-      for (int j = 0; j < EM_MAX_ORDER; j++) em_free(&pos[i][j]);
+  if (err && src) em_free(src);
   em_csr_destroy(&A);
   em_free(&inv);
   em_free(&local);
@@ -224,7 +231,7 @@ done:
 }
 
 em_err em_blockmat_permute_csr_values(em_blockmat *B, const int32_t *perm, int consume, em_csr *A,
-                                      int64_t *pos[EM_MAX_ORDER][EM_MAX_ORDER]) {
+                                      const int64_t *src) {
   EM_CHECK(B && perm && A, EM_ERR_ARG, "em_blockmat_permute_csr_values: NULL argument");
   int64_t nnz = 0;
   for (int i = 0; i < B->nb; i++)
@@ -232,5 +239,9 @@ em_err em_blockmat_permute_csr_values(em_blockmat *B, const int32_t *perm, int c
   EM_CHECK(A->n_rows == B->offset[B->nb] && A->nnz == nnz, EM_ERR_ARG,
            "em_blockmat_permute_csr_values: %lld entries in %d rows, the CSR has %lld in %d",
            (long long)nnz, B->offset[B->nb], (long long)A->nnz, A->n_rows);
-  return permute_csr(B, perm, consume, A, 0, pos);
+  if (src) {
+    gather_values(B, consume, A, src);
+    return EM_OK;
+  }
+  return permute_csr(B, perm, consume, A, 0, NULL);
 }

@@ -369,15 +369,16 @@ void em_blockmat_destroy(em_blockmat **B);
 /* A = P B P^T as one CSR (perm as em_blockmat_permute), built block by
  * block (core/blockmat_csr.c).  consume: each block of B is freed as soon
  * as it is copied (B's blocks are then NULL: destroy B after), so the host
- * holds one copy of the matrix plus one block, not two copies.  pos (or
- * NULL): the scatter maps A->val[pos[i][j][q]] = B_ij->val[q], allocated
- * here (em_free each), that make a later fill a plain scatter. */
+ * holds one copy of the matrix plus one block, not two copies.  src (or
+ * NULL): the gather map A->val[q] = B_ij->val[(*src)[q]] (i, j the groups
+ * of entry q's row and column), allocated here (em_free), that makes a
+ * later fill a plain gather with sequential writes. */
 em_err em_blockmat_permute_csr(em_blockmat *B, const int32_t *perm, int consume, em_csr **A,
-                               int64_t *pos[EM_MAX_ORDER][EM_MAX_ORDER]);
-/* A later matrix of the same pattern into A's values: through pos when
- * given (its maps from em_blockmat_permute_csr), else permuted again. */
+                               int64_t **src);
+/* A later matrix of the same pattern into A's values: through src when
+ * given (the map of em_blockmat_permute_csr), else permuted again. */
 em_err em_blockmat_permute_csr_values(em_blockmat *B, const int32_t *perm, int consume, em_csr *A,
-                                      int64_t *pos[EM_MAX_ORDER][EM_MAX_ORDER]);
+                                      const int64_t *src);
 /* B = A(r0:r1, c0:c1), columns rebased to c0 (A's columns sorted). */
 em_err em_csr_block(const em_csr *A, int32_t r0, int32_t r1, int32_t c0, int32_t c1, em_csr **B);
 

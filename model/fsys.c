@@ -89,8 +89,7 @@ void em_fsys_destroy(em_fsys **sp) {
   em_free(&s->pml_block);
   em_pc_destroy(&s->pc);
   em_blockop_destroy(&s->op);
-  for (int i = 0; i < EM_MAX_ORDER; i++)
-    for (int j = 0; j < EM_MAX_ORDER; j++) em_free(&s->pos[i][j]);
+  em_free(&s->src);
   em_csr_destroy(&s->Acsr);
   em_fsys_dfree(s);
   em_free(sp);
@@ -263,10 +262,10 @@ done:
   return err;
 }
 
-/* The scatter maps of the values (8 bytes an entry) are kept for the later
- * frequencies when they take at most a quarter of the host's available
- * memory; without them a later fill permutes again (seconds at 20M
- * unknowns, where the maps would be ~25 GB). */
+/* The gather map of the values (8 bytes an entry) is kept for the later
+ * frequencies when it takes at most a quarter of the host's available
+ * memory; without it a later fill permutes again (seconds at 20M
+ * unknowns, where the map would be ~25 GB). */
 static int maps_fit(const em_blockmat *A) {
   double nnz = 0;
   for (int i = 0; i < A->nb; i++)
@@ -285,8 +284,7 @@ static em_err operator_first(em_fsys *s, em_system *sys, const em_blockop_opts *
   int32_t n = s->d.dofs->n_dof;
   em_free(&s->perm); /* what a failed first frequency left */
   em_csr_destroy(&s->Acsr);
-  for (int i = 0; i < EM_MAX_ORDER; i++)
-    for (int j = 0; j < EM_MAX_ORDER; j++) em_free(&s->pos[i][j]);
+  em_free(&s->src);
   EM_TRY(em_calloc(&s->perm, (size_t)n, sizeof *s->perm, "permutation"));
   EM_TRY(em_blockop_plan_perm(A, bop, s->perm));
   s->nb = A->nb;
@@ -297,9 +295,9 @@ static em_err operator_first(em_fsys *s, em_system *sys, const em_blockop_opts *
   int keep = s->d.keep_matrix, maps = maps_fit(A);
   if (!maps)
     em_log_info(log,
-                "operator: host memory short for the value maps; later frequencies permute "
+                "operator: host memory short for the value map; later frequencies permute "
                 "again");
-  EM_TRY(em_blockmat_permute_csr(A, s->perm, !keep, &s->Acsr, maps ? s->pos : NULL));
+  EM_TRY(em_blockmat_permute_csr(A, s->perm, !keep, &s->Acsr, maps ? &s->src : NULL));
   if (!keep) em_blockmat_destroy(&sys->A);
   return EM_OK;
 }
@@ -323,7 +321,7 @@ static em_err operator_refill(em_fsys *s, em_system *sys, const em_blockop_opts 
                j + 1);
     }
   int keep = s->d.keep_matrix;
-  EM_TRY(em_blockmat_permute_csr_values(A, s->perm, !keep, s->Acsr, s->pos));
+  EM_TRY(em_blockmat_permute_csr_values(A, s->perm, !keep, s->Acsr, s->src));
   if (!keep) em_blockmat_destroy(&sys->A);
   em_err err = em_blockop_refill_csr(s->op, s->Acsr);
   if (!err) return EM_OK;

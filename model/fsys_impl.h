@@ -29,11 +29,10 @@ struct em_fsys {
   int32_t offset[EM_MAX_ORDER + 1];              /* their offsets */
   em_fsys_block blk[EM_MAX_ORDER][EM_MAX_ORDER]; /* the blocks' sizes */
   em_blockop *op;
-  em_operator opA;                           /* op as the Krylov operator; pmg's residuals use it */
-  int64_t *pos[EM_MAX_ORDER][EM_MAX_ORDER];  /* Acsr->val[pos[q]] = value q of
-                                                the assembled block (i, j), or
-                                                NULL (host memory short: the
-                                                later fills permute again) */
+  em_operator opA; /* op as the Krylov operator; pmg's residuals use it */
+  int64_t *src;    /* Acsr->val[q] = value src[q] of the assembled block of
+                      entry q's row and column groups, or NULL (host memory
+                      short: the later fills permute again) */
   uint64_t apat[EM_MAX_ORDER][EM_MAX_ORDER]; /* pattern hashes of the assembled
                                                 blocks, checked at every refill */
   /* a distributed solve (dfsys.c; d.dist of more than one rank) */
