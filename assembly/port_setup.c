@@ -66,32 +66,42 @@ static int vpair_cmp(const void *x, const void *y) {
   return (p->b > q->b) - (p->b < q->b);
 }
 
+/* The port's outline: the edges used by one port triangle only, as sorted
+ * vertex pairs in *e (em_free), *ne of them. */
+static em_err outline_edges(const em_mesh *m, int group, vpair **e, int32_t *ne) {
+  int32_t nt = 0, n = 0;
+  for (int32_t k = 0; k < m->n_tri; k++) nt += m->tri_group[k] == group;
+  EM_TRY(em_calloc(e, 3 * (size_t)nt + 1, sizeof **e, "port outline"));
+  vpair *E = *e;
+  for (int32_t k = 0; k < m->n_tri; k++) {
+    if (m->tri_group[k] != group) continue;
+    for (int i = 0; i < 3; i++) {
+      int32_t x = m->tri[3 * k + i], y = m->tri[3 * k + (i + 1) % 3];
+      E[n++] = (vpair){x < y ? x : y, x < y ? y : x};
+    }
+  }
+  qsort(E, (size_t)n, sizeof *E, vpair_cmp);
+  int32_t once = 0;
+  for (int32_t i = 0; i < n; i++)
+    if ((i == 0 || vpair_cmp(E + i, E + i - 1)) && (i + 1 == n || vpair_cmp(E + i, E + i + 1)))
+      E[once++] = E[i];
+  *ne = once;
+  return EM_OK;
+}
+
 /* In-plane axis of a rectangular port from its outline: the edges used by
  * one port triangle only lie on the four sides; u is the length-weighted
  * mean direction of the outline edges parallel to the longest one.  (A
  * principal axis of the vertices tilts when the triangulation is not
  * symmetric, which breaks the rectangle check on fine meshes.) */
 static em_err outline_axis(const em_mesh *m, int group, const double n[3], double u[3]) {
-  int32_t nt = 0;
-  for (int32_t k = 0; k < m->n_tri; k++) nt += m->tri_group[k] == group;
   vpair *e = NULL;
-  EM_TRY(em_calloc(&e, 3 * (size_t)nt, sizeof *e, "port outline"));
   int32_t ne = 0;
-  for (int32_t k = 0; k < m->n_tri; k++) {
-    if (m->tri_group[k] != group) continue;
-    for (int i = 0; i < 3; i++) {
-      int32_t x = m->tri[3 * k + i], y = m->tri[3 * k + (i + 1) % 3];
-      e[ne++] = (vpair){x < y ? x : y, x < y ? y : x};
-    }
-  }
-  qsort(e, (size_t)ne, sizeof *e, vpair_cmp);
+  EM_TRY(outline_edges(m, group, &e, &ne));
   double best = 0, ref[3] = {0, 0, 0};
   for (int pass = 0; pass < 2; pass++) {
     double acc[3] = {0, 0, 0};
     for (int32_t i = 0; i < ne; i++) {
-      int once =
-          (i == 0 || vpair_cmp(e + i, e + i - 1)) && (i + 1 == ne || vpair_cmp(e + i, e + i + 1));
-      if (!once) continue;
       const double *pa = m->xyz + 3 * (size_t)e[i].a, *pb = m->xyz + 3 * (size_t)e[i].b;
       double d[3] = {pb[0] - pa[0], pb[1] - pa[1], pb[2] - pa[2]}, len = sqrt(dot3(d, d));
       if (pass == 0) {
@@ -185,26 +195,15 @@ static em_err rectangle(const em_mesh *m, em_port *p, const double dir[3]) {
 /* The vertices of the port's outline (the edges of one port triangle
  * only), each once: *vs (em_free), *nv of them. */
 static em_err outline_vertices(const em_mesh *m, int group, int32_t **vs, int32_t *nv) {
-  int32_t nt = 0, ne = 0;
-  for (int32_t k = 0; k < m->n_tri; k++) nt += m->tri_group[k] == group;
+  int32_t ne = 0;
   vpair *e = NULL;
   int32_t *v = NULL;
   em_err err = EM_OK;
   *nv = 0;
-  EM_TRY(em_calloc(&e, 3 * (size_t)nt + 1, sizeof *e, "port outline"));
-  EM_TRY_GOTO(err, em_calloc(&v, 6 * (size_t)nt + 1, sizeof *v, "port outline"), done);
-  for (int32_t k = 0; k < m->n_tri; k++) {
-    if (m->tri_group[k] != group) continue;
-    for (int i = 0; i < 3; i++) {
-      int32_t x = m->tri[3 * k + i], y = m->tri[3 * k + (i + 1) % 3];
-      e[ne++] = (vpair){x < y ? x : y, x < y ? y : x};
-    }
-  }
-  qsort(e, (size_t)ne, sizeof *e, vpair_cmp);
+  EM_TRY(outline_edges(m, group, &e, &ne));
+  EM_TRY_GOTO(err, em_calloc(&v, 2 * (size_t)ne + 1, sizeof *v, "port outline"), done);
   int32_t n = 0;
-  for (int32_t i = 0; i < ne; i++)
-    if ((i == 0 || vpair_cmp(e + i, e + i - 1)) && (i + 1 == ne || vpair_cmp(e + i, e + i + 1)))
-      v[n++] = e[i].a, v[n++] = e[i].b;
+  for (int32_t i = 0; i < ne; i++) v[n++] = e[i].a, v[n++] = e[i].b;
   qsort(v, (size_t)n, sizeof *v, i32_cmp);
   int32_t u = 0;
   for (int32_t i = 0; i < n; i++)

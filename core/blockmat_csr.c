@@ -156,36 +156,41 @@ static void gather_values(em_blockmat *B, int consume, em_csr *A, const int64_t 
   }
 }
 
-/* A = P B P^T as one CSR (first: the pattern and the values, src (or
- * NULL) the gather map; else the values into A's pattern, permuted
- * again).  Group by group, block by block; consume: each block of B is
- * freed once copied. */
-static em_err permute_csr(em_blockmat *B, const int32_t *perm, int consume, em_csr *A, int first,
-                          int64_t *src) {
-  int32_t *local = NULL;
-  int64_t *cur = NULL;
-  em_err err = EM_OK;
-  int32_t *inv = NULL; /* inv[p] = the old row (local to its group) of new row p */
-  EM_TRY(local_perm(B, perm, &local));
-  EM_TRY_GOTO(err, em_calloc(&inv, (size_t)A->n_rows + 1, sizeof *inv, "inverse permutation"),
-              done);
+/* The permutation's tables: local[i] = perm[i] - offset(group i), and
+ * inv[p] = the old row, local to its group, of new row p. */
+static em_err perm_tables(const em_blockmat *B, const int32_t *perm, int32_t **local,
+                          int32_t **inv) {
+  int32_t n = B->offset[B->nb];
+  EM_TRY(local_perm(B, perm, local));
+  em_err err = em_calloc(inv, (size_t)n + 1, sizeof **inv, "inverse permutation");
+  if (err) {
+    em_free(local);
+    return err;
+  }
   for (int g = 0; g < B->nb; g++)
     for (int32_t r = B->offset[g]; r < B->offset[g + 1]; r++)
-      inv[B->offset[g] + local[r]] = r - B->offset[g];
-  EM_TRY_GOTO(err, em_calloc(&cur, (size_t)A->n_rows + 1, sizeof *cur, "row cursors"), done);
-  for (int i = 0; i < B->nb; i++) {
+      (*inv)[B->offset[g] + (*local)[r]] = r - B->offset[g];
+  return EM_OK;
+}
+
+/* A = P B P^T as one CSR through the tables (first: the pattern and the
+ * values, src (or NULL) the gather map; else the values into A's
+ * pattern).  Group by group, block by block; consume: each block of B is
+ * freed once copied. */
+static em_err permute_csr(em_blockmat *B, const int32_t *local, const int32_t *inv, int consume,
+                          em_csr *A, int first, int64_t *src) {
+  int64_t *cur = NULL;
+  EM_TRY(em_calloc(&cur, (size_t)A->n_rows + 1, sizeof *cur, "row cursors"));
+  em_err err = EM_OK;
+  for (int i = 0; i < B->nb && !err; i++) {
     int32_t o = B->offset[i], rows = B->offset[i + 1] - o;
     for (int32_t r = 0; r < rows; r++) cur[r] = A->rowptr[o + r];
-    for (int j = 0; j < B->nb; j++) {
-      EM_TRY_GOTO(err, fill_block(B, i, j, local, inv + o, A, cur, first ? src : NULL, first),
-                  done);
-      if (consume) em_csr_destroy(&B->blk[i][j]); /* B is only destroyed after */
+    for (int j = 0; j < B->nb && !err; j++) {
+      err = fill_block(B, i, j, local, inv + o, A, cur, first ? src : NULL, first);
+      if (!err && consume) em_csr_destroy(&B->blk[i][j]); /* B is only destroyed after */
     }
   }
-done:
   em_free(&cur);
-  em_free(&inv);
-  em_free(&local);
   return err;
 }
 
@@ -199,27 +204,22 @@ em_err em_blockmat_permute_csr(em_blockmat *B, const int32_t *perm, int consume,
   em_err err = EM_OK;
   for (int i = 0; i < B->nb; i++)
     for (int j = 0; j < B->nb; j++) nnz += B->blk[i][j]->nnz;
-  EM_TRY(local_perm(B, perm, &local));
-  EM_TRY_GOTO(err, em_calloc(&inv, (size_t)n + 1, sizeof *inv, "inverse permutation"), done);
-  for (int32_t i = 0; i < n; i++) inv[perm[i]] = i;
+  EM_TRY(perm_tables(B, perm, &local, &inv));
   /* the arrays are reserved here but only touched block row by block row
      while B's blocks are freed (consume): calloc's pages come on use */
   EM_TRY_GOTO(err, em_csr_create(n, n, nnz, &A), done);
-  for (int32_t p = 0; p < n; p++) {
-    int32_t r = inv[p];
-    int g = group_of(B, r);
-    int64_t len = 0;
-    for (int j = 0; j < B->nb; j++) {
-      const em_csr *M = B->blk[g][j];
-      len += M->rowptr[r - B->offset[g] + 1] - M->rowptr[r - B->offset[g]];
+  for (int g = 0; g < B->nb; g++)
+    for (int32_t p = B->offset[g]; p < B->offset[g + 1]; p++) {
+      int32_t r = inv[p];
+      int64_t len = 0;
+      for (int j = 0; j < B->nb; j++) len += B->blk[g][j]->rowptr[r + 1] - B->blk[g][j]->rowptr[r];
+      A->rowptr[p + 1] = A->rowptr[p] + len;
     }
-    A->rowptr[p + 1] = A->rowptr[p] + len;
-  }
   if (src) {
     *src = NULL;
     EM_TRY_GOTO(err, em_calloc(src, (size_t)nnz + 1, sizeof **src, "value map"), done);
   }
-  EM_TRY_GOTO(err, permute_csr(B, perm, consume, A, 1, src ? *src : NULL), done);
+  EM_TRY_GOTO(err, permute_csr(B, local, inv, consume, A, 1, src ? *src : NULL), done);
   *Aout = A;
   A = NULL;
 done:
@@ -243,5 +243,10 @@ em_err em_blockmat_permute_csr_values(em_blockmat *B, const int32_t *perm, int c
     gather_values(B, consume, A, src);
     return EM_OK;
   }
-  return permute_csr(B, perm, consume, A, 0, NULL);
+  int32_t *local = NULL, *inv = NULL;
+  EM_TRY(perm_tables(B, perm, &local, &inv));
+  em_err err = permute_csr(B, local, inv, consume, A, 0, NULL);
+  em_free(&inv);
+  em_free(&local);
+  return err;
 }

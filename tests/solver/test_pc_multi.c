@@ -246,10 +246,10 @@ static void check_direct(const char *name, const em_csr *A, em_backend be, em_pr
       EXPECT(same, "%s (%s), N = %d: block columns differ from one-column solves (%.2e)", name, bn,
              N, e1);
     else
-      EXPECT(e1 < tol, "%s (%s), N = %d: block columns differ from one-column solves by %.2e",
-             name, bn, N, e1);
-    EXPECT(er < tol, "%s (%s), N = %d: block solve differs from the reference by %.2e", name, bn,
-           N, er);
+      EXPECT(e1 < tol, "%s (%s), N = %d: block columns differ from one-column solves by %.2e", name,
+             bn, N, e1);
+    EXPECT(er < tol, "%s (%s), N = %d: block solve differs from the reference by %.2e", name, bn, N,
+           er);
     if (getenv("EM_TEST_VERBOSE"))
       fprintf(stderr,
               "%-24s %-10s N %2d: %6d supernodes (widest %5d): vs one-column %.1e, vs "
