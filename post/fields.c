@@ -134,11 +134,13 @@ static double *error_field(const em_model *m, const em_log *log, double f, const
                            const em_cplx *fixed) {
   double *eta = NULL;
   em_estimate_info info;
-  int ns = m->setup.n_port ? m->setup.n_port : 1; /* the ports, or the plane wave */
+  /* the ports driven (Excitation/ports), or the plane wave */
+  uint32_t ex = m->ff.planewave ? 0 : em_post_excited(m);
+  int ns = !m->ff.planewave ? em_excite_count(ex) : m->setup.n_port ? m->setup.n_port : 1;
   em_err err = em_calloc(&eta, (size_t)m->mesh->n_tet, sizeof *eta, "error indicators");
   if (!err)
-    err = em_setup_estimate(m->mesh, m->dofs, &m->setup, f, em_pw_source_prepare, (void *)&m->pw, x,
-                            ns, fixed, eta, &info);
+    err = em_setup_estimate_ports(m->mesh, m->dofs, &m->setup, f, em_pw_source_prepare,
+                                  (void *)&m->pw, ex, x, ns, fixed, eta, &info);
   if (err) {
     em_log_warn(log, "%s; the VTK file has no error field", em_error_message());
     em_error_clear();

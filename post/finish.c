@@ -16,7 +16,7 @@ static void print_ports(const em_model *m, const em_results *r, FILE *f) {
   for (int p = 0; p < np; p++) names[p] = m->setup.port[p].name;
   em_ports_table t = {
       em_case_name(m->cs), np, r->n_freq, r->freq, r->S, r->zin, r->zport, names, r->flag,
-      m->cfg.touchstone_z0};
+      m->cfg.touchstone_z0, em_post_excited(m)};
   em_ports_print(f, &t);
 }
 

@@ -73,6 +73,9 @@ void em_post_cut_many(const struct em_nf2ff *nf, const struct em_antenna *a, int
  * finite (EM_ERR_NUMERIC naming the entry and frequency). */
 em_err em_post_check_sweep(const char *path, int n_ports, int n_freq, const double *freq,
                            const em_cplx *S);
+/* The same where only the columns j of the bit set `cols` hold S. */
+em_err em_post_check_sweep_cols(const char *path, int n_ports, int n_freq, const double *freq,
+                                const em_cplx *S, uint32_t cols);
 
 /* ------------------------------------------------------------- the lattice */
 
