@@ -174,8 +174,10 @@ void em_post_array_print(const em_model *m, const em_results *r, FILE *f) {
     double worst = all ? -INFINITY : NAN; /* a subset excited: no active reflection */
     for (int i = 0; i < np && all; i++)
       if (isfinite(cabs(gam[i]))) worst = fmax(worst, 20 * log10(cabs(gam[i])));
-    fprintf(f, "%-14.9g %-7.2f %-7.2f %-7.2f %-7.1f %-6.1f %-6.1f %.2f\n", r->freq[k] * 1e-9,
+    char w[32] = "- (not all ports driven)";
+    if (all) snprintf(w, sizeof w, "%.2f", worst);
+    fprintf(f, "%-14.9g %-7.2f %-7.2f %-7.2f %-7.1f %-6.1f %-6.1f %s\n", r->freq[k] * 1e-9,
             10 * log10(a->directivity), 10 * log10(a->gain), 10 * log10(a->realized_gain),
-            100 * a->efficiency, a->theta_max, a->phi_max, worst);
+            100 * a->efficiency, a->theta_max, a->phi_max, w);
   }
 }
