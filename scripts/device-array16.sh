@@ -15,13 +15,15 @@
 #
 # The size: Mesh/elements_per_wavelength EPW.  Unknowns of the 4 x 4 array
 # at order 3, meshed on the CPU (emsolve --sweep ... --dry-run, Mesh/
-# frequency 5.8 GHz): EPW 2: 4.17M, 3: 4.64M, 4: 5.24M, 8: 7.29M, 12:
-# 11.46M, 17: 19.6M.  The probes (Mesh/probe_size 0.5 mm) and the DRAs
-# (eps_r 10) fix a floor, so N is not ~ c EPW^3 alone: the fit
-# N = 4.70M + 0.0275M EPW^2 + 0.00162M EPW^3 (EPW 4, 8, 12) gives 21.8M at
-# EPW 17.5 (20.6M at 17; the mesh at 17 gave 19.6M, so 18 is the default:
-# ~21-22M).  Override with EPW=..., DEADLINE (default 420 s, the
-# emsolve run's limit), NP (ranks, 4), NX/NY (4), ORDER (3), DEVICE (gpu),
+# frequency 5.8 GHz; pmg's exact coarse level in brackets): EPW 2: 4.17M,
+# 3: 4.64M, 4: 5.24M, 8: 7.29M (0.95M), 12: 11.46M (2.27M), 17: 19.64M
+# (5.62M).  The probes (Mesh/probe_size 0.5 mm) and the DRAs (eps_r 10)
+# fix a floor, so N is not c EPW^3 alone: N = 4.24M + 0.0425M EPW^2 +
+# 0.00063M EPW^3 through EPW 8, 12, 17 gives 21.7M at EPW 18, the default
+# (~6M coarse unknowns, factored on rank 0's GPU: if that does not fit,
+# EXTRA="-setstring PMG/pml_coarse 1" or EPW=17.5, ~20.6M).
+# Override with EPW=..., EXTRA (more emsolve arguments), DEADLINE (default
+# 420 s, the emsolve run's limit), NP (ranks, 4), NX/NY (4), ORDER (3), DEVICE (gpu),
 # BUILD (an existing build directory with app/emsolve; default: build
 # /tmp/b-array16), SETUP=0 (do not source scripts/device-setup.sh: a test
 # on a machine without .device).  A CPU rehearsal of this script's logic:
@@ -74,7 +76,7 @@ timeout "$DEADLINE" "${MPIRUN[@]}" -np "$NP" "$B/app/emsolve" cases/dra_array.ge
   -setnumber Mesh/frequency 5.8e9 -setnumber Mesh/elements_per_wavelength "$EPW" \
   -setstring Excitation/ports 1 -setstring Solver/preconditioner pmg -setstring Solver/method cocg \
   -setstring Solver/precision mixed -setstring Farfield/compute off -setstring Output/fields none \
-  -setstring Solver/distributed on > "$L/array16.out" 2> "$L/array16.log"
+  -setstring Solver/distributed on ${EXTRA:-} > "$L/array16.out" 2> "$L/array16.log"
 RCODE=$?
 WALL=$(python3 -c "print(f'{$(date +%s.%N) - $t0:.1f}')")
 [ -n "${SMI:-}" ] && kill "$SMI" 2> /dev/null
