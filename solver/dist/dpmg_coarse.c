@@ -81,9 +81,11 @@ done:
 
 /* rank 0: A_CC from the gathered triplets, factored */
 static em_err factor(dpmg *p, const int32_t *ti, const int32_t *tj, const em_cplx *tv, int64_t nt,
-                     const em_pc_opts *o, const em_log *log, size_t *bytes) {
+                     const em_pc_opts *o, const em_log *log, double t_gather, size_t *bytes) {
   em_csr *A = NULL;
+  double t = em_wtime();
   EM_TRY(em_csr_from_triplets((int32_t)p->n_c, (int32_t)p->n_c, nt, ti, tj, tv, &A));
+  double t_csr = em_wtime() - t;
   em_direct_opts dop;
   em_direct_opts_default(&dop);
   dop.ordering = o->ordering == EM_ORDERING_NATURAL ? EM_ORDERING_ND : o->ordering;
@@ -96,10 +98,11 @@ static em_err factor(dpmg *p, const int32_t *ti, const int32_t *tj, const em_cpl
   em_direct_get_info(p->F, &di);
   *bytes = di.bytes_factor;
   em_log_info(log,
-              "distributed pmg: coarse level of %lld unknowns gathered to rank 0 and factored "
-              "there (%s, nnz(L) %lld, %.1f MB, %.2f s)",
-              (long long)p->n_c, di.where, (long long)di.nnz_l, di.bytes_factor / 1e6,
-              di.t_order + di.t_symbolic + di.t_numeric);
+              "distributed pmg: coarse level of %lld unknowns (%lld entries) gathered to rank 0 "
+              "(%.2f s) and factored there (%s, nnz(L) %lld, %.1f MB; %.2f s the matrix, %.2f "
+              "s the factor)",
+              (long long)p->n_c, (long long)nt, t_gather, di.where, (long long)di.nnz_l,
+              di.bytes_factor / 1e6, t_csr, di.t_order + di.t_symbolic + di.t_numeric);
   return EM_OK;
 }
 
@@ -132,6 +135,7 @@ em_err em_dpmg_coarse_build(dpmg *p, const uint8_t *coarse_glob, const em_pc_opt
   EM_TRY_GOTO(err,
               em_dist_gatherv(d, cg, (size_t)p->n_cl, EM_DIST_INT, (void **)&p->cg_all, p->cnt, 0),
               done);
+  double t_gather = em_wtime();
   EM_TRY_GOTO(err, rows(p, cidx, cl, &ti, &tj, &tv, &nt), done);
   EM_TRY_GOTO(err, em_dist_gatherv(d, ti, (size_t)nt, EM_DIST_INT, (void **)&ai, tcnt, 0), done);
   EM_TRY_GOTO(err, em_dist_gatherv(d, tj, (size_t)nt, EM_DIST_INT, (void **)&aj, NULL, 0), done);
@@ -140,7 +144,7 @@ em_err em_dpmg_coarse_build(dpmg *p, const uint8_t *coarse_glob, const em_pc_opt
   if (root) {
     int64_t total = 0;
     for (int r = 0; r < M->size; r++) total += tcnt[r];
-    err = factor(p, ai, aj, av, total, o, log, bytes);
+    err = factor(p, ai, aj, av, total, o, log, em_wtime() - t_gather, bytes);
   }
   /* a failed factor on rank 0 fails every rank, each with rank 0's reason:
      the first rank to stop aborts them all, maybe before rank 0 prints */
