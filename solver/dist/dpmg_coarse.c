@@ -7,6 +7,7 @@
  * and its transpose, which scatter-adds the solution back, in the backend.
  * (MUMPS, a distributed factor, would take over where rank 0 cannot hold
  * A_CC: not built yet, docs/mpi.md.) */
+#include <stdio.h>
 #include <string.h>
 
 #include "dpmg_impl.h"
@@ -141,12 +142,17 @@ em_err em_dpmg_coarse_build(dpmg *p, const uint8_t *coarse_glob, const em_pc_opt
     for (int r = 0; r < M->size; r++) total += tcnt[r];
     err = factor(p, ai, aj, av, total, o, log, bytes);
   }
-  /* a failed factor on rank 0 fails every rank */
+  /* a failed factor on rank 0 fails every rank, each with rank 0's reason:
+     the first rank to stop aborts them all, maybe before rank 0 prints */
   int bad = err != EM_OK;
   em_err e2 = em_dist_allreduce(d, &bad, 1, EM_DIST_INT, EM_DIST_MAX);
   if (!err && e2) err = e2;
-  if (!err && bad)
-    err = EM_RAISE(EM_ERR_INTERNAL, "the coarse factor failed on rank 0 (its log says why)");
+  if (bad && !e2) {
+    char why[400] = "";
+    if (root && err) snprintf(why, sizeof why, "%s", em_error_message());
+    if (!em_dist_bcast(d, why, sizeof why, EM_DIST_BYTE, 0) && !root)
+      err = EM_RAISE(EM_ERR_INTERNAL, "the coarse factor failed on rank 0: %.399s", why);
+  }
   if (err) goto done;
   EM_TRY_GOTO(err, selections(p, cl), done);
   if (M->backend != EM_BACKEND_CPU) {
