@@ -39,10 +39,11 @@ echo "MPI: $EM_MPI_FROM; $(mpirun --version 2>&1 | head -1)"
 nvidia-smi --query-gpu=index,name,memory.total --format=csv,noheader 2> /dev/null | tee "$L/gpus.txt"
 NG=${NG:-$(wc -l < "$L/gpus.txt")}
 # the DRA's sizes at Mesh/frequency 5.8 GHz, order 3, with the PML at order
-# 1 and PML/elements_only (issue 25: epw 47 -> 21.3M unknowns, N ~ epw^3):
-# 29 -> ~5M; 24.4 -> ~3M, 30.8 -> ~6M, 38.8 -> ~12M
-EPW_STRONG=${EPW_STRONG:-29}
-read -r -a EPW_WEAK <<< "${EPW_WEAK:-24.4 30.8 38.8}"
+# 1 and PML/elements_only (measured on 2026-11-28: epw 24.4 -> 1.84M, 29 ->
+# 2.69M, 30.8 -> 3.13M, 38.8 -> 5.98M unknowns, N ~ epw^2.54 there):
+# 36.2 -> ~5M; 30.3 -> ~3M, 38.85 -> ~6M, 51.1 -> ~12M
+EPW_STRONG=${EPW_STRONG:-36.2}
+read -r -a EPW_WEAK <<< "${EPW_WEAK:-30.3 38.85 51.1}"
 echo "host: $(nproc) cores, $NG GPUs"
 G=$(command -v ninja > /dev/null && echo "-G Ninja")
 if [ ! -x "$B/app/emsolve" ] || [ ! -x "$B/tests/model/test_dsolve" ]; then
