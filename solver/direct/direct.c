@@ -12,6 +12,9 @@
 #endif
 
 #include "direct_impl.h"
+#ifdef EM_HAVE_CUDA
+#include "direct_gpu_impl.h" /* the GPU solves' profile */
+#endif
 
 #define GIB (1024.0 * 1024.0 * 1024.0)
 
@@ -27,6 +30,35 @@ void em_direct_opts_default(em_direct_opts *o) {
   o->prec = EM_PREC_DOUBLE;
   em_nd_opts_default(&o->nd);
   o->progress_s = 10;
+  o->gsolve = (em_direct_gsolve){1, 1, 1, 0};
+}
+
+void em_direct_set_gsolve(em_direct *F, const em_direct_gsolve *g) {
+  if (F && g) F->opts.gsolve = *g;
+}
+
+void em_direct_gprofile_get(const em_direct *F, em_direct_gprofile *p) {
+  memset(p, 0, sizeof *p);
+#ifdef EM_HAVE_CUDA
+  if (F && F->gpu) em_dgpu_profile_get(F, p);
+#else
+  (void)F;
+#endif
+}
+
+void em_direct_gprofile_reset(em_direct *F) {
+#ifdef EM_HAVE_CUDA
+  if (F && F->gpu) em_dgpu_profile_reset(F->gpu);
+#else
+  (void)F;
+#endif
+}
+
+const char *em_direct_gprofile_part(em_dgp_part p) {
+  static const char *const names[EM_DGP_PARTS] = {
+      "permute-in", "fwd-level", "fwd-copy", "fwd-trsm", "fwd-prod",  "fwd-scatter", "diag",
+      "bwd-gather", "bwd-prod",  "bwd-trsm", "bwd-copy", "bwd-level", "permute-out"};
+  return p >= 0 && p < EM_DGP_PARTS ? names[p] : "?";
 }
 
 double em_direct_mem_available(const em_direct_opts *o) {
