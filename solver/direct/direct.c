@@ -12,9 +12,6 @@
 #endif
 
 #include "direct_impl.h"
-#ifdef EM_HAVE_CUDA
-#include "direct_gpu_impl.h" /* the GPU solves' profile */
-#endif
 
 #define GIB (1024.0 * 1024.0 * 1024.0)
 
@@ -39,19 +36,11 @@ void em_direct_set_gsolve(em_direct *F, const em_direct_gsolve *g) {
 
 void em_direct_gprofile_get(const em_direct *F, em_direct_gprofile *p) {
   memset(p, 0, sizeof *p);
-#ifdef EM_HAVE_CUDA
-  if (F && F->gpu) em_dgpu_profile_get(F, p);
-#else
-  (void)F;
-#endif
+  if (F && F->be && F->be->direct_gprofile_get) F->be->direct_gprofile_get(F, p);
 }
 
 void em_direct_gprofile_reset(em_direct *F) {
-#ifdef EM_HAVE_CUDA
-  if (F && F->gpu) em_dgpu_profile_reset(F->gpu);
-#else
-  (void)F;
-#endif
+  if (F && F->be && F->be->direct_gprofile_reset) F->be->direct_gprofile_reset(F);
 }
 
 const char *em_direct_gprofile_part(em_dgp_part p) {

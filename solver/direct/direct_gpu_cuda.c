@@ -204,6 +204,7 @@ static em_err dgpu_create(em_direct *F, em_prec prec, em_dgpu **out) {
   EM_TRY(em_calloc(&g, 1, sizeof *g, "GPU factor"));
   g->single = prec == EM_PREC_SINGLE;
   g->esz = g->single ? 8 : 16;
+  g->big_nb = g->big_k = -1;
   EM_CUBLAS_GOTO(err, cublasCreate(&g->blas), fail);
   for (int i = 0; i <= EM_DG_STREAMS; i++) {
     EM_CUDA_GOTO(err, cudaStreamCreateWithFlags(&g->st[i], cudaStreamNonBlocking), fail);

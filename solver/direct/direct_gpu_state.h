@@ -53,6 +53,9 @@ struct em_dgpu {
      (their rows below, gathered) and ys (a complex single copy of y_s) */
   void *y, *t[EM_DG_STREAMS + 1], *ys[EM_DG_STREAMS + 1];
   int64_t y_cap, t_cap[EM_DG_STREAMS + 1], ys_cap[EM_DG_STREAMS + 1];
+  int64_t big_nb, big_k;               /* most rows below, columns of the
+                                          solves' big supernodes (-1: not
+                                          known yet) */
   cudaEvent_t join[EM_DG_STREAMS + 1]; /* stream joins of the solves */
   struct em_dgp *prof;                 /* the solves' profile (NULL: none yet) */
   size_t bytes;                        /* device bytes held */

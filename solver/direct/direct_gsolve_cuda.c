@@ -44,14 +44,16 @@ static em_err solve_work(const gs *c, int slot) {
     g->y_cap = ny;
   }
   if (slot < 0) return EM_OK;
-  int64_t nt = 0, nk = 0;
-  for (int32_t s = 0; s < S->ns; s++) {
-    int64_t k = S->super[s + 1] - S->super[s], nb = S->rptr[s + 1] - S->rptr[s] - k;
-    if (k >= EM_DG_SOLVE_BIG && nb > nt) nt = nb;
-    if (k >= EM_DG_SOLVE_BIG && k > nk) nk = k;
+  if (g->big_k < 0) { /* once per factor */
+    g->big_nb = g->big_k = 0;
+    for (int32_t s = 0; s < S->ns; s++) {
+      int64_t k = S->super[s + 1] - S->super[s], nb = S->rptr[s + 1] - S->rptr[s] - k;
+      if (k >= EM_DG_SOLVE_BIG && nb > g->big_nb) g->big_nb = nb;
+      if (k >= EM_DG_SOLVE_BIG && k > g->big_k) g->big_k = k;
+    }
   }
-  nt = c->o.big_own ? 0 : nt * c->nrhs;
-  nk = g->single ? nk * c->nrhs : 0;
+  int64_t nt = c->o.big_own ? 0 : g->big_nb * c->nrhs;
+  int64_t nk = g->single ? g->big_k * c->nrhs : 0;
   if (nt > g->t_cap[slot]) {
     em_dev_free(&g->t[slot]);
     g->t_cap[slot] = 0;
