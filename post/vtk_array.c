@@ -1,8 +1,11 @@
 /* vtk_array.c - a whole VTK data array encoded by all threads.
  *
- * The records are cut into slabs of VA_PART records per thread; in a slab
- * thread k encodes the k-th contiguous part into its own buffer (the same
- * bytes em_vtk_encode_* gives each record), then the parts leave in order.
+ * The records are cut into slabs of one part per thread; in a slab thread k
+ * encodes the k-th contiguous part into its own buffer (the same bytes
+ * em_vtk_encode_* gives each record), then the parts leave in order.  A
+ * part is n / threads records, at most VA_BYTES of output: an array is one
+ * or a few slabs, so few parallel regions (each ends in a barrier, which
+ * costs a time slice whenever a thread is descheduled on a shared host).
  * The file is the record-by-record stream's, byte for byte, for any number
  * of threads: only who encodes a record changes, never its bytes or place.
  * Small arrays, or a call from inside a parallel region, go through the
@@ -14,8 +17,8 @@
 #include <omp.h>
 #endif
 
-#define VA_PART 8192    /* records per thread and slab */
-#define VA_SERIAL 16384 /* below this many records: one thread */
+#define VA_BYTES (8u << 20) /* a thread's part of a slab: at most 8 MB encoded */
+#define VA_SERIAL 16384     /* below this many records: one thread */
 
 typedef struct va_job {
   const em_vtk_stream *s;
@@ -53,7 +56,10 @@ static int run(em_vtk_stream *s, int64_t n, const va_job *j, const em_cancel *ca
 #ifdef _OPENMP
   if (n >= VA_SERIAL && !omp_in_parallel()) nt = omp_get_max_threads();
 #endif
-  size_t rmax = record_max(j), cap = VA_PART * rmax + EM_VTK_RECORD;
+  size_t rmax = record_max(j);
+  int64_t part = (n + nt - 1) / nt, most = (int64_t)(VA_BYTES / rmax);
+  if (part > most) part = most;
+  size_t cap = (size_t)part * rmax + EM_VTK_RECORD;
   unsigned char *buf = NULL;
   size_t *len = NULL;
   if (nt > 1 && (em_calloc(&buf, (size_t)nt * cap, 1, "VTK encoding buffers") ||
@@ -65,20 +71,20 @@ static int run(em_vtk_stream *s, int64_t n, const va_job *j, const em_cancel *ca
   if (nt == 1) {
     unsigned char rec[EM_VTK_RECORD];
     for (int64_t i = 0; i < n; i++) {
-      if (i % (4 * VA_PART) == 0 && em_cancelled(cancel)) return 1;
+      if (i % 32768 == 0 && em_cancelled(cancel)) return 1;
       em_vtk_stream_bytes(s, rec, encode(j, i, i + 1, rec));
     }
     return 0;
   }
   int stop = 0;
-  for (int64_t i0 = 0; i0 < n && !stop; i0 += (int64_t)nt * VA_PART) {
+  for (int64_t i0 = 0; i0 < n && !stop; i0 += (int64_t)nt * part) {
     if (em_cancelled(cancel)) {
       stop = 1;
       break;
     }
 #pragma omp parallel for num_threads(nt) schedule(static, 1)
     for (int k = 0; k < nt; k++) {
-      int64_t a = i0 + (int64_t)k * VA_PART, b = a + VA_PART;
+      int64_t a = i0 + (int64_t)k * part, b = a + part;
       if (a > n) a = n;
       if (b > n) b = n;
       len[k] = encode(j, a, b, buf + (size_t)k * cap);
