@@ -16,7 +16,9 @@ void em_blockmat_destroy(em_blockmat **B) {
   em_free(B);
 }
 
-/* A_ij(r, c) = A(offset[i] + r, offset[j] + c): two passes, count then fill. */
+/* A_ij(r, c) = A(offset[i] + r, offset[j] + c): each row's count per block,
+ * a prefix sum per block, then the rows filled in parallel (each row's
+ * columns stay in A's order). */
 em_err em_blockmat_from_csr(const em_csr *A, int nb, const int32_t *offset, em_blockmat **Bout) {
   EM_CHECK(nb >= 1 && nb <= EM_MAX_ORDER, EM_ERR_ARG, "block count %d not in 1..%d", nb,
            EM_MAX_ORDER);
@@ -24,34 +26,42 @@ em_err em_blockmat_from_csr(const em_csr *A, int nb, const int32_t *offset, em_b
            "group offsets do not cover the %d x %d matrix", A->n_rows, A->n_cols);
   em_err err = EM_OK;
   em_blockmat *B = NULL;
+  int64_t *len = NULL; /* len[r * nb + j]: entries of row r in block column j */
   EM_TRY(em_calloc(&B, 1, sizeof *B, "block matrix"));
   B->nb = nb;
   memcpy(B->offset, offset, ((size_t)nb + 1) * sizeof *offset);
+  EM_TRY_GOTO(err, em_calloc(&len, (size_t)A->n_rows * nb + 1, sizeof *len, "block row lengths"),
+              fail);
+#pragma omp parallel for schedule(dynamic, 4096) if (A->n_rows > 20000)
+  for (int32_t r = 0; r < A->n_rows; r++)
+    for (int64_t k = A->rowptr[r]; k < A->rowptr[r + 1]; k++)
+      len[(size_t)r * nb + group_of(B, A->colind[k])]++;
   for (int i = 0; i < nb; i++) {
-    int64_t cnt[EM_MAX_ORDER] = {0};
-    for (int32_t r = offset[i]; r < offset[i + 1]; r++)
-      for (int64_t k = A->rowptr[r]; k < A->rowptr[r + 1]; k++) cnt[group_of(B, A->colind[k])]++;
+    int32_t rows = offset[i + 1] - offset[i];
     for (int j = 0; j < nb; j++) {
-      EM_TRY_GOTO(err,
-                  em_csr_create(offset[i + 1] - offset[i], offset[j + 1] - offset[j], cnt[j],
-                                &B->blk[i][j]),
-                  fail);
-      B->blk[i][j]->nnz = 0;
+      int64_t cnt = 0;
+      for (int32_t r = offset[i]; r < offset[i + 1]; r++) cnt += len[(size_t)r * nb + j];
+      EM_TRY_GOTO(err, em_csr_create(rows, offset[j + 1] - offset[j], cnt, &B->blk[i][j]), fail);
+      int64_t *rp = B->blk[i][j]->rowptr;
+      for (int32_t r = 0; r < rows; r++) rp[r + 1] = rp[r] + len[(size_t)(offset[i] + r) * nb + j];
     }
-    for (int32_t r = offset[i]; r < offset[i + 1]; r++) {
-      for (int64_t k = A->rowptr[r]; k < A->rowptr[r + 1]; k++) {
+#pragma omp parallel for schedule(dynamic, 4096) if (rows > 20000)
+    for (int32_t r = 0; r < rows; r++) {
+      int64_t p[EM_MAX_ORDER];
+      for (int j = 0; j < nb; j++) p[j] = B->blk[i][j]->rowptr[r];
+      for (int64_t k = A->rowptr[offset[i] + r]; k < A->rowptr[offset[i] + r + 1]; k++) {
         int j = group_of(B, A->colind[k]);
         em_csr *M = B->blk[i][j];
-        M->colind[M->nnz] = A->colind[k] - offset[j];
-        M->val[M->nnz] = A->val[k];
-        M->nnz++;
+        M->colind[p[j]] = A->colind[k] - offset[j];
+        M->val[p[j]++] = A->val[k];
       }
-      for (int j = 0; j < nb; j++) B->blk[i][j]->rowptr[r - offset[i] + 1] = B->blk[i][j]->nnz;
     }
   }
+  em_free(&len);
   *Bout = B;
   return EM_OK;
 fail:
+  em_free(&len);
   em_blockmat_destroy(&B);
   return err;
 }

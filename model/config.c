@@ -196,7 +196,7 @@ em_err em_run_config_read(const em_case *c, em_run_config *cfg) {
   EM_TRY(em_cfg_integer(c, "PML/order", 0, 8, &cfg->pml_order));
   EM_TRY(em_cfg_number(c, "PML/reflection", &cfg->pml_reflection));
   EM_TRY(em_cfg_integer(c, "PML/elements", 0, 50, &cfg->pml_elements));
-  EM_TRY(em_cfg_integer(c, "PML/basis_order", 0, 3, &cfg->pml_basis_order));
+  EM_TRY(em_cfg_integer(c, "PML/basis_order", -1, 3, &cfg->pml_basis_order));
   EM_TRY(em_cfg_integer(c, "PML/elements_only", 0, 1, &cfg->pml_elements_only));
   EM_CHECK(cfg->pml_reflection > 0 && cfg->pml_reflection < 1, EM_ERR_INPUT,
            "PML/reflection = %g must be in (0, 1)", cfg->pml_reflection);

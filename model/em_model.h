@@ -76,9 +76,9 @@ typedef struct em_run_config {
   int pml_order;              /* grading exponent m */
   double pml_reflection;      /* normal-incidence reflection target */
   int pml_elements;           /* elements across the thinnest PML layer (0: from the wavelength) */
-  int pml_basis_order;        /* PML/basis_order: the PML's basis order (0: Solver/order) */
-  int pml_elements_only;      /* PML/elements_only: the layer sized by PML/elements alone */
-  int fields;                 /* 0 none, 1 first frequency, 2 all, 3 middle (n_freq / 2) */
+  int pml_basis_order;   /* PML/basis_order: the PML's basis order (0: Solver/order, -1: auto) */
+  int pml_elements_only; /* PML/elements_only: the layer sized by PML/elements alone */
+  int fields;            /* 0 none, 1 first frequency, 2 all, 3 middle (n_freq / 2) */
   int vtk_binary;
   int subdiv;
   double touchstone_z0;     /* ohm: the Touchstone file's reference (0: each port's own) */
@@ -172,7 +172,8 @@ typedef struct em_setup_opts {
   int pml_order;         /* PML grading exponent m */
   double pml_reflection; /* PML normal-incidence reflection target R0 */
   int basis_order;       /* Solver/order: a volume's basis order unless set */
-  int pml_basis_order;   /* PML/basis_order: the pml* volumes' (0: basis_order) */
+  int pml_basis_order;   /* PML/basis_order: the pml* volumes' (0: basis_order; -1:
+                           auto, 2 at basis_order 3, else basis_order) */
 } em_setup_opts;
 
 typedef struct em_setup {
@@ -221,7 +222,8 @@ em_err em_setup_check_band(em_setup *s, const double *freq, int n_freq);
 void em_setup_free(em_setup *s);
 /* Order per region (region_order.c, docs/physics.md): a volume's basis
  * order is Materials/<volume>/order when the case sets it (1..3), else
- * PML/basis_order for a pml* volume when set, else Solver/order.  Fills
+ * PML/basis_order for a pml* volume when set (-1, auto: 2 at Solver/order
+ * 3, else Solver/order), else Solver/order.  Fills
  * s->order (called by em_setup_build). */
 em_err em_setup_orders(const em_case *c, const em_mesh *m, const em_setup_opts *o, em_setup *s);
 /* The order of the volume named `name` by that rule (before meshing). */

@@ -177,7 +177,8 @@ static const em_param_spec SPECS[] = {
         "1: the PML layer is meshed with PML/elements elements across however fine the rest "
         "(not sized by the wavelength); 0: at least that many"),
     NUM("PML/basis_order", 0, NULL,
-        "basis order of the pml* volumes (0: Solver/order; their Materials/*/order wins)"),
+        "basis order of the pml* volumes (0: Solver/order; -1: auto, 2 at Solver/order 3, else "
+        "Solver/order; their Materials/*/order wins)"),
     NUM("PML/elements", 3, NULL,
         "elements across the thinnest PML layer at least (0: sized from the wavelength only; "
         "fewer than 3 let the DRA's answer move with the box, docs/validation.md)"),

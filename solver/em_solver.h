@@ -410,6 +410,10 @@ typedef struct em_dmat_info {
   em_blockop *op;           /* the local part in the backend */
   double t_halo_wait;       /* seconds waited for the halo after the local product */
   int64_t applies;
+  double t_build[4]; /* seconds of em_dmat_create: the split into local part and ghost
+                        couplings (plan), the local part's blocks in the formats' row
+                        order (local), the backend's formats (formats), the ghost
+                        couplings, gather and buffers (rest) */
 } em_dmat_info;
 
 /* Collective.  bop: the local part's formats and backend (complex double). */

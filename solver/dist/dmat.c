@@ -132,10 +132,14 @@ em_err em_dmat_create(const struct em_dist *d, const em_dmat_desc *ds, const em_
   for (int g = 0; g < M->nb; g++) /* the local groups: the owned of each global one */
     for (int32_t j = ds->offset[g]; j < ds->offset[g + 1]; j++) M->offset[g + 1] += g2l[j] >= 0;
   for (int g = 0; g < M->nb; g++) M->offset[g + 1] += M->offset[g];
+  double t = em_wtime();
   EM_TRY_GOTO(err, em_dmat_plan(M, R, ds->owner, g2l, &Dn, &O, &send), fail);
   if (!ds->R) em_csr_destroy(ds->R_give); /* split: the rows are Dn and O now */
+  M->t_build[0] = em_wtime() - t, t = em_wtime();
   EM_TRY_GOTO(err, make_local(M, &Dn, &O, send, bop), fail);
+  M->t_build[1] = em_wtime() - t, t = em_wtime();
   EM_TRY_GOTO(err, em_blockop_create(M->D, bop, &M->op), fail);
+  M->t_build[2] = em_wtime() - t, t = em_wtime();
   em_spmat_opts so;
   em_spmat_opts_default(&so);
   so.backend = M->backend;
@@ -157,6 +161,7 @@ em_err em_dmat_create(const struct em_dist *d, const em_dmat_desc *ds, const em_
     int64_t *cnt = M->rank == 0 ? M->all_count : &n;
     EM_TRY_GOTO(err, em_dist_gather(d, &n, 1, EM_DIST_INT64, cnt, 0), fail);
   }
+  M->t_build[3] = em_wtime() - t;
   *out = M;
   goto done;
 fail:
@@ -228,6 +233,7 @@ void em_dmat_get_info(const em_dmat *M, em_dmat_info *info) {
   info->op = M->op;
   info->t_halo_wait = M->t_halo_wait;
   info->applies = M->applies;
+  memcpy(info->t_build, M->t_build, sizeof info->t_build);
 }
 
 void em_dmat_take(const em_dmat *M, const em_cplx *xg, em_cplx *xl) {

@@ -29,6 +29,7 @@ struct em_dmat {
   int32_t *all_l2g;
   int64_t *all_count;
   double t_halo_wait; /* seconds waited in em_dist_halo_finish */
+  double t_build[4];  /* em_dmat_info.t_build */
   int64_t applies;
 };
 

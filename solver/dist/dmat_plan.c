@@ -55,37 +55,51 @@ static em_err find_ghosts(em_dmat *M, const em_csr *R, const int32_t *owner, int
   return EM_OK;
 }
 
-/* D = the owned columns of R, O = the ghost columns (sorted in each row) */
+/* D = the owned columns of R, O = the ghost columns (sorted in each row):
+ * each row's two counts, prefix sums, then the rows filled in parallel */
 static em_err split_rows(const em_dmat *M, const em_csr *R, const int32_t *g2l, const int32_t *gidx,
                          em_csr **D, em_csr **O) {
-  int64_t nd = 0, no = 0;
-  for (int64_t q = 0; q < R->nnz; q++) g2l[R->colind[q]] >= 0 ? nd++ : no++;
-  EM_TRY(em_csr_create(M->n_own, M->n_own, nd, D));
-  EM_TRY(em_csr_create(M->n_own, M->n_ghost, no, O));
+  int32_t n = R->n_rows;
+  int64_t *cd = NULL;
+  EM_TRY(em_calloc(&cd, (size_t)n + 1, sizeof *cd, "row split"));
+#pragma omp parallel for schedule(dynamic, 4096) if (n > 20000)
+  for (int32_t i = 0; i < n; i++)
+    for (int64_t q = R->rowptr[i]; q < R->rowptr[i + 1]; q++) cd[i] += g2l[R->colind[q]] >= 0;
+  int64_t nd = 0;
+  for (int32_t i = 0; i < n; i++) nd += cd[i];
+  em_err err = em_csr_create(M->n_own, M->n_own, nd, D);
+  if (!err) err = em_csr_create(M->n_own, M->n_ghost, R->nnz - nd, O);
+  if (err) {
+    em_free(&cd);
+    return err;
+  }
   em_csr *a = *D, *b = *O;
-  nd = no = 0;
-  for (int32_t i = 0; i < R->n_rows; i++) {
-    int64_t o0 = no;
+  for (int32_t i = 0; i < n; i++) {
+    a->rowptr[i + 1] = a->rowptr[i] + cd[i];
+    b->rowptr[i + 1] = b->rowptr[i] + (R->rowptr[i + 1] - R->rowptr[i] - cd[i]);
+  }
+  em_free(&cd);
+#pragma omp parallel for schedule(dynamic, 4096) if (n > 20000)
+  for (int32_t i = 0; i < n; i++) {
+    int64_t pd = a->rowptr[i], po = b->rowptr[i], o0 = po;
     for (int64_t q = R->rowptr[i]; q < R->rowptr[i + 1]; q++) {
       int32_t j = R->colind[q];
       if (g2l[j] >= 0) {
-        a->colind[nd] = g2l[j]; /* l2g ascending: sorted as R's */
-        a->val[nd++] = R->val[q];
+        a->colind[pd] = g2l[j]; /* l2g ascending: sorted as R's */
+        a->val[pd++] = R->val[q];
       } else {
-        b->colind[no] = gidx[j];
-        b->val[no++] = R->val[q];
+        b->colind[po] = gidx[j];
+        b->val[po++] = R->val[q];
       }
     }
     /* sort this row's ghost columns (insertion: rows are short) */
-    for (int64_t p = o0 + 1; p < no; p++)
+    for (int64_t p = o0 + 1; p < po; p++)
       for (int64_t s = p; s > o0 && b->colind[s - 1] > b->colind[s]; s--) {
         int32_t c = b->colind[s];
         em_cplx v = b->val[s];
         b->colind[s] = b->colind[s - 1], b->val[s] = b->val[s - 1];
         b->colind[s - 1] = c, b->val[s - 1] = v;
       }
-    a->rowptr[i + 1] = nd;
-    b->rowptr[i + 1] = no;
   }
   return EM_OK;
 }

@@ -62,7 +62,15 @@ static em_err smooth(dpmg *p, int g, const void *r, void *z, int *first) {
 static em_err coarse_root(dpmg *p, em_cplx *all) {
   const em_dist *d = p->M->d;
   for (int64_t k = 0; k < p->n_c; k++) p->cs[p->cg_all[k]] = all[k];
-  EM_TRY(em_direct_solve(p->F, 1, p->cs, p->n_c, p->cs, p->n_c));
+  if (p->vcs) { /* the factor's own solve on device vectors: no allocation per solve */
+    void *b = em_vec_col(p->vcs, p->dcs, 0), *x = em_vec_col(p->vcs, p->dcs, 1);
+    EM_TRY(p->vcs->ops->upload(p->vcs, p->cs, b));
+    EM_TRY(em_pc_apply(p->F, b, x));
+    EM_TRY(p->vcs->ops->download(p->vcs, x, p->cs));
+  } else {
+    for (int64_t k = 0; k < p->n_c; k++) all[k] = p->cs[k];
+    EM_TRY(em_pc_apply(p->F, all, p->cs));
+  }
   for (int64_t k = 0; k < p->n_c; k++) all[k] = p->cs[p->cg_all[k]];
   memcpy(p->ch, all, (size_t)p->n_cl * sizeof *all);
   int64_t at = p->cnt[0];
@@ -136,7 +144,9 @@ static void dpmg_destroy(em_pc *pc) {
   em_free(&p->cnt);
   em_free(&p->cg_all);
   em_free(&p->cs);
-  em_direct_destroy(&p->F);
+  if (p->dcs) p->vcs->ops->free(p->vcs, &p->dcs);
+  em_vec_destroy(&p->vcs);
+  em_pc_destroy(&p->F);
   em_free(&pc->data);
 }
 

@@ -7,6 +7,7 @@
  * and its transpose, which scatter-adds the solution back, in the backend.
  * (MUMPS, a distributed factor, would take over where rank 0 cannot hold
  * A_CC: not built yet, docs/mpi.md.) */
+#include <stdio.h>
 #include <string.h>
 
 #include "dpmg_impl.h"
@@ -78,27 +79,39 @@ done:
   return err;
 }
 
-/* rank 0: A_CC from the gathered triplets, factored */
+/* rank 0: A_CC from the gathered triplets, factored as pmg's coarse level
+ * is on one rank (the direct preconditioner in the pc's precision: complex
+ * single with Solver/precision mixed on a GPU, the Krylov method refines) */
 static em_err factor(dpmg *p, const int32_t *ti, const int32_t *tj, const em_cplx *tv, int64_t nt,
-                     const em_pc_opts *o, const em_log *log, size_t *bytes) {
+                     const em_pc_opts *o, const em_log *log, double t_gather, size_t *bytes) {
   em_csr *A = NULL;
+  double t = em_wtime();
   EM_TRY(em_csr_from_triplets((int32_t)p->n_c, (int32_t)p->n_c, nt, ti, tj, tv, &A));
-  em_direct_opts dop;
-  em_direct_opts_default(&dop);
-  dop.ordering = o->ordering == EM_ORDERING_NATURAL ? EM_ORDERING_ND : o->ordering;
-  dop.backend = p->M->backend;
-  dop.cancel = o->cancel;
-  em_err err = em_direct_create(A, &dop, log, &p->F);
+  double t_csr = em_wtime() - t;
+  em_pc_opts co;
+  em_pc_opts_default(&co);
+  co.type = EM_PC_DIRECT;
+  co.ordering = o->ordering == EM_ORDERING_NATURAL ? EM_ORDERING_ND : o->ordering;
+  co.backend = p->M->backend;
+  co.prec = p->M->backend == EM_BACKEND_CPU ? EM_PREC_DOUBLE : o->prec; /* single: CUDA only */
+  co.cancel = o->cancel;
+  em_err err = em_pc_create(A, &co, log, &p->F);
   em_csr_destroy(&A);
   EM_TRY(err);
-  em_direct_info di;
-  em_direct_get_info(p->F, &di);
-  *bytes = di.bytes_factor;
+  if (p->M->backend != EM_BACKEND_CPU) {
+    EM_TRY(em_vec_create(p->M->backend, EM_PREC_DOUBLE, p->n_c, 1, &p->vcs));
+    EM_TRY(p->vcs->ops->alloc(p->vcs, 2, &p->dcs));
+  }
+  em_pc_info ci;
+  em_pc_get_info(p->F, &ci);
+  *bytes = ci.bytes;
   em_log_info(log,
-              "distributed pmg: coarse level of %lld unknowns gathered to rank 0 and factored "
-              "there (%s, nnz(L) %lld, %.1f MB, %.2f s)",
-              (long long)p->n_c, di.where, (long long)di.nnz_l, di.bytes_factor / 1e6,
-              di.t_order + di.t_symbolic + di.t_numeric);
+              "distributed pmg: coarse level of %lld unknowns (%lld entries) gathered to rank 0 "
+              "(%.2f s) and factored there (%s, %s, %lld entries of L, %.1f MB; %.2f s the "
+              "matrix, %.2f s the factor)",
+              (long long)p->n_c, (long long)nt, t_gather, co.backend == EM_BACKEND_CPU ? "cpu" : "gpu",
+              co.prec == EM_PREC_SINGLE ? "complex single" : "complex double",
+              (long long)ci.factor_nnz, ci.bytes / 1e6, t_csr, ci.t_setup);
   return EM_OK;
 }
 
@@ -131,6 +144,7 @@ em_err em_dpmg_coarse_build(dpmg *p, const uint8_t *coarse_glob, const em_pc_opt
   EM_TRY_GOTO(err,
               em_dist_gatherv(d, cg, (size_t)p->n_cl, EM_DIST_INT, (void **)&p->cg_all, p->cnt, 0),
               done);
+  double t_gather = em_wtime();
   EM_TRY_GOTO(err, rows(p, cidx, cl, &ti, &tj, &tv, &nt), done);
   EM_TRY_GOTO(err, em_dist_gatherv(d, ti, (size_t)nt, EM_DIST_INT, (void **)&ai, tcnt, 0), done);
   EM_TRY_GOTO(err, em_dist_gatherv(d, tj, (size_t)nt, EM_DIST_INT, (void **)&aj, NULL, 0), done);
@@ -139,14 +153,19 @@ em_err em_dpmg_coarse_build(dpmg *p, const uint8_t *coarse_glob, const em_pc_opt
   if (root) {
     int64_t total = 0;
     for (int r = 0; r < M->size; r++) total += tcnt[r];
-    err = factor(p, ai, aj, av, total, o, log, bytes);
+    err = factor(p, ai, aj, av, total, o, log, em_wtime() - t_gather, bytes);
   }
-  /* a failed factor on rank 0 fails every rank */
+  /* a failed factor on rank 0 fails every rank, each with rank 0's reason:
+     the first rank to stop aborts them all, maybe before rank 0 prints */
   int bad = err != EM_OK;
   em_err e2 = em_dist_allreduce(d, &bad, 1, EM_DIST_INT, EM_DIST_MAX);
   if (!err && e2) err = e2;
-  if (!err && bad)
-    err = EM_RAISE(EM_ERR_INTERNAL, "the coarse factor failed on rank 0 (its log says why)");
+  if (bad && !e2) {
+    char why[400] = "";
+    if (root && err) snprintf(why, sizeof why, "%s", em_error_message());
+    if (!em_dist_bcast(d, why, sizeof why, EM_DIST_BYTE, 0) && !root)
+      err = EM_RAISE(EM_ERR_INTERNAL, "the coarse factor failed on rank 0: %.399s", why);
+  }
   if (err) goto done;
   EM_TRY_GOTO(err, selections(p, cl), done);
   if (M->backend != EM_BACKEND_CPU) {

@@ -29,7 +29,10 @@ typedef struct dpmg {
   int64_t *cnt;    /* root: each rank's coarse rows */
   int32_t *cg_all; /* root: global coarse index of each gathered value */
   em_cplx *cs;     /* root: the coarse vector, global coarse order */
-  em_direct *F;    /* root: the factor of A_CC */
+  em_pc *F;        /* root: the direct factor of A_CC (the pc's precision:
+                      complex single with Solver/precision mixed on a GPU) */
+  em_vec *vcs;     /* root: its right-hand side and solution in the backend */
+  void *dcs;       /* (not CPU): two columns of n_c */
   double t_smooth, t_coarse, t_res;
 } dpmg;
 
