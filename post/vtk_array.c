@@ -68,12 +68,15 @@ static int run(em_vtk_stream *s, int64_t n, const va_job *j, const em_cancel *ca
     em_free(&buf);
     nt = 1;
   }
-  if (nt == 1) {
-    unsigned char rec[EM_VTK_RECORD];
+  if (nt == 1) { /* records into a block on the stack, blocks into the stream */
+    unsigned char blk[1 << 16];
+    size_t used = 0;
     for (int64_t i = 0; i < n; i++) {
       if (i % 32768 == 0 && em_cancelled(cancel)) return 1;
-      em_vtk_stream_bytes(s, rec, encode(j, i, i + 1, rec));
+      if (used + EM_VTK_RECORD > sizeof blk) em_vtk_stream_bytes(s, blk, used), used = 0;
+      used += encode(j, i, i + 1, blk + used);
     }
+    em_vtk_stream_bytes(s, blk, used);
     return 0;
   }
   int stop = 0;
