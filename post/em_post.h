@@ -35,6 +35,15 @@ typedef struct em_vtk_opts {
                           (NULL: not written) */
   const double *error; /* [n_tet] the error indicator eta_T of each tet: cell
                           data "error" (NULL: not written) */
+  int parallel;        /* 1: the samplers (E, H, tet, a surface's face sampler)
+                          may be called from several threads at once, in any
+                          order; 0: from one thread, in order */
+  em_err (*tet)(void *ctx, int32_t t, int n, const double *lam, em_cplx *E, em_cplx *H);
+  /* tet: NULL, or in place of E and H the field at all n lattice points
+     lam[4 k ..] of tet t at once, E[3 k + c] and, where H is not NULL
+     (with tet_h), H[3 k + c]: the same values E and H would give point by
+     point, the tet's work shared by its points (and H's E by both) */
+  int tet_h; /* with tet: H, "H_*" and "S" written too */
 } em_vtk_opts;
 
 /* The field to write, sampled at barycentric point lam of tet t. */
@@ -47,9 +56,10 @@ typedef em_err (*em_field_sampler)(void *ctx, int32_t t, const double lam[4], em
  * indicator, model/estimate.c).  Points are not shared between
  * parent tets, because the tangential-conforming field is discontinuous in its normal component
  * across material interfaces: tet t owns points t N .. t N + N-1, N = (s+1)(s+2)(s+3)/6, and cells
- * t s^3 .. t s^3 + s^3-1 (s = subdiv, 1..64).  E is called from one thread, once per point, before
- * the data is written; its error, or a non-finite value (EM_ERR_NUMERIC
- * naming the tet), leaves no file. */
+ * t s^3 .. t s^3 + s^3-1 (s = subdiv, 1..64).  E (or o->tet, then E may be NULL) is called once
+ * per point (tet) before the data is written, from one thread unless o->parallel; its error, or a
+ * non-finite value (EM_ERR_NUMERIC naming the tet), leaves no file.  The file's bytes do not depend
+ * on the number of threads. */
 em_err em_vtk_write(const char *path, const em_mesh *m, em_field_sampler E, void *ctx,
                     const em_vtk_opts *o);
 
