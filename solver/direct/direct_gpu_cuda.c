@@ -530,6 +530,8 @@ em_err em_direct_numeric_cuda(em_direct *F, const em_csr *M, const double *r, do
                               const em_log *log) {
   const em_dsym *S = &F->S;
   em_err err = EM_OK;
+  double t_setup = em_wtime();
+  int fresh = !F->gpu;
   if (!F->gpu) {
     size_t free_b = 0, total_b = 0;
     EM_CUDA(cudaMemGetInfo(&free_b, &total_b));
@@ -543,9 +545,9 @@ em_err em_direct_numeric_cuda(em_direct *F, const em_csr *M, const double *r, do
     EM_TRY(dgpu_create(F, F->opts.prec, &F->gpu));
     em_log_info(log,
                 "direct: GPU factor in complex %s, %d levels, ~%.2f GiB of device memory (%.2f "
-                "GiB free)",
+                "GiB free); its structure on the GPU in %.2f s",
                 F->gpu->single ? "single" : "double", F->gpu->nlev, need / GIB,
-                (double)free_b / GIB);
+                (double)free_b / GIB, em_wtime() - t_setup);
     /* the solves' split: level kernels (up to 8 columns a pass) and the
        wide supernodes' cuBLAS calls (one after another, per column block) */
     int32_t small = 0, wide_max = 0;
@@ -558,6 +560,7 @@ em_err em_direct_numeric_cuda(em_direct *F, const em_csr *M, const double *r, do
                    small, S->ns - small, EM_DG_SOLVE_BIG, wide_max);
   }
   em_dgpu *g = F->gpu;
+  double t_vals = em_wtime();
   for (int i = 1; i <= EM_DG_STREAMS && g->w_entries > 0; i++) /* freed after the last one */
     if (!g->W[i])
       EM_TRY(em_dgpu_alloc(g, &g->W[i], NULL, g->esz * g->w_entries, "front workspace"));
@@ -583,6 +586,13 @@ em_err em_direct_numeric_cuda(em_direct *F, const em_csr *M, const double *r, do
   EM_CUDA(cudaStreamSynchronize(s0));
   em_dev_free(&g->vals);
   g->bytes -= vbytes;
+  /* a line of its own: the map's build (first factorization), the scaling
+     and the upload take a second at 1M unknowns, before the first level */
+  (fresh ? em_log_info : em_log_verbose)(log,
+                                         "direct: %lld values of A scaled, uploaded and scattered "
+                                         "into the factor's fronts in %.2f s%s",
+                                         (long long)g->n_sel, em_wtime() - t_vals,
+                                         fresh ? " (with the scatter map's build)" : "");
   double tau = F->opts.pivot_eps * smax;
   for (int32_t l = 0; l < g->nlev; l++) {
     if (em_cancelled(F->opts.cancel)) { /* a signal: stop between levels */
