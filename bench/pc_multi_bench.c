@@ -205,13 +205,18 @@ static void write_out(const char *dir, const char *src, int32_t n, const row *ro
   fclose(f);
 }
 
-/* A variant of the GPU solves: "old", "all", or names joined by '+' (il,
+/* A variant of the GPU solves: "old", "all", "auto", or names joined by '+' (il,
  * own, st).  0 when it parses. */
 static int parse_variant(const char *v, em_direct_gsolve *g) {
   memset(g, 0, sizeof *g);
   if (!strcmp(v, "old")) return 0;
   if (!strcmp(v, "all")) {
     g->interleave = g->big_own = g->streams = 1;
+    return 0;
+  }
+  if (!strcmp(v, "auto")) { /* the default: streams; the others with several columns */
+    g->interleave = g->big_own = 2;
+    g->streams = 1;
     return 0;
   }
   char buf[64];

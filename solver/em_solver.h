@@ -250,12 +250,15 @@ typedef struct em_direct_gsolve {
   int interleave; /* 1: the n x nrhs block of the solve row-major inside it
                      (a row's nrhs values contiguous: the gathers, scatters
                      and atomics of a row touch one run of 16 nrhs bytes);
-                     0: column-major */
+                     0: column-major; 2: with several columns only (on an
+                     H200 it doubled a one-column solve, 27.6 -> 56.5 ms,
+                     and took four columns from 2.20x to 1.15x of one) */
   int big_own;    /* 1: the big supernodes' products y(below) -= L21 x and
                      u = L21^T y(below) by own kernels that read L21 once
                      for all columns, the gather / scatter fused in, in
                      double; 0: cuBLAS GEMM (in the factor's precision)
-                     between a gather and a scatter kernel */
+                     between a gather and a scatter kernel; 2: with
+                     several columns only */
   int streams;    /* 1: the big supernodes of one level on the factor's
                      other streams, beside the level kernel; 0: one after
                      another on the solve's stream */
@@ -289,7 +292,7 @@ typedef struct em_direct_opts {
   double progress_s;         /* a host factorization logs how far it is every
                                 progress_s seconds (em_log_progress; default
                                 10; 0: after every front) */
-  em_direct_gsolve gsolve;   /* GPU solves (default: interleave 1, big_own 1,
+  em_direct_gsolve gsolve;   /* GPU solves (default: interleave 0, big_own 0,
                                 streams 1, profile 0) */
 } em_direct_opts;
 

@@ -230,6 +230,8 @@ em_err em_direct_solve_cuda(const em_direct *F, int nrhs, const void *b, int64_t
   int32_t n = F->S.n;
   if (n == 0 || nrhs == 0) return EM_OK;
   gs c = {F, g, nrhs, F->opts.gsolve, {1, n}};
+  if (c.o.interleave == 2) c.o.interleave = nrhs > 1; /* 2: for blocks only */
+  if (c.o.big_own == 2) c.o.big_own = nrhs > 1;
   if (c.o.interleave) c.l = (em_dg_yl){nrhs, 1};
   EM_TRY(solve_work(&c, -1));
   if (c.o.streams)
