@@ -389,6 +389,10 @@ em_err em_app_adapt(em_run *r) {
   EM_CHECK(r->m.setup.n_port > 0, EM_ERR_INPUT,
            "Solver/adapt 1: case %s has no port; the passes compare S-parameters",
            em_case_path(r->m.cs));
+  /* the indicator and max |dS| take every port's solution */
+  EM_CHECK(r->m.excite == em_excite_all(r->m.setup.n_port), EM_ERR_INPUT,
+           "Solver/adapt 1 with Excitation/ports a subset: the passes estimate the error and "
+           "compare S with every port driven; leave Excitation/ports all");
   em_log_info(r->log,
               "adapt: %s-refinement at %.6g GHz until max |dS| < %g (at most %d passes, %.0f %% of "
               "the estimated error refined per pass)",

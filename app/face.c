@@ -58,8 +58,9 @@ void em_app_log_frequency(em_run *r, int fi) {
     snprintf(res, sizeof res, "%s receives %.3g W, ", r->m.setup.port[0].name,
              r->res.rx_power[(size_t)fi * np]);
   } else if (np) {
-    em_cplx s11 = r->res.S[(size_t)fi * np * np], z = r->res.zin[(size_t)fi * np];
-    snprintf(res, sizeof res, "S11 %.2f dB / %.1f deg, Zin %.2f %+.2fj ohm, ",
+    int p = em_excite_port(em_post_excited(&r->m), 0); /* port 1, or the first driven */
+    em_cplx s11 = r->res.S[(size_t)fi * np * np + p * np + p], z = r->res.zin[(size_t)fi * np + p];
+    snprintf(res, sizeof res, "S%d%d %.2f dB / %.1f deg, Zin %.2f %+.2fj ohm, ", p + 1, p + 1,
              20 * log10(cabs(s11)), carg(s11) * 180 / M_PI, creal(z), cimag(z));
   }
   em_log_info(r->log, "frequency %d/%d, %.6g GHz: %s%d iterations%s, %.2f s; elapsed %s%s", fi + 1,

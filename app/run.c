@@ -75,6 +75,7 @@ static em_err make_problem(em_run *r) {
     m->ff.enabled = 0;
   }
   EM_TRY(em_post_ff_check(m, r->log));
+  EM_TRY(em_excite_setup(m, r->log)); /* Excitation/ports (model/excite.c) */
   EM_TRY(em_run_config_check_mesh(m->cs, cfg, m->mesh, &m->setup));
   EM_CHECK(m->setup.n_port > 0 || m->ff.planewave, EM_ERR_INPUT,
            "case %s has no port: nothing excites the structure (add a surface group 'port1' "

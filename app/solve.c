@@ -24,7 +24,9 @@ em_err em_app_make_fsys(em_run *r) {
                     /* a plane wave on a case with ports: they are its matched loads */
                     .port_source = m->ff.planewave && m->setup.n_port ? em_pw_port_source : NULL,
                     /* --dump-matrix writes the assembled matrix after the solve */
-                    .keep_matrix = r->args->dump_matrix != NULL};
+                    .keep_matrix = r->args->dump_matrix != NULL,
+                    /* Excitation/ports: the ports driven (model/excite.c) */
+                    .excite = m->excite};
   return em_fsys_create(&d, &m->fsys);
 }
 

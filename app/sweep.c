@@ -93,7 +93,8 @@ static em_err sample_solve(void *ctx, double f, em_cplx *u, em_cplx *y) {
   em_run *r = ctx;
   em_results *res = &r->res;
   int k = res->n_samples, np = r->m.setup.n_port, found = 0;
-  int64_t nu = (int64_t)r->m.dofs->n_dof * np, ny = (int64_t)np * np;
+  int ne = em_excite_count(em_post_excited(&r->m)); /* the solutions: Excitation/ports */
+  int64_t nu = (int64_t)r->m.dofs->n_dof * ne, ny = (int64_t)np * np;
   EM_CHECK(k < r->m.cfg.sweep_max_solves, EM_ERR_INTERNAL, "adaptive sweep: too many solves");
   if (r->args->resume) EM_TRY(em_journal_sample_load(r, k, f, u, nu, y, ny, &found));
   if (found)
@@ -117,7 +118,13 @@ static em_err sample_solve(void *ctx, double f, em_cplx *u, em_cplx *y) {
 /* S from what the ports measured, at f (post/freq.c) */
 static em_err sample_output(void *ctx, double f, const em_cplx *y, em_cplx *s) {
   const em_run *r = ctx;
-  return em_post_sparams_at(&r->m, f, y, s);
+  EM_TRY(em_post_sparams_at(&r->m, f, y, s));
+  /* the columns not solved (Excitation/ports) are NaN: 0 for the sweep's
+     error estimate, which compares every entry */
+  int ns = r->m.setup.n_port * r->m.setup.n_port;
+  for (int q = 0; q < ns; q++)
+    if (isnan(creal(s[q])) || isnan(cimag(s[q]))) s[q] = 0;
+  return EM_OK;
 }
 
 /* Whether frequency fi writes anything that needs the field itself. */
@@ -132,8 +139,8 @@ static int needs_field(const em_model *m, int fi) {
 static em_err evaluate(em_run *r, const em_mri *mri) {
   const em_model *m = &r->m;
   em_results *res = &r->res;
-  int np = m->setup.n_port, nf = m->cfg.n_freq;
-  int64_t nu = (int64_t)m->dofs->n_dof * np;
+  int nf = m->cfg.n_freq;
+  int64_t nu = (int64_t)m->dofs->n_dof * em_excite_count(em_post_excited(m));
   em_cplx y[EM_MAX_PORTS * EM_MAX_PORTS], *x = NULL;
   em_err err = EM_OK;
   for (int i = 0; i < nf && !err; i++) {
@@ -156,8 +163,9 @@ static em_err evaluate(em_run *r, const em_mri *mri) {
 }
 
 /* With Farfield/compute auto the adaptive sweep computes the far field at
- * one model frequency: the one nearest the first Re Zin peak of port 1
- * (else its first |S11| minimum), from the model's fields; antenna.csv
+ * one model frequency: the one nearest the first Re Zin peak of port 1 (or
+ * the first port driven; else its first |S11| minimum), from the model's
+ * fields; antenna.csv
  * then has that row.  -1: no resonance in the band. */
 static int resonance_index(const em_run *r) {
   const em_results *res = &r->res;
@@ -167,9 +175,10 @@ static int resonance_index(const em_run *r) {
     em_error_clear();
     return -1;
   }
-  for (int i = 0; i < nf; i++) s[i] = res->S[(size_t)i * np * np];
+  int p = em_excite_port(em_post_excited(&r->m), 0); /* port 1, or the first driven */
+  for (int i = 0; i < nf; i++) s[i] = res->S[(size_t)i * np * np + p * np + p];
   em_resonance zp, sm;
-  em_res_find(nf, res->freq, s, res->zport[0], 1, &zp, &nz, &sm, &ns);
+  em_res_find(nf, res->freq, s, res->zport[p], 1, &zp, &nz, &sm, &ns);
   em_free(&s);
   if (!nz && !ns) return -1;
   double f0 = nz ? zp.f0 : sm.f0;
@@ -186,7 +195,8 @@ static em_err farfield_at_resonance(em_run *r, const em_mri *mri) {
     return EM_OK;
   }
   em_cplx *x = NULL;
-  EM_TRY(em_calloc(&x, (size_t)r->m.dofs->n_dof * r->m.setup.n_port, sizeof *x, "fields"));
+  EM_TRY(em_calloc(&x, (size_t)r->m.dofs->n_dof * em_excite_count(em_post_excited(&r->m)),
+                   sizeof *x, "fields"));
   em_mri_eval_snapshot(mri, r->res.freq[fi], x);
   r->m.ff.enabled = 1;
   em_err err = em_post_farfield_at(&r->m, &r->res, &r->out, r->log, fi, x, NULL);
@@ -220,7 +230,7 @@ static em_err adaptive(em_run *r) {
                    .tol = c->sweep_tol,
                    .max_solves = c->sweep_max_solves,
                    .n_test = c->n_freq > 201 ? c->n_freq : 201,
-                   .n_u = (int64_t)r->m.dofs->n_dof * np,
+                   .n_u = (int64_t)r->m.dofs->n_dof * em_excite_count(em_post_excited(&r->m)),
                    .n_y = np * np,
                    .n_s = np * np,
                    .solve = sample_solve,

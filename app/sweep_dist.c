@@ -333,7 +333,8 @@ static double initial_f(const em_run *r, int k) {
 em_err em_sweep_dist_sample_peer(em_run *r) {
   const em_dist *d = r->args->dist;
   int k = em_dist_rank(d), np = r->m.setup.n_port;
-  int64_t nu = (int64_t)r->m.dofs->n_dof * np, ny = (int64_t)np * np;
+  int ne = em_excite_count(em_post_excited(&r->m)); /* the solutions: Excitation/ports */
+  int64_t nu = (int64_t)r->m.dofs->n_dof * ne, ny = (int64_t)np * np;
   double f = initial_f(r, k);
   size_t body = sizeof(em_freq_result) + sizeof(em_cplx) * (size_t)(nu + ny);
   char *buf = NULL;
@@ -365,7 +366,8 @@ em_err em_sweep_dist_sample_take(em_run *r, int k, double f, em_cplx *u, em_cplx
   if (!em_sweep_dist_on(r) || k < 1 || k >= participants(r) || f != initial_f(r, k)) return EM_OK;
   const em_dist *d = r->args->dist;
   int np = r->m.setup.n_port, from;
-  int64_t nu = (int64_t)r->m.dofs->n_dof * np, ny = (int64_t)np * np;
+  int ne = em_excite_count(em_post_excited(&r->m)); /* the solutions: Excitation/ports */
+  int64_t nu = (int64_t)r->m.dofs->n_dof * ne, ny = (int64_t)np * np;
   size_t n = 0, want = sizeof(msg_head) + sizeof(em_freq_result) + sizeof(em_cplx) * (nu + ny);
   char *buf = NULL;
   EM_TRY(em_dist_probe(d, k, EM_TAG_RUN, EM_DIST_IDLE, &from, &n));

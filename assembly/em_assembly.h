@@ -311,6 +311,11 @@ void em_system_destroy(em_system **sys);
  * the unknowns x and the fixed values (fixed == NULL: all zero, PEC). */
 void em_field_eval(const em_mesh *m, const em_dofmap *d, const em_cplx *x, const em_cplx *fixed,
                    int32_t t, const double lam[4], em_cplx E[3], em_cplx curlE[3]);
+/* The same at n points lam[4 k ..] of tet t at once (E[3 k ..], curlE[3 k ..];
+ * either may be NULL): em_field_eval's values, the tet's geometry and
+ * codes made once.  Reads only: safe from several threads. */
+void em_field_eval_tet(const em_mesh *m, const em_dofmap *d, const em_cplx *x, const em_cplx *fixed,
+                       int32_t t, int n, const double *lam, em_cplx *E, em_cplx *curlE);
 
 /* ||E - E_ex||_L2 and ||curl(E - E_ex)||_L2 over the mesh, by quadrature of
  * degree 2p+2 (curl_ex may be NULL: then *curl_err is not computed). */

@@ -40,6 +40,19 @@ void em_field_eval(const em_mesh *m, const em_dofmap *d, const em_cplx *x, const
   eval_geom(p, &g, code, x, fixed, lam, E, curlE);
 }
 
+/* em_field_eval at n points of one tet (lam[4 k ..], E[3 k ..], curlE[3 k ..]),
+ * its geometry and codes made once: the same values, point by point. */
+void em_field_eval_tet(const em_mesh *m, const em_dofmap *d, const em_cplx *x, const em_cplx *fixed,
+                       int32_t t, int n, const double *lam, em_cplx *E, em_cplx *curlE) {
+  em_tet_geom g;
+  int32_t code[EM_NB_MAX];
+  em_tet_geom_make(m, t, &g);
+  int p = em_dofmap_tet(d, m, t, code);
+  for (int k = 0; k < n; k++)
+    eval_geom(p, &g, code, x, fixed, lam + 4 * (size_t)k, E ? E + 3 * (size_t)k : NULL,
+              curlE ? curlE + 3 * (size_t)k : NULL);
+}
+
 /* sqrt(sum_t int_t |E_h - E_ex|^2) and the same for the curls, degree 2p+2. */
 em_err em_field_error(const em_mesh *m, const em_dofmap *d, const em_cplx *x, const em_cplx *fixed,
                       em_vector_fn E_ex, em_vector_fn curl_ex, void *ctx, double *l2_err,

@@ -14,7 +14,18 @@
  * FILE: a system written by emsolve --dump-matrix; without one the SPD FEM
  * box of seed 000 (em_fem_spd_box, order P, default 12 cells of order 2).
  * --prec mixed: the factors (direct, pmg's coarse one) in complex single on
- * the GPU, as Solver/precision mixed. */
+ * the GPU, as Solver/precision mixed.
+ *
+ *   [--ns 1,4,8] [--variants old,il,own,st,all] [--profile]
+ *
+ * --ns: the column counts measured (of 1, 2, 4, 8, 16).  --variants: the
+ * GPU direct solves' variants (em_direct_gsolve) tried in turn on the same
+ * factor (the direct pc's, pmg's coarse one): "old" none, "il" interleaved
+ * y, "own" own kernels for the big supernodes' products, "st" their
+ * streams, joined by '+' ("il+own"), "all" every one (the default).
+ * --profile: then, for each variant and N, the block applies again with
+ * the solves' CUDA-event profile on: where the time of one solve goes
+ * (em_direct_gprofile), the schedule's shape, the costliest levels. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,7 +43,7 @@ static const int NS[] = {1, 2, 4, 8, 16};
 #define N_NS ((int)(sizeof NS / sizeof NS[0]))
 
 typedef struct row {
-  char name[48];
+  char name[64];
   const char *dev;
   double setup_s;
   double ms_single[N_NS], ms_block[N_NS]; /* median, N columns */
@@ -104,7 +115,8 @@ static em_err time_it(em_pc *pc, em_backend be, int32_t n, void *R, void *Z, int
 }
 
 /* Every N for pc: timings, then the block columns against the singles. */
-static em_err measure(em_pc *pc, em_backend be, int32_t n, const em_cplx *xh, int reps, row *out) {
+static em_err measure(em_pc *pc, em_backend be, int32_t n, const em_cplx *xh, int reps,
+                      const int *use, row *out) {
   size_t all = (size_t)n * NMAX * sizeof(em_cplx);
   em_err err = EM_OK;
   void *R = NULL, *Z1 = NULL, *Z2 = NULL;
@@ -113,6 +125,7 @@ static em_err measure(em_pc *pc, em_backend be, int32_t n, const em_cplx *xh, in
   EM_TRY_GOTO(err, alloc_be(be, all, NULL, &Z1), done);
   EM_TRY_GOTO(err, alloc_be(be, all, NULL, &Z2), done);
   for (int k = 0; k < N_NS; k++) {
+    if (!use[k]) continue;
     EM_TRY_GOTO(err, time_it(pc, be, n, R, Z1, NS[k], 0, reps, &out->ms_single[k]), done);
     EM_TRY_GOTO(err, time_it(pc, be, n, R, Z2, NS[k], 1, reps, &out->ms_block[k]), done);
   }
@@ -121,7 +134,10 @@ static em_err measure(em_pc *pc, em_backend be, int32_t n, const em_cplx *xh, in
   EM_TRY_GOTO(err, download(be, h1, Z1, all), done);
   EM_TRY_GOTO(err, download(be, h2, Z2, all), done);
   double e = 0, s = 0;
-  for (size_t q = 0; q < (size_t)n * NMAX; q++) {
+  int nmax = 0; /* the columns the largest N wrote */
+  for (int k = 0; k < N_NS; k++)
+    if (use[k]) nmax = NS[k];
+  for (size_t q = 0; q < (size_t)n * nmax; q++) {
     e = fmax(e, cabs(h1[q] - h2[q]));
     s = fmax(s, cabs(h1[q]));
   }
@@ -135,16 +151,18 @@ done:
   return err;
 }
 
-static void print_row(const row *r) {
-  printf("%-22s %-4s %6.2f", r->name, r->dev, r->setup_s);
+static void print_row(const row *r, const int *use) {
+  printf("%-34s %-4s %6.2f", r->name, r->dev, r->setup_s);
   for (int k = 0; k < N_NS; k++)
-    printf(" | %9.2f %9.2f %8.3f %5.2fx", r->ms_single[k], r->ms_block[k], r->ms_block[k] / NS[k],
-           r->ms_single[k] / r->ms_block[k]);
+    if (use[k])
+      printf(" | N=%d %9.2f %9.2f %8.3f %5.2fx", NS[k], r->ms_single[k], r->ms_block[k],
+             r->ms_block[k] / NS[k], r->ms_single[k] / r->ms_block[k]);
   printf(" | %.1e\n", r->diff);
   fflush(stdout);
 }
 
-static void write_out(const char *dir, const char *src, int32_t n, const row *rows, int nr) {
+static void write_out(const char *dir, const char *src, int32_t n, const row *rows, int nr,
+                      const int *use) {
   char path[1024];
   snprintf(path, sizeof path, "%s/pc_multi.md", dir);
   FILE *f = fopen(path, "w");
@@ -154,15 +172,18 @@ static void write_out(const char *dir, const char *src, int32_t n, const row *ro
             "of N columns: N single applies, one block apply, the block's ms per column, the "
             "gain.\n\n| pc | device | setup s |",
             src, n);
-    for (int k = 0; k < N_NS; k++) fprintf(f, " N=%d singles | block | per column | gain |", NS[k]);
+    for (int k = 0; k < N_NS; k++)
+      if (use[k]) fprintf(f, " N=%d singles | block | per column | gain |", NS[k]);
     fprintf(f, " block vs singles |\n|---|---|---|");
-    for (int k = 0; k < N_NS; k++) fprintf(f, "---|---|---|---|");
+    for (int k = 0; k < N_NS; k++)
+      if (use[k]) fprintf(f, "---|---|---|---|");
     fprintf(f, "---|\n");
     for (int i = 0; i < nr; i++) {
       fprintf(f, "| %s | %s | %.2f |", rows[i].name, rows[i].dev, rows[i].setup_s);
       for (int k = 0; k < N_NS; k++)
-        fprintf(f, " %.2f | %.2f | %.3f | %.2fx |", rows[i].ms_single[k], rows[i].ms_block[k],
-                rows[i].ms_block[k] / NS[k], rows[i].ms_single[k] / rows[i].ms_block[k]);
+        if (use[k])
+          fprintf(f, " %.2f | %.2f | %.3f | %.2fx |", rows[i].ms_single[k], rows[i].ms_block[k],
+                  rows[i].ms_block[k] / NS[k], rows[i].ms_single[k] / rows[i].ms_block[k]);
       fprintf(f, " %.1e |\n", rows[i].diff);
     }
     fclose(f);
@@ -175,12 +196,92 @@ static void write_out(const char *dir, const char *src, int32_t n, const row *ro
     fprintf(f, "    {\"pc\": \"%s\", \"device\": \"%s\", \"setup_s\": %.6g, \"diff\": %.3g",
             rows[i].name, rows[i].dev, rows[i].setup_s, rows[i].diff);
     for (int k = 0; k < N_NS; k++)
-      fprintf(f, ", \"N%d\": {\"singles_ms\": %.6g, \"block_ms\": %.6g}", NS[k],
-              rows[i].ms_single[k], rows[i].ms_block[k]);
+      if (use[k])
+        fprintf(f, ", \"N%d\": {\"singles_ms\": %.6g, \"block_ms\": %.6g}", NS[k],
+                rows[i].ms_single[k], rows[i].ms_block[k]);
     fprintf(f, "}%s\n", i + 1 < nr ? "," : "");
   }
   fprintf(f, "  ]\n}\n");
   fclose(f);
+}
+
+/* A variant of the GPU solves: "old", "all", or names joined by '+' (il,
+ * own, st).  0 when it parses. */
+static int parse_variant(const char *v, em_direct_gsolve *g) {
+  memset(g, 0, sizeof *g);
+  if (!strcmp(v, "old")) return 0;
+  if (!strcmp(v, "all")) {
+    g->interleave = g->big_own = g->streams = 1;
+    return 0;
+  }
+  char buf[64];
+  snprintf(buf, sizeof buf, "%s", v);
+  char *save = NULL;
+  for (char *t = strtok_r(buf, "+", &save); t; t = strtok_r(NULL, "+", &save)) {
+    if (!strcmp(t, "il"))
+      g->interleave = 1;
+    else if (!strcmp(t, "own"))
+      g->big_own = 1;
+    else if (!strcmp(t, "st"))
+      g->streams = 1;
+    else
+      return 1;
+  }
+  return 0;
+}
+
+/* Where one block apply's direct solves spend their time, per solve: the
+ * parts (ms, launches), the gaps, the schedule, the costliest levels. */
+static void print_profile(const char *name, int N, const em_direct_gprofile *p) {
+  double ns = p->solves > 0 ? (double)p->solves : 1, sum = 0;
+  printf(
+      "  profile %s, N = %d: %lld solves of %.0f columns, per solve %.3f ms (first to last "
+      "event)\n   ",
+      name, N, (long long)p->solves, (double)p->columns / ns, p->total_ms / ns);
+  for (int q = 0; q < EM_DGP_PARTS; q++) {
+    sum += p->ms[q];
+    if (p->launches[q])
+      printf(" %s %.3f (%.0f)", em_direct_gprofile_part((em_dgp_part)q), p->ms[q] / ns,
+             (double)p->launches[q] / ns);
+  }
+  printf("\n    parts %.3f ms, gaps %.3f ms (total - parts; negative: concurrent parts)\n",
+         sum / ns, (p->total_ms - sum) / ns);
+  printf(
+      "    %d levels (%d with level kernels); %d supernodes by level kernels (%.1f MB of L), "
+      "%d big (%.1f MB); widest k x nb:",
+      p->levels, p->level_launches, p->small, p->small_mb, p->big, p->big_mb);
+  for (int w = 0; w < p->nwide; w++) printf(" %dx%d", p->wide_k[w], p->wide_nb[w]);
+  printf(
+      "\n    costliest levels (level: small supernodes, max k, max nb: fwd + bwd ms per solve):");
+  for (int t = 0; t < p->ntop; t++)
+    printf(" %d: %d, %d, %d: %.3f + %.3f;", p->top[t].level, p->top[t].count, p->top[t].kmax,
+           p->top[t].nbmax, p->top[t].fwd_ms / ns, p->top[t].bwd_ms / ns);
+  printf("\n");
+  fflush(stdout);
+}
+
+/* The block applies of N columns again with the profile on. */
+static em_err profile_block(em_pc *pc, em_direct *F, em_direct_gsolve g, em_backend be, int32_t n,
+                            const em_cplx *xh, int N, int reps, const char *name) {
+  size_t all = (size_t)n * NMAX * sizeof(em_cplx);
+  em_err err = EM_OK;
+  void *R = NULL, *Z = NULL;
+  double ms = 0;
+  EM_TRY_GOTO(err, alloc_be(be, all, xh, &R), done);
+  EM_TRY_GOTO(err, alloc_be(be, all, NULL, &Z), done);
+  g.profile = 1;
+  em_direct_set_gsolve(F, &g);
+  em_direct_gprofile_reset(F);
+  EM_TRY_GOTO(err, time_it(pc, be, n, R, Z, N, 1, reps, &ms), done);
+  em_direct_gprofile p;
+  em_direct_gprofile_get(F, &p);
+  print_profile(name, N, &p);
+done:
+  g.profile = 0;
+  em_direct_set_gsolve(F, &g);
+  free_be(be, &R);
+  free_be(be, &Z);
+  return err;
 }
 
 /* The preconditioner `name` of A (numbering of the operator op) on be. */
@@ -214,7 +315,8 @@ static em_err make_pc(const char *name, const em_csr *A, const em_blockmat *B,
 
 int main(int argc, char **argv) {
   const char *file = NULL, *out = NULL, *pcs = "direct,pmg,ilu0", *device = "both";
-  int box = 12, order = 2, reps = 5, mixed = 0;
+  const char *ns_list = "1,2,4,8,16", *variants = "all";
+  int box = 12, order = 2, reps = 5, mixed = 0, profile = 0;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
     if (!strcmp(a, "--matrix") && v)
@@ -234,15 +336,55 @@ int main(int argc, char **argv) {
       reps = atoi(argv[++i]);
     else if (!strcmp(a, "--out") && v)
       out = argv[++i];
+    else if (!strcmp(a, "--ns") && v)
+      ns_list = argv[++i];
+    else if (!strcmp(a, "--variants") && v)
+      variants = argv[++i];
+    else if (!strcmp(a, "--profile"))
+      profile = 1;
     else {
       fprintf(stderr,
               "usage: pc_multi_bench [--matrix FILE | --fem-box N --order P] [--pc "
               "direct,pmg,ilu0] [--device cpu|gpu|both] [--prec double|mixed] [--reps R (<= "
-              "64)] [--out DIR]\n");
+              "64)] [--out DIR] [--ns 1,4,8] [--variants old,il,own,st,il+own,all] "
+              "[--profile]\n");
       return 2;
     }
   }
   if (reps < 1 || reps > 64) reps = 5;
+  int use[N_NS] = {0};
+  {
+    char buf[128];
+    snprintf(buf, sizeof buf, "%s", ns_list);
+    char *save = NULL;
+    for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+      int k = 0;
+      while (k < N_NS && NS[k] != atoi(t)) k++;
+      if (k == N_NS) {
+        fprintf(stderr, "pc_multi_bench: --ns %s: N is one of 1, 2, 4, 8, 16\n", t);
+        return 2;
+      }
+      use[k] = 1;
+    }
+  }
+  em_direct_gsolve vars[8];
+  char vnames[8][32];
+  int nv = 0;
+  {
+    char buf[256];
+    snprintf(buf, sizeof buf, "%s", variants);
+    char *save = NULL;
+    for (char *t = strtok_r(buf, ",", &save); t && nv < 8; t = strtok_r(NULL, ",", &save)) {
+      if (parse_variant(t, &vars[nv])) {
+        fprintf(stderr,
+                "pc_multi_bench: --variants: unknown variant '%s' (old, all, or il, own, "
+                "st joined by '+')\n",
+                t);
+        return 2;
+      }
+      snprintf(vnames[nv++], sizeof vnames[0], "%s", t);
+    }
+  }
   em_blockmat *B0 = NULL, *B = NULL;
   em_csr *A = NULL;
   char src[300];
@@ -280,7 +422,7 @@ int main(int argc, char **argv) {
       "%s: %d unknowns, %d order groups; median of %d runs, ms per N columns "
       "(singles, block, block per column, gain)\n",
       src, n, B->nb, reps);
-  row rows[16];
+  row rows[64];
   int nr = 0, bad = 0;
   em_backend bes[2] = {EM_BACKEND_CPU, EM_BACKEND_CUDA};
   for (int bi = 0; bi < 2; bi++) {
@@ -304,33 +446,58 @@ int main(int argc, char **argv) {
     }
     char list[256];
     snprintf(list, sizeof list, "%s", pcs);
-    for (char *tok = strtok(list, ","); tok && nr < 16; tok = strtok(NULL, ",")) {
-      row *r = &rows[nr];
-      memset(r, 0, sizeof *r);
-      r->dev = dn;
-      snprintf(r->name, sizeof r->name, "%s%s", tok,
-               mixed && be == EM_BACKEND_CUDA && strcmp(tok, "ilu0") ? " (single factor)" : "");
+    for (char *tok = strtok(list, ","); tok; tok = strtok(NULL, ",")) {
       em_pc *pc = NULL;
       double t0 = em_wtime();
       err = make_pc(tok, A, B, &op, be, mixed, &pc);
-      r->setup_s = em_wtime() - t0;
-      if (!err) err = measure(pc, be, n, x, reps, r);
-      em_pc_destroy(&pc);
+      double setup = em_wtime() - t0;
       if (err) {
         fprintf(stderr, "%s on the %s: ", tok, dn);
         em_error_print(stderr);
         em_error_clear();
         continue;
       }
-      int wrong = be == EM_BACKEND_CPU ? r->diff != 0 : !(r->diff < 1e-12);
-      bad |= wrong;
-      print_row(r);
-      if (wrong) printf("  ^ block columns differ from the single applies\n");
-      nr++;
+      /* the GPU factor's solve variants, each on the same factor */
+      em_direct *F = be == EM_BACKEND_CUDA ? em_pc_direct_factor(pc) : NULL;
+      em_direct_info fi;
+      if (F) em_direct_get_info(F, &fi);
+      if (F && (!fi.where || strcmp(fi.where, "gpu"))) F = NULL;
+      for (int v = 0; v < (F ? nv : 1) && nr < 64; v++) {
+        row *r = &rows[nr];
+        memset(r, 0, sizeof *r);
+        r->dev = dn;
+        r->setup_s = setup;
+        snprintf(r->name, sizeof r->name, "%s%s%s%s%s", tok,
+                 mixed && be == EM_BACKEND_CUDA && strcmp(tok, "ilu0") ? " (single factor)" : "",
+                 F ? " [" : "", F ? vnames[v] : "", F ? "]" : "");
+        if (F) em_direct_set_gsolve(F, &vars[v]);
+        err = measure(pc, be, n, x, reps, use, r);
+        if (err) {
+          fprintf(stderr, "%s on the %s: ", r->name, dn);
+          em_error_print(stderr);
+          em_error_clear();
+          continue;
+        }
+        /* the single factor's wide supernodes solve in single arithmetic
+           (cuBLAS TRSM), blocked by N: rounding of single, u = 6e-8, as
+           test_pc_multi's bound there */
+        double tol = mixed && F ? 2e-5 : 1e-12;
+        int wrong = be == EM_BACKEND_CPU ? r->diff != 0 : !(r->diff < tol);
+        bad |= wrong;
+        print_row(r, use);
+        if (wrong) printf("  ^ block columns differ from the single applies\n");
+        nr++;
+        for (int k = 0; F && profile && k < N_NS; k++)
+          if (use[k] && (err = profile_block(pc, F, vars[v], be, n, x, NS[k], reps, r->name))) {
+            em_error_print(stderr);
+            em_error_clear();
+          }
+      }
+      em_pc_destroy(&pc);
     }
     em_blockop_destroy(&bop);
   }
-  if (out) write_out(out, src, n, rows, nr);
+  if (out) write_out(out, src, n, rows, nr, use);
   free(x);
   free(perm);
   em_csr_destroy(&A);

@@ -76,8 +76,9 @@ em_err em_surface_loss(const em_surface *s, const em_mesh *m, const em_dofmap *d
   double g = creal(1 / em_surface_sheet(s, k0, NULL));
   em_quad q;
   EM_TRY(em_quad_tri(m->edge_mid ? 8 : 2 * d->order, &q));
-  double total = 0;
-#pragma omp parallel for reduction(+ : total) schedule(dynamic, 64)
+  double total = 0, *part = NULL; /* the faces' parts added in order: any thread count */
+  EM_TRY(em_calloc(&part, (size_t)s->n_face + 1, sizeof *part, "surface loss"));
+#pragma omp parallel for schedule(dynamic, 64)
   for (int32_t i = 0; i < s->n_face; i++) {
     int32_t f = s->face[i], t = m->face_tet[2 * (size_t)f];
     int lf = em_tet_local_face(m, t, f);
@@ -102,8 +103,10 @@ em_err em_surface_loss(const em_surface *s, const em_mesh *m, const em_dofmap *d
       }
       sum += q.w[k] * da * e2s;
     }
-    total += 0.5 * g * sum;
+    part[i] = 0.5 * g * sum;
   }
+  for (int32_t i = 0; i < s->n_face; i++) total += part[i];
+  em_free(&part);
   EM_CHECK(isfinite(total), EM_ERR_NUMERIC, "surface '%s': the dissipated power is not finite",
            m->group[s->group].name);
   *p = total;

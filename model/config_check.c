@@ -70,6 +70,12 @@ em_err em_run_config_check(const em_case *c, const em_run_config *cfg) {
            "Mesh/elements_per_wavelength = %g: at least %g are needed to represent the wave "
            "(the basis order's default, 12 / 7 / 5, is what 0 gives)",
            cfg->epw, EPW_MIN);
+  /* Excitation/ports' spelling now; its port numbers once the ports are
+     known (em_excite_setup) */
+  const char *ex;
+  uint32_t mask;
+  EM_TRY(em_case_string(c, "Excitation/ports", &ex));
+  EM_TRY(em_excite_parse(ex, -1, &mask));
   return EM_OK;
 }
 

@@ -19,7 +19,8 @@ typedef struct dcmd {
   int32_t solve; /* 1: solve at f; 0: the run is over */
   int32_t n_dof;
   int64_t n_tet;
-  uint64_t mesh; /* a hash of the tets' vertices and the unknowns */
+  uint64_t mesh;   /* a hash of the tets' vertices and the unknowns */
+  uint32_t excite; /* the ports excited (Excitation/ports) */
   double f;
 } dcmd;
 
@@ -38,14 +39,14 @@ static uint64_t mesh_hash(const em_fsys *s) {
 }
 
 em_err em_fsys_dist_tell(const em_fsys *s, double f) {
-  dcmd c = {1, s->d.dofs->n_dof, s->d.mesh->n_tet, mesh_hash(s), f};
+  dcmd c = {1, s->d.dofs->n_dof, s->d.mesh->n_tet, mesh_hash(s), s->d.excite, f};
   for (int r = 1; r < em_dist_size(s->d.dist); r++)
     EM_TRY(em_dist_send(s->d.dist, &c, sizeof c, r, TAG_DSOLVE));
   return EM_OK;
 }
 
 em_err em_fsys_release(const struct em_dist *d) {
-  dcmd c = {0, 0, 0, 0, 0};
+  dcmd c = {0, 0, 0, 0, 0, 0};
   if (em_dist_rank(d) != 0) return EM_OK;
   for (int r = 1; r < em_dist_size(d); r++) EM_TRY(em_dist_send(d, &c, sizeof c, r, TAG_DSOLVE));
   return EM_OK;
@@ -66,6 +67,10 @@ em_err em_fsys_serve(em_fsys *s, const em_log *log) {
              "other tets): a distributed solve needs the same mesh on every rank",
              em_dist_rank(d), (long long)s->d.mesh->n_tet, s->d.dofs->n_dof, (long long)c.n_tet,
              c.n_dof);
+    EM_CHECK(c.excite == s->d.excite, EM_ERR_INPUT,
+             "rank %d excites the ports 0x%x, rank 0 0x%x (Excitation/ports): a distributed "
+             "solve needs the same on every rank",
+             em_dist_rank(d), (unsigned)s->d.excite, (unsigned)c.excite);
     em_fsys_stats st;
     em_system *sys = NULL;
     em_cplx *x = NULL;
@@ -303,9 +308,9 @@ em_err em_fsys_dsolve(em_fsys *s, em_system *sys, int ns, const em_log *log, em_
   for (int e = 0; e < ns; e++) {
     for (int32_t k = 0; k < in.n_own; k++) bl[k] = sys->b[(size_t)e * sys->n_row + s->brow[k]];
     memset(xl, 0, (size_t)in.n_own * sizeof *xl);
-    if (d->setup->n_port)
-      em_log_info(log, "solving for %s (%d unknowns over %d ranks)", d->setup->port[e].name, n,
-                  em_dist_size(d->dist));
+    if (d->setup->n_port && !d->port_source)
+      em_log_info(log, "solving for %s (%d unknowns over %d ranks)",
+                  d->setup->port[em_fsys_port(d, e)].name, n, em_dist_size(d->dist));
     em_stage_begin(log, EM_STAGE_SOLVE);
     err = em_ksp_solve(&A, s->pc, bl, xl, &ko, &st->ksp[e]);
     if (!err) err = em_dmat_gather(s->dm, xl, x ? x + (size_t)e * n : NULL);
@@ -317,7 +322,8 @@ em_err em_fsys_dsolve(em_fsys *s, em_system *sys, int ns, const em_log *log, em_
     em_log_warn(log,
                 "%s: %s stopped (%s) after %d iterations at true residual %.3g; the results of "
                 "this frequency are not converged",
-                d->setup->n_port ? d->setup->port[e].name : "the plane wave",
+                d->setup->n_port && !d->port_source ? d->setup->port[em_fsys_port(d, e)].name
+                                                    : "the plane wave",
                 em_ksp_method_name(ko.method), em_ksp_reason_name(k->reason), k->iterations,
                 k->true_rel_res);
   }

@@ -106,7 +106,8 @@ void em_run_config_free(em_run_config *cfg);
  * others >= 0 unless the case declares a Min), frequencies in 1 kHz .. 10
  * THz (Eigen/target too), every physical group made of entities that exist
  * (em_case_check_groups), no Geometry/ value on the command line over a
- * loaded mesh (Mesh/file), Mesh/elements_per_wavelength >= 2. */
+ * loaded mesh (Mesh/file), Mesh/elements_per_wavelength >= 2, the
+ * spelling of Excitation/ports. */
 em_err em_run_config_check(const em_case *c, const em_run_config *cfg);
 
 /* ---------------------------------------------------- the case physics
@@ -497,6 +498,9 @@ typedef struct em_fsys_desc {
      host then holds the matrix once, not twice) and the system comes back
      with A NULL */
   int keep_matrix;
+  /* the ports excited (em_model.excite; 0: every port): one right-hand
+     side each, in ascending port order; the others are matched loads */
+  uint32_t excite;
 } em_fsys_desc;
 
 /* What a solve did. */
@@ -588,7 +592,30 @@ typedef struct em_model {
   int n_block;   /* order groups, 0 until the first solve */
   em_block_stat block[EM_MAX_ORDER][EM_MAX_ORDER];
   size_t operator_bytes;
+  uint32_t excite; /* the ports driven (bit p: port p + 1; Excitation/ports), every port's
+                      bit when all are (em_excite_setup); the solutions' columns */
 } em_model;
+
+/* ------------------------------------------------ Excitation/ports
+ *
+ * The ports a port-driven run excites (excite.c): a bit set, bit p for
+ * port p + 1; the solutions x [k][n_dof] hold the excited ports' columns
+ * in ascending port order. */
+uint32_t em_excite_all(int n_port);
+int em_excite_count(uint32_t mask);
+/* the port (0-based) of solution column col; -1 none */
+int em_excite_port(uint32_t mask, int col);
+/* the solution column of port (0-based); -1 when it is not excited */
+int em_excite_column(uint32_t mask, int port);
+/* "all" or port numbers comma-separated: each 1..n_port (n_port < 0: the
+ * ports are not known yet, 1..EM_MAX_PORTS), none twice; errors name the
+ * value and the number of ports. */
+em_err em_excite_parse(const char *s, int n_port, uint32_t *mask);
+/* m->excite from Excitation/ports after the setup and the far field's
+ * settings: a subset needs wave ports on their own reference, no plane
+ * wave, and every port of a nonzero Array/weights excited; what a subset
+ * leaves out (the Touchstone file, active.csv) goes on log. */
+em_err em_excite_setup(em_model *m, const em_log *log);
 
 /* The blocks' sizes, row lengths and formats, and the operator's bytes,
  * from the problem object after its first solve (problem.c); each block
@@ -625,6 +652,12 @@ em_err em_setup_estimate(const em_mesh *m, const em_dofmap *d, const em_setup *s
                          em_err (*prepare)(void *, double, em_problem *), void *prepare_ctx,
                          const em_cplx *x, int n_sol, const em_cplx *fixed, double *eta2,
                          em_estimate_info *info);
+/* The same with the ports of the bit set excite driven (Excitation/ports;
+ * 0: every port): x holds their n_sol columns in ascending port order. */
+em_err em_setup_estimate_ports(const em_mesh *m, const em_dofmap *d, const em_setup *s, double f,
+                               em_err (*prepare)(void *, double, em_problem *), void *prepare_ctx,
+                               uint32_t excite, const em_cplx *x, int n_sol, const em_cplx *fixed,
+                               double *eta2, em_estimate_info *info);
 
 #ifdef __cplusplus
 }

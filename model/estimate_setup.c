@@ -14,6 +14,14 @@ em_err em_setup_estimate(const em_mesh *m, const em_dofmap *d, const em_setup *s
                          em_err (*prepare)(void *, double, em_problem *), void *prepare_ctx,
                          const em_cplx *x, int n_sol, const em_cplx *fixed, double *eta2,
                          em_estimate_info *info) {
+  return em_setup_estimate_ports(m, d, s, f, prepare, prepare_ctx, 0, x, n_sol, fixed, eta2, info);
+}
+
+/* the ports of `excite` drive (0: all), one column each, as em_fsys_solve */
+em_err em_setup_estimate_ports(const em_mesh *m, const em_dofmap *d, const em_setup *s, double f,
+                               em_err (*prepare)(void *, double, em_problem *), void *prepare_ctx,
+                               uint32_t excite, const em_cplx *x, int n_sol, const em_cplx *fixed,
+                               double *eta2, em_estimate_info *info) {
   EM_CHECK(m && d && s && x && eta2 && info, EM_ERR_ARG, "error estimate: NULL argument");
   EM_CHECK(s->n_port <= EM_MAX_PORTS, EM_ERR_ARG, "error estimate: %d ports", s->n_port);
   double k0 = 2 * M_PI * f / EM_C0, t0 = em_wtime();
@@ -22,9 +30,11 @@ em_err em_setup_estimate(const em_mesh *m, const em_dofmap *d, const em_setup *s
   uint8_t *vary = NULL;
   em_err err = EM_OK;
   memset(info, 0, sizeof *info);
+  uint32_t ex = excite ? excite : em_excite_all(np);
   for (int i = 0; i < np; i++) {
+    int col = em_excite_column(ex, i);
     EM_TRY(em_port_set_frequency(&s->port[i], k0));
-    em_port_robin(&s->port[i], 1, i, &rb[i]);
+    em_port_robin(&s->port[i], col >= 0, col, &rb[i]);
   }
   EM_TRY(
       em_abc_robins(m, s->medium, s->abc_face, s->n_abc, k0, rb + np, EST_MAX_ROBIN - np, &n_abc));
@@ -46,7 +56,7 @@ em_err em_setup_estimate(const em_mesh *m, const em_dofmap *d, const em_setup *s
                      .tet_vary = vary,
                      .n_robin = n_rb,
                      .robin = rb,
-                     .n_rhs = np};
+                     .n_rhs = em_excite_count(ex)};
   if (prepare) EM_TRY_GOTO(err, prepare(prepare_ctx, k0, &prob), done);
   if (n_sol != prob.n_rhs) {
     err =

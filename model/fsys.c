@@ -49,11 +49,19 @@ void em_abc_free(em_robin *rb, int n) {
   }
 }
 
+int em_fsys_port(const em_fsys_desc *d, int col) {
+  int np = d->setup->n_port;
+  int p = em_excite_port(d->excite ? d->excite : em_excite_all(np), col);
+  return p >= 0 && p < np ? p : 0;
+}
+
 em_err em_fsys_create(const em_fsys_desc *d, em_fsys **out) {
   EM_CHECK(d->mesh && d->dofs && d->setup && d->solve, EM_ERR_ARG,
            "problem object without a mesh, unknowns, setup or solver options");
   const em_setup *su = d->setup;
   EM_CHECK(su->n_port >= 0 && su->n_port <= 16, EM_ERR_ARG, "%d ports (at most 16)", su->n_port);
+  EM_CHECK(!(d->excite & ~em_excite_all(su->n_port)), EM_ERR_ARG,
+           "excited ports 0x%x beyond the case's %d", (unsigned)d->excite, su->n_port);
   em_fsys *s = NULL;
   em_err err = EM_OK;
   EM_TRY(em_calloc(&s, 1, sizeof *s, "frequency system"));
@@ -235,10 +243,11 @@ static em_err solve_all(em_fsys *s, const em_system *sys, int ns, const em_log *
     if (!d->setup->n_port || d->port_source) /* a plane wave drives (the ports its loads) */
       em_log_info(log, "solving for the plane wave (%d unknowns)", n);
     else if (m == 1)
-      em_log_info(log, "solving for %s (%d unknowns)", d->setup->port[e0].name, n);
+      em_log_info(log, "solving for %s (%d unknowns)", d->setup->port[em_fsys_port(d, e0)].name, n);
     else
       em_log_info(log, "solving for %s .. %s together (%d right-hand sides, %d unknowns)",
-                  d->setup->port[e0].name, d->setup->port[e0 + m - 1].name, m, n);
+                  d->setup->port[em_fsys_port(d, e0)].name,
+                  d->setup->port[em_fsys_port(d, e0 + m - 1)].name, m, n);
     EM_TRY_GOTO(err, em_ksp_solve_multi(&A, s->pc, m, bp, n, xp, n, &ko, &st->ksp[e0]), done);
 #pragma omp parallel for schedule(static) if (n > 100000)
     for (int32_t i = 0; i < n; i++)
@@ -251,7 +260,8 @@ static em_err solve_all(em_fsys *s, const em_system *sys, int ns, const em_log *
       em_log_warn(log,
                   "%s: %s stopped (%s) after %d iterations at true residual %.3g; the "
                   "results of this frequency are not converged",
-                  d->setup->n_port ? d->setup->port[e].name : "the plane wave",
+                  d->setup->n_port && !d->port_source ? d->setup->port[em_fsys_port(d, e)].name
+                                                      : "the plane wave",
                   em_ksp_method_name(ko.method), em_ksp_reason_name(k->reason), k->iterations,
                   k->true_rel_res);
     }
@@ -375,14 +385,17 @@ em_err em_fsys_solve(em_fsys *s, double f, const em_log *log, em_fsys_stats *st,
   memset(st, 0, sizeof *st);
   int dist = em_fsys_distributed(s);
   if (dist && em_dist_rank(d->dist) == 0) EM_TRY(em_fsys_dist_tell(s, f)); /* dfsys.c */
-  /* the frequency's Robin terms: each port's (its own right-hand side
-     column) and the ABC's, gamma proportional to k0 */
+  /* the frequency's Robin terms: each excited port's (its own right-hand
+     side column, Excitation/ports; the others matched loads) and the
+     ABC's, gamma proportional to k0 */
+  uint32_t ex = d->excite ? d->excite : em_excite_all(np);
   for (int i = 0; i < np; i++) {
     EM_TRY(em_port_set_frequency(&d->setup->port[i], k0));
+    int col = em_excite_column(ex, i);
     if (d->port_source) /* a plane wave drives: the ports are its loads */
       em_port_robin_load(&d->setup->port[i], &rb[i]);
     else
-      em_port_robin(&d->setup->port[i], 1, i, &rb[i]);
+      em_port_robin(&d->setup->port[i], col >= 0, col, &rb[i]);
   }
   for (int i = 0; i < s->n_abc_terms; i++) {
     rb[np + i] = s->abc[i];
@@ -401,7 +414,7 @@ em_err em_fsys_solve(em_fsys *s, double f, const em_log *log, em_fsys_stats *st,
                      .tet_vary = s->vary,
                      .n_robin = n_rb,
                      .robin = rb,
-                     .n_rhs = np};
+                     .n_rhs = em_excite_count(ex)};
   if (d->prepare) EM_TRY(d->prepare(d->prepare_ctx, k0, &prob));
   for (int i = 0; i < np && d->port_source; i++)
     EM_TRY(d->port_source(d->prepare_ctx, k0, i, &rb[i]));

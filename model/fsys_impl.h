@@ -44,6 +44,8 @@ struct em_fsys {
   int32_t *brow;    /* [the operator's n_own] the assembled row of each local unknown */
 };
 
+/* fsys.c: the port (0-based) of right-hand side column col. */
+int em_fsys_port(const em_fsys_desc *d, int col);
 /* dfsys.c: 1 when s solves distributed (more than one rank). */
 int em_fsys_distributed(const em_fsys *s);
 /* Before the first distributed assembly: the parts, the owners and the

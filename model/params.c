@@ -238,6 +238,11 @@ static const em_param_spec SPECS[] = {
     STR("Excitation/type", "port",
         "what drives the structure: port (each port in turn) or "
         "planewave (scattering; ports, if any, are matched loads)"),
+    STR("Excitation/ports", "all",
+        "the ports driven, each in turn (port excitation): all, or their numbers comma-separated "
+        "(\"1\", \"1,6\"); the others are matched loads.  Only those columns of S are solved "
+        "(S_ij for every i, j driven): no Touchstone file then (ports.csv has them), no active "
+        "reflection"),
     NUM("Excitation/theta", 0, "deg",
         "plane wave: direction of travel, polar angle in degrees (0: along +z)"),
     NUM("Excitation/phi", 0, "deg", "plane wave: direction of travel, azimuth in degrees"),

@@ -26,14 +26,22 @@ em_err em_array_csv_write(const char *path, double freq, int n, const em_ff_grid
                           const double *p_inc, const em_ff_grid *ga, const em_cplx *a, double eta) {
   EM_CHECK(path && g && p_inc && n >= 1, EM_ERR_ARG, "array CSV: NULL argument");
   double pa = 0;
+  const em_ff_grid *g0 = NULL; /* a port not excited (Excitation/ports) has no pattern */
+  for (int i = 0; i < n && !g0; i++) g0 = g[i];
+  EM_CHECK(g0, EM_ERR_ARG, "array CSV: no port's pattern");
   for (int i = 0; i < n; i++) {
-    EM_CHECK(g[i] && g[i]->f && g[i]->n_theta == g[0]->n_theta && g[i]->n_phi == g[0]->n_phi,
-             EM_ERR_ARG, "array CSV: the pattern of port %d is missing or on another grid", i + 1);
+    if (!g[i]) {
+      EM_CHECK(!ga || !a || a[i] == 0, EM_ERR_ARG, "array CSV: port %d has a weight but no pattern",
+               i + 1);
+      continue;
+    }
+    EM_CHECK(g[i]->f && g[i]->n_theta == g0->n_theta && g[i]->n_phi == g0->n_phi, EM_ERR_ARG,
+             "array CSV: the pattern of port %d is missing or on another grid", i + 1);
     EM_CHECK(p_inc[i] > 0, EM_ERR_ARG, "array CSV: port %d's incident power %g W", i + 1, p_inc[i]);
     if (a) pa += creal(a[i] * conj(a[i])) * p_inc[i];
   }
-  EM_CHECK(!ga || (a && ga->n_theta == g[0]->n_theta && ga->n_phi == g[0]->n_phi && pa > 0),
-           EM_ERR_ARG, "array CSV: the array pattern without weights or on another grid");
+  EM_CHECK(!ga || (a && ga->n_theta == g0->n_theta && ga->n_phi == g0->n_phi && pa > 0), EM_ERR_ARG,
+           "array CSV: the array pattern without weights or on another grid");
   em_outfile out;
   EM_TRY(em_outfile_open(&out, path, 0));
   FILE *f = out.f;
@@ -49,11 +57,11 @@ em_err em_array_csv_write(const char *path, double freq, int n, const em_ff_grid
   }
   fputs("\ntheta_deg,phi_deg", f);
   for (int i = 0; i < n; i++)
-    fprintf(f, ",F%d_theta_re,F%d_theta_im,F%d_phi_re,F%d_phi_im,G%d_dBi", i + 1, i + 1, i + 1,
-            i + 1, i + 1);
+    if (g[i])
+      fprintf(f, ",F%d_theta_re,F%d_theta_im,F%d_phi_re,F%d_phi_im,G%d_dBi", i + 1, i + 1, i + 1,
+              i + 1, i + 1);
   if (ga) fputs(",array_Ftheta_re,array_Ftheta_im,array_Fphi_re,array_Fphi_im,array_dBi", f);
   fputc('\n', f);
-  const em_ff_grid *g0 = g[0];
   for (int t = 0; t < g0->n_theta; t++)
     for (int p = 0; p < g0->n_phi; p++) {
       size_t at = 2 * ((size_t)t * g0->n_phi + p);
@@ -62,6 +70,7 @@ em_err em_array_csv_write(const char *path, double freq, int n, const em_ff_grid
       fputs(buf, f);
       put(f, p * g0->dphi);
       for (int i = 0; i < n; i++) {
+        if (!g[i]) continue;
         const em_cplx *F = g[i]->f + at;
         put(f, creal(F[0]));
         put(f, cimag(F[0]));

@@ -35,6 +35,15 @@ typedef struct em_vtk_opts {
                           (NULL: not written) */
   const double *error; /* [n_tet] the error indicator eta_T of each tet: cell
                           data "error" (NULL: not written) */
+  int parallel;        /* 1: the samplers (E, H, tet, a surface's face sampler)
+                          may be called from several threads at once, in any
+                          order; 0: from one thread, in order */
+  em_err (*tet)(void *ctx, int32_t t, int n, const double *lam, em_cplx *E, em_cplx *H);
+  /* tet: NULL, or in place of E and H the field at all n lattice points
+     lam[4 k ..] of tet t at once, E[3 k + c] and, where H is not NULL
+     (with tet_h), H[3 k + c]: the same values E and H would give point by
+     point, the tet's work shared by its points (and H's E by both) */
+  int tet_h; /* with tet: H, "H_*" and "S" written too */
 } em_vtk_opts;
 
 /* The field to write, sampled at barycentric point lam of tet t. */
@@ -47,9 +56,10 @@ typedef em_err (*em_field_sampler)(void *ctx, int32_t t, const double lam[4], em
  * indicator, model/estimate.c).  Points are not shared between
  * parent tets, because the tangential-conforming field is discontinuous in its normal component
  * across material interfaces: tet t owns points t N .. t N + N-1, N = (s+1)(s+2)(s+3)/6, and cells
- * t s^3 .. t s^3 + s^3-1 (s = subdiv, 1..64).  E is called from one thread, once per point, before
- * the data is written; its error, or a non-finite value (EM_ERR_NUMERIC
- * naming the tet), leaves no file. */
+ * t s^3 .. t s^3 + s^3-1 (s = subdiv, 1..64).  E (or o->tet, then E may be NULL) is called once
+ * per point (tet) before the data is written, from one thread unless o->parallel; its error, or a
+ * non-finite value (EM_ERR_NUMERIC naming the tet), leaves no file.  The file's bytes do not depend
+ * on the number of threads. */
 em_err em_vtk_write(const char *path, const em_mesh *m, em_field_sampler E, void *ctx,
                     const em_vtk_opts *o);
 
@@ -185,6 +195,11 @@ em_err em_ports_csv_write(const char *path, int n_ports, int n_freq, const doubl
 #define EM_PORTS_FLAG_ACTIVE 2
 em_err em_ports_csv_write_sweep(const char *path, int n_ports, int n_freq, const double *freq,
                                 const em_cplx *S, const double *z0, const int *flag);
+/* The same with the column groups of the ports in the bit set cols only
+ * (bit i: port i + 1 driven; S's other columns are not read). */
+em_err em_ports_csv_write_cols(const char *path, int n_ports, uint32_t cols, int n_freq,
+                               const double *freq, const em_cplx *S, const double *z0,
+                               const int *flag);
 
 /* The port results of a sweep for stdout (ports_print.c): one port, a
  * line per frequency (|S11| dB, phase, Zin); several, the whole S-matrix
@@ -200,6 +215,8 @@ typedef struct em_ports_table {
   const char *const *port_name; /* [n] */
   const int *flag;              /* [n_freq] EM_PORTS_FLAG_* */
   double touchstone_z0;         /* the Touchstone file's R (0: the ports' own) */
+  uint32_t excited;             /* the ports driven (bit i: port i + 1; 0: every port):
+                                   the other columns of S and their Zin were not solved */
 } em_ports_table;
 void em_ports_print(FILE *f, const em_ports_table *t);
 
@@ -221,6 +238,12 @@ void em_ports_print(FILE *f, const em_ports_table *t);
 em_err em_port_renormalise(int n, em_cplx *S, const double *R, const double *Rn);
 em_err em_port_sparams(int n, const em_port *ports, const em_cplx *meas, em_cplx *S, double *zref,
                        em_cplx *zin);
+/* The same for the ports of the bit set `excited` only (bit i: port i
+ * driven; meas rows of the others unread): their columns S_ji, every j,
+ * and their Zin; NaN in the rest.  Every port excited: em_port_sparams.
+ * A subset needs wave ports on their own impedance (EM_ERR_INPUT). */
+em_err em_port_sparams_cols(int n, const em_port *ports, uint32_t excited, const em_cplx *meas,
+                            em_cplx *S, double *zref, em_cplx *zin);
 
 /* Incident and accepted power of port p's own excitation in the solve,
  * from what it measured itself (meas = em_port_measure while driven):
@@ -453,7 +476,8 @@ void em_array_combine(int n, int64_t len, const em_cplx *x, const em_cplx *a, em
  * real and imaginary, V) and G<i>_dBi = 10 log10 (4 pi U_i / p_inc[i]) (the
  * embedded element pattern: port i driven, the others matched); with the
  * array's grid ga and weights a, its F and realized gain array_dBi =
- * 10 log10 (4 pi U_a / sum_i |a_i|^2 p_inc[i]).  g[i]: the same grid. */
+ * 10 log10 (4 pi U_a / sum_i |a_i|^2 p_inc[i]).  g[i]: the same grid, or
+ * NULL for a port not excited (no columns; its weight must be 0). */
 em_err em_array_csv_write(const char *path, double freq, int n, const em_ff_grid *const *g,
                           const double *p_inc, const em_ff_grid *ga, const em_cplx *a, double eta);
 /* active.csv: for each frequency and the planes phi = 0 and 90 deg, the
@@ -579,8 +603,12 @@ typedef struct em_results {
 em_err em_results_alloc(em_results *r, const em_run_config *cfg, int n_port);
 void em_results_free(em_results *r);
 
-/* What the ports measure on the solutions x [n_port][n_dof] (fixed: the
- * fixed DOFs' values, NULL zero): meas[e][j], port j with port e driven. */
+/* The ports a run excited (em_model.excite; every port when 0). */
+uint32_t em_post_excited(const em_model *m);
+/* What the ports measure on the solutions x [n_excited][n_dof] (column c:
+ * the c-th excited port, em_excite_port; fixed: the fixed DOFs' values,
+ * NULL zero): meas[e][j], port j with port e driven; 0 in the rows of the
+ * ports not excited. */
 em_err em_post_measure(const em_model *m, const em_cplx *x, const em_cplx *fixed, em_cplx *meas);
 /* Frequency fi's S, Zin and references from the measurements (the ports
  * set to fi's frequency), and its flags, warned about. */

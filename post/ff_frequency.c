@@ -125,8 +125,11 @@ static em_err antenna(const em_model *m, em_results *r, em_outdir *out, const em
    * P_inc (1 - |S11|^2) from the analytic mode, which a faceted coax misses
    * by a few % (docs/farfield.md) */
   double p_inc, p_acc_s11, p_loss, flux;
-  em_port_power(&m->setup.port[0], meas[0], &p_inc, &p_acc_s11);
-  em_cplx s11 = r->S[(size_t)fi * np * np];
+  /* the first port excited (Excitation/ports; port 1 by default): x's first column */
+  int p0 = em_excite_port(em_post_excited(m), 0);
+  const em_port *port = &m->setup.port[p0];
+  em_port_power(port, meas[p0 * np + p0], &p_inc, &p_acc_s11);
+  em_cplx s11 = r->S[(size_t)fi * np * np + p0 * np + p0];
   double mismatch = 1 - creal(s11 * conj(s11));
   EM_TRY(em_field_loss(m->mesh, m->dofs, x, fixed, m->setup.medium, k0, &p_loss));
   double p_metal, p_lumped; /* surface impedances and lumped sheets (model/case_surface.c) */
@@ -135,7 +138,7 @@ static em_err antenna(const em_model *m, em_results *r, em_outdir *out, const em
   EM_TRY(em_setup_surface_loss(&m->setup, m->mesh, m->dofs, x, fixed, k0, EM_SURFACE_LUMPED,
                                &p_lumped));
   p_loss += p_metal + p_lumped;
-  EM_TRY(em_port_flux(&m->setup.port[0], m->mesh, m->dofs, x, fixed, &flux));
+  EM_TRY(em_port_flux(port, m->mesh, m->dofs, x, fixed, &flux));
   em_antenna *a = &r->ant[fi];
   em_err err = em_antenna_figures(nf, g, flux, mismatch, p_loss, a);
   if (err == EM_ERR_NUMERIC && !r->fr[fi].converged) { /* flagged: NaN where undefined */
@@ -243,7 +246,8 @@ void em_post_ff_print(const em_model *m, const em_results *r, FILE *f) {
               db10(r->rcs_back[i]), r->rcs_fwd[i]);
     return;
   }
-  fprintf(f, "# %s: antenna (port 1 driven)\n", em_case_name(m->cs));
+  fprintf(f, "# %s: antenna (port %d driven)\n", em_case_name(m->cs),
+          m->setup.n_port ? em_excite_port(em_post_excited(m), 0) + 1 : 1);
   fprintf(f, "# f_GHz        D_dBi   G_dBi   Gr_dBi  eff_%%   theta  phi    F/B_dB  BW_E  BW_H\n");
   for (int i = 0; i < r->n_done; i++) {
     const em_antenna *a = &r->ant[i];

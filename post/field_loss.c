@@ -8,19 +8,22 @@
  *   p = w eps0 eps'' |E|^2 / 2 + w mu0 mu'' |H|^2 / 2,  H = j curl E / (k0 Z0 mu_r),
  * with w eps0 = k0 / Z0 and w mu0 = k0 Z0:
  *   p = k0 / (2 Z0) (-Im eps_r) |E|^2 + (-Im mu_r) / (2 k0 Z0 |mu_r|^2) |curl E|^2,
- * integrated by a tet rule of degree 2p over the lossy non-PML tets. */
+ * integrated by a tet rule of degree 2p over the lossy non-PML tets; the
+ * tets' parts by all threads, added in tet order (the same bits for any
+ * number of threads). */
 em_err em_field_loss(const em_mesh *m, const em_dofmap *d, const em_cplx *x, const em_cplx *fixed,
                      const em_medium *medium, double k0, double *p_loss) {
   EM_CHECK(m && d && x && medium && p_loss, EM_ERR_ARG, "field loss: NULL argument");
   EM_CHECK(isfinite(k0) && k0 > 0, EM_ERR_ARG, "field loss: wavenumber %g", k0);
   em_quad q;
   EM_TRY(em_quad_tet(2 * d->order, &q));
-  double total = 0;
-#pragma omp parallel for reduction(+ : total) schedule(dynamic, 256)
+  double total = 0, *part = NULL;
+  EM_TRY(em_calloc(&part, (size_t)m->n_tet + 1, sizeof *part, "field loss"));
+#pragma omp parallel for schedule(dynamic, 256)
   for (int32_t t = 0; t < m->n_tet; t++) {
     const em_medium *md = &medium[m->tet_group[t]];
     double ce = -cimag(md->eps_r), cm = -cimag(md->mu_r);
-    if (md->is_pml || (ce == 0 && cm == 0)) continue;
+    if (md->is_pml || (ce == 0 && cm == 0)) continue; /* part 0: adds nothing */
     ce *= k0 / (2 * EM_Z0);
     cm /= 2 * k0 * EM_Z0 * creal(md->mu_r * conj(md->mu_r));
     em_tet_geom g;
@@ -38,8 +41,10 @@ em_err em_field_loss(const em_mesh *m, const em_dofmap *d, const em_cplx *x, con
       }
       s += q.w[k] * dv * (ce * e2 + cm * c2);
     }
-    total += s;
+    part[t] = s;
   }
+  for (int32_t t = 0; t < m->n_tet; t++) total += part[t];
+  em_free(&part);
   EM_CHECK(isfinite(total), EM_ERR_NUMERIC, "field loss is not finite (did the solve fail?)");
   *p_loss = total;
   return EM_OK;

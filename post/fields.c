@@ -51,6 +51,35 @@ static em_err sample_h(void *ctx, int32_t t, const double lam[4], em_cplx H[3]) 
   return h_at(ctx, t, lam, H, NULL);
 }
 
+/* E and H at n points lam[4 k ..] of tet t (H NULL: E alone): sample_e's
+ * and h_at's values, E and curl E from one evaluation per point and the
+ * tet's geometry made once (VTK_BLOCK points at a time). */
+#define VTK_BLOCK 32
+static em_err sample_tet(void *ctx, int32_t t, int n, const double *lam, em_cplx *E, em_cplx *H) {
+  const fctx *f = ctx;
+  if (!H) {
+    em_field_eval_tet(f->m, f->d, f->x, f->fixed, t, n, lam, E, NULL);
+    return EM_OK;
+  }
+  em_tet_geom g;
+  em_tet_geom_make(f->m, t, &g);
+  for (int k0 = 0; k0 < n; k0 += VTK_BLOCK) {
+    int nb = n - k0 < VTK_BLOCK ? n - k0 : VTK_BLOCK;
+    em_cplx C[3 * VTK_BLOCK];
+    em_field_eval_tet(f->m, f->d, f->x, f->fixed, t, nb, lam + 4 * (size_t)k0, E + 3 * (size_t)k0,
+                      C);
+    for (int k = 0; k < nb; k++) {
+      double x[3], grad[4][3], dv;
+      em_tet_geom_at(&g, lam + 4 * (size_t)(k0 + k), x, grad, &dv);
+      em_material mat;
+      EM_TRY(em_media_material((void *)&f->media, t, x, &mat));
+      em_cplx *h = H + 3 * (size_t)(k0 + k);
+      for (int c = 0; c < 3; c++) h[c] = I * mat.nu[c] * C[3 * k + c] / (f->k0 * EM_Z0);
+    }
+  }
+  return EM_OK;
+}
+
 /* J_s at barycentric lam3 of metal face k (on the face's vertices) */
 static em_err sample_js(void *ctx, int32_t k, const double lam3[3], double x[3], em_cplx J[3]) {
   const fctx *f = ctx;
@@ -134,11 +163,13 @@ static double *error_field(const em_model *m, const em_log *log, double f, const
                            const em_cplx *fixed) {
   double *eta = NULL;
   em_estimate_info info;
-  int ns = m->setup.n_port ? m->setup.n_port : 1; /* the ports, or the plane wave */
+  /* the ports driven (Excitation/ports), or the plane wave */
+  uint32_t ex = m->ff.planewave ? 0 : em_post_excited(m);
+  int ns = !m->ff.planewave ? em_excite_count(ex) : m->setup.n_port ? m->setup.n_port : 1;
   em_err err = em_calloc(&eta, (size_t)m->mesh->n_tet, sizeof *eta, "error indicators");
   if (!err)
-    err = em_setup_estimate(m->mesh, m->dofs, &m->setup, f, em_pw_source_prepare, (void *)&m->pw, x,
-                            ns, fixed, eta, &info);
+    err = em_setup_estimate_ports(m->mesh, m->dofs, &m->setup, f, em_pw_source_prepare,
+                                  (void *)&m->pw, ex, x, ns, fixed, eta, &info);
   if (err) {
     em_log_warn(log, "%s; the VTK file has no error field", em_error_message());
     em_error_clear();
@@ -184,8 +215,13 @@ em_err em_post_fields(const em_model *md, em_freq_result *fr, em_outdir *out, co
   }
   snprintf(name, sizeof name, "fields_%s.vtk", tag);
   EM_TRY(em_outdir_path(out, name, path, sizeof path));
-  em_vtk_opts vo = {
-      .binary = cfg->vtk_binary, .subdiv = cfg->subdiv, .title = title, .cancel = out->cancel};
+  em_vtk_opts vo = {.binary = cfg->vtk_binary,
+                    .subdiv = cfg->subdiv,
+                    .title = title,
+                    .cancel = out->cancel,
+                    .parallel = 1, /* the samplers only read */
+                    .tet = sample_tet,
+                    .tet_h = cfg->h_field};
   vo.H = cfg->h_field ? sample_h : NULL;
   vo.order = md->dofs->uniform ? NULL : md->dofs->tet_order; /* order per region */
   em_stage_begin(log, EM_STAGE_POST); /* the estimate is post-processing, not writing */

@@ -14,9 +14,17 @@ static void print_ports(const em_model *m, const em_results *r, FILE *f) {
   if (!np || m->ff.planewave) return; /* a plane wave's loads: received.csv */
   const char *names[EM_MAX_PORTS];
   for (int p = 0; p < np; p++) names[p] = m->setup.port[p].name;
-  em_ports_table t = {
-      em_case_name(m->cs), np, r->n_freq, r->freq, r->S, r->zin, r->zport, names, r->flag,
-      m->cfg.touchstone_z0};
+  em_ports_table t = {em_case_name(m->cs),
+                      np,
+                      r->n_freq,
+                      r->freq,
+                      r->S,
+                      r->zin,
+                      r->zport,
+                      names,
+                      r->flag,
+                      m->cfg.touchstone_z0,
+                      em_post_excited(m)};
   em_ports_print(f, &t);
 }
 

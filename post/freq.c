@@ -16,11 +16,19 @@ static em_err ports_at(const em_model *m, double k0) {
 em_err em_post_measure(const em_model *m, const em_cplx *x, const em_cplx *fixed, em_cplx *meas) {
   int np = m->setup.n_port;
   int32_t n = m->dofs->n_dof;
-  for (int e = 0; e < np; e++)
+  uint32_t ex = em_post_excited(m);
+  memset(meas, 0, (size_t)np * np * sizeof *meas); /* rows of ports not excited: 0 */
+  for (int c = 0; c < em_excite_count(ex); c++) {
+    int e = em_excite_port(ex, c); /* column c of x: port e driven */
     for (int j = 0; j < np; j++)
-      EM_TRY(em_port_measure(&m->setup.port[j], m->mesh, m->dofs, x + (size_t)e * n, fixed,
+      EM_TRY(em_port_measure(&m->setup.port[j], m->mesh, m->dofs, x + (size_t)c * n, fixed,
                              &meas[e * np + j]));
+  }
   return EM_OK;
+}
+
+uint32_t em_post_excited(const em_model *m) {
+  return m->excite ? m->excite : em_excite_all(m->setup.n_port);
 }
 
 /* S, Zin, the references of row fi (each row keeps its own: ports.csv,
@@ -29,8 +37,9 @@ static em_err row(const em_model *m, em_results *res, const em_log *log, int fi,
                   const em_cplx *meas) {
   int np = m->ff.planewave ? 0 : m->setup.n_port; /* a plane wave has no S */
   if (np) {
-    EM_TRY(em_port_sparams(np, m->setup.port, meas, res->S + (size_t)fi * np * np, res->zref,
-                           res->zin + (size_t)fi * np));
+    EM_TRY(em_port_sparams_cols(np, m->setup.port, em_post_excited(m), meas,
+                                res->S + (size_t)fi * np * np, res->zref,
+                                res->zin + (size_t)fi * np));
     memcpy(res->zport + (size_t)fi * np, res->zref, (size_t)np * sizeof *res->zref);
   }
   em_post_flag(res, log, fi);
@@ -47,7 +56,7 @@ em_err em_post_sparams_at(const em_model *m, double f, const em_cplx *y, em_cplx
   double zref[EM_MAX_PORTS];
   em_cplx zin[EM_MAX_PORTS];
   EM_TRY(ports_at(m, 2 * M_PI * f / EM_C0));
-  return em_port_sparams(m->setup.n_port, m->setup.port, y, S, zref, zin);
+  return em_port_sparams_cols(m->setup.n_port, m->setup.port, em_post_excited(m), y, S, zref, zin);
 }
 
 /* fields_<f>.vtk: with Output/fields all, first (fi 0) or middle (n / 2).

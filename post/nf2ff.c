@@ -486,24 +486,35 @@ em_err em_nf2ff_create(const em_mesh *m, const em_dofmap *d, const em_cplx *x, c
   EM_TRY_GOTO(err, em_calloc(&r->M, 3 * (size_t)r->n, sizeof *r->M, "NF2FF currents"), done);
   /* H = j curl E / (k0 Z0 mu_r) */
   em_cplx h_of_curl = I / (o->k0 * EM_Z0 * mu);
-  double power = 0;
+  /* the power of each tet / face by all threads, added in order: the same
+     bits for any number of threads */
+  double power = 0, *part = NULL;
+  int32_t n_part = vol ? n_layer : nf;
+  err = em_calloc(&part, (size_t)n_part + 1, sizeof *part, "NF2FF power");
+  if (err) {
+    em_free(&layer);
+    em_free(&zero);
+    goto done;
+  }
   if (vol) {
-#pragma omp parallel for reduction(+ : power) schedule(dynamic, 64)
+#pragma omp parallel for schedule(dynamic, 64)
     for (int32_t i = 0; i < n_layer; i++) {
       size_t o3 = 3 * (size_t)i * qv.n;
-      power += tet_currents(m, d, x, fixed, &qv, layer[i], zero, h_of_curl, r->x + o3, r->J + o3,
-                            r->M + o3);
+      part[i] = tet_currents(m, d, x, fixed, &qv, layer[i], zero, h_of_curl, r->x + o3, r->J + o3,
+                             r->M + o3);
     }
     em_free(&layer);
     em_free(&zero);
   } else {
-#pragma omp parallel for reduction(+ : power) schedule(dynamic, 64)
+#pragma omp parallel for schedule(dynamic, 64)
     for (int32_t i = 0; i < nf; i++) {
       size_t o3 = 3 * (size_t)i * q.n;
-      power += face_currents(m, d, x, fixed, &q, face[i], tin[i], normal + 3 * (size_t)i, h_of_curl,
-                             r->x + o3, r->J + o3, r->M + o3);
+      part[i] = face_currents(m, d, x, fixed, &q, face[i], tin[i], normal + 3 * (size_t)i,
+                              h_of_curl, r->x + o3, r->J + o3, r->M + o3);
     }
   }
+  for (int32_t i = 0; i < n_part; i++) power += part[i];
+  em_free(&part);
   /* the whole surface: S and its images (the ground's image is not real) */
   r->p_surface = power * (o->half_space ? copies / 2 : copies);
   /* bounding box of S and its images */

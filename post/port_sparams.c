@@ -124,6 +124,46 @@ em_err em_port_sparams(int n, const em_port *ports, const em_cplx *meas, em_cplx
   return EM_OK;
 }
 
+/* Only the columns of the excited ports (Excitation/ports): with wave
+ * ports on their own references P = 1 above, so S = H column by column
+ * and a column needs its own solve alone; the columns not solved are NaN
+ * (as their Zin).  Lumped ports and renormalisation mix the columns: they
+ * need all (model/excite.c refuses a subset with them). */
+em_err em_port_sparams_cols(int n, const em_port *ports, uint32_t excited, const em_cplx *meas,
+                            em_cplx *S, double *zref, em_cplx *zin) {
+  EM_CHECK(n >= 1 && n <= EM_MAX_PORTS, EM_ERR_ARG, "%d ports (1..%d supported)", n, EM_MAX_PORTS);
+  uint32_t all = n >= 32 ? 0xffffffffu : (1u << n) - 1;
+  if ((excited & all) == all) return em_port_sparams(n, ports, meas, S, zref, zin);
+  for (int i = 0; i < n; i++) {
+    double Rm = creal(ports[i].z_mode);
+    zref[i] = ports[i].z_ref > 0 ? ports[i].z_ref : Rm;
+    EM_CHECK(ports[i].type != EM_PORT_LUMPED && fabs(zref[i] - Rm) <= 1e-12 * Rm, EM_ERR_INPUT,
+             "%s: a %s needs every port excited (Excitation/ports all)", ports[i].name,
+             ports[i].type == EM_PORT_LUMPED ? "lumped port" : "renormalised reference");
+  }
+  for (int i = 0; i < n; i++) { /* excitation i */
+    const em_port *pi = &ports[i];
+    int on = excited >> i & 1u;
+    for (int j = 0; j < n; j++) {
+      const em_port *pj = &ports[j];
+      if (!on) {
+        S[j * n + i] = CMPLX(NAN, NAN);
+        continue;
+      }
+      /* as em_port_sparams: h = y / x = c - delta_ij, the reference planes moved */
+      em_cplx h = meas[i * n + j] - (i == j ? 1.0 : 0.0);
+      h *= cexp(I * pi->beta * pi->deembed);
+      h *= cexp(I * pj->beta * pj->deembed);
+      S[j * n + i] = h;
+    }
+    em_cplx sii = S[i * n + i];
+    zin[i] = !on                      ? CMPLX(NAN, NAN)
+             : cabs(1 - sii) > 1e-300 ? zref[i] * (1 + sii) / (1 - sii)
+                                      : INFINITY;
+  }
+  return EM_OK;
+}
+
 /* Wave port: a = sqrt 2 (1 W), b = sqrt 2 (c - 1): P_acc = 1 - |c - 1|^2.
  * Lumped, driven by I = 1 A: a = (V + R) / (2 sqrt R), P_inc = |a|^2 / 2 =
  * |V + R|^2 / (8 R), P_acc = 1/2 Re(V I*) = Re V / 2. */

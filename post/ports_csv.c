@@ -8,6 +8,8 @@
  *   Zrefi_ohm  z0_i of that row (em_ports_csv_write_sweep only)
  *   Sji_dB     20 log10 |S_ji| for every j != i (transmission i -> j)
  *   Sji_deg    arg S_ji in degrees, right after it
+ * em_ports_csv_write_cols writes the groups of the driven ports only (a
+ * run of Excitation/ports: S's other columns were not solved).
  * Port numbers are 1-based; with 10 or more ports indices are separated by
  * "_" (S10_2_dB).  Numbers in the shortest form that reads back exactly. */
 #include "em_post.h"
@@ -30,9 +32,10 @@ static void put_name(FILE *f, int n_ports, int i, int jj, const char *unit) {
     fprintf(f, ",S%d%d_%s", i + 1, jj + 1, unit);
 }
 
-static void put_header(FILE *f, int n_ports, int sweep) {
+static void put_header(FILE *f, int n_ports, int sweep, uint32_t cols) {
   fputs("f_Hz", f);
   for (int i = 0; i < n_ports; i++) {
+    if (!(cols >> i & 1u)) continue;
     put_name(f, n_ports, i, i, "dB");
     put_name(f, n_ports, i, i, "deg");
     fprintf(f, ",Zin%d_re_ohm,Zin%d_im_ohm", i + 1, i + 1);
@@ -59,10 +62,14 @@ static void zin(double z0, em_cplx S, double *re, double *im) {
   *im = z0 * 2 * cimag(S) / d;
 }
 
-/* sweep: 0 one z0 per port; 1 per frequency; 2 per frequency with flags */
+/* sweep: 0 one z0 per port; 1 per frequency; 2 per frequency with flags;
+ * the column groups of the ports in cols only */
 static em_err write_table(const char *path, int n_ports, int n_freq, const double *freq,
-                          const em_cplx *S, const double *z0, int sweep, const int *flag) {
-  EM_TRY(em_post_check_sweep(path, n_ports, n_freq, freq, S));
+                          const em_cplx *S, const double *z0, int sweep, const int *flag,
+                          uint32_t cols) {
+  EM_TRY(em_post_check_sweep_cols(path, n_ports, n_freq, freq, S, cols));
+  EM_CHECK(cols & (n_ports >= 32 ? 0xffffffffu : (1u << n_ports) - 1), EM_ERR_ARG,
+           "%s: no port's column", path);
   EM_CHECK(z0, EM_ERR_ARG, "%s: NULL reference impedances", path);
   int nz = sweep ? n_freq * n_ports : n_ports;
   for (int i = 0; i < nz; i++)
@@ -71,7 +78,7 @@ static em_err write_table(const char *path, int n_ports, int n_freq, const doubl
   em_outfile out;
   EM_TRY(em_outfile_open(&out, path, 0));
   FILE *f = out.f;
-  put_header(f, n_ports, sweep);
+  put_header(f, n_ports, sweep, cols);
   for (int k = 0; k < n_freq; k++) {
     const em_cplx *Sk = S + (size_t)k * n_ports * n_ports;
     const double *zk = sweep ? z0 + (size_t)k * n_ports : z0;
@@ -79,6 +86,7 @@ static em_err write_table(const char *path, int n_ports, int n_freq, const doubl
     em_post_fmt_double(buf, freq[k]);
     fputs(buf, f);
     for (int i = 0; i < n_ports; i++) {
+      if (!(cols >> i & 1u)) continue;
       em_cplx s = Sk[i * n_ports + i];
       double re, im;
       zin(zk[i], s, &re, &im);
@@ -107,10 +115,16 @@ static em_err write_table(const char *path, int n_ports, int n_freq, const doubl
 
 em_err em_ports_csv_write(const char *path, int n_ports, int n_freq, const double *freq,
                           const em_cplx *S, const double *z0) {
-  return write_table(path, n_ports, n_freq, freq, S, z0, 0, NULL);
+  return write_table(path, n_ports, n_freq, freq, S, z0, 0, NULL, 0xffffffffu);
 }
 
 em_err em_ports_csv_write_sweep(const char *path, int n_ports, int n_freq, const double *freq,
                                 const em_cplx *S, const double *z0, const int *flag) {
-  return write_table(path, n_ports, n_freq, freq, S, z0, flag ? 2 : 1, flag);
+  return write_table(path, n_ports, n_freq, freq, S, z0, flag ? 2 : 1, flag, 0xffffffffu);
+}
+
+em_err em_ports_csv_write_cols(const char *path, int n_ports, uint32_t cols, int n_freq,
+                               const double *freq, const em_cplx *S, const double *z0,
+                               const int *flag) {
+  return write_table(path, n_ports, n_freq, freq, S, z0, flag ? 2 : 1, flag, cols);
 }

@@ -44,10 +44,18 @@ void em_ports_print(FILE *f, const em_ports_table *t) {
     }
     return;
   }
+  uint32_t ex = t->excited ? t->excited : (np >= 32 ? 0xffffffffu : (1u << np) - 1);
   fprintf(f,
           "# |S_ij| dB / phase deg; row i: the wave leaving port i, column j: the port driven\n");
+  if (ex != (np >= 32 ? 0xffffffffu : (1u << np) - 1)) {
+    fprintf(f, "# ports driven (Excitation/ports):");
+    for (int j = 0; j < np; j++)
+      if (ex >> j & 1u) fprintf(f, " %s", t->port_name[j]);
+    fprintf(f, "; the other columns and their Zin were not solved\n");
+  }
   fprintf(f, "# f_GHz        port Re_Zin      Im_Zin     ");
   for (int j = 0; j < np; j++) {
+    if (!(ex >> j & 1u)) continue;
     char h[16];
     snprintf(h, sizeof h, np < 10 ? "S_i%d" : "S_i,%d", j + 1);
     fprintf(f, " %-18s", h);
@@ -61,8 +69,12 @@ void em_ports_print(FILE *f, const em_ports_table *t) {
         fprintf(f, "%-14.9g", t->freq[k] * 1e-9);
       else
         fprintf(f, "%-14s", "");
-      fprintf(f, " %-4d %-11.4f %-11.4f", i + 1, creal(z), cimag(z));
+      if (ex >> i & 1u)
+        fprintf(f, " %-4d %-11.4f %-11.4f", i + 1, creal(z), cimag(z));
+      else
+        fprintf(f, " %-4d %-11s %-11s", i + 1, "-", "-");
       for (int j = 0; j < np; j++) {
+        if (!(ex >> j & 1u)) continue;
         em_cplx s = Sk[i * np + j];
         fprintf(f, " %8.3f /%7.2f ", 20 * log10(cabs(s)), carg(s) * 180 / M_PI);
       }

@@ -73,6 +73,9 @@ void em_post_cut_many(const struct em_nf2ff *nf, const struct em_antenna *a, int
  * finite (EM_ERR_NUMERIC naming the entry and frequency). */
 em_err em_post_check_sweep(const char *path, int n_ports, int n_freq, const double *freq,
                            const em_cplx *S);
+/* The same where only the columns j of the bit set `cols` hold S. */
+em_err em_post_check_sweep_cols(const char *path, int n_ports, int n_freq, const double *freq,
+                                const em_cplx *S, uint32_t cols);
 
 /* ------------------------------------------------------------- the lattice */
 
@@ -117,6 +120,28 @@ void em_vtk_stream_text(em_vtk_stream *s, const char *text);
 /* One record of n reals / ints (ASCII: one line). */
 void em_vtk_stream_reals(em_vtk_stream *s, const double *v, int n);
 void em_vtk_stream_ints(em_vtk_stream *s, const int32_t *v, int n);
+/* Room one record of at most EM_VTK_WIDTH numbers needs, in either mode. */
+#define EM_VTK_WIDTH 16
+#define EM_VTK_RECORD 1024
+/* The bytes of one record of n <= EM_VTK_WIDTH reals / ints into out (room
+ * EM_VTK_RECORD), as the stream writes them; their count. */
+size_t em_vtk_encode_reals(const em_vtk_stream *s, const double *v, int n, unsigned char *out);
+size_t em_vtk_encode_ints(const em_vtk_stream *s, const int32_t *v, int n, unsigned char *out);
+/* Bytes as they are (encoded records). */
+void em_vtk_stream_bytes(em_vtk_stream *s, const unsigned char *b, size_t len);
+/* A whole data array of n records of width numbers, record i from
+ * get(ctx, i, v): encoded by all threads (post/vtk_array.c) and written in
+ * record order, the same bytes as em_vtk_stream_reals / _ints record by
+ * record whatever the number of threads; get must be safe from several
+ * threads.  cancel (may be NULL) is polled between slabs of records: set,
+ * the array stops there and the call returns 1 (the file is to be
+ * dropped), else 0. */
+typedef void (*em_vtk_real_fn)(const void *ctx, int64_t i, double *v);
+typedef void (*em_vtk_int_fn)(const void *ctx, int64_t i, int32_t *v);
+int em_vtk_stream_real_array(em_vtk_stream *s, int64_t n, int width, em_vtk_real_fn get,
+                             const void *ctx, const em_cancel *cancel);
+int em_vtk_stream_int_array(em_vtk_stream *s, int64_t n, int width, em_vtk_int_fn get,
+                            const void *ctx, const em_cancel *cancel);
 /* End of a data array: BINARY data is followed by one newline. */
 void em_vtk_stream_end_array(em_vtk_stream *s);
 /* Write out the buffer; EM_ERR_IO naming path if any write failed. */

@@ -285,6 +285,11 @@ em_err em_post_summary(const em_model *m, const em_results *r, const em_outdir *
   em_json_int(&j, "max_iterations", m->cfg.solve.ksp.max_it);
   em_json_end_object(&j);
   write_sweep(&j, m, r);
+  /* Excitation/ports: the ports driven, 1-based (S's other columns null) */
+  em_json_begin_array(&j, "excited_ports");
+  for (int p = 0; p < m->setup.n_port && !m->ff.planewave; p++)
+    if (em_post_excited(m) >> p & 1u) em_json_int(&j, NULL, p + 1);
+  em_json_end_array(&j);
   em_json_begin_array(&j, "ports");
   for (int p = 0; p < m->setup.n_port; p++) {
     const em_port *pt = &m->setup.port[p];

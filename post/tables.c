@@ -134,13 +134,19 @@ em_err em_post_tables(const em_model *m, const em_results *r, em_outdir *out) {
   int interp = m->cfg.interp_points > 0 && nf >= 2; /* splined between the solved frequencies */
   snprintf(name, sizeof name, "%s.s%dp", em_case_name(m->cs), np);
   snprintf(iname, sizeof iname, "%s_interp.s%dp", em_case_name(m->cs), np);
-  EM_TRY(em_outdir_path(out, name, path, sizeof path));
-  EM_TRY(em_outdir_path(out, iname, ipath, sizeof ipath));
-  EM_TRY(write_touchstone(m, r, path, interp ? ipath : NULL));
-  EM_TRY(em_outdir_add(out, name));
-  if (interp) EM_TRY(em_outdir_add(out, iname));
+  /* Excitation/ports of a subset: S's columns of the driven ports only,
+     in ports.csv; no Touchstone file (it holds the whole matrix: the log
+     said so at the set-up, model/excite.c) */
+  uint32_t ex = em_post_excited(m);
+  if (ex == em_excite_all(np)) {
+    EM_TRY(em_outdir_path(out, name, path, sizeof path));
+    EM_TRY(em_outdir_path(out, iname, ipath, sizeof ipath));
+    EM_TRY(write_touchstone(m, r, path, interp ? ipath : NULL));
+    EM_TRY(em_outdir_add(out, name));
+    if (interp) EM_TRY(em_outdir_add(out, iname));
+  }
   EM_TRY(em_outdir_path(out, "ports.csv", path, sizeof path));
-  EM_TRY(em_ports_csv_write_sweep(path, np, nf, r->freq, r->S, r->zport, r->flag));
+  EM_TRY(em_ports_csv_write_cols(path, np, ex, nf, r->freq, r->S, r->zport, r->flag));
   EM_TRY(em_outdir_add(out, "ports.csv"));
   return EM_OK;
 }

@@ -20,6 +20,11 @@
 
 em_err em_post_check_sweep(const char *path, int n_ports, int n_freq, const double *freq,
                            const em_cplx *S) {
+  return em_post_check_sweep_cols(path, n_ports, n_freq, freq, S, 0xffffffffu);
+}
+
+em_err em_post_check_sweep_cols(const char *path, int n_ports, int n_freq, const double *freq,
+                                const em_cplx *S, uint32_t cols) {
   EM_CHECK(path && *path, EM_ERR_ARG, "port table path is NULL or empty");
   EM_CHECK(n_ports >= 1, EM_ERR_ARG, "%s: %d ports (need >= 1)", path, n_ports);
   EM_CHECK(n_freq >= 1, EM_ERR_ARG, "%s: %d frequencies (need >= 1)", path, n_freq);
@@ -32,6 +37,7 @@ em_err em_post_check_sweep(const char *path, int n_ports, int n_freq, const doub
              freq[k - 1]);
     for (int i = 0; i < n_ports; i++)
       for (int jj = 0; jj < n_ports; jj++) {
+        if (!(cols >> jj & 1u)) continue;
         em_cplx s = S[((size_t)k * n_ports + i) * n_ports + jj];
         EM_CHECK(isfinite(creal(s)) && isfinite(cimag(s)), EM_ERR_NUMERIC,
                  "%s: S%d%d at %.17g Hz is %g%+gj", path, i + 1, jj + 1, freq[k], creal(s),

@@ -10,7 +10,6 @@
 #include <string.h>
 
 #define STREAM_BUF (1u << 20)
-#define STREAM_RECORD 1024 /* room one record needs at most (ASCII, 16 numbers) */
 
 em_err em_vtk_stream_init(em_vtk_stream *s, FILE *f, int binary, int single) {
   memset(s, 0, sizeof *s);
@@ -69,8 +68,8 @@ static void put_be64(unsigned char *p, uint64_t u) {
 }
 
 /* %.17g (double) and %.9g (float) read back to the same binary value. */
-void em_vtk_stream_reals(em_vtk_stream *s, const double *v, int n) {
-  unsigned char *p = room(s, STREAM_RECORD);
+size_t em_vtk_encode_reals(const em_vtk_stream *s, const double *v, int n, unsigned char *out) {
+  unsigned char *p = out;
   if (s->binary) {
     for (int i = 0; i < n; i++) {
       if (s->single) {
@@ -86,8 +85,7 @@ void em_vtk_stream_reals(em_vtk_stream *s, const double *v, int n) {
         p += 8;
       }
     }
-    s->n = (size_t)(p - s->buf);
-    return;
+    return (size_t)(p - out);
   }
   char *c = (char *)p;
   for (int i = 0; i < n; i++) {
@@ -96,22 +94,42 @@ void em_vtk_stream_reals(em_vtk_stream *s, const double *v, int n) {
     c += w;
     *c++ = i + 1 < n ? ' ' : '\n';
   }
-  s->n = (size_t)((unsigned char *)c - s->buf);
+  return (size_t)((unsigned char *)c - out);
 }
 
-void em_vtk_stream_ints(em_vtk_stream *s, const int32_t *v, int n) {
-  unsigned char *p = room(s, STREAM_RECORD);
+size_t em_vtk_encode_ints(const em_vtk_stream *s, const int32_t *v, int n, unsigned char *out) {
+  unsigned char *p = out;
   if (s->binary) {
     for (int i = 0; i < n; i++, p += 4) put_be32(p, (uint32_t)v[i]);
-    s->n = (size_t)(p - s->buf);
-    return;
+    return (size_t)(p - out);
   }
   char *c = (char *)p;
   for (int i = 0; i < n; i++) {
     c += snprintf(c, 16, "%d", (int)v[i]);
     *c++ = i + 1 < n ? ' ' : '\n';
   }
-  s->n = (size_t)((unsigned char *)c - s->buf);
+  return (size_t)((unsigned char *)c - out);
+}
+
+void em_vtk_stream_reals(em_vtk_stream *s, const double *v, int n) {
+  unsigned char *p = room(s, EM_VTK_RECORD);
+  s->n += em_vtk_encode_reals(s, v, n, p);
+}
+
+void em_vtk_stream_ints(em_vtk_stream *s, const int32_t *v, int n) {
+  unsigned char *p = room(s, EM_VTK_RECORD);
+  s->n += em_vtk_encode_ints(s, v, n, p);
+}
+
+void em_vtk_stream_bytes(em_vtk_stream *s, const unsigned char *b, size_t len) {
+  if (len > s->cap / 2) { /* a large block: straight through */
+    drain(s);
+    errno = 0;
+    if (!s->failed && len && fwrite(b, 1, len, s->f) != len) fail(s);
+    return;
+  }
+  memcpy(room(s, len), b, len);
+  s->n += len;
 }
 
 void em_vtk_stream_end_array(em_vtk_stream *s) {

@@ -93,7 +93,7 @@ for lab in labs:
         s = open(os.path.join(L, lab, "dra.s1p")).read().split("\n")
         s = [l for l in s if l.strip() and l[0] not in "!#"][0].split()
         s11 = complex(float(s[1]), float(s[2]))
-        its = re.findall(r"(\d+) iterations", open(os.path.join(L, lab + ".out")).read())
+        its = [str(j["frequencies"][0]["solves"][0]["iterations"])]
         tot = t["total"]
         base = base or tot
         print(f"{lab:10s} {n:9d} {tot:8.1f} {t['assembly']:6.1f} {t['operator']:6.1f} "

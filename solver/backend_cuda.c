@@ -27,6 +27,14 @@ static void direct_free(em_direct *F) {
   em_dgpu_destroy(&F->gpu);
 }
 
+static void direct_gprofile_get(const em_direct *F, em_direct_gprofile *p) {
+  if (F->gpu) em_dgpu_profile_get(F, p);
+}
+
+static void direct_gprofile_reset(em_direct *F) {
+  if (F->gpu) em_dgpu_profile_reset(F->gpu);
+}
+
 const em_sv_backend em_sv_backend_cuda = {
     .id = EM_BACKEND_CUDA,
     .name = "GPU",
@@ -49,4 +57,6 @@ const em_sv_backend em_sv_backend_cuda = {
     .direct_numeric = em_direct_numeric_cuda,
     .direct_solve = em_direct_solve_gpu_host,
     .direct_free = direct_free,
+    .direct_gprofile_get = direct_gprofile_get,
+    .direct_gprofile_reset = direct_gprofile_reset,
 };

@@ -75,6 +75,9 @@ struct em_sv_backend {
                          em_cplx *x, int64_t ldx);
   /* free what this backend holds of F (NULL: nothing) */
   void (*direct_free)(struct em_direct *F);
+  /* the profile of F's solves, fill *p / clear it (NULL: no profile) */
+  void (*direct_gprofile_get)(const struct em_direct *F, em_direct_gprofile *p);
+  void (*direct_gprofile_reset)(struct em_direct *F);
 };
 
 extern const em_sv_backend em_sv_backend_cpu;  /* backend_cpu.c */

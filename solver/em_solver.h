@@ -214,6 +214,10 @@ em_err em_pc_apply_prec(em_pc *pc, em_prec vec_prec, const void *r, void *z);
  * are distinct and none is an r. */
 em_err em_pc_apply_multi(em_pc *pc, em_prec vec_prec, int k, const void *const *r, void *const *z);
 void em_pc_get_info(const em_pc *pc, em_pc_info *info);
+/* The sparse direct factor a pc solves with: its own (EM_PC_DIRECT) or
+ * pmg's coarse one; NULL for the other types.  For measurements
+ * (em_direct_set_gsolve, em_direct_gprofile_get): the pc keeps it. */
+struct em_direct *em_pc_direct_factor(em_pc *pc);
 void em_pc_destroy(em_pc **pc);
 
 /* ------------------------------------------- sparse direct factorization */
@@ -235,6 +239,30 @@ typedef enum em_direct_kernels {
   EM_DIRECT_BLAS      /* zgemm / ztrsm: EM_ERR_UNSUPPORTED in builds without
                          BLAS (em_direct_blas_built) */
 } em_direct_kernels;
+
+/* How the GPU's triangular solves run (issue 28): each variant a switch,
+ * so one factor can compare them (bench/pc_multi_bench --variants).  The
+ * solve goes level by level over the supernodal tree: supernodes of fewer
+ * than 192 columns by one kernel launch per level, the wider ("big") ones
+ * each by a few launches.  Every variant gives the same solution up to
+ * rounding. */
+typedef struct em_direct_gsolve {
+  int interleave; /* 1: the n x nrhs block of the solve row-major inside it
+                     (a row's nrhs values contiguous: the gathers, scatters
+                     and atomics of a row touch one run of 16 nrhs bytes);
+                     0: column-major */
+  int big_own;    /* 1: the big supernodes' products y(below) -= L21 x and
+                     u = L21^T y(below) by own kernels that read L21 once
+                     for all columns, the gather / scatter fused in, in
+                     double; 0: cuBLAS GEMM (in the factor's precision)
+                     between a gather and a scatter kernel */
+  int streams;    /* 1: the big supernodes of one level on the factor's
+                     other streams, beside the level kernel; 0: one after
+                     another on the solve's stream */
+  int profile;    /* 1: CUDA events around every launch of a solve, summed
+                     by part (em_direct_gprofile); costs host time per
+                     launch, so for measurements only */
+} em_direct_gsolve;
 
 typedef struct em_direct_opts {
   em_pc_ordering ordering;   /* fill-reducing ordering: ND (default); natural
@@ -261,9 +289,11 @@ typedef struct em_direct_opts {
   double progress_s;         /* a host factorization logs how far it is every
                                 progress_s seconds (em_log_progress; default
                                 10; 0: after every front) */
+  em_direct_gsolve gsolve;   /* GPU solves (default: interleave 1, big_own 1,
+                                streams 1, profile 0) */
 } em_direct_opts;
 
-/* ND, 1e-8, 0, AUTO, 0, 0, CPU, DOUBLE, 10 s. */
+/* ND, 1e-8, 0, AUTO, 0, 0, CPU, DOUBLE, 10 s, GPU solves 1, 1, 1, 0. */
 void em_direct_opts_default(em_direct_opts *o);
 /* 1 when this build has BLAS (EM_DIRECT_BLAS available). */
 int em_direct_blas_built(void);
@@ -318,6 +348,59 @@ em_err em_direct_solve(const em_direct *F, int nrhs, const em_cplx *b, int64_t l
 em_err em_direct_create(const em_csr *A, const em_direct_opts *o, const em_log *log, em_direct **F);
 void em_direct_get_info(const em_direct *F, em_direct_info *info);
 void em_direct_destroy(em_direct **F);
+
+/* The parts of a GPU solve the profile times (em_direct_gprofile_part). */
+typedef enum em_dgp_part {
+  EM_DGP_PERMUTE_IN = 0, /* b scaled and permuted into the solve's block */
+  EM_DGP_FWD_LEVEL,      /* forward level kernels (small supernodes) */
+  EM_DGP_FWD_COPY,       /* big: y_s to and from its single copy */
+  EM_DGP_FWD_TRSM,       /* big: L11^-1 (cuBLAS) */
+  EM_DGP_FWD_PROD,       /* big: L21 x (GEMM, or the own kernel with its scatter) */
+  EM_DGP_FWD_SCATTER,    /* big: y(below) -= t (after a GEMM) */
+  EM_DGP_DIAG,           /* D^-1 */
+  EM_DGP_BWD_GATHER,     /* big: t = y(below) (before a GEMM) */
+  EM_DGP_BWD_PROD,       /* big: L21^T y(below) (GEMM, or the own kernel) */
+  EM_DGP_BWD_TRSM,       /* big: L11^-T (cuBLAS) */
+  EM_DGP_BWD_COPY,       /* big: y_s to and from its single copy */
+  EM_DGP_BWD_LEVEL,      /* backward level kernels */
+  EM_DGP_PERMUTE_OUT,    /* x scaled and permuted out */
+  EM_DGP_PARTS
+} em_dgp_part;
+
+#define EM_DGP_TOP 8
+/* Where the GPU solves' time went since the last reset (em_direct_gsolve.
+ * profile on): device milliseconds between CUDA events, summed over the
+ * solves, and the shape of the schedule. */
+typedef struct em_direct_gprofile {
+  int64_t solves;                                  /* solves profiled */
+  int64_t columns;                                 /* their right-hand sides, summed */
+  double total_ms;                                 /* first to last event of each solve */
+  double ms[EM_DGP_PARTS];                         /* per part (concurrent parts overlap) */
+  int64_t launches[EM_DGP_PARTS];                  /* kernel launches and cuBLAS calls */
+  int levels;                                      /* levels of the supernodal tree */
+  int level_launches;                              /* levels with small supernodes (one
+                                                      kernel each way per column pass) */
+  int32_t small, big;                              /* supernodes by the level kernels / big */
+  double small_mb, big_mb;                         /* their MB of L (the factor's precision) */
+  int nwide;                                       /* the widest big supernodes, widest first */
+  int32_t wide_k[EM_DGP_TOP], wide_nb[EM_DGP_TOP]; /* columns, rows below */
+  int ntop;                                        /* the costliest levels */
+  struct {
+    int level, count;      /* level, its small supernodes */
+    int32_t kmax, nbmax;   /* their widest, most rows below */
+    double fwd_ms, bwd_ms; /* its level kernels, summed over the solves */
+  } top[EM_DGP_TOP];
+} em_direct_gprofile;
+
+/* "permute-in", "fwd-level", ... */
+const char *em_direct_gprofile_part(em_dgp_part p);
+/* Switch the GPU solves' variants of F (takes effect at the next solve;
+ * a host factor ignores them). */
+void em_direct_set_gsolve(em_direct *F, const em_direct_gsolve *g);
+/* The profile since the last reset (zeros where F has no GPU factor or
+ * profile is off); reset clears it. */
+void em_direct_gprofile_get(const em_direct *F, em_direct_gprofile *p);
+void em_direct_gprofile_reset(em_direct *F);
 
 /* -------------------------------------------------------------- Krylov */
 

@@ -27,6 +27,27 @@ void em_direct_opts_default(em_direct_opts *o) {
   o->prec = EM_PREC_DOUBLE;
   em_nd_opts_default(&o->nd);
   o->progress_s = 10;
+  o->gsolve = (em_direct_gsolve){1, 1, 1, 0};
+}
+
+void em_direct_set_gsolve(em_direct *F, const em_direct_gsolve *g) {
+  if (F && g) F->opts.gsolve = *g;
+}
+
+void em_direct_gprofile_get(const em_direct *F, em_direct_gprofile *p) {
+  memset(p, 0, sizeof *p);
+  if (F && F->be && F->be->direct_gprofile_get) F->be->direct_gprofile_get(F, p);
+}
+
+void em_direct_gprofile_reset(em_direct *F) {
+  if (F && F->be && F->be->direct_gprofile_reset) F->be->direct_gprofile_reset(F);
+}
+
+const char *em_direct_gprofile_part(em_dgp_part p) {
+  static const char *const names[EM_DGP_PARTS] = {
+      "permute-in", "fwd-level", "fwd-copy", "fwd-trsm", "fwd-prod",  "fwd-scatter", "diag",
+      "bwd-gather", "bwd-prod",  "bwd-trsm", "bwd-copy", "bwd-level", "permute-out"};
+  return p >= 0 && p < EM_DGP_PARTS ? names[p] : "?";
 }
 
 double em_direct_mem_available(const em_direct_opts *o) {

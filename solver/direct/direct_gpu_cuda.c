@@ -1,8 +1,8 @@
-/* direct_gpu_cuda.c - the numeric LDL^T and the solves on the GPU
- * (direct_gpu_impl.h): the device copy of the symbolic structure, the level
- * schedule, the scatter map of A into the fronts (built once per pattern),
- * the per-level loop over small fronts (one kernel) and big fronts (cuBLAS
- * on streams), the memory estimate, and the supernodal solves by level.
+/* direct_gpu_cuda.c - the numeric LDL^T on the GPU (direct_gpu_impl.h):
+ * the device copy of the symbolic structure, the level schedule, the
+ * scatter map of A into the fronts (built once per pattern), the per-level
+ * loop over small fronts (one kernel) and big fronts (cuBLAS on streams),
+ * the memory estimate.  The solves: direct_gsolve_cuda.c.
  *
  * A big front of k pivot columns and m rows, in panels of PB columns:
  *
@@ -21,54 +21,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cuda_impl.h"
-#include "direct_gpu_impl.h"
+#include "direct_gpu_state.h"
 
 #define GIB (1024.0 * 1024.0 * 1024.0)
 
-struct em_dgpu {
-  int single; /* factor in complex single */
-  size_t esz; /* bytes of one factor entry */
-  cublasHandle_t blas;
-  cudaStream_t st[EM_DG_STREAMS + 1]; /* st[0]: small fronts and solves */
-  /* symbolic structure on the device */
-  void *sym[6];
-  em_dg_sym S;
-  int32_t *perm;  /* old -> new */
-  double *r_old;  /* equilibration, old numbering */
-  void *lval, *d; /* the factor */
-  em_dg_piv *piv; /* pivot statistics */
-  /* level schedule: level l holds lev_sn[lev_ptr[l] .. lev_ptr[l+1]), its
-     small fronts first (n_small[l] of them) */
-  int nlev;
-  int32_t *lev_ptr, *n_small, *lev_sn; /* host */
-  int32_t *level;                      /* host: level of each supernode */
-  int32_t *d_lev_sn;                   /* device copy of lev_sn */
-  int32_t *solve_small;                /* host: per level, supernodes of the
-                                          solve kernels first (count below) */
-  int32_t *n_solve_small, *d_solve_sn;
-  /* update matrices */
-  void **cb_host;    /* pinned host table */
-  void **cb_dev;     /* device table */
-  void **lev_buf;    /* per level: the buffer of its small fronts' update
-                        matrices (NULL when none) */
-  int32_t *lev_free; /* per level: the level after which lev_buf can go */
-  /* workspaces of the big fronts, one per stream */
-  void *W[EM_DG_STREAMS + 1];
-  size_t w_entries;
-  /* the scatter map of A (pattern fingerprint, selected entries) */
-  uint64_t pattern_hash;
-  int64_t nnz_pattern, n_sel;
-  int64_t *sel_src; /* host: position in A of each selected entry */
-  int32_t *sel_row; /* host: its row (old numbering) */
-  int64_t *dest;    /* device: its place in lval */
-  em_cplx *vals_h;  /* host staging (pinned) of the scaled values */
-  void *vals;       /* device */
-  /* solve work */
-  void *y, *t, *ys; /* ys: complex single copy of a big supernode's y_s */
-  int64_t y_cap, t_cap, ys_cap;
-  size_t bytes; /* device bytes held */
-};
+/* struct em_dgpu: direct_gpu_state.h */
 
 /* ------------------------------------------------------------ schedule */
 
@@ -210,12 +167,14 @@ void em_dgpu_destroy(em_dgpu **gp) {
   em_dev_free(&g->dest);
   em_dev_free(&g->vals);
   em_dev_free(&g->y);
-  em_dev_free(&g->t);
-  em_dev_free(&g->ys);
   for (int i = 0; i <= EM_DG_STREAMS; i++) {
     em_dev_free(&g->W[i]);
+    em_dev_free(&g->t[i]);
+    em_dev_free(&g->ys[i]);
+    if (g->join[i]) cudaEventDestroy(g->join[i]);
     if (g->st[i]) cudaStreamDestroy(g->st[i]);
   }
+  em_dgp_destroy(g);
   if (g->cb_host) cudaFreeHost(g->cb_host);
   if (g->vals_h) cudaFreeHost(g->vals_h);
   if (g->blas) cublasDestroy(g->blas);
@@ -233,7 +192,7 @@ void em_dgpu_destroy(em_dgpu **gp) {
   em_free(gp);
 }
 
-static em_err dev_alloc(em_dgpu *g, void **p, const void *h, size_t bytes, const char *what) {
+em_err em_dgpu_alloc(em_dgpu *g, void **p, const void *h, size_t bytes, const char *what) {
   return em_dev_alloc(p, h, bytes, &g->bytes, what);
 }
 
@@ -245,41 +204,52 @@ static em_err dgpu_create(em_direct *F, em_prec prec, em_dgpu **out) {
   EM_TRY(em_calloc(&g, 1, sizeof *g, "GPU factor"));
   g->single = prec == EM_PREC_SINGLE;
   g->esz = g->single ? 8 : 16;
+  g->big_nb = g->big_k = -1;
   EM_CUBLAS_GOTO(err, cublasCreate(&g->blas), fail);
-  for (int i = 0; i <= EM_DG_STREAMS; i++)
+  for (int i = 0; i <= EM_DG_STREAMS; i++) {
     EM_CUDA_GOTO(err, cudaStreamCreateWithFlags(&g->st[i], cudaStreamNonBlocking), fail);
+    EM_CUDA_GOTO(err, cudaEventCreateWithFlags(&g->join[i], cudaEventDisableTiming), fail);
+  }
   int32_t ns = S->ns;
   int64_t nr = S->rptr[ns];
-  EM_TRY_GOTO(err, dev_alloc(g, &g->sym[0], S->super, 4 * ((size_t)ns + 1), "supernodes"), fail);
-  EM_TRY_GOTO(err, dev_alloc(g, &g->sym[1], S->first, 4 * ((size_t)ns + 1), "subtrees"), fail);
-  EM_TRY_GOTO(err, dev_alloc(g, &g->sym[2], S->rptr, 8 * ((size_t)ns + 1), "row offsets"), fail);
-  EM_TRY_GOTO(err, dev_alloc(g, &g->sym[3], S->rows, 4 * (size_t)nr, "row indices"), fail);
-  EM_TRY_GOTO(err, dev_alloc(g, &g->sym[4], S->prel, 4 * (size_t)nr, "relative rows"), fail);
-  EM_TRY_GOTO(err, dev_alloc(g, &g->sym[5], S->lptr, 8 * ((size_t)ns + 1), "block offsets"), fail);
+  EM_TRY_GOTO(err, em_dgpu_alloc(g, &g->sym[0], S->super, 4 * ((size_t)ns + 1), "supernodes"),
+              fail);
+  EM_TRY_GOTO(err, em_dgpu_alloc(g, &g->sym[1], S->first, 4 * ((size_t)ns + 1), "subtrees"), fail);
+  EM_TRY_GOTO(err, em_dgpu_alloc(g, &g->sym[2], S->rptr, 8 * ((size_t)ns + 1), "row offsets"),
+              fail);
+  EM_TRY_GOTO(err, em_dgpu_alloc(g, &g->sym[3], S->rows, 4 * (size_t)nr, "row indices"), fail);
+  EM_TRY_GOTO(err, em_dgpu_alloc(g, &g->sym[4], S->prel, 4 * (size_t)nr, "relative rows"), fail);
+  EM_TRY_GOTO(err, em_dgpu_alloc(g, &g->sym[5], S->lptr, 8 * ((size_t)ns + 1), "block offsets"),
+              fail);
   g->S = (em_dg_sym){g->sym[0], g->sym[1], g->sym[2], g->sym[3], g->sym[4], g->sym[5]};
-  EM_TRY_GOTO(err, dev_alloc(g, (void **)&g->perm, S->perm, 4 * (size_t)S->n, "permutation"), fail);
-  EM_TRY_GOTO(err, dev_alloc(g, (void **)&g->r_old, NULL, 8 * (size_t)S->n, "equilibration"), fail);
-  EM_TRY_GOTO(err, dev_alloc(g, &g->lval, NULL, g->esz * (size_t)S->lptr[ns], "factor L"), fail);
-  EM_TRY_GOTO(err, dev_alloc(g, &g->d, NULL, g->esz * (size_t)S->n, "factor D"), fail);
-  EM_TRY_GOTO(err, dev_alloc(g, (void **)&g->piv, NULL, sizeof(em_dg_piv), "pivot statistics"),
+  EM_TRY_GOTO(err, em_dgpu_alloc(g, (void **)&g->perm, S->perm, 4 * (size_t)S->n, "permutation"),
+              fail);
+  EM_TRY_GOTO(err, em_dgpu_alloc(g, (void **)&g->r_old, NULL, 8 * (size_t)S->n, "equilibration"),
+              fail);
+  EM_TRY_GOTO(err, em_dgpu_alloc(g, &g->lval, NULL, g->esz * (size_t)S->lptr[ns], "factor L"),
+              fail);
+  EM_TRY_GOTO(err, em_dgpu_alloc(g, &g->d, NULL, g->esz * (size_t)S->n, "factor D"), fail);
+  EM_TRY_GOTO(err, em_dgpu_alloc(g, (void **)&g->piv, NULL, sizeof(em_dg_piv), "pivot statistics"),
               fail);
   EM_TRY_GOTO(err, build_levels(S, g), fail);
-  EM_TRY_GOTO(err, dev_alloc(g, (void **)&g->d_lev_sn, g->lev_sn, 4 * ((size_t)ns + 1), "levels"),
+  EM_TRY_GOTO(err,
+              em_dgpu_alloc(g, (void **)&g->d_lev_sn, g->lev_sn, 4 * ((size_t)ns + 1), "levels"),
               fail);
-  EM_TRY_GOTO(
-      err,
-      dev_alloc(g, (void **)&g->d_solve_sn, g->solve_small, 4 * ((size_t)ns + 1), "solve levels"),
-      fail);
+  EM_TRY_GOTO(err,
+              em_dgpu_alloc(g, (void **)&g->d_solve_sn, g->solve_small, 4 * ((size_t)ns + 1),
+                            "solve levels"),
+              fail);
   EM_CUDA_GOTO(err, cudaMallocHost((void **)&g->cb_host, sizeof(void *) * ((size_t)ns + 1)), fail);
   memset(g->cb_host, 0, sizeof(void *) * ((size_t)ns + 1));
   EM_TRY_GOTO(err,
-              dev_alloc(g, (void **)&g->cb_dev, g->cb_host, sizeof(void *) * ((size_t)ns + 1),
-                        "update matrix table"),
+              em_dgpu_alloc(g, (void **)&g->cb_dev, g->cb_host, sizeof(void *) * ((size_t)ns + 1),
+                            "update matrix table"),
               fail);
   EM_TRY_GOTO(err, em_calloc(&g->lev_buf, (size_t)g->nlev + 1, sizeof *g->lev_buf, "levels"), fail);
   g->w_entries = (size_t)w_entries(S);
   for (int i = 1; i <= EM_DG_STREAMS && g->w_entries > 0; i++)
-    EM_TRY_GOTO(err, dev_alloc(g, &g->W[i], NULL, g->esz * g->w_entries, "front workspace"), fail);
+    EM_TRY_GOTO(err, em_dgpu_alloc(g, &g->W[i], NULL, g->esz * g->w_entries, "front workspace"),
+                fail);
   *out = g;
   return EM_OK;
 fail:
@@ -348,8 +318,9 @@ static em_err build_map(em_direct *F, em_dgpu *g, const em_csr *A) {
     goto done;
   }
   g->n_sel = nsel;
-  EM_TRY_GOTO(err, dev_alloc(g, (void **)&g->dest, dest, 8 * (size_t)nsel, "scatter map"), done);
-  EM_TRY_GOTO(err, dev_alloc(g, &g->vals, NULL, 16 * (size_t)nsel, "values of A"), done);
+  EM_TRY_GOTO(err, em_dgpu_alloc(g, (void **)&g->dest, dest, 8 * (size_t)nsel, "scatter map"),
+              done);
+  EM_TRY_GOTO(err, em_dgpu_alloc(g, &g->vals, NULL, 16 * (size_t)nsel, "values of A"), done);
   EM_CUDA_GOTO(err, cudaMallocHost((void **)&g->vals_h, 16 * ((size_t)nsel + 1)), done);
   g->pattern_hash = pattern_hash(A);
   g->nnz_pattern = A->nnz;
@@ -405,8 +376,6 @@ static em_err syrkx(em_dgpu *g, int N, int K, const void *A, int lda, const void
   }
   return EM_OK;
 }
-
-#define AT(base, off) ((void *)((char *)(base) + (size_t)(off)*g->esz))
 
 /* Big front s on stream slot i (its update matrix allocated already):
  * blocks of NB pivot columns, each factored in panels of PB that update
@@ -590,7 +559,8 @@ em_err em_direct_numeric_cuda(em_direct *F, const em_csr *M, const double *r, do
   }
   em_dgpu *g = F->gpu;
   for (int i = 1; i <= EM_DG_STREAMS && g->w_entries > 0; i++) /* freed after the last one */
-    if (!g->W[i]) EM_TRY(dev_alloc(g, &g->W[i], NULL, g->esz * g->w_entries, "front workspace"));
+    if (!g->W[i])
+      EM_TRY(em_dgpu_alloc(g, &g->W[i], NULL, g->esz * g->w_entries, "front workspace"));
   if (!g->dest || g->nnz_pattern != M->nnz || g->pattern_hash != pattern_hash(M))
     EM_TRY(build_map(F, g, M));
     /* scaled values of the selected entries, in map order */
@@ -603,7 +573,7 @@ em_err em_direct_numeric_cuda(em_direct *F, const em_csr *M, const double *r, do
   /* the values' device staging lives only until they are scattered into L:
      not during the fronts (the update matrices' peak) nor the solves */
   size_t vbytes = 16 * (size_t)g->n_sel;
-  if (!g->vals) EM_TRY(dev_alloc(g, &g->vals, NULL, vbytes, "values of A"));
+  if (!g->vals) EM_TRY(em_dgpu_alloc(g, &g->vals, NULL, vbytes, "values of A"));
   EM_CUDA(cudaMemcpyAsync(g->r_old, r, 8 * (size_t)S->n, cudaMemcpyHostToDevice, s0));
   EM_CUDA(cudaMemcpyAsync(g->vals, g->vals_h, vbytes, cudaMemcpyHostToDevice, s0));
   EM_CUDA(cudaMemsetAsync(g->lval, 0, g->esz * (size_t)S->lptr[S->ns], s0));
@@ -658,145 +628,6 @@ fail: /* release the update matrices still held */
   return err;
 }
 
-/* -------------------------------------------------------------- solves */
-
-static em_err solve_work(em_dgpu *g, int32_t n, int nrhs, const em_dsym *S) {
-  int64_t ny = (int64_t)n * nrhs;
-  if (ny > g->y_cap) {
-    em_dev_free(&g->y);
-    EM_TRY(dev_alloc(g, &g->y, NULL, 16 * (size_t)ny, "solve vectors"));
-    g->y_cap = ny;
-  }
-  int64_t nt = 0, nk = 0;
-  for (int32_t s = 0; s < S->ns; s++) {
-    int64_t k = S->super[s + 1] - S->super[s], nb = S->rptr[s + 1] - S->rptr[s] - k;
-    if (k >= EM_DG_SOLVE_BIG && nb > nt) nt = nb;
-    if (k >= EM_DG_SOLVE_BIG && k > nk) nk = k;
-  }
-  nt *= nrhs;
-  nk *= nrhs;
-  if (nt > g->t_cap) {
-    em_dev_free(&g->t);
-    EM_TRY(dev_alloc(g, &g->t, NULL, 16 * (size_t)nt, "solve work"));
-    g->t_cap = nt;
-  }
-  if (g->single && nk > g->ys_cap) {
-    em_dev_free(&g->ys);
-    EM_TRY(dev_alloc(g, &g->ys, NULL, 8 * (size_t)nk, "solve work"));
-    g->ys_cap = nk;
-  }
-  return EM_OK;
-}
-
-/* Forward or backward part of a big supernode through cuBLAS.  A single
- * factor works on a complex single copy ys of y_s (k x nrhs). */
-static em_err solve_big(const em_direct *F, em_dgpu *g, int32_t s, int nrhs, int forward) {
-  const em_dsym *S = &F->S;
-  cudaStream_t st = g->st[0];
-  int64_t c0 = S->super[s], k = S->super[s + 1] - c0, m = S->rptr[s + 1] - S->rptr[s], nb = m - k;
-  const void *L = AT(g->lval, S->lptr[s]), *L21 = AT(L, k);
-  void *y = (char *)g->y + 16 * (size_t)c0, *t = g->t;
-  const int32_t *below = g->S.rows + S->rptr[s] + k;
-  int ldy = (int)S->n, sg = g->single;
-  /* the triangle and the product work on ys, ld ldys: y itself in double */
-  void *ys = sg ? g->ys : y;
-  int ldys = sg ? (int)k : ldy;
-  const cuDoubleComplex one = {1, 0}, mone = {-1, 0}, zero = {0, 0};
-  const cuComplex onef = {1, 0}, monef = {-1, 0}, zerof = {0, 0};
-  EM_CUBLAS(cublasSetStream(g->blas, st));
-  if (sg) EM_TRY(em_dg_copy2d(k, nrhs, y, ldy, 0, ys, ldys, 1, st));
-  if (forward) {
-    if (sg)
-      EM_CUBLAS(cublasCtrsm(g->blas, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N,
-                            CUBLAS_DIAG_UNIT, (int)k, nrhs, &onef, L, (int)m, ys, ldys));
-    else
-      EM_CUBLAS(cublasZtrsm(g->blas, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N,
-                            CUBLAS_DIAG_UNIT, (int)k, nrhs, &one, L, (int)m, ys, ldys));
-    if (nb > 0) {
-      if (sg)
-        EM_CUBLAS(cublasCgemm(g->blas, CUBLAS_OP_N, CUBLAS_OP_N, (int)nb, nrhs, (int)k, &onef, L21,
-                              (int)m, ys, ldys, &zerof, t, (int)nb));
-      else
-        EM_CUBLAS(cublasZgemm(g->blas, CUBLAS_OP_N, CUBLAS_OP_N, (int)nb, nrhs, (int)k, &one, L21,
-                              (int)m, ys, ldys, &zero, t, (int)nb));
-      EM_TRY(em_dg_scatter_sub(nb, nrhs, below, t, sg, g->y, ldy, st));
-    }
-  } else {
-    if (nb > 0) {
-      EM_TRY(em_dg_gather(nb, nrhs, below, g->y, ldy, t, sg, st));
-      if (sg)
-        EM_CUBLAS(cublasCgemm(g->blas, CUBLAS_OP_T, CUBLAS_OP_N, (int)k, nrhs, (int)nb, &monef, L21,
-                              (int)m, t, (int)nb, &onef, ys, ldys));
-      else
-        EM_CUBLAS(cublasZgemm(g->blas, CUBLAS_OP_T, CUBLAS_OP_N, (int)k, nrhs, (int)nb, &mone, L21,
-                              (int)m, t, (int)nb, &one, ys, ldys));
-    }
-    if (sg)
-      EM_CUBLAS(cublasCtrsm(g->blas, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_T,
-                            CUBLAS_DIAG_UNIT, (int)k, nrhs, &onef, L, (int)m, ys, ldys));
-    else
-      EM_CUBLAS(cublasZtrsm(g->blas, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_T,
-                            CUBLAS_DIAG_UNIT, (int)k, nrhs, &one, L, (int)m, ys, ldys));
-  }
-  if (sg) EM_TRY(em_dg_copy2d(k, nrhs, ys, ldys, 1, y, ldy, 0, st));
-  return EM_OK;
-}
-
-em_err em_direct_solve_cuda(const em_direct *F, int nrhs, const void *b, int64_t ldb, void *x,
-                            int64_t ldx, int v_single) {
-  em_dgpu *g = F->gpu;
-  EM_CHECK(g && F->factored, EM_ERR_ARG, "em_direct_solve_cuda: no factor on the GPU");
-  const em_dsym *S = &F->S;
-  int32_t n = S->n;
-  if (n == 0 || nrhs == 0) return EM_OK;
-  EM_TRY(solve_work(g, n, nrhs, S));
-  cudaStream_t st = g->st[0];
-  int64_t ldy = n;
-  /* the caller's vectors come from the legacy default stream */
-  EM_CUDA(cudaStreamSynchronize(0));
-  EM_TRY(em_dg_permute_in(n, nrhs, g->perm, g->r_old, b, ldb, v_single, g->y, ldy, st));
-  for (int32_t l = 0; l < g->nlev; l++) {
-    int32_t p0 = g->lev_ptr[l], p1 = g->lev_ptr[l + 1];
-    int32_t cs = g->n_solve_small[l];
-    EM_TRY(em_dg_fwd_level(g->S, g->d_solve_sn + p0, cs, g->lval, nrhs, g->y, ldy, g->single, st));
-    for (int32_t q = p0 + cs; q < p1; q++) EM_TRY(solve_big(F, g, g->solve_small[q], nrhs, 1));
-  }
-  EM_TRY(em_dg_diag_solve(n, nrhs, g->d, g->y, ldy, g->single, st));
-  for (int32_t l = g->nlev - 1; l >= 0; l--) {
-    int32_t p0 = g->lev_ptr[l], p1 = g->lev_ptr[l + 1];
-    int32_t cs = g->n_solve_small[l];
-    for (int32_t q = p0 + cs; q < p1; q++) EM_TRY(solve_big(F, g, g->solve_small[q], nrhs, 0));
-    EM_TRY(em_dg_bwd_level(g->S, g->d_solve_sn + p0, cs, g->lval, nrhs, g->y, ldy, g->single, st));
-  }
-  EM_TRY(em_dg_permute_out(n, nrhs, g->perm, g->r_old, g->y, ldy, x, ldx, v_single, st));
-  EM_CUDA(cudaStreamSynchronize(st));
-  return EM_OK;
-}
-
-em_err em_direct_solve_gpu_host(const em_direct *F, int nrhs, const em_cplx *b, int64_t ldb,
-                                em_cplx *x, int64_t ldx) {
-  int32_t n = F->S.n;
-  if (n == 0 || nrhs == 0) return EM_OK;
-  em_err err = EM_OK;
-  void *db = NULL;
-  size_t bytes = 16 * (size_t)n * (size_t)nrhs;
-  EM_TRY(em_dev_alloc(&db, NULL, bytes, NULL, "solve right-hand sides"));
-  for (int r = 0; r < nrhs; r++)
-    EM_CUDA_GOTO(err,
-                 cudaMemcpy((char *)db + 16 * (size_t)n * r, b + r * ldb, 16 * (size_t)n,
-                            cudaMemcpyHostToDevice),
-                 done);
-  EM_TRY_GOTO(err, em_direct_solve_cuda(F, nrhs, db, n, db, n, 0), done);
-  for (int r = 0; r < nrhs; r++)
-    EM_CUDA_GOTO(err,
-                 cudaMemcpy(x + r * ldx, (char *)db + 16 * (size_t)n * r, 16 * (size_t)n,
-                            cudaMemcpyDeviceToHost),
-                 done);
-done:
-  em_dev_free(&db);
-  return err;
-}
-
 em_err em_direct_download(const em_direct *F, em_cplx **lval, em_cplx **d) {
   em_dgpu *g = F->gpu;
   *lval = NULL;
@@ -808,7 +639,7 @@ em_err em_direct_download(const em_direct *F, em_cplx **lval, em_cplx **d) {
   void *tmp = NULL;
   EM_TRY(em_calloc(lval, (size_t)nl + 1, sizeof **lval, "downloaded L"));
   EM_TRY_GOTO(err, em_calloc(d, (size_t)S->n + 1, sizeof **d, "downloaded D"), fail);
-  EM_TRY_GOTO(err, dev_alloc(g, &tmp, NULL, 16 * ((size_t)nl + S->n), "download buffer"), fail);
+  EM_TRY_GOTO(err, em_dgpu_alloc(g, &tmp, NULL, 16 * ((size_t)nl + S->n), "download buffer"), fail);
   EM_TRY_GOTO(err, em_dg_convert(nl, g->lval, g->single, tmp, 0, 0), fail);
   EM_TRY_GOTO(err, em_dg_convert(S->n, g->d, g->single, (char *)tmp + 16 * nl, 0, 0), fail);
   EM_CUDA_GOTO(err, cudaMemcpy(*lval, tmp, 16 * (size_t)nl, cudaMemcpyDeviceToHost), fail);

@@ -89,30 +89,42 @@ em_err em_dg_make_w(int64_t nb, int64_t k, const void *L21, int64_t m, const voi
  * diagonal. */
 em_err em_dg_clean_l11(int64_t k, int64_t m, void *L, int single, void *stream);
 
-/* Solves: y complex double, n x nrhs, ld ldy, in the new numbering. */
+/* Solves: y complex double, n x nrhs in the new numbering, entry (i, c)
+ * at y[i rs + c cs]: column-major (rs 1, cs ld) or interleaved (rs nrhs,
+ * cs 1; em_direct_gsolve.interleave). */
+typedef struct em_dg_yl {
+  int64_t rs, cs;
+} em_dg_yl;
 /* y[perm[i]] = r[i] b[i] (b in the vector precision, b_single). */
 em_err em_dg_permute_in(int32_t n, int nrhs, const int32_t *perm, const double *r, const void *b,
-                        int64_t ldb, int b_single, void *y, int64_t ldy, void *stream);
+                        int64_t ldb, int b_single, void *y, em_dg_yl l, void *stream);
 /* x[i] = r[i] y[perm[i]] (x in the vector precision). */
 em_err em_dg_permute_out(int32_t n, int nrhs, const int32_t *perm, const double *r, const void *y,
-                         int64_t ldy, void *x, int64_t ldx, int x_single, void *stream);
+                         em_dg_yl l, void *x, int64_t ldx, int x_single, void *stream);
 /* Forward sweep of the small supernodes sn[0..count) of one level: x_s =
  * L11^-1 y_s, then y(rows below) -= L21 x_s (atomics). */
 em_err em_dg_fwd_level(em_dg_sym S, const int32_t *sn, int32_t count, const void *lval, int nrhs,
-                       void *y, int64_t ldy, int single, void *stream);
+                       void *y, em_dg_yl l, int single, void *stream);
 /* y = D^-1 y. */
-em_err em_dg_diag_solve(int32_t n, int nrhs, const void *d, void *y, int64_t ldy, int single,
+em_err em_dg_diag_solve(int32_t n, int nrhs, const void *d, void *y, em_dg_yl l, int single,
                         void *stream);
 /* Backward sweep of the small supernodes of one level: y_s = L11^-T (y_s -
  * L21^T y(rows below)). */
 em_err em_dg_bwd_level(em_dg_sym S, const int32_t *sn, int32_t count, const void *lval, int nrhs,
-                       void *y, int64_t ldy, int single, void *stream);
-/* t (nb x nrhs, ld nb, complex single when t_single) = y(rows, :) (gather)
- * or y(rows, :) -= t (scatter, atomics). */
-em_err em_dg_gather(int64_t nb, int nrhs, const int32_t *rows, const void *y, int64_t ldy, void *t,
-                    int t_single, void *stream);
-em_err em_dg_scatter_sub(int64_t nb, int nrhs, const int32_t *rows, const void *t, int t_single,
-                         void *y, int64_t ldy, void *stream);
+                       void *y, em_dg_yl l, int single, void *stream);
+/* The products of a big supernode (k columns from c0, nb rows below,
+ * L21 nb x k with ld m in the factor's precision), L21 read once per 8
+ * columns, sums in double, atomics into y: forward y(below) -= L21
+ * y(c0..c0+k), backward y(c0..c0+k) -= L21^T y(below). */
+em_err em_dg_big_prod(int forward, int64_t k, int64_t nb, const void *L21, int64_t m,
+                      const int32_t *below, int64_t c0, int nrhs, void *y, em_dg_yl l, int single,
+                      void *stream);
+/* t (nb x nrhs in layout tl, complex single when t_single) = y(rows, :)
+ * (gather) or y(rows, :) -= t (scatter, atomics). */
+em_err em_dg_gather(int64_t nb, int nrhs, const int32_t *rows, const void *y, em_dg_yl l, void *t,
+                    em_dg_yl tl, int t_single, void *stream);
+em_err em_dg_scatter_sub(int64_t nb, int nrhs, const int32_t *rows, const void *t, em_dg_yl tl,
+                         int t_single, void *y, em_dg_yl l, void *stream);
 /* dst (rows x cols, ld ldd) = src (ld lds), each in double or single. */
 em_err em_dg_copy2d(int64_t rows, int cols, const void *src, int64_t lds, int src_single, void *dst,
                     int64_t ldd, int dst_single, void *stream);
@@ -142,6 +154,9 @@ em_err em_direct_solve_cuda(const em_direct *F, int nrhs, const void *b, int64_t
 /* The same for host arrays in complex double (through device copies). */
 em_err em_direct_solve_gpu_host(const em_direct *F, int nrhs, const em_cplx *b, int64_t ldb,
                                 em_cplx *x, int64_t ldx);
+/* The solves' profile (em_direct_gprofile_get / reset; direct_gprof_cuda.c). */
+void em_dgpu_profile_get(const em_direct *F, em_direct_gprofile *p);
+void em_dgpu_profile_reset(em_dgpu *g);
 /* The factor in complex double, new numbering, in new host arrays *lval
  * (lptr[ns] entries) and *d (n): tests compare them with the CPU factor. */
 em_err em_direct_download(const em_direct *F, em_cplx **lval, em_cplx **d);

@@ -251,29 +251,43 @@ __global__ void clean_l11_kernel(int64_t k, int64_t m, F *L) {
 }
 
 // --------------------------------------------------------------- solves
-template <typename V>
-__device__ inline double2 load_v(const V *p, int64_t i) {
-  return em_sv_to_z(p[i]);
+// The solve's block y (n x nrhs, complex double): entry (i, c) at
+// y[i * rs + c * cs], column-major (rs 1, cs ld) or interleaved (rs nrhs,
+// cs 1: a row's values contiguous).  A grid-stride index t walks the
+// contiguous dimension fastest.
+using yl = em_dg_yl;
+__device__ inline int64_t yat(yl l, int64_t i, int64_t c) {
+  return i * l.rs + c * l.cs;
+}
+// (i, c) of item t of an nr x nc block walked in l's memory order.
+__device__ inline void split(yl l, int64_t t, int64_t nr, int64_t nc, int64_t *i, int64_t *c) {
+  if (l.rs == 1) {
+    *i = t % nr;
+    *c = t / nr;
+  } else {
+    *i = t / nc;
+    *c = t % nc;
+  }
 }
 
 template <typename V>
 __global__ void permute_in_kernel(int32_t n, int nrhs, const int32_t *perm, const double *r,
-                                  const V *b, int64_t ldb, double2 *y, int64_t ldy) {
+                                  const V *b, int64_t ldb, double2 *y, yl l) {
   for (int64_t t = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; t < (int64_t)n * nrhs;
        t += (int64_t)gridDim.x * blockDim.x) {
     int64_t i = t % n, c = t / n;
     double2 v = em_sv_to_z(b[i + c * ldb]);
-    y[perm[i] + c * ldy] = make_double2(v.x * r[i], v.y * r[i]);
+    y[yat(l, perm[i], c)] = make_double2(v.x * r[i], v.y * r[i]);
   }
 }
 
 template <typename V>
 __global__ void permute_out_kernel(int32_t n, int nrhs, const int32_t *perm, const double *r,
-                                   const double2 *y, int64_t ldy, V *x, int64_t ldx) {
+                                   const double2 *y, yl l, V *x, int64_t ldx) {
   for (int64_t t = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; t < (int64_t)n * nrhs;
        t += (int64_t)gridDim.x * blockDim.x) {
     int64_t i = t % n, c = t / n;
-    double2 v = y[perm[i] + c * ldy];
+    double2 v = y[yat(l, perm[i], c)];
     x[i + c * ldx] = em_sv_from_z<V>(make_double2(v.x * r[i], v.y * r[i]));
   }
 }
@@ -285,11 +299,26 @@ __global__ void permute_out_kernel(int32_t n, int nrhs, const int32_t *perm, con
 // of L read from memory serves all of them.  One right-hand side or RB
 // cost the same number of barriers and reads of L.
 
+// xs = y(c0 .. c0 + k, r0 .. r0 + nr) or back (store).
+template <bool STORE>
+__device__ inline void xs_copy(double2 *xs, double2 *y, yl l, int64_t c0, int64_t k, int r0, int nr,
+                               int tid, int nthr) {
+  for (int64_t q = tid; q < k * nr; q += nthr) {
+    int64_t i, c;
+    split(l, q, k, nr, &i, &c);
+    double2 *p = y + yat(l, c0 + i, r0 + c);
+    if (STORE)
+      *p = xs[c * EM_DG_SOLVE_BIG + i];
+    else
+      xs[c * EM_DG_SOLVE_BIG + i] = *p;
+  }
+}
+
 // Forward, one block per supernode: x = L11^-1 y_s (a barrier per column
 // of L11), then y(rows below) -= L21 x (a thread per row of L21, RB sums).
 template <typename F, int RB>
 __global__ void fwd_level_kernel(em_dg_sym S, const int32_t *sn, const F *lval, int nrhs,
-                                 double2 *y, int64_t ldy) {
+                                 double2 *y, yl l) {
   __shared__ double2 xs[RB * EM_DG_SOLVE_BIG];
   int32_t s = sn[blockIdx.x];
   front f = front_of(S, s);
@@ -298,36 +327,34 @@ __global__ void fwd_level_kernel(em_dg_sym S, const int32_t *sn, const F *lval, 
   int tid = threadIdx.x, nthr = blockDim.x;
   for (int r0 = 0; r0 < nrhs; r0 += RB) {
     int nr = nrhs - r0 < RB ? nrhs - r0 : RB;
-    double2 *yr = y + r0 * ldy + f.c0;
-    for (int64_t q = tid; q < f.k * nr; q += nthr)
-      xs[(q / f.k) * EM_DG_SOLVE_BIG + q % f.k] = yr[(q / f.k) * ldy + q % f.k];
+    xs_copy<false>(xs, y, l, f.c0, f.k, r0, nr, tid, nthr);
     for (int64_t j = 0; j < f.k; j++) {
       __syncthreads();
       for (int64_t i = j + 1 + tid; i < f.k; i += nthr) {
-        double2 l = em_sv_to_z(L[i + j * f.m]);
+        double2 lij = em_sv_to_z(L[i + j * f.m]);
 #pragma unroll
         for (int c = 0; c < RB; c++)
           if (c < nr)
             xs[c * EM_DG_SOLVE_BIG + i] =
-                cfms(xs[c * EM_DG_SOLVE_BIG + i], l, xs[c * EM_DG_SOLVE_BIG + j]);
+                cfms(xs[c * EM_DG_SOLVE_BIG + i], lij, xs[c * EM_DG_SOLVE_BIG + j]);
       }
     }
     __syncthreads();
-    for (int64_t q = tid; q < f.k * nr; q += nthr)
-      yr[(q / f.k) * ldy + q % f.k] = xs[(q / f.k) * EM_DG_SOLVE_BIG + q % f.k];
+    xs_copy<true>(xs, y, l, f.c0, f.k, r0, nr, tid, nthr);
     for (int64_t a = tid; a < f.nb; a += nthr) {
       double2 t[RB];
 #pragma unroll
       for (int c = 0; c < RB; c++) t[c] = make_double2(0, 0);
       for (int64_t j = 0; j < f.k; j++) {
-        double2 l = em_sv_to_z(L[f.k + a + j * f.m]);
+        double2 la = em_sv_to_z(L[f.k + a + j * f.m]);
 #pragma unroll
         for (int c = 0; c < RB; c++)
-          if (c < nr) t[c] = cfms(t[c], l, xs[c * EM_DG_SOLVE_BIG + j]);
+          if (c < nr) t[c] = cfms(t[c], la, xs[c * EM_DG_SOLVE_BIG + j]);
       }
+      double2 *ya = y + yat(l, below[a], r0);
 #pragma unroll
       for (int c = 0; c < RB; c++)
-        if (c < nr) atomic_add(y + (r0 + c) * ldy + below[a], t[c]);  // y -= L21 x
+        if (c < nr) atomic_add(ya + c * l.cs, t[c]);  // y -= L21 x
     }
     __syncthreads();  // xs is read above before the next columns overwrite it
   }
@@ -337,7 +364,7 @@ __global__ void fwd_level_kernel(em_dg_sym S, const int32_t *sn, const F *lval, 
 // column of L21, RB sums), then x = L11^-T u, last column first.
 template <typename F, int RB>
 __global__ void bwd_level_kernel(em_dg_sym S, const int32_t *sn, const F *lval, int nrhs,
-                                 double2 *y, int64_t ldy) {
+                                 double2 *y, yl l) {
   __shared__ double2 xs[RB * EM_DG_SOLVE_BIG];
   int32_t s = sn[blockIdx.x];
   front f = front_of(S, s);
@@ -346,20 +373,18 @@ __global__ void bwd_level_kernel(em_dg_sym S, const int32_t *sn, const F *lval, 
   int tid = threadIdx.x, nthr = blockDim.x, lane = tid & 31, warp = tid >> 5, nw = nthr >> 5;
   for (int r0 = 0; r0 < nrhs; r0 += RB) {
     int nr = nrhs - r0 < RB ? nrhs - r0 : RB;
-    double2 *yr = y + r0 * ldy;
-    for (int64_t q = tid; q < f.k * nr; q += nthr)
-      xs[(q / f.k) * EM_DG_SOLVE_BIG + q % f.k] = yr[(q / f.k) * ldy + f.c0 + q % f.k];
+    xs_copy<false>(xs, y, l, f.c0, f.k, r0, nr, tid, nthr);
     __syncthreads();
     for (int64_t j = warp; j < f.k; j += nw) {  // a warp per column: dots of length nb
       double2 t[RB];
 #pragma unroll
       for (int c = 0; c < RB; c++) t[c] = make_double2(0, 0);
       for (int64_t a = lane; a < f.nb; a += 32) {
-        double2 l = em_sv_to_z(L[f.k + a + j * f.m]);
-        int64_t row = below[a];
+        double2 la = em_sv_to_z(L[f.k + a + j * f.m]);
+        const double2 *ya = y + yat(l, below[a], r0);
 #pragma unroll
         for (int c = 0; c < RB; c++)
-          if (c < nr) t[c] = cfms(t[c], l, yr[c * ldy + row]);
+          if (c < nr) t[c] = cfms(t[c], la, ya[c * l.cs]);
       }
 #pragma unroll
       for (int c = 0; c < RB; c++) {
@@ -374,45 +399,132 @@ __global__ void bwd_level_kernel(em_dg_sym S, const int32_t *sn, const F *lval, 
     for (int64_t j = f.k - 1; j >= 0; j--) {
       __syncthreads();
       for (int64_t i = tid; i < j; i += nthr) {
-        double2 l = em_sv_to_z(L[j + i * f.m]);
+        double2 lji = em_sv_to_z(L[j + i * f.m]);
 #pragma unroll
         for (int c = 0; c < RB; c++)
           if (c < nr)
             xs[c * EM_DG_SOLVE_BIG + i] =
-                cfms(xs[c * EM_DG_SOLVE_BIG + i], l, xs[c * EM_DG_SOLVE_BIG + j]);
+                cfms(xs[c * EM_DG_SOLVE_BIG + i], lji, xs[c * EM_DG_SOLVE_BIG + j]);
       }
     }
     __syncthreads();
-    for (int64_t q = tid; q < f.k * nr; q += nthr)
-      yr[(q / f.k) * ldy + f.c0 + q % f.k] = xs[(q / f.k) * EM_DG_SOLVE_BIG + q % f.k];
+    xs_copy<true>(xs, y, l, f.c0, f.k, r0, nr, tid, nthr);
     __syncthreads();  // before the next columns overwrite xs
   }
 }
 
+// The products of a big supernode (k >= EM_DG_SOLVE_BIG columns, nb rows
+// below) by own kernels: L21 read once per RB columns, in the factor's
+// precision, the sums in double, the gather / scatter of y(below) fused.
+#define EM_DG_BIG_KC 128  // columns of L21 per block (forward)
+#define EM_DG_BIG_AC 512  // rows of L21 per block (backward)
+
+// Forward: y(below[a], c) -= sum_j L21(a, j) y(c0 + j, c).  Block (bx, by):
+// 128 rows a, columns j of chunk by (EM_DG_BIG_KC, their x in shared
+// memory); a thread per row, RB sums, atomics into y (the chunks add up).
+template <typename F, int RB>
+__global__ void big_fwd_kernel(int64_t k, int64_t nb, const F *L21, int64_t m, const int32_t *below,
+                               int64_t c0, int nrhs, double2 *y, yl l) {
+  __shared__ double2 xs[RB * EM_DG_BIG_KC];
+  int64_t j0 = (int64_t)blockIdx.y * EM_DG_BIG_KC,
+          kc = k - j0 < EM_DG_BIG_KC ? k - j0 : EM_DG_BIG_KC;
+  int64_t a = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  int tid = threadIdx.x, nthr = blockDim.x;
+  for (int r0 = 0; r0 < nrhs; r0 += RB) {
+    int nr = nrhs - r0 < RB ? nrhs - r0 : RB;
+    __syncthreads();  // the previous columns' xs read
+    for (int64_t q = tid; q < kc * nr; q += nthr) {
+      int64_t i, c;
+      split(l, q, kc, nr, &i, &c);
+      xs[c * EM_DG_BIG_KC + i] = y[yat(l, c0 + j0 + i, r0 + c)];
+    }
+    __syncthreads();
+    if (a >= nb) continue;
+    double2 t[RB];
+#pragma unroll
+    for (int c = 0; c < RB; c++) t[c] = make_double2(0, 0);
+    const F *La = L21 + a + j0 * m;
+#pragma unroll 4
+    for (int64_t j = 0; j < kc; j++) {
+      double2 la = em_sv_to_z(La[j * m]);
+#pragma unroll
+      for (int c = 0; c < RB; c++)
+        if (c < nr) t[c] = cfms(t[c], la, xs[c * EM_DG_BIG_KC + j]);
+    }
+    double2 *ya = y + yat(l, below[a], r0);
+#pragma unroll
+    for (int c = 0; c < RB; c++)
+      if (c < nr) atomic_add(ya + c * l.cs, t[c]);
+  }
+}
+
+// Backward: y(c0 + j, c) -= sum_a L21(a, j) y(below[a], c).  A warp per
+// column j, its lanes over the rows of chunk blockIdx.y (EM_DG_BIG_AC),
+// RB sums reduced by shuffles, atomics into y (the chunks add up).
+template <typename F, int RB>
+__global__ void big_bwd_kernel(int64_t k, int64_t nb, const F *L21, int64_t m, const int32_t *below,
+                               int64_t c0, int nrhs, double2 *y, yl l) {
+  int64_t j = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
+  int lane = threadIdx.x & 31;
+  if (j >= k) return;  // whole warps: k warps in all
+  int64_t a0 = (int64_t)blockIdx.y * EM_DG_BIG_AC;
+  int64_t a1 = nb - a0 < EM_DG_BIG_AC ? nb : a0 + EM_DG_BIG_AC;
+  const F *Lj = L21 + j * m;
+  for (int r0 = 0; r0 < nrhs; r0 += RB) {
+    int nr = nrhs - r0 < RB ? nrhs - r0 : RB;
+    double2 t[RB];
+#pragma unroll
+    for (int c = 0; c < RB; c++) t[c] = make_double2(0, 0);
+    for (int64_t a = a0 + lane; a < a1; a += 32) {
+      double2 la = em_sv_to_z(Lj[a]);
+      const double2 *ya = y + yat(l, below[a], r0);
+#pragma unroll
+      for (int c = 0; c < RB; c++)
+        if (c < nr) t[c] = cfms(t[c], la, ya[c * l.cs]);
+    }
+#pragma unroll
+    for (int c = 0; c < RB; c++) {
+      if (c >= nr) continue;
+      for (int o = 16; o > 0; o >>= 1) {
+        t[c].x += __shfl_down_sync(0xffffffffu, t[c].x, o);
+        t[c].y += __shfl_down_sync(0xffffffffu, t[c].y, o);
+      }
+      if (lane == 0) atomic_add(y + yat(l, c0 + j, r0 + c), t[c]);
+    }
+  }
+}
+
 template <typename F>
-__global__ void diag_solve_kernel(int32_t n, int nrhs, const F *d, double2 *y, int64_t ldy) {
+__global__ void diag_solve_kernel(int32_t n, int nrhs, const F *d, double2 *y, yl l) {
   for (int64_t t = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; t < (int64_t)n * nrhs;
        t += (int64_t)gridDim.x * blockDim.x) {
-    int64_t i = t % n, c = t / n;
-    y[i + c * ldy] = cdiv(y[i + c * ldy], em_sv_to_z(d[i]));
+    int64_t i, c;
+    split(l, t, n, nrhs, &i, &c);
+    y[yat(l, i, c)] = cdiv(y[yat(l, i, c)], em_sv_to_z(d[i]));
+  }
+}
+
+// t (nb x nrhs in layout tl) = y(rows, :), or y(rows, :) -= t (atomics)
+template <typename T>
+__global__ void gather_kernel(int64_t nb, int nrhs, const int32_t *rows, const double2 *y, yl l,
+                              T *t, yl tl) {
+  for (int64_t q = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; q < nb * nrhs;
+       q += (int64_t)gridDim.x * blockDim.x) {
+    int64_t a, c;
+    split(tl, q, nb, nrhs, &a, &c);
+    t[yat(tl, a, c)] = em_sv_from_z<T>(y[yat(l, rows[a], c)]);
   }
 }
 
 template <typename T>
-__global__ void gather_kernel(int64_t nb, int nrhs, const int32_t *rows, const double2 *y,
-                              int64_t ldy, T *t) {
-  for (int64_t q = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; q < nb * nrhs;
-       q += (int64_t)gridDim.x * blockDim.x)
-    t[q] = em_sv_from_z<T>(y[rows[q % nb] + (q / nb) * ldy]);
-}
-
-template <typename T>
-__global__ void scatter_sub_kernel(int64_t nb, int nrhs, const int32_t *rows, const T *t,
-                                   double2 *y, int64_t ldy) {
+__global__ void scatter_sub_kernel(int64_t nb, int nrhs, const int32_t *rows, const T *t, yl tl,
+                                   double2 *y, yl l) {
   for (int64_t q = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; q < nb * nrhs;
        q += (int64_t)gridDim.x * blockDim.x) {
-    double2 v = em_sv_to_z(t[q]);
-    atomic_add(y + rows[q % nb] + (q / nb) * ldy, make_double2(-v.x, -v.y));
+    int64_t a, c;
+    split(tl, q, nb, nrhs, &a, &c);
+    double2 v = em_sv_to_z(t[yat(tl, a, c)]);
+    atomic_add(y + yat(l, rows[a], c), make_double2(-v.x, -v.y));
   }
 }
 
@@ -450,21 +562,44 @@ inline cudaStream_t st(void *s) {
 // to four, else 8 (several passes beyond eight).
 template <typename F, int RB>
 void level_run(bool fwd, em_dg_sym S, const int32_t *sn, int32_t count, const void *lval, int nrhs,
-               double2 *y, int64_t ldy, cudaStream_t s) {
+               double2 *y, yl l, cudaStream_t s) {
   if (fwd)
-    fwd_level_kernel<F, RB><<<count, 128, 0, s>>>(S, sn, (const F *)lval, nrhs, y, ldy);
+    fwd_level_kernel<F, RB><<<count, 128, 0, s>>>(S, sn, (const F *)lval, nrhs, y, l);
   else
-    bwd_level_kernel<F, RB><<<count, 128, 0, s>>>(S, sn, (const F *)lval, nrhs, y, ldy);
+    bwd_level_kernel<F, RB><<<count, 128, 0, s>>>(S, sn, (const F *)lval, nrhs, y, l);
 }
 template <typename F, bool FWD>
 void level_launch(em_dg_sym S, const int32_t *sn, int32_t count, const void *lval, int nrhs,
-                  double2 *y, int64_t ldy, cudaStream_t s) {
+                  double2 *y, yl l, cudaStream_t s) {
   if (nrhs == 1)
-    level_run<F, 1>(FWD, S, sn, count, lval, nrhs, y, ldy, s);
+    level_run<F, 1>(FWD, S, sn, count, lval, nrhs, y, l, s);
   else if (nrhs <= 4)
-    level_run<F, 4>(FWD, S, sn, count, lval, nrhs, y, ldy, s);
+    level_run<F, 4>(FWD, S, sn, count, lval, nrhs, y, l, s);
   else
-    level_run<F, 8>(FWD, S, sn, count, lval, nrhs, y, ldy, s);
+    level_run<F, 8>(FWD, S, sn, count, lval, nrhs, y, l, s);
+}
+
+// The big supernode's product kernels, RB as the level kernels'.
+template <typename F, int RB>
+void big_run(bool fwd, int64_t k, int64_t nb, const void *L21, int64_t m, const int32_t *below,
+             int64_t c0, int nrhs, double2 *y, yl l, cudaStream_t s) {
+  if (fwd) {
+    dim3 grid((unsigned)((nb + 127) / 128), (unsigned)((k + EM_DG_BIG_KC - 1) / EM_DG_BIG_KC));
+    big_fwd_kernel<F, RB><<<grid, 128, 0, s>>>(k, nb, (const F *)L21, m, below, c0, nrhs, y, l);
+  } else {
+    dim3 grid((unsigned)((k + 3) / 4), (unsigned)((nb + EM_DG_BIG_AC - 1) / EM_DG_BIG_AC));
+    big_bwd_kernel<F, RB><<<grid, 128, 0, s>>>(k, nb, (const F *)L21, m, below, c0, nrhs, y, l);
+  }
+}
+template <typename F>
+void big_launch(bool fwd, int64_t k, int64_t nb, const void *L21, int64_t m, const int32_t *below,
+                int64_t c0, int nrhs, double2 *y, yl l, cudaStream_t s) {
+  if (nrhs == 1)
+    big_run<F, 1>(fwd, k, nb, L21, m, below, c0, nrhs, y, l, s);
+  else if (nrhs <= 4)
+    big_run<F, 4>(fwd, k, nb, L21, m, below, c0, nrhs, y, l, s);
+  else
+    big_run<F, 8>(fwd, k, nb, L21, m, below, c0, nrhs, y, l, s);
 }
 
 }  // namespace
@@ -552,91 +687,103 @@ em_err em_dg_clean_l11(int64_t k, int64_t m, void *L, int single, void *s) {
 }
 
 em_err em_dg_permute_in(int32_t n, int nrhs, const int32_t *perm, const double *r, const void *b,
-                        int64_t ldb, int b_single, void *y, int64_t ldy, void *s) {
+                        int64_t ldb, int b_single, void *y, em_dg_yl l, void *s) {
   int64_t tot = (int64_t)n * nrhs;
   if (tot == 0) return EM_OK;
   if (b_single)
     permute_in_kernel<float2><<<grid_for(tot), 256, 0, st(s)>>>(n, nrhs, perm, r, (const float2 *)b,
-                                                                ldb, (double2 *)y, ldy);
+                                                                ldb, (double2 *)y, l);
   else
     permute_in_kernel<double2><<<grid_for(tot), 256, 0, st(s)>>>(
-        n, nrhs, perm, r, (const double2 *)b, ldb, (double2 *)y, ldy);
+        n, nrhs, perm, r, (const double2 *)b, ldb, (double2 *)y, l);
   EM_CUDA_LAUNCHED();
   return EM_OK;
 }
 
 em_err em_dg_permute_out(int32_t n, int nrhs, const int32_t *perm, const double *r, const void *y,
-                         int64_t ldy, void *x, int64_t ldx, int x_single, void *s) {
+                         em_dg_yl l, void *x, int64_t ldx, int x_single, void *s) {
   int64_t tot = (int64_t)n * nrhs;
   if (tot == 0) return EM_OK;
   if (x_single)
     permute_out_kernel<float2><<<grid_for(tot), 256, 0, st(s)>>>(
-        n, nrhs, perm, r, (const double2 *)y, ldy, (float2 *)x, ldx);
+        n, nrhs, perm, r, (const double2 *)y, l, (float2 *)x, ldx);
   else
     permute_out_kernel<double2><<<grid_for(tot), 256, 0, st(s)>>>(
-        n, nrhs, perm, r, (const double2 *)y, ldy, (double2 *)x, ldx);
+        n, nrhs, perm, r, (const double2 *)y, l, (double2 *)x, ldx);
   EM_CUDA_LAUNCHED();
   return EM_OK;
 }
 
 em_err em_dg_fwd_level(em_dg_sym S, const int32_t *sn, int32_t count, const void *lval, int nrhs,
-                       void *y, int64_t ldy, int single, void *s) {
+                       void *y, em_dg_yl l, int single, void *s) {
   if (count == 0 || nrhs == 0) return EM_OK;
   if (single)
-    level_launch<float2, true>(S, sn, count, lval, nrhs, (double2 *)y, ldy, st(s));
+    level_launch<float2, true>(S, sn, count, lval, nrhs, (double2 *)y, l, st(s));
   else
-    level_launch<double2, true>(S, sn, count, lval, nrhs, (double2 *)y, ldy, st(s));
+    level_launch<double2, true>(S, sn, count, lval, nrhs, (double2 *)y, l, st(s));
   EM_CUDA_LAUNCHED();
   return EM_OK;
 }
 
-em_err em_dg_diag_solve(int32_t n, int nrhs, const void *d, void *y, int64_t ldy, int single,
+em_err em_dg_diag_solve(int32_t n, int nrhs, const void *d, void *y, em_dg_yl l, int single,
                         void *s) {
   int64_t tot = (int64_t)n * nrhs;
   if (tot == 0) return EM_OK;
   if (single)
     diag_solve_kernel<float2>
-        <<<grid_for(tot), 256, 0, st(s)>>>(n, nrhs, (const float2 *)d, (double2 *)y, ldy);
+        <<<grid_for(tot), 256, 0, st(s)>>>(n, nrhs, (const float2 *)d, (double2 *)y, l);
   else
     diag_solve_kernel<double2>
-        <<<grid_for(tot), 256, 0, st(s)>>>(n, nrhs, (const double2 *)d, (double2 *)y, ldy);
+        <<<grid_for(tot), 256, 0, st(s)>>>(n, nrhs, (const double2 *)d, (double2 *)y, l);
   EM_CUDA_LAUNCHED();
   return EM_OK;
 }
 
 em_err em_dg_bwd_level(em_dg_sym S, const int32_t *sn, int32_t count, const void *lval, int nrhs,
-                       void *y, int64_t ldy, int single, void *s) {
+                       void *y, em_dg_yl l, int single, void *s) {
   if (count == 0 || nrhs == 0) return EM_OK;
   if (single)
-    level_launch<float2, false>(S, sn, count, lval, nrhs, (double2 *)y, ldy, st(s));
+    level_launch<float2, false>(S, sn, count, lval, nrhs, (double2 *)y, l, st(s));
   else
-    level_launch<double2, false>(S, sn, count, lval, nrhs, (double2 *)y, ldy, st(s));
+    level_launch<double2, false>(S, sn, count, lval, nrhs, (double2 *)y, l, st(s));
   EM_CUDA_LAUNCHED();
   return EM_OK;
 }
 
-em_err em_dg_gather(int64_t nb, int nrhs, const int32_t *rows, const void *y, int64_t ldy, void *t,
-                    int t_single, void *s) {
+em_err em_dg_big_prod(int forward, int64_t k, int64_t nb, const void *L21, int64_t m,
+                      const int32_t *below, int64_t c0, int nrhs, void *y, em_dg_yl l, int single,
+                      void *s) {
+  if (k == 0 || nb == 0 || nrhs == 0) return EM_OK;
+  if (single)
+    big_launch<float2>(forward, k, nb, L21, m, below, c0, nrhs, (double2 *)y, l, st(s));
+  else
+    big_launch<double2>(forward, k, nb, L21, m, below, c0, nrhs, (double2 *)y, l, st(s));
+  EM_CUDA_LAUNCHED();
+  return EM_OK;
+}
+
+em_err em_dg_gather(int64_t nb, int nrhs, const int32_t *rows, const void *y, em_dg_yl l, void *t,
+                    em_dg_yl tl, int t_single, void *s) {
   if (nb * nrhs == 0) return EM_OK;
   if (t_single)
     gather_kernel<float2><<<grid_for(nb * nrhs), 256, 0, st(s)>>>(
-        nb, nrhs, rows, (const double2 *)y, ldy, (float2 *)t);
+        nb, nrhs, rows, (const double2 *)y, l, (float2 *)t, tl);
   else
     gather_kernel<double2><<<grid_for(nb * nrhs), 256, 0, st(s)>>>(
-        nb, nrhs, rows, (const double2 *)y, ldy, (double2 *)t);
+        nb, nrhs, rows, (const double2 *)y, l, (double2 *)t, tl);
   EM_CUDA_LAUNCHED();
   return EM_OK;
 }
 
-em_err em_dg_scatter_sub(int64_t nb, int nrhs, const int32_t *rows, const void *t, int t_single,
-                         void *y, int64_t ldy, void *s) {
+em_err em_dg_scatter_sub(int64_t nb, int nrhs, const int32_t *rows, const void *t, em_dg_yl tl,
+                         int t_single, void *y, em_dg_yl l, void *s) {
   if (nb * nrhs == 0) return EM_OK;
   if (t_single)
     scatter_sub_kernel<float2><<<grid_for(nb * nrhs), 256, 0, st(s)>>>(
-        nb, nrhs, rows, (const float2 *)t, (double2 *)y, ldy);
+        nb, nrhs, rows, (const float2 *)t, tl, (double2 *)y, l);
   else
     scatter_sub_kernel<double2><<<grid_for(nb * nrhs), 256, 0, st(s)>>>(
-        nb, nrhs, rows, (const double2 *)t, (double2 *)y, ldy);
+        nb, nrhs, rows, (const double2 *)t, tl, (double2 *)y, l);
   EM_CUDA_LAUNCHED();
   return EM_OK;
 }

@@ -6,6 +6,7 @@
  * and z through host copies; the transfers count in the pc time. */
 #include "direct_impl.h"
 #include "pc_impl.h"
+#include "pmg_impl.h" /* its coarse factor */
 
 /* y[perm[i]] = r[i] in complex double */
 static void gather(int32_t n, const int32_t *perm, em_prec vec_prec, const void *r, em_cplx *y) {
@@ -45,8 +46,8 @@ em_err em_direct_pc_host_apply(em_direct_pc *p, em_prec vec_prec, const void *r,
 /* k columns gathered into one n x k block, one solve with k right-hand
  * sides (each supernode's block of L read once for all of them; every
  * column's arithmetic is the one-column solve's), scattered back. */
-em_err em_direct_pc_host_apply_multi(em_direct_pc *p, em_prec vec_prec, int k,
-                                     const void *const *r, void *const *z) {
+em_err em_direct_pc_host_apply_multi(em_direct_pc *p, em_prec vec_prec, int k, const void *const *r,
+                                     void *const *z) {
   const em_direct *F = p->F;
   int32_t n = F->S.n;
   if (k > p->cap_k || !p->ym) {
@@ -171,4 +172,11 @@ em_err em_pc_direct_build(const em_csr *A, em_pc *pc, const em_log *log) {
   pc->info.perturbed = in.perturbed;
   EM_TRY(use_factor(pc));
   return EM_OK;
+}
+
+struct em_direct *em_pc_direct_factor(em_pc *pc) {
+  if (!pc || !pc->data) return NULL;
+  if (pc->opts.type == EM_PC_DIRECT) return ((em_direct_pc *)pc->data)->F;
+  if (pc->opts.type == EM_PC_PMG) return em_pc_direct_factor(((em_pmg *)pc->data)->coarse);
+  return NULL;
 }

@@ -10,7 +10,11 @@ unknowns, each from fewer tets than the mesh has; rank 1 meshes nothing
 (rank 0 sends its mesh).  --dump-matrix is refused on 2 ranks (no rank
 holds the whole matrix), with a message and exit 1.
 Solver/distributed off on 2 ranks with one frequency leaves rank 1 idle and
-gives the serial files byte for byte.  OMP_NUM_THREADS=1 on every run."""
+gives the serial files byte for byte.  Excitation/ports on 2 ranks: the
+WR-90 section (order 2) with port 2 alone, distributed, gives S_12 and S_22
+within 1e-8 of the serial run that drives both ports, S_11 and S_21 not
+solved (null).  OMP_NUM_THREADS=1 on every run."""
+import json
 import os
 import re
 import shutil
@@ -92,6 +96,28 @@ check("every solve shared" not in p.stderr, "off: no distributed solve")
 if p.returncode == 0:
     with open(os.path.join(one, "dra.s1p"), "rb") as f1, open(os.path.join(off, "dra.s1p"), "rb") as f2:
         check(f1.read() == f2.read(), "off: dra.s1p byte for byte the serial one")
+
+# Excitation/ports: the distributed solve of port 2 alone against the serial full run
+WG = os.path.join(SRC, "cases/waveguide.geo")
+WGA = (["--device", "cpu"] + setn("Solver/order", 2) + setn("Solver/tolerance", 1e-10) +
+       sets("Output/fields", "none"))
+wf, wd = os.path.join(TMP, "wg_full"), os.path.join(TMP, "wg_port2")
+p1 = subprocess.run([EMSOLVE, WG, "--out", wf] + WGA, capture_output=True, text=True, env=ENV,
+                    timeout=300)
+p2 = subprocess.run([MPIEXEC, "--oversubscribe", "-np", "2", EMSOLVE, WG, "--out", wd] + WGA +
+                    sets("Solver/distributed", "on") + sets("Excitation/ports", "2"),
+                    capture_output=True, text=True, env=ENV, timeout=300)
+check(p1.returncode == 0 and p2.returncode == 0,
+      f"waveguide: serial exit {p1.returncode}, 2 ranks with port 2 exit {p2.returncode}")
+if p1.returncode == 0 and p2.returncode == 0:
+    rows = lambda d: json.load(open(os.path.join(d, "summary.json")))["frequencies"][0]["ports"]
+    a, b = rows(wf), rows(wd)
+    d = max(abs(complex(*a[i]["S_row"][1]) - complex(*b[i]["S_row"][1])) for i in range(2))
+    check(d <= 1e-8, f"2 ranks, port 2 alone: S_12, S_22 within 1e-8 of the serial full run "
+          f"(max |diff| {d:.2e})")
+    check(all(b[i]["S_row"][0] == [None, None] for i in range(2)), "S_11, S_21 not solved: null")
+    check("every solve shared among them" in p2.stderr and "port2 driven" in p2.stderr,
+          "the distributed solve drove port 2 alone (log)")
 
 if not os.environ.get("EM_KEEP"):
     shutil.rmtree(TMP, ignore_errors=True)

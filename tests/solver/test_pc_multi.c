@@ -19,7 +19,8 @@
  *     the operator's residuals; a block level by ILU(0) and by its exact
  *     factor; marked coarse rows): the V-cycle on N columns equals N
  *     V-cycles (CPU: bit for bit; GPU: 1e-12).
- * Usage: test_pc_multi cpu|gpu. */
+ * Usage: test_pc_multi cpu|gpu [direct] (direct: the direct solves only,
+ * e.g. under compute-sanitizer). */
 #include <string.h>
 
 #include "direct_impl.h"
@@ -188,13 +189,58 @@ static void ref_solve(const em_direct *F, const em_cplx *lval, const em_cplx *d,
 
 /* The block solves of A (N columns, ld n + 4, columns 1 and N - 2 zero)
  * against one-column solves and the reference. */
-static void check_direct(const char *name, const em_csr *A, em_backend be, em_prec prec) {
+static void check_direct_variant(const char *name, em_direct *F, const em_csr *A, em_backend be,
+                                 em_prec prec, const char *vname);
+
+/* The GPU solves' variants (em_direct_gsolve): the default (all on), none,
+ * and each alone; one variant on the CPU (it ignores them). */
+static const struct {
+  const char *name;
+  em_direct_gsolve g;
+} VARIANTS[] = {{"default", {1, 1, 1, 0}},    {"old", {0, 0, 0, 0}},
+                {"interleave", {1, 0, 0, 0}}, {"own", {0, 1, 0, 0}},
+                {"streams", {0, 0, 1, 0}},    {"il+own+profile", {1, 1, 0, 1}}};
+#define N_VARIANTS ((int)(sizeof VARIANTS / sizeof VARIANTS[0]))
+
+static void check_direct_ord(const char *name, const em_csr *A, em_backend be, em_prec prec,
+                             em_pc_ordering ord) {
   em_direct_opts o;
   em_direct_opts_default(&o);
   o.backend = be;
   o.prec = prec;
+  o.ordering = ord;
   em_direct *F = NULL;
   REQUIRE_OK(em_direct_create(A, &o, NULL, &F));
+  for (int v = 0; v < (be == EM_BACKEND_CPU ? 1 : N_VARIANTS); v++) {
+    em_direct_set_gsolve(F, &VARIANTS[v].g);
+    check_direct_variant(name, F, A, be, prec, VARIANTS[v].name);
+  }
+#ifdef EM_HAVE_CUDA
+  if (be != EM_BACKEND_CPU && F->gpu) { /* the profile saw every solve of its variant */
+    em_direct_gprofile p;
+    em_direct_gprofile_get(F, &p);
+    int64_t cols = 0;
+    for (int c = 0; c < N_NS; c++) cols += 2 * NS[c]; /* a block solve, then N single ones */
+    EXPECT(p.columns == cols && p.solves > 0 && p.total_ms > 0 && p.levels > 0,
+           "%s: the profile counted %lld columns in %lld solves (expected %lld)", name,
+           (long long)p.columns, (long long)p.solves, (long long)cols);
+    EXPECT(p.launches[EM_DGP_PERMUTE_IN] == p.solves && p.launches[EM_DGP_DIAG] == p.solves,
+           "%s: the profile's permute / diagonal launches %lld, %lld for %lld solves", name,
+           (long long)p.launches[EM_DGP_PERMUTE_IN], (long long)p.launches[EM_DGP_DIAG],
+           (long long)p.solves);
+    EXPECT(p.small + p.big == F->S.ns, "%s: the profile's supernodes %d + %d of %d", name, p.small,
+           p.big, F->S.ns);
+  }
+#endif
+  em_direct_destroy(&F);
+}
+
+static void check_direct(const char *name, const em_csr *A, em_backend be, em_prec prec) {
+  check_direct_ord(name, A, be, prec, EM_ORDERING_ND);
+}
+
+static void check_direct_variant(const char *name, em_direct *F, const em_csr *A, em_backend be,
+                                 em_prec prec, const char *vname) {
   const em_cplx *lval = F->lval, *d = F->d;
   em_cplx *lg = NULL, *dg = NULL;
 #ifdef EM_HAVE_CUDA
@@ -230,7 +276,9 @@ static void check_direct(const char *name, const em_csr *A, em_backend be, em_pr
             break;
           }
     }
-    const char *bn = be == EM_BACKEND_CPU ? "cpu" : prec == EM_PREC_SINGLE ? "gpu single" : "gpu";
+    char bn[64] = "cpu";
+    if (be != EM_BACKEND_CPU)
+      snprintf(bn, sizeof bn, "%s %s", prec == EM_PREC_SINGLE ? "gpu single" : "gpu", vname);
     /* the GPU's level kernels sum in double whatever the factor's
        precision; the wide supernodes (EM_DG_SOLVE_BIG columns or more) go
        through cuBLAS, in single arithmetic for a single factor (CTRSM /
@@ -257,7 +305,6 @@ static void check_direct(const char *name, const em_csr *A, em_backend be, em_pr
               name, bn, N, F->S.ns, F->S.max_cols, e1, er);
   }
   free(B), free(X), free(X1), free(Xr), free(lg), free(dg);
-  em_direct_destroy(&F);
 }
 
 /* A diagonal matrix: every supernode one column with no rows below. */
@@ -292,6 +339,74 @@ static em_csr *arrow(int32_t n) {
   free(ti), free(tj), free(tv);
   em_csr_destroy(&R);
   return A;
+}
+
+/* In the natural order: a dense block of w columns, then a path of t
+ * rows whose even ones are coupled to every column of the block (after
+ * the block their fill is a clique of the even rows, which the path's odd
+ * rows keep from joining the block's supernode): one supernode of exactly
+ * w columns with t / 2 rows below. */
+static em_csr *block_path(int32_t w, int32_t t) {
+  int32_t n = w + t;
+  int64_t cap = (int64_t)w * w + 3 * (int64_t)t + 2 * (int64_t)w * t, q = 0;
+  int32_t *ti = calloc((size_t)cap, sizeof *ti), *tj = calloc((size_t)cap, sizeof *tj);
+  em_cplx *tv = calloc((size_t)cap, sizeof *tv);
+  for (int32_t i = 0; i < w; i++)
+    for (int32_t j = 0; j < w; j++)
+      ti[q] = i, tj[q] = j,
+      tv[q++] = i == j ? 4.0 * w + 0.5 * I : 0.3 / (1 + abs(i - j)) + 0.01 * I;
+  for (int32_t r = 0; r < t; r++) {
+    int32_t i = w + r;
+    ti[q] = i, tj[q] = i, tv[q++] = 4.0 * w - 0.3 * I;
+    if (r + 1 < t) {
+      ti[q] = i, tj[q] = i + 1, tv[q++] = -1.0 + 0.1 * I;
+      ti[q] = i + 1, tj[q] = i, tv[q++] = -1.0 + 0.1 * I;
+    }
+    if (r % 2 == 0)
+      for (int32_t j = 0; j < w; j++) {
+        ti[q] = i, tj[q] = j, tv[q++] = 0.05 + 0.002 * j * I;
+        ti[q] = j, tj[q] = i, tv[q++] = 0.05 + 0.002 * j * I;
+      }
+  }
+  em_csr *A = NULL;
+  REQUIRE_OK(em_csr_from_triplets(n, n, q, ti, tj, tv, &A));
+  free(ti), free(tj), free(tv);
+  return A;
+}
+
+/* The widest supernode of the natural-order analysis of A, its rows below. */
+static int32_t widest(const em_csr *A, int64_t *nb) {
+  em_direct_opts o;
+  em_direct_opts_default(&o);
+  o.ordering = EM_ORDERING_NATURAL;
+  em_direct *F = NULL;
+  REQUIRE_OK(em_direct_analyse(A, &o, NULL, &F));
+  int32_t w = 0;
+  for (int32_t s = 0; s < F->S.ns; s++)
+    if (F->S.super[s + 1] - F->S.super[s] > w) {
+      w = F->S.super[s + 1] - F->S.super[s];
+      *nb = F->S.rptr[s + 1] - F->S.rptr[s] - w;
+    }
+  em_direct_destroy(&F);
+  return w;
+}
+
+/* Supernodes of exactly 191, 192 (the first through the GPU's wide path,
+ * EM_DG_SOLVE_BIG) and 193 columns, with rows below. */
+static void test_direct_edges(em_backend be) {
+  static const int32_t W[] = {191, 192, 193};
+  for (int i = 0; i < 3; i++) {
+    em_csr *A = block_path(W[i], 301);
+    int64_t nb = 0;
+    int32_t w = widest(A, &nb);
+    EXPECT(w == W[i] && nb > 0, "block + path %d: the widest supernode has %d columns, %lld below",
+           W[i], w, (long long)nb);
+    char name[64];
+    snprintf(name, sizeof name, "block %d + path (natural)", W[i]);
+    check_direct_ord(name, A, be, EM_PREC_DOUBLE, EM_ORDERING_NATURAL);
+    if (be == EM_BACKEND_CUDA) check_direct_ord(name, A, be, EM_PREC_SINGLE, EM_ORDERING_NATURAL);
+    em_csr_destroy(&A);
+  }
 }
 
 static void test_direct(em_backend be) {
@@ -504,6 +619,7 @@ int main(int argc, char **argv) {
   em_backend be = test_backend(argc, argv);
   if (be == EM_BACKEND_CPU) test_kernels();
   test_direct(be);
-  test_applies(be);
+  test_direct_edges(be);
+  if (argc < 3 || strcmp(argv[2], "direct")) test_applies(be); /* "direct": the solves only */
   return TEST_RESULT();
 }

@@ -1,0 +1,81 @@
+/* direct_gpu_state.h - the device state of a GPU factor (struct em_dgpu;
+ * private to the CUDA files of solver/direct: the factorization in
+ * direct_gpu_cuda.c, the solves in direct_gsolve_cuda.c, their profile in
+ * direct_gprof_cuda.c). */
+#ifndef EM_SOLVER_DIRECT_GPU_STATE_H
+#define EM_SOLVER_DIRECT_GPU_STATE_H
+
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+
+#include "cuda_impl.h"
+#include "direct_gpu_impl.h"
+
+struct em_dgpu {
+  int single; /* factor in complex single */
+  size_t esz; /* bytes of one factor entry */
+  cublasHandle_t blas;
+  cudaStream_t st[EM_DG_STREAMS + 1]; /* st[0]: small fronts and solves */
+  /* symbolic structure on the device */
+  void *sym[6];
+  em_dg_sym S;
+  int32_t *perm;  /* old -> new */
+  double *r_old;  /* equilibration, old numbering */
+  void *lval, *d; /* the factor */
+  em_dg_piv *piv; /* pivot statistics */
+  /* level schedule: level l holds lev_sn[lev_ptr[l] .. lev_ptr[l+1]), its
+     small fronts first (n_small[l] of them) */
+  int nlev;
+  int32_t *lev_ptr, *n_small, *lev_sn; /* host */
+  int32_t *level;                      /* host: level of each supernode */
+  int32_t *d_lev_sn;                   /* device copy of lev_sn */
+  int32_t *solve_small;                /* host: per level, supernodes of the
+                                          solve kernels first (count below) */
+  int32_t *n_solve_small, *d_solve_sn;
+  /* update matrices */
+  void **cb_host;    /* pinned host table */
+  void **cb_dev;     /* device table */
+  void **lev_buf;    /* per level: the buffer of its small fronts' update
+                        matrices (NULL when none) */
+  int32_t *lev_free; /* per level: the level after which lev_buf can go */
+  /* workspaces of the big fronts, one per stream */
+  void *W[EM_DG_STREAMS + 1];
+  size_t w_entries;
+  /* the scatter map of A (pattern fingerprint, selected entries) */
+  uint64_t pattern_hash;
+  int64_t nnz_pattern, n_sel;
+  int64_t *sel_src; /* host: position in A of each selected entry */
+  int32_t *sel_row; /* host: its row (old numbering) */
+  int64_t *dest;    /* device: its place in lval */
+  em_cplx *vals_h;  /* host staging (pinned) of the scaled values */
+  void *vals;       /* device */
+  /* solve work: y (n x nrhs); per stream slot the big supernodes' t
+     (their rows below, gathered) and ys (a complex single copy of y_s) */
+  void *y, *t[EM_DG_STREAMS + 1], *ys[EM_DG_STREAMS + 1];
+  int64_t y_cap, t_cap[EM_DG_STREAMS + 1], ys_cap[EM_DG_STREAMS + 1];
+  int64_t big_nb, big_k;               /* most rows below, columns of the
+                                          solves' big supernodes (-1: not
+                                          known yet) */
+  cudaEvent_t join[EM_DG_STREAMS + 1]; /* stream joins of the solves */
+  struct em_dgp *prof;                 /* the solves' profile (NULL: none yet) */
+  size_t bytes;                        /* device bytes held */
+};
+
+/* Byte address of entry off of an array in the factor's precision. */
+#define AT(base, off) ((void *)((char *)(base) + (size_t)(off)*g->esz))
+
+/* Device memory counted in g->bytes. */
+em_err em_dgpu_alloc(em_dgpu *g, void **p, const void *h, size_t bytes, const char *what);
+
+/* The profile of the solves (direct_gprof_cuda.c): with
+ * F->opts.gsolve.profile on, a solve calls begin (its stream), mark around
+ * every launch (part, level: -1 for none; the event pair on the launch's
+ * stream), end after its last launch, then collect once its stream is
+ * synchronised. */
+em_err em_dgp_begin(em_dgpu *g, cudaStream_t st, int nrhs);
+em_err em_dgp_mark(em_dgpu *g, cudaStream_t st, int part, int level, int end);
+em_err em_dgp_end(em_dgpu *g, cudaStream_t st);
+em_err em_dgp_collect(em_dgpu *g);
+void em_dgp_destroy(em_dgpu *g);
+
+#endif
