@@ -102,6 +102,12 @@ em_err em_nd_tree(int32_t n, const int64_t *ptr, const int32_t *adj, const int32
 /* em_order_nd with options (NULL: default) and what it did (info may be NULL). */
 em_err em_order_nd_ex(int32_t n, const int64_t *ptr, const int32_t *adj, const em_nd_opts *o,
                       int32_t *perm, em_nd_info *info);
+/* em_order_nd_ex that hands the quotient graph it ordered to the caller
+ * (*keep, to free with em_graph_quot_free; all zero when it ordered the
+ * whole graph): each supervariable's members hold consecutive positions of
+ * perm, which the symbolic factorization exploits. */
+em_err em_order_nd_quot(int32_t n, const int64_t *ptr, const int32_t *adj, const em_nd_opts *o,
+                        int32_t *perm, em_nd_info *info, em_graph_quot *keep);
 
 /* ------------------------------------------- bitmap of the seed-004 patent
  *

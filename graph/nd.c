@@ -69,8 +69,8 @@ done:
   return err;
 }
 
-em_err em_order_nd_ex(int32_t n, const int64_t *ptr, const int32_t *adj, const em_nd_opts *o,
-                      int32_t *perm, em_nd_info *info) {
+em_err em_order_nd_quot(int32_t n, const int64_t *ptr, const int32_t *adj, const em_nd_opts *o,
+                        int32_t *perm, em_nd_info *info, em_graph_quot *keep) {
   em_nd_opts def;
   if (!o) {
     em_nd_opts_default(&def);
@@ -78,6 +78,7 @@ em_err em_order_nd_ex(int32_t n, const int64_t *ptr, const int32_t *adj, const e
   }
   em_nd_info in = {n, n, 0, 0};
   if (info) *info = in;
+  if (keep) memset(keep, 0, sizeof *keep);
   if (n == 0) return EM_OK;
   double t0 = em_wtime();
   em_graph g = {n, (int64_t *)ptr, (int32_t *)adj, 0}, *gp = &g;
@@ -105,8 +106,9 @@ em_err em_order_nd_ex(int32_t n, const int64_t *ptr, const int32_t *adj, const e
     else
       EM_TRY_GOTO(err, metis_nd(ns, q.g.ptr, q.g.adj, q.wgt, o->seps, qperm), done);
     /* supervariable s goes to position qperm[s]: its members there, in a row */
-    int32_t *at = q.wgt; /* reused: the first new index of each position */
-    for (int32_t s = 0; s < ns; s++) at[qperm[s]] = q.start[s + 1] - q.start[s];
+    int32_t *at = NULL; /* the first new index of each position (q.wgt is kept) */
+    EM_TRY_GOTO(err, em_calloc(&at, (size_t)ns + 1, sizeof *at, "quotient ordering"), done);
+    for (int32_t s = 0; s < ns; s++) at[qperm[s]] = q.wgt[s];
     for (int32_t p = 0, next = 0; p < ns; p++) {
       int32_t c = at[p];
       at[p] = next;
@@ -115,13 +117,22 @@ em_err em_order_nd_ex(int32_t n, const int64_t *ptr, const int32_t *adj, const e
     for (int32_t s = 0; s < ns; s++)
       for (int32_t k = q.start[s]; k < q.start[s + 1]; k++)
         perm[q.member[k]] = at[qperm[s]] + (k - q.start[s]);
+    em_free(&at);
   }
 done:
   in.t_metis = em_wtime() - t0;
   if (info) *info = in;
   em_free(&qperm);
-  em_graph_quot_free(&q);
+  if (!err && keep && q.sv)
+    *keep = q; /* the caller's now */
+  else
+    em_graph_quot_free(&q);
   return err;
+}
+
+em_err em_order_nd_ex(int32_t n, const int64_t *ptr, const int32_t *adj, const em_nd_opts *o,
+                      int32_t *perm, em_nd_info *info) {
+  return em_order_nd_quot(n, ptr, adj, o, perm, info, NULL);
 }
 
 em_err em_order_nd(int32_t n, const int64_t *ptr, const int32_t *adj, int32_t *perm) {

@@ -157,6 +157,7 @@ em_err em_direct_analyse(const em_csr *A, const em_direct_opts *o, const em_log 
   }
   em_direct *F = NULL;
   em_graph g = {0};
+  em_graph_quot q = {0};
   int32_t *pord = NULL;
   int colors = 0;
   EM_TRY(em_calloc(&F, 1, sizeof *F, "direct solver"));
@@ -172,15 +173,16 @@ em_err em_direct_analyse(const em_csr *A, const em_direct_opts *o, const em_log 
   EM_TRY_GOTO(err, em_graph_of(A, &g), fail);
   EM_TRY_GOTO(err, em_calloc(&pord, (size_t)A->n_rows + 1, sizeof *pord, "ordering"), fail);
   em_nd_info ndi = {A->n_rows, A->n_rows, 0, 0};
-  if (o->ordering == EM_ORDERING_ND) /* on the supervariables */
-    EM_TRY_GOTO(err, em_order_nd_ex(g.n, g.ptr, g.adj, &o->nd, pord, &ndi), fail);
+  if (o->ordering == EM_ORDERING_ND) /* on the supervariables, kept for the analysis */
+    EM_TRY_GOTO(err, em_order_nd_quot(g.n, g.ptr, g.adj, &o->nd, pord, &ndi, &q), fail);
   else
     EM_TRY_GOTO(err, em_graph_order(&g, o->ordering, 16, pord, &colors), fail);
   double t1 = em_wtime();
   em_stage_end(log, EM_STAGE_ORDERING, "%s of %d rows (%d supervariables)",
                em_ordering_name(o->ordering), A->n_rows, ndi.n_sv);
   em_stage_begin(log, EM_STAGE_SYMBOLIC);
-  EM_TRY_GOTO(err, em_dsym_build(&g, pord, &F->S), fail);
+  EM_TRY_GOTO(err, em_dsym_build_quot(&g, &q, pord, &F->S), fail);
+  em_graph_quot_free(&q);
   double t2 = em_wtime();
   em_stage_end(log, EM_STAGE_SYMBOLIC, "%d supernodes, nnz(L) %lld", F->S.ns,
                (long long)F->S.nnz_l);
@@ -232,6 +234,7 @@ em_err em_direct_analyse(const em_csr *A, const em_direct_opts *o, const em_log 
 fail:
   em_stage_end(log, EM_STAGE_SYMBOLIC, NULL); /* whichever is open */
   em_stage_end(log, EM_STAGE_ORDERING, NULL);
+  em_graph_quot_free(&q);
   em_graph_free(&g);
   em_free(&pord);
   em_direct_destroy(&F);

@@ -79,16 +79,18 @@ static int32_t set_find(int32_t *anc, int32_t i) {
   return i;
 }
 
-/* count[j] = |struct L(:,j)|.  Row i of L is the row subtree spanned by the
- * leaves j with A(i,j) != 0 whose subtree does not contain an earlier such
- * leaf; each leaf adds 1 along its path to i, and the path of a second
- * leaf overlaps the previous one above their least common ancestor q.  As
- * differences: delta[j] += 1 for a leaf, delta[q] -= 1 for the overlap,
- * delta[parent(j)] -= 1 once per non-root j, plus 1 for each leaf of the
- * tree (the diagonal); summing delta over subtrees gives the counts.
- * Needs a postordered tree: parent[j] > j and subtree(j) = first[j] .. j. */
+/* count[j] = sum of w[i] over i in struct L(:,j).  Row i of L is the row
+ * subtree spanned by the leaves j with A(i,j) != 0 whose subtree does not
+ * contain an earlier such leaf; each leaf adds w[i] along its path to i,
+ * and the path of a second leaf overlaps the previous one above their least
+ * common ancestor q.  As differences: delta[j] += w[i] for a leaf, delta[q]
+ * -= w[i] for the overlap, delta[parent(i)] -= w[i] once per non-root i,
+ * plus w[i] at each leaf i of the tree (its row is the diagonal alone);
+ * summing delta over subtrees gives the counts.  Needs a postordered tree:
+ * parent[j] > j and subtree(j) = first[j] .. j. */
 em_err em_dsym_colcounts(int32_t n, const int64_t *ptr, const int32_t *adj, const int32_t *perm,
-                         const int32_t *iperm, const int32_t *parent, int64_t *count) {
+                         const int32_t *iperm, const int32_t *parent, const int32_t *w,
+                         int64_t *count) {
   em_err err = EM_OK;
   int32_t *first = NULL, *maxfirst = NULL, *prevleaf = NULL, *anc = NULL;
   EM_TRY(em_calloc(&first, (size_t)n + 1, sizeof *first, "column count work"));
@@ -105,18 +107,18 @@ em_err em_dsym_colcounts(int32_t n, const int64_t *ptr, const int32_t *adj, cons
   }
   for (int32_t k = 0; k < n; k++) /* first descendant, postorder */
     for (int32_t j = k; j != -1 && first[j] == -1; j = parent[j]) first[j] = k;
-  for (int32_t j = 0; j < n; j++) count[j] = first[j] == j ? 1 : 0; /* leaves */
+  for (int32_t j = 0; j < n; j++) count[j] = first[j] == j ? (w ? w[j] : 1) : 0; /* leaves */
   for (int32_t j = 0; j < n; j++) {
-    if (parent[j] != -1) count[parent[j]]--;
+    if (parent[j] != -1) count[parent[j]] -= w ? w[j] : 1;
     int32_t u = iperm[j];
     for (int64_t p = ptr[u]; p < ptr[u + 1]; p++) {
       int32_t i = perm[adj[p]];
       if (i <= j || first[j] <= maxfirst[i]) continue; /* j not a leaf of row i */
       maxfirst[i] = first[j];
-      int32_t jprev = prevleaf[i];
+      int32_t jprev = prevleaf[i], wi = w ? w[i] : 1;
       prevleaf[i] = j;
-      count[j]++;
-      if (jprev != -1) count[set_find(anc, jprev)]--; /* overlap above the LCA */
+      count[j] += wi;
+      if (jprev != -1) count[set_find(anc, jprev)] -= wi; /* overlap above the LCA */
     }
     if (parent[j] != -1) anc[j] = parent[j];
   }

@@ -23,6 +23,17 @@
 
 /* ------------------------------------------------------------ symbolic */
 
+/* Wall seconds of the phases of the symbolic factorization. */
+typedef struct em_dsym_times {
+  double etree;      /* elimination tree */
+  double postorder;  /* postorder and the permutations */
+  double counts;     /* column counts, nnz(L), nnz(tril A) */
+  double supernodes; /* fundamental supernodes and amalgamation */
+  double rows;       /* row structure of every supernode */
+  double positions;  /* rows' positions in the parent (prel) */
+  double stats;      /* storage offsets, front work, stack */
+} em_dsym_times;
+
 typedef struct em_dsym {
   int32_t n;        /* order */
   int32_t *perm;    /* perm[old] = new */
@@ -48,6 +59,7 @@ typedef struct em_dsym {
                       postorder traversal (update matrices alive at once) */
   int64_t cb_max;  /* entries of the largest single update matrix */
   int32_t max_front, max_cols;
+  em_dsym_times t; /* seconds of each phase of em_dsym_build */
 } em_dsym;
 
 /* The symbolic factorization of the graph g of A (symmetric, self loops
@@ -56,7 +68,35 @@ typedef struct em_dsym {
  * row structures, work estimates.  S->perm composes perm_ord with the
  * postorder.  On failure S holds nothing. */
 em_err em_dsym_build(const em_graph *g, const int32_t *perm_ord, em_dsym *S);
+/* The same from the quotient graph q of g's supervariables (NULL, or one
+ * whose members perm_ord does not number consecutively: g itself): the
+ * tree, counts and row structures of the supervariables, expanded; the
+ * same S, bit for bit, as em_dsym_build. */
+em_err em_dsym_build_quot(const em_graph *g, const em_graph_quot *q, const int32_t *perm_ord,
+                          em_dsym *S);
 void em_dsym_free(em_dsym *S);
+
+/* The graph the symbolic factorization walks, in the postordered numbering
+ * of its vertices (supervariables, or single vertices): vertex k stands for
+ * the columns nf[k] .. nf[k+1]-1 of the factor (their weight wk[k]). */
+typedef struct em_dsym_quot {
+  int32_t nq;          /* vertices */
+  const int64_t *qptr; /* adjacency of old vertex u: qadj[qptr[u] .. qptr[u+1]-1] */
+  const int32_t *qadj; /* (old vertex numbers; self loops allowed) */
+  int32_t *pq;         /* nq: pq[old] = postordered number k */
+  int32_t *ipq;        /* nq: ipq[k] = old vertex */
+  int32_t *wk;         /* nq: columns of vertex k */
+  int32_t *nf;         /* nq + 1: first column of vertex k */
+  int32_t *colq;       /* n: the vertex of column j (new numbering) */
+} em_dsym_quot;
+
+/* Row structure of every supernode of S (S->rptr known, S->rows allocated)
+ * from the graph Q and the supernodal tree, children before parents;
+ * checked against the counts S->rptr holds (direct_rows.c). */
+em_err em_dsym_rows(const em_dsym_quot *Q, em_dsym *S);
+/* S->prel: the position of every row below a supernode among its parent's
+ * rows (direct_rows.c). */
+em_err em_dsym_positions(em_dsym *S);
 
 /* Elimination tree of P A P^T from the symmetric graph (ptr, adj) of A and
  * perm (old -> new): parent[j] in new numbering, -1 for roots. */
@@ -65,9 +105,11 @@ em_err em_dsym_etree(int32_t n, const int64_t *ptr, const int32_t *adj, const in
 /* post[k] = the k-th node of a postorder of the forest parent. */
 em_err em_dsym_postorder(int32_t n, const int32_t *parent, int32_t *post);
 /* Column counts of L (diagonal included) for a postordered tree (parent[j]
- * > j) by Gilbert, Ng & Peyton's skeleton-leaf method. */
+ * > j) by Gilbert, Ng & Peyton's skeleton-leaf method; with vertex weights
+ * w (NULL: 1) each row counts w[i] times. */
 em_err em_dsym_colcounts(int32_t n, const int64_t *ptr, const int32_t *adj, const int32_t *perm,
-                         const int32_t *iperm, const int32_t *parent, int64_t *count);
+                         const int32_t *iperm, const int32_t *parent, const int32_t *w,
+                         int64_t *count);
 
 /* ----------------------------------------------------------- schedule */
 

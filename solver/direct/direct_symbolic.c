@@ -2,7 +2,16 @@
  * postorder, column counts, fundamental supernodes, relaxed amalgamation
  * (Ashcraft & Grimes 1989; the CHOLMOD rules of Chen, Davis, Hager &
  * Rajamanickam 2008), the row structure of every supernode, storage
- * offsets and the work of every front. */
+ * offsets and the work of every front.
+ *
+ * The tree, the counts and the row structures are computed on the graph of
+ * the supervariables that the nested dissection ordered (graph/compress.c,
+ * numbered consecutively by it), ~20x fewer edges than A for order-3 FEM,
+ * and expanded: indistinguishable columns stay indistinguishable in L
+ * (George & Liu 1989), so a supervariable of w columns is a chain of the
+ * elimination tree whose counts fall by one per column, and every row
+ * structure is a union of whole supervariables.  The result is the one of
+ * the whole graph, entry for entry (tests/solver/test_direct.c). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -14,11 +23,6 @@
  * RELAX_Z[2] whatever its size (CHOLMOD's defaults). */
 static const int64_t RELAX_N[3] = {4, 16, 48};
 static const double RELAX_Z[3] = {0.8, 0.1, 0.05};
-
-static int cmp_i32(const void *a, const void *b) {
-  int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
-  return (x > y) - (x < y);
-}
 
 /* Real flops of a front with k pivots and m rows: pivot t updates the
  * lower triangle of the r = m - t - 1 rows below it (r (r + 1) / 2 complex
@@ -100,97 +104,6 @@ done:
   return err;
 }
 
-/* Rows of supernode s (its columns, then the union of the rows below it
- * of its columns' entries of A and of its children's row structures,
- * sorted) into r, which has room for exactly cap rows.  Returns the count
- * found, or -1 when it exceeds cap. */
-static int64_t rows_of(const em_graph *g, const em_dsym *S, int32_t s, const int32_t *head,
-                       const int32_t *next, int32_t *mark, int32_t *r, int64_t cap) {
-  int32_t c0 = S->super[s], c1 = S->super[s + 1];
-  int64_t m = 0;
-  for (int32_t j = c0; j < c1; j++) r[m++] = j;
-  for (int32_t j = c0; j < c1; j++) {
-    int32_t u = S->iperm[j];
-    for (int64_t p = g->ptr[u]; p < g->ptr[u + 1]; p++) {
-      int32_t i = S->perm[g->adj[p]];
-      if (i < c1 || mark[i] == s) continue;
-      if (m == cap) return -1;
-      mark[i] = s;
-      r[m++] = i;
-    }
-  }
-  for (int32_t ch = head[s]; ch != -1; ch = next[ch])
-    for (int64_t p = S->rptr[ch] + (S->super[ch + 1] - S->super[ch]); p < S->rptr[ch + 1]; p++) {
-      int32_t i = S->rows[p];
-      if (i < c1 || mark[i] == s) continue;
-      if (m == cap) return -1;
-      mark[i] = s;
-      r[m++] = i;
-    }
-  qsort(r + (c1 - c0), (size_t)(m - (c1 - c0)), sizeof *r, cmp_i32);
-  return m;
-}
-
-/* Row structure of every supernode, checked against the counts that the
- * column counts predicted (S->rptr). */
-static em_err row_structure(const em_graph *g, em_dsym *S) {
-  int32_t n = S->n, ns = S->ns;
-  em_err err = EM_OK;
-  int32_t *mark = NULL, *head = NULL, *next = NULL;
-  EM_TRY(em_calloc(&mark, (size_t)n + 1, sizeof *mark, "row structure marks"));
-  EM_TRY_GOTO(err, em_calloc(&head, (size_t)ns + 1, sizeof *head, "supernode children"), done);
-  EM_TRY_GOTO(err, em_calloc(&next, (size_t)ns + 1, sizeof *next, "supernode children"), done);
-  for (int32_t i = 0; i < n; i++) mark[i] = -1;
-  for (int32_t s = 0; s < ns; s++) head[s] = -1;
-  for (int32_t s = ns - 1; s >= 0; s--)
-    if (S->sparent[s] != -1) {
-      next[s] = head[S->sparent[s]];
-      head[S->sparent[s]] = s;
-    }
-  for (int32_t s = 0; s < ns; s++) {
-    int64_t cap = S->rptr[s + 1] - S->rptr[s];
-    int64_t m = rows_of(g, S, s, head, next, mark, S->rows + S->rptr[s], cap);
-    if (m != cap) {
-      err = EM_RAISE(EM_ERR_INTERNAL,
-                     "direct symbolic: supernode %d (columns %d..%d) has %s rows than the %lld "
-                     "its column counts predict",
-                     s, S->super[s], S->super[s + 1] - 1, m < 0 ? "more" : "fewer", (long long)cap);
-      goto done;
-    }
-  }
-done:
-  em_free(&mark);
-  em_free(&head);
-  em_free(&next);
-  return err;
-}
-
-/* Position of every row below a supernode among its parent's rows (a
- * sorted subset of them). */
-static em_err parent_positions(em_dsym *S) {
-  for (int32_t s = 0; s < S->ns; s++) {
-    int64_t k = S->super[s + 1] - S->super[s], b = S->rptr[s], e = S->rptr[s + 1];
-    for (int64_t p = b; p < b + k; p++) S->prel[p] = -1;
-    int32_t par = S->sparent[s];
-    if (par == -1) {
-      if (e > b + k)
-        return EM_RAISE(EM_ERR_INTERNAL, "direct symbolic: root supernode %d has rows below", s);
-      continue;
-    }
-    const int32_t *pr = S->rows + S->rptr[par];
-    int64_t pm = S->rptr[par + 1] - S->rptr[par], q = 0;
-    for (int64_t p = b + k; p < e; p++) {
-      while (q < pm && pr[q] < S->rows[p]) q++;
-      if (q == pm || pr[q] != S->rows[p])
-        return EM_RAISE(EM_ERR_INTERNAL,
-                        "direct symbolic: row %d below supernode %d is not a row of its parent %d",
-                        S->rows[p], s, par);
-      S->prel[p] = (int32_t)q;
-    }
-  }
-  return EM_OK;
-}
-
 /* Storage offsets, front work, subtree ranges and the frontal stack of a
  * sequential postorder traversal. */
 static void front_stats(em_dsym *S) {
@@ -222,37 +135,157 @@ static void front_stats(em_dsym *S) {
   }
 }
 
-em_err em_dsym_build(const em_graph *g, const int32_t *perm_ord, em_dsym *S) {
+/* The vertices the analysis walks: q's supervariables when perm_ord numbers
+ * the members of each consecutively (at[v] = the first of their positions,
+ * qord[v] = v's rank among the supervariables; *use = 1), else g's own
+ * vertices (at = qord = perm_ord, *use = 0). */
+static em_err quot_view(const em_graph *g, const em_graph_quot *q, const int32_t *perm_ord,
+                        int32_t **at, int32_t **qord, int *use) {
+  *use = 0;
+  *at = *qord = (int32_t *)perm_ord;
+  if (!q || !q->sv || q->g.n >= g->n) return EM_OK;
+  int32_t n = g->n, nq = q->g.n, *a = NULL, *r = NULL, *slot = NULL;
+  em_err err = EM_OK;
+  EM_TRY(em_calloc(&a, (size_t)nq + 1, sizeof *a, "supervariable positions"));
+  EM_TRY_GOTO(err, em_calloc(&r, (size_t)nq + 1, sizeof *r, "supervariable ranks"), fail);
+  EM_TRY_GOTO(err, em_calloc(&slot, (size_t)n + 1, sizeof *slot, "supervariable ranks"), fail);
+  int consecutive = 1; /* members distinct: a span of wgt positions is all of them */
+  for (int32_t v = 0; v < nq && consecutive; v++) {
+    int32_t lo = INT32_MAX, hi = -1;
+    for (int32_t k = q->start[v]; k < q->start[v + 1]; k++) {
+      int32_t p = perm_ord[q->member[k]];
+      lo = p < lo ? p : lo;
+      hi = p > hi ? p : hi;
+    }
+    a[v] = lo;
+    consecutive = hi - lo + 1 == q->wgt[v];
+  }
+  if (!consecutive) goto fail; /* an ordering of other vertices: g itself */
+  for (int32_t i = 0; i < n; i++) slot[i] = -1;
+  for (int32_t v = 0; v < nq; v++) slot[a[v]] = v;
+  for (int32_t i = 0, k = 0; i < n; i++)
+    if (slot[i] != -1) r[slot[i]] = k++;
+  em_free(&slot);
+  *at = a;
+  *qord = r;
+  *use = 1;
+  return EM_OK;
+fail:
+  em_free(&a);
+  em_free(&r);
+  em_free(&slot);
+  return err;
+}
+
+/* The tree, postorder and column counts of the vertices of the view,
+ * expanded to the columns: a supervariable's w columns are a chain of the
+ * elimination tree, postordered together, with counts c, c - 1, ..,
+ * c - w + 1 (c: its weighted count).  Fills S->perm, S->iperm, Q, the
+ * column tree par2 and count. */
+static em_err tree_and_counts(const em_graph *g, const em_graph_quot *q, const int32_t *perm_ord,
+                              em_dsym_quot *Q, em_dsym *S, int32_t *par2, int64_t *count) {
+  int32_t n = g->n, nq = Q->nq, *at = NULL, *qord = NULL;
+  int32_t *qiord = NULL, *qpar = NULL, *qpost = NULL, *qpar2 = NULL;
+  int64_t *qcount = NULL;
+  int use = 0;
+  em_err err = EM_OK;
+  double t = em_wtime();
+  EM_TRY(quot_view(g, q, perm_ord, &at, &qord, &use));
+  if (!use) { /* g's vertices */
+    nq = Q->nq = n;
+    Q->qptr = g->ptr;
+    Q->qadj = g->adj;
+  }
+  EM_TRY_GOTO(err, em_calloc(&qiord, (size_t)nq + 1, sizeof *qiord, "elimination tree"), done);
+  EM_TRY_GOTO(err, em_calloc(&qpar, (size_t)nq + 1, sizeof *qpar, "elimination tree"), done);
+  EM_TRY_GOTO(err, em_calloc(&qpost, (size_t)nq + 1, sizeof *qpost, "postorder"), done);
+  EM_TRY_GOTO(err, em_calloc(&qpar2, (size_t)nq + 1, sizeof *qpar2, "elimination tree"), done);
+  EM_TRY_GOTO(err, em_calloc(&qcount, (size_t)nq + 1, sizeof *qcount, "column counts"), done);
+  EM_TRY_GOTO(err, em_calloc(&Q->pq, (size_t)nq + 1, sizeof *Q->pq, "postorder"), done);
+  EM_TRY_GOTO(err, em_calloc(&Q->ipq, (size_t)nq + 1, sizeof *Q->ipq, "postorder"), done);
+  EM_TRY_GOTO(err, em_calloc(&Q->wk, (size_t)nq + 1, sizeof *Q->wk, "supervariable sizes"), done);
+  EM_TRY_GOTO(err, em_calloc(&Q->nf, (size_t)nq + 1, sizeof *Q->nf, "supervariable columns"), done);
+  for (int32_t v = 0; v < nq; v++) qiord[qord[v]] = v;
+  EM_TRY_GOTO(err, em_dsym_etree(nq, Q->qptr, Q->qadj, qord, qiord, qpar), done);
+  S->t.etree = em_wtime() - t;
+  t = em_wtime();
+  EM_TRY_GOTO(err, em_dsym_postorder(nq, qpar, qpost), done);
+  for (int32_t k = 0; k < nq; k++) { /* the tree in the postordered numbering */
+    int32_t v = qiord[qpost[k]], p = qpar[qpost[k]];
+    Q->ipq[k] = v;
+    Q->pq[v] = k;
+    Q->wk[k] = use ? q->wgt[v] : 1;
+    Q->nf[k + 1] = Q->nf[k] + Q->wk[k];
+    qpar2[k] = p; /* in qord's numbering until all of pq is known */
+  }
+  for (int32_t k = 0; k < nq; k++) qpar2[k] = qpar2[k] == -1 ? -1 : Q->pq[qiord[qpar2[k]]];
+  for (int32_t u = 0; u < n; u++) { /* members keep their order within their range */
+    int32_t v = use ? q->sv[u] : u, j = Q->nf[Q->pq[v]] + (perm_ord[u] - at[v]);
+    S->perm[u] = j;
+    S->iperm[j] = u;
+  }
+  S->t.postorder = em_wtime() - t;
+  t = em_wtime();
+  EM_TRY_GOTO(
+      err,
+      em_dsym_colcounts(nq, Q->qptr, Q->qadj, Q->pq, Q->ipq, qpar2, use ? Q->wk : NULL, qcount),
+      done);
+  for (int32_t k = 0; k < nq; k++)
+    for (int32_t c = 0, j = Q->nf[k]; c < Q->wk[k]; c++, j++) {
+      Q->colq[j] = k;
+      count[j] = qcount[k] - c;
+      par2[j] = c < Q->wk[k] - 1 ? j + 1 : qpar2[k] == -1 ? -1 : Q->nf[qpar2[k]];
+    }
+  /* tril(P A P^T): a supervariable's own triangle and its edges to later ones */
+  S->nnz_a = n;
+  for (int32_t k = 0; k < nq; k++) {
+    int64_t w = Q->wk[k], e = w * (w - 1) / 2;
+    int32_t v = Q->ipq[k];
+    for (int64_t p = Q->qptr[v]; p < Q->qptr[v + 1]; p++)
+      if (Q->pq[Q->qadj[p]] > k) e += w * Q->wk[Q->pq[Q->qadj[p]]];
+    S->nnz_a += e;
+  }
+  S->nnz_l = 0;
+  for (int32_t j = 0; j < n; j++) S->nnz_l += count[j];
+  S->t.counts = em_wtime() - t;
+done:
+  if (use) {
+    em_free(&at);
+    em_free(&qord);
+  }
+  em_free(&qiord);
+  em_free(&qpar);
+  em_free(&qpost);
+  em_free(&qpar2);
+  em_free(&qcount);
+  return err;
+}
+
+em_err em_dsym_build_quot(const em_graph *g, const em_graph_quot *q, const int32_t *perm_ord,
+                          em_dsym *S) {
   int32_t n = g->n;
   em_err err = EM_OK;
-  int32_t *iord = NULL, *parent = NULL, *post = NULL, *par2 = NULL, *fs = NULL;
+  int32_t *par2 = NULL, *fs = NULL;
   int64_t *count = NULL, *fnb = NULL;
+  em_dsym_quot Q = {q && q->sv ? q->g.n : n,
+                    q ? q->g.ptr : NULL,
+                    q ? q->g.adj : NULL,
+                    NULL,
+                    NULL,
+                    NULL,
+                    NULL,
+                    NULL};
   memset(S, 0, sizeof *S);
   S->n = n;
   EM_TRY(em_calloc(&S->perm, (size_t)n + 1, sizeof *S->perm, "direct permutation"));
-  EM_TRY(em_calloc(&S->iperm, (size_t)n + 1, sizeof *S->iperm, "direct permutation"));
-  EM_TRY(em_calloc(&iord, (size_t)n + 1, sizeof *iord, "ordering inverse"));
-  EM_TRY_GOTO(err, em_calloc(&parent, (size_t)n + 1, sizeof *parent, "elimination tree"), done);
-  EM_TRY_GOTO(err, em_calloc(&post, (size_t)n + 1, sizeof *post, "postorder"), done);
+  EM_TRY_GOTO(err, em_calloc(&S->iperm, (size_t)n + 1, sizeof *S->iperm, "direct permutation"),
+              done);
   EM_TRY_GOTO(err, em_calloc(&par2, (size_t)n + 1, sizeof *par2, "elimination tree"), done);
   EM_TRY_GOTO(err, em_calloc(&count, (size_t)n + 1, sizeof *count, "column counts"), done);
-  for (int32_t i = 0; i < n; i++) iord[perm_ord[i]] = i;
-  EM_TRY_GOTO(err, em_dsym_etree(n, g->ptr, g->adj, perm_ord, iord, parent), done);
-  EM_TRY_GOTO(err, em_dsym_postorder(n, parent, post), done);
-  for (int32_t k = 0; k < n; k++) S->iperm[k] = iord[post[k]]; /* new k = old iperm[k] */
-  for (int32_t k = 0; k < n; k++) S->perm[S->iperm[k]] = k;
-  for (int32_t k = 0; k < n; k++) { /* the tree in the postordered numbering */
-    int32_t p = parent[post[k]];
-    par2[k] = p == -1 ? -1 : S->perm[iord[p]];
-  }
-  EM_TRY_GOTO(err, em_dsym_colcounts(n, g->ptr, g->adj, S->perm, S->iperm, par2, count), done);
-  S->nnz_l = 0;
-  for (int32_t j = 0; j < n; j++) S->nnz_l += count[j];
-  S->nnz_a = n;
-  for (int32_t i = 0; i < n; i++)
-    for (int64_t p = g->ptr[i]; p < g->ptr[i + 1]; p++)
-      if (S->perm[g->adj[p]] > S->perm[i]) S->nnz_a++;
+  EM_TRY_GOTO(err, em_calloc(&Q.colq, (size_t)n + 1, sizeof *Q.colq, "column vertices"), done);
+  EM_TRY_GOTO(err, tree_and_counts(g, q, perm_ord, &Q, S, par2, count), done);
 
+  double t = em_wtime();
   EM_TRY_GOTO(err, em_calloc(&fs, (size_t)n + 1, sizeof *fs, "supernodes"), done);
   EM_TRY_GOTO(err, em_calloc(&fnb, (size_t)n + 1, sizeof *fnb, "supernodes"), done);
   EM_TRY_GOTO(err, supernodes(n, par2, count, fs, fnb, &S->ns), done);
@@ -265,31 +298,48 @@ em_err em_dsym_build(const em_graph *g, const int32_t *perm_ord, em_dsym *S) {
   EM_TRY_GOTO(err, em_calloc(&S->work, (size_t)ns + 1, sizeof *S->work, "supernodes"), done);
   EM_TRY_GOTO(err, em_calloc(&S->swork, (size_t)ns + 1, sizeof *S->swork, "supernodes"), done);
   memcpy(S->super, fs, ((size_t)ns + 1) * sizeof *fs);
-  for (int32_t s = 0; s < ns; s++) /* reuse post as the column -> supernode map */
-    for (int32_t j = S->super[s]; j < S->super[s + 1]; j++) post[j] = s;
+  for (int32_t s = 0; s < ns; s++) /* reuse count as the column -> supernode map */
+    for (int32_t j = S->super[s]; j < S->super[s + 1]; j++) count[j] = s;
   S->rptr[0] = 0;
   for (int32_t s = 0; s < ns; s++) {
     int32_t last = S->super[s + 1] - 1;
-    S->sparent[s] = par2[last] == -1 ? -1 : post[par2[last]];
+    S->sparent[s] = par2[last] == -1 ? -1 : (int32_t)count[par2[last]];
     S->rptr[s + 1] = S->rptr[s] + (S->super[s + 1] - S->super[s]) + fnb[s];
+    S->first[s] = s;
   }
+  for (int32_t s = 0; s < ns; s++) /* children before parents */
+    if (S->sparent[s] != -1 && S->first[s] < S->first[S->sparent[s]])
+      S->first[S->sparent[s]] = S->first[s];
+  S->t.supernodes = em_wtime() - t;
+  t = em_wtime();
   EM_TRY_GOTO(err, em_calloc(&S->rows, (size_t)S->rptr[ns] + 1, sizeof *S->rows, "row structure"),
               done);
-  EM_TRY_GOTO(err, row_structure(g, S), done);
+  EM_TRY_GOTO(err, em_dsym_rows(&Q, S), done);
+  S->t.rows = em_wtime() - t;
+  t = em_wtime();
   EM_TRY_GOTO(err, em_calloc(&S->prel, (size_t)S->rptr[ns] + 1, sizeof *S->prel, "row positions"),
               done);
-  EM_TRY_GOTO(err, parent_positions(S), done);
+  EM_TRY_GOTO(err, em_dsym_positions(S), done);
+  S->t.positions = em_wtime() - t;
+  t = em_wtime();
   front_stats(S);
+  S->t.stats = em_wtime() - t;
 done:
-  em_free(&iord);
-  em_free(&parent);
-  em_free(&post);
   em_free(&par2);
   em_free(&count);
   em_free(&fs);
   em_free(&fnb);
+  em_free(&Q.pq);
+  em_free(&Q.ipq);
+  em_free(&Q.wk);
+  em_free(&Q.nf);
+  em_free(&Q.colq);
   if (err) em_dsym_free(S);
   return err;
+}
+
+em_err em_dsym_build(const em_graph *g, const int32_t *perm_ord, em_dsym *S) {
+  return em_dsym_build_quot(g, NULL, perm_ord, S);
 }
 
 void em_dsym_free(em_dsym *S) {
