@@ -121,44 +121,6 @@ em_err em_fsys_dist_agree(const em_fsys *s, em_err err) {
   return EM_OK;
 }
 
-/* R = the rows this rank assembled (its unknowns, ascending), global
- * columns, the block rows' rows in parallel once their lengths are summed;
- * the assembled blocks are freed as soon as R holds them. */
-static em_err part_rows(em_system *sys, em_csr **out) {
-  const em_blockmat *A = sys->A;
-  int32_t n = A->offset[A->nb];
-  int64_t nnz = 0;
-  for (int g = 0; g < A->nb; g++)
-    for (int h = 0; h < A->nb; h++) nnz += A->blk[g][h]->nnz;
-  EM_TRY(em_csr_create(sys->n_row, n, nnz, out));
-  em_csr *R = *out;
-  int32_t rows = 0;
-  for (int g = 0; g < A->nb; g++)
-    for (int32_t r = 0; r < A->blk[g][0]->n_rows; r++, rows++) {
-      int64_t len = 0;
-      for (int h = 0; h < A->nb; h++) len += A->blk[g][h]->rowptr[r + 1] - A->blk[g][h]->rowptr[r];
-      R->rowptr[rows + 1] = R->rowptr[rows] + len;
-    }
-  rows = 0;
-  for (int g = 0; g < A->nb; g++) {
-    int32_t ng = A->blk[g][0]->n_rows, r0 = rows;
-#pragma omp parallel for schedule(dynamic, 4096) if (ng > 20000)
-    for (int32_t r = 0; r < ng; r++) {
-      int64_t p = R->rowptr[r0 + r];
-      for (int h = 0; h < A->nb; h++) { /* the groups in order: columns stay sorted */
-        const em_csr *B = A->blk[g][h];
-        for (int64_t q = B->rowptr[r]; q < B->rowptr[r + 1]; q++, p++) {
-          R->colind[p] = A->offset[h] + B->colind[q];
-          R->val[p] = B->val[q];
-        }
-      }
-    }
-    rows += ng;
-  }
-  em_blockmat_destroy(&sys->A);
-  return EM_OK;
-}
-
 /* brow[k] = the row of sys (its unknowns, ascending) of the operator's
  * local unknown k: the right-hand sides' entries */
 static em_err rhs_rows(em_fsys *s, const em_system *sys) {
@@ -222,32 +184,29 @@ static em_err pmg(em_fsys *s, const em_pc_opts *pco, const em_log *log) {
 /* the rank's share of the operator and its preconditioner */
 static em_err build(em_fsys *s, em_system *sys, const em_log *log, em_fsys_stats *st) {
   const em_fsys_desc *d = &s->d;
-  em_csr *R = NULL, *Dc = NULL;
+  em_csr *Dc = NULL;
   em_err err = EM_OK;
   em_pc_destroy(&s->pc);
   em_dmat_destroy(&s->dm);
   double t0 = em_wtime();
   em_dmat_desc ds = {.n_glob = d->dofs->n_dof, .nb = sys->A->nb, .owner = s->owner};
   memcpy(ds.offset, sys->A->offset, sizeof ds.offset);
-  EM_TRY(part_rows(sys, &R));
-  double t_rows = em_wtime() - t0;
-  ds.R_give = &R; /* freed by em_dmat_create once split */
+  ds.A_give = &sys->A; /* split straight from the blocks, freed once split */
   em_blockop_opts bop = d->solve->bop;
   bop.backend = d->backend;
   bop.prec = EM_PREC_DOUBLE;
   em_stage_begin(log, EM_STAGE_OPERATOR);
   err = em_dmat_create(d->dist, &ds, &bop, &s->dm);
   em_stage_end(log, EM_STAGE_OPERATOR, "this rank's share and its halo");
-  em_csr_destroy(&R);
   EM_TRY(err);
   EM_TRY(rhs_rows(s, sys));
   em_dmat_info in;
   em_dmat_get_info(s->dm, &in);
   em_log_verbose(log,
-                 "operator: %.2f s this rank's rows in one CSR, %.2f s split into the local "
-                 "part and the ghosts' couplings, %.2f s the local blocks in row order, %.2f s "
-                 "their formats, %.2f s the couplings and halo buffers",
-                 t_rows, in.t_build[0], in.t_build[1], in.t_build[2], in.t_build[3]);
+                 "operator: %.2f s the ghosts and the halo plan, %.2f s the assembled rows "
+                 "split into the local blocks in row order and the ghosts' couplings, %.2f s "
+                 "the blocks' formats, %.2f s the couplings and halo buffers",
+                 in.t_build[0], in.t_build[1], in.t_build[2], in.t_build[3]);
   EM_TRY(em_blockop_operator(in.op, &s->opD));
   st->t_operator = em_wtime() - t0;
   t0 = em_wtime();

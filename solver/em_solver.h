@@ -481,6 +481,11 @@ typedef struct em_dmat_desc {
   em_csr **R_give;                  /* instead of R: the same rows handed over, freed
                                        (*R_give = NULL) once split, so that they and
                                        the local part are not all held at once */
+  em_blockmat **A_give;             /* instead of R: the rows as assembled, handed over
+                                       and freed (*A_give = NULL) once split: block row
+                                       g = this rank's unknowns of group g, ascending;
+                                       block column h = global columns offset[h] + col.
+                                       The same operator as from R, with fewer copies */
 } em_dmat_desc;
 
 typedef struct em_dmat_info {
@@ -496,9 +501,10 @@ typedef struct em_dmat_info {
   em_blockop *op;           /* the local part in the backend */
   double t_halo_wait;       /* seconds waited for the halo after the local product */
   int64_t applies;
-  double t_build[4]; /* seconds of em_dmat_create: the split into local part and ghost
-                        couplings (plan), the local part's blocks in the formats' row
-                        order (local), the backend's formats (formats), the ghost
+  double t_build[4]; /* seconds of em_dmat_create: the ghosts and the halo plan, with R
+                        also the split into local part and ghost couplings (plan); the
+                        local part's blocks in the formats' row order, with A_give also
+                        the split (local); the backend's formats (formats); the ghost
                         couplings, gather and buffers (rest) */
 } em_dmat_info;
 

@@ -102,9 +102,10 @@ done:
 em_err em_dmat_create(const struct em_dist *d, const em_dmat_desc *ds, const em_blockop_opts *bop,
                       em_dmat **out) {
   *out = NULL;
-  EM_CHECK(ds && (ds->R || (ds->R_give && *ds->R_give)) && ds->owner && bop, EM_ERR_ARG,
-           "em_dmat_create: NULL argument");
-  const em_csr *R = ds->R ? ds->R : *ds->R_give;
+  EM_CHECK(ds && ds->owner && bop, EM_ERR_ARG, "em_dmat_create: NULL argument");
+  int given = !!ds->R + (ds->R_give && *ds->R_give) + (ds->A_give && *ds->A_give);
+  EM_CHECK(given == 1, EM_ERR_ARG, "em_dmat_create: %s", given ? "rows given twice" : "no rows");
+  const em_csr *R = ds->R ? ds->R : ds->R_give ? *ds->R_give : NULL;
   EM_CHECK(ds->nb >= 1 && ds->nb <= EM_MAX_ORDER && ds->offset[0] == 0 &&
                ds->offset[ds->nb] == ds->n_glob,
            EM_ERR_ARG, "em_dmat_create: order groups do not cover the %d unknowns", ds->n_glob);
@@ -119,7 +120,7 @@ em_err em_dmat_create(const struct em_dist *d, const em_dmat_desc *ds, const em_
   M->backend = bop->backend, M->n_glob = ds->n_glob, M->nb = ds->nb;
   EM_TRY_GOTO(err, em_calloc(&g2l, (size_t)M->n_glob + 1, sizeof *g2l, "global to local"), fail);
   for (int32_t j = 0; j < M->n_glob; j++) g2l[j] = ds->owner[j] == M->rank ? M->n_own++ : -1;
-  if (R->n_rows != M->n_own || R->n_cols != M->n_glob) {
+  if (R && (R->n_rows != M->n_own || R->n_cols != M->n_glob)) {
     err =
         EM_RAISE(EM_ERR_ARG, "em_dmat_create: rank %d owns %d unknowns but was given %d x %d rows",
                  M->rank, M->n_own, R->n_rows, R->n_cols);
@@ -133,11 +134,17 @@ em_err em_dmat_create(const struct em_dist *d, const em_dmat_desc *ds, const em_
     for (int32_t j = ds->offset[g]; j < ds->offset[g + 1]; j++) M->offset[g + 1] += g2l[j] >= 0;
   for (int g = 0; g < M->nb; g++) M->offset[g + 1] += M->offset[g];
   double t = em_wtime();
-  EM_TRY_GOTO(err, em_dmat_plan(M, R, ds->owner, g2l, &Dn, &O, &send), fail);
-  if (!ds->R) em_csr_destroy(ds->R_give); /* split: the rows are Dn and O now */
-  M->t_build[0] = em_wtime() - t, t = em_wtime();
-  EM_TRY_GOTO(err, make_local(M, &Dn, &O, send, bop), fail);
-  M->t_build[1] = em_wtime() - t, t = em_wtime();
+  if (R) {
+    EM_TRY_GOTO(err, em_dmat_plan(M, R, ds->owner, g2l, &Dn, &O, &send), fail);
+    if (!ds->R) em_csr_destroy(ds->R_give); /* split: the rows are Dn and O now */
+    M->t_build[0] = em_wtime() - t, t = em_wtime();
+    EM_TRY_GOTO(err, make_local(M, &Dn, &O, send, bop), fail);
+    M->t_build[1] = em_wtime() - t;
+  } else { /* straight from the blocks (dmat_blocks.c) */
+    EM_TRY_GOTO(
+        err, em_dmat_split_blocks(M, ds->A_give, ds->offset, ds->owner, g2l, bop, &O, &send), fail);
+  }
+  t = em_wtime();
   EM_TRY_GOTO(err, em_blockop_create(M->D, bop, &M->op), fail);
   M->t_build[2] = em_wtime() - t, t = em_wtime();
   em_spmat_opts so;

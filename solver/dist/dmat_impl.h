@@ -33,6 +33,11 @@ struct em_dmat {
   int64_t applies;
 };
 
+/* a ghost: its global index and owner */
+typedef struct em_dmat_ghost {
+  int32_t id, owner;
+} em_dmat_ghost;
+
 /* The communication plan (dmat_plan.c), collective: the ghosts of the
  * owned rows R (global columns; M->n_ghost), sorted by owner then global
  * index; R split into D (owned columns, local numbering g2l) and O (ghost
@@ -40,5 +45,21 @@ struct em_dmat {
  * each needs from this rank, *send_idx [M->n_send] local rows. */
 em_err em_dmat_plan(em_dmat *M, const em_csr *R, const int32_t *owner, const int32_t *g2l,
                     em_csr **D, em_csr **O, int32_t **send_idx);
+/* The ghosts marked in mark[n_glob] (!= 0), listed by owner then global
+ * index into *g (allocated, M->n_ghost set); gidx[j] = ghost index of j. */
+em_err em_dmat_ghosts(em_dmat *M, const uint8_t *mark, const int32_t *owner, int32_t *gidx,
+                      em_dmat_ghost **g);
+/* Collective: the neighbours (M->n_nb, nb_rank, send_off, recv_off) from
+ * the ghosts g, and what each needs from this rank, *send_idx [M->n_send]
+ * rows in the numbering g2l. */
+em_err em_dmat_exchange(em_dmat *M, const em_dmat_ghost *g, const int32_t *g2l, int32_t **send_idx);
+/* The local part straight from the assembled blocks (dmat_blocks.c): *A
+ * (block row g: this rank's unknowns of global group g, ascending; block
+ * column h: global columns goff[h] + col) split into M->D (permuted as
+ * bop's formats want), O (ghost columns, rows in M's order), the ghosts,
+ * the halo plan and *send; M->l2g permuted.  *A is freed once split. */
+em_err em_dmat_split_blocks(em_dmat *M, em_blockmat **A, const int32_t *goff, const int32_t *owner,
+                            const int32_t *g2l, const em_blockop_opts *bop, em_csr **O,
+                            int32_t **send);
 
 #endif

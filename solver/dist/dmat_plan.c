@@ -6,53 +6,60 @@
  * unsymmetric pattern works too.  Ghosts are sorted by owner, then global
  * index: the slice from each neighbour is contiguous, in the order the
  * neighbour sends it. */
-#include <stdlib.h>
 #include <string.h>
 
 #include "dmat_impl.h"
 
 #define TAG_PLAN 32700
 
-/* global index and owner of a ghost, for the sort */
-typedef struct ghost {
-  int32_t id, owner;
-} ghost;
-
-static int ghost_cmp(const void *a, const void *b) {
-  const ghost *x = a, *y = b;
-  if (x->owner != y->owner) return x->owner < y->owner ? -1 : 1;
-  return (x->id > y->id) - (x->id < y->id);
+/* The ghost list from the marks (mark[j] != 0: global j is a ghost):
+ * sorted by owner, then global index (a counting sort by owner of the
+ * marks in ascending j: the order a sort by (owner, id) gives, whatever
+ * order the marks were set in); gidx[j] = ghost index of j. */
+em_err em_dmat_ghosts(em_dmat *M, const uint8_t *mark, const int32_t *owner, int32_t *gidx,
+                      em_dmat_ghost **out) {
+  int P = M->size;
+  int64_t *start = NULL;
+  int32_t n = 0;
+  for (int32_t j = 0; j < M->n_glob; j++) n += mark[j] != 0;
+  EM_TRY(em_calloc(&start, (size_t)P + 1, sizeof *start, "ghost owners"));
+  em_err err = em_calloc(out, (size_t)n + 1, sizeof **out, "ghost list");
+  if (err) {
+    em_free(&start);
+    return err;
+  }
+  for (int32_t j = 0; j < M->n_glob; j++)
+    if (mark[j]) start[owner[j] + 1]++;
+  for (int q = 0; q < P; q++) start[q + 1] += start[q];
+  for (int32_t j = 0; j < M->n_glob; j++) {
+    if (!mark[j]) continue;
+    int32_t k = (int32_t)start[owner[j]]++;
+    (*out)[k] = (em_dmat_ghost){j, owner[j]};
+    gidx[j] = k;
+  }
+  em_free(&start);
+  M->n_ghost = n;
+  return EM_OK;
 }
 
-/* The ghosts of R, sorted; gidx[j] = ghost index of global j (else -1). */
+/* The ghosts of R: the columns other ranks own, marked in parallel (each
+ * mark written with the same value), then listed (em_dmat_ghosts). */
 static em_err find_ghosts(em_dmat *M, const em_csr *R, const int32_t *owner, int32_t *gidx,
-                          ghost **out) {
-  ghost *g = NULL;
-  int32_t n = 0, cap = 1024;
-  EM_TRY(em_calloc(&g, (size_t)cap, sizeof *g, "ghost list"));
+                          em_dmat_ghost **out) {
+  uint8_t *mark = NULL;
+  EM_TRY(em_calloc(&mark, (size_t)M->n_glob + 1, 1, "ghost marks"));
+  int me = M->rank;
+#pragma omp parallel for schedule(static) if (R->nnz > 200000)
   for (int64_t q = 0; q < R->nnz; q++) {
     int32_t j = R->colind[q];
-    if (owner[j] == M->rank || gidx[j] >= 0) continue;
-    if (n == cap) {
-      ghost *h = NULL;
-      em_err err = em_calloc(&h, (size_t)cap * 2, sizeof *h, "ghost list");
-      if (err) {
-        em_free(&g);
-        return err;
-      }
-      memcpy(h, g, (size_t)n * sizeof *g);
-      em_free(&g);
-      g = h;
-      cap *= 2;
+    if (owner[j] != me && !mark[j]) {
+#pragma omp atomic write
+      mark[j] = 1;
     }
-    gidx[j] = n;
-    g[n++] = (ghost){j, owner[j]};
   }
-  qsort(g, (size_t)n, sizeof *g, ghost_cmp);
-  for (int32_t k = 0; k < n; k++) gidx[g[k].id] = k;
-  M->n_ghost = n;
-  *out = g;
-  return EM_OK;
+  em_err err = em_dmat_ghosts(M, mark, owner, gidx, out);
+  em_free(&mark);
+  return err;
 }
 
 /* D = the owned columns of R, O = the ghost columns (sorted in each row):
@@ -105,7 +112,8 @@ static em_err split_rows(const em_dmat *M, const em_csr *R, const int32_t *g2l, 
 }
 
 /* the neighbours and, by message, the unknowns each needs from this rank */
-static em_err exchange(em_dmat *M, const ghost *g, const int32_t *g2l, int32_t **send_idx) {
+em_err em_dmat_exchange(em_dmat *M, const em_dmat_ghost *g, const int32_t *g2l,
+                        int32_t **send_idx) {
   int P = M->size, me = M->rank;
   em_err err = EM_OK;
   int64_t *need = NULL, *all = NULL;
@@ -177,7 +185,7 @@ done:
 em_err em_dmat_plan(em_dmat *M, const em_csr *R, const int32_t *owner, const int32_t *g2l,
                     em_csr **D, em_csr **O, int32_t **send_idx) {
   int32_t *gidx = NULL;
-  ghost *g = NULL;
+  em_dmat_ghost *g = NULL;
   em_err err = EM_OK;
   EM_TRY(em_calloc(&gidx, (size_t)M->n_glob + 1, sizeof *gidx, "ghost map"));
   for (int32_t j = 0; j < M->n_glob; j++) gidx[j] = -1;
@@ -186,7 +194,7 @@ em_err em_dmat_plan(em_dmat *M, const em_csr *R, const int32_t *owner, const int
   EM_TRY_GOTO(err, em_calloc(&M->ghost_gid, (size_t)M->n_ghost + 1, sizeof *M->ghost_gid, "ghosts"),
               done);
   for (int32_t k = 0; k < M->n_ghost; k++) M->ghost_gid[k] = g[k].id;
-  EM_TRY_GOTO(err, exchange(M, g, g2l, send_idx), done);
+  EM_TRY_GOTO(err, em_dmat_exchange(M, g, g2l, send_idx), done);
 done:
   em_free(&gidx);
   em_free(&g);

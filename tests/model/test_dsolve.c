@@ -60,6 +60,32 @@ static em_csr *part_rows(const em_system *s) {
   return R;
 }
 
+static int same_csr(const em_csr *a, const em_csr *b) {
+  if (!a || !b) return a == b;
+  return a->n_rows == b->n_rows && a->n_cols == b->n_cols && a->nnz == b->nnz &&
+         !memcmp(a->rowptr, b->rowptr, (size_t)(a->n_rows + 1) * sizeof *a->rowptr) &&
+         !memcmp(a->colind, b->colind, (size_t)a->nnz * sizeof *a->colind) &&
+         !memcmp(a->val, b->val, (size_t)a->nnz * sizeof *a->val);
+}
+
+/* the operator split straight from the assembled blocks (A_give) is the
+ * one split from the rows' CSR (R), bit for bit: numbering, ghosts, halo
+ * plan, local blocks and ghost couplings */
+static void check_from_blocks(const em_dmat *M, const em_dmat *M2, int rank) {
+  em_dmat_info a, b;
+  em_dmat_get_info(M, &a);
+  em_dmat_get_info(M2, &b);
+  int same = a.n_own == b.n_own && a.n_ghost == b.n_ghost && a.n_send == b.n_send &&
+             a.n_neighbour == b.n_neighbour && a.nb == b.nb &&
+             !memcmp(a.offset, b.offset, sizeof a.offset) &&
+             !memcmp(a.l2g, b.l2g, (size_t)a.n_own * sizeof *a.l2g) &&
+             !memcmp(a.ghost_gid, b.ghost_gid, (size_t)a.n_ghost * sizeof *a.ghost_gid) &&
+             same_csr(a.Oh, b.Oh);
+  for (int i = 0; same && i < a.nb; i++)
+    for (int j = 0; j < a.nb; j++) same &= same_csr(a.D->blk[i][j], b.D->blk[i][j]);
+  EXPECT(same, "rank %d: the operator from the assembled blocks differs from that from R", rank);
+}
+
 static double max_diff(const em_cplx *a, const em_cplx *b, int32_t n, double *scale) {
   double d = 0, s = 0;
   for (int32_t i = 0; i < n; i++) {
@@ -144,7 +170,8 @@ int main(int argc, char **argv) {
   int32_t *tp = calloc((size_t)m->n_tet, sizeof *tp), *owner = calloc((size_t)n, sizeof *owner);
   REQUIRE_OK(em_dpart_build(m, dm, P, tp, owner));
   em_csr *Rw = owned_rows(A, owner, rank), *R = NULL;
-  { /* this rank's rows assembled on their own: the whole's, bit for bit */
+  em_blockmat *Ab = NULL; /* the same rows as assembled, for A_give */
+  {                       /* this rank's rows assembled on their own: the whole's, bit for bit */
     em_assembler *pa = NULL;
     em_system *ps = NULL;
     REQUIRE_OK(em_assembler_create_part(m, dm, owner, rank, &pa));
@@ -159,6 +186,7 @@ int main(int argc, char **argv) {
     for (int32_t k = 0; k < ps->n_row; k++)
       EXPECT(owner[ps->row[k]] == rank, "rank %d: row %d is unknown %d of rank %d", rank, k,
              ps->row[k], owner[ps->row[k]]);
+    Ab = ps->A, ps->A = NULL;
     em_system_destroy(&ps);
     em_assembler_destroy(&pa);
   }
@@ -172,6 +200,15 @@ int main(int argc, char **argv) {
     for (int j = 0; j < EM_MAX_ORDER; j++) bop.format[i][j] = EM_FMT_SELLRT;
   em_dmat *M = NULL;
   REQUIRE_OK(em_dmat_create(d, &ds, &bop, &M));
+  em_dmat *M2 = NULL;
+  em_dmat_desc ds2 = ds;
+  ds2.A_give = &Ab;
+  EXPECT(em_dmat_create(d, &ds2, &bop, &M2) == EM_ERR_ARG && !M2, "rows given twice accepted");
+  em_error_clear();
+  ds2.R = NULL;
+  REQUIRE_OK(em_dmat_create(d, &ds2, &bop, &M2));
+  EXPECT(!Ab, "the assembled blocks were not freed once split");
+  check_from_blocks(M, M2, rank);
   em_dmat_info in;
   em_dmat_get_info(M, &in);
   int64_t tot[2] = {in.n_own, in.n_own > 0};
@@ -191,12 +228,13 @@ int main(int argc, char **argv) {
           *yl = calloc((size_t)in.n_own + 1, sizeof *yl);
   em_operator op;
   REQUIRE_OK(em_dmat_operator(M, &op));
-  for (int rep = 0; rep < 2; rep++) {
+  for (int rep = 0; rep < 3; rep++) { /* pass 2: the operator from the blocks */
+    if (rep == 2) REQUIRE_OK(em_dmat_operator(M2, &op));
     for (int32_t i = 0; i < n; i++) x[i] = cos(0.37 * i + rep) + I * sin(1.3 * i * i - rep);
     em_csr_spmv_ref(A, 1, x, 0, y);
-    em_dmat_take(M, x, xl);
+    em_dmat_take(rep == 2 ? M2 : M, x, xl);
     REQUIRE_OK(op.apply(op.ctx, xl, yl));
-    REQUIRE_OK(em_dmat_gather(M, yl, yg));
+    REQUIRE_OK(em_dmat_gather(rep == 2 ? M2 : M, yl, yg));
     if (rank == 0) {
       double s, e = max_diff(yg, y, n, &s);
       printf("halo SpMV on %d ranks: max |y - y_serial| / max |y| = %.2e\n", P, e / s);
@@ -236,6 +274,7 @@ int main(int argc, char **argv) {
   free(coarse);
 
   em_dmat_destroy(&M);
+  em_dmat_destroy(&M2);
   em_csr_destroy(&R);
   em_csr_destroy(&Rw);
   em_csr_destroy(&A);
