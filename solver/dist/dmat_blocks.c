@@ -41,10 +41,7 @@ static void count_rows(const em_dmat *M, const em_blockmat *A, const int32_t *go
             nd++;
           } else {
             ng++;
-            if (!mark[j]) {
-#pragma omp atomic write
-              mark[j] = 1;
-            }
+            em_dmat_mark(mark, j);
           }
         }
         cd[(size_t)(i0 + r) * nb + h] = nd;

@@ -38,6 +38,17 @@ typedef struct em_dmat_ghost {
   int32_t id, owner;
 } em_dmat_ghost;
 
+/* mark[j] = 1 from any thread (an atomic read, then write when unset) */
+static inline void em_dmat_mark(uint8_t *mark, int32_t j) {
+  uint8_t m;
+#pragma omp atomic read
+  m = mark[j];
+  if (!m) {
+#pragma omp atomic write
+    mark[j] = 1;
+  }
+}
+
 /* The communication plan (dmat_plan.c), collective: the ghosts of the
  * owned rows R (global columns; M->n_ghost), sorted by owner then global
  * index; R split into D (owned columns, local numbering g2l) and O (ghost

@@ -52,10 +52,7 @@ static em_err find_ghosts(em_dmat *M, const em_csr *R, const int32_t *owner, int
 #pragma omp parallel for schedule(static) if (R->nnz > 200000)
   for (int64_t q = 0; q < R->nnz; q++) {
     int32_t j = R->colind[q];
-    if (owner[j] != me && !mark[j]) {
-#pragma omp atomic write
-      mark[j] = 1;
-    }
+    if (owner[j] != me) em_dmat_mark(mark, j);
   }
   em_err err = em_dmat_ghosts(M, mark, owner, gidx, out);
   em_free(&mark);
