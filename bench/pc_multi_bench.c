@@ -22,7 +22,9 @@
  * GPU direct solves' variants (em_direct_gsolve) tried in turn on the same
  * factor (the direct pc's, pmg's coarse one): "old" none, "il" interleaved
  * y, "own" own kernels for the big supernodes' products, "st" their
- * streams, joined by '+' ("il+own"), "all" every one (the default).
+ * streams, "inv" their triangles by TRMM with the stored inverse of L11
+ * (trinv; built at the variant's first solve, in its warm-up), joined by
+ * '+' ("il+own"), "all" il+own+st (the default variants list).
  * --profile: then, for each variant and N, the block applies again with
  * the solves' CUDA-event profile on: where the time of one solve goes
  * (em_direct_gprofile), the schedule's shape, the costliest levels. */
@@ -206,7 +208,7 @@ static void write_out(const char *dir, const char *src, int32_t n, const row *ro
 }
 
 /* A variant of the GPU solves: "old", "all", "auto", or names joined by '+' (il,
- * own, st).  0 when it parses. */
+ * own, st, inv).  0 when it parses. */
 static int parse_variant(const char *v, em_direct_gsolve *g) {
   memset(g, 0, sizeof *g);
   if (!strcmp(v, "old")) return 0;
@@ -229,6 +231,8 @@ static int parse_variant(const char *v, em_direct_gsolve *g) {
       g->big_own = 1;
     else if (!strcmp(t, "st"))
       g->streams = 1;
+    else if (!strcmp(t, "inv"))
+      g->trinv = 1;
     else
       return 1;
   }
@@ -383,7 +387,7 @@ int main(int argc, char **argv) {
       if (parse_variant(t, &vars[nv])) {
         fprintf(stderr,
                 "pc_multi_bench: --variants: unknown variant '%s' (old, all, or il, own, "
-                "st joined by '+')\n",
+                "st, inv joined by '+')\n",
                 t);
         return 2;
       }

@@ -11,10 +11,12 @@
 #      (the direct solves, every variant);
 #   2. bench/pc_multi_bench on the default DRA's order-3 matrix (emsolve
 #      --dump-matrix), direct and pmg with single factors (--prec mixed),
-#      N = 1, 4, 8, the variants old (the solves before this branch), il
-#      (interleaved y), own (own kernels for the big supernodes' products),
-#      st (their streams), il+own, all (the default), then the profile of
-#      every variant and N (--profile: where one solve's time goes);
+#      N = 1, 4, 8, the variants old (no variant), st (the wide
+#      supernodes on streams: the default), inv (their triangles by TRMM
+#      with the stored L11^-1, trinv), inv+st, il (interleaved y), own (own
+#      kernels for the big supernodes' products), il+own, all (il+own+st),
+#      then the profile of every variant and N (--profile: where one
+#      solve's time goes);
 #   3. with the time left, the 2 x 2 DRA array at order 3 (default variant:
 #      all): the four ports as one block against port 1 alone, pmg and
 #      direct, by scripts/device-arrays.sh (SKIP_SPMM=1 SKIP_TESTS=1).
@@ -67,9 +69,9 @@ if [ -z "${SKIP_BENCH:-}" ] && [ "$(left)" -gt 60 ]; then
     -setstring Solver/preconditioner jacobi -setnumber Solver/max_iterations 1 --device gpu \
     --out "$L/dump" --dump-matrix /tmp/dra_o3.mat > "$L/dump.log" 2>&1
   step "pc_multi_bench: variants of the GPU solves, block of N columns against N applies"
-  timeout -k 10 "$(cap 130)" "$B/bench/pc_multi_bench" --matrix /tmp/dra_o3.mat --device gpu \
+  timeout -k 10 "$(cap 150)" "$B/bench/pc_multi_bench" --matrix /tmp/dra_o3.mat --device gpu \
     --prec mixed --pc direct,pmg --reps "${REPS:-3}" --ns "${NS:-1,4,8}" \
-    --variants "${VARIANTS:-old,il,own,st,il+own,all}" --profile --out "$L" \
+    --variants "${VARIANTS:-old,st,inv,inv+st,il,own,il+own,all}" --profile --out "$L" \
     > "$L/pc_multi_bench.log" 2>&1
   echo "pc_multi_bench rc=$?"
   # the decision: a block of N columns against ONE column's apply (the
@@ -91,8 +93,9 @@ for r in d["results"]:
             line += f" N={N} {x['block_ms']:8.2f} ms {x['block_ms'] / one:5.2f}x |"
     print(line + f" block vs singles {r['diff']:.1e}")
 PY
-  # where one solve's time goes: the profile of old and all at N = 1 and 4
-  grep -A4 -E "profile .*\[(old|all)\], N = (1|4):" "$L/pc_multi_bench.log" | grep -vE "costliest|levels \(" |
+  # where one solve's time goes: the profile of old, st (the default) and
+  # inv+st (trinv) at N = 1 and 4 (fwd-trsm / bwd-trsm: TRMM under inv)
+  grep -A4 -E "profile .*\[(old|st|inv\+st)\], N = (1|4):" "$L/pc_multi_bench.log" | grep -vE "costliest|levels \(" |
     cut -c1-400
   grep -E "differ|error|rror" "$L/pc_multi_bench.log" | head -5
 fi

@@ -265,6 +265,13 @@ typedef struct em_direct_gsolve {
   int profile;    /* 1: CUDA events around every launch of a solve, summed
                      by part (em_direct_gprofile); costs host time per
                      launch, so for measurements only */
+  int trinv;      /* 1: the wide supernodes' triangles by a product with
+                     their inverse (TRMM: y_s = L11^-1 y_s, read once for
+                     all columns) instead of TRSM; the inverses are built
+                     on the device after each factorization with this set,
+                     or at the first solve that asks (one more k x k block
+                     per wide supernode, in the factor's precision); 0
+                     (default): TRSM; 2: with several columns only */
 } em_direct_gsolve;
 
 typedef struct em_direct_opts {
@@ -293,7 +300,7 @@ typedef struct em_direct_opts {
                                 progress_s seconds (em_log_progress; default
                                 10; 0: after every front) */
   em_direct_gsolve gsolve;   /* GPU solves (default: interleave 0, big_own 0,
-                                streams 1, profile 0) */
+                                streams 1, profile 0, trinv 0) */
 } em_direct_opts;
 
 /* ND, 1e-8, 0, AUTO, 0, 0, CPU, DOUBLE, 10 s, GPU solves 1, 1, 1, 0. */

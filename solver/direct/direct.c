@@ -27,7 +27,7 @@ void em_direct_opts_default(em_direct_opts *o) {
   o->prec = EM_PREC_DOUBLE;
   em_nd_opts_default(&o->nd);
   o->progress_s = 10;
-  o->gsolve = (em_direct_gsolve){0, 0, 1, 0}; /* streams: the one that paid (docs/solvers.md) */
+  o->gsolve = (em_direct_gsolve){0, 0, 1, 0, 0}; /* streams: the one that paid (docs/solvers.md) */
 }
 
 void em_direct_set_gsolve(em_direct *F, const em_direct_gsolve *g) {

@@ -146,7 +146,10 @@ double em_dgpu_estimate(const em_direct *F, em_prec prec, int64_t nnz_a) {
      before the fronts: factor + values < factor + update matrices) */
   double avals = 8.0 * (double)(nnz_a + S->n) / 2;
   double solve = 16.0 * 2 * (double)S->n;
-  return factor + sym + esz * cb + work + avals + solve;
+  /* variant trinv: the wide supernodes' inverse diagonal blocks (they live
+     after the fronts, counted on top all the same) */
+  double inv = F->opts.gsolve.trinv ? esz * (double)em_dgpu_linv_entries(S) : 0;
+  return factor + sym + esz * cb + work + avals + solve + inv;
 }
 
 /* ------------------------------------------------------------- set-up */
@@ -167,6 +170,7 @@ void em_dgpu_destroy(em_dgpu **gp) {
   em_dev_free(&g->dest);
   em_dev_free(&g->vals);
   em_dev_free(&g->y);
+  em_dgpu_linv_free(g);
   for (int i = 0; i <= EM_DG_STREAMS; i++) {
     em_dev_free(&g->W[i]);
     em_dev_free(&g->t[i]);
@@ -560,6 +564,7 @@ em_err em_direct_numeric_cuda(em_direct *F, const em_csr *M, const double *r, do
                    small, S->ns - small, EM_DG_SOLVE_BIG, wide_max);
   }
   em_dgpu *g = F->gpu;
+  em_dgpu_linv_free(g); /* trinv: the inverses of the old factor */
   double t_vals = em_wtime();
   for (int i = 1; i <= EM_DG_STREAMS && g->w_entries > 0; i++) /* freed after the last one */
     if (!g->W[i])
@@ -622,6 +627,12 @@ em_err em_direct_numeric_cuda(em_direct *F, const em_csr *M, const double *r, do
                     "direct factorization: the pivot of row %d is not finite (overflow or a "
                     "non-finite entry; LDL^T without pivoting cannot factor this matrix)",
                     S->iperm[piv.bad]);
+  }
+  if (F->opts.gsolve.trinv) { /* variant trinv: L11^-1 of the wide supernodes */
+    double t_inv = em_wtime();
+    EM_TRY(em_dgpu_linv(S, g));
+    em_log_verbose(log, "direct: GPU solves' inverse diagonal blocks (trinv): %.2f GiB in %.2f s",
+                   (double)g->linv_entries * (double)g->esz / GIB, em_wtime() - t_inv);
   }
   return EM_OK;
 fail: /* release the update matrices still held */

@@ -14,7 +14,10 @@
  * the gather / scatter fused in, instead of GEMM between a gather and a
  * scatter), streams (a level's big supernodes on the other streams beside
  * its level kernel, joined by events before the next level), profile
- * (CUDA events around every launch, direct_gprof_cuda.c). */
+ * (CUDA events around every launch, direct_gprof_cuda.c), trinv (the
+ * triangle by TRMM with the stored L11^-1, direct_ginv_cuda.c: a product
+ * reads the block once for all columns where TRSM's cost grows with them;
+ * counted as the TRSM part of the profile). */
 #include "direct_gpu_state.h"
 
 /* One solve's context. */
@@ -84,6 +87,26 @@ static em_err trsm(em_dgpu *g, int right, int trans, int k, int nrhs, const void
     const cuDoubleComplex one = {1, 0};
     EM_CUBLAS(cublasZtrsm(g->blas, side, CUBLAS_FILL_MODE_LOWER, op, CUBLAS_DIAG_UNIT, M, N, &one,
                           L, m, B, ldb));
+  }
+  return EM_OK;
+}
+
+/* Variant trinv: the same as trsm by the stored inverse Li = L11^-1 (unit
+ * lower, k x k, ld k; direct_ginv_cuda.c): B = op(Li) B or B = B op(Li),
+ * in place (cuBLAS TRMM writes C; C = B is allowed). */
+static em_err trmm(em_dgpu *g, int right, int trans, int k, int nrhs, const void *Li, void *B,
+                   int ldb) {
+  cublasSideMode_t side = right ? CUBLAS_SIDE_RIGHT : CUBLAS_SIDE_LEFT;
+  cublasOperation_t op = trans ? CUBLAS_OP_T : CUBLAS_OP_N;
+  int M = right ? nrhs : k, N = right ? k : nrhs;
+  if (g->single) {
+    const cuComplex one = {1, 0};
+    EM_CUBLAS(cublasCtrmm(g->blas, side, CUBLAS_FILL_MODE_LOWER, op, CUBLAS_DIAG_UNIT, M, N, &one,
+                          Li, k, B, ldb, B, ldb));
+  } else {
+    const cuDoubleComplex one = {1, 0};
+    EM_CUBLAS(cublasZtrmm(g->blas, side, CUBLAS_FILL_MODE_LOWER, op, CUBLAS_DIAG_UNIT, M, N, &one,
+                          Li, k, B, ldb, B, ldb));
   }
   return EM_OK;
 }
@@ -159,7 +182,11 @@ static em_err solve_big(const gs *c, int32_t s, int forward, int slot, int lev) 
     EM_TRY(mark(c, st, P_PROD, lev, 1));
   }
   EM_TRY(mark(c, st, P_TRSM, lev, 0));
-  EM_TRY(trsm(g, il, il ? forward : !forward, (int)k, nrhs, L, (int)m, ys, ldys));
+  if (c->o.trinv) /* y_s = L11^-1 y_s (forward), L11^-T y_s (backward) */
+    EM_TRY(
+        trmm(g, il, il ? forward : !forward, (int)k, nrhs, AT(g->linv, g->linv_off[s]), ys, ldys));
+  else
+    EM_TRY(trsm(g, il, il ? forward : !forward, (int)k, nrhs, L, (int)m, ys, ldys));
   EM_TRY(mark(c, st, P_TRSM, lev, 1));
   if (forward && nb > 0 && !own) { /* t = L21 x; y(below) -= t */
     EM_TRY(mark(c, st, P_PROD, lev, 0));
@@ -233,6 +260,8 @@ em_err em_direct_solve_cuda(const em_direct *F, int nrhs, const void *b, int64_t
   if (c.o.interleave == 2) c.o.interleave = nrhs > 1; /* 2: for blocks only */
   if (c.o.big_own == 2) c.o.big_own = nrhs > 1;
   if (c.o.interleave) c.l = (em_dg_yl){nrhs, 1};
+  if (c.o.trinv == 2) c.o.trinv = nrhs > 1;
+  if (c.o.trinv) EM_TRY(em_dgpu_linv(&F->S, g)); /* once per factor */
   EM_TRY(solve_work(&c, -1));
   if (c.o.streams)
     for (int i = 1; i <= EM_DG_STREAMS; i++) EM_TRY(solve_work(&c, i));

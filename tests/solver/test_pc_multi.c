@@ -12,7 +12,9 @@
  *     below), a tridiagonal chain, a dense row, random sparse, a 3D
  *     Laplacian with a separator of 256 columns (the GPU's cuBLAS path) and
  *     an order-1 curl-curl system; on the GPU also the complex single
- *     factor (its reference: its own values, in double);
+ *     factor (its reference: its own values, in double), every variant of
+ *     the solves (em_direct_gsolve), and trinv's inverses rebuilt by a
+ *     refactorization with new values;
  *   - em_pc_apply_multi with N = 1, 3, 16, 17 against N em_pc_apply for the
  *     direct factor, ILU(0) and pmg on an assembled order-2 system (block
  *     Jacobi, point Jacobi and ILU(0) smoothers; the levels' own rows and
@@ -192,15 +194,37 @@ static void ref_solve(const em_direct *F, const em_cplx *lval, const em_cplx *d,
 static void check_direct_variant(const char *name, em_direct *F, const em_csr *A, em_backend be,
                                  em_prec prec, const char *vname);
 
-/* The GPU solves' variants (em_direct_gsolve): the default (all on), none,
- * and each alone; one variant on the CPU (it ignores them). */
+/* The GPU solves' variants (em_direct_gsolve): all but trinv on, none,
+ * each alone, trinv (the wide triangles by their inverse, built at the
+ * first solve that asks) alone, with streams and interleaved; one variant
+ * on the CPU (it ignores them). */
 static const struct {
   const char *name;
   em_direct_gsolve g;
-} VARIANTS[] = {{"default", {1, 1, 1, 0}},    {"old", {0, 0, 0, 0}},
-                {"interleave", {1, 0, 0, 0}}, {"own", {0, 1, 0, 0}},
-                {"streams", {0, 0, 1, 0}},    {"il+own+profile", {1, 1, 0, 1}}};
+} VARIANTS[] = {{"default", {1, 1, 1, 0, 0}},       {"old", {0, 0, 0, 0, 0}},
+                {"interleave", {1, 0, 0, 0, 0}},    {"own", {0, 1, 0, 0, 0}},
+                {"streams", {0, 0, 1, 0, 0}},       {"trinv", {0, 0, 0, 0, 1}},
+                {"trinv+streams", {0, 0, 1, 0, 1}}, {"il+trinv", {1, 0, 0, 0, 1}},
+                {"il+own+profile", {1, 1, 0, 1, 0}}};
 #define N_VARIANTS ((int)(sizeof VARIANTS / sizeof VARIANTS[0]))
+
+#ifdef EM_HAVE_CUDA
+/* Variant trinv set before a refactorization of the GPU factor with new
+ * values (the diagonal times 1.25 - 0.1i): the inverses come from the new
+ * factor (stale ones would miss the reference, solved with its L). */
+static void check_refactor_trinv(const char *name, em_direct *F, const em_csr *A, em_prec prec) {
+  em_csr *A2 = NULL;
+  REQUIRE_OK(em_csr_copy(A, &A2));
+  for (int32_t i = 0; i < A2->n_rows; i++)
+    for (int64_t p = A2->rowptr[i]; p < A2->rowptr[i + 1]; p++)
+      if (A2->colind[p] == i) A2->val[p] *= 1.25 - 0.1 * I;
+  em_direct_gsolve g = {0, 0, 1, 0, 1};
+  em_direct_set_gsolve(F, &g);
+  EXPECT_OK(em_direct_factor(F, A2, NULL));
+  check_direct_variant(name, F, A2, EM_BACKEND_CUDA, prec, "trinv+streams refactored");
+  em_csr_destroy(&A2);
+}
+#endif
 
 static void check_direct_ord(const char *name, const em_csr *A, em_backend be, em_prec prec,
                              em_pc_ordering ord) {
@@ -215,6 +239,9 @@ static void check_direct_ord(const char *name, const em_csr *A, em_backend be, e
     em_direct_set_gsolve(F, &VARIANTS[v].g);
     check_direct_variant(name, F, A, be, prec, VARIANTS[v].name);
   }
+#ifdef EM_HAVE_CUDA
+  if (be != EM_BACKEND_CPU && F->gpu) check_refactor_trinv(name, F, A, prec);
+#endif
 #ifdef EM_HAVE_CUDA
   if (be != EM_BACKEND_CPU && F->gpu) { /* the profile saw every solve of its variant */
     em_direct_gprofile p;

@@ -1,0 +1,74 @@
+/* direct_ginv_cuda.c - the inverses of the wide supernodes' diagonal blocks
+ * for the GPU solves' variant trinv (em_direct_gsolve.trinv, issue 28).
+ *
+ * A supernode of k >= EM_DG_SOLVE_BIG columns solves L11 x = y (k x k unit
+ * lower, ld m inside lval: em_dg_clean_l11 leaves zeros above and ones on
+ * the diagonal; D is in g->d).  With several columns cuBLAS TRSM costs
+ * nearly a full pass per column; a product with the stored inverse reads
+ * it once for all columns.  So once per factorization
+ *
+ *   Linv_s = L11^-1 I   (TRSM of L11 against the identity, k x k, ld k)
+ *
+ * into one buffer g->linv for all wide supernodes, in the factor's
+ * precision (cuSOLVER's trtri would do the same in half the flops, but
+ * it is not linked: one more library on the device machine for a
+ * one-time cost).  Linv_s is unit lower with explicit zeros above and ones
+ * on the diagonal, so TRMM (and GEMM) can read it. */
+#include "direct_gpu_state.h"
+
+int64_t em_dgpu_linv_entries(const em_dsym *S) {
+  int64_t e = 0;
+  for (int32_t s = 0; s < S->ns; s++) {
+    int64_t k = S->super[s + 1] - S->super[s];
+    if (k >= EM_DG_SOLVE_BIG) e += k * k;
+  }
+  return e;
+}
+
+void em_dgpu_linv_free(em_dgpu *g) {
+  if (g->linv) {
+    em_dev_free(&g->linv);
+    g->bytes -= g->esz * (size_t)g->linv_entries;
+  }
+  em_free(&g->linv_off);
+  g->linv_entries = 0;
+  g->linv_ok = 0;
+}
+
+em_err em_dgpu_linv(const em_dsym *S, em_dgpu *g) {
+  if (g->linv_ok) return EM_OK;
+  em_dgpu_linv_free(g);
+  int64_t e = em_dgpu_linv_entries(S);
+  EM_TRY(em_calloc(&g->linv_off, (size_t)S->ns + 1, sizeof *g->linv_off, "inverse offsets"));
+  if (e > 0) {
+    EM_TRY(em_dgpu_alloc(g, &g->linv, NULL, g->esz * (size_t)e,
+                         "the inverses of the wide supernodes' diagonal blocks (trinv)"));
+    g->linv_entries = e;
+  }
+  cudaStream_t st = g->st[0];
+  EM_CUBLAS(cublasSetStream(g->blas, st));
+  if (e > 0) EM_CUDA(cudaMemsetAsync(g->linv, 0, g->esz * (size_t)e, st));
+  int64_t off = 0;
+  for (int32_t s = 0; s < S->ns; s++) {
+    int64_t k = S->super[s + 1] - S->super[s], m = S->rptr[s + 1] - S->rptr[s];
+    g->linv_off[s] = -1;
+    if (k < EM_DG_SOLVE_BIG) continue;
+    void *X = AT(g->linv, off);
+    const void *L = AT(g->lval, S->lptr[s]);
+    g->linv_off[s] = off;
+    off += k * k;
+    EM_TRY(em_dg_clean_l11(k, k, X, g->single, st)); /* zeros: X = I */
+    if (g->single) {
+      const cuComplex one = {1, 0};
+      EM_CUBLAS(cublasCtrsm(g->blas, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N,
+                            CUBLAS_DIAG_UNIT, (int)k, (int)k, &one, L, (int)m, X, (int)k));
+    } else {
+      const cuDoubleComplex one = {1, 0};
+      EM_CUBLAS(cublasZtrsm(g->blas, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N,
+                            CUBLAS_DIAG_UNIT, (int)k, (int)k, &one, L, (int)m, X, (int)k));
+    }
+  }
+  EM_CUDA(cudaStreamSynchronize(st));
+  g->linv_ok = 1;
+  return EM_OK;
+}
