@@ -17,8 +17,8 @@
 #      kernels for the big supernodes' products), il+own, all (il+own+st),
 #      then the profile of every variant and N (--profile: where one
 #      solve's time goes);
-#   3. with the time left, the 2 x 2 DRA array at order 3 (default variant:
-#      all): the four ports as one block against port 1 alone, pmg and
+#   3. with the time left, the 2 x 2 DRA array at order 3 (the default variant:
+#      streams): the four ports as one block against port 1 alone, pmg and
 #      direct, by scripts/device-arrays.sh (SKIP_SPMM=1 SKIP_TESTS=1).
 # Summary on stdout; logs in $OUT/dgsolve-logs.tgz.  SKIP_TESTS=1,
 # SKIP_SAN=1, SKIP_BENCH=1, SKIP_ARRAY=1 leave a part out; VARIANTS, NS,
@@ -101,7 +101,7 @@ PY
 fi
 
 if [ -z "${SKIP_ARRAY:-}" ] && [ "$(left)" -gt 120 ]; then
-  step "the 2 x 2 array at order 3: four ports as a block against port 1 alone (variant: all)"
+  step "the 2 x 2 array at order 3: four ports as a block against port 1 alone (the default variant: streams)"
   BUILD="$B" SKIP_SPMM=1 SKIP_TESTS=1 DEADLINE=$(($(left) - 10)) OUT="$L" \
     bash scripts/device-arrays.sh > "$L/arrays.log" 2>&1
   grep -E "^=== " "$L/arrays.log" | tail -3
