@@ -729,6 +729,21 @@ em_err em_app_psweep(const em_app_args *a, const em_psweep_args *ps, const em_lo
   EM_TRY(em_calloc(&dspec, MAX_AXES, sizeof *dspec, "declared sweeps"));
   EM_TRY_GOTO(err, em_psweep_declared_axes(a, ps, log, dspec, &nd, &p.pc, &o->usage), done);
   EM_TRY_GOTO(err, build_axes(&p, ps, dspec, nd), done);
+  /* sweep.csv takes port 1's columns from every point's ports.csv: a port
+     subset without port 1 is refused here, not after every point solved */
+  for (int i = a->n_over - 1; i >= 0 && p.n_axis; i--) {
+    if (strcmp(a->over[i].name, "Excitation/ports") || !a->over[i].is_string) continue;
+    uint32_t mask = 0;
+    EM_TRY_GOTO(err, em_excite_parse(a->over[i].string, -1, &mask), done);
+    if (!(mask & 1u)) {
+      err = EM_RAISE(EM_ERR_INPUT,
+                     "Excitation/ports = \"%s\" with --sweep: a design sweep reads port 1's "
+                     "columns (S11, Zin1) of every point; drive port 1 too",
+                     a->over[i].string);
+      goto done;
+    }
+    break;
+  }
   p.quiet = a->log_level == EM_LOG_QUIET;
   if (p.pc.adaptive && p.n_axis) {
     p.def[p.n_def++] = (em_param_override){"Solver/sweep", 1, 0, "adaptive"};

@@ -97,6 +97,12 @@ for v, want in (("0", "port 0"), ("3", "port 3 of 2"), ("abc", "\"abc\" is not a
     check(p.returncode == 1 and f"Excitation/ports = \"{v}\"" in p.stderr and want in p.stderr,
           f"Excitation/ports \"{v}\": exit 1 ({p.returncode}) and a message with '{want}'")
     check(tree(full) == before, f"Excitation/ports \"{v}\": the earlier result intact")
+# a design sweep reads port 1's columns of every point: without port 1 it is
+# refused before any point runs (no folder made), with it the sweep runs
+swp = os.path.join(TMP, "sweep_port2")
+p = run(WG, swp, *WGA, *sets("Excitation/ports", "2"), "--sweep", "Materials/air/eps_r=1,1.1")
+check(p.returncode == 1 and "design sweep reads port 1" in p.stderr and not os.path.exists(swp),
+      f"--sweep with Excitation/ports 2: refused up front (exit {p.returncode}), nothing written")
 # a --resume of the complete port-2 run asking for port 1: another run, refused
 before = tree(sub)
 p = run(WG, sub, *WGA, *sets("Excitation/ports", "1"), "--resume")
