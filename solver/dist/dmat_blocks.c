@@ -100,14 +100,7 @@ static void fill_row(const em_dmat *M, const em_blockmat *A, const int32_t *goff
       C->val[p + k] = B->val[src[key[k] & 0xffffffffu]];
     }
   }
-  /* this row's ghost columns sorted (insertion: rows are short) */
-  for (int64_t p = o0 + 1; p < po; p++)
-    for (int64_t s = p; s > o0 && O->colind[s - 1] > O->colind[s]; s--) {
-      int32_t c = O->colind[s];
-      em_cplx v = O->val[s];
-      O->colind[s] = O->colind[s - 1], O->val[s] = O->val[s - 1];
-      O->colind[s - 1] = c, O->val[s - 1] = v;
-    }
+  if (O) em_dmat_sort_row(O->colind, O->val, o0, po); /* as the old split */
 }
 
 /* pass 3 over all rows, each thread with its own key buffers */

@@ -38,6 +38,18 @@ typedef struct em_dmat_ghost {
   int32_t id, owner;
 } em_dmat_ghost;
 
+/* entries [b, e) of a row of ghost couplings sorted by column, the values
+ * along (insertion: rows are short; equal columns keep their order) */
+static inline void em_dmat_sort_row(int32_t *col, em_cplx *val, int64_t b, int64_t e) {
+  for (int64_t p = b + 1; p < e; p++)
+    for (int64_t s = p; s > b && col[s - 1] > col[s]; s--) {
+      int32_t c = col[s];
+      em_cplx v = val[s];
+      col[s] = col[s - 1], val[s] = val[s - 1];
+      col[s - 1] = c, val[s - 1] = v;
+    }
+}
+
 /* mark[j] = 1 from any thread (an atomic read, then write when unset) */
 static inline void em_dmat_mark(uint8_t *mark, int32_t j) {
   uint8_t m;

@@ -96,14 +96,7 @@ static em_err split_rows(const em_dmat *M, const em_csr *R, const int32_t *g2l, 
         b->val[po++] = R->val[q];
       }
     }
-    /* sort this row's ghost columns (insertion: rows are short) */
-    for (int64_t p = o0 + 1; p < po; p++)
-      for (int64_t s = p; s > o0 && b->colind[s - 1] > b->colind[s]; s--) {
-        int32_t c = b->colind[s];
-        em_cplx v = b->val[s];
-        b->colind[s] = b->colind[s - 1], b->val[s] = b->val[s - 1];
-        b->colind[s - 1] = c, b->val[s - 1] = v;
-      }
+    em_dmat_sort_row(b->colind, b->val, o0, po);
   }
   return EM_OK;
 }

@@ -91,15 +91,21 @@ static em_err coarse(dpmg *p, const void *r, void *z, int first) {
     EM_TRY(em_spmat_spmv(p->Sc, res, cb, 0, NULL));
     if (p->vc) EM_TRY(p->vc->ops->download(p->vc, cb, p->ch));
   }
-  em_cplx *all = NULL;
-  EM_TRY(em_dist_gatherv(p->M->d, p->ch, (size_t)p->n_cl, EM_DIST_CPLX, (void **)&all, NULL, 0));
-  em_err err = EM_OK;
-  if (p->M->rank == 0)
-    err = coarse_root(p, all);
-  else if (p->n_cl)
-    err = em_dist_recv(p->M->d, p->ch, (size_t)p->n_cl * sizeof *p->ch, 0, TAG_COARSE, NULL, NULL);
-  em_free(&all);
-  EM_TRY(err);
+  /* the rows to rank 0 into its kept buffer: the counts are known since
+     the set-up, so no gather of them nor an allocation per V-cycle */
+  const em_dist *d = p->M->d;
+  size_t es = sizeof *p->ch;
+  if (p->M->rank == 0) {
+    memcpy(p->all, p->ch, (size_t)p->n_cl * es);
+    int64_t at = p->cnt[0];
+    for (int r = 1; r < em_dist_size(d); at += p->cnt[r++])
+      if (p->cnt[r])
+        EM_TRY(em_dist_recv(d, p->all + at, (size_t)p->cnt[r] * es, r, TAG_COARSE_UP, NULL, NULL));
+    EM_TRY(coarse_root(p, p->all));
+  } else if (p->n_cl) {
+    EM_TRY(em_dist_send(d, p->ch, (size_t)p->n_cl * es, 0, TAG_COARSE_UP));
+    EM_TRY(em_dist_recv(d, p->ch, (size_t)p->n_cl * es, 0, TAG_COARSE, NULL, NULL));
+  }
   if (p->n_cl) {
     if (p->vc) EM_TRY(p->vc->ops->upload(p->vc, p->ch, cb));
     EM_TRY(em_spmat_spmv(p->ScT, cb, z, 1, NULL));
@@ -144,6 +150,7 @@ static void dpmg_destroy(em_pc *pc) {
   em_free(&p->cnt);
   em_free(&p->cg_all);
   em_free(&p->cs);
+  em_free(&p->all);
   if (p->dcs) p->vcs->ops->free(p->vcs, &p->dcs);
   em_vec_destroy(&p->vcs);
   em_pc_destroy(&p->F);

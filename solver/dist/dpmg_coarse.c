@@ -109,7 +109,8 @@ static em_err factor(dpmg *p, const int32_t *ti, const int32_t *tj, const em_cpl
               "distributed pmg: coarse level of %lld unknowns (%lld entries) gathered to rank 0 "
               "(%.2f s) and factored there (%s, %s, %lld entries of L, %.1f MB; %.2f s the "
               "matrix, %.2f s the factor)",
-              (long long)p->n_c, (long long)nt, t_gather, co.backend == EM_BACKEND_CPU ? "cpu" : "gpu",
+              (long long)p->n_c, (long long)nt, t_gather,
+              co.backend == EM_BACKEND_CPU ? "cpu" : "gpu",
               co.prec == EM_PREC_SINGLE ? "complex single" : "complex double",
               (long long)ci.factor_nnz, ci.bytes / 1e6, t_csr, ci.t_setup);
   return EM_OK;
@@ -140,6 +141,7 @@ em_err em_dpmg_coarse_build(dpmg *p, const uint8_t *coarse_glob, const em_pc_opt
     EM_TRY_GOTO(err, em_calloc(&p->cnt, (size_t)M->size, sizeof *p->cnt, "coarse counts"), done);
     EM_TRY_GOTO(err, em_calloc(&tcnt, (size_t)M->size, sizeof *tcnt, "coarse counts"), done);
     EM_TRY_GOTO(err, em_calloc(&p->cs, (size_t)p->n_c + 1, sizeof *p->cs, "coarse vector"), done);
+    EM_TRY_GOTO(err, em_calloc(&p->all, (size_t)p->n_c + 1, sizeof *p->all, "coarse rows"), done);
   }
   EM_TRY_GOTO(err,
               em_dist_gatherv(d, cg, (size_t)p->n_cl, EM_DIST_INT, (void **)&p->cg_all, p->cnt, 0),

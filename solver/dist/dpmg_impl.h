@@ -7,7 +7,8 @@
 #include "pc_impl.h"
 #include "pmg_impl.h"
 
-#define TAG_COARSE 32702
+#define TAG_COARSE 32702    /* rank 0 -> rank: its part of the coarse solution */
+#define TAG_COARSE_UP 32703 /* rank -> rank 0: its coarse residual rows */
 
 typedef struct dpmg {
   em_dmat *M;
@@ -29,6 +30,7 @@ typedef struct dpmg {
   int64_t *cnt;    /* root: each rank's coarse rows */
   int32_t *cg_all; /* root: global coarse index of each gathered value */
   em_cplx *cs;     /* root: the coarse vector, global coarse order */
+  em_cplx *all;    /* root: the ranks' coarse rows one after the other */
   em_pc *F;        /* root: the direct factor of A_CC (the pc's precision:
                       complex single with Solver/precision mixed on a GPU) */
   em_vec *vcs;     /* root: its right-hand side and solution in the backend */
