@@ -22,7 +22,7 @@
  * GPU direct solves' variants (em_direct_gsolve) tried in turn on the same
  * factor (the direct pc's, pmg's coarse one): "old" none, "il" interleaved
  * y, "own" own kernels for the big supernodes' products, "st" their
- * streams, "inv" their triangles by TRMM with the stored inverse of L11
+ * streams, "inv" their triangles by GEMM with the stored inverse of L11
  * (trinv; built at the variant's first solve, in its warm-up), joined by
  * '+' ("il+own"), "all" il+own+st (the default variants list).
  * --profile: then, for each variant and N, the block applies again with
@@ -216,9 +216,9 @@ static int parse_variant(const char *v, em_direct_gsolve *g) {
     g->interleave = g->big_own = g->streams = 1;
     return 0;
   }
-  if (!strcmp(v, "auto")) { /* the default: streams; the others with several columns */
+  if (!strcmp(v, "auto")) { /* the default (streams, trinv); the others with several columns */
     g->interleave = g->big_own = 2;
-    g->streams = 1;
+    g->streams = g->trinv = 1;
     return 0;
   }
   char buf[64];

@@ -12,13 +12,13 @@
 #   2. bench/pc_multi_bench on the default DRA's order-3 matrix (emsolve
 #      --dump-matrix), direct and pmg with single factors (--prec mixed),
 #      N = 1, 4, 8, the variants old (no variant), st (the wide
-#      supernodes on streams: the default), inv (their triangles by TRMM
-#      with the stored L11^-1, trinv), inv+st, il (interleaved y), own (own
+#      supernodes on streams), inv (their triangles by GEMM
+#      with the stored L11^-1, trinv), inv+st (the default), il (interleaved y), own (own
 #      kernels for the big supernodes' products), il+own, all (il+own+st),
 #      then the profile of every variant and N (--profile: where one
 #      solve's time goes);
-#   3. with the time left, the 2 x 2 DRA array at order 3 (the default variant:
-#      streams): the four ports as one block against port 1 alone, pmg and
+#   3. with the time left, the 2 x 2 DRA array at order 3 (the default variants:
+#      streams and trinv): the four ports as one block against port 1 alone, pmg and
 #      direct, by scripts/device-arrays.sh (SKIP_SPMM=1 SKIP_TESTS=1).
 # Summary on stdout; logs in $OUT/dgsolve-logs.tgz.  SKIP_TESTS=1,
 # SKIP_SAN=1, SKIP_BENCH=1, SKIP_ARRAY=1 leave a part out; VARIANTS, NS,
@@ -56,7 +56,7 @@ fi
 
 if [ -z "${SKIP_SAN:-}" ] && command -v compute-sanitizer > /dev/null; then
   step "compute-sanitizer memcheck: test_pc_multi gpu"
-  timeout -k 5 "$(cap 80)" compute-sanitizer --tool memcheck --error-exitcode 3 \
+  timeout -k 5 "$(cap "${SAN_CAP:-80}")" compute-sanitizer --tool memcheck --error-exitcode 3 \
     "$B/tests/solver/test_pc_multi" gpu direct > "$L/memcheck.log" 2>&1
   echo "memcheck rc=$? (0: clean; 3: errors; 124: out of time)"
   grep -E "ERROR SUMMARY|Invalid|FAILED" "$L/memcheck.log" | head -5
@@ -93,15 +93,16 @@ for r in d["results"]:
             line += f" N={N} {x['block_ms']:8.2f} ms {x['block_ms'] / one:5.2f}x |"
     print(line + f" block vs singles {r['diff']:.1e}")
 PY
-  # where one solve's time goes: the profile of old, st (the default) and
-  # inv+st (trinv) at N = 1 and 4 (fwd-trsm / bwd-trsm: TRMM under inv)
+  # where one solve's time goes: the profile of old, st and inv+st (the
+  # default, streams and trinv) at N = 1 and 4 (fwd-trsm / bwd-trsm: the
+  # GEMM by L11^-1 under inv)
   grep -A4 -E "profile .*\[(old|st|inv\+st)\], N = (1|4):" "$L/pc_multi_bench.log" | grep -vE "costliest|levels \(" |
     cut -c1-400
   grep -E "differ|error|rror" "$L/pc_multi_bench.log" | head -5
 fi
 
 if [ -z "${SKIP_ARRAY:-}" ] && [ "$(left)" -gt 120 ]; then
-  step "the 2 x 2 array at order 3: four ports as a block against port 1 alone (the default variant: streams)"
+  step "the 2 x 2 array at order 3: four ports as a block against port 1 alone (the default variants)"
   BUILD="$B" SKIP_SPMM=1 SKIP_TESTS=1 DEADLINE=$(($(left) - 10)) OUT="$L" \
     bash scripts/device-arrays.sh > "$L/arrays.log" 2>&1
   grep -E "^=== " "$L/arrays.log" | tail -3

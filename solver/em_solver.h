@@ -266,12 +266,13 @@ typedef struct em_direct_gsolve {
                      by part (em_direct_gprofile); costs host time per
                      launch, so for measurements only */
   int trinv;      /* 1: the wide supernodes' triangles by a product with
-                     their inverse (TRMM: y_s = L11^-1 y_s, read once for
+                     their inverse (GEMM: y_s = L11^-1 y_s, read once for
                      all columns) instead of TRSM; the inverses are built
                      on the device after each factorization with this set,
                      or at the first solve that asks (one more k x k block
-                     per wide supernode, in the factor's precision); 0
-                     (default): TRSM; 2: with several columns only */
+                     per wide supernode, in the factor's precision); on
+                     by default (faster for one column and for four on
+                     an H200); 0: TRSM; 2: with several columns only */
 } em_direct_gsolve;
 
 typedef struct em_direct_opts {

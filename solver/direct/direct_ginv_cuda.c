@@ -13,7 +13,7 @@
  * precision (cuSOLVER's trtri would do the same in half the flops, but
  * it is not linked: one more library on the device machine for a
  * one-time cost).  Linv_s is unit lower with explicit zeros above and ones
- * on the diagonal, so TRMM (and GEMM) can read it. */
+ * on the diagonal, so a GEMM can read it whole. */
 #include "direct_gpu_state.h"
 
 int64_t em_dgpu_linv_entries(const em_dsym *S) {

@@ -175,6 +175,7 @@ void em_dgpu_destroy(em_dgpu **gp) {
     em_dev_free(&g->W[i]);
     em_dev_free(&g->t[i]);
     em_dev_free(&g->ys[i]);
+    em_dev_free(&g->yi[i]);
     if (g->join[i]) cudaEventDestroy(g->join[i]);
     if (g->st[i]) cudaStreamDestroy(g->st[i]);
   }

@@ -50,9 +50,10 @@ struct em_dgpu {
   em_cplx *vals_h;  /* host staging (pinned) of the scaled values */
   void *vals;       /* device */
   /* solve work: y (n x nrhs); per stream slot the big supernodes' t
-     (their rows below, gathered) and ys (a complex single copy of y_s) */
-  void *y, *t[EM_DG_STREAMS + 1], *ys[EM_DG_STREAMS + 1];
-  int64_t y_cap, t_cap[EM_DG_STREAMS + 1], ys_cap[EM_DG_STREAMS + 1];
+     (their rows below, gathered), ys (a complex single copy of y_s) and
+     yi (trinv: L11^-1 y_s, the GEMM's output, in the factor's precision) */
+  void *y, *t[EM_DG_STREAMS + 1], *ys[EM_DG_STREAMS + 1], *yi[EM_DG_STREAMS + 1];
+  int64_t y_cap, t_cap[EM_DG_STREAMS + 1], ys_cap[EM_DG_STREAMS + 1], yi_cap[EM_DG_STREAMS + 1];
   int64_t big_nb, big_k;               /* most rows below, columns of the
                                           solves' big supernodes (-1: not
                                           known yet) */

@@ -15,7 +15,7 @@
  * scatter), streams (a level's big supernodes on the other streams beside
  * its level kernel, joined by events before the next level), profile
  * (CUDA events around every launch, direct_gprof_cuda.c), trinv (the
- * triangle by TRMM with the stored L11^-1, direct_ginv_cuda.c: a product
+ * triangle by a GEMM with the stored L11^-1, direct_ginv_cuda.c: a product
  * reads the block once for all columns where TRSM's cost grows with them;
  * counted as the TRSM part of the profile). */
 #include "direct_gpu_state.h"
@@ -35,7 +35,8 @@ static em_err mark(const gs *c, cudaStream_t st, int part, int level, int end) {
 }
 
 /* y for nrhs columns; the work of stream slot i: t (the rows below of the
- * widest big supernode, GEMM path) and ys (its y_s in single). */
+ * widest big supernode, GEMM path), ys (its y_s in single) and yi (trinv:
+ * the product L11^-1 y_s). */
 static em_err solve_work(const gs *c, int slot) {
   em_dgpu *g = c->g;
   const em_dsym *S = &c->F->S;
@@ -69,6 +70,13 @@ static em_err solve_work(const gs *c, int slot) {
     EM_TRY(em_dgpu_alloc(g, &g->ys[slot], NULL, 8 * (size_t)nk, "solve work"));
     g->ys_cap[slot] = nk;
   }
+  int64_t ni = c->o.trinv ? g->big_k * c->nrhs : 0;
+  if (ni > g->yi_cap[slot]) {
+    em_dev_free(&g->yi[slot]);
+    g->yi_cap[slot] = 0;
+    EM_TRY(em_dgpu_alloc(g, &g->yi[slot], NULL, g->esz * (size_t)ni, "solve work (trinv)"));
+    g->yi_cap[slot] = ni;
+  }
   return EM_OK;
 }
 
@@ -91,26 +99,6 @@ static em_err trsm(em_dgpu *g, int right, int trans, int k, int nrhs, const void
   return EM_OK;
 }
 
-/* Variant trinv: the same as trsm by the stored inverse Li = L11^-1 (unit
- * lower, k x k, ld k; direct_ginv_cuda.c): B = op(Li) B or B = B op(Li),
- * in place (cuBLAS TRMM writes C; C = B is allowed). */
-static em_err trmm(em_dgpu *g, int right, int trans, int k, int nrhs, const void *Li, void *B,
-                   int ldb) {
-  cublasSideMode_t side = right ? CUBLAS_SIDE_RIGHT : CUBLAS_SIDE_LEFT;
-  cublasOperation_t op = trans ? CUBLAS_OP_T : CUBLAS_OP_N;
-  int M = right ? nrhs : k, N = right ? k : nrhs;
-  if (g->single) {
-    const cuComplex one = {1, 0};
-    EM_CUBLAS(cublasCtrmm(g->blas, side, CUBLAS_FILL_MODE_LOWER, op, CUBLAS_DIAG_UNIT, M, N, &one,
-                          Li, k, B, ldb, B, ldb));
-  } else {
-    const cuDoubleComplex one = {1, 0};
-    EM_CUBLAS(cublasZtrmm(g->blas, side, CUBLAS_FILL_MODE_LOWER, op, CUBLAS_DIAG_UNIT, M, N, &one,
-                          Li, k, B, ldb, B, ldb));
-  }
-  return EM_OK;
-}
-
 /* C = alpha op(A) op(B) + beta C in the factor's precision (alpha +-1,
  * beta 0 or 1). */
 static em_err gemm(em_dgpu *g, int ta, int tb, int M, int N, int K, double alpha, const void *A,
@@ -124,6 +112,22 @@ static em_err gemm(em_dgpu *g, int ta, int tb, int M, int N, int K, double alpha
     EM_CUBLAS(cublasZgemm(g->blas, oa, ob, M, N, K, &a, A, lda, B, ldb, &b, C, ldc));
   }
   return EM_OK;
+}
+
+/* Variant trinv: the triangle by a product with the stored inverse Li =
+ * L11^-1 (k x k, ld k, explicit zeros above: direct_ginv_cuda.c), into yi:
+ *   column-major y_s (k x nrhs):    yi = Li y_s (forward), Li^T y_s (backward)
+ *   interleaved y_s^T (nrhs x k):   yi = y_s^T Li^T (forward), y_s^T Li (backward)
+ * GEMM, not TRMM: on an H200 (the DRA's order-3 factor, one column)
+ * cuBLAS TRMM was slower than the TRSM it replaced (the forward triangles
+ * 7.0 -> 24.2 ms summed over the streams; the solve 15.5 -> 23.0 ms),
+ * while a GEMM reads Li once at the bandwidth with no chain of dependent
+ * blocks; it costs the zeros above the diagonal (twice the triangle's
+ * bytes). */
+static em_err trinv_gemm(em_dgpu *g, int il, int forward, int k, int nrhs, const void *Li,
+                         const void *ys, int ldys, void *yi) {
+  if (il) return gemm(g, 0, forward, nrhs, k, k, 1, ys, ldys, Li, k, 0, yi, nrhs);
+  return gemm(g, !forward, 0, k, nrhs, k, 1, Li, k, ys, ldys, 0, yi, k);
 }
 
 /* y_s (k rows from c0, in y's layout) to or from its single copy ys
@@ -182,10 +186,17 @@ static em_err solve_big(const gs *c, int32_t s, int forward, int slot, int lev) 
     EM_TRY(mark(c, st, P_PROD, lev, 1));
   }
   EM_TRY(mark(c, st, P_TRSM, lev, 0));
-  if (c->o.trinv) /* y_s = L11^-1 y_s (forward), L11^-T y_s (backward) */
-    EM_TRY(
-        trmm(g, il, il ? forward : !forward, (int)k, nrhs, AT(g->linv, g->linv_off[s]), ys, ldys));
-  else
+  if (c->o.trinv) { /* y_s = Li y_s (forward), Li^T y_s (backward), Li = L11^-1 */
+    EM_TRY(trinv_gemm(g, il, forward, (int)k, nrhs, AT(g->linv, g->linv_off[s]), ys, ldys,
+                      g->yi[slot]));
+    if (sg) /* the single copy moves to yi (same layout) */
+      ys = g->yi[slot];
+    else if (il) /* back into y: one run of k nrhs values */
+      EM_CUDA(
+          cudaMemcpyAsync(ys, g->yi[slot], 16 * (size_t)(k * nrhs), cudaMemcpyDeviceToDevice, st));
+    else
+      EM_TRY(em_dg_copy2d(k, nrhs, g->yi[slot], k, 0, ys, S->n, 0, st));
+  } else
     EM_TRY(trsm(g, il, il ? forward : !forward, (int)k, nrhs, L, (int)m, ys, ldys));
   EM_TRY(mark(c, st, P_TRSM, lev, 1));
   if (forward && nb > 0 && !own) { /* t = L21 x; y(below) -= t */

@@ -142,12 +142,21 @@ static void check_solve(const em_operator *A, em_pc *pc, const em_csr *Ah, em_ks
       /* the GPU's SpMM and multi-column preconditioner sum in another order
          than its SpMV (and its factor's fronts add with atomics): the
          columns round differently, and the counts move with rounding.
-         COCG / GMRES: within 2 + 10 %.  BiCGSTAB's irregular convergence
-         over 200-270 iterations of the order-3 box moves more (H200
-         2026-11-27: 224 vs 245, 253 vs 271; H100 2026-11-28 with the
-         multi-column pmg: 273 vs 233, the solutions agreeing to 1.8e-10):
-         within 2 + 20 %; the solutions to 1e-6 in every case */
-      int spread = 2 + s1[j].iterations / (meth == EM_KSP_BICGSTAB ? 5 : 10);
+         COCG / GMRES: within 2 + 10 %.  BiCGSTAB's count is chaotic under
+         rounding on the order-3 box (H200 2026-11-27: 224 vs 245, 253 vs
+         271; H100 2026-11-28: 273 vs 233; H200 2026-11-28: 295 vs 235, the
+         same build passing the call before): no bound on it separates a
+         defect from rounding, so BiCGSTAB is held to what is stable, the
+         converged solution (1e-6 against the columns solved alone, the
+         true residual above); the block apply itself is compared with
+         single applies column by column in test_pc_multi_gpu, and the
+         lockstep iteration bit for bit on the CPU above */
+      if (meth == EM_KSP_BICGSTAB) {
+        EXPECT(e < 1e-6, "%s column %d: block and alone differ by %.2e (%d / %d iterations)", label,
+               j + 1, e, s2[j].iterations, s1[j].iterations);
+        continue;
+      }
+      int spread = 2 + s1[j].iterations / 10;
       EXPECT(abs(s1[j].iterations - s2[j].iterations) <= spread && e < 1e-6,
              "%s column %d: block %d iterations, alone %d; solutions differ by %.2e", label, j + 1,
              s2[j].iterations, s1[j].iterations, e);
