@@ -49,7 +49,10 @@ for f in files:
     check(filecmp.cmp(os.path.join(a, f), os.path.join(b, f), shallow=False),
           f"{f}: the same bytes with and without the overlap")
 
-rc, _, err, out = run(*base, *sets("Solver/preconditioner", "ilu0"), *setn("Solver/overlap", 1))
+# (ILU(0) does not converge here in 5 iterations: exit 3, the results written)
+rc, _, err, out = run(*base, *sets("Solver/preconditioner", "ilu0"), *setn("Solver/overlap", 1),
+                      *setn("Solver/max_iterations", 5), expect_ok=False)
+check(rc in (0, 3), f"ilu0: exit {rc}")
 check("(overlapped)" not in err and summary(out)["stages_s"]["overlapped"] == 0,
       "ilu0: nothing overlapped")
 finish()
