@@ -239,6 +239,8 @@ static int parse_variant(const char *v, em_direct_gsolve *g) {
       g->trinv = 1;
     else if (!strcmp(t, "tlev")) /* level kernels' threads by the level */
       g->level_threads = -1;
+    else if (!strcmp(t, "tgrad")) /* graded: 1024 / 512 / 256 / 128 */
+      g->level_threads = -2;
     else if (t[0] == 't' && atoi(t + 1) > 0) /* t256: level kernels on 256 threads */
       g->level_threads = atoi(t + 1);
     else

@@ -563,6 +563,10 @@ inline cudaStream_t st(void *s) {
 template <typename F, int RB>
 void level_run(bool fwd, em_dg_sym S, const int32_t *sn, int32_t count, const void *lval, int nrhs,
                double2 *y, yl l, int threads, cudaStream_t s) {
+  cudaFuncAttributes a;  // no more threads than the kernel's registers allow
+  cudaError_t e = fwd ? cudaFuncGetAttributes(&a, fwd_level_kernel<F, RB>)
+                      : cudaFuncGetAttributes(&a, bwd_level_kernel<F, RB>);
+  if (e == cudaSuccess && threads > a.maxThreadsPerBlock) threads = a.maxThreadsPerBlock & ~31;
   if (fwd)
     fwd_level_kernel<F, RB><<<count, threads, 0, s>>>(S, sn, (const F *)lval, nrhs, y, l);
   else
@@ -581,13 +585,15 @@ void level_launch(em_dg_sym S, const int32_t *sn, int32_t count, const void *lva
 
 // Threads per block of a level kernel: em_direct_gsolve.level_threads (0:
 // 128; -1: 512 for a level of fewer supernodes than twice the SMs, whose
-// blocks then run alone on their SMs and wait on their barriers, else 128).
+// blocks then run alone on their SMs and wait on their barriers, else 128;
+// -2, graded: 1024 below the SMs, 512 below twice, 256 below 8 times).
 int level_threads(int want, int32_t count) {
   if (want > 0) return want;
   if (want == 0) return 128;
   int dev = 0, sms = 132;
   if (cudaGetDevice(&dev) == cudaSuccess)
     cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
+  if (want == -2) return count < sms ? 1024 : count < 2 * sms ? 512 : count < 8 * sms ? 256 : 128;
   return count < 2 * sms ? 512 : 128;
 }
 

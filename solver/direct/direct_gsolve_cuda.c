@@ -273,8 +273,8 @@ em_err em_direct_solve_cuda(const em_direct *F, int nrhs, const void *b, int64_t
   if (c.o.interleave) c.l = (em_dg_yl){nrhs, 1};
   if (c.o.trinv == 2) c.o.trinv = nrhs > 1;
   int lt = c.o.level_threads;
-  EM_CHECK(lt == -1 || (lt >= 0 && lt <= 1024 && lt % 32 == 0), EM_ERR_ARG,
-           "GPU solve: level_threads = %d (0, -1 or a multiple of 32 up to 1024)", lt);
+  EM_CHECK(lt == -1 || lt == -2 || (lt >= 0 && lt <= 1024 && lt % 32 == 0), EM_ERR_ARG,
+           "GPU solve: level_threads = %d (0, -1, -2 or a multiple of 32 up to 1024)", lt);
   if (c.o.trinv) EM_TRY(em_dgpu_linv(&F->S, g)); /* once per factor */
   EM_TRY(solve_work(&c, -1));
   if (c.o.streams)

@@ -197,8 +197,9 @@ static void check_direct_variant(const char *name, em_direct *F, const em_csr *A
 /* The GPU solves' variants (em_direct_gsolve): all but trinv on, none,
  * each alone, trinv (the wide triangles by their inverse, built at the
  * first solve that asks) alone, with streams and interleaved; the level
- * kernels on 512 and 96 threads per block (a multiple of 32 below 128) and
- * by the level (-1); one variant on the CPU (it ignores them). */
+ * kernels on 512, 1024 (or what the kernel's registers allow) and 96
+ * threads per block (a multiple of 32 below 128), by the level (-1) and
+ * graded (-2); one variant on the CPU (it ignores them). */
 static const struct {
   const char *name;
   em_direct_gsolve g;
@@ -213,7 +214,9 @@ static const struct {
                 {"il+own+profile", {1, 1, 0, 1, 0, 0}},
                 {"levels on 512 threads", {0, 0, 1, 0, 1, 512}},
                 {"levels on 96 threads", {1, 0, 0, 0, 0, 96}},
-                {"levels by the level", {0, 0, 1, 0, 1, -1}}};
+                {"levels by the level", {0, 0, 1, 0, 1, -1}},
+                {"levels graded", {0, 0, 1, 0, 1, -2}},
+                {"levels on 1024 threads", {0, 0, 0, 0, 0, 1024}}};
 #define N_VARIANTS ((int)(sizeof VARIANTS / sizeof VARIANTS[0]))
 
 #ifdef EM_HAVE_CUDA
