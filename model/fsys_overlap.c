@@ -100,8 +100,9 @@ em_err em_fsys_ahead_start(em_fsys *s, const em_log *log) {
     return EM_OK;
   }
   s->ahead = h;
-  em_log_verbose(log, "overlap: the direct factor's ordering and symbolic analysis begin on a "
-                      "thread of their own beside the assembly");
+  em_log_verbose(log,
+                 "overlap: the direct factor's ordering and symbolic analysis begin on a "
+                 "thread of their own beside the assembly");
   return EM_OK;
 }
 

@@ -162,13 +162,13 @@ em_err em_direct_memory_check(em_direct *F, const em_log *log) {
                    (double)in->bytes_peak / GIB, avail / GIB);
   } else if (avail > 0 && (double)in->bytes_peak > avail) {
     em_err err = EM_RAISE(EM_ERR_MEMORY,
-                   "direct factorization needs %.2f GiB for L (nnz(L) = %lld, %lld entries "
-                   "stored) and %.2f GiB in all, more than the %.2f GiB %s (%s ordering%s)",
-                   (double)in->bytes_factor / GIB, (long long)in->nnz_l, (long long)in->nnz_stored,
-                   (double)in->bytes_peak / GIB, avail / GIB,
-                   o->mem_limit > 0 ? "allowed (mem_limit)" : "available (MemAvailable)",
-                   em_ordering_name(o->ordering),
-                   o->ordering == EM_ORDERING_ND ? "" : "; 'nd' fills far less");
+                          "direct factorization needs %.2f GiB for L (nnz(L) = %lld, %lld entries "
+                          "stored) and %.2f GiB in all, more than the %.2f GiB %s (%s ordering%s)",
+                          (double)in->bytes_factor / GIB, (long long)in->nnz_l,
+                          (long long)in->nnz_stored, (double)in->bytes_peak / GIB, avail / GIB,
+                          o->mem_limit > 0 ? "allowed (mem_limit)" : "available (MemAvailable)",
+                          em_ordering_name(o->ordering),
+                          o->ordering == EM_ORDERING_ND ? "" : "; 'nd' fills far less");
     return err;
   }
   return EM_OK;

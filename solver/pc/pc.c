@@ -104,8 +104,8 @@ em_err em_pc_create(const em_csr *A, const em_pc_opts *o, const em_log *log, em_
   return create(A, o, NULL, log, out);
 }
 
-em_err em_pc_create_analysed(const em_csr *A, const em_pc_opts *o, em_direct **F,
-                             const em_log *log, em_pc **out) {
+em_err em_pc_create_analysed(const em_csr *A, const em_pc_opts *o, em_direct **F, const em_log *log,
+                             em_pc **out) {
   em_err err = EM_OK;
   if (!F || !*F || !o || o->type != EM_PC_DIRECT)
     err = EM_RAISE(EM_ERR_ARG, "em_pc_create_analysed: no analysis, or not a direct pc");
