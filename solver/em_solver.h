@@ -305,6 +305,13 @@ typedef struct em_direct_gsolve {
                      per wide supernode, in the factor's precision); on
                      by default (faster for one column and for four on
                      an H200); 0: TRSM; 2: with several columns only */
+  int level_threads; /* threads per block of the level kernels (one block
+                        per small supernode; each step of its triangle is
+                        a barrier): -1 (default) by the level: 512 where
+                        it has fewer supernodes than twice the SMs (the
+                        top of the tree, where one block's latency is the
+                        level's time), else 128; 0: 128; a multiple of 32
+                        up to 1024 */
 } em_direct_gsolve;
 
 typedef struct em_direct_opts {

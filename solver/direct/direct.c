@@ -27,10 +27,11 @@ void em_direct_opts_default(em_direct_opts *o) {
   o->prec = EM_PREC_DOUBLE;
   em_nd_opts_default(&o->nd);
   o->progress_s = 10;
-  /* streams and trinv: the two that paid (docs/solvers.md: on an H200 the
-     DRA's one-column solve 27.6 -> 15.5 -> 13.7 ms, four columns 60.8 ->
-     31.7 -> 24.3 ms) */
-  o->gsolve = (em_direct_gsolve){0, 0, 1, 0, 1};
+  /* streams, trinv and the level kernels' threads by the level: those
+     that paid (docs/solvers.md: on an H200 the DRA's one-column solve 27.6
+     -> 15.5 -> 13.7 -> 8.0 ms, four columns 60.8 -> 31.7 -> 24.3 -> 12.3
+     ms) */
+  o->gsolve = (em_direct_gsolve){0, 0, 1, 0, 1, -1};
 }
 
 void em_direct_set_gsolve(em_direct *F, const em_direct_gsolve *g) {
