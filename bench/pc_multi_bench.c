@@ -29,7 +29,11 @@
  * '+' ("il+own"), "all" il+own+st (the default variants list).
  * --profile: then, for each variant and N, the block applies again with
  * the solves' CUDA-event profile on: where the time of one solve goes
- * (em_direct_gprofile), the schedule's shape, the costliest levels. */
+ * (em_direct_gprofile), the schedule's shape, the costliest levels; for pmg
+ * (CPU too) also its V-cycle's profile (em_pc_pmg_profile): ms and steps
+ * per cycle of each part (zero, the levels' residual products, gathers,
+ * smoothers, scatters, the coarse set's product, gather, solve, scatter)
+ * and of each level. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -303,6 +307,41 @@ done:
   return err;
 }
 
+/* pmg's V-cycle profile (em_pc_pmg_profile) of the block applies of N
+ * columns: per cycle, each part's ms and steps, each level's ms, and the
+ * non-coarse rest (the cycle less the coarse solve). */
+static em_err profile_pmg(em_pc *pc, em_backend be, int32_t n, const em_cplx *xh, int N, int reps,
+                          const char *name) {
+  size_t all = (size_t)n * NMAX * sizeof(em_cplx);
+  em_err err = EM_OK;
+  void *R = NULL, *Z = NULL;
+  double ms = 0;
+  EM_TRY_GOTO(err, alloc_be(be, all, xh, &R), done);
+  EM_TRY_GOTO(err, alloc_be(be, all, NULL, &Z), done);
+  em_pc_pmg_profile_reset(pc);
+  EM_TRY_GOTO(err, time_it(pc, be, n, R, Z, N, 1, reps, &ms), done);
+  em_pmg_profile p;
+  EM_TRY_GOTO(err, em_pc_pmg_profile(pc, &p), done);
+  double c = p.cycles > 0 ? (double)p.cycles : 1;
+  printf(
+      "  pmg profile %s, N = %d: %lld cycles of %.0f columns, per cycle %.3f ms (stamps), "
+      "%.3f ms without the coarse solve\n   ",
+      name, N, (long long)p.cycles, (double)p.columns / c, p.total_ms / c,
+      (p.total_ms - p.ms[EM_PMG_CSOLVE]) / c);
+  for (int q = 0; q < EM_PMG_PARTS; q++)
+    if (p.steps[q])
+      printf(" %s %.3f (%.0f)", em_pmg_part_name((em_pmg_part)q), p.ms[q] / c,
+             (double)p.steps[q] / c);
+  printf("\n    levels (rows: ms per cycle):");
+  for (int l = 0; l < p.nlev; l++) printf(" %d: %.3f", p.level_rows[l], p.level_ms[l] / c);
+  printf("\n");
+  fflush(stdout);
+done:
+  free_be(be, &R);
+  free_be(be, &Z);
+  return err;
+}
+
 /* The preconditioner `name` of A (numbering of the operator op) on be. */
 static em_err make_pc(const char *name, const em_csr *A, const em_blockmat *B,
                       const em_operator *op, em_backend be, int mixed, em_pc **pc) {
@@ -508,6 +547,11 @@ int main(int argc, char **argv) {
         nr++;
         for (int k = 0; F && profile && k < N_NS; k++)
           if (use[k] && (err = profile_block(pc, F, vars[v], be, n, x, NS[k], reps, r->name))) {
+            em_error_print(stderr);
+            em_error_clear();
+          }
+        for (int k = 0; profile && !strcmp(tok, "pmg") && k < N_NS; k++)
+          if (use[k] && (err = profile_pmg(pc, be, n, x, NS[k], reps, r->name))) {
             em_error_print(stderr);
             em_error_clear();
           }

@@ -35,6 +35,15 @@ em_err em_sv_cuda_axpbypcz(int32_t n, int single, const double *abc, const void 
  * partial (EM_SV_RED_BLOCKS * k double2 on the device) */
 em_err em_sv_cuda_dots(int32_t n, int single, int k, const void *const *x, const void *const *y,
                        const int *conj, void *partial, void *result);
+/* result[j k + i] (m k double2) = dot i of set j (x[j k + i], y[j k + i]),
+ * m <= 16 sets, each value bit for bit em_sv_cuda_dots' for that set,
+ * through partial (EM_SV_RED_BLOCKS * k * m double2) */
+em_err em_sv_cuda_cdots(int32_t n, int single, int m, int k, const void *const *x,
+                        const void *const *y, const int *conj, void *partial, void *result);
+/* y_j = a_j x_j + b_j y_j, j < m <= 16, ab[4 j ..] = Re a_j, Im a_j, Re b_j,
+ * Im b_j: one launch */
+em_err em_sv_cuda_caxpby(int32_t n, int single, int m, const double *ab, const void *const *x,
+                         void *const *y);
 /* dst = src converted between precisions (either may be single) */
 em_err em_sv_cuda_convert(int64_t n, const void *src, int src_single, void *dst, int dst_single,
                           void *stream);

@@ -233,6 +233,38 @@ void em_pc_get_info(const em_pc *pc, em_pc_info *info);
 struct em_direct *em_pc_direct_factor(em_pc *pc);
 void em_pc_destroy(em_pc **pc);
 
+/* Where pmg's V-cycles spend their time (issue 28), from time stamps on the
+ * pc's queue between the cycle's steps (CUDA events on the GPU, the wall
+ * clock on the CPU): always collected, one wait per cycle. */
+typedef enum em_pmg_part {
+  EM_PMG_ZERO = 0,     /* z = 0 */
+  EM_PMG_PRODUCT,      /* a level's residual product: A(L, :) z or the
+                          operator's rows spanning L */
+  EM_PMG_GATHER,       /* w = r_L - (A z)_L */
+  EM_PMG_SMOOTH,       /* u = S_L w: block inverses' product, ILU(0) apply */
+  EM_PMG_SCATTER,      /* z_L += u */
+  EM_PMG_CPRODUCT,     /* the coarse set's residual product */
+  EM_PMG_CGATHER,      /* w = r_C - (A z)_C */
+  EM_PMG_CSOLVE,       /* the coarse direct solve */
+  EM_PMG_CSCATTER,     /* z_C += u */
+  EM_PMG_PARTS
+} em_pmg_part;
+typedef struct em_pmg_profile {
+  int64_t cycles;                   /* V-cycles (a k-column apply of k <= 16 is one) */
+  int64_t columns;                  /* the columns they carried */
+  double total_ms;                  /* first to last stamp of each cycle, summed */
+  double ms[EM_PMG_PARTS];          /* by part */
+  int64_t steps[EM_PMG_PARTS];      /* steps of each part (not kernel launches) */
+  int nlev;                         /* smoothed levels, the highest first */
+  int32_t level_rows[EM_MAX_ORDER + 1];
+  double level_ms[EM_MAX_ORDER + 1]; /* product + gather + smoother + scatter */
+} em_pmg_profile;
+const char *em_pmg_part_name(em_pmg_part part); /* "product", "gather", ... */
+/* pmg's profile since its creation, update or the last reset; EM_ERR_ARG
+ * for another type. */
+em_err em_pc_pmg_profile(const em_pc *pc, em_pmg_profile *prof);
+void em_pc_pmg_profile_reset(em_pc *pc);
+
 /* ------------------------------------------- sparse direct factorization */
 
 /* R P (A + j shift |diag A|) P^T R = L D L^T for a complex symmetric A

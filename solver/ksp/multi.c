@@ -73,11 +73,12 @@ em_err ksp_precond_k(em_ksp_ctx *const *ks, int m, const void *const *r, void *c
 em_err ksp_residual_k(em_ksp_ctx *const *ks, int m, const void *const *b, const void *const *x,
                       void *const *r, double *rnorm) {
   EM_TRY(ksp_matvec_k(ks, m, x, r));
-  em_vec *v = m ? ks[0]->v : NULL;
-  for (int j = 0; j < m; j++) {
-    EM_TRY(v->ops->axpby(v, 1.0, b[j], -1.0, r[j]));
-    EM_TRY(em_vec_norm(v, r[j], &rnorm[j]));
-  }
+  if (!m) return EM_OK;
+  em_vec *v = ks[0]->v;
+  em_cplx one[EM_KSP_MAX_BLOCK], mone[EM_KSP_MAX_BLOCK];
+  for (int j = 0; j < m; j++) one[j] = 1.0, mone[j] = -1.0;
+  EM_TRY(em_vec_caxpby(v, m, one, b, mone, r)); /* r = b - A x, one launch */
+  EM_TRY(em_vec_cnorms(v, m, (const void *const *)r, rnorm));
   return EM_OK;
 }
 

@@ -92,6 +92,7 @@ static void pmg_free(em_pmg *p) {
     p->v->release(&p->tk);
     p->v->release(&p->wk);
     p->v->release(&p->uk);
+    em_pmg_stamp_free(p);
   }
 }
 
@@ -357,6 +358,7 @@ static em_err pmg_update(em_pc *pc, const em_csr *A, const em_log *log) {
   mem_info(p, pc, &ci);
   pc->info.applies = 0;
   pc->info.t_smooth = pc->info.t_coarse = pc->info.t_residual = 0;
+  memset(&p->prof, 0, sizeof p->prof);
   return EM_OK;
 }
 
@@ -387,77 +389,79 @@ static em_err op_k(const em_operator *op, int k, const void *const *x, void *con
  * own matrix M = A(R, :) (t = M z, local), or, with the operator, t = A z
  * on the rows R.lo .. R.hi-1 (the operator's rows of those order groups
  * when it offers them, else all rows) and r - t gathered at R; fresh:
- * z = 0, w = r_R. */
-static em_err residual(em_pmg *p, const em_spmat *M, const pmg_rows *R, const void *const *r,
-                       void *const *z, const pmg_cols *t, const pmg_cols *w, int fresh) {
+ * z = 0, w = r_R.  Stamps after the product and the gather (parts prod and
+ * prod + 1) of level lev. */
+static em_err residual(em_pc *pc, em_pmg *p, const em_spmat *M, const pmg_rows *R,
+                       const void *const *r, void *const *z, const pmg_cols *t, const pmg_cols *w,
+                       int fresh, em_pmg_part prod, int lev) {
   const pmg_vops *v = p->v;
   const em_operator *op = p->o.op;
   int k = t->k;
-  if (fresh) return v->gather_sub(R->n, R->idx, k, r, NULL, 0, w->c);
-  EM_CHECK(!op || op->apply, EM_ERR_ARG, "pmg: applied before its operator exists");
-  if (!op) {
-    EM_TRY(spmat_k(M, k, (const void *const *)z, t->c));
-    return v->gather_sub(R->n, R->idx, k, r, (const void *const *)t->c, 0, w->c);
+  if (fresh) {
+    EM_TRY(v->gather_sub(R->n, R->idx, k, r, NULL, 0, w->c));
+    return em_pmg_stamp(pc, p, prod + 1, lev);
   }
-  if (op->apply_rows)
+  EM_CHECK(!op || op->apply, EM_ERR_ARG, "pmg: applied before its operator exists");
+  if (!op)
+    EM_TRY(spmat_k(M, k, (const void *const *)z, t->c));
+  else if (op->apply_rows)
     EM_TRY(op->apply_rows(op->ctx, R->lo, R->hi, k, (const void *const *)z, t->c));
   else
     EM_TRY(op_k(op, k, (const void *const *)z, t->c));
-  return v->gather_sub(R->n, R->idx, k, r, (const void *const *)t->c, 1, w->c);
+  EM_TRY(em_pmg_stamp(pc, p, prod, lev));
+  EM_TRY(v->gather_sub(R->n, R->idx, k, r, (const void *const *)t->c, op != NULL, w->c));
+  return em_pmg_stamp(pc, p, prod + 1, lev);
 }
 
-/* One smoothing step of level L on the k columns; fresh: z is still zero. */
-static em_err smooth(em_pc *pc, em_pmg *p, const pmg_level *L, const void *const *r, void *const *z,
+/* One smoothing step of level l on the k columns; fresh: z is still zero. */
+static em_err smooth(em_pc *pc, em_pmg *p, int l, const void *const *r, void *const *z,
                      const pmg_cols *c3, int fresh) {
   const pmg_vops *v = p->v;
+  const pmg_level *L = &p->lev[l];
   const pmg_cols *t = &c3[0], *w = &c3[1], *u = &c3[2];
   int32_t m = L->L.n;
   int k = t->k;
-  double t0 = em_wtime();
-  EM_TRY(residual(p, L->rows, &L->L, r, z, t, w, fresh)); /* w = r_L - (A z)_L */
-  EM_TRY(v->sync());
-  double t1 = em_wtime();
-  if (L->dinv) { /* u = S_L w: the block inverses' product (omega inside) */
+  EM_TRY(residual(pc, p, L->rows, &L->L, r, z, t, w, fresh, EM_PMG_PRODUCT,
+                  l)); /* w = r_L - (A z)_L */
+  if (L->dinv) {       /* u = S_L w: the block inverses' product (omega inside) */
     EM_TRY(spmat_k(L->dinv, k, (const void *const *)w->c, u->c));
+    EM_TRY(em_pmg_stamp(pc, p, EM_PMG_SMOOTH, l));
     EM_TRY(v->scatter_add(m, L->L.idx, k, 1.0, (const void *const *)u->c, z));
   } else { /* u = ILU(0)^-1 w, the k columns in one block apply */
     if (k == 1)
       EM_TRY(em_pc_apply(L->ilu, w->c[0], u->c[0]));
     else
       EM_TRY(em_pc_apply_multi(L->ilu, EM_PREC_DOUBLE, k, (const void *const *)w->c, u->c));
+    EM_TRY(em_pmg_stamp(pc, p, EM_PMG_SMOOTH, l));
     EM_TRY(v->scatter_add(m, L->L.idx, k, L->omega, (const void *const *)u->c, z));
   }
-  EM_TRY(v->sync());
-  double t2 = em_wtime();
-  pc->info.t_residual += t1 - t0;
-  pc->info.t_smooth += t2 - t1;
-  return EM_OK;
+  return em_pmg_stamp(pc, p, EM_PMG_SCATTER, l);
 }
 
-/* The V-cycle on k <= PMG_MULTI columns with the work vectors c3 (t, w, u). */
+/* The V-cycle on k <= PMG_MULTI columns with the work vectors c3 (t, w, u);
+ * no host synchronisation between its steps (pmg_stamp.c times them), one
+ * wait on its last stamp at the end. */
 static em_err vcycle(em_pc *pc, em_pmg *p, const void *const *r, void *const *z,
                      const pmg_cols *c3) {
   const pmg_vops *v = p->v;
   int k = c3[0].k;
+  EM_TRY(em_pmg_stamp_begin(p));
   EM_TRY(v->zero(p->n, k, z));
+  EM_TRY(em_pmg_stamp(pc, p, EM_PMG_ZERO, -1));
   int fresh = 1;
   for (int l = 0; l < p->nlev; l++)
-    for (int s = 0; s < p->o.sweeps; s++, fresh = 0)
-      EM_TRY(smooth(pc, p, &p->lev[l], r, z, c3, fresh));
-  double t0 = em_wtime();
-  EM_TRY(residual(p, p->crows, &p->C, r, z, &c3[0], &c3[1], 0));
-  EM_TRY(v->sync());
-  double t1 = em_wtime();
+    for (int s = 0; s < p->o.sweeps; s++, fresh = 0) EM_TRY(smooth(pc, p, l, r, z, c3, fresh));
+  EM_TRY(residual(pc, p, p->crows, &p->C, r, z, &c3[0], &c3[1], 0, EM_PMG_CPRODUCT, -1));
   if (k == 1)
     EM_TRY(em_pc_apply(p->coarse, c3[1].c[0], c3[2].c[0]));
   else
     EM_TRY(em_pc_apply_multi(p->coarse, EM_PREC_DOUBLE, k, (const void *const *)c3[1].c, c3[2].c));
+  EM_TRY(em_pmg_stamp(pc, p, EM_PMG_CSOLVE, -1));
   EM_TRY(v->scatter_add(p->C.n, p->C.idx, k, 1.0, (const void *const *)c3[2].c, z));
-  EM_TRY(v->sync());
-  pc->info.t_residual += t1 - t0;
-  pc->info.t_coarse += em_wtime() - t1;
+  EM_TRY(em_pmg_stamp(pc, p, EM_PMG_CSCATTER, -1));
   for (int l = p->nlev - 1; l >= 0; l--)
-    for (int s = 0; s < p->o.sweeps; s++) EM_TRY(smooth(pc, p, &p->lev[l], r, z, c3, 0));
+    for (int s = 0; s < p->o.sweeps; s++) EM_TRY(smooth(pc, p, l, r, z, c3, 0));
+  EM_TRY(em_pmg_stamp_end(pc, p, k));
   pc->info.applies += k;
   return EM_OK;
 }

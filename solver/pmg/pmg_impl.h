@@ -16,6 +16,10 @@
 /* Columns of one V-cycle of a k-vector apply (more go in groups). */
 #define EM_PMG_COLS 16
 
+/* Time stamps kept before they are read (a cycle with more steps reads
+ * them part way, one wait more). */
+#define EM_PMG_STAMPS 64
+
 /* Vector operations on the pc's backend, complex double, on k <= EM_PMG_COLS
  * columns at once (x[j] the columns; one launch on the GPU for all). */
 typedef struct pmg_vops {
@@ -27,7 +31,13 @@ typedef struct pmg_vops {
   /* y_j[idx[q]] += w x_j[q] (distinct indices) */
   em_err (*scatter_add)(int32_t n, const int32_t *idx, int k, double w, const void *const *x,
                         void *const *y);
-  em_err (*sync)(void); /* wait for queued work (timings) */
+  em_err (*sync)(void); /* wait for queued work */
+  /* a time stamp of the pc's queue, *s made at the first call (a CUDA
+     event; on the CPU the wall clock) and recorded now */
+  em_err (*stamp)(void **s);
+  /* ms from stamp a to stamp b, waiting for b */
+  em_err (*stamp_ms)(void *a, void *b, double *ms);
+  void (*stamp_free)(void **s);
   /* *x = an array of `bytes` bytes in the pc's memory, a copy of h when h
      is not NULL (work vectors, row lists) */
   em_err (*alloc)(size_t bytes, const void *h, void **x);
@@ -80,7 +90,21 @@ typedef struct em_pmg {
   } mem;
   const pmg_vops *v;
   em_backend be;
+  /* the stamps of the current V-cycle (pmg_stamp.c): stamp i ends an
+     interval of part st_part[i] on level st_lev[i] (-1: the coarse set) */
+  void *st[EM_PMG_STAMPS];
+  int st_part[EM_PMG_STAMPS], st_lev[EM_PMG_STAMPS];
+  int nst;
+  em_pmg_profile prof;
 } em_pmg;
+
+/* pmg_stamp.c: the cycle's first stamp; a stamp ending a step of `part` on
+ * level lev (the stamps go to pc->info's timers and p->prof when the cycle
+ * ends or the list is full); the cycle's end: its stamps read (one wait). */
+em_err em_pmg_stamp_begin(em_pmg *p);
+em_err em_pmg_stamp(em_pc *pc, em_pmg *p, em_pmg_part part, int lev);
+em_err em_pmg_stamp_end(em_pc *pc, em_pmg *p, int k);
+void em_pmg_stamp_free(em_pmg *p);
 
 /* The block-diagonal inverse of A(L, L) + j shift |diag|, times omega, as
  * a CSR in the local indices of the rows L (rows[0..m), ascending): blocks

@@ -37,6 +37,22 @@ static em_err sync(void) {
   return EM_OK;
 }
 
+/* the wall clock: the CPU's steps are done when they return */
+static em_err stamp(void **s) {
+  if (!*s) EM_TRY(em_calloc(s, 1, sizeof(double), "pmg time stamp"));
+  *(double *)*s = em_wtime();
+  return EM_OK;
+}
+
+static em_err stamp_ms(void *a, void *b, double *ms) {
+  *ms = (*(double *)b - *(double *)a) * 1e3;
+  return EM_OK;
+}
+
+static void stamp_free(void **s) {
+  em_free(s);
+}
+
 static em_err alloc(size_t bytes, const void *h, void **x) {
   EM_TRY(em_calloc(x, bytes + 16, 1, "pmg work"));
   if (h && bytes) memcpy(*x, h, bytes);
@@ -47,4 +63,5 @@ static void release(void **x) {
   em_free(x);
 }
 
-const pmg_vops em_pmg_vops_cpu = {zero, gather_sub, scatter_add, sync, alloc, release};
+const pmg_vops em_pmg_vops_cpu = {zero,     gather_sub, scatter_add, sync,   stamp,
+                                  stamp_ms, stamp_free, alloc,       release};

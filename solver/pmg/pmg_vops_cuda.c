@@ -1,6 +1,7 @@
 /* pmg_vops_cuda.c - the V-cycle's vector operations on the GPU, on the
  * legacy default stream that the SpMVs, the Krylov vectors and the
- * preconditioner applies share; k columns in one launch. */
+ * preconditioner applies share; k columns in one launch; time stamps as
+ * CUDA events on that stream (pmg_stamp.c). */
 #include <cuda_runtime.h>
 
 #include "pmg_impl.h"
@@ -27,6 +28,26 @@ static em_err sync(void) {
   return EM_OK;
 }
 
+/* a timing event recorded on the legacy default stream */
+static em_err stamp(void **s) {
+  if (!*s) EM_CUDA(cudaEventCreate((cudaEvent_t *)s));
+  EM_CUDA(cudaEventRecord((cudaEvent_t)*s, 0));
+  return EM_OK;
+}
+
+static em_err stamp_ms(void *a, void *b, double *ms) {
+  float f = 0;
+  EM_CUDA(cudaEventSynchronize((cudaEvent_t)b));
+  EM_CUDA(cudaEventElapsedTime(&f, (cudaEvent_t)a, (cudaEvent_t)b));
+  *ms = f;
+  return EM_OK;
+}
+
+static void stamp_free(void **s) {
+  if (*s) cudaEventDestroy((cudaEvent_t)*s);
+  *s = NULL;
+}
+
 static em_err alloc(size_t bytes, const void *h, void **x) {
   return em_dev_alloc(x, h, bytes, NULL, "pmg work arrays");
 }
@@ -35,4 +56,5 @@ static void release(void **x) {
   em_dev_free(x);
 }
 
-const pmg_vops em_pmg_vops_cuda = {zero, gather_sub, scatter_add, sync, alloc, release};
+const pmg_vops em_pmg_vops_cuda = {zero,     gather_sub, scatter_add, sync,   stamp,
+                                   stamp_ms, stamp_free, alloc,       release};

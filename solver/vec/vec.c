@@ -42,3 +42,48 @@ em_err em_vec_norm(em_vec *v, const void *x, double *nrm) {
   *nrm = sqrt(fabs(creal(d)));
   return EM_OK;
 }
+
+em_err em_vec_cdots(em_vec *v, int m, int k, const void *const *x, const void *const *y,
+                    const int *conj, em_cplx *out) {
+  EM_CHECK(m >= 0 && k >= 1 && k <= EM_VEC_MAX_DOTS, EM_ERR_INTERNAL,
+           "%d sets of %d fused dot products", m, k);
+  for (int j = 0; j < m;) {
+    int g = m - j < EM_VEC_MAX_COLS ? m - j : EM_VEC_MAX_COLS;
+    size_t o = (size_t)j * (size_t)k;
+    if (v->ops->cdots)
+      EM_TRY(v->ops->cdots(v, g, k, x + o, y + o, conj, out + o));
+    else
+      for (int q = 0; q < g; q++) {
+        size_t p = o + (size_t)q * (size_t)k;
+        EM_TRY(v->ops->dots(v, k, x + p, y + p, conj, out + p));
+      }
+    j += g;
+  }
+  return EM_OK;
+}
+
+em_err em_vec_caxpby(em_vec *v, int m, const em_cplx *a, const void *const *x, const em_cplx *b,
+                     void *const *y) {
+  for (int j = 0; j < m;) {
+    int g = m - j < EM_VEC_MAX_COLS ? m - j : EM_VEC_MAX_COLS;
+    if (v->ops->caxpby)
+      EM_TRY(v->ops->caxpby(v, g, a + j, x + j, b + j, y + j));
+    else
+      for (int q = j; q < j + g; q++) EM_TRY(v->ops->axpby(v, a[q], x[q], b[q], y[q]));
+    j += g;
+  }
+  return EM_OK;
+}
+
+/* the norms as em_vec_norm computes them: sqrt |Re x^H x| */
+em_err em_vec_cnorms(em_vec *v, int m, const void *const *x, double *nrm) {
+  em_cplx d[EM_VEC_MAX_COLS];
+  int conj[1] = {1};
+  for (int j = 0; j < m;) {
+    int g = m - j < EM_VEC_MAX_COLS ? m - j : EM_VEC_MAX_COLS;
+    EM_TRY(em_vec_cdots(v, g, 1, x + j, x + j, conj, d));
+    for (int q = 0; q < g; q++) nrm[j + q] = sqrt(fabs(creal(d[q])));
+    j += g;
+  }
+  return EM_OK;
+}

@@ -16,6 +16,9 @@ typedef struct vec_cuda {
   void *hdev;          /* max_k entries: GMRES coefficients on the device */
   em_cplxf *hhost_f;   /* max_k entries: staging for single precision */
   em_cplxf *stage;     /* n entries: host staging for single-precision transfers */
+  void *cpartial;      /* made at the first cdots: EM_SV_RED_BLOCKS * EM_VEC_MAX_DOTS *
+                          EM_VEC_MAX_COLS double2 */
+  void *cresult;       /* EM_VEC_MAX_DOTS * EM_VEC_MAX_COLS double2 */
 } vec_cuda;
 
 static int single_of(const em_vec *v) {
@@ -161,6 +164,40 @@ static em_err cu_gemv(em_vec *v, int k, em_cplx alpha, const void *V, const em_c
   return EM_OK;
 }
 
+/* m sets of k dot products: one reduction launch pair, one copy back */
+static em_err cu_cdots(em_vec *v, int m, int k, const void *const *x, const void *const *y,
+                       const int *conj, em_cplx *out) {
+  vec_cuda *c = v->data;
+  EM_CHECK(k >= 1 && k <= EM_VEC_MAX_DOTS && m >= 1 && m <= EM_VEC_MAX_COLS, EM_ERR_INTERNAL,
+           "%d sets of %d fused dot products", m, k);
+  if (!c->cpartial) {
+    size_t d2 = 2 * sizeof(double);
+    EM_TRY(em_dev_alloc(&c->cpartial, NULL,
+                        (size_t)EM_SV_RED_BLOCKS * EM_VEC_MAX_DOTS * EM_VEC_MAX_COLS * d2, NULL,
+                        "dot-product block sums"));
+    EM_TRY(em_dev_alloc(&c->cresult, NULL, (size_t)EM_VEC_MAX_DOTS * EM_VEC_MAX_COLS * d2, NULL,
+                        "dot products"));
+  }
+  double r[2 * EM_VEC_MAX_DOTS * EM_VEC_MAX_COLS];
+  EM_TRY(em_sv_cuda_cdots(v->n, single_of(v), m, k, x, y, conj, c->cpartial, c->cresult));
+  EM_CUDA(cudaMemcpy(r, c->cresult, (size_t)(m * k) * 2 * sizeof(double), cudaMemcpyDeviceToHost));
+  for (int j = 0; j < m * k; j++) out[j] = r[2 * j] + I * r[2 * j + 1];
+  return EM_OK;
+}
+
+/* m axpby pairs in one launch */
+static em_err cu_caxpby(em_vec *v, int m, const em_cplx *a, const void *const *x, const em_cplx *b,
+                        void *const *y) {
+  EM_CHECK(m >= 0 && m <= EM_VEC_MAX_COLS, EM_ERR_INTERNAL, "%d axpby pairs", m);
+  double ab[4 * EM_VEC_MAX_COLS];
+  for (int j = 0; j < m; j++) {
+    ab[4 * j] = creal(a[j]), ab[4 * j + 1] = cimag(a[j]);
+    ab[4 * j + 2] = creal(b[j]), ab[4 * j + 3] = cimag(b[j]);
+  }
+  EM_TRY(em_sv_cuda_caxpby(v->n, single_of(v), m, ab, x, y));
+  return EM_OK;
+}
+
 static em_err cu_sync(em_vec *v) {
   (void)v;
   EM_CUDA(cudaDeviceSynchronize());
@@ -173,15 +210,17 @@ static void cu_destroy(em_vec *v) {
   if (c->blas) cublasDestroy(c->blas);
   em_dev_free(&c->partial);
   em_dev_free(&c->result);
+  em_dev_free(&c->cpartial);
+  em_dev_free(&c->cresult);
   em_dev_free(&c->hdev);
   em_free(&c->hhost_f);
   em_free(&c->stage);
   em_free(&v->data);
 }
 
-static const em_vec_ops CUDA_OPS = {cu_alloc, cu_free,  cu_upload, cu_download, cu_set,
-                                    cu_copy,  cu_scale, cu_axpby,  cu_axpbypcz, cu_dots,
-                                    cu_mdot,  cu_gemv,  cu_sync,   cu_destroy};
+static const em_vec_ops CUDA_OPS = {
+    cu_alloc,    cu_free, cu_upload, cu_download, cu_set,  cu_copy,    cu_scale, cu_axpby,
+    cu_axpbypcz, cu_dots, cu_mdot,   cu_gemv,     cu_sync, cu_destroy, cu_cdots, cu_caxpby};
 
 em_err em_vec_cuda_init(em_vec *v) {
   vec_cuda *c = NULL;

@@ -19,6 +19,19 @@ static em_err dist_mdot(em_vec *v, int k, const void *V, const void *w, em_cplx 
   return em_dist_allreduce(v->dist, h, (size_t)k, EM_DIST_CPLX, EM_DIST_SUM);
 }
 
+/* the m sets' local sums, then one sum over the ranks for all of them */
+static em_err dist_cdots(em_vec *v, int m, int k, const void *const *x, const void *const *y,
+                         const int *conj, em_cplx *out) {
+  if (v->local->cdots)
+    EM_TRY(v->local->cdots(v, m, k, x, y, conj, out));
+  else
+    for (int j = 0; j < m; j++) {
+      size_t p = (size_t)j * (size_t)k;
+      EM_TRY(v->local->dots(v, k, x + p, y + p, conj, out + p));
+    }
+  return em_dist_allreduce(v->dist, out, (size_t)m * (size_t)k, EM_DIST_CPLX, EM_DIST_SUM);
+}
+
 em_err em_vec_distribute(em_vec *v, const struct em_dist *d) {
   if (!d) return EM_OK;
   v->dist = d;
@@ -26,6 +39,7 @@ em_err em_vec_distribute(em_vec *v, const struct em_dist *d) {
   v->dist_ops = *v->ops;
   v->dist_ops.dots = dist_dots;
   v->dist_ops.mdot = dist_mdot;
+  v->dist_ops.cdots = dist_cdots;
   v->ops = &v->dist_ops;
   return EM_OK;
 }

@@ -15,6 +15,9 @@
 
 /* most dot products one em_vec_dots call fuses */
 #define EM_VEC_MAX_DOTS 4
+/* most column sets of one cdots / caxpby call of a backend (the helpers
+ * em_vec_cdots / em_vec_caxpby cut longer lists into such calls) */
+#define EM_VEC_MAX_COLS 16
 
 typedef struct em_vec em_vec;
 
@@ -50,6 +53,17 @@ typedef struct em_vec_ops {
   em_err (*sync)(em_vec *v);
   /* free v->data */
   void (*destroy)(em_vec *v);
+  /* The lockstep methods' columns (issue 28): the same k fused dot products
+   * of m column sets (k <= EM_VEC_MAX_DOTS, m <= EM_VEC_MAX_COLS),
+   * out[j k + i] = x[j k + i]^H y[j k + i] (conj[i]) or ^T, each value bit
+   * for bit what dots gives for set j, in one pass and one
+   * synchronisation; NULL: em_vec_cdots calls dots per set */
+  em_err (*cdots)(em_vec *v, int m, int k, const void *const *x, const void *const *y,
+                  const int *conj, em_cplx *out);
+  /* y_j = a_j x_j + b_j y_j, j < m <= EM_VEC_MAX_COLS, the y_j distinct, in
+   * one launch; NULL: em_vec_caxpby calls axpby per pair */
+  em_err (*caxpby)(em_vec *v, int m, const em_cplx *a, const void *const *x, const em_cplx *b,
+                   void *const *y);
 } em_vec_ops;
 
 struct em_vec {
@@ -97,5 +111,15 @@ static inline em_err em_vec_dot(em_vec *v, int conj, const void *x, const void *
 
 /* ||x||_2 */
 em_err em_vec_norm(em_vec *v, const void *x, double *nrm);
+
+/* ops->cdots on any m (groups of EM_VEC_MAX_COLS), or dots per set; the
+ * synchronisations: one per group. */
+em_err em_vec_cdots(em_vec *v, int m, int k, const void *const *x, const void *const *y,
+                    const int *conj, em_cplx *out);
+/* ops->caxpby on any m (groups of EM_VEC_MAX_COLS), or axpby per pair. */
+em_err em_vec_caxpby(em_vec *v, int m, const em_cplx *a, const void *const *x, const em_cplx *b,
+                     void *const *y);
+/* nrm[j] = ||x_j||_2 for m vectors: em_vec_norm's value, one cdots. */
+em_err em_vec_cnorms(em_vec *v, int m, const void *const *x, double *nrm);
 
 #endif

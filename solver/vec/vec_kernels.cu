@@ -148,6 +148,126 @@ int dots_for_k(int32_t n, int k, const void *const *x, const void *const *y, con
   return (int)cudaErrorInvalidValue;
 }
 
+// The same K dot products of up to EM_SV_COLS column sets (set j: x[j*K + i]).
+#define EM_SV_COLS 16
+template <typename V>
+struct cdot_args {
+  const V *x[EM_SV_COLS * 4];
+  const V *y[EM_SV_COLS * 4];
+  int conj[4];
+};
+
+// partial[(j*nb + b)*K + i] = block b's share of dot i of set j = blockIdx.y:
+// dots_kernel's loop and block sum for that set (gridDim.x = its nb), so
+// every value is bit for bit the one dots gives
+template <typename V, int K>
+__global__ void cdots_kernel(int32_t n, cdot_args<V> a, double2 *partial) {
+  __shared__ double2 sh[32];
+  const int set = blockIdx.y;
+  double2 acc[K];
+  for (int j = 0; j < K; j++) acc[j] = make_double2(0, 0);
+  for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
+       i += (int64_t)gridDim.x * blockDim.x) {
+    for (int j = 0; j < K; j++) {
+      cuDoubleComplex u = em_sv_to_z(a.x[set * K + j][i]), v = em_sv_to_z(a.y[set * K + j][i]);
+      if (a.conj[j]) u = cuConj(u);
+      acc[j].x += u.x * v.x - u.y * v.y;
+      acc[j].y += u.x * v.y + u.y * v.x;
+    }
+  }
+  double2 *part = partial + (size_t)set * gridDim.x * K;
+  for (int j = 0; j < K; j++) {
+    double2 s = block_sum(acc[j], sh);
+    if (threadIdx.x == 0) part[blockIdx.x * K + j] = s;
+  }
+}
+
+// result[j*K + i]: dots_final for set j = blockIdx.x
+template <int K>
+__global__ void cdots_final(int nb, const double2 *partial, double2 *result) {
+  __shared__ double2 sh[32];
+  const double2 *part = partial + (size_t)blockIdx.x * nb * K;
+  for (int j = 0; j < K; j++) {
+    double2 v = make_double2(0, 0);
+    for (int b = threadIdx.x; b < nb; b += blockDim.x) {
+      v.x += part[b * K + j].x;
+      v.y += part[b * K + j].y;
+    }
+    v = block_sum(v, sh);
+    if (threadIdx.x == 0) result[blockIdx.x * K + j] = v;
+  }
+}
+
+template <typename V, int K>
+int launch_cdots(int32_t n, int m, const void *const *x, const void *const *y, const int *conj,
+                 void *partial, void *result) {
+  cdot_args<V> a = {};
+  for (int q = 0; q < m * K; q++) {
+    a.x[q] = (const V *)x[q];
+    a.y[q] = (const V *)y[q];
+  }
+  for (int j = 0; j < K; j++) a.conj[j] = conj[j];
+  int nb = blocks_for(n, EM_SV_RED_THREADS);
+  if (nb > EM_SV_RED_BLOCKS) nb = EM_SV_RED_BLOCKS;
+  cdots_kernel<V, K><<<dim3(nb, m), EM_SV_RED_THREADS>>>(n, a, (double2 *)partial);
+  cdots_final<K><<<m, EM_SV_RED_THREADS>>>(nb, (const double2 *)partial, (double2 *)result);
+  return (int)cudaGetLastError();
+}
+
+template <typename V>
+int cdots_for_k(int32_t n, int m, int k, const void *const *x, const void *const *y,
+                const int *conj, void *partial, void *result) {
+  switch (k) {
+    case 1:
+      return launch_cdots<V, 1>(n, m, x, y, conj, partial, result);
+    case 2:
+      return launch_cdots<V, 2>(n, m, x, y, conj, partial, result);
+    case 3:
+      return launch_cdots<V, 3>(n, m, x, y, conj, partial, result);
+    case 4:
+      return launch_cdots<V, 4>(n, m, x, y, conj, partial, result);
+  }
+  return (int)cudaErrorInvalidValue;
+}
+
+// y_j = a_j x_j + b_j y_j for the pairs j = blockIdx.y (b_j == 0: y_j not read)
+template <typename V>
+struct caxpby_args {
+  const V *x[EM_SV_COLS];
+  V *y[EM_SV_COLS];
+  cuDoubleComplex a[EM_SV_COLS], b[EM_SV_COLS];
+};
+
+template <typename V>
+__global__ void caxpby_kernel(int32_t n, caxpby_args<V> p) {
+  const int j = blockIdx.y;
+  const cuDoubleComplex a = p.a[j], b = p.b[j];
+  const V *x = p.x[j];
+  V *y = p.y[j];
+  bool read_y = b.x != 0 || b.y != 0;
+  for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
+       i += (int64_t)gridDim.x * blockDim.x) {
+    cuDoubleComplex s = cuCmul(a, em_sv_to_z(x[i]));
+    if (read_y) s = cuCadd(s, cuCmul(b, em_sv_to_z(y[i])));
+    y[i] = em_sv_from_z<V>(s);
+  }
+}
+
+template <typename V>
+void launch_caxpby(int32_t n, int m, const double *ab, const void *const *x, void *const *y) {
+  caxpby_args<V> p = {};
+  for (int j = 0; j < m; j++) {
+    p.x[j] = (const V *)x[j];
+    p.y[j] = (V *)y[j];
+    p.a[j] = make_cuDoubleComplex(ab[4 * j], ab[4 * j + 1]);
+    p.b[j] = make_cuDoubleComplex(ab[4 * j + 2], ab[4 * j + 3]);
+  }
+  // a few blocks per pair: the m pairs fill the GPU together
+  int nb = blocks_for(n, 256);
+  int cap = 4096 / m > 64 ? 4096 / m : 64;
+  caxpby_kernel<V><<<dim3(nb < cap ? nb : cap, m), 256>>>(n, p);
+}
+
 template <typename S, typename D>
 __global__ void convert_kernel(int64_t n, const S *src, D *dst) {
   for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
@@ -206,6 +326,31 @@ extern "C" em_err em_sv_cuda_dots(int32_t n, int single, int k, const void *cons
     return EM_OK;
   }
   EM_CUDA(dots_for_k<cuDoubleComplex>(n, k, x, y, conj, partial, result));
+  return EM_OK;
+}
+
+extern "C" em_err em_sv_cuda_cdots(int32_t n, int single, int m, int k, const void *const *x,
+                                   const void *const *y, const int *conj, void *partial,
+                                   void *result) {
+  if (m < 1 || m > EM_SV_COLS)
+    return EM_RAISE(EM_ERR_INTERNAL, "%d column sets of dot products in one launch", m);
+  if (single) {
+    EM_CUDA(cdots_for_k<cuFloatComplex>(n, m, k, x, y, conj, partial, result));
+    return EM_OK;
+  }
+  EM_CUDA(cdots_for_k<cuDoubleComplex>(n, m, k, x, y, conj, partial, result));
+  return EM_OK;
+}
+
+extern "C" em_err em_sv_cuda_caxpby(int32_t n, int single, int m, const double *ab,
+                                    const void *const *x, void *const *y) {
+  if (n == 0 || m == 0) return EM_OK;
+  if (m > EM_SV_COLS) return EM_RAISE(EM_ERR_INTERNAL, "%d axpby pairs in one launch", m);
+  if (single)
+    launch_caxpby<cuFloatComplex>(n, m, ab, x, y);
+  else
+    launch_caxpby<cuDoubleComplex>(n, m, ab, x, y);
+  EM_CUDA_LAUNCHED();
   return EM_OK;
 }
 

@@ -11,6 +11,8 @@
  *   exact factor of their block, first and last) equals the reference
  *   V-cycle with that step; with ILU(0) of the block M stays symmetric;
  *   the block apply of two vectors (em_pc_apply_multi) equals two applies;
+ * - the cycle's profile (em_pc_pmg_profile): cycles, columns, the steps of
+ *   each part, the parts summing to the total and to pc->info's timers;
  * - bad input: one order group, a coarse level of every group.
  * Usage: test_pmg cpu|gpu. */
 #include <string.h>
@@ -514,11 +516,95 @@ static void test_bad_input(void) {
   em_blockmat_destroy(&B);
 }
 
+/* The V-cycle's profile (em_pc_pmg_profile, issue 28): its bookkeeping, not
+ * its times: cycles and columns of single and block applies (17 columns =
+ * two cycles), the steps of each part as the cycle's shape gives them, the
+ * parts summing to the cycle's total and to pc->info's three timers, the
+ * levels' rows; a reset empties it; another type is refused. */
+static void test_profile(em_backend be) {
+  em_blockmat *B = system_of(3, 300.0, 1, NULL);
+  em_csr *A = NULL;
+  REQUIRE_OK(em_blockmat_to_csr(B, &A));
+  int32_t n = A->n_rows;
+  em_pc_opts po = pmg_opts(B, be, 1, EM_PMG_BLOCK, 0);
+  em_pc *pc = NULL;
+  REQUIRE_OK(em_pc_create(A, &po, NULL, &pc));
+  enum { NC = 17 };
+  em_vec *w = NULL;
+  void *R = NULL, *Z = NULL;
+  REQUIRE_OK(em_vec_create(be, EM_PREC_DOUBLE, n, 1, &w));
+  REQUIRE_OK(w->ops->alloc(w, NC, &R));
+  REQUIRE_OK(w->ops->alloc(w, NC, &Z));
+  em_cplx *h = calloc((size_t)n, sizeof *h);
+  unsigned long long seed = 17;
+  const void *rc[NC];
+  void *zc[NC];
+  for (int j = 0; j < NC; j++) {
+    for (int32_t i = 0; i < n; i++) h[i] = em_test_rand(&seed) - 0.5 + I * em_test_rand(&seed);
+    REQUIRE_OK(w->ops->upload(w, h, em_vec_col(w, R, j)));
+    rc[j] = em_vec_col(w, R, j), zc[j] = em_vec_col(w, Z, j);
+  }
+  EXPECT_OK(em_pc_apply(pc, rc[0], zc[0])); /* before the reset: not counted */
+  em_pc_pmg_profile_reset(pc);
+  em_pmg_profile pf;
+  EXPECT_OK(em_pc_pmg_profile(pc, &pf));
+  EXPECT(pf.cycles == 0 && pf.total_ms == 0, "reset leaves %lld cycles", (long long)pf.cycles);
+  em_pc_info i0, i1;
+  em_pc_get_info(pc, &i0);
+  EXPECT_OK(em_pc_apply(pc, rc[0], zc[0]));
+  EXPECT_OK(em_pc_apply_multi(pc, EM_PREC_DOUBLE, 2, rc, zc));
+  EXPECT_OK(em_pc_apply_multi(pc, EM_PREC_DOUBLE, NC, rc, zc));
+  em_pc_get_info(pc, &i1);
+  EXPECT_OK(em_pc_pmg_profile(pc, &pf));
+  int64_t cyc = 4, steps = 2 * (int64_t)pf.nlev * po.pmg.sweeps;
+  EXPECT(pf.cycles == cyc && pf.columns == 1 + 2 + NC, "%lld cycles of %lld columns",
+         (long long)pf.cycles, (long long)pf.columns);
+  EXPECT(pf.nlev == 2, "%d levels above the order-1 coarse group", pf.nlev);
+  int64_t want[EM_PMG_PARTS] = {
+      cyc, cyc * (steps - 1), cyc * steps, cyc * steps, cyc * steps, cyc, cyc, cyc, cyc};
+  double sum = 0, lsum = 0;
+  for (int q = 0; q < EM_PMG_PARTS; q++) {
+    EXPECT(pf.steps[q] == want[q], "part %s: %lld steps, want %lld",
+           em_pmg_part_name((em_pmg_part)q), (long long)pf.steps[q], (long long)want[q]);
+    EXPECT(pf.ms[q] >= 0, "part %s: %g ms", em_pmg_part_name((em_pmg_part)q), pf.ms[q]);
+    sum += pf.ms[q];
+  }
+  for (int l = 0; l < pf.nlev; l++) lsum += pf.level_ms[l];
+  double tol = 1e-9 * (1 + pf.total_ms);
+  EXPECT(fabs(sum - pf.total_ms) <= tol, "parts %.9g ms, total %.9g ms", sum, pf.total_ms);
+  double lev =
+      pf.ms[EM_PMG_PRODUCT] + pf.ms[EM_PMG_GATHER] + pf.ms[EM_PMG_SMOOTH] + pf.ms[EM_PMG_SCATTER];
+  EXPECT(fabs(lsum - lev) <= tol, "levels %.9g ms, their parts %.9g ms", lsum, lev);
+  double res =
+      pf.ms[EM_PMG_PRODUCT] + pf.ms[EM_PMG_GATHER] + pf.ms[EM_PMG_CPRODUCT] + pf.ms[EM_PMG_CGATHER];
+  EXPECT(fabs((i1.t_residual - i0.t_residual) * 1e3 - res) <= tol,
+         "info.t_residual %.9g ms, the profile's %.9g ms", (i1.t_residual - i0.t_residual) * 1e3,
+         res);
+  EXPECT(fabs((i1.t_coarse - i0.t_coarse) * 1e3 - pf.ms[EM_PMG_CSOLVE] - pf.ms[EM_PMG_CSCATTER]) <=
+             tol,
+         "info.t_coarse disagrees with the profile");
+  EXPECT(pf.level_rows[0] == B->offset[3] - B->offset[2] &&
+             pf.level_rows[1] == B->offset[2] - B->offset[1],
+         "level rows %d, %d", pf.level_rows[0], pf.level_rows[1]);
+  EXPECT(!strcmp(em_pmg_part_name(EM_PMG_CSOLVE), "coarse solve"), "part names");
+  em_pc_destroy(&pc);
+  po.type = EM_PC_JACOBI;
+  REQUIRE_OK(em_pc_create(A, &po, NULL, &pc));
+  EXPECT_ERR(em_pc_pmg_profile(pc, &pf), EM_ERR_ARG);
+  em_pc_destroy(&pc);
+  free(h);
+  w->ops->free(w, &R), w->ops->free(w, &Z);
+  em_vec_destroy(&w);
+  em_csr_destroy(&A);
+  em_blockmat_destroy(&B);
+}
+
 int main(int argc, char **argv) {
   em_backend be = test_backend(argc, argv);
   test_reference(be);
   test_symmetric(be);
   test_block(be);
+  test_profile(be);
   test_update(be, EM_PMG_JACOBI);
   test_update(be, EM_PMG_BLOCK);
   test_update(be, EM_PMG_ILU0);

@@ -1,6 +1,7 @@
 /* The vector backend (CPU OpenMP or cuBLAS + fused kernels) against plain
  * host loops, both precisions, lengths 0, 1, 31, 33, 1000, 70001 (not
- * multiples of a warp or a block).  Usage: test_solver_vec cpu|gpu. */
+ * multiples of a warp or a block); the column-set operations of the lockstep
+ * methods on 1, 3, 4, 16, 17 sets.  Usage: test_solver_vec cpu|gpu. */
 #include "solver_test.h"
 #include "vec_impl.h"
 
@@ -137,12 +138,98 @@ static void check(em_backend be, em_prec prec, int32_t n) {
   free(x), free(y), free(z), free(out), free(ref);
 }
 
+/* The column-set operations of the lockstep methods (issue 28): m sets of k
+ * dot products (em_vec_cdots) bit for bit the per-set dots and near the
+ * host sums, m axpby pairs (em_vec_caxpby, b = 0 over NaN included) against
+ * host loops, the norms (em_vec_cnorms) bit for bit em_vec_norm; m = 1, 3,
+ * 4, 16, 17 (past one backend call's EM_VEC_MAX_COLS). */
+static void check_cols(em_backend be, em_prec prec, int32_t n, int m) {
+  double tol = prec == EM_PREC_SINGLE ? 2e-6 : 1e-14, rtol = prec == EM_PREC_SINGLE ? 1e-5 : 1e-12;
+  em_vec *v = NULL;
+  REQUIRE_OK(em_vec_create(be, prec, n, 1, &v));
+  size_t nn = (size_t)n + 1;
+  int nv = m + 1; /* vectors: set j reads j and j + 1 */
+  em_cplx *h = calloc(nn * (size_t)nv, sizeof *h), *out = calloc(nn, sizeof *out);
+  em_cplx *ref = calloc(nn, sizeof *ref), *nan_ = calloc(nn, sizeof *nan_);
+  void *d = NULL;
+  REQUIRE_OK(v->ops->alloc(v, nv, &d));
+  for (size_t i = 0; i < (size_t)n * nv; i++)
+    h[i] = prec == EM_PREC_SINGLE ? round_f(rnd()) : rnd();
+  for (int j = 0; j < nv; j++) EXPECT_OK(v->ops->upload(v, h + (size_t)j * n, em_vec_col(v, d, j)));
+  const void *xs[4 * 17], *ys[4 * 17];
+  int cs[4] = {0, 1, 1, 0};
+  for (int k = 1; k <= 4; k++) {
+    em_cplx got[4 * 17], one[4];
+    for (int j = 0; j < m; j++)
+      for (int i = 0; i < k; i++) {
+        xs[j * k + i] = em_vec_col(v, d, (j + i) % nv);
+        ys[j * k + i] = em_vec_col(v, d, (j + i + 1) % nv);
+      }
+    EXPECT_OK(em_vec_cdots(v, m, k, xs, ys, cs, got));
+    for (int j = 0; j < m; j++) {
+      EXPECT_OK(v->ops->dots(v, k, xs + j * k, ys + j * k, cs, one));
+      for (int i = 0; i < k; i++) {
+        EXPECT(got[j * k + i] == one[i], "cdots m=%d k=%d set %d dot %d n=%d: not the dots' value",
+               m, k, j, i, n);
+        const em_cplx *a = h + (size_t)((j + i) % nv) * n, *b = h + (size_t)((j + i + 1) % nv) * n;
+        em_cplx e = 0;
+        double sc = 0;
+        for (int32_t q = 0; q < n; q++) {
+          e += (cs[i] ? conj(a[q]) : a[q]) * b[q];
+          sc += cabs(a[q]) * cabs(b[q]);
+        }
+        EXPECT(cabs(got[j * k + i] - e) <= rtol * sc || (n == 0 && got[j * k + i] == 0),
+               "cdots m=%d k=%d set %d dot %d n=%d: %g%+gj vs %g%+gj", m, k, j, i, n,
+               creal(got[j * k + i]), cimag(got[j * k + i]), creal(e), cimag(e));
+      }
+    }
+  }
+  double nr[17], one_nr;
+  for (int j = 0; j < m; j++) xs[j] = em_vec_col(v, d, j);
+  EXPECT_OK(em_vec_cnorms(v, m, xs, nr));
+  for (int j = 0; j < m; j++) {
+    EXPECT_OK(em_vec_norm(v, xs[j], &one_nr));
+    EXPECT(nr[j] == one_nr, "cnorms m=%d column %d n=%d: %.17g vs em_vec_norm %.17g", m, j, n,
+           nr[j], one_nr);
+  }
+  /* y_j = a_j x_j + b_j y_j with y_j = column j + 1, x_j = column 0;
+     b_j = 0 for odd j over NaN */
+  em_cplx a[17], b[17];
+  void *yv[17];
+  for (int32_t q = 0; q < n; q++) nan_[q] = NAN;
+  for (int j = 0; j < m; j++) {
+    a[j] = 0.5 * (j + 1) - 0.25 * I;
+    b[j] = j % 2 ? 0 : -0.75 + 0.125 * j * I;
+    xs[j] = em_vec_col(v, d, 0);
+    yv[j] = em_vec_col(v, d, j + 1);
+    if (j % 2) EXPECT_OK(v->ops->upload(v, nan_, yv[j]));
+  }
+  EXPECT_OK(em_vec_caxpby(v, m, a, xs, b, yv));
+  for (int j = 0; j < m; j++) {
+    EXPECT_OK(v->ops->download(v, yv[j], out));
+    const em_cplx *x0 = h, *y0 = h + (size_t)(j + 1) * n;
+    for (int32_t q = 0; q < n; q++) ref[q] = a[j] * x0[q] + (j % 2 ? 0 : b[j] * y0[q]);
+    char what[64];
+    snprintf(what, sizeof what, "caxpby m=%d pair %d", m, j);
+    expect_close(what, n, out, ref, tol);
+  }
+  v->ops->free(v, &d);
+  em_vec_destroy(&v);
+  free(h), free(out), free(ref), free(nan_);
+}
+
 int main(int argc, char **argv) {
   em_backend be = test_backend(argc, argv);
   int32_t sizes[] = {0, 1, 31, 33, 1000, 70001};
   for (int p = 0; p < 2; p++)
     for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++)
       check(be, p ? EM_PREC_SINGLE : EM_PREC_DOUBLE, sizes[s]);
+  int ms[] = {1, 3, 4, 16, 17};
+  for (int p = 0; p < 2; p++)
+    for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++)
+      for (size_t q = 0; q < sizeof ms / sizeof *ms; q++)
+        if (sizes[s] <= 1000 || ms[q] == 4 || ms[q] == 17)
+          check_cols(be, p ? EM_PREC_SINGLE : EM_PREC_DOUBLE, sizes[s], ms[q]);
   /* bad arguments name the culprit */
   em_vec *v = NULL;
   EXPECT_ERR(em_vec_create(be, EM_PREC_DOUBLE, -1, 1, &v), EM_ERR_ARG);
