@@ -213,11 +213,17 @@ static void write_out(const char *dir, const char *src, int32_t n, const row *ro
   fclose(f);
 }
 
-/* A variant of the GPU solves: "old", "all", "auto", or names joined by '+' (il,
- * own, st, inv).  0 when it parses. */
+/* A variant of the GPU solves: "old", "default" (a run's), "all", "auto", or names joined by '+'
+ * (il, own, st, inv).  0 when it parses. */
 static int parse_variant(const char *v, em_direct_gsolve *g) {
   memset(g, 0, sizeof *g);
   if (!strcmp(v, "old")) return 0;
+  if (!strcmp(v, "default")) { /* what a run gets: em_direct_opts_default's */
+    em_direct_opts o;
+    em_direct_opts_default(&o);
+    *g = o.gsolve;
+    return 0;
+  }
   if (!strcmp(v, "all")) {
     g->interleave = g->big_own = g->streams = 1;
     return 0;

@@ -71,10 +71,11 @@ if [ -z "${SKIP_BENCH:-}" ] && [ "$(left)" -gt 60 ]; then
     --out "$L/dump" --dump-matrix /tmp/dra_o3.mat > "$L/dump.log" 2>&1
   step "pc_multi_bench: pmg, a block of N columns against N applies, with the V-cycle profile"
   timeout -k 10 "$(cap 90)" "$B/bench/pc_multi_bench" --matrix /tmp/dra_o3.mat --device gpu \
-    --prec mixed --pc pmg --reps "${REPS:-3}" --ns "${NS:-1,4,8}" --variants inv+st --profile \
+    --prec mixed --pc "${PCS:-direct,pmg}" --reps "${REPS:-3}" --ns "${NS:-1,4,8}" \
+    --variants "${VARIANTS:-default,st+inv+tgrad}" --profile \
     --out "$L" > "$L/pc_multi_bench.log" 2>&1
   echo "pc_multi_bench rc=$?"
-  grep -E "^pmg" "$L/pc_multi_bench.log" | cut -c1-300
+  grep -E "^(pmg|direct)" "$L/pc_multi_bench.log" | cut -c1-300
   # the V-cycle per part and level at each N, and the coarse factor's solve
   grep -A2 -E "pmg profile" "$L/pc_multi_bench.log" | cut -c1-400
   grep -A1 -E "^  profile " "$L/pc_multi_bench.log" | cut -c1-300
