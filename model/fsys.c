@@ -333,7 +333,7 @@ static em_err operator_refill(em_fsys *s, em_system *sys, const em_blockop_opts 
   int keep = s->d.keep_matrix;
   EM_TRY(em_blockmat_permute_csr_values(A, s->perm, !keep, s->Acsr, s->src));
   if (!keep) em_blockmat_destroy(&sys->A);
-  em_err err = em_blockop_refill_csr(s->op, s->Acsr);
+  em_err err = em_blockop_refill_values(s->op, s->Acsr); /* the map kept from the first */
   if (!err) return EM_OK;
   em_log_warn(log, "%s; the operator is built anew", em_error_message());
   em_error_clear();
