@@ -63,6 +63,7 @@ void em_blockop_vmap_free(em_blockop *op) {
   em_free(&vm->code);
 #ifdef EM_HAVE_CUDA
   em_dev_free(&vm->dcode);
+  em_blockop_values_cuda_free(vm);
 #endif
   em_free(&op->vmap);
 }
@@ -167,6 +168,15 @@ fail:
   op->vmap = vm;
   em_blockop_vmap_free(op);
   return err;
+}
+
+void em_blockop_values_copy(em_cplx *dst, const em_cplx *src, int64_t n) {
+  int64_t nb = (n + 65535) / 65536; /* blocks of 1 MiB */
+#pragma omp parallel for schedule(static) if (nb > 4)
+  for (int64_t b = 0; b < nb; b++) {
+    int64_t k = b * 65536, m = n - k < 65536 ? n - k : 65536;
+    memcpy(dst + k, src + k, (size_t)m * sizeof *dst);
+  }
 }
 
 /* CPU: every value of A to its slot, in the operator's precision. */

@@ -2,6 +2,7 @@
  * refreshed and solved per frequency. */
 #include <complex.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "fsys_impl.h"
@@ -333,7 +334,12 @@ static em_err operator_refill(em_fsys *s, em_system *sys, const em_blockop_opts 
   int keep = s->d.keep_matrix;
   EM_TRY(em_blockmat_permute_csr_values(A, s->perm, !keep, s->Acsr, s->src));
   if (!keep) em_blockmat_destroy(&sys->A);
-  em_err err = em_blockop_refill_values(s->op, s->Acsr); /* the map kept from the first */
+  /* the values through the map kept from the first refill; the block-copy
+     refill only for an A/B comparison (EMSOLVE_SWEEP_REFILL=blocks,
+     scripts/device-sweepfast.sh): the same bits either way */
+  const char *ab = getenv("EMSOLVE_SWEEP_REFILL");
+  em_err err = ab && !strcmp(ab, "blocks") ? em_blockop_refill_csr(s->op, s->Acsr)
+                                           : em_blockop_refill_values(s->op, s->Acsr);
   if (!err) return EM_OK;
   em_log_warn(log, "%s; the operator is built anew", em_error_message());
   em_error_clear();
