@@ -90,7 +90,8 @@ fail:
 void em_fsys_destroy(em_fsys **sp) {
   em_fsys *s = *sp;
   if (!s) return;
-  em_fsys_next_free(s); /* before the assembler it uses */
+  em_fsys_ahead_free(s); /* before the assembler it reads */
+  em_fsys_next_free(s);  /* before the assembler it uses */
   em_abc_free(s->abc, s->n_abc_terms);
   em_assembler_destroy(&s->asm_);
   em_free(&s->vary);
@@ -197,7 +198,9 @@ static em_err precondition(em_fsys *s, const em_log *log) {
   if (s->pc) {
     err = em_pc_update(s->pc, A, log);
   } else {
-    err = em_pc_create(A, &pco, log, &s->pc);
+    em_direct *F = NULL; /* the analysis made beside the assembly (fsys_overlap.c) */
+    em_fsys_ahead_take(s, log, &F);
+    err = F ? em_pc_create_analysed(A, &pco, &F, log, &s->pc) : em_pc_create(A, &pco, log, &s->pc);
     if (err == EM_ERR_MEMORY && d->solve->pc_auto) {
       em_pc_type next = s->nb >= 2 ? EM_PC_PMG : EM_PC_ILU0;
       em_log_warn(log, "%s; auto: %s instead", em_error_message(), em_pc_type_name(next));
@@ -397,6 +400,11 @@ static em_err solve_body(em_fsys *s, double f, const em_log *log, em_fsys_stats 
   err = em_fsys_problem(s, k0, 0, fp);
   int ns = fp->prob.n_rhs; /* solves: one per port, or the plane wave */
   if (!err && (ns < 1 || ns > 16)) err = EM_RAISE(EM_ERR_INPUT, "%d excitations (1..16)", ns);
+  if (err) {
+    em_free(&fp);
+    return err;
+  }
+  err = em_fsys_ahead_start(s, log); /* the first: the analysis beside the assembly */
   if (err) {
     em_free(&fp);
     return err;

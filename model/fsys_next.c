@@ -19,6 +19,9 @@
 #include <math.h>
 #include <pthread.h>
 #include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 #include "fsys_impl.h"
 
@@ -28,7 +31,10 @@ struct em_fsys_next {
   double f;      /* its frequency */
   fsys_prob *fp; /* its problem (read by the assembly only) */
   em_system *sys;
-  double t; /* its wall time */
+  double t;    /* its wall time */
+  int threads; /* the caller's OpenMP threads: the thread's team (a new
+                  thread starts from the defaults, not from what the run
+                  set) */
 };
 
 em_err em_fsys_problem(em_fsys *s, double k0, int copies, fsys_prob *fp) {
@@ -100,6 +106,9 @@ void em_fsys_next_free(em_fsys *s) {
 static void *next_main(void *arg) {
   em_fsys *s = arg;
   em_fsys_next *n = s->next;
+#ifdef _OPENMP
+  omp_set_num_threads(n->threads);
+#endif
   double t0 = em_wtime();
   em_err err = em_fsys_problem(s, 2 * M_PI * n->f / EM_C0, 1, n->fp);
   if (!err) err = em_assemble_with(s->asm_, &n->fp->prob, NULL, &n->sys);
@@ -135,6 +144,10 @@ void em_fsys_next_start(em_fsys *s, const em_log *log) {
   em_fsys_next *n = s->next;
   n->f = f;
   n->t = 0;
+  n->threads = 1;
+#ifdef _OPENMP
+  n->threads = omp_get_max_threads();
+#endif
   if (em_calloc(&n->fp, 1, sizeof *n->fp, "next frequency")) {
     em_error_clear();
     return;
