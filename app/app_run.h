@@ -14,6 +14,8 @@ typedef struct em_run {
   double t_start;       /* s, em_wtime */
   em_stages stages;     /* the run's time by stage (core/stage.c) */
   double t_sweep;       /* when the first frequency started */
+  double next_f;        /* the sweep's frequency after the one being solved (0: none):
+                           assembled beside this one's factorization (app/solve.c) */
   int n_solved;         /* frequencies solved by this run so far (app/face.c) */
   double t_first;       /* when the first of them ended: set-up excluded from the ETA */
   em_model m;           /* once per mesh: case, parameters, mesh, physics, unknowns, device,

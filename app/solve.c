@@ -3,6 +3,7 @@
  * excitation), made at the first solve, then the outputs (post/) and one
  * progress line. */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "app_sweep.h"
@@ -60,6 +61,16 @@ static em_err solve_at(em_run *r, double f, int first, em_freq_result *fr, em_sy
     em_stage_end(r->log, EM_STAGE_ASSEMBLY, "pattern and colouring");
     EM_TRY(err);
   }
+  /* a sweep's next frequency assembled beside this one's factorization
+     (model/fsys_next.c) where the GPU factorizes and no plane wave keeps
+     state between solves; EMSOLVE_SWEEPFAST=0 or map: not (an A/B switch
+     of scripts/device-sweepfast.sh), next: on every backend (tests) */
+  const char *ab = getenv("EMSOLVE_SWEEPFAST");
+  int ahead = ab && !strcmp(ab, "next")                        ? 1
+              : ab && (!strcmp(ab, "0") || !strcmp(ab, "map")) ? 0
+                                                               : m->dev.backend == EM_BACKEND_CUDA;
+  if (ahead && !m->ff.planewave && !m->periodic && !r->dsolve) em_fsys_set_next(m->fsys, r->next_f);
+  r->next_f = 0;
   /* the stages' detail only with -v (app/face.c prints the line); later
      solves report one line each; warnings stay */
   em_log dlog = r->detail;

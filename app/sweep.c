@@ -73,6 +73,9 @@ static em_err sweep(em_run *r, uint8_t *done, int n_resumed) {
     if (done[i]) continue;
     /* the first frequency shows its stages; the others one line each */
     em_log_verbose(r->log, "frequency %d/%d: %.6g GHz", i + 1, nf, r->m.cfg.freq[i] * 1e-9);
+    int j = i + 1; /* the next one this run solves: assembled ahead (app/solve.c) */
+    while (j < nf && done[j]) j++;
+    r->next_f = j < nf ? r->m.cfg.freq[j] : 0;
     EM_TRY(em_run_solve_frequency(r, i));
     left--;
     done[i] = 1;

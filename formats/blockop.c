@@ -381,6 +381,7 @@ size_t em_blockop_bytes(const em_blockop *op) {
 void em_blockop_destroy(em_blockop **op) {
   if (!*op) return;
   if ((*op)->ops && (*op)->ops->free) (*op)->ops->free(*op);
+  em_blockop_vmap_free(*op);
   for (int i = 0; i < EM_MAX_ORDER; i++)
     for (int j = 0; j < EM_MAX_ORDER; j++) em_spmat_destroy(&(*op)->blk[i][j]);
   em_spmat_destroy(&(*op)->whole);

@@ -21,6 +21,7 @@ extern "C" {
 #endif
 
 typedef struct em_blockop_cuda em_blockop_cuda;
+typedef struct em_blockop_vmap em_blockop_vmap; /* blockop_values.c */
 
 /* How a backend schedules the blocks (em_fmt_backend.blockop). */
 struct em_blockop_ops {
@@ -53,7 +54,40 @@ struct em_blockop {
   int order[EM_MAX_ORDER][EM_MAX_ORDER];     /* their column groups, in chain order */
   em_blockop_cuda *cuda;                     /* streams, events, graphs (CUDA,
                                                 STREAMS and GRAPH modes) */
+  em_blockop_vmap *vmap;                     /* em_blockop_refill_values' map, made by its
+                                                first call; NULL before */
 };
+
+/* The value map of em_blockop_refill_values (blockop_values.c): entry q
+ * of the operator's CSR goes to code[q] = seg << shift | offset, offset in
+ * value segment seg (a stored spmat's value array: its first, or the
+ * tail of HYB / HEC), all stored spmats' segments numbered in turn. */
+#define EM_VMAP_MAX_SEG (2 * EM_MAX_ORDER * EM_MAX_ORDER)
+struct em_blockop_vmap {
+  uint64_t pattern;           /* em_spmat_pattern_hash of the CSR mapped */
+  int32_t n_rows;             /* its size */
+  int64_t nnz;                /* its entries */
+  int nseg;                   /* value segments */
+  int shift;                  /* 27 (int32 codes) or 40 (int64) */
+  void *seg[EM_VMAP_MAX_SEG]; /* their arrays (the spmats' own) */
+  int64_t *code;              /* host codes [nnz] (CPU backend) */
+  void *dcode;                /* CUDA: the codes on the GPU (int32 when
+                                 shift is 27, else int64) */
+  void *pin[2];               /* CUDA: pinned host staging of the
+                                 uploads, kept between refills */
+};
+void em_blockop_vmap_free(em_blockop *op);
+#ifdef EM_HAVE_CUDA
+/* blockop_values_cuda.cu: the nnz values v (host, complex double) uploaded
+ * in chunks and scattered through vm's device codes into its segments in
+ * precision p.  Synchronous. */
+em_err em_blockop_values_cuda(em_blockop_vmap *vm, em_prec p, const em_cplx *v);
+/* dst[0..n) = src[0..n) by all threads (blockop_values.c: the staging
+ * copies of em_blockop_values_cuda, compiled with OpenMP) */
+void em_blockop_values_copy(em_cplx *dst, const em_cplx *src, int64_t n);
+/* what em_blockop_values_cuda keeps in vm (the pinned staging) freed */
+void em_blockop_values_cuda_free(em_blockop_vmap *vm);
+#endif
 
 /* Block row i as one CSR over all columns (EM_BLOCKOP_ROWS). */
 em_err em_blockop_row_csr(const em_blockmat *B, int i, em_csr **out);

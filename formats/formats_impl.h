@@ -122,6 +122,11 @@ struct em_fmt_refill {
  * their slots; returns how many (1 or 2).  refill.c. */
 int em_fmt_value_arrays(em_spmat *M, void ***arr, int64_t *len);
 void em_fmt_refill_free(em_spmat *M);
+/* *slot = the slot of each of A's entries in M's layout (A: M's pattern),
+ * the value arrays taken end to end as em_fmt_refill's, from a CPU twin;
+ * NULL for the formats that keep the CSR's order (CSR, bitmap).  A new
+ * host array (em_free).  refill.c. */
+em_err em_fmt_slot_map(const em_spmat *M, const em_csr *A, int64_t **slot);
 #ifdef EM_HAVE_CUDA
 /* Device side of a refill (refill_cuda.cu): the nnz values v (host,
  * complex double) uploaded in chunks and scattered through rf's device map

@@ -117,14 +117,43 @@ static em_err map_from_twin(em_spmat *twin, int64_t nnz, em_fmt_refill *rf) {
   return EM_OK;
 }
 
+em_err em_fmt_slot_map(const em_spmat *M, const em_csr *A, int64_t **slot) {
+  *slot = NULL;
+  em_format f = M->info.format;
+  if (f == EM_FMT_CSR || f == EM_FMT_CSR_VECTOR || f == EM_FMT_BITMAP) return EM_OK;
+  em_err err = EM_OK;
+  em_cplx *idx = NULL;
+  em_spmat *twin = NULL;
+  em_fmt_refill rf = {0};
+  em_spmat_opts o;
+  em_spmat_opts_default(&o);
+  o.format = f;
+  o.threads_per_row = M->info.threads_per_row;
+  o.slice_rows = M->info.slice_rows;
+  o.ell_width = (f == EM_FMT_HYB || f == EM_FMT_HEC) ? M->info.ell_width : -1;
+  EM_TRY(em_calloc(&idx, (size_t)A->nnz + 1, sizeof *idx, "refill map values"));
+  for (int64_t k = 0; k < A->nnz; k++) idx[k] = (double)(k + 1);
+  em_csr Ik = *A;
+  Ik.val = idx;
+  EM_TRY_GOTO(err, em_spmat_create(&Ik, &o, &twin), done);
+  EM_TRY_GOTO(err, em_calloc(&rf.slot, (size_t)A->nnz + 1, sizeof *rf.slot, "refill slot map"),
+              done);
+  EM_TRY_GOTO(err, map_from_twin(twin, A->nnz, &rf), done);
+  *slot = rf.slot;
+  rf.slot = NULL;
+done:
+  em_free(&rf.slot);
+  em_free(&idx);
+  em_spmat_destroy(&twin);
+  return err;
+}
+
 /* The map of M (pattern of A): identity for CSR and bitmap, else from a
- * CPU twin of M's concrete layout; on CUDA moved to the GPU (int32 when the
- * slots allow). */
+ * CPU twin of M's concrete layout (em_fmt_slot_map); on CUDA moved to the
+ * GPU (int32 when the slots allow). */
 static em_err refill_map(em_spmat *M, const em_csr *A) {
   em_err err = EM_OK;
   em_fmt_refill *rf = NULL;
-  em_cplx *idx = NULL;
-  em_spmat *twin = NULL;
   EM_TRY(em_calloc(&rf, 1, sizeof *rf, "refill map"));
   M->rf = rf; /* freed by em_fmt_refill_free from here on */
   void **arr[2];
@@ -132,20 +161,7 @@ static em_err refill_map(em_spmat *M, const em_csr *A) {
   em_format f = M->info.format;
   rf->identity = f == EM_FMT_CSR || f == EM_FMT_CSR_VECTOR || f == EM_FMT_BITMAP;
   if (rf->identity) return EM_OK;
-  em_spmat_opts o;
-  em_spmat_opts_default(&o);
-  o.format = f;
-  o.threads_per_row = M->info.threads_per_row;
-  o.slice_rows = M->info.slice_rows;
-  o.ell_width = (f == EM_FMT_HYB || f == EM_FMT_HEC) ? M->info.ell_width : -1;
-  EM_TRY_GOTO(err, em_calloc(&idx, (size_t)A->nnz, sizeof *idx, "refill map values"), fail);
-  for (int64_t k = 0; k < A->nnz; k++) idx[k] = (double)(k + 1);
-  em_csr Ik = *A;
-  Ik.val = idx;
-  EM_TRY_GOTO(err, em_spmat_create(&Ik, &o, &twin), fail);
-  EM_TRY_GOTO(err, em_calloc(&rf->slot, (size_t)A->nnz + 1, sizeof *rf->slot, "refill slot map"),
-              fail);
-  EM_TRY_GOTO(err, map_from_twin(twin, A->nnz, rf), fail);
+  EM_TRY_GOTO(err, em_fmt_slot_map(M, A, &rf->slot), fail);
   if (!M->be->host) {
     int64_t total = rf->seg_len[0] + rf->seg_len[1];
     rf->wide = total > INT32_MAX;
@@ -161,12 +177,8 @@ static em_err refill_map(em_spmat *M, const em_csr *A) {
     if (err) goto fail;
     em_free(&rf->slot);
   }
-  em_free(&idx);
-  em_spmat_destroy(&twin);
   return EM_OK;
 fail:
-  em_free(&idx);
-  em_spmat_destroy(&twin);
   em_fmt_refill_free(M);
   return err;
 }

@@ -524,6 +524,15 @@ typedef struct em_fsys_block {
 
 em_err em_fsys_create(const em_fsys_desc *d, em_fsys **s);
 void em_fsys_destroy(em_fsys **s);
+/* The frequency the next em_fsys_solve will be at (0: none; read by the
+ * next solve only).  That solve's assembly then runs on a second host
+ * thread while this one's preconditioner refactors (the GPU's work), on
+ * the host's cores the factorization leaves idle, into a system of its
+ * own; a solve at another frequency drops it.  The results are the same
+ * bits (the same assembly, only earlier).  Only for a problem whose
+ * prepare and port_source keep no state (no plane wave): the caller
+ * says so by naming the frequency (model/fsys_next.c). */
+void em_fsys_set_next(em_fsys *s, double f_next);
 /* Solve at f (Hz).  *x [n_solve][n_dof] in the DOF numbering and *sys (the
  * assembled system: its fixed values, its matrix) go to the caller.  log:
  * the stages' progress (NULL silent); a not converged solve is a warning.

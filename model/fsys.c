@@ -2,6 +2,7 @@
  * refreshed and solved per frequency. */
 #include <complex.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "fsys_impl.h"
@@ -90,6 +91,7 @@ void em_fsys_destroy(em_fsys **sp) {
   em_fsys *s = *sp;
   if (!s) return;
   em_fsys_ahead_free(s); /* before the assembler it reads */
+  em_fsys_next_free(s);  /* before the assembler it uses */
   em_abc_free(s->abc, s->n_abc_terms);
   em_assembler_destroy(&s->asm_);
   em_free(&s->vary);
@@ -336,7 +338,12 @@ static em_err operator_refill(em_fsys *s, em_system *sys, const em_blockop_opts 
   int keep = s->d.keep_matrix;
   EM_TRY(em_blockmat_permute_csr_values(A, s->perm, !keep, s->Acsr, s->src));
   if (!keep) em_blockmat_destroy(&sys->A);
-  em_err err = em_blockop_refill_csr(s->op, s->Acsr);
+  /* the values through the map kept from the first refill; the block-copy
+     refill only for an A/B comparison (EMSOLVE_SWEEPFAST=0,
+     scripts/device-sweepfast.sh): the same bits either way */
+  const char *ab = getenv("EMSOLVE_SWEEPFAST");
+  em_err err = ab && !strcmp(ab, "0") ? em_blockop_refill_csr(s->op, s->Acsr)
+                                      : em_blockop_refill_values(s->op, s->Acsr);
   if (!err) return EM_OK;
   em_log_warn(log, "%s; the operator is built anew", em_error_message());
   em_error_clear();
@@ -376,59 +383,44 @@ static void mem_log(const em_fsys *s, const em_fsys_stats *st, const em_log *log
               (setup > solve ? setup : solve) / mb, setup > solve ? "setup" : "solve");
 }
 
-em_err em_fsys_solve(em_fsys *s, double f, const em_log *log, em_fsys_stats *st,
-                     em_system **sys_out, em_cplx **x_out) {
+static em_err solve_body(em_fsys *s, double f, const em_log *log, em_fsys_stats *st,
+                         em_system **sys_out, em_cplx **x_out) {
   const em_fsys_desc *d = &s->d;
   double k0 = 2 * M_PI * f / EM_C0;
-  int np = d->setup->n_port;
-  em_robin rb[FSYS_MAX_ROBIN];
   em_system *sys = NULL;
   em_cplx *x = NULL;
   em_err err = EM_OK;
   memset(st, 0, sizeof *st);
   int dist = em_fsys_distributed(s);
   if (dist && em_dist_rank(d->dist) == 0) EM_TRY(em_fsys_dist_tell(s, f)); /* dfsys.c */
-  /* the frequency's Robin terms: each excited port's (its own right-hand
-     side column, Excitation/ports; the others matched loads) and the
-     ABC's, gamma proportional to k0 */
-  uint32_t ex = d->excite ? d->excite : em_excite_all(np);
-  for (int i = 0; i < np; i++) {
-    EM_TRY(em_port_set_frequency(&d->setup->port[i], k0));
-    int col = em_excite_column(ex, i);
-    if (d->port_source) /* a plane wave drives: the ports are its loads */
-      em_port_robin_load(&d->setup->port[i], &rb[i]);
-    else
-      em_port_robin(&d->setup->port[i], col >= 0, col, &rb[i]);
+  /* the frequency's problem (fsys_next.c): the ports set to k0 (the
+     post-processing reads them), Robin terms, media */
+  fsys_prob *fp = NULL;
+  EM_TRY(em_calloc(&fp, 1, sizeof *fp, "frequency problem"));
+  err = em_fsys_problem(s, k0, 0, fp);
+  int ns = fp->prob.n_rhs; /* solves: one per port, or the plane wave */
+  if (!err && (ns < 1 || ns > 16)) err = EM_RAISE(EM_ERR_INPUT, "%d excitations (1..16)", ns);
+  if (err) {
+    em_free(&fp);
+    return err;
   }
-  for (int i = 0; i < s->n_abc_terms; i++) {
-    rb[np + i] = s->abc[i];
-    rb[np + i].gamma *= k0;
+  err = em_fsys_ahead_start(s, log); /* the first: the analysis beside the assembly */
+  if (err) {
+    em_free(&fp);
+    return err;
   }
-  int n_rb = np + s->n_abc_terms; /* then the surface impedances and lumped sheets */
-  int n_sf = d->setup->n_surface;
-  EM_CHECK(n_rb + n_sf <= FSYS_MAX_ROBIN, EM_ERR_INPUT,
-           "%d ports, %d ABC media and %d surface boundaries: at most %d Robin terms", np,
-           s->n_abc_terms, n_sf, FSYS_MAX_ROBIN);
-  for (int i = 0; i < n_sf; i++) em_surface_robin(&d->setup->surface[i], k0, &rb[n_rb++]);
-  em_media media = {d->mesh, d->setup->medium, d->setup->has_pml ? &d->setup->pml : NULL, k0};
-  em_problem prob = {.k0 = k0,
-                     .material = em_media_material,
-                     .material_ctx = &media,
-                     .tet_vary = s->vary,
-                     .n_robin = n_rb,
-                     .robin = rb,
-                     .n_rhs = em_excite_count(ex)};
-  if (d->prepare) EM_TRY(d->prepare(d->prepare_ctx, k0, &prob));
-  for (int i = 0; i < np && d->port_source; i++)
-    EM_TRY(d->port_source(d->prepare_ctx, k0, i, &rb[i]));
-  int ns = prob.n_rhs; /* solves: one per port, or the plane wave */
-  EM_CHECK(ns >= 1 && ns <= 16, EM_ERR_INPUT, "%d excitations (1..16)", ns);
-  EM_TRY(em_fsys_ahead_start(s, log)); /* the first: the analysis beside the assembly */
   double t0 = em_wtime();
   em_stage_begin(log, EM_STAGE_ASSEMBLY);
-  if (!s->asm_) err = em_fsys_dpart(s, log); /* dfsys.c */
-  if (!err) err = em_assemble_with(s->asm_, &prob, log, &sys);
+  double t_next = 0;
+  sys = em_fsys_next_take(s, f, &t_next); /* assembled while the last one factorized */
+  if (sys) {
+    em_log_info(log, "assembly: done while the previous frequency factorized (%.2f s)", t_next);
+  } else {
+    if (!s->asm_) err = em_fsys_dpart(s, log); /* dfsys.c */
+    if (!err) err = em_assemble_with(s->asm_, &fp->prob, log, &sys);
+  }
   if (dist && !d->periodic) err = em_fsys_dist_agree(s, err);
+  em_free(&fp); /* the assembly was its only reader */
   em_stage_end(log, EM_STAGE_ASSEMBLY, NULL);
   EM_TRY(err);
   st->t_assembly = em_wtime() - t0;
@@ -469,6 +461,10 @@ em_err em_fsys_solve(em_fsys *s, double f, const em_log *log, em_fsys_stats *st,
   EM_TRY_GOTO(err, err, done);
   st->t_operator = em_wtime() - t0;
 
+  /* the next frequency's assembly on another host thread while the
+     preconditioner refactors (the GPU's work at a sweep's later
+     frequencies): fsys_next.c, when the caller named it */
+  em_fsys_next_start(s, log);
   t0 = em_wtime();
   em_stage_begin(log, EM_STAGE_PC);
   err = precondition(s, log);
@@ -509,5 +505,12 @@ em_err em_fsys_solve(em_fsys *s, double f, const em_log *log, em_fsys_stats *st,
 done:
   em_system_destroy(&sys);
   em_free(&x);
+  return err;
+}
+
+em_err em_fsys_solve(em_fsys *s, double f, const em_log *log, em_fsys_stats *st,
+                     em_system **sys_out, em_cplx **x_out) {
+  em_err err = solve_body(s, f, log, st, sys_out, x_out);
+  em_fsys_next_wait(s); /* nothing runs beside the caller's post-processing */
   return err;
 }

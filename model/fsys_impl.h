@@ -8,8 +8,21 @@
 
 #define FSYS_MAX_ROBIN 48
 
+/* One frequency's problem (fsys_next.c): the Robin terms, the media and
+ * the em_problem pointing at them (and, for an assembly ahead of its
+ * frequency, the copies of the ports it sets, the setup's left alone). */
+typedef struct fsys_prob {
+  em_port port[16];
+  em_robin rb[FSYS_MAX_ROBIN];
+  em_media media;
+  em_problem prob;
+} fsys_prob;
+typedef struct em_fsys_next em_fsys_next; /* fsys_next.c */
+
 struct em_fsys {
   em_fsys_desc d;
+  double next_f;                /* the frequency the caller says comes next (0: none) */
+  em_fsys_next *next;           /* its assembly, under way or done (NULL: none) */
   uint8_t *vary;                /* [n_tet] PML tets: the material varies inside */
   em_assembler *asm_;           /* pattern, colouring, reference element: once
                                    (distributed: this rank's rows, em_fsys_dpart) */
@@ -46,6 +59,22 @@ struct em_fsys {
                                   own (fsys_overlap.c), the first frequency only */
 };
 
+/* fsys_next.c: fp = the problem at k0 (fp zeroed by the caller, not
+ * moved after): the ports set to k0 and their Robin terms, the ABC's, the
+ * surfaces', the media, prepare and port_source applied; copies: the
+ * ports copied into fp first (the setup's untouched). */
+em_err em_fsys_problem(em_fsys *s, double k0, int copies, fsys_prob *fp);
+/* Start the assembly at s->next_f on its own thread when the caller named
+ * one and it may run (one rank, no Floquet cell, memory to spare); a
+ * failure to start leaves it to the next solve. */
+void em_fsys_next_start(em_fsys *s, const em_log *log);
+/* The system assembled ahead at f (NULL: none, or for another frequency,
+ * or it failed: the solve assembles itself and reports); *t its wall time. */
+em_system *em_fsys_next_take(em_fsys *s, double f, double *t);
+/* Wait for a running assembly (its result kept for the next solve). */
+void em_fsys_next_wait(em_fsys *s);
+/* Wait, and drop what it made. */
+void em_fsys_next_free(em_fsys *s);
 /* fsys.c: the port (0-based) of right-hand side column col. */
 int em_fsys_port(const em_fsys_desc *d, int col);
 /* dfsys.c: 1 when s solves distributed (more than one rank). */

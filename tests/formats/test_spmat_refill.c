@@ -11,7 +11,10 @@
  * The nine-block operator, every mode, automatic and sliced formats on FEM
  * block matrices and on a split with an empty block: refill(B2) applies
  * bit for bit as create(B2); an empty block that gains entries, other
- * group offsets and another pattern are refused.  A second argument
+ * group offsets and another pattern are refused.  The same operators
+ * built from one CSR and refilled through the kept value map
+ * (em_blockop_refill_values, a sweep's path) apply bit for bit as fresh
+ * builds after three refills; its refusals too.  A second argument
  * "quick" keeps double precision, the awkward matrices and FEM order 1
  * (for compute-sanitizer). */
 #include "blockop_impl.h"
@@ -185,6 +188,27 @@ static void run_blockmat(const char *name, const em_blockmat *B1, em_backend b) 
                "%s %s %s %s: refilled operator differs from a fresh one", name, MODES[mode],
                pi ? "single" : "double", sliced ? "sliced" : "auto");
         em_blockop_destroy(&op), em_blockop_destroy(&fresh);
+        /* a sweep's path: built from one CSR, refilled through the kept
+           value map (em_blockop_refill_values) to B2, back to B1, and
+           to B2 again: each applies as a fresh build */
+        em_csr *C[2] = {NULL, NULL};
+        REQUIRE_OK(em_blockmat_to_csr(B1, &C[0]));
+        REQUIRE_OK(em_blockmat_to_csr(B2, &C[1]));
+        em_blockop *fr[2] = {NULL, NULL};
+        REQUIRE_OK(em_blockop_create_csr(C[0], B1->nb, B1->offset, &o, &op));
+        for (int v = 0; v < 2; v++)
+          REQUIRE_OK(em_blockop_create_csr(C[v], B1->nb, B1->offset, &o, &fr[v]));
+        for (int step = 1; step <= 3; step++) {
+          int v = step % 2;
+          EXPECT_OK(em_blockop_refill_values(op, C[v]));
+          apply_host(op, b, o.prec, x, y1, n);
+          apply_host(fr[v], b, o.prec, x, y2, n);
+          EXPECT(memcmp(y1, y2, n * sizeof *y1) == 0,
+                 "%s %s %s %s: value refill %d differs from a fresh operator", name, MODES[mode],
+                 pi ? "single" : "double", sliced ? "sliced" : "auto", step);
+        }
+        em_blockop_destroy(&op), em_blockop_destroy(&fr[0]), em_blockop_destroy(&fr[1]);
+        em_csr_destroy(&C[0]), em_csr_destroy(&C[1]);
       }
   free(x), free(y1), free(y2);
   em_blockmat_destroy(&B2);
@@ -227,6 +251,24 @@ static void run_block_refusals(em_backend b) {
     }
   refused(em_blockop_refill(op, C), "a column moved in A_22");
   em_blockop_destroy(&op);
+  /* the value refill: an empty block gaining entries refused at the map's
+     build; a moved column refused by the whole pattern's hash after it,
+     the operator's values unchanged */
+  em_csr *W = NULL, *WE = NULL, *WC = NULL;
+  REQUIRE_OK(em_blockmat_to_csr(B, &W));
+  REQUIRE_OK(em_blockmat_to_csr(E, &WE));
+  REQUIRE_OK(em_blockop_create_csr(WE, E->nb, E->offset, &o, &op));
+  refused(em_blockop_refill_values(op, W), "values: an empty block gains entries");
+  em_blockop_destroy(&op);
+  REQUIRE_OK(em_blockop_create_csr(W, B->nb, B->offset, &o, &op));
+  EXPECT_OK(em_blockop_refill_values(op, W));
+  REQUIRE_OK(em_blockmat_to_csr(C, &WC));
+  refused(em_blockop_refill_values(op, WC), "values: a column moved in A_22");
+  WC->nnz--;
+  refused(em_blockop_refill_values(op, WC), "values: an entry fewer");
+  WC->nnz++;
+  em_blockop_destroy(&op);
+  em_csr_destroy(&W), em_csr_destroy(&WE), em_csr_destroy(&WC);
   em_blockmat_destroy(&B), em_blockmat_destroy(&C), em_blockmat_destroy(&E);
 }
 

@@ -1,0 +1,112 @@
+/* blockop_values_cuda.cu - the GPU half of em_blockop_refill_values
+ * (blockop_values.c): the operator CSR's values go up as they are, in
+ * chunks through one staging buffer, and a kernel writes each to its slot
+ * in its spmat's value array (the code of its segment and offset),
+ * converting to single where the operator is single (as a build does). */
+#include "blockop_impl.h"
+#include "fmt_cuda.cuh"
+
+/* Entries per upload: 64 MB of complex double staging at most. */
+#define VALUES_CHUNK ((int64_t)1 << 22)
+
+/* The segments' arrays, passed by value to the kernel. */
+typedef struct vseg_table {
+  void *p[EM_VMAP_MAX_SEG];
+} vseg_table;
+
+__device__ __forceinline__ void vmap_store(double2 *a, int64_t q, double2 v) {
+  a[q] = v;
+}
+__device__ __forceinline__ void vmap_store(float2 *a, int64_t q, double2 v) {
+  a[q] = make_float2((float)v.x, (float)v.y); /* round to nearest, as the host's conversion */
+}
+
+/* Entry q0 + t (t < n): code c = code[q0 + t], segment c >> shift, offset
+ * c & mask; src[t] there. */
+template <typename V, typename I>
+__global__ void __launch_bounds__(EM_FMT_BLOCK)
+    vmap_scatter(int64_t n, int64_t q0, const double2 *__restrict__ src, const I *__restrict__ code,
+                 int shift, vseg_table seg) {
+  const int64_t mask = ((int64_t)1 << shift) - 1;
+  for (int64_t t = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; t < n;
+       t += (int64_t)gridDim.x * blockDim.x) {
+    const int64_t c = (int64_t)code[q0 + t];
+    vmap_store((V *)seg.p[c >> shift], c & mask, src[t]);
+  }
+}
+
+template <typename V, typename I>
+static void scatter_launch(int64_t n, int64_t q0, const double2 *src, const void *code, int shift,
+                           const vseg_table &seg, int cap, cudaStream_t st) {
+  unsigned blocks = em_fmt_blocks(n, cap);
+  vmap_scatter<V, I><<<blocks, EM_FMT_BLOCK, 0, st>>>(n, q0, src, (const I *)code, shift, seg);
+}
+
+void em_blockop_values_cuda_free(em_blockop_vmap *vm) {
+  for (int b = 0; b < 2; b++)
+    if (vm->pin[b]) cudaFreeHost(vm->pin[b]), vm->pin[b] = NULL;
+}
+
+/* Chunks through two pinned host buffers (kept in vm): the host copies
+ * chunk c + 1 into one (all threads) while the GPU uploads chunk c from
+ * the other and scatters it, on one stream (so the upload of a chunk
+ * waits for the scatter of the one before: one device staging buffer).
+ * Synchronous: the stream is drained before the return, so every later
+ * launch sees the new values.  Without pinned memory (its allocation
+ * refused) the chunks go up from v itself, pageable. */
+extern "C" em_err em_blockop_values_cuda(em_blockop_vmap *vm, em_prec p, const em_cplx *v) {
+  int cap = 0;
+  EM_TRY(em_fmt_cuda_grid_cap(&cap));
+  vseg_table seg;
+  for (int s = 0; s < EM_VMAP_MAX_SEG; s++) seg.p[s] = vm->seg[s];
+  int64_t nnz = vm->nnz, chunk = nnz < VALUES_CHUNK ? nnz : VALUES_CHUNK;
+  size_t cbytes = (size_t)chunk * sizeof *v;
+  for (int b = 0; b < 2; b++)
+    if (!vm->pin[b] && cudaMallocHost(&vm->pin[b], cbytes) != cudaSuccess) {
+      cudaGetLastError(); /* not sticky: go on pageable */
+      vm->pin[b] = NULL;
+    }
+  int pinned = vm->pin[0] && vm->pin[1];
+  void *stage = NULL;
+  cudaStream_t st = NULL;
+  cudaEvent_t ev[2] = {NULL, NULL};
+  EM_TRY(em_dev_alloc(&stage, NULL, cbytes, NULL, "operator value staging"));
+  em_err err = EM_OK;
+  int dbl = p == EM_PREC_DOUBLE, narrow = vm->shift == 27;
+  /* nothing launched before (any stream) still reads the old values */
+  EM_CUDA_GOTO(err, cudaDeviceSynchronize(), done);
+  EM_CUDA_GOTO(err, cudaStreamCreate(&st), done);
+  for (int b = 0; b < 2; b++)
+    EM_CUDA_GOTO(err, cudaEventCreateWithFlags(&ev[b], cudaEventDisableTiming), done);
+  for (int64_t q0 = 0, c = 0; q0 < nnz; q0 += chunk, c++) {
+    int64_t n = nnz - q0 < chunk ? nnz - q0 : chunk;
+    const void *from = v + q0;
+    if (pinned) {
+      em_cplx *h = (em_cplx *)vm->pin[c & 1];
+      if (c >= 2) EM_CUDA_GOTO(err, cudaEventSynchronize(ev[c & 1]), done); /* its upload done */
+      em_blockop_values_copy(h, v + q0, n);
+      from = h;
+    }
+    EM_CUDA_GOTO(
+        err, cudaMemcpyAsync(stage, from, (size_t)n * sizeof *v, cudaMemcpyHostToDevice, st), done);
+    EM_CUDA_GOTO(err, cudaEventRecord(ev[c & 1], st), done);
+    const double2 *s = (const double2 *)stage;
+    if (dbl && narrow)
+      scatter_launch<double2, int32_t>(n, q0, s, vm->dcode, vm->shift, seg, cap, st);
+    else if (dbl)
+      scatter_launch<double2, int64_t>(n, q0, s, vm->dcode, vm->shift, seg, cap, st);
+    else if (narrow)
+      scatter_launch<float2, int32_t>(n, q0, s, vm->dcode, vm->shift, seg, cap, st);
+    else
+      scatter_launch<float2, int64_t>(n, q0, s, vm->dcode, vm->shift, seg, cap, st);
+    EM_CUDA_GOTO(err, cudaGetLastError(), done);
+  }
+  EM_CUDA_GOTO(err, cudaStreamSynchronize(st), done);
+done:
+  if (st) cudaStreamSynchronize(st); /* nothing in flight on the staging when it goes */
+  for (int b = 0; b < 2; b++)
+    if (ev[b]) cudaEventDestroy(ev[b]);
+  if (st) cudaStreamDestroy(st);
+  em_dev_free(&stage);
+  return err;
+}
