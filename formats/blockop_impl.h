@@ -68,10 +68,10 @@ struct em_blockop_vmap {
   int32_t n_rows;             /* its size */
   int64_t nnz;                /* its entries */
   int nseg;                   /* value segments */
-  int shift;                  /* 27 (int32 codes) or 40 (int64) */
+  int shift;                  /* 27 (uint32 codes on the GPU) or 40 (int64) */
   void *seg[EM_VMAP_MAX_SEG]; /* their arrays (the spmats' own) */
   int64_t *code;              /* host codes [nnz] (CPU backend) */
-  void *dcode;                /* CUDA: the codes on the GPU (int32 when
+  void *dcode;                /* CUDA: the codes on the GPU (uint32 when
                                  shift is 27, else int64) */
   void *pin[2];               /* CUDA: pinned host staging of the
                                  uploads, kept between refills */

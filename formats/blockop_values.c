@@ -102,6 +102,8 @@ static em_err vmap_build(em_blockop *op, const em_csr *A) {
     int ns = em_fmt_value_arrays(rc[k].M, arr, len);
     for (int s = 0; s < ns; s++) maxlen = len[s] > maxlen ? len[s] : maxlen;
   }
+  /* 27: a segment's number (< EM_VMAP_MAX_SEG <= 32) in the top 5 bits of a uint32 */
+  _Static_assert(EM_VMAP_MAX_SEG <= 32, "segment numbers above 27 bits of a uint32");
   vm->shift = maxlen < ((int64_t)1 << 27) ? 27 : 40;
   vm->n_rows = A->n_rows;
   vm->nnz = A->nnz;
@@ -145,12 +147,13 @@ static em_err vmap_build(em_blockop *op, const em_csr *A) {
   vm->pattern = em_spmat_pattern_hash(A);
   if (!em_fmt_backend_of(op->opts.backend)->host) {
 #ifdef EM_HAVE_CUDA
-    int32_t *c32 = NULL;
-    if (vm->shift == 27) { /* 4 bytes per entry on the GPU */
+    uint32_t *c32 = NULL;
+    if (vm->shift == 27) { /* 4 bytes per entry on the GPU, unsigned: the 18
+                              segments' numbers need 5 bits above the 27 */
       EM_TRY_GOTO(err, em_calloc(&c32, (size_t)A->nnz + 1, sizeof *c32, "operator value map"),
                   fail);
 #pragma omp parallel for schedule(static) if (A->nnz > 100000)
-      for (int64_t q = 0; q < A->nnz; q++) c32[q] = (int32_t)vm->code[q];
+      for (int64_t q = 0; q < A->nnz; q++) c32[q] = (uint32_t)vm->code[q];
     }
     size_t bytes = (size_t)A->nnz * (c32 ? sizeof *c32 : sizeof *vm->code);
     err = em_dev_alloc(&vm->dcode, c32 ? (void *)c32 : (void *)vm->code, bytes, NULL,

@@ -92,11 +92,11 @@ extern "C" em_err em_blockop_values_cuda(em_blockop_vmap *vm, em_prec p, const e
     EM_CUDA_GOTO(err, cudaEventRecord(ev[c & 1], st), done);
     const double2 *s = (const double2 *)stage;
     if (dbl && narrow)
-      scatter_launch<double2, int32_t>(n, q0, s, vm->dcode, vm->shift, seg, cap, st);
+      scatter_launch<double2, uint32_t>(n, q0, s, vm->dcode, vm->shift, seg, cap, st);
     else if (dbl)
       scatter_launch<double2, int64_t>(n, q0, s, vm->dcode, vm->shift, seg, cap, st);
     else if (narrow)
-      scatter_launch<float2, int32_t>(n, q0, s, vm->dcode, vm->shift, seg, cap, st);
+      scatter_launch<float2, uint32_t>(n, q0, s, vm->dcode, vm->shift, seg, cap, st);
     else
       scatter_launch<float2, int64_t>(n, q0, s, vm->dcode, vm->shift, seg, cap, st);
     EM_CUDA_GOTO(err, cudaGetLastError(), done);

@@ -27,11 +27,12 @@ void em_direct_opts_default(em_direct_opts *o) {
   o->prec = EM_PREC_DOUBLE;
   em_nd_opts_default(&o->nd);
   o->progress_s = 10;
-  /* streams, trinv and the level kernels' threads by the level: those
-     that paid (docs/solvers.md: on an H200 the DRA's one-column solve 27.6
-     -> 15.5 -> 13.7 -> 8.0 ms, four columns 60.8 -> 31.7 -> 24.3 -> 12.3
-     ms) */
-  o->gsolve = (em_direct_gsolve){0, 0, 1, 0, 1, -1};
+  /* streams and the level kernels' threads by the level (docs/solvers.md:
+     on an H200 the DRA's one-column solve 27.6 -> 15.5 -> 8.0 ms with
+     both and trinv, four columns 60.8 -> 31.7 -> 12.3 ms); trinv is off:
+     its inverses cost the 1M DRA's factorization 0.36 s and 5.3 GiB more
+     for ~2 ms per solve, a loss below ~180 solves per factor */
+  o->gsolve = (em_direct_gsolve){0, 0, 1, 0, 0, -1};
 }
 
 void em_direct_set_gsolve(em_direct *F, const em_direct_gsolve *g) {
@@ -486,6 +487,10 @@ static em_err factor(em_direct *F, const em_csr *A, const em_log *log) {
   double smax = 0;
   EM_TRY_GOTO(err, equilibrate(M, F->scale_old, &smax), done);
   for (int32_t i = 0; i < F->S.n; i++) F->scale[F->S.perm[i]] = F->scale_old[i];
+  /* a line of its own: at 1M unknowns the value checks, the symmetry test
+     (a transposed lookup per entry) and the equilibration take ~0.5 s */
+  em_log_verbose(log, "direct: values checked, symmetric to %.1e, equilibrated in %.2f s",
+                 F->info.asymmetry, em_wtime() - t0);
   err = F->be->direct_numeric(F, M, F->scale_old, smax, log);
   if (err == EM_ERR_GPU_MEMORY && !F->gpu) { /* the first factor does not fit */
     if (F->host_short) {                     /* nor on the host */

@@ -5,7 +5,11 @@ analysis on a thread of their own while the first frequency assembles
 The order-1 DRA with the direct factor, overlap 0 and 1:
 - every output but summary.json and the journal is the same, byte for
   byte (S11, ports, far field, the fields): the analysis is a function of
-  the pattern, whichever thread makes it;
+  the pattern, whichever thread makes it.  On the GPU, whose factor adds
+  fronts with atomics (two runs of one command differ in S11's last bits:
+  H200, 2026-11-28, the 1M DRA -0.19340443729602 / ...594 without the
+  overlap), the analysis is compared instead (the factor's supernodes,
+  nnz(L), flops: the same line in both logs) and S11 to 1e-9;
 - with 1 the analysis' stage lines say "(overlapped)" and stages_s has
   overlapped > 0; with 0 none does and overlapped is 0; in both the stages
   and "other" less "overlapped" add up to "total";
@@ -15,7 +19,7 @@ import filecmp
 import os
 import re
 
-from emtest import check, finish, run, setn, sets, summary
+from emtest import DEVICE, check, finish, run, setn, sets, summary
 
 STAGES = ["parse", "mesh", "setup", "dofmap", "assembly", "operator", "ordering", "symbolic",
           "numeric", "pc_setup", "solve", "post", "farfield", "writing"]
@@ -45,9 +49,16 @@ a, b = runs[0][1], runs[1][1]
 files = sorted(f for f in os.listdir(a) if f not in ("summary.json", "sweep.journal"))
 check(any(f.endswith(".s1p") for f in files) and any(f.startswith("fields") for f in files),
       f"the outputs compared include S11 and the fields ({files})")
-for f in files:
-    check(filecmp.cmp(os.path.join(a, f), os.path.join(b, f), shallow=False),
-          f"{f}: the same bytes with and without the overlap")
+if DEVICE == "cpu":
+    for f in files:
+        check(filecmp.cmp(os.path.join(a, f), os.path.join(b, f), shallow=False),
+              f"{f}: the same bytes with and without the overlap")
+else:
+    ana = [re.findall(r"direct: n = .*", runs[ov][0]) for ov in (0, 1)]
+    check(len(ana[0]) == 1 and ana[0] == ana[1],
+          f"the same analysis with and without the overlap ({ana})")
+    s = [complex(*summary(runs[ov][1])["frequencies"][0]["ports"][0]["S_row"][0]) for ov in (0, 1)]
+    check(abs(s[0] - s[1]) < 1e-9, f"S11 {s[0]:.12f} / {s[1]:.12f} with and without the overlap")
 
 # (ILU(0) does not converge here in 5 iterations: exit 3, the results written)
 rc, _, err, out = run(*base, *sets("Solver/preconditioner", "ilu0"), *setn("Solver/overlap", 1),

@@ -151,8 +151,10 @@ static void test_abc_terms(void) {
 }
 
 /* A sweep with each next frequency named (em_fsys_set_next: assembled on
- * a second thread while this one factorizes) solves bit for bit as one
- * without: solutions, right-hand sides and fixed values; so does a solve
+ * a second thread while this one factorizes) solves as one without:
+ * right-hand sides and fixed values bit for bit, solutions bit for bit on
+ * the CPU (to 1e-6 on the GPU, whose solves vary in their last bits from
+ * run to run); so does a solve
  * after a hint for a frequency that never comes (the ahead system
  * dropped), and Zin stays the line's. */
 static void test_next(em_pc_type pc) {
@@ -173,11 +175,20 @@ static void test_next(em_pc_type pc) {
     EXPECT_OK(em_fsys_solve(ahead, fs[i], NULL, &st1, &s1, &x1));
     EXPECT_OK(em_fsys_solve(plain, fs[i], NULL, &st2, &s2, &x2));
     if (!x1 || !x2 || !s1 || !s2) continue;
-    EXPECT(!memcmp(x1, x2, (size_t)n * sizeof *x1) &&
-               !memcmp(s1->b, s2->b, (size_t)n * sizeof *s1->b) &&
+    /* the assembled right-hand side and fixed values bit for bit on any
+       backend; the solution bit for bit on the CPU, to 1e-6 on the GPU,
+       where two solves of one system differ in their last bits (pmg's
+       coarse factor and the GPU direct factor add fronts with atomics:
+       H200, 2026-11-28, pmg here and the 1M DRA's S11 from run to run) */
+    double dx = 0, nx = 0;
+    for (int32_t k = 0; k < n; k++) dx += pow(cabs(x1[k] - x2[k]), 2), nx += pow(cabs(x2[k]), 2);
+    int same_x = backend == EM_BACKEND_CPU ? !memcmp(x1, x2, (size_t)n * sizeof *x1)
+                                           : sqrt(dx) <= 1e-6 * sqrt(nx);
+    EXPECT(same_x && !memcmp(s1->b, s2->b, (size_t)n * sizeof *s1->b) &&
                !memcmp(s1->fixed, s2->fixed, (size_t)l.d->n_fixed * sizeof *s1->fixed),
-           "%s, %g GHz: the solve with the next frequency assembled ahead differs",
-           em_pc_type_name(pc), fs[i] * 1e-9);
+           "%s, %g GHz: the solve with the next frequency assembled ahead differs (solution by "
+           "%.2e relative)",
+           em_pc_type_name(pc), fs[i] * 1e-9, nx > 0 ? sqrt(dx / nx) : sqrt(dx));
     port_result(&l, fs[i], x1, s1->fixed, &S, &Z);
     double z_line = ETA0 * H / W / creal(csqrt(2.2 - 0.02 * I));
     EXPECT(cabs(Z - z_line) < 0.02 * z_line, "%s, %g GHz: Zin %.4f %+.4fj, the line %.4f",
