@@ -98,11 +98,13 @@ em_err em_fsys_dpart(em_fsys *s, const em_log *log) {
   EM_TRY(em_calloc(&s->owner, (size_t)d->dofs->n_dof + 1, sizeof *s->owner, "owners"));
   EM_TRY(em_calloc(&tp, (size_t)d->mesh->n_tet + 1, sizeof *tp, "tet parts"));
   double t = em_wtime();
-  em_err err = em_dpart_build(d->mesh, d->dofs, P, tp, s->owner);
+  em_err err = em_dpart_share(d->dist, d->mesh, d->dofs, tp, s->owner);
   em_free(&tp);
   EM_TRY(err);
-  em_log_info(log, "distributed solve over %d ranks: METIS parts of the tets in %.2f s", P,
-              em_wtime() - t);
+  em_log_info(log,
+              "distributed solve over %d ranks: METIS parts of the tets (on rank 0, sent to the "
+              "others) in %.2f s",
+              P, em_wtime() - t);
   t = em_wtime();
   EM_TRY(em_assembler_create_part(d->mesh, d->dofs, s->owner, em_dist_rank(d->dist), &s->asm_));
   em_log_info(log, "this rank's assembler (its rows' pattern and tets) in %.2f s", em_wtime() - t);
