@@ -151,6 +151,8 @@ static void dpmg_destroy(em_pc *pc) {
   em_spmat_destroy(&p->ScT);
   if (p->cb) p->vc->ops->free(p->vc, &p->cb);
   em_vec_destroy(&p->vc);
+  em_dmat_unpin(p->backend, p->pinned[0], p->ch);
+  em_dmat_unpin(p->backend, p->pinned[1], p->all);
   em_free(&p->ch);
   em_free(&p->cnt);
   em_free(&p->cg_all);
@@ -186,6 +188,7 @@ em_err em_dmat_pmg(em_dmat *M, const em_pc_opts *o, const uint8_t *coarse_glob, 
   pc->ops = &DPMG_OPS;
   pc->data = p;
   p->M = M;
+  p->backend = M->backend;
   p->nb = M->nb, p->coarse = g->coarse, p->sweeps = g->sweeps;
   memcpy(p->off, M->offset, sizeof p->off);
   int ilu = g->smoother == EM_PMG_ILU0;

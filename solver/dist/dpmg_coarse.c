@@ -204,7 +204,9 @@ em_err em_dpmg_coarse_build(dpmg *p, const uint8_t *coarse_glob, const em_pc_opt
   }
   if (err) goto done;
   EM_TRY_GOTO(err, selections(p, cl), done);
-  if (M->backend != EM_BACKEND_CPU) {
+  if (M->backend != EM_BACKEND_CPU) { /* the buffers each V-cycle moves, page-locked */
+    p->pinned[0] = em_dmat_pin(M->backend, p->ch, (size_t)p->n_cl);
+    if (root) p->pinned[1] = em_dmat_pin(M->backend, p->all, (size_t)p->n_c);
     EM_TRY_GOTO(err, em_vec_create(M->backend, EM_PREC_DOUBLE, p->n_cl, 1, &p->vc), done);
     EM_TRY_GOTO(err, p->vc->ops->alloc(p->vc, 1, &p->cb), done);
   }

@@ -26,6 +26,8 @@ typedef struct dpmg {
   em_vec *vc;                   /* the coarse slice in the backend (not CPU) */
   void *cb;
   em_cplx *ch;
+  int pinned[2]; /* ch, all page-locked (em_dmat_pin) in backend: */
+  em_backend backend;
   int64_t n_c;          /* coarse unknowns of all ranks */
   int64_t *cnt;         /* root: each rank's coarse rows */
   int32_t *cg_all;      /* root: global coarse index of each gathered value */
