@@ -291,6 +291,15 @@ em_err em_fsys_dsolve(em_fsys *s, em_system *sys, int ns, const em_log *log, em_
   em_dmat_get_info(s->dm, &in);
   em_log_info(log, "distributed solve: %.2f s, %lld products, this rank waited %.3f s for halos",
               em_wtime() - t0, (long long)in.applies, in.t_halo_wait);
+  em_pc_info pi;
+  double tv[4];
+  em_pc_get_info(s->pc, &pi);
+  em_dmat_pmg_times(s->pc, tv);
+  if (pi.type == EM_PC_PMG) /* where the V-cycles' time went (rank 0 solves the coarse level) */
+    em_log_info(log,
+                "distributed pmg: %lld V-cycles, smoother %.2f s, residual products %.2f s, coarse "
+                "level %.2f s in transfers and waiting, %.2f s in its solves",
+                (long long)pi.applies, tv[0], tv[1], tv[2], tv[3]);
 done:
   em_free(&bl);
   em_free(&xl);

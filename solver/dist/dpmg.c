@@ -61,6 +61,7 @@ static em_err smooth(dpmg *p, int g, const void *r, void *z, int *first) {
 /* rank 0: the gathered coarse residual solved, each rank's part sent back */
 static em_err coarse_root(dpmg *p, em_cplx *all) {
   const em_dist *d = p->M->d;
+  double t = em_wtime();
   if (p->vcs) { /* on the device: the gathered rows uploaded as they came,
                    put in the coarse order, solved and put back there (no
                    host loop over the values, no allocation per solve) */
@@ -77,6 +78,7 @@ static em_err coarse_root(dpmg *p, em_cplx *all) {
     EM_TRY(em_pc_apply(p->F, all, p->cs));
     for (int64_t k = 0; k < p->n_c; k++) all[k] = p->cs[p->cg_all[k]];
   }
+  p->t_csolve += em_wtime() - t;
   memcpy(p->ch, all, (size_t)p->n_cl * sizeof *all);
   int64_t at = p->cnt[0];
   for (int r = 1; r < em_dist_size(d); r++) {
@@ -167,6 +169,12 @@ static void dpmg_destroy(em_pc *pc) {
 }
 
 static const em_pc_ops DPMG_OPS = {dpmg_apply, dpmg_destroy, NULL, NULL};
+
+void em_dmat_pmg_times(const em_pc *pc, double t[4]) {
+  const dpmg *p = pc && pc->ops == &DPMG_OPS ? pc->data : NULL;
+  t[0] = p ? p->t_smooth : 0, t[1] = p ? p->t_res : 0;
+  t[2] = p ? p->t_coarse - p->t_csolve : 0, t[3] = p ? p->t_csolve : 0;
+}
 
 em_err em_dmat_pmg(em_dmat *M, const em_pc_opts *o, const uint8_t *coarse_glob, const em_log *log,
                    em_pc **out) {

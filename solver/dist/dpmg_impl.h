@@ -41,6 +41,7 @@ typedef struct dpmg {
   em_spmat *Pin, *Pout; /* root (not CPU): the gathered rows into the coarse
                            order and back (permutations, on the device) */
   double t_smooth, t_coarse, t_res;
+  double t_csolve; /* root: the coarse solves themselves, within t_coarse */
 } dpmg;
 
 /* The coarse level (dpmg_coarse.c), collective: p->n_c, n_cl, Sc, ScT, the
