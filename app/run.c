@@ -124,6 +124,9 @@ static void log_peak(const em_run *r) {
  * (model/dfsys.c); no output. */
 static em_err serve(em_run *r) {
   em_model *m = &r->m;
+  /* the device (a GPU's context: 0.3 s) opened while rank 0 meshes or
+     reads the mesh, not after; make_problem's open then finds it ready */
+  EM_TRY(em_device_open(r->args->device, NULL, &m->dev));
   EM_TRY(em_app_mesh_recv(r));
   em_setup_opts so = em_run_config_setup_opts(&m->cfg);
   EM_TRY(em_setup_build(m->cs, m->mesh, &so, &r->detail, &m->setup));
