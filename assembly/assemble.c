@@ -236,6 +236,11 @@ void em_assembler_no_cache(em_assembler *a) {
   a->no_cache = 1;
 }
 
+em_err em_assembler_pattern(const em_assembler *a, em_blockmat **A) {
+  EM_CHECK(a && A, EM_ERR_ARG, "assembler pattern: NULL assembler or output");
+  return em_pattern_blockmat(a->pat, a->m, a->d, A);
+}
+
 void em_assembler_destroy(em_assembler **ap) {
   em_assembler *a = *ap;
   if (!a) return;

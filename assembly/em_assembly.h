@@ -303,6 +303,10 @@ int32_t em_assembler_cached_tets(const em_assembler *a);
 /* No cache: every pass assembles every tet (passes of different problems
  * on one pattern, eigen's S and T, where a cache is built for nothing). */
 void em_assembler_no_cache(em_assembler *a);
+/* The assembler's pattern as a block matrix of zeros: the structure every
+ * em_assemble_with gives A (read only: another thread may build it while
+ * this one assembles, to order the unknowns before the values exist). */
+em_err em_assembler_pattern(const em_assembler *a, em_blockmat **A);
 void em_system_destroy(em_system **sys);
 
 /* ------------------------------------------------------------------ fields */

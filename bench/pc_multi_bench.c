@@ -23,7 +23,9 @@
  * factor (the direct pc's, pmg's coarse one): "old" none, "il" interleaved
  * y, "own" own kernels for the big supernodes' products, "st" their
  * streams, "inv" their triangles by GEMM with the stored inverse of L11
- * (trinv; built at the variant's first solve, in its warm-up), joined by
+ * (trinv; built at the variant's first solve, in its warm-up), "t256" the
+ * level kernels on 256 threads per block (any multiple of 32), "tlev" on
+ * 512 for the levels of few supernodes (level_threads -1), joined by
  * '+' ("il+own"), "all" il+own+st (the default variants list).
  * --profile: then, for each variant and N, the block applies again with
  * the solves' CUDA-event profile on: where the time of one solve goes
@@ -216,9 +218,11 @@ static int parse_variant(const char *v, em_direct_gsolve *g) {
     g->interleave = g->big_own = g->streams = 1;
     return 0;
   }
-  if (!strcmp(v, "auto")) { /* the default (streams, trinv); the others with several columns */
+  if (!strcmp(v, "auto")) { /* the default (streams, trinv, tlev); the others with several
+                               columns */
     g->interleave = g->big_own = 2;
     g->streams = g->trinv = 1;
+    g->level_threads = -1;
     return 0;
   }
   char buf[64];
@@ -233,6 +237,12 @@ static int parse_variant(const char *v, em_direct_gsolve *g) {
       g->streams = 1;
     else if (!strcmp(t, "inv"))
       g->trinv = 1;
+    else if (!strcmp(t, "tlev")) /* level kernels' threads by the level */
+      g->level_threads = -1;
+    else if (!strcmp(t, "tgrad")) /* graded: 1024 / 512 / 256 / 128 */
+      g->level_threads = -2;
+    else if (t[0] == 't' && atoi(t + 1) > 0) /* t256: level kernels on 256 threads */
+      g->level_threads = atoi(t + 1);
     else
       return 1;
   }

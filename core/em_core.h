@@ -181,7 +181,9 @@ void em_sort_u64(uint64_t *a, int64_t n);
  * so the stages and "other" add up to the run's wall time.  The table
  * rides on the log (em_log.stages), so any module that is handed a log
  * charges its stage without a new argument; a log without a table (or
- * NULL) times nothing.  A stage instance longer than EM_STAGE_LOG_S is
+ * NULL) times nothing.  Stages run on another thread beside the run's
+ * (em_stages_join) count their own durations and the table's
+ * "overlapped" says by how much the stages then exceed the wall time.  A stage instance longer than EM_STAGE_LOG_S is
  * logged when it ends on the table's own log (the run's, at the default
  * verbosity, whatever the level of the log passed), shorter ones from
  * 0.05 s with --verbose: no stretch of a run over half a second passes
@@ -217,6 +219,10 @@ typedef struct em_stages {
   double begin[EM_STAGE_DEPTH];   /* when each open stage began */
   double mark;                    /* when the innermost resumed */
   double t_start;                 /* em_stages_init */
+  double overlapped;              /* seconds of stages that ran beside others (another
+                                     thread's table joined by em_stages_join): the stages
+                                     and "other" add up to the wall time plus this */
+  int background;                 /* a table of another thread: its lines say so */
 } em_stages;
 
 /* s timing from now; its lines go to `out` (copied; NULL: none). */
@@ -227,6 +233,17 @@ const char *em_stage_name(em_stage st);
  * included; t[EM_STAGE_OTHER] = the rest.  Returns the seconds since
  * em_stages_init. */
 double em_stages_now(const em_stages *s, double t[EM_STAGE_COUNT]);
+/* A table for stages run on another thread beside the run's (the
+ * ordering during the assembly): its lines go to parent's log, marked
+ * "(overlapped)"; begin and end its stages through a log that carries it,
+ * then em_stages_join it into the parent. */
+void em_stages_init_background(em_stages *bg, const em_stages *parent);
+/* After the other thread ended (joined): bg's stages added to s's, each
+ * with its own duration; the wait for it (since t_wait, em_wtime(), on
+ * this thread) taken off the stage open here, since that stage did not
+ * work meanwhile; s->overlapped += bg's stages - the wait.  A NULL log or
+ * one without a table: nothing. */
+void em_stages_join(const em_log *log, const em_stages *bg, double t_wait);
 /* Stage st begins inside the current one (log NULL or without a table:
  * nothing happens). */
 void em_stage_begin(const em_log *log, em_stage st);

@@ -53,6 +53,8 @@ typedef struct em_solve_opts {
                          1 ILU(0), 2 a direct factor (0: none) */
   em_blockop_opts bop;
   int distributed; /* Solver/distributed: 0 off, 1 on, 2 auto (docs/mpi.md; app/ decides) */
+  int overlap;     /* Solver/overlap: 1 the direct factor's analysis on a thread of its own
+                      while the first frequency assembles (model/fsys_overlap.c), 0 in turn */
 } em_solve_opts;
 
 /* The typed view of a case's parameters, read once (config.c). */

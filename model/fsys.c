@@ -89,6 +89,7 @@ fail:
 void em_fsys_destroy(em_fsys **sp) {
   em_fsys *s = *sp;
   if (!s) return;
+  em_fsys_ahead_free(s); /* before the assembler it reads */
   em_abc_free(s->abc, s->n_abc_terms);
   em_assembler_destroy(&s->asm_);
   em_free(&s->vary);
@@ -195,7 +196,9 @@ static em_err precondition(em_fsys *s, const em_log *log) {
   if (s->pc) {
     err = em_pc_update(s->pc, A, log);
   } else {
-    err = em_pc_create(A, &pco, log, &s->pc);
+    em_direct *F = NULL; /* the analysis made beside the assembly (fsys_overlap.c) */
+    em_fsys_ahead_take(s, log, &F);
+    err = F ? em_pc_create_analysed(A, &pco, &F, log, &s->pc) : em_pc_create(A, &pco, log, &s->pc);
     if (err == EM_ERR_MEMORY && d->solve->pc_auto) {
       em_pc_type next = s->nb >= 2 ? EM_PC_PMG : EM_PC_ILU0;
       em_log_warn(log, "%s; auto: %s instead", em_error_message(), em_pc_type_name(next));
@@ -420,6 +423,7 @@ em_err em_fsys_solve(em_fsys *s, double f, const em_log *log, em_fsys_stats *st,
     EM_TRY(d->port_source(d->prepare_ctx, k0, i, &rb[i]));
   int ns = prob.n_rhs; /* solves: one per port, or the plane wave */
   EM_CHECK(ns >= 1 && ns <= 16, EM_ERR_INPUT, "%d excitations (1..16)", ns);
+  EM_TRY(em_fsys_ahead_start(s, log)); /* the first: the analysis beside the assembly */
   double t0 = em_wtime();
   em_stage_begin(log, EM_STAGE_ASSEMBLY);
   if (!s->asm_) err = em_fsys_dpart(s, log); /* dfsys.c */

@@ -42,6 +42,8 @@ struct em_fsys {
   uint8_t *pml_dof; /* [n_dof] unknowns of PML tets (pmg's coarse set) */
   int pml_done;     /* pml_dof made (once per mesh) */
   int32_t *brow;    /* [the operator's n_own] the assembled row of each local unknown */
+  struct em_fsys_ahead *ahead; /* the direct factor's analysis under way on a thread of its
+                                  own (fsys_overlap.c), the first frequency only */
 };
 
 /* fsys.c: the port (0-based) of right-hand side column col. */
@@ -62,6 +64,18 @@ em_err em_fsys_dist_tell(const em_fsys *s, double f);
  * the other ranks). */
 em_err em_fsys_dsolve(em_fsys *s, em_system *sys, int ns, const em_log *log, em_fsys_stats *st,
                       em_cplx *x);
+/* fsys_overlap.c (Solver/overlap): before the first assembly, the direct
+ * factor's analysis of the assembler's pattern begins on a thread of its
+ * own (nothing when it does not apply: another pc, a distributed or
+ * periodic solve, a later frequency). */
+typedef struct em_fsys_ahead em_fsys_ahead;
+em_err em_fsys_ahead_start(em_fsys *s, const em_log *log);
+/* At the first set-up (s->perm, s->apat made): the thread joined, its
+ * stages in log's table; *F its analysis when it is valid for s, else
+ * NULL (then the set-up analyses in order). */
+void em_fsys_ahead_take(em_fsys *s, const em_log *log, em_direct **F);
+/* The thread joined and dropped (error paths, em_fsys_destroy). */
+void em_fsys_ahead_free(em_fsys *s);
 /* what the distributed solve holds */
 void em_fsys_dfree(em_fsys *s);
 

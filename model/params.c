@@ -91,6 +91,10 @@ static const em_param_spec SPECS[] = {
         "excitations (ports) solved together as one block sharing every matrix product and "
         "preconditioner application (bicgstab, cocg): 0 all of them, 1 one after another, N "
         "groups of N"),
+    NUM("Solver/overlap", 1, NULL,
+        "1: independent set-up stages overlap (the direct factor's ordering and symbolic "
+        "analysis on a thread of their own while the values are assembled; docs/solvers.md, "
+        "\"Overlapped set-up\"); 0: one after another (the same results, bit for bit)"),
     STR("Solver/format", "auto",
         "matrix format: auto, csr, ell, ellr, ellr-t, sellr-t, hyb, hec, ..."),
     STR("Solver/blocks", "streams",

@@ -338,6 +338,9 @@ em_err em_post_summary(const em_model *m, const em_results *r, const em_outdir *
       em_json_number(&j, em_stage_name((em_stage)st), t[st]);
     em_json_number(&j, "other", t[EM_STAGE_OTHER]);
     em_json_number(&j, "total", total);
+    /* stages that ran beside others (Solver/overlap): the stages and
+       "other" add up to total + overlapped */
+    em_json_number(&j, "overlapped", r->stages->overlapped);
     em_json_end_object(&j);
   }
   struct rusage ru;

@@ -14,7 +14,8 @@ import re
 import sys
 
 STAGES = ["parse", "mesh", "setup", "dofmap", "assembly", "operator", "ordering", "symbolic",
-          "numeric", "pc_setup", "solve", "post", "farfield", "writing", "other", "total"]
+          "numeric", "pc_setup", "solve", "post", "farfield", "writing", "other", "total",
+          "overlapped"]
 LINE = re.compile(r"^\[\s*(\d+\.\d+)s\] (.*)$")
 DUR = re.compile(r"(\d+(?:\.\d+)?) s\b")
 

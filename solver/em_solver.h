@@ -191,6 +191,19 @@ typedef struct em_pc_info {
 
 /* Build from the host CSR of the operator's matrix (same numbering). */
 em_err em_pc_create(const em_csr *A, const em_pc_opts *o, const em_log *log, em_pc **pc);
+struct em_direct;
+/* The direct preconditioner's analysis (ordering, symbolic factorization)
+ * of A's pattern alone, with the options em_pc_create gives the factor
+ * (o->type EM_PC_DIRECT): made ahead, on another thread, while the values
+ * are assembled (model/fsys_overlap.c). */
+em_err em_pc_direct_analyse(const em_csr *A, const em_pc_opts *o, const em_log *log,
+                            struct em_direct **F);
+/* em_pc_create with the analysis *F of em_pc_direct_analyse on a matrix of
+ * A's pattern (o->type EM_PC_DIRECT; the caller vouches for the pattern):
+ * the pc takes it (*F = NULL, on failure too), checks its memory again and
+ * factors A; the same preconditioner, bit for bit, as em_pc_create. */
+em_err em_pc_create_analysed(const em_csr *A, const em_pc_opts *o, struct em_direct **F,
+                             const em_log *log, em_pc **pc);
 /* New values of A with the pattern the pc was built for (a frequency sweep):
  * types that keep an analysis (direct: ordering, symbolic factorization)
  * refactor on it; the others are rebuilt with the same options.  The
@@ -273,6 +286,15 @@ typedef struct em_direct_gsolve {
                      per wide supernode, in the factor's precision); on
                      by default (faster for one column and for four on
                      an H200); 0: TRSM; 2: with several columns only */
+  int level_threads; /* threads per block of the level kernels (one block
+                        per small supernode; each step of its triangle is
+                        a barrier): -1 (default) by the level: 512 where
+                        it has fewer supernodes than twice the SMs (the
+                        top of the tree, where one block's latency is the
+                        level's time), else 128; -2 graded (1024 below
+                        the SMs, 512 below twice, 256 below 8 times, else
+                        128); 0: 128; a multiple of 32 up to 1024 (fewer
+                        where the kernel's registers allow fewer) */
 } em_direct_gsolve;
 
 typedef struct em_direct_opts {
@@ -345,6 +367,10 @@ typedef struct em_direct_info {
  * (structurally singular) is EM_ERR_NUMERIC naming it. */
 em_err em_direct_analyse(const em_csr *A, const em_direct_opts *o, const em_log *log,
                          em_direct **F);
+/* The analysis' memory estimate checked again against what the host has
+ * now (an analysis made earlier, on another thread, before the assembly
+ * took its memory): EM_ERR_MEMORY as em_direct_analyse gives it. */
+em_err em_direct_memory_check(em_direct *F, const em_log *log);
 /* Numeric factorization of A, whose pattern must lie within the analysed
  * one (repeatable: frequency sweeps reuse the analysis).  A row or column
  * of zeros is EM_ERR_NUMERIC naming the row, so is a non-finite entry or

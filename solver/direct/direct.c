@@ -27,10 +27,11 @@ void em_direct_opts_default(em_direct_opts *o) {
   o->prec = EM_PREC_DOUBLE;
   em_nd_opts_default(&o->nd);
   o->progress_s = 10;
-  /* streams and trinv: the two that paid (docs/solvers.md: on an H200 the
-     DRA's one-column solve 27.6 -> 15.5 -> 13.7 ms, four columns 60.8 ->
-     31.7 -> 24.3 ms) */
-  o->gsolve = (em_direct_gsolve){0, 0, 1, 0, 1};
+  /* streams, trinv and the level kernels' threads by the level: those
+     that paid (docs/solvers.md: on an H200 the DRA's one-column solve 27.6
+     -> 15.5 -> 13.7 -> 8.0 ms, four columns 60.8 -> 31.7 -> 24.3 -> 12.3
+     ms) */
+  o->gsolve = (em_direct_gsolve){0, 0, 1, 0, 1, -1};
 }
 
 void em_direct_set_gsolve(em_direct *F, const em_direct_gsolve *g) {
@@ -141,6 +142,38 @@ static void memory_estimate(em_direct *F, int pattern_symmetric, int64_t nnz) {
   F->info.bytes_peak = (size_t)(factor + stack + work + sym);
 }
 
+/* The analysis' memory estimate against what the host has now: the GPU
+ * factor may go on without the host's peak (host_short: no fallback), the
+ * host factor may not (EM_ERR_MEMORY). */
+em_err em_direct_memory_check(em_direct *F, const em_log *log) {
+  const em_direct_opts *o = &F->opts;
+  const em_direct_info *in = &F->info;
+  const em_sv_backend *be = F->be;
+  double avail = em_direct_mem_available(o);
+  F->host_short = 0;
+  if (avail > 0 && (double)in->bytes_peak > avail && !be->host && o->mem_limit <= 0) {
+    /* the GPU path needs the host's frontal stack only if it falls back to
+       the host: the GPU estimate decides (em_dgpu_estimate), the fallback
+       is refused then (em_direct_factor) */
+    F->host_short = 1;
+    em_log_verbose(log,
+                   "direct: the host factorization's peak (~%.2f GiB) exceeds the %.2f GiB "
+                   "available: the GPU factors, or nothing does",
+                   (double)in->bytes_peak / GIB, avail / GIB);
+  } else if (avail > 0 && (double)in->bytes_peak > avail) {
+    em_err err = EM_RAISE(EM_ERR_MEMORY,
+                          "direct factorization needs %.2f GiB for L (nnz(L) = %lld, %lld entries "
+                          "stored) and %.2f GiB in all, more than the %.2f GiB %s (%s ordering%s)",
+                          (double)in->bytes_factor / GIB, (long long)in->nnz_l,
+                          (long long)in->nnz_stored, (double)in->bytes_peak / GIB, avail / GIB,
+                          o->mem_limit > 0 ? "allowed (mem_limit)" : "available (MemAvailable)",
+                          em_ordering_name(o->ordering),
+                          o->ordering == EM_ORDERING_ND ? "" : "; 'nd' fills far less");
+    return err;
+  }
+  return EM_OK;
+}
+
 em_err em_direct_analyse(const em_csr *A, const em_direct_opts *o, const em_log *log,
                          em_direct **out) {
   EM_CHECK(out, EM_ERR_ARG, "em_direct_analyse: NULL result pointer");
@@ -209,27 +242,7 @@ em_err em_direct_analyse(const em_csr *A, const em_direct_opts *o, const em_log 
   in->where = "cpu";
   memory_estimate(F, !g.owned, A->nnz);
   log_symbolic(F, log);
-  double avail = em_direct_mem_available(o);
-  if (avail > 0 && (double)in->bytes_peak > avail && !be->host && o->mem_limit <= 0) {
-    /* the GPU path needs the host's frontal stack only if it falls back to
-       the host: the GPU estimate decides (em_dgpu_estimate), the fallback
-       is refused then (em_direct_factor) */
-    F->host_short = 1;
-    em_log_verbose(log,
-                   "direct: the host factorization's peak (~%.2f GiB) exceeds the %.2f GiB "
-                   "available: the GPU factors, or nothing does",
-                   (double)in->bytes_peak / GIB, avail / GIB);
-  } else if (avail > 0 && (double)in->bytes_peak > avail) {
-    err = EM_RAISE(EM_ERR_MEMORY,
-                   "direct factorization needs %.2f GiB for L (nnz(L) = %lld, %lld entries "
-                   "stored) and %.2f GiB in all, more than the %.2f GiB %s (%s ordering%s)",
-                   (double)in->bytes_factor / GIB, (long long)in->nnz_l, (long long)in->nnz_stored,
-                   (double)in->bytes_peak / GIB, avail / GIB,
-                   o->mem_limit > 0 ? "allowed (mem_limit)" : "available (MemAvailable)",
-                   em_ordering_name(o->ordering),
-                   o->ordering == EM_ORDERING_ND ? "" : "; 'nd' fills far less");
-    goto fail;
-  }
+  EM_TRY_GOTO(err, em_direct_memory_check(F, log), fail);
   em_graph_free(&g);
   em_free(&pord);
   *out = F;

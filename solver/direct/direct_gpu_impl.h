@@ -104,14 +104,14 @@ em_err em_dg_permute_out(int32_t n, int nrhs, const int32_t *perm, const double 
 /* Forward sweep of the small supernodes sn[0..count) of one level: x_s =
  * L11^-1 y_s, then y(rows below) -= L21 x_s (atomics). */
 em_err em_dg_fwd_level(em_dg_sym S, const int32_t *sn, int32_t count, const void *lval, int nrhs,
-                       void *y, em_dg_yl l, int single, void *stream);
+                       void *y, em_dg_yl l, int single, int threads, void *stream);
 /* y = D^-1 y. */
 em_err em_dg_diag_solve(int32_t n, int nrhs, const void *d, void *y, em_dg_yl l, int single,
                         void *stream);
 /* Backward sweep of the small supernodes of one level: y_s = L11^-T (y_s -
  * L21^T y(rows below)). */
 em_err em_dg_bwd_level(em_dg_sym S, const int32_t *sn, int32_t count, const void *lval, int nrhs,
-                       void *y, em_dg_yl l, int single, void *stream);
+                       void *y, em_dg_yl l, int single, int threads, void *stream);
 /* The products of a big supernode (k columns from c0, nb rows below,
  * L21 nb x k with ld m in the factor's precision), L21 read once per 8
  * columns, sums in double, atomics into y: forward y(below) -= L21

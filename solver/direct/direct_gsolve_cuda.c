@@ -242,10 +242,10 @@ static em_err solve_level(const gs *c, int32_t l, int forward) {
       EM_TRY(mark(c, s0, part, l, 0));
       if (forward)
         EM_TRY(em_dg_fwd_level(g->S, g->d_solve_sn + p0, cs, g->lval, c->nrhs, g->y, c->l,
-                               g->single, s0));
+                               g->single, c->o.level_threads, s0));
       else
         EM_TRY(em_dg_bwd_level(g->S, g->d_solve_sn + p0, cs, g->lval, c->nrhs, g->y, c->l,
-                               g->single, s0));
+                               g->single, c->o.level_threads, s0));
       EM_TRY(mark(c, s0, part, l, 1));
     }
     if (pass == (forward || streams ? 1 : 0))
@@ -272,6 +272,9 @@ em_err em_direct_solve_cuda(const em_direct *F, int nrhs, const void *b, int64_t
   if (c.o.big_own == 2) c.o.big_own = nrhs > 1;
   if (c.o.interleave) c.l = (em_dg_yl){nrhs, 1};
   if (c.o.trinv == 2) c.o.trinv = nrhs > 1;
+  int lt = c.o.level_threads;
+  EM_CHECK(lt == -1 || lt == -2 || (lt >= 0 && lt <= 1024 && lt % 32 == 0), EM_ERR_ARG,
+           "GPU solve: level_threads = %d (0, -1, -2 or a multiple of 32 up to 1024)", lt);
   if (c.o.trinv) EM_TRY(em_dgpu_linv(&F->S, g)); /* once per factor */
   EM_TRY(solve_work(&c, -1));
   if (c.o.streams)

@@ -303,8 +303,9 @@ typedef struct em_direct_pc {
 } em_direct_pc;
 
 /* The pc builder (pc.c dispatches): factor A on the pc's backend (or its
- * fallback), the apply where the factor lives. */
-em_err em_pc_direct_build(const em_csr *A, em_pc *pc, const em_log *log);
+ * fallback), the apply where the factor lives; on the analysis *F0 when
+ * given (taken: *F0 = NULL), else its own. */
+em_err em_pc_direct_build(const em_csr *A, em_pc *pc, em_direct **F0, const em_log *log);
 /* Refactor on the kept analysis: every backend's update. */
 em_err em_direct_pc_update(em_pc *pc, const em_csr *A, const em_log *log);
 /* Free pc->data (an em_direct_pc) and what it owns: every backend's destroy. */

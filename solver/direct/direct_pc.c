@@ -134,7 +134,28 @@ static em_err use_factor(em_pc *pc) {
   return EM_OK;
 }
 
-em_err em_pc_direct_build(const em_csr *A, em_pc *pc, const em_log *log) {
+/* The factor's options from the pc's: the one mapping, for the build and
+ * an analysis made ahead (em_pc_direct_analyse). */
+static void direct_opts(const em_pc_opts *po, em_direct_opts *o) {
+  em_direct_opts_default(o);
+  o->ordering = po->ordering;
+  o->shift = po->shift;
+  o->mem_limit = po->mem_limit;
+  o->backend = po->backend;
+  o->prec = po->prec;
+  o->cancel = po->cancel;
+}
+
+em_err em_pc_direct_analyse(const em_csr *A, const em_pc_opts *po, const em_log *log,
+                            em_direct **F) {
+  EM_CHECK(po && F && po->type == EM_PC_DIRECT, EM_ERR_ARG,
+           "em_pc_direct_analyse: NULL options or output, or not a direct preconditioner");
+  em_direct_opts o;
+  direct_opts(po, &o);
+  return em_direct_analyse(A, &o, log, F);
+}
+
+em_err em_pc_direct_build(const em_csr *A, em_pc *pc, em_direct **F0, const em_log *log) {
   EM_CHECK(pc->opts.prec == EM_PREC_DOUBLE || pc->be->single_factor, EM_ERR_UNSUPPORTED,
            "em_pc_create: the direct preconditioner factors in complex single on the GPU only "
            "(Solver/precision mixed with --device gpu); the CPU factor is complex double");
@@ -149,14 +170,18 @@ em_err em_pc_direct_build(const em_csr *A, em_pc *pc, const em_log *log) {
                 "far less memory and time (7-27x fewer flops on the DRA systems)",
                 em_ordering_name(pc->opts.ordering));
   em_direct_opts o;
-  em_direct_opts_default(&o);
-  o.ordering = pc->opts.ordering;
-  o.shift = pc->opts.shift;
-  o.mem_limit = pc->opts.mem_limit;
-  o.backend = pc->opts.backend;
-  o.prec = pc->opts.prec;
-  o.cancel = pc->opts.cancel;
-  EM_TRY(em_direct_create(A, &o, log, &p->F));
+  direct_opts(&pc->opts, &o);
+  if (F0 && *F0) { /* analysed ahead: its memory checked now, then the factor */
+    p->F = *F0;
+    *F0 = NULL;
+    EM_CHECK(p->F->S.n == A->n_rows, EM_ERR_ARG,
+             "em_pc_create_analysed: the analysis is of order %d, the matrix %d", p->F->S.n,
+             A->n_rows);
+    EM_TRY(em_direct_memory_check(p->F, log));
+    EM_TRY(em_direct_factor(p->F, A, log));
+  } else {
+    EM_TRY(em_direct_create(A, &o, log, &p->F));
+  }
   em_direct_info in;
   em_direct_get_info(p->F, &in);
   EM_TRY(em_calloc(&p->y, (size_t)in.n + 1, sizeof *p->y, "direct preconditioner vector"));

@@ -33,7 +33,7 @@ static em_err check_opts(const em_csr *A, const em_pc_opts *o, const em_sv_backe
 }
 
 /* The type's builder on pc (opts, n set). */
-static em_err build(em_pc *pc, const em_csr *A, const em_log *log) {
+static em_err build(em_pc *pc, const em_csr *A, em_direct **F0, const em_log *log) {
   switch (pc->opts.type) {
     case EM_PC_NONE:
       return em_pc_identity_build(A, pc);
@@ -42,7 +42,7 @@ static em_err build(em_pc *pc, const em_csr *A, const em_log *log) {
     case EM_PC_ILU0:
       return em_pc_ilu0_build(A, pc, log);
     case EM_PC_DIRECT:
-      return em_pc_direct_build(A, pc, log);
+      return em_pc_direct_build(A, pc, F0, log);
     case EM_PC_PMG:
       return em_pc_pmg_build(A, pc, log);
   }
@@ -68,7 +68,9 @@ static void log_setup(const em_pc *pc, const em_log *log) {
                 (double)pc->info.bytes / 1e6, pc->info.t_setup);
 }
 
-em_err em_pc_create(const em_csr *A, const em_pc_opts *o, const em_log *log, em_pc **out) {
+/* em_pc_create, on the analysis *F0 when given (a direct pc: taken). */
+static em_err create(const em_csr *A, const em_pc_opts *o, em_direct **F0, const em_log *log,
+                     em_pc **out) {
   EM_CHECK(out, EM_ERR_ARG, "em_pc_create: NULL result pointer");
   *out = NULL;
   const em_sv_backend *be = NULL;
@@ -86,7 +88,7 @@ em_err em_pc_create(const em_csr *A, const em_pc_opts *o, const em_log *log, em_
                           ? o->ordering
                           : EM_ORDERING_NATURAL;
   pc->info.prec = o->prec;
-  em_err err = build(pc, A, log);
+  em_err err = build(pc, A, F0, log);
   if (err) {
     em_error_trace(err, __FILE__, __LINE__);
     em_pc_destroy(&pc);
@@ -96,6 +98,21 @@ em_err em_pc_create(const em_csr *A, const em_pc_opts *o, const em_log *log, em_
   log_setup(pc, log);
   *out = pc;
   return EM_OK;
+}
+
+em_err em_pc_create(const em_csr *A, const em_pc_opts *o, const em_log *log, em_pc **out) {
+  return create(A, o, NULL, log, out);
+}
+
+em_err em_pc_create_analysed(const em_csr *A, const em_pc_opts *o, em_direct **F, const em_log *log,
+                             em_pc **out) {
+  em_err err = EM_OK;
+  if (!F || !*F || !o || o->type != EM_PC_DIRECT)
+    err = EM_RAISE(EM_ERR_ARG, "em_pc_create_analysed: no analysis, or not a direct pc");
+  else
+    err = create(A, o, F, log, out);
+  if (F) em_direct_destroy(F); /* what the pc did not take */
+  return err;
 }
 
 em_err em_pc_update(em_pc *pc, const em_csr *A, const em_log *log) {
@@ -117,7 +134,7 @@ em_err em_pc_update(em_pc *pc, const em_csr *A, const em_log *log) {
     pc->info.type = keep.type;
     pc->info.ordering = keep.ordering;
     pc->info.prec = keep.prec;
-    EM_TRY(build(pc, A, log));
+    EM_TRY(build(pc, A, NULL, log));
   }
   pc->info.t_setup = em_wtime() - t0;
   pc->info.updates++;

@@ -196,16 +196,27 @@ static void check_direct_variant(const char *name, em_direct *F, const em_csr *A
 
 /* The GPU solves' variants (em_direct_gsolve): all but trinv on, none,
  * each alone, trinv (the wide triangles by their inverse, built at the
- * first solve that asks) alone, with streams and interleaved; one variant
- * on the CPU (it ignores them). */
+ * first solve that asks) alone, with streams and interleaved; the level
+ * kernels on 512, 1024 (or what the kernel's registers allow) and 96
+ * threads per block (a multiple of 32 below 128), by the level (-1) and
+ * graded (-2); one variant on the CPU (it ignores them). */
 static const struct {
   const char *name;
   em_direct_gsolve g;
-} VARIANTS[] = {{"default", {1, 1, 1, 0, 0}},       {"old", {0, 0, 0, 0, 0}},
-                {"interleave", {1, 0, 0, 0, 0}},    {"own", {0, 1, 0, 0, 0}},
-                {"streams", {0, 0, 1, 0, 0}},       {"trinv", {0, 0, 0, 0, 1}},
-                {"trinv+streams", {0, 0, 1, 0, 1}}, {"il+trinv", {1, 0, 0, 0, 1}},
-                {"il+own+profile", {1, 1, 0, 1, 0}}};
+} VARIANTS[] = {{"default", {1, 1, 1, 0, 0, 0}},
+                {"old", {0, 0, 0, 0, 0, 0}},
+                {"interleave", {1, 0, 0, 0, 0, 0}},
+                {"own", {0, 1, 0, 0, 0, 0}},
+                {"streams", {0, 0, 1, 0, 0, 0}},
+                {"trinv", {0, 0, 0, 0, 1, 0}},
+                {"trinv+streams", {0, 0, 1, 0, 1, 0}},
+                {"il+trinv", {1, 0, 0, 0, 1, 0}},
+                {"il+own+profile", {1, 1, 0, 1, 0, 0}},
+                {"levels on 512 threads", {0, 0, 1, 0, 1, 512}},
+                {"levels on 96 threads", {1, 0, 0, 0, 0, 96}},
+                {"levels by the level", {0, 0, 1, 0, 1, -1}},
+                {"levels graded", {0, 0, 1, 0, 1, -2}},
+                {"levels on 1024 threads", {0, 0, 0, 0, 0, 1024}}};
 #define N_VARIANTS ((int)(sizeof VARIANTS / sizeof VARIANTS[0]))
 
 #ifdef EM_HAVE_CUDA
@@ -218,7 +229,7 @@ static void check_refactor_trinv(const char *name, em_direct *F, const em_csr *A
   for (int32_t i = 0; i < A2->n_rows; i++)
     for (int64_t p = A2->rowptr[i]; p < A2->rowptr[i + 1]; p++)
       if (A2->colind[p] == i) A2->val[p] *= 1.25 - 0.1 * I;
-  em_direct_gsolve g = {0, 0, 1, 0, 1};
+  em_direct_gsolve g = {0, 0, 1, 0, 1, 0};
   em_direct_set_gsolve(F, &g);
   EXPECT_OK(em_direct_factor(F, A2, NULL));
   check_direct_variant(name, F, A2, EM_BACKEND_CUDA, prec, "trinv+streams refactored");

@@ -1,0 +1,152 @@
+/* fsys_overlap.c - the direct factor's analysis ahead of the values
+ * (Solver/overlap 1, issue 24): the fill-reducing ordering and the
+ * symbolic factorization depend on the pattern only, which the assembler
+ * holds before the first frequency's values exist.  A thread of its own
+ * (its own OpenMP team, as many threads as this one's) takes the
+ * pattern, puts it in the operator's row order (em_blockop_plan_perm, as
+ * the first frequency will) and analyses it (em_pc_direct_analyse, the
+ * preconditioner's own options) while this thread assembles the values;
+ * the set-up then factors on it (em_pc_create_analysed).
+ *
+ * The result is the sequential run's bit for bit: the same pattern gives
+ * the same row order and the same analysis (the nested dissection is a
+ * function of the graph, on any number of threads: graph/nd_tree.c).  It
+ * is taken only when the assembled blocks' pattern hashes and the row
+ * order equal the thread's; else, or when the thread failed (its error
+ * stays on its thread and is logged), the set-up analyses in order, so
+ * any error is the one the sequential run gives.  The thread's stages
+ * (ordering, symbolic) carry their own durations into the run's table,
+ * their lines marked "(overlapped)" (em_stages_join). */
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+#include "fsys_impl.h"
+
+struct em_fsys_ahead {
+  pthread_t th;
+  const em_assembler *asm_; /* read only by both threads (its pattern) */
+  em_blockop_opts bop;      /* the operator's options: its row order */
+  em_pc_opts pco;           /* the preconditioner's: the analysis' options */
+  int threads;              /* this thread's OpenMP threads, for that one */
+  em_log log;               /* the detail log, on the thread's own stage table */
+  em_stages st;
+  /* what the thread made */
+  em_err err;
+  char msg[256];
+  int32_t n;
+  int32_t *perm;
+  uint64_t apat[EM_MAX_ORDER][EM_MAX_ORDER];
+  em_direct *F;
+};
+
+/* The thread: the pattern, its row order and hashes, the permuted
+ * pattern as one CSR, the analysis.  Errors stay here (h->err, h->msg). */
+static void *ahead_main(void *arg) {
+  em_fsys_ahead *h = arg;
+#ifdef _OPENMP
+  omp_set_num_threads(h->threads);
+#endif
+  em_blockmat *B = NULL;
+  em_csr *P = NULL;
+  em_err err = EM_OK;
+  em_stage_begin(&h->log, EM_STAGE_ORDERING);
+  err = em_assembler_pattern(h->asm_, &B);
+  if (!err) {
+    h->n = B->offset[B->nb];
+    err = em_calloc(&h->perm, (size_t)h->n + 1, sizeof *h->perm, "permutation");
+  }
+  if (!err) err = em_blockop_plan_perm(B, &h->bop, h->perm);
+  for (int i = 0; !err && i < B->nb; i++)
+    for (int j = 0; j < B->nb; j++) h->apat[i][j] = em_spmat_pattern_hash(B->blk[i][j]);
+  if (!err) err = em_blockmat_permute_csr(B, h->perm, 1, &P, NULL);
+  em_blockmat_destroy(&B);
+  em_stage_end(&h->log, EM_STAGE_ORDERING, "the pattern in the operator's row order");
+  if (!err) err = em_pc_direct_analyse(P, &h->pco, &h->log, &h->F);
+  em_csr_destroy(&P);
+  if (err) {
+    snprintf(h->msg, sizeof h->msg, "%s", em_error_message());
+    em_error_clear();
+  }
+  h->err = err;
+  return NULL;
+}
+
+em_err em_fsys_ahead_start(em_fsys *s, const em_log *log) {
+  const em_fsys_desc *d = &s->d;
+  if (s->ahead || s->pc || s->op || !s->asm_ || !d->solve->overlap || d->periodic ||
+      em_fsys_distributed(s) || d->solve->pc.type != EM_PC_DIRECT)
+    return EM_OK;
+  em_fsys_ahead *h = NULL;
+  EM_TRY(em_calloc(&h, 1, sizeof *h, "overlapped analysis"));
+  h->asm_ = s->asm_;
+  h->bop = d->solve->bop; /* as em_fsys_solve gives them */
+  h->bop.backend = d->backend;
+  h->bop.prec = EM_PREC_DOUBLE;
+  h->pco = d->solve->pc; /* as precondition() gives them (the direct factor's) */
+  h->pco.backend = d->backend;
+#ifdef _OPENMP
+  h->threads = omp_get_max_threads();
+#endif
+  if (log) h->log = *log;
+  em_stages_init_background(&h->st, log ? log->stages : NULL);
+  h->log.stages = log && log->stages ? &h->st : NULL;
+  if (pthread_create(&h->th, NULL, ahead_main, h)) { /* no thread: in order, as before */
+    em_log_verbose(log, "overlap: no thread for the analysis; it runs in order");
+    em_free(&h);
+    return EM_OK;
+  }
+  s->ahead = h;
+  em_log_verbose(log,
+                 "overlap: the direct factor's ordering and symbolic analysis begin on a "
+                 "thread of their own beside the assembly");
+  return EM_OK;
+}
+
+/* The thread joined, its stages into the run's table (the wait taken off
+ * the stage open here). */
+static void ahead_join(em_fsys_ahead *h, const em_log *log) {
+  double tw = em_wtime();
+  pthread_join(h->th, NULL);
+  em_stages_join(log, &h->st, tw);
+  if (tw < em_wtime() - 0.05)
+    em_log_verbose(log, "overlap: waited %.2f s for the analysis", em_wtime() - tw);
+}
+
+static void ahead_free(em_fsys_ahead **hp) {
+  em_fsys_ahead *h = *hp;
+  em_free(&h->perm);
+  em_direct_destroy(&h->F);
+  em_free(hp);
+}
+
+void em_fsys_ahead_take(em_fsys *s, const em_log *log, em_direct **F) {
+  *F = NULL;
+  em_fsys_ahead *h = s->ahead;
+  if (!h) return;
+  s->ahead = NULL;
+  ahead_join(h, log);
+  const char *why = NULL;
+  if (h->err)
+    why = h->msg;
+  else if (h->n != s->offset[s->nb] || memcmp(h->perm, s->perm, (size_t)h->n * sizeof *h->perm))
+    why = "the row order differs from the first frequency's";
+  else if (memcmp(h->apat, s->apat, sizeof h->apat))
+    why = "the assembled pattern differs from the assembler's";
+  if (why) {
+    em_log_verbose(log, "overlap: the analysis made ahead is not used (%s); it runs in order", why);
+  } else {
+    *F = h->F;
+    h->F = NULL;
+  }
+  ahead_free(&h);
+}
+
+void em_fsys_ahead_free(em_fsys *s) {
+  if (!s->ahead) return;
+  pthread_join(s->ahead->th, NULL); /* an error path: the thread's table is dropped */
+  ahead_free(&s->ahead);
+}
