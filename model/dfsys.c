@@ -98,11 +98,13 @@ em_err em_fsys_dpart(em_fsys *s, const em_log *log) {
   EM_TRY(em_calloc(&s->owner, (size_t)d->dofs->n_dof + 1, sizeof *s->owner, "owners"));
   EM_TRY(em_calloc(&tp, (size_t)d->mesh->n_tet + 1, sizeof *tp, "tet parts"));
   double t = em_wtime();
-  em_err err = em_dpart_build(d->mesh, d->dofs, P, tp, s->owner);
+  em_err err = em_dpart_share(d->dist, d->mesh, d->dofs, tp, s->owner);
   em_free(&tp);
   EM_TRY(err);
-  em_log_info(log, "distributed solve over %d ranks: METIS parts of the tets in %.2f s", P,
-              em_wtime() - t);
+  em_log_info(log,
+              "distributed solve over %d ranks: METIS parts of the tets (on rank 0, sent to the "
+              "others) in %.2f s",
+              P, em_wtime() - t);
   t = em_wtime();
   EM_TRY(em_assembler_create_part(d->mesh, d->dofs, s->owner, em_dist_rank(d->dist), &s->asm_));
   em_log_info(log, "this rank's assembler (its rows' pattern and tets) in %.2f s", em_wtime() - t);
@@ -289,6 +291,15 @@ em_err em_fsys_dsolve(em_fsys *s, em_system *sys, int ns, const em_log *log, em_
   em_dmat_get_info(s->dm, &in);
   em_log_info(log, "distributed solve: %.2f s, %lld products, this rank waited %.3f s for halos",
               em_wtime() - t0, (long long)in.applies, in.t_halo_wait);
+  em_pc_info pi;
+  double tv[4];
+  em_pc_get_info(s->pc, &pi);
+  em_dmat_pmg_times(s->pc, tv);
+  if (pi.type == EM_PC_PMG) /* where the V-cycles' time went (rank 0 solves the coarse level) */
+    em_log_info(log,
+                "distributed pmg: %lld V-cycles, smoother %.2f s, residual products %.2f s, coarse "
+                "level %.2f s in transfers and waiting, %.2f s in its solves",
+                (long long)pi.applies, tv[0], tv[1], tv[2], tv[3]);
 done:
   em_free(&bl);
   em_free(&xl);

@@ -571,6 +571,11 @@ void em_abc_free(em_robin *rb, int n);
  * The same mesh gives the same parts on every rank. */
 em_err em_dpart_build(const em_mesh *m, const em_dofmap *d, int P, int32_t *tet_part,
                       int32_t *owner);
+/* The same over the ranks of dist, collective: rank 0 alone runs METIS and
+ * sends tet_part [n_tet]; every rank derives owner [n_dof] (em_dpart_build's
+ * parts and owners, without every rank repeating the partition). */
+em_err em_dpart_share(const struct em_dist *dist, const em_mesh *m, const em_dofmap *d,
+                      int32_t *tet_part, int32_t *owner);
 
 /* ------------------------------------------------ the problem of a mesh
  *

@@ -23,6 +23,19 @@ static em_err cuda_upload(void *dst, const void *h, size_t bytes) {
   return EM_OK;
 }
 
+/* cudaHostRegister: a failure (locked memory limit) leaves h pageable and
+ * clears the error, so that no later call reports it */
+static int cuda_pin(void *h, size_t bytes) {
+  if (!h || !bytes) return 0;
+  if (cudaHostRegister(h, bytes, cudaHostRegisterDefault) == cudaSuccess) return 1;
+  (void)cudaGetLastError();
+  return 0;
+}
+
+static void cuda_unpin(void *h) {
+  if (h && cudaHostUnregister(h) != cudaSuccess) (void)cudaGetLastError();
+}
+
 static void direct_free(em_direct *F) {
   em_dgpu_destroy(&F->gpu);
 }
@@ -47,6 +60,8 @@ const em_sv_backend em_sv_backend_cuda = {
     .copy = cuda_copy,
     .download = cuda_download,
     .upload = cuda_upload,
+    .pin = cuda_pin,
+    .unpin = cuda_unpin,
     .vec_init = em_vec_cuda_init,
     .jacobi_build = em_pc_jacobi_build_cuda,
     .ilu0_build = em_pc_ilu0_build_cuda,

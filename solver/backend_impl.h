@@ -47,6 +47,12 @@ struct em_sv_backend {
   em_err (*copy)(void *dst, const void *src, size_t bytes);   /* dst = src, both here */
   em_err (*download)(void *h, const void *src, size_t bytes); /* host h = src */
   em_err (*upload)(void *dst, const void *h, size_t bytes);   /* dst = host h */
+  /* host memory that moves to and from the device often (the halo and
+     coarse buffers of a distributed solve) page-locked for faster
+     transfers: 1 when done (unpin before freeing it), 0 when not (it
+     stays pageable, which still works); NULL: a host backend */
+  int (*pin)(void *h, size_t bytes);
+  void (*unpin)(void *h);
 
   /* ---- Krylov vectors: fill v->ops and v->data (vec/) */
   em_err (*vec_init)(struct em_vec *v);

@@ -595,6 +595,11 @@ em_err em_dmat_gather(const em_dmat *M, const em_cplx *xl, em_cplx *xg);
  * rows (on rank 0's GPU with the CUDA backend).  M must outlive the pc. */
 em_err em_dmat_pmg(em_dmat *M, const em_pc_opts *o, const uint8_t *coarse_glob, const em_log *log,
                    em_pc **pc);
+/* This rank's seconds in its V-cycles so far: t[0] smoothing, t[1] the
+ * residual products, t[2] the coarse level's transfers and waiting (the
+ * rows to rank 0, the correction back, host copies), t[3] rank 0's coarse
+ * solves themselves (0 elsewhere); all 0 for another pc. */
+void em_dmat_pmg_times(const em_pc *pc, double t[4]);
 
 #ifdef __cplusplus
 }

@@ -11,6 +11,7 @@
  * MPI moves host buffers (with CUDA: S x downloaded, the ghosts uploaded). */
 #include <string.h>
 
+#include "backend_impl.h"
 #include "dmat_impl.h"
 
 #define TAG_HALO 32701
@@ -52,7 +53,18 @@ static em_err make_gather(em_dmat *M, const int32_t *send, const em_spmat_opts *
   return err;
 }
 
-/* the buffers: on the host, and in the backend when it is not the host */
+int em_dmat_pin(em_backend b, void *h, size_t n) {
+  const em_sv_backend *be = em_sv_backend_of(b);
+  return be && be->pin ? be->pin(h, n * sizeof(em_cplx)) : 0;
+}
+
+void em_dmat_unpin(em_backend b, int pinned, void *h) {
+  const em_sv_backend *be = em_sv_backend_of(b);
+  if (pinned && be && be->unpin) be->unpin(h);
+}
+
+/* the buffers: on the host (page-locked for a device's transfers), and in
+ * the backend when it is not the host */
 static em_err make_buffers(em_dmat *M) {
   EM_TRY(em_calloc(&M->send_h, (size_t)M->n_send + 1, sizeof *M->send_h, "halo send buffer"));
   EM_TRY(em_calloc(&M->ghost_h, (size_t)M->n_ghost + 1, sizeof *M->ghost_h, "ghost values"));
@@ -61,6 +73,8 @@ static em_err make_buffers(em_dmat *M) {
     M->ghost_b = M->ghost_h;
     return EM_OK;
   }
+  M->pinned[0] = em_dmat_pin(M->backend, M->send_h, (size_t)M->n_send);
+  M->pinned[1] = em_dmat_pin(M->backend, M->ghost_h, (size_t)M->n_ghost);
   EM_TRY(em_vec_create(M->backend, EM_PREC_DOUBLE, M->n_send, 1, &M->vs));
   EM_TRY(em_vec_create(M->backend, EM_PREC_DOUBLE, M->n_ghost, 1, &M->vg));
   EM_TRY(M->vs->ops->alloc(M->vs, 1, &M->send_b));
@@ -197,6 +211,8 @@ void em_dmat_destroy(em_dmat **pm) {
     if (M->ghost_b) M->vg->ops->free(M->vg, &M->ghost_b);
     em_vec_destroy(&M->vg);
   }
+  em_dmat_unpin(M->backend, M->pinned[0], M->send_h);
+  em_dmat_unpin(M->backend, M->pinned[1], M->ghost_h);
   em_free(&M->send_h);
   em_free(&M->ghost_h);
   em_free(&M->l2g);

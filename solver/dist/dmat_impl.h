@@ -22,6 +22,7 @@ struct em_dmat {
   em_vec *vs, *vg;                  /* backends of the send and ghost buffers */
   void *send_b, *ghost_b;           /* the buffers in the backend */
   em_cplx *send_h, *ghost_h;        /* and on the host (MPI) */
+  int pinned[2];                    /* send_h, ghost_h page-locked (em_dmat_pin) */
   int n_nb;                         /* neighbour ranks */
   int *nb_rank;
   int64_t *send_off, *recv_off; /* [n_nb + 1] */
@@ -60,6 +61,12 @@ static inline void em_dmat_mark(uint8_t *mark, int32_t j) {
     mark[j] = 1;
   }
 }
+
+/* Host buffer h [n] page-locked when the backend offers it (a device's
+ * transfers of it faster each product or V-cycle): 1 when done; undone by
+ * em_dmat_unpin before h is freed. */
+int em_dmat_pin(em_backend b, void *h, size_t n);
+void em_dmat_unpin(em_backend b, int pinned, void *h);
 
 /* The communication plan (dmat_plan.c), collective: the ghosts of the
  * owned rows R (global columns; M->n_ghost), sorted by owner then global

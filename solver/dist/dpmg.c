@@ -61,17 +61,24 @@ static em_err smooth(dpmg *p, int g, const void *r, void *z, int *first) {
 /* rank 0: the gathered coarse residual solved, each rank's part sent back */
 static em_err coarse_root(dpmg *p, em_cplx *all) {
   const em_dist *d = p->M->d;
-  for (int64_t k = 0; k < p->n_c; k++) p->cs[p->cg_all[k]] = all[k];
-  if (p->vcs) { /* the factor's own solve on device vectors: no allocation per solve */
-    void *b = em_vec_col(p->vcs, p->dcs, 0), *x = em_vec_col(p->vcs, p->dcs, 1);
-    EM_TRY(p->vcs->ops->upload(p->vcs, p->cs, b));
+  double t = em_wtime();
+  if (p->vcs) { /* on the device: the gathered rows uploaded as they came,
+                   put in the coarse order, solved and put back there (no
+                   host loop over the values, no allocation per solve) */
+    void *a = em_vec_col(p->vcs, p->dcs, 0), *b = em_vec_col(p->vcs, p->dcs, 1),
+         *x = em_vec_col(p->vcs, p->dcs, 2);
+    EM_TRY(p->vcs->ops->upload(p->vcs, all, a));
+    EM_TRY(em_spmat_spmv(p->Pin, a, b, 0, NULL));
     EM_TRY(em_pc_apply(p->F, b, x));
-    EM_TRY(p->vcs->ops->download(p->vcs, x, p->cs));
+    EM_TRY(em_spmat_spmv(p->Pout, x, a, 0, NULL));
+    EM_TRY(p->vcs->ops->download(p->vcs, a, all));
   } else {
+    for (int64_t k = 0; k < p->n_c; k++) p->cs[p->cg_all[k]] = all[k];
     for (int64_t k = 0; k < p->n_c; k++) all[k] = p->cs[k];
     EM_TRY(em_pc_apply(p->F, all, p->cs));
+    for (int64_t k = 0; k < p->n_c; k++) all[k] = p->cs[p->cg_all[k]];
   }
-  for (int64_t k = 0; k < p->n_c; k++) all[k] = p->cs[p->cg_all[k]];
+  p->t_csolve += em_wtime() - t;
   memcpy(p->ch, all, (size_t)p->n_cl * sizeof *all);
   int64_t at = p->cnt[0];
   for (int r = 1; r < em_dist_size(d); r++) {
@@ -146,6 +153,8 @@ static void dpmg_destroy(em_pc *pc) {
   em_spmat_destroy(&p->ScT);
   if (p->cb) p->vc->ops->free(p->vc, &p->cb);
   em_vec_destroy(&p->vc);
+  em_dmat_unpin(p->backend, p->pinned[0], p->ch);
+  em_dmat_unpin(p->backend, p->pinned[1], p->all);
   em_free(&p->ch);
   em_free(&p->cnt);
   em_free(&p->cg_all);
@@ -153,11 +162,19 @@ static void dpmg_destroy(em_pc *pc) {
   em_free(&p->all);
   if (p->dcs) p->vcs->ops->free(p->vcs, &p->dcs);
   em_vec_destroy(&p->vcs);
+  em_spmat_destroy(&p->Pin);
+  em_spmat_destroy(&p->Pout);
   em_pc_destroy(&p->F);
   em_free(&pc->data);
 }
 
 static const em_pc_ops DPMG_OPS = {dpmg_apply, dpmg_destroy, NULL, NULL};
+
+void em_dmat_pmg_times(const em_pc *pc, double t[4]) {
+  const dpmg *p = pc && pc->ops == &DPMG_OPS ? pc->data : NULL;
+  t[0] = p ? p->t_smooth : 0, t[1] = p ? p->t_res : 0;
+  t[2] = p ? p->t_coarse - p->t_csolve : 0, t[3] = p ? p->t_csolve : 0;
+}
 
 em_err em_dmat_pmg(em_dmat *M, const em_pc_opts *o, const uint8_t *coarse_glob, const em_log *log,
                    em_pc **out) {
@@ -179,6 +196,7 @@ em_err em_dmat_pmg(em_dmat *M, const em_pc_opts *o, const uint8_t *coarse_glob, 
   pc->ops = &DPMG_OPS;
   pc->data = p;
   p->M = M;
+  p->backend = M->backend;
   p->nb = M->nb, p->coarse = g->coarse, p->sweeps = g->sweeps;
   memcpy(p->off, M->offset, sizeof p->off);
   int ilu = g->smoother == EM_PMG_ILU0;

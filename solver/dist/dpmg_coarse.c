@@ -79,6 +79,39 @@ done:
   return err;
 }
 
+/* rank 0 on a device: Pin (row cg_all[k] takes gathered value k) and its
+ * transpose Pout, so that each V-cycle's gathered rows go into the coarse
+ * order, and the solution back, on the device (a product by 1: the values
+ * exactly) instead of two host loops over the n_c values */
+static em_err permutations(dpmg *p) {
+  em_csr *P = NULL, *Q = NULL;
+  int32_t n = (int32_t)p->n_c;
+  em_err err = EM_OK;
+  EM_TRY(em_csr_create(n, n, n, &P));
+  EM_TRY_GOTO(err, em_csr_create(n, n, n, &Q), done);
+  for (int32_t k = 0; k < n; k++) {
+    int32_t i = p->cg_all[k];
+    if (i < 0 || i >= n || P->rowptr[i + 1]) {
+      err = EM_RAISE(EM_ERR_INTERNAL, "coarse unknown %d gathered twice or out of range", i);
+      goto done;
+    }
+    P->rowptr[i + 1] = 1, P->colind[i] = k, P->val[i] = 1;
+    Q->rowptr[k + 1] = k + 1, Q->colind[k] = i, Q->val[k] = 1;
+  }
+  for (int32_t i = 0; i < n; i++) P->rowptr[i + 1] = i + 1; /* one entry per row, checked */
+  em_spmat_opts so;
+  em_spmat_opts_default(&so);
+  so.format = EM_FMT_CSR;
+  so.backend = p->M->backend;
+  so.prec = EM_PREC_DOUBLE;
+  EM_TRY_GOTO(err, em_spmat_create(P, &so, &p->Pin), done);
+  EM_TRY_GOTO(err, em_spmat_create(Q, &so, &p->Pout), done);
+done:
+  em_csr_destroy(&P);
+  em_csr_destroy(&Q);
+  return err;
+}
+
 /* rank 0: A_CC from the gathered triplets, factored as pmg's coarse level
  * is on one rank (the direct preconditioner in the pc's precision: complex
  * single with Solver/precision mixed on a GPU, the Krylov method refines) */
@@ -100,7 +133,8 @@ static em_err factor(dpmg *p, const int32_t *ti, const int32_t *tj, const em_cpl
   EM_TRY(err);
   if (p->M->backend != EM_BACKEND_CPU) {
     EM_TRY(em_vec_create(p->M->backend, EM_PREC_DOUBLE, p->n_c, 1, &p->vcs));
-    EM_TRY(p->vcs->ops->alloc(p->vcs, 2, &p->dcs));
+    EM_TRY(p->vcs->ops->alloc(p->vcs, 3, &p->dcs));
+    EM_TRY(permutations(p));
   }
   em_pc_info ci;
   em_pc_get_info(p->F, &ci);
@@ -170,7 +204,9 @@ em_err em_dpmg_coarse_build(dpmg *p, const uint8_t *coarse_glob, const em_pc_opt
   }
   if (err) goto done;
   EM_TRY_GOTO(err, selections(p, cl), done);
-  if (M->backend != EM_BACKEND_CPU) {
+  if (M->backend != EM_BACKEND_CPU) { /* the buffers each V-cycle moves, page-locked */
+    p->pinned[0] = em_dmat_pin(M->backend, p->ch, (size_t)p->n_cl);
+    if (root) p->pinned[1] = em_dmat_pin(M->backend, p->all, (size_t)p->n_c);
     EM_TRY_GOTO(err, em_vec_create(M->backend, EM_PREC_DOUBLE, p->n_cl, 1, &p->vc), done);
     EM_TRY_GOTO(err, p->vc->ops->alloc(p->vc, 1, &p->cb), done);
   }

@@ -26,16 +26,22 @@ typedef struct dpmg {
   em_vec *vc;                   /* the coarse slice in the backend (not CPU) */
   void *cb;
   em_cplx *ch;
-  int64_t n_c;     /* coarse unknowns of all ranks */
-  int64_t *cnt;    /* root: each rank's coarse rows */
-  int32_t *cg_all; /* root: global coarse index of each gathered value */
-  em_cplx *cs;     /* root: the coarse vector, global coarse order */
-  em_cplx *all;    /* root: the ranks' coarse rows one after the other */
-  em_pc *F;        /* root: the direct factor of A_CC (the pc's precision:
-                      complex single with Solver/precision mixed on a GPU) */
-  em_vec *vcs;     /* root: its right-hand side and solution in the backend */
-  void *dcs;       /* (not CPU): two columns of n_c */
+  int pinned[2]; /* ch, all page-locked (em_dmat_pin) in backend: */
+  em_backend backend;
+  int64_t n_c;          /* coarse unknowns of all ranks */
+  int64_t *cnt;         /* root: each rank's coarse rows */
+  int32_t *cg_all;      /* root: global coarse index of each gathered value */
+  em_cplx *cs;          /* root: the coarse vector, global coarse order */
+  em_cplx *all;         /* root: the ranks' coarse rows one after the other */
+  em_pc *F;             /* root: the direct factor of A_CC (the pc's precision:
+                           complex single with Solver/precision mixed on a GPU) */
+  em_vec *vcs;          /* root: its right-hand side and solution in the backend */
+  void *dcs;            /* (not CPU): three columns of n_c: the rows as gathered,
+                           the right-hand side, the solution */
+  em_spmat *Pin, *Pout; /* root (not CPU): the gathered rows into the coarse
+                           order and back (permutations, on the device) */
   double t_smooth, t_coarse, t_res;
+  double t_csolve; /* root: the coarse solves themselves, within t_coarse */
 } dpmg;
 
 /* The coarse level (dpmg_coarse.c), collective: p->n_c, n_cl, Sc, ScT, the

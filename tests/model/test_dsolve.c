@@ -1,7 +1,8 @@
 /* test_dsolve.c - the distributed solve's core on P ranks (argv[1] = the P
  * expected; plainly 1 rank, under mpiexec 2 or 3): a real FEM matrix
  * (order-2 Nedelec on a jittered box, lossy dielectric, PEC walls)
- * partitioned by METIS (em_dpart_build), each rank's rows assembled on
+ * partitioned by METIS (em_dpart_build; em_dpart_share, rank 0's parts
+ * sent, must give every rank the same parts and owners), each rank's rows assembled on
  * their own (em_assembler_create_part: they must be the whole matrix's
  * rows, bit for bit) and distributed (em_dmat_create); the halo SpMV
  * gathered to rank 0 must equal the serial product to 1e-14, and COCG / GMRES / BiCGSTAB on the
@@ -169,6 +170,16 @@ int main(int argc, char **argv) {
   /* the parts: every rank computes the same; each owns some rows */
   int32_t *tp = calloc((size_t)m->n_tet, sizeof *tp), *owner = calloc((size_t)n, sizeof *owner);
   REQUIRE_OK(em_dpart_build(m, dm, P, tp, owner));
+  { /* rank 0's parts sent (em_dpart_share): the parts and owners every rank computes */
+    int32_t *tp2 = calloc((size_t)m->n_tet, sizeof *tp2), *ow2 = calloc((size_t)n, sizeof *ow2);
+    for (int32_t t = 0; t < m->n_tet; t++) tp2[t] = -1; /* not rank 0's: overwritten */
+    REQUIRE_OK(em_dpart_share(d, m, dm, tp2, ow2));
+    EXPECT(!memcmp(tp, tp2, (size_t)m->n_tet * sizeof *tp) &&
+               !memcmp(owner, ow2, (size_t)n * sizeof *owner),
+           "rank %d: the parts sent by rank 0 differ from the ones computed here", rank);
+    free(tp2);
+    free(ow2);
+  }
   em_csr *Rw = owned_rows(A, owner, rank), *R = NULL;
   em_blockmat *Ab = NULL; /* the same rows as assembled, for A_give */
   {                       /* this rank's rows assembled on their own: the whole's, bit for bit */
