@@ -6,7 +6,7 @@
 #   2. the gpu tests of what changed (value refill, fsys, overlap, the
 #      direct factor and its solves, pmg, the DRA);
 #   3. compute-sanitizer memcheck: test_spmat_refill gpu (the value map's
-#      scatter) and test_direct gpu (the factor's scatter map);
+#      scatter) and test_pc_multi gpu direct (the factor's scatter map);
 #   4. issue 24: the default 13-frequency order-3 sweep with the old
 #      per-frequency path (EMSOLVE_SWEEPFAST=0) and the default; the 1M run
 #      with Solver/overlap 0 and 1; stage tables.
@@ -39,7 +39,7 @@ if [ -z "${SKIP_TESTS:-}" ]; then
   grep -E "Test +#|tests passed|tests failed" "$L/ctest-gpu.log"
 fi
 if [ -z "${SKIP_SAN:-}" ] && command -v compute-sanitizer > /dev/null; then
-  for t in "formats/test_spmat_refill gpu" "solver/test_direct gpu"; do
+  for t in "formats/test_spmat_refill gpu" "solver/test_pc_multi gpu direct"; do
     step "memcheck $t"
     # shellcheck disable=SC2086
     timeout -k 5 70 compute-sanitizer --tool memcheck --error-exitcode 3 "$B/tests/"$t \
