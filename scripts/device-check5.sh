@@ -41,11 +41,12 @@ fi
 if [ -z "${SKIP_SAN:-}" ] && command -v compute-sanitizer > /dev/null; then
   for t in "formats/test_spmat_refill gpu" "solver/test_pc_multi gpu direct"; do
     step "memcheck $t"
+    f=$(echo "${t%% *}" | tr / _)
     # shellcheck disable=SC2086
     timeout -k 5 70 compute-sanitizer --tool memcheck --error-exitcode 3 "$B/tests/"$t \
-      > "$L/memcheck-${t%% *}.log" 2>&1
+      > "$L/memcheck-$f.log" 2>&1
     echo "memcheck $t: rc $? (0 clean, 3 errors, 124 out of time)"
-    grep -E "ERROR SUMMARY" "$L/memcheck-${t%% *}.log" | head -2
+    grep -E "ERROR SUMMARY" "$L/memcheck-$f.log" | head -2
   done
 fi
 if [ -z "${SKIP_24:-}" ]; then
