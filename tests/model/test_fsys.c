@@ -10,7 +10,8 @@
  * fresh object each to 1e-14, with the direct factor and with pmg, the
  * operator in sequential and in stream mode (formats chosen per block).
  * A sweep with each next frequency assembled ahead (em_fsys_set_next)
- * solves bit for bit as one without.
+ * solves as one without (bit for bit on the CPU; the GPU's solves vary in
+ * their last bits from run to run).
  * Argument gpu: the same on the GPU (exit 77: none answers).  The ABC terms: one per medium, gamma
  * = j k0 sqrt(eps mu) / mu. */
 #include <complex.h>
