@@ -14,13 +14,6 @@ typedef struct vseg_table {
   void *p[EM_VMAP_MAX_SEG];
 } vseg_table;
 
-__device__ __forceinline__ void vmap_store(double2 *a, int64_t q, double2 v) {
-  a[q] = v;
-}
-__device__ __forceinline__ void vmap_store(float2 *a, int64_t q, double2 v) {
-  a[q] = make_float2((float)v.x, (float)v.y); /* round to nearest, as the host's conversion */
-}
-
 /* Entry q0 + t (t < n): code c = code[q0 + t], segment c >> shift, offset
  * c & mask; src[t] there. */
 template <typename V, typename I>
@@ -31,7 +24,7 @@ __global__ void __launch_bounds__(EM_FMT_BLOCK)
   for (int64_t t = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; t < n;
        t += (int64_t)gridDim.x * blockDim.x) {
     const int64_t c = (int64_t)code[q0 + t];
-    vmap_store((V *)seg.p[c >> shift], c & mask, src[t]);
+    em_store_val((V *)seg.p[c >> shift], c & mask, src[t]);
   }
 }
 

@@ -158,4 +158,13 @@ static inline unsigned em_grid(int64_t items, int per, int threads) {
   return (unsigned)((items * per + threads - 1) / threads);
 }
 
+/* A complex double value into a double or single value array (a refill's
+ * store: round to nearest in single, as the host's conversion). */
+__device__ __forceinline__ void em_store_val(double2 *a, int64_t q, double2 v) {
+  a[q] = v;
+}
+__device__ __forceinline__ void em_store_val(float2 *a, int64_t q, double2 v) {
+  a[q] = make_float2((float)v.x, (float)v.y); /* round to nearest, as the host's conversion */
+}
+
 #endif

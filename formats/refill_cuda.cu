@@ -10,13 +10,6 @@
 /* Entries per upload: 64 MB of complex double staging at most. */
 #define REFILL_CHUNK ((int64_t)1 << 22)
 
-__device__ __forceinline__ void em_store_val(double2 *a, int64_t q, double2 v) {
-  a[q] = v;
-}
-__device__ __forceinline__ void em_store_val(float2 *a, int64_t q, double2 v) {
-  a[q] = make_float2((float)v.x, (float)v.y); /* round to nearest, as the host's conversion */
-}
-
 /* Entry k0 + t (t < n) of the CSR: q = slot[k0 + t] (or k0 + t when slot is
  * NULL); a0[q] or a1[q - l0] = src[t]. */
 template <typename V, typename I>
