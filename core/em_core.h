@@ -183,9 +183,10 @@ void em_sort_u64(uint64_t *a, int64_t n);
  * charges its stage without a new argument; a log without a table (or
  * NULL) times nothing.  Stages run on another thread beside the run's
  * (em_stages_join) count their own durations and the table's
- * "overlapped" says by how much the stages then exceed the wall time.  A stage instance longer than EM_STAGE_LOG_S is
- * logged when it ends on the table's own log (the run's, at the default
- * verbosity, whatever the level of the log passed), shorter ones from
+ * "overlapped" says by how much the stages then exceed the wall time.
+ * A stage instance longer than EM_STAGE_LOG_S is logged when it ends on
+ * the table's own log (the run's, at the default verbosity, whatever the
+ * level of the log passed), shorter ones from
  * 0.05 s with --verbose: no stretch of a run over half a second passes
  * without a line that names it and says how long it took. */
 typedef enum em_stage {

@@ -49,12 +49,12 @@ struct em_fsys {
   uint64_t apat[EM_MAX_ORDER][EM_MAX_ORDER]; /* pattern hashes of the assembled
                                                 blocks, checked at every refill */
   /* a distributed solve (dfsys.c; d.dist of more than one rank) */
-  int32_t *owner;   /* [n_dof] the rank owning each unknown (em_dpart_build) */
-  em_dmat *dm;      /* this rank's rows, made per frequency */
-  em_operator opD;  /* the rank's local part: pmg's residuals */
-  uint8_t *pml_dof; /* [n_dof] unknowns of PML tets (pmg's coarse set) */
-  int pml_done;     /* pml_dof made (once per mesh) */
-  int32_t *brow;    /* [the operator's n_own] the assembled row of each local unknown */
+  int32_t *owner;              /* [n_dof] the rank owning each unknown (em_dpart_build) */
+  em_dmat *dm;                 /* this rank's rows, made per frequency */
+  em_operator opD;             /* the rank's local part: pmg's residuals */
+  uint8_t *pml_dof;            /* [n_dof] unknowns of PML tets (pmg's coarse set) */
+  int pml_done;                /* pml_dof made (once per mesh) */
+  int32_t *brow;               /* [the operator's n_own] the assembled row of each local unknown */
   struct em_fsys_ahead *ahead; /* the direct factor's analysis under way on a thread of its
                                   own (fsys_overlap.c), the first frequency only */
 };

@@ -237,25 +237,25 @@ void em_pc_destroy(em_pc **pc);
  * pc's queue between the cycle's steps (CUDA events on the GPU, the wall
  * clock on the CPU): always collected, one wait per cycle. */
 typedef enum em_pmg_part {
-  EM_PMG_ZERO = 0,     /* z = 0 */
-  EM_PMG_PRODUCT,      /* a level's residual product: A(L, :) z or the
-                          operator's rows spanning L */
-  EM_PMG_GATHER,       /* w = r_L - (A z)_L */
-  EM_PMG_SMOOTH,       /* u = S_L w: block inverses' product, ILU(0) apply */
-  EM_PMG_SCATTER,      /* z_L += u */
-  EM_PMG_CPRODUCT,     /* the coarse set's residual product */
-  EM_PMG_CGATHER,      /* w = r_C - (A z)_C */
-  EM_PMG_CSOLVE,       /* the coarse direct solve */
-  EM_PMG_CSCATTER,     /* z_C += u */
+  EM_PMG_ZERO = 0, /* z = 0 */
+  EM_PMG_PRODUCT,  /* a level's residual product: A(L, :) z or the
+                      operator's rows spanning L */
+  EM_PMG_GATHER,   /* w = r_L - (A z)_L */
+  EM_PMG_SMOOTH,   /* u = S_L w: block inverses' product, ILU(0) apply */
+  EM_PMG_SCATTER,  /* z_L += u */
+  EM_PMG_CPRODUCT, /* the coarse set's residual product */
+  EM_PMG_CGATHER,  /* w = r_C - (A z)_C */
+  EM_PMG_CSOLVE,   /* the coarse direct solve */
+  EM_PMG_CSCATTER, /* z_C += u */
   EM_PMG_PARTS
 } em_pmg_part;
 typedef struct em_pmg_profile {
-  int64_t cycles;                   /* V-cycles (a k-column apply of k <= 16 is one) */
-  int64_t columns;                  /* the columns they carried */
-  double total_ms;                  /* first to last stamp of each cycle, summed */
-  double ms[EM_PMG_PARTS];          /* by part */
-  int64_t steps[EM_PMG_PARTS];      /* steps of each part (not kernel launches) */
-  int nlev;                         /* smoothed levels, the highest first */
+  int64_t cycles;              /* V-cycles (a k-column apply of k <= 16 is one) */
+  int64_t columns;             /* the columns they carried */
+  double total_ms;             /* first to last stamp of each cycle, summed */
+  double ms[EM_PMG_PARTS];     /* by part */
+  int64_t steps[EM_PMG_PARTS]; /* steps of each part (not kernel launches) */
+  int nlev;                    /* smoothed levels, the highest first */
   int32_t level_rows[EM_MAX_ORDER + 1];
   double level_ms[EM_MAX_ORDER + 1]; /* product + gather + smoother + scatter */
 } em_pmg_profile;
@@ -292,33 +292,33 @@ typedef enum em_direct_kernels {
  * each by a few launches.  Every variant gives the same solution up to
  * rounding. */
 typedef struct em_direct_gsolve {
-  int interleave; /* 1: the n x nrhs block of the solve row-major inside it
-                     (a row's nrhs values contiguous: the gathers, scatters
-                     and atomics of a row touch one run of 16 nrhs bytes);
-                     0: column-major; 2: with several columns only (on an
-                     H200 it doubled a one-column solve, 27.6 -> 56.5 ms,
-                     and took four columns from 2.20x to 1.15x of one) */
-  int big_own;    /* 1: the big supernodes' products y(below) -= L21 x and
-                     u = L21^T y(below) by own kernels that read L21 once
-                     for all columns, the gather / scatter fused in, in
-                     double; 0: cuBLAS GEMM (in the factor's precision)
-                     between a gather and a scatter kernel; 2: with
-                     several columns only */
-  int streams;    /* 1: the big supernodes of one level on the factor's
-                     other streams, beside the level kernel; 0: one after
-                     another on the solve's stream */
-  int profile;    /* 1: CUDA events around every launch of a solve, summed
-                     by part (em_direct_gprofile); costs host time per
-                     launch, so for measurements only */
-  int trinv;      /* 1: the wide supernodes' triangles by a product with
-                     their inverse (GEMM: y_s = L11^-1 y_s, read once for
-                     all columns) instead of TRSM; the inverses are built
-                     on the device after each factorization with this set,
-                     or at the first solve that asks (one more k x k block
-                     per wide supernode, in the factor's precision); 0
-                     (default): TRSM (the 1M DRA's inverses took 0.36 s
-                     and 5.3 GiB for ~2 ms a solve); 2: with several
-                     columns only */
+  int interleave;    /* 1: the n x nrhs block of the solve row-major inside it
+                        (a row's nrhs values contiguous: the gathers, scatters
+                        and atomics of a row touch one run of 16 nrhs bytes);
+                        0: column-major; 2: with several columns only (on an
+                        H200 it doubled a one-column solve, 27.6 -> 56.5 ms,
+                        and took four columns from 2.20x to 1.15x of one) */
+  int big_own;       /* 1: the big supernodes' products y(below) -= L21 x and
+                        u = L21^T y(below) by own kernels that read L21 once
+                        for all columns, the gather / scatter fused in, in
+                        double; 0: cuBLAS GEMM (in the factor's precision)
+                        between a gather and a scatter kernel; 2: with
+                        several columns only */
+  int streams;       /* 1: the big supernodes of one level on the factor's
+                        other streams, beside the level kernel; 0: one after
+                        another on the solve's stream */
+  int profile;       /* 1: CUDA events around every launch of a solve, summed
+                        by part (em_direct_gprofile); costs host time per
+                        launch, so for measurements only */
+  int trinv;         /* 1: the wide supernodes' triangles by a product with
+                        their inverse (GEMM: y_s = L11^-1 y_s, read once for
+                        all columns) instead of TRSM; the inverses are built
+                        on the device after each factorization with this set,
+                        or at the first solve that asks (one more k x k block
+                        per wide supernode, in the factor's precision); 0
+                        (default): TRSM (the 1M DRA's inverses took 0.36 s
+                        and 5.3 GiB for ~2 ms a solve); 2: with several
+                        columns only */
   int level_threads; /* threads per block of the level kernels (one block
                         per small supernode; each step of its triangle is
                         a barrier): -1 (default) by the level: 512 where
