@@ -210,6 +210,11 @@ static em_err dgpu_create(em_direct *F, em_prec prec, em_dgpu **out) {
   g->single = prec == EM_PREC_SINGLE;
   g->esz = g->single ? 8 : 16;
   g->big_nb = g->big_k = -1;
+  int dev = 0;
+  g->sms = 132;
+  if (cudaGetDevice(&dev) == cudaSuccess &&
+      cudaDeviceGetAttribute(&g->sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess)
+    g->sms = 132;
   EM_CUBLAS_GOTO(err, cublasCreate(&g->blas), fail);
   for (int i = 0; i <= EM_DG_STREAMS; i++) {
     EM_CUDA_GOTO(err, cudaStreamCreateWithFlags(&g->st[i], cudaStreamNonBlocking), fail);

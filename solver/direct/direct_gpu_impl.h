@@ -102,7 +102,9 @@ em_err em_dg_permute_in(int32_t n, int nrhs, const int32_t *perm, const double *
 em_err em_dg_permute_out(int32_t n, int nrhs, const int32_t *perm, const double *r, const void *y,
                          em_dg_yl l, void *x, int64_t ldx, int x_single, void *stream);
 /* Forward sweep of the small supernodes sn[0..count) of one level: x_s =
- * L11^-1 y_s, then y(rows below) -= L21 x_s (atomics). */
+ * L11^-1 y_s, then y(rows below) -= L21 x_s (atomics); a block of
+ * `threads` per supernode (fewer where the kernel's registers allow
+ * fewer). */
 em_err em_dg_fwd_level(em_dg_sym S, const int32_t *sn, int32_t count, const void *lval, int nrhs,
                        void *y, em_dg_yl l, int single, int threads, void *stream);
 /* y = D^-1 y. */

@@ -563,10 +563,12 @@ inline cudaStream_t st(void *s) {
 template <typename F, int RB>
 void level_run(bool fwd, em_dg_sym S, const int32_t *sn, int32_t count, const void *lval, int nrhs,
                double2 *y, yl l, int threads, cudaStream_t s) {
-  cudaFuncAttributes a;  // no more threads than the kernel's registers allow
-  cudaError_t e = fwd ? cudaFuncGetAttributes(&a, fwd_level_kernel<F, RB>)
-                      : cudaFuncGetAttributes(&a, bwd_level_kernel<F, RB>);
-  if (e == cudaSuccess && threads > a.maxThreadsPerBlock) threads = a.maxThreadsPerBlock & ~31;
+  if (threads > 256) {  // no more threads than the kernel's registers allow
+    cudaFuncAttributes a;
+    cudaError_t e = fwd ? cudaFuncGetAttributes(&a, fwd_level_kernel<F, RB>)
+                        : cudaFuncGetAttributes(&a, bwd_level_kernel<F, RB>);
+    if (e == cudaSuccess && threads > a.maxThreadsPerBlock) threads = a.maxThreadsPerBlock & ~31;
+  }
   if (fwd)
     fwd_level_kernel<F, RB><<<count, threads, 0, s>>>(S, sn, (const F *)lval, nrhs, y, l);
   else
@@ -581,20 +583,6 @@ void level_launch(em_dg_sym S, const int32_t *sn, int32_t count, const void *lva
     level_run<F, 4>(FWD, S, sn, count, lval, nrhs, y, l, threads, s);
   else
     level_run<F, 8>(FWD, S, sn, count, lval, nrhs, y, l, threads, s);
-}
-
-// Threads per block of a level kernel: em_direct_gsolve.level_threads (0:
-// 128; -1: 512 for a level of fewer supernodes than twice the SMs, whose
-// blocks then run alone on their SMs and wait on their barriers, else 128;
-// -2, graded: 1024 below the SMs, 512 below twice, 256 below 8 times).
-int level_threads(int want, int32_t count) {
-  if (want > 0) return want;
-  if (want == 0) return 128;
-  int dev = 0, sms = 132;
-  if (cudaGetDevice(&dev) == cudaSuccess)
-    cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
-  if (want == -2) return count < sms ? 1024 : count < 2 * sms ? 512 : count < 8 * sms ? 256 : 128;
-  return count < 2 * sms ? 512 : 128;
 }
 
 // The big supernode's product kernels, RB as the level kernels'.
@@ -735,11 +723,10 @@ em_err em_dg_permute_out(int32_t n, int nrhs, const int32_t *perm, const double 
 em_err em_dg_fwd_level(em_dg_sym S, const int32_t *sn, int32_t count, const void *lval, int nrhs,
                        void *y, em_dg_yl l, int single, int threads, void *s) {
   if (count == 0 || nrhs == 0) return EM_OK;
-  int t = level_threads(threads, count);
   if (single)
-    level_launch<float2, true>(S, sn, count, lval, nrhs, (double2 *)y, l, t, st(s));
+    level_launch<float2, true>(S, sn, count, lval, nrhs, (double2 *)y, l, threads, st(s));
   else
-    level_launch<double2, true>(S, sn, count, lval, nrhs, (double2 *)y, l, t, st(s));
+    level_launch<double2, true>(S, sn, count, lval, nrhs, (double2 *)y, l, threads, st(s));
   EM_CUDA_LAUNCHED();
   return EM_OK;
 }
@@ -761,11 +748,10 @@ em_err em_dg_diag_solve(int32_t n, int nrhs, const void *d, void *y, em_dg_yl l,
 em_err em_dg_bwd_level(em_dg_sym S, const int32_t *sn, int32_t count, const void *lval, int nrhs,
                        void *y, em_dg_yl l, int single, int threads, void *s) {
   if (count == 0 || nrhs == 0) return EM_OK;
-  int t = level_threads(threads, count);
   if (single)
-    level_launch<float2, false>(S, sn, count, lval, nrhs, (double2 *)y, l, t, st(s));
+    level_launch<float2, false>(S, sn, count, lval, nrhs, (double2 *)y, l, threads, st(s));
   else
-    level_launch<double2, false>(S, sn, count, lval, nrhs, (double2 *)y, l, t, st(s));
+    level_launch<double2, false>(S, sn, count, lval, nrhs, (double2 *)y, l, threads, st(s));
   EM_CUDA_LAUNCHED();
   return EM_OK;
 }

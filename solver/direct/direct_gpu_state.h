@@ -13,6 +13,7 @@
 
 struct em_dgpu {
   int single; /* factor in complex single */
+  int sms;    /* the device's multiprocessors (the level kernels' threads) */
   size_t esz; /* bytes of one factor entry */
   cublasHandle_t blas;
   cudaStream_t st[EM_DG_STREAMS + 1]; /* st[0]: small fronts and solves */

@@ -223,6 +223,19 @@ static em_err solve_big(const gs *c, int32_t s, int forward, int slot, int lev) 
   return EM_OK;
 }
 
+/* Threads per block of a level kernel over count supernodes
+ * (em_direct_gsolve.level_threads): 0: 128; -1: 512 for a level of fewer
+ * supernodes than twice the SMs, whose blocks then run alone on their SMs
+ * and wait on their barriers, else 128; -2, graded: 1024 below the SMs,
+ * 512 below twice, 256 below 8 times. */
+static int level_threads(const gs *c, int32_t count) {
+  int want = c->o.level_threads, sms = c->g->sms;
+  if (want > 0) return want;
+  if (want == 0) return 128;
+  if (want == -2) return count < sms ? 1024 : count < 2 * sms ? 512 : count < 8 * sms ? 256 : 128;
+  return count < 2 * sms ? 512 : 128;
+}
+
 /* Level l of the forward or backward sweep: its level kernel on st[0] and
  * its big supernodes after it on st[0] (forward; before it backward), or
  * with streams on st[1..] beside it, joined into st[0] afterwards. */
@@ -242,10 +255,10 @@ static em_err solve_level(const gs *c, int32_t l, int forward) {
       EM_TRY(mark(c, s0, part, l, 0));
       if (forward)
         EM_TRY(em_dg_fwd_level(g->S, g->d_solve_sn + p0, cs, g->lval, c->nrhs, g->y, c->l,
-                               g->single, c->o.level_threads, s0));
+                               g->single, level_threads(c, cs), s0));
       else
         EM_TRY(em_dg_bwd_level(g->S, g->d_solve_sn + p0, cs, g->lval, c->nrhs, g->y, c->l,
-                               g->single, c->o.level_threads, s0));
+                               g->single, level_threads(c, cs), s0));
       EM_TRY(mark(c, s0, part, l, 1));
     }
     if (pass == (forward || streams ? 1 : 0))
