@@ -18,7 +18,8 @@ em_err em_app_make_fsys(em_run *r) {
                     .setup = &m->setup,
                     .solve = &m->cfg.solve,
                     .backend = m->dev.backend,
-                    .prepare = em_pw_source_prepare, /* a plane wave (model/excitation.c) */
+                    /* a plane wave (model/excitation.c) */
+                    .prepare = m->ff.planewave ? em_pw_source_prepare : NULL,
                     .prepare_ctx = &m->pw,
                     .dist = r->dsolve ? r->args->dist : NULL,
                     .periodic = m->periodic, /* a Floquet cell (model/periodic.c) */
@@ -62,14 +63,15 @@ static em_err solve_at(em_run *r, double f, int first, em_freq_result *fr, em_sy
     EM_TRY(err);
   }
   /* a sweep's next frequency assembled beside this one's factorization
-     (model/fsys_next.c) where the GPU factorizes and no plane wave keeps
-     state between solves; EMSOLVE_SWEEPFAST=0 or map: not (an A/B switch
-     of scripts/device-sweepfast.sh), next: on every backend (tests) */
+     (model/fsys_next.c, which declines where it may not run: a plane wave,
+     a Floquet cell, a distributed solve) where the GPU factorizes;
+     EMSOLVE_SWEEPFAST=0 or map: not (an A/B switch of
+     scripts/device-sweepfast.sh), next: on every backend (tests) */
   const char *ab = getenv("EMSOLVE_SWEEPFAST");
   int ahead = ab && !strcmp(ab, "next")                        ? 1
               : ab && (!strcmp(ab, "0") || !strcmp(ab, "map")) ? 0
                                                                : m->dev.backend == EM_BACKEND_CUDA;
-  if (ahead && !m->ff.planewave && !m->periodic && !r->dsolve) em_fsys_set_next(m->fsys, r->next_f);
+  if (ahead) em_fsys_set_next(m->fsys, r->next_f);
   r->next_f = 0;
   /* the stages' detail only with -v (app/face.c prints the line); later
      solves report one line each; warnings stay */

@@ -67,6 +67,10 @@ em_err em_fsys_create(const em_fsys_desc *d, em_fsys **out) {
   em_err err = EM_OK;
   EM_TRY(em_calloc(&s, 1, sizeof *s, "frequency system"));
   s->d = *d;
+  /* EMSOLVE_SWEEPFAST=0 (scripts/device-sweepfast.sh's A/B): the operator
+     refilled block by block as before the value map; read once */
+  const char *ab = getenv("EMSOLVE_SWEEPFAST");
+  s->refill_blocks = ab && !strcmp(ab, "0");
   const em_mesh *m = d->mesh;
   if (su->has_pml) {
     EM_TRY_GOTO(err, em_calloc(&s->vary, (size_t)m->n_tet, 1, "PML tets"), fail);
@@ -277,16 +281,20 @@ done:
   return err;
 }
 
+int em_fsys_fits_host(double nnz, double bytes) {
+  double avail = em_host_mem_available();
+  return avail <= 0 || bytes * nnz <= avail / 4;
+}
+
 /* The gather map of the values (8 bytes an entry) is kept for the later
- * frequencies when it takes at most a quarter of the host's available
- * memory; without it a later fill permutes again (seconds at 20M
- * unknowns, where the map would be ~25 GB). */
+ * frequencies when it fits em_fsys_fits_host; without it a later fill
+ * permutes again (seconds at 20M unknowns, where the map would be ~25
+ * GB). */
 static int maps_fit(const em_blockmat *A) {
   double nnz = 0;
   for (int i = 0; i < A->nb; i++)
     for (int j = 0; j < A->nb; j++) nnz += (double)A->blk[i][j]->nnz;
-  double avail = em_host_mem_available();
-  return avail <= 0 || 8 * nnz <= avail / 4;
+  return em_fsys_fits_host(nnz, 8);
 }
 
 /* The first frequency: the row order the formats want (it depends on the
@@ -339,11 +347,10 @@ static em_err operator_refill(em_fsys *s, em_system *sys, const em_blockop_opts 
   EM_TRY(em_blockmat_permute_csr_values(A, s->perm, !keep, s->Acsr, s->src));
   if (!keep) em_blockmat_destroy(&sys->A);
   /* the values through the map kept from the first refill; the block-copy
-     refill only for an A/B comparison (EMSOLVE_SWEEPFAST=0,
-     scripts/device-sweepfast.sh): the same bits either way */
-  const char *ab = getenv("EMSOLVE_SWEEPFAST");
-  em_err err = ab && !strcmp(ab, "0") ? em_blockop_refill_csr(s->op, s->Acsr)
-                                      : em_blockop_refill_values(s->op, s->Acsr);
+     refill only for an A/B comparison (s->refill_blocks): the same bits
+     either way */
+  em_err err = s->refill_blocks ? em_blockop_refill_csr(s->op, s->Acsr)
+                                : em_blockop_refill_values(s->op, s->Acsr);
   if (!err) return EM_OK;
   em_log_warn(log, "%s; the operator is built anew", em_error_message());
   em_error_clear();

@@ -22,6 +22,7 @@ typedef struct em_fsys_next em_fsys_next; /* fsys_next.c */
 struct em_fsys {
   em_fsys_desc d;
   double next_f;                /* the frequency the caller says comes next (0: none) */
+  int refill_blocks;            /* EMSOLVE_SWEEPFAST=0: the block-copy refill (A/B) */
   em_fsys_next *next;           /* its assembly, under way or done (NULL: none) */
   uint8_t *vary;                /* [n_tet] PML tets: the material varies inside */
   em_assembler *asm_;           /* pattern, colouring, reference element: once
@@ -59,6 +60,11 @@ struct em_fsys {
                                   own (fsys_overlap.c), the first frequency only */
 };
 
+/* 1 when nnz entries of `bytes` each take at most a quarter of the host's
+ * available memory (or it is not known): the budget of what a frequency
+ * system keeps or makes beside the run's own arrays (the value map, an
+ * assembly ahead, the pattern's copies of the overlapped analysis). */
+int em_fsys_fits_host(double nnz, double bytes);
 /* fsys_next.c: fp = the problem at k0 (fp zeroed by the caller, not
  * moved after): the ports set to k0 and their Robin terms, the ABC's, the
  * surfaces', the media, prepare and port_source applied; copies: the

@@ -121,20 +121,23 @@ static void *next_main(void *arg) {
 }
 
 /* Memory for a second assembled system (20 bytes an entry) beside the
- * first: at most a quarter of the host's available memory, and the value
- * map kept (the same budget's sign, fsys.c). */
+ * first (em_fsys_fits_host), and the value map kept (the same budget's
+ * sign, fsys.c). */
 static int next_fits(const em_fsys *s) {
   double nnz = 0;
   for (int i = 0; i < s->nb; i++)
     for (int j = 0; j < s->nb; j++) nnz += (double)s->blk[i][j].nnz;
-  double avail = em_host_mem_available();
-  return s->src && (avail <= 0 || 20 * nnz <= avail / 4);
+  return s->src && em_fsys_fits_host(nnz, 20);
 }
 
 void em_fsys_next_start(em_fsys *s, const em_log *log) {
   double f = s->next_f;
   s->next_f = 0; /* one hint, one solve */
-  if (!f || !s->asm_ || s->d.periodic || em_fsys_distributed(s) || s->d.keep_matrix) return;
+  /* a plane wave's prepare and port_source keep the source's state, which
+     this frequency's post-processing reads: nothing ahead then */
+  if (!f || !s->asm_ || s->d.periodic || em_fsys_distributed(s) || s->d.keep_matrix ||
+      s->d.prepare || s->d.port_source)
+    return;
   if (s->next && (s->next->running || s->next->sys)) em_fsys_next_free(s); /* another's */
   if (!next_fits(s)) return;
   if (!s->next && em_calloc(&s->next, 1, sizeof *s->next, "next frequency")) {

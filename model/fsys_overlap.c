@@ -55,6 +55,17 @@ static void *ahead_main(void *arg) {
   em_err err = EM_OK;
   em_stage_begin(&h->log, EM_STAGE_ORDERING);
   err = em_assembler_pattern(h->asm_, &B);
+  if (!err) { /* B and its permuted copy (~20 bytes an entry each) beside
+                 the assembly: within the budget, or the analysis in order */
+    double nnz = 0;
+    for (int i = 0; i < B->nb; i++)
+      for (int j = 0; j < B->nb; j++) nnz += (double)B->blk[i][j]->nnz;
+    if (!em_fsys_fits_host(nnz, 40))
+      err = EM_RAISE(EM_ERR_MEMORY,
+                     "the pattern's copies (%.2f GiB) would exceed a quarter of "
+                     "the host's available memory",
+                     40 * nnz / (1024.0 * 1024.0 * 1024.0));
+  }
   if (!err) {
     h->n = B->offset[B->nb];
     err = em_calloc(&h->perm, (size_t)h->n + 1, sizeof *h->perm, "permutation");
