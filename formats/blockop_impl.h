@@ -65,7 +65,6 @@ struct em_blockop {
 #define EM_VMAP_MAX_SEG (2 * EM_MAX_ORDER * EM_MAX_ORDER)
 struct em_blockop_vmap {
   uint64_t pattern;           /* em_spmat_pattern_hash of the CSR mapped */
-  int32_t n_rows;             /* its size */
   int64_t nnz;                /* its entries */
   int nseg;                   /* value segments */
   int shift;                  /* 27 (uint32 codes on the GPU) or 40 (int64) */

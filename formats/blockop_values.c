@@ -105,7 +105,6 @@ static em_err vmap_build(em_blockop *op, const em_csr *A) {
   /* 27: a segment's number (< EM_VMAP_MAX_SEG <= 32) in the top 5 bits of a uint32 */
   _Static_assert(EM_VMAP_MAX_SEG <= 32, "segment numbers above 27 bits of a uint32");
   vm->shift = maxlen < ((int64_t)1 << 27) ? 27 : 40;
-  vm->n_rows = A->n_rows;
   vm->nnz = A->nnz;
   EM_TRY_GOTO(err, em_calloc(&vm->code, (size_t)A->nnz + 1, sizeof *vm->code, "operator value map"),
               fail);

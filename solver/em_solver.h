@@ -545,9 +545,6 @@ typedef struct em_dmat_desc {
   const int32_t *owner;             /* [n_glob] rank of each unknown */
   const em_csr *R;                  /* the rows of the unknowns this rank owns, in
                                        ascending global order, global columns */
-  em_csr **R_give;                  /* instead of R: the same rows handed over, freed
-                                       (*R_give = NULL) once split, so that they and
-                                       the local part are not all held at once */
   em_blockmat **A_give;             /* instead of R: the rows as assembled, handed over
                                        and freed (*A_give = NULL) once split: block row
                                        g = this rank's unknowns of group g, ascending;

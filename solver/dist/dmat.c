@@ -117,9 +117,9 @@ em_err em_dmat_create(const struct em_dist *d, const em_dmat_desc *ds, const em_
                       em_dmat **out) {
   *out = NULL;
   EM_CHECK(ds && ds->owner && bop, EM_ERR_ARG, "em_dmat_create: NULL argument");
-  int given = !!ds->R + (ds->R_give && *ds->R_give) + (ds->A_give && *ds->A_give);
+  int given = !!ds->R + (ds->A_give && *ds->A_give);
   EM_CHECK(given == 1, EM_ERR_ARG, "em_dmat_create: %s", given ? "rows given twice" : "no rows");
-  const em_csr *R = ds->R ? ds->R : ds->R_give ? *ds->R_give : NULL;
+  const em_csr *R = ds->R;
   EM_CHECK(ds->nb >= 1 && ds->nb <= EM_MAX_ORDER && ds->offset[0] == 0 &&
                ds->offset[ds->nb] == ds->n_glob,
            EM_ERR_ARG, "em_dmat_create: order groups do not cover the %d unknowns", ds->n_glob);
@@ -150,7 +150,6 @@ em_err em_dmat_create(const struct em_dist *d, const em_dmat_desc *ds, const em_
   double t = em_wtime();
   if (R) {
     EM_TRY_GOTO(err, em_dmat_plan(M, R, ds->owner, g2l, &Dn, &O, &send), fail);
-    if (!ds->R) em_csr_destroy(ds->R_give); /* split: the rows are Dn and O now */
     M->t_build[0] = em_wtime() - t, t = em_wtime();
     EM_TRY_GOTO(err, make_local(M, &Dn, &O, send, bop), fail);
     M->t_build[1] = em_wtime() - t;
