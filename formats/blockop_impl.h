@@ -73,7 +73,11 @@ struct em_blockop_vmap {
   void *dcode;                /* CUDA: the codes on the GPU (uint32 when
                                  shift is 27, else int64) */
   void *pin[2];               /* CUDA: pinned host staging of the
-                                 uploads, kept between refills */
+                                 uploads, kept between refills (both or none) */
+  int pin_tried;              /* CUDA: their allocation tried (once) */
+  void *stage;                /* CUDA: the device staging of one chunk, kept */
+  void *stream;               /* CUDA: the uploads' stream (cudaStream_t), kept */
+  void *ev[2];                /* CUDA: the pinned buffers' upload events, kept */
 };
 void em_blockop_vmap_free(em_blockop *op);
 #ifdef EM_HAVE_CUDA

@@ -19,6 +19,7 @@ em_err em_cfg_read_solver(const em_case *c, em_solve_opts *o) {
   EM_TRY(em_cfg_integer(c, "Solver/restart", 1, 10000, &o->ksp.restart));
   EM_TRY(em_cfg_integer(c, "Solver/rhs_block", 0, EM_MAX_PORTS, &o->rhs_block));
   EM_TRY(em_cfg_integer(c, "Solver/overlap", 0, 1, &o->overlap));
+  EM_TRY(em_cfg_integer(c, "Solver/ahead_threads", -1, 4096, &o->ahead_threads));
   em_pc_opts_default(&o->pc);
   EM_TRY(em_case_string(c, "Solver/preconditioner", &s));
   o->pc_auto = strcmp(s, "auto") == 0;
