@@ -54,7 +54,8 @@ typedef struct em_solve_opts {
   em_blockop_opts bop;
   int distributed;   /* Solver/distributed: 0 off, 1 on, 2 auto (docs/mpi.md; app/ decides) */
   int overlap;       /* Solver/overlap: 1 the direct factor's analysis on a thread of its own
-                        while the first frequency assembles (model/fsys_overlap.c), 0 in turn */
+                        while the first frequency assembles (model/fsys_overlap.c) and a
+                        sweep's outputs beside the next solve (app/sweep_post.c), 0 in turn */
   int ahead_threads; /* Solver/ahead_threads: OpenMP threads of a sweep's work beside the
                         solve (next assembly, last outputs): -1 auto, 0 all, N */
 } em_solve_opts;
