@@ -195,6 +195,15 @@ static void run_blockmat(const char *name, const em_blockmat *B1, em_backend b) 
         REQUIRE_OK(em_blockmat_to_csr(B1, &C[0]));
         REQUIRE_OK(em_blockmat_to_csr(B2, &C[1]));
         em_blockop *fr[2] = {NULL, NULL};
+        int pinned = 0; /* CUDA: C[1]'s values page-locked, uploaded from them directly
+                           (C[0]'s through the pinned staging), as a GPU sweep's */
+#ifdef EM_HAVE_CUDA
+        if (b == EM_BACKEND_CUDA) {
+          pinned = em_host_pin(C[1]->val, (size_t)C[1]->nnz * sizeof *C[1]->val);
+          EXPECT(pinned && em_host_pinned(C[1]->val) && !em_host_pinned(C[0]->val),
+                 "the second CSR's values page-locked, the first's not");
+        }
+#endif
         REQUIRE_OK(em_blockop_create_csr(C[0], B1->nb, B1->offset, &o, &op));
         for (int v = 0; v < 2; v++)
           REQUIRE_OK(em_blockop_create_csr(C[v], B1->nb, B1->offset, &o, &fr[v]));
@@ -208,6 +217,11 @@ static void run_blockmat(const char *name, const em_blockmat *B1, em_backend b) 
                  pi ? "single" : "double", sliced ? "sliced" : "auto", step);
         }
         em_blockop_destroy(&op), em_blockop_destroy(&fr[0]), em_blockop_destroy(&fr[1]);
+#ifdef EM_HAVE_CUDA
+        if (pinned) em_host_unpin(C[1]->val);
+#else
+        (void)pinned;
+#endif
         em_csr_destroy(&C[0]), em_csr_destroy(&C[1]);
       }
   free(x), free(y1), free(y2);
