@@ -231,6 +231,15 @@ static void values_host(const em_blockop_vmap *vm, em_prec p, const em_cplx *v) 
   }
 }
 
+em_err em_blockop_values_map(em_blockop *op, const em_csr *A) {
+  EM_CHECK(op && A && A->rowptr, EM_ERR_ARG, "em_blockop_values_map: NULL argument");
+  EM_CHECK(A->n_rows == op->offset[op->nb] && A->n_cols == A->n_rows, EM_ERR_ARG,
+           "em_blockop_values_map: a %d x %d matrix, the operator was built for %d rows", A->n_rows,
+           A->n_cols, op->offset[op->nb]);
+  if (op->vmap) return EM_OK;
+  return vmap_build(op, A);
+}
+
 em_err em_blockop_refill_values(em_blockop *op, const em_csr *A) {
   EM_CHECK(op && A, EM_ERR_ARG, "em_blockop_refill_values: NULL argument");
   EM_CHECK(A->n_rows == op->offset[op->nb] && A->n_cols == A->n_rows, EM_ERR_ARG,

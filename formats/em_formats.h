@@ -195,6 +195,11 @@ em_err em_blockop_refill_csr(em_blockop *op, const em_csr *A);
  * mapped one (another pattern: EM_ERR_ARG, values unchanged).  The
  * operator applies bit for bit as one built from A (blockop_values.c). */
 em_err em_blockop_refill_values(em_blockop *op, const em_csr *A);
+/* The map of em_blockop_refill_values made now for A's pattern (its
+ * values untouched, the operator's too), so that the first refill only
+ * writes values: a sweep makes it beside its first factorization
+ * (model/fsys_opbeside.c).  A map already made: nothing. */
+em_err em_blockop_values_map(em_blockop *op, const em_csr *A);
 
 /* The symmetric permutation the chosen formats want (rows sorted by length
  * inside each order group for sliced ELLR-T; identity otherwise):

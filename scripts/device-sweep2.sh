@@ -83,6 +83,7 @@ for lab in old new new-all; do
     awk '{printf "%s ", $3}')
   echo "$lab numeric per frequency (s):" $(grep -o "numeric: [0-9.]* s" "$L/$lab.log" |
     awk '{printf "%s ", $2}')
+  echo "$lab beside the first factorization:" $(grep -o "operator: .*beside the factorization[^;]*" "$L/$lab.log" | head -3)
   echo "$lab far field per frequency:" $(grep -o "farfield: [0-9.]* s[^,]*" "$L/$lab.log" | head -3)
 done
 $PY - "$L" << 'EOF'
