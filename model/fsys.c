@@ -299,7 +299,9 @@ int em_ahead_threads(const em_solve_opts *o, int threads) {
  * the first: a sweep's), so that em_blockop_refill_values uploads them
  * directly, without the copy through its pinned staging (~0.06 s a
  * frequency at 35M entries); refused: the staging as before.  Not with
- * EMSOLVE_SWEEP2=0 (A/B).  Unpinned before the CSR goes (acsr_free). */
+ * EMSOLVE_SWEEP2=0 (A/B).  Unpinned before the CSR goes (acsr_free).  The
+ * thread building the first operator beside the factorization pins them
+ * first where it runs (fsys_opbeside.c: s->pinned set when it is joined). */
 static void acsr_pin(em_fsys *s) {
 #ifdef EM_HAVE_CUDA
   if (s->pinned || s->d.backend != EM_BACKEND_CUDA || s->refill_blocks || s->old_sweep ||

@@ -39,6 +39,8 @@ struct em_fsys_opb {
   em_stages st;
   int vmap;       /* a sweep's refills follow: the operator's value map made too */
   double t_vmap;  /* its seconds (0: not made) */
+  int pinned;     /* with the map: A's values page-locked (em_host_pin) for the refills'
+                     uploads, 1 done, -1 refused */
   em_blockop *op; /* what it made */
   em_err err;
   char msg[256];
@@ -64,6 +66,9 @@ static void *opb_main(void *arg) {
       em_error_clear();
     else
       h->t_vmap = em_wtime() - t0;
+#ifdef EM_HAVE_CUDA /* the refills upload from A's values directly (fsys.c, acsr_pin) */
+    h->pinned = em_host_pin(h->A->val, (size_t)h->A->nnz * sizeof *h->A->val) ? 1 : -1;
+#endif
   }
   h->err = err;
   return NULL;
@@ -140,6 +145,7 @@ em_blockop *em_fsys_opb_take(em_fsys *s, const em_log *log) {
   if (tw < em_wtime() - 0.05)
     em_log_verbose(log, "operator: waited %.2f s for the thread building it", em_wtime() - tw);
   em_blockop *op = h->op;
+  if (h->pinned) s->pinned = h->pinned; /* unpinned with the matrix (fsys.c) */
   if (h->t_vmap > 0)
     em_log_verbose(log,
                    "operator: its value map for the sweep's refills made beside the "
@@ -156,7 +162,8 @@ void em_fsys_opb_free(em_fsys *s) {
   em_fsys_opb *h = s->opb;
   if (!h) return;
   s->opb = NULL;
-  pthread_join(h->th, NULL); /* an error path: the thread's table is dropped */
+  pthread_join(h->th, NULL);            /* an error path: the thread's table is dropped */
+  if (h->pinned) s->pinned = h->pinned; /* unpinned with the matrix (fsys.c) */
   em_blockop_destroy(&h->op);
   em_free(&h);
 }
