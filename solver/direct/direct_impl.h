@@ -247,19 +247,19 @@ struct em_direct {
   em_direct_opts opts;
   em_direct_info info;
   em_dsym S;
-  em_dk_kind kind;   /* dense kernels */
-  double t_factor;   /* em_wtime when the factorization began (progress lines) */
-  int threads;       /* OpenMP threads of the numeric phase and solves */
-  em_cplx *lval;     /* supernode blocks (S.lptr[ns] entries) */
-  em_cplx *d;        /* n pivots, new numbering */
-  double *scale;     /* n: the equilibration r, new numbering: the factor is
-                        of diag(r) P A P^T diag(r) */
-  double *scale_old; /* the same in the old numbering */
-  int32_t *mirror;   /* per entry of A (mirror_nnz of them) the offset of its
-                        transpose in the other row (-1: none, or the diagonal),
-                        made by the first symmetry test, kept for the next
-                        (refactorizations: a sweep's); NULL: none */
-  int64_t mirror_nnz;
+  em_dk_kind kind;     /* dense kernels */
+  double t_factor;     /* em_wtime when the factorization began (progress lines) */
+  int threads;         /* OpenMP threads of the numeric phase and solves */
+  em_cplx *lval;       /* supernode blocks (S.lptr[ns] entries) */
+  em_cplx *d;          /* n pivots, new numbering */
+  double *scale;       /* n: the equilibration r, new numbering: the factor is
+                          of diag(r) P A P^T diag(r) */
+  double *scale_old;   /* the same in the old numbering */
+  int32_t *mirror;     /* per entry of A (mirror_nnz of them) the offset of its
+                          transpose in the other row (-1: none, or the diagonal),
+                          made by the first symmetry test, kept for the next
+                          (refactorizations: a sweep's); NULL: none */
+  int64_t mirror_nnz;  /* its entries */
   int factored;        /* 1 after a successful numeric factorization */
   struct em_dgpu *gpu; /* the factor on the GPU (opts.backend CUDA), else
                           NULL; lval and d then stay NULL on the host */
