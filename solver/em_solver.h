@@ -258,6 +258,7 @@ typedef struct em_pmg_profile {
   int nlev;                    /* smoothed levels, the highest first */
   int32_t level_rows[EM_MAX_ORDER + 1];
   double level_ms[EM_MAX_ORDER + 1]; /* product + gather + smoother + scatter */
+  int64_t waits;                     /* host waits on the stamps: one per cycle */
 } em_pmg_profile;
 const char *em_pmg_part_name(em_pmg_part part); /* "product", "gather", ... */
 /* pmg's profile since its creation, update or the last reset; EM_ERR_ARG
