@@ -60,8 +60,7 @@ static em_err blockop_cuda_init(em_blockop *op) {
 
 /* Release what init created (any subset of it, after a failed init). */
 static void blockop_cuda_free(em_blockop *op) {
-  if (op->xi) cudaFree(op->xi);
-  op->xi = NULL;
+  em_dev_free(&op->xi);
   op->xi_bytes = 0;
   em_blockop_cuda *C = op->cuda;
   if (!C) return;
@@ -84,19 +83,18 @@ static void blockop_cuda_free(em_blockop *op) {
  * the operator gathers from the columns (interleave off, a block without
  * such kernels, k = 1, or no device memory for the copy: then as before,
  * and the allocation is not tried again).  A larger block than the last
- * replaces it (cudaFree waits for the products still reading it). */
+ * replaces it (the free waits for the products still reading it: cudaFree
+ * synchronises the device). */
 static em_err blockop_pack(em_blockop *op, int k, const void *const *x, cudaStream_t origin,
                            const void **xi) {
   *xi = NULL;
   if (!op->il || k < 2) return EM_OK;
   size_t bytes = (size_t)op->offset[op->nb] * (size_t)k * op->elem;
   if (bytes > op->xi_bytes) {
-    if (op->xi) EM_CUDA(cudaFree(op->xi));
-    op->xi = NULL;
+    em_dev_free(&op->xi);
     op->xi_bytes = 0;
-    if (cudaMalloc(&op->xi, bytes) != cudaSuccess) {
-      (void)cudaGetLastError();
-      op->xi = NULL;
+    if (em_dev_alloc(&op->xi, NULL, bytes, NULL, "interleaved x of the block operator")) {
+      em_error_clear(); /* not an error: the products gather from the columns */
       op->il = 0;
       return EM_OK;
     }
