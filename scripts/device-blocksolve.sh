@@ -60,12 +60,15 @@ if [ -z "${SKIP_TESTS:-}" ]; then
 fi
 
 if [ -z "${SKIP_SAN:-}" ] && command -v compute-sanitizer > /dev/null; then
-  for t in formats/test_spmm solver/test_solver_vec; do
-    step "compute-sanitizer memcheck: $t gpu"
-    timeout -k 5 "$(cap "${SAN_CAP:-60}")" compute-sanitizer --tool memcheck --error-exitcode 3 \
-      "$B/tests/$t" gpu > "$L/memcheck-${t#*/}.log" 2>&1
-    echo "memcheck $t rc=$? (0: clean; 3: errors; 124: out of time)"
-    grep -E "ERROR SUMMARY|Invalid|FAILED" "$L/memcheck-${t#*/}.log" | head -5
+  # test_spmm quick: CSR-vector and sliced ELLR-T, k = 1, 3, 5, 8
+  for t in formats/test_spmm:quick solver/test_solver_vec:; do
+    exe=${t%%:*} arg=${t#*:} name=$(basename "${t%%:*}")
+    step "compute-sanitizer memcheck: $exe gpu $arg"
+    # shellcheck disable=SC2086
+    timeout -k 5 "$(cap "${SAN_CAP:-75}")" compute-sanitizer --tool memcheck --error-exitcode 3 \
+      "$B/tests/$exe" gpu $arg > "$L/memcheck-$name.log" 2>&1
+    echo "memcheck $name rc=$? (0: clean; 3: errors; 124: out of time)"
+    grep -E "ERROR SUMMARY|Invalid|FAILED" "$L/memcheck-$name.log" | head -5
   done
 fi
 

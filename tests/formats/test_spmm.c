@@ -17,7 +17,9 @@
  * Then the nine-block operator of an order-3 FEM pattern in every mode,
  * with and without its interleaved copy of x, k = 2, 3, 4, 5, 8: each
  * column of em_blockop_apply_multi equals em_blockop_apply's bit for bit.
- * Argument: cpu (default) or gpu (exit 77: no GPU). */
+ * Arguments: cpu (default) or gpu (exit 77: no GPU); then "quick" (for
+ * compute-sanitizer): CSR-vector and two sliced ELLR-T layouts only,
+ * k = 1, 3, 5, 8. */
 #include "spmat_check.h"
 
 #define KMAX 11
@@ -85,9 +87,11 @@ done:
 
 /* One format, one matrix, one precision: every k, both accumulate modes. */
 static void check_spmm(const em_csr *A, const em_spmat_opts *o, const char *label,
-                       unsigned long long seed) {
-  /* launches of 1; 2; 3; 4; 4 + 1; 8; 8 + 3 columns */
-  static const int KS[] = {1, 2, 3, 4, 5, 8, 11};
+                       unsigned long long seed, int quick) {
+  /* launches of 1; 2; 3; 4; 4 + 1; 8; 8 + 3 columns (quick: 1; 3; 4 + 1; 8) */
+  static const int KS_ALL[] = {1, 2, 3, 4, 5, 8, 11}, KS_QUICK[] = {1, 3, 5, 8};
+  const int *KS = quick ? KS_QUICK : KS_ALL;
+  size_t nks = quick ? sizeof KS_QUICK / sizeof *KS_QUICK : sizeof KS_ALL / sizeof *KS_ALL;
   em_prec p = o->prec;
   int32_t m = A->n_rows, n = A->n_cols;
   size_t es = em_prec_size(p), ldx = (size_t)n + 1, ldy = (size_t)m + GUARD;
@@ -125,7 +129,7 @@ static void check_spmm(const em_csr *A, const em_spmat_opts *o, const char *labe
       for (int64_t q = Ar->rowptr[i]; q < Ar->rowptr[i + 1]; q++)
         scale[(size_t)c * ldy + i] += cabs(Ar->val[q]) * cabs(xc[Ar->colind[q]]);
   }
-  for (size_t ki = 0; ki < sizeof KS / sizeof KS[0]; ki++) {
+  for (size_t ki = 0; ki < nks; ki++) {
     int k = KS[ki];
     for (int acc = 0; acc <= 1; acc++) {
       /* pass 0: SpMM, 1: k SpMVs, 2: SpMM from the interleaved block */
@@ -323,11 +327,15 @@ static void check_interleave(em_backend b) {
 
 int main(int argc, char **argv) {
   em_backend b = test_backend(argc, argv);
+  int quick = argc > 2 && !strcmp(argv[2], "quick");
   tcase c[32];
   int n = suite_build(c, 1), runs = 0;
   int nf = (int)(sizeof FORMATS / sizeof FORMATS[0]);
   for (int fi = 0; fi < nf; fi++) {
     const fcase *F = &FORMATS[fi];
+    if (quick && !(F->f == EM_FMT_CSR_VECTOR && F->T == 0) &&
+        !(F->f == EM_FMT_SELLRT && (F->T == 0 || F->T == 4)))
+      continue;
     for (int pi = 0; pi < 2; pi++)
       for (int i = 0; i < n; i++) {
         em_spmat_opts o;
@@ -341,7 +349,7 @@ int main(int argc, char **argv) {
         char label[128];
         snprintf(label, sizeof label, "%.63s [%.15s T=%d S=%d K=%d %s]", c[i].name,
                  em_format_name(F->f), F->T, F->S, F->K, pi ? "single" : "double");
-        check_spmm(c[i].A, &o, label, 700u + (unsigned)(31 * fi + pi));
+        check_spmm(c[i].A, &o, label, 700u + (unsigned)(31 * fi + pi), quick);
         runs++;
       }
   }
