@@ -21,7 +21,8 @@
  * --ns: the column counts measured (of 1, 2, 4, 8, 16).  --variants: the
  * GPU direct solves' variants (em_direct_gsolve) tried in turn on the same
  * factor (the direct pc's, pmg's coarse one): "old" none, "il" interleaved
- * y, "own" own kernels for the big supernodes' products, "st" their
+ * y, "own" own kernels for the big supernodes' products ("ownb": the
+ * backward one only, with several columns), "st" their
  * streams, "inv" their triangles by GEMM with the stored inverse of L11
  * (trinv; built at the variant's first solve, in its warm-up), "t256" the
  * level kernels on 256 threads per block (any multiple of 32), "tlev" on
@@ -250,6 +251,8 @@ static int parse_variant(const char *v, em_direct_gsolve *g) {
       g->interleave = 1;
     else if (!strcmp(t, "own"))
       g->big_own = 1;
+    else if (!strcmp(t, "ownb")) /* the backward product by the own kernel, for blocks */
+      g->big_own = 3;
     else if (!strcmp(t, "st"))
       g->streams = 1;
     else if (!strcmp(t, "inv"))

@@ -151,15 +151,16 @@ PY
   done
 fi
 # item 4, measured only: the direct factor's multi-column solve variants on
-# the DRA factor (default = streams + level threads; auto adds the
-# interleaved y and own product kernels for blocks; +inv the stored
-# inverses), N = 1, 4: which keeps four columns nearest one
+# the DRA factor (default = streams + level threads; ownb: the backward
+# products by the own kernel for blocks, new; auto adds the interleaved y,
+# own kernels for both products and the inverses for blocks), N = 1, 4:
+# which keeps four columns nearest one
 if [ -z "${SKIP_VARIANTS:-}" ] && [ -f /tmp/dra_o3.mat ] && [ "$(left)" -gt 50 ]; then
   step "pc_multi_bench: the direct solve's variants, N = 1, 4"
   timeout -k 10 "$(cap 60)" "$B/bench/pc_multi_bench" --matrix /tmp/dra_o3.mat --device gpu \
-    --prec mixed --pc direct --reps 3 --ns 1,4 --variants "default,auto,st+tlev+own,st+tlev+inv" \
+    --prec mixed --pc direct,pmg --reps 3 --ns 1,4 --variants "default,st+tlev+ownb,auto,st+tlev+own" \
     > "$L/pc_multi_variants.log" 2>&1
   echo "pc_multi_bench (variants) rc=$?"
-  grep -E "^direct" "$L/pc_multi_variants.log" | cut -c1-200
+  grep -E "^(direct|pmg)" "$L/pc_multi_variants.log" | cut -c1-200
 fi
 step finished
