@@ -56,6 +56,12 @@ struct em_blockop {
                                                 STREAMS and GRAPH modes) */
   em_blockop_vmap *vmap;                     /* em_blockop_refill_values' map, made by its
                                                 first call; NULL before */
+  int il;                                    /* the k-vector products gather x from an
+                                                interleaved copy: opts.interleave and
+                                                every stored block has such kernels */
+  void *xi;                                  /* CUDA: that copy, n x k (grown to the
+                                                widest k asked), NULL before */
+  size_t xi_bytes;
 };
 
 /* The value map of em_blockop_refill_values (blockop_values.c): entry q
@@ -118,6 +124,10 @@ em_err em_blockop_block_spmv(const em_blockop *op, int i, int j, const void *x, 
 /* The same for k <= EM_SPMM_GROUP vectors (one multi-vector product). */
 em_err em_blockop_block_spmm(const em_blockop *op, int i, int j, int k, const void *const *x,
                              void *const *y, int accumulate, void *stream);
+/* The same with x also interleaved in xi (n x k for the whole operator;
+ * NULL: from the columns). */
+em_err em_blockop_block_spmm_il(const em_blockop *op, int i, int j, int k, const void *const *x,
+                                const void *xi, void *const *y, int accumulate, void *stream);
 
 #ifdef __cplusplus
 }

@@ -3,6 +3,7 @@
  * memory limit, the V-cycle's options, the matrix format and the nine-block
  * mode (em_solve_opts, read once; model/fsys.c takes them whole). */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "config_impl.h"
@@ -59,6 +60,10 @@ em_err em_cfg_read_solver(const em_case *c, em_solve_opts *o) {
   EM_TRY(em_case_string(c, "Solver/trsv", &s));
   EM_TRY(em_pc_trsv_parse(s, &o->pc.trsv));
   em_blockop_opts_default(&o->bop);
+  /* EMSOLVE_SPMM_IL=0 (scripts/device-blocksolve.sh's A/B): the block
+     products gather x from its columns, as before the interleaved copy */
+  const char *il = getenv("EMSOLVE_SPMM_IL");
+  o->bop.interleave = !(il && !strcmp(il, "0"));
   em_format fmt;
   EM_TRY(em_case_string(c, "Solver/format", &s));
   EM_TRY(em_format_parse(s, &fmt));
