@@ -39,7 +39,7 @@
  *   [--spmm il,cols]
  *
  * --spmm (GPU, pmg): its residual products through the block operator with
- * x interleaved ("il", the default: em_blockop_opts.interleave) and/or
+ * x interleaved ("il", an option: em_blockop_opts.interleave) and/or
  * from the k columns ("cols", as before), each a row of its own on the
  * same preconditioner (em_blockop_set_interleave). */
 #include <math.h>

@@ -3,8 +3,8 @@
  * (em_spmat_spmm / em_blockop_apply_multi), for CSR, sliced ELLR-T on the
  * length-sorted rows, and the nine-block operator as emsolve builds it
  * (rows sorted within the order groups, AUTO formats, streams; on the GPU
- * with its k-vector products reading x interleaved, the default, and from
- * the k columns as before: em_blockop_opts.interleave), on the CPU and,
+ * with its k-vector products reading x interleaved (an option) and from
+ * the k columns (the default: em_blockop_opts.interleave), on the CPU and,
  * when one answers, on the GPU.  Every SpMM column is checked against
  * the SpMV's (they must agree bit for bit) before it is timed.  Table on
  * stdout (median ms per N vectors, the ratio N SpMVs / SpMM), spmm.md and

@@ -161,10 +161,11 @@ typedef struct em_blockop_opts {
   em_format format[EM_MAX_ORDER][EM_MAX_ORDER];    /* EM_FMT_AUTO: per block */
   int threads_per_row[EM_MAX_ORDER][EM_MAX_ORDER]; /* 0: per block */
   em_format whole_format;                          /* for EM_BLOCKOP_ONE_MATRIX (AUTO allowed) */
-  /* 1 (default): a k-vector apply (k >= 2) on CUDA packs x once into an
+  /* 1: a k-vector apply (k >= 2) on CUDA packs x once into an
      interleaved n x k block (em_vecs_interleave) that every block's
-     product reads (em_spmat_spmm_il); 0: each block gathers from the k
-     columns (the results are the same bit for bit) */
+     product reads (em_spmat_spmm_il); 0 (default: the packed x measured
+     slower, docs/formats.md): each block gathers from the k columns (the
+     results are the same bit for bit) */
   int interleave;
 } em_blockop_opts;
 

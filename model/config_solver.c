@@ -60,10 +60,10 @@ em_err em_cfg_read_solver(const em_case *c, em_solve_opts *o) {
   EM_TRY(em_case_string(c, "Solver/trsv", &s));
   EM_TRY(em_pc_trsv_parse(s, &o->pc.trsv));
   em_blockop_opts_default(&o->bop);
-  /* EMSOLVE_SPMM_IL=0 (scripts/device-blocksolve.sh's A/B): the block
-     products gather x from its columns, as before the interleaved copy */
+  /* EMSOLVE_SPMM_IL=1 (A/B runs): the block products from the interleaved
+     copy of x; the default gathers from the columns (measured faster) */
   const char *il = getenv("EMSOLVE_SPMM_IL");
-  o->bop.interleave = !(il && !strcmp(il, "0"));
+  o->bop.interleave = il && !strcmp(il, "1");
   em_format fmt;
   EM_TRY(em_case_string(c, "Solver/format", &s));
   EM_TRY(em_format_parse(s, &fmt));

@@ -16,8 +16,8 @@
 #   3. the 2 x 2 DRA array at order 3 (scripts/device-arrays.sh, SKIP_SPMM=1
 #      SKIP_TESTS=1): the four ports as one block against port 1 alone, pmg
 #      (COCG) and direct (BiCGSTAB), target <= 1.6x; then pmg's block once
-#      more with EMSOLVE_SPMM_IL=0 (the products from the columns, as
-#      before) and the per-iteration split of every run;
+#      more with EMSOLVE_SPMM_IL=1 (the products from the packed x: the
+#      option) and the per-iteration split of every run;
 #   4. the default DRA's order-3 system: bench/spmm_bench (the nine-block
 #      operator with N = 1, 2, 4, 8, 16 vectors, x interleaved and from the
 #      columns, same run), bench/pc_multi_bench pmg --spmm il,cols --profile
@@ -80,14 +80,14 @@ if [ -z "${SKIP_ARRAY:-}" ] && [ "$(left)" -gt 150 ]; then
   grep -E "^=== " "$L/arrays.log" | tail -2
   cat /tmp/arrays-logs/array-summary.txt 2> /dev/null | tee "$L/array-summary.txt"
   if [ -z "${SKIP_AB:-}" ] && [ -f /tmp/arrays-o3.msh ] && [ "$(left)" -gt 110 ]; then
-    step "pmg block again with EMSOLVE_SPMM_IL=0 (products from the columns, as before)"
-    EMSOLVE_SPMM_IL=0 timeout -k 10 "$(cap 40)" "$B/app/emsolve" cases/dra_array.geo \
+    step "pmg block again with EMSOLVE_SPMM_IL=1 (products from the packed x)"
+    EMSOLVE_SPMM_IL=1 timeout -k 10 "$(cap 40)" "$B/app/emsolve" cases/dra_array.geo \
       -setnumber Solver/order 3 -setnumber Solver/frequency 5.8e9 -setstring Output/fields none \
       -setstring Farfield/compute off --device gpu -v -setstring Solver/preconditioner pmg \
       -setstring Solver/method cocg -setstring Solver/precision mixed \
-      -setstring Mesh/file /tmp/arrays-o3.msh --out /tmp/arrays-logs/pmg-block-cols \
-      > /tmp/arrays-logs/pmg-block-cols.log 2>&1
-    echo "pmg-block-cols rc=$?"
+      -setstring Mesh/file /tmp/arrays-o3.msh --out /tmp/arrays-logs/pmg-block-il \
+      > /tmp/arrays-logs/pmg-block-il.log 2>&1
+    echo "pmg-block-il rc=$?"
   fi
   # per iteration: the block (iterations = its longest column) and port 1
   # alone, operator products / preconditioner / vector work; pmg's split
@@ -95,7 +95,7 @@ if [ -z "${SKIP_ARRAY:-}" ] && [ "$(left)" -gt 150 ]; then
 import json, os, sys
 L = sys.argv[1]
 one = {}
-for pc, lab in (("pmg", "single"), ("pmg", "block"), ("pmg", "block-cols"),
+for pc, lab in (("pmg", "single"), ("pmg", "block"), ("pmg", "block-il"),
                 ("direct", "single"), ("direct", "block")):
     try:
         d = json.load(open(os.path.join(L, f"{pc}-{lab}", "summary.json")))
