@@ -42,6 +42,11 @@ typedef struct em_run {
                            runs the case, the others serve its solves: model/dfsys.c) */
   pthread_t dev_th;     /* the device opened while the case meshes (app/devopen.c) */
   int dev_th_on;        /* 1 until joined */
+  int last_solve;       /* the solve under way is the run's last (app/sweep.c) */
+  pthread_t rel_th;     /* the problem object released after it (app/release.c) */
+  int rel_on;           /* 1 until joined */
+  em_fsys *rel_fsys;    /* what that thread releases */
+  double t_rel;         /* s, its time */
 } em_run;
 
 /* devopen.c: the GPU's context made on a thread of its own while the case
@@ -49,6 +54,11 @@ typedef struct em_run {
  * em_device_open and at the end of the run (join: idempotent). */
 void em_app_device_early(em_run *r);
 void em_app_device_join(em_run *r);
+/* release.c: after the run's last solve (last_solve set), the problem
+ * object of the mesh released on a thread of its own while the
+ * post-processing runs; joined at the end of the run (idempotent). */
+void em_app_release_start(em_run *r);
+void em_app_release_join(em_run *r);
 
 /* periodic.c: Floquet pairs found and the mesh renumbered for them (after
  * meshing); the far field off for a cell, the slave DOFs tied and the

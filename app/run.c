@@ -229,6 +229,7 @@ em_err em_app_run(const em_app_args *a, const em_log *log_in, int *flagged) {
   r.t_start = em_wtime();
   em_err err = run_case(&r); /* the signal handlers: app/main.c */
   em_app_device_join(&r);    /* a run that stopped before its device open */
+  em_app_release_join(&r);   /* the solver released beside the outputs (app/release.c) */
   if (r.dsolve) {            /* rank 0: the serving ranks may go (model/dfsys.c) */
     em_err e = em_fsys_release(a->dist);
     if (!err) err = e;
@@ -240,7 +241,11 @@ em_err em_app_run(const em_app_args *a, const em_log *log_in, int *flagged) {
     em_sweep_dist_close(&r, err);
   else
     em_app_outdir_close(&r, err);
+  double t_free = em_wtime();
   em_results_free(&r.res);
   em_model_free(&r.m);
+  /* after summary.json: the time the table cannot hold (issue 24's wall
+     time beyond the stages) */
+  em_log_verbose(log_in, "run: its memory released in %.2f s", em_wtime() - t_free);
   return err;
 }

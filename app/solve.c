@@ -102,6 +102,7 @@ static em_err solve_at(em_run *r, double f, int first, em_freq_result *fr, em_sy
     em_log_info(r->log, "matrix written to %s", r->args->dump_matrix);
   }
   if (!m->n_block) em_model_record_blocks(m, r->log); /* the first frequency solved */
+  em_app_release_start(r); /* the run's last solve: nothing reads the solver again */
   return EM_OK;
 }
 
