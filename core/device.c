@@ -97,13 +97,3 @@ em_err em_device_open(const char *mode, const em_log *log, em_device *dev) {
   em_log_info(log, "device: %s; running on the CPU (%d threads)", why, dev->cpu_threads);
   return EM_OK;
 }
-
-int em_device_mem(size_t *free_b, size_t *total_b) {
-  *free_b = *total_b = 0;
-#ifdef EM_HAVE_CUDA
-  if (cudaMemGetInfo(free_b, total_b) == cudaSuccess) return 1;
-  (void)cudaGetLastError();
-  *free_b = *total_b = 0;
-#endif
-  return 0;
-}

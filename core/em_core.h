@@ -464,9 +464,6 @@ int em_cuda_count_devices(void);
 /* mode "auto": the GPU when one answers, else the CPU with one clear line in
  * the log; "gpu": the GPU or an error naming why not; "cpu": the CPU. */
 em_err em_device_open(const char *mode, const em_log *log, em_device *dev);
-/* The current GPU's free and total memory, bytes; 0 (both 0) without CUDA
- * or when the runtime does not answer. */
-int em_device_mem(size_t *free_b, size_t *total_b);
 
 #ifdef __cplusplus
 }

@@ -96,7 +96,6 @@ void em_fsys_destroy(em_fsys **sp) {
   em_fsys *s = *sp;
   if (!s) return;
   em_fsys_ahead_free(s); /* before the assembler it reads */
-  em_fsys_opa_free(s);   /* before the matrix it reads */
   em_fsys_next_free(s);  /* before the assembler it uses */
   em_abc_free(s->abc, s->n_abc_terms);
   em_assembler_destroy(&s->asm_);
@@ -206,7 +205,6 @@ static em_err precondition(em_fsys *s, const em_log *log) {
   } else {
     em_direct *F = NULL; /* the analysis made beside the assembly (fsys_overlap.c) */
     em_fsys_ahead_take(s, log, &F);
-    if (F) em_fsys_opa_start(s, F, log); /* the operator beside the factorization */
     err = F ? em_pc_create_analysed(A, &pco, &F, log, &s->pc) : em_pc_create(A, &pco, log, &s->pc);
     if (err == EM_ERR_MEMORY && d->solve->pc_auto) {
       em_pc_type next = s->nb >= 2 ? EM_PC_PMG : EM_PC_ILU0;
@@ -489,9 +487,7 @@ static em_err solve_body(em_fsys *s, double f, const em_log *log, em_fsys_stats 
   if (first) {
     t0 = em_wtime();
     em_stage_begin(log, EM_STAGE_OPERATOR);
-    int made = 0; /* made beside the factorization (fsys_opahead.c) */
-    em_fsys_opa_take(s, log, &made);
-    if (!made) err = em_blockop_create_csr(s->Acsr, s->nb, s->offset, &bop, &s->op);
+    err = em_blockop_create_csr(s->Acsr, s->nb, s->offset, &bop, &s->op);
     if (!err) err = em_blockop_operator(s->op, &s->opA);
     em_stage_end(log, EM_STAGE_OPERATOR, "formats built%s",
                  bop.backend == EM_BACKEND_CUDA ? " and uploaded" : "");
@@ -516,7 +512,6 @@ static em_err solve_body(em_fsys *s, double f, const em_log *log, em_fsys_stats 
   *x_out = x;
   return EM_OK;
 done:
-  em_fsys_opa_free(s); /* a failed set-up: the operator's thread joined */
   em_system_destroy(&sys);
   em_free(&x);
   return err;

@@ -58,8 +58,6 @@ struct em_fsys {
   int32_t *brow;               /* [the operator's n_own] the assembled row of each local unknown */
   struct em_fsys_ahead *ahead; /* the direct factor's analysis under way on a thread of its
                                   own (fsys_overlap.c), the first frequency only */
-  struct em_fsys_opa *opa;     /* the first operator under way beside the first
-                                  factorization (fsys_opahead.c) */
 };
 
 /* 1 when nnz entries of `bytes` each take at most a quarter of the host's
@@ -116,15 +114,6 @@ void em_fsys_ahead_take(em_fsys *s, const em_log *log, em_direct **F);
 void em_fsys_ahead_assembled(em_fsys *s);
 /* The thread joined and dropped (error paths, em_fsys_destroy). */
 void em_fsys_ahead_free(em_fsys *s);
-/* fsys_opahead.c (issue 24): the first frequency's operator built on a
- * thread of its own while the direct factor F (the analysis made ahead)
- * factorizes, where the device holds both with room (or EMSOLVE_ONERUN=all:
- * on every backend, the tests); _take: joined, s->op made (*made 1) or
- * nothing (*made 0: the caller builds it in order, as before); _free: an
- * error path's join. */
-void em_fsys_opa_start(em_fsys *s, const struct em_direct *F, const em_log *log);
-void em_fsys_opa_take(em_fsys *s, const em_log *log, int *made);
-void em_fsys_opa_free(em_fsys *s);
 /* what the distributed solve holds */
 void em_fsys_dfree(em_fsys *s);
 

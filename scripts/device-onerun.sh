@@ -12,8 +12,7 @@
 #   4. the 1M order-3 DRA (issue 24's command): EMSOLVE_ONERUN=0 (every
 #      host change off: the cache built, the device opened after the mesh,
 #      the estimate in order, the scatter map with sel_src/sel_row and one
-#      pinned buffer, the operator built after the factorization), the
-#      default, the default again (run-to-run), and the
+#      pinned buffer), the default, the default again (run-to-run), and the
 #      overlapped analysis / assembly thread splits EMSOLVE_OVERLAP_THREADS
 #      = N:N/2 and 3N/4:N/4 (N the cores); stage tables, S11, key lines.
 # SKIP_TESTS, SKIP_SAN, SKIP_24, SKIP_SPLITS leave a part out.  Logs:
@@ -93,7 +92,7 @@ if [ -z "${SKIP_24:-}" ]; then
   done
   for lab in $labs; do
     echo "--- $lab"
-    grep -h "device: \|frequency-independent\|assembly: order\|scatter map\|equilibrated in\|overlap: \|error estimate\|formats built\|numeric factorization\|frequency 1/1, " \
+    grep -h "device: \|frequency-independent\|assembly: order\|scatter map\|equilibrated in\|overlap: waited\|beside the assembly\|error estimate\|formats built\|frequency 1/1, " \
       "$L/$lab.log" | cut -c1-170
     tail -c 300 "$L/$lab.log" | tail -2 | cut -c1-170
   done

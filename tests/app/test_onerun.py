@@ -11,9 +11,6 @@
   is not bit-reproducible run to run, the error fields to 1e-6 and S11 to
   1e-9;
 - on the GPU the device opens while the case meshes: one device line;
-- the first operator is built beside the first factorization (on the GPU;
-  on the CPU with EMSOLVE_ONERUN=all: every output byte for byte the
-  run's that builds it after);
 - no stage over 0.5 s without its log line (stages_s adds up).
 The order-1 DRA with the direct factor."""
 import filecmp
@@ -28,10 +25,9 @@ base = ["cases/dra.geo", *setn("Solver/order", 1), *sets("Solver/preconditioner"
 
 
 def run_ab(old, *args):
-    """old 1: EMSOLVE_ONERUN=0, 0: unset, "all": every overlap on any backend"""
     env = os.environ.copy()
     if old:
-        os.environ["EMSOLVE_ONERUN"] = "0" if old == 1 else old
+        os.environ["EMSOLVE_ONERUN"] = "0"
     else:
         os.environ.pop("EMSOLVE_ONERUN", None)
     try:
@@ -74,22 +70,6 @@ marked = re.findall(r"\] post: .*error estimate \(overlapped\)", one[0][0])
 check(len(marked) == 1, f"default: the error estimate overlapped ({len(marked)} lines)")
 check("(overlapped)" not in re.sub(r".*\] (?:ordering|symbolic): .*\n", "", one[1][0]),
       "EMSOLVE_ONERUN=0: only the analysis overlaps")
-
-# the first operator built beside the factorization: on the GPU by default
-# (where the device holds both), on any backend with EMSOLVE_ONERUN=all; on
-# the CPU every output the same bytes as the run that builds it after
-opl = r"\] operator: .*formats built.*\(overlapped\)"
-if DEVICE == "gpu":
-    check(len(re.findall(opl, one[0][0])) == 1, "gpu: the operator built beside the factorization")
-else:
-    check(not re.findall(opl, one[0][0]), "cpu default: the operator built after the factorization")
-    err, out = run_ab("all", *setn("Solver/frequency", 5.8e9))[2:]
-    check(len(re.findall(opl, err)) == 1, "EMSOLVE_ONERUN=all: the operator beside the factorization")
-    a, b = out, one[0][1]
-    files = sorted(f for f in os.listdir(a) if f not in ("summary.json", "sweep.journal"))
-    for f in files:
-        check(filecmp.cmp(os.path.join(a, f), os.path.join(b, f), shallow=False),
-              f"{f}: the same bytes with the operator built beside the factorization and after")
 
 # two frequencies, the fields at both: byte for byte on the CPU
 two = {}
