@@ -97,3 +97,16 @@ em_err em_device_open(const char *mode, const em_log *log, em_device *dev) {
   em_log_info(log, "device: %s; running on the CPU (%d threads)", why, dev->cpu_threads);
   return EM_OK;
 }
+
+size_t em_device_mem_free(void) {
+#ifdef EM_HAVE_CUDA
+  size_t free_b = 0, total_b = 0;
+  if (cudaMemGetInfo(&free_b, &total_b) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return 0;
+  }
+  return free_b;
+#else
+  return 0;
+#endif
+}

@@ -464,6 +464,9 @@ int em_cuda_count_devices(void);
 /* mode "auto": the GPU when one answers, else the CPU with one clear line in
  * the log; "gpu": the GPU or an error naming why not; "cpu": the CPU. */
 em_err em_device_open(const char *mode, const em_log *log, em_device *dev);
+/* Bytes of the current CUDA device's memory free now (0 without CUDA or
+ * when the runtime does not answer). */
+size_t em_device_mem_free(void);
 
 #ifdef __cplusplus
 }

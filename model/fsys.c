@@ -96,6 +96,7 @@ void em_fsys_destroy(em_fsys **sp) {
   em_fsys *s = *sp;
   if (!s) return;
   em_fsys_ahead_free(s); /* before the assembler it reads */
+  em_fsys_opb_free(s);   /* before the matrix it reads */
   em_fsys_next_free(s);  /* before the assembler it uses */
   em_abc_free(s->abc, s->n_abc_terms);
   em_assembler_destroy(&s->asm_);
@@ -180,7 +181,7 @@ static em_err pml_coarse_rows(em_fsys *s) {
 /* The preconditioner: created on the first matrix, refactored later.  With
  * pc_auto a direct factor that fits nowhere gives way to the order-group
  * V-cycle (about nnz(A) plus the order-1 factor), or ILU(0) with one group. */
-static em_err precondition(em_fsys *s, const em_log *log) {
+static em_err precondition(em_fsys *s, const em_blockop_opts *bop, const em_log *log) {
   const em_fsys_desc *d = &s->d;
   const em_csr *A = NULL;
   em_err err = EM_OK;
@@ -205,6 +206,7 @@ static em_err precondition(em_fsys *s, const em_log *log) {
   } else {
     em_direct *F = NULL; /* the analysis made beside the assembly (fsys_overlap.c) */
     em_fsys_ahead_take(s, log, &F);
+    em_fsys_opb_start(s, F, bop, log); /* the operator beside the factorization */
     err = F ? em_pc_create_analysed(A, &pco, &F, log, &s->pc) : em_pc_create(A, &pco, log, &s->pc);
     if (err == EM_ERR_MEMORY && d->solve->pc_auto) {
       em_pc_type next = s->nb >= 2 ? EM_PC_PMG : EM_PC_ILU0;
@@ -476,8 +478,9 @@ static em_err solve_body(em_fsys *s, double f, const em_log *log, em_fsys_stats 
   em_fsys_next_start(s, log);
   t0 = em_wtime();
   em_stage_begin(log, EM_STAGE_PC);
-  err = precondition(s, log);
+  err = precondition(s, &bop, log);
   em_stage_end(log, EM_STAGE_PC, "preconditioner %s", first ? "set up" : "updated");
+  if (err) em_fsys_opb_free(s);
   EM_TRY_GOTO(err, err, done);
   em_pc_get_info(s->pc, &st->pc);
   st->t_pc = em_wtime() - t0;
@@ -487,7 +490,8 @@ static em_err solve_body(em_fsys *s, double f, const em_log *log, em_fsys_stats 
   if (first) {
     t0 = em_wtime();
     em_stage_begin(log, EM_STAGE_OPERATOR);
-    err = em_blockop_create_csr(s->Acsr, s->nb, s->offset, &bop, &s->op);
+    s->op = em_fsys_opb_take(s, log); /* built beside the factorization, or now */
+    if (!s->op) err = em_blockop_create_csr(s->Acsr, s->nb, s->offset, &bop, &s->op);
     if (!err) err = em_blockop_operator(s->op, &s->opA);
     em_stage_end(log, EM_STAGE_OPERATOR, "formats built%s",
                  bop.backend == EM_BACKEND_CUDA ? " and uploaded" : "");

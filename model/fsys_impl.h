@@ -58,6 +58,8 @@ struct em_fsys {
   int32_t *brow;               /* [the operator's n_own] the assembled row of each local unknown */
   struct em_fsys_ahead *ahead; /* the direct factor's analysis under way on a thread of its
                                   own (fsys_overlap.c), the first frequency only */
+  struct em_fsys_opb *opb;     /* the first operator under way beside the GPU factorization
+                                  (fsys_opbeside.c) */
 };
 
 /* 1 when nnz entries of `bytes` each take at most a quarter of the host's
@@ -114,6 +116,18 @@ void em_fsys_ahead_take(em_fsys *s, const em_log *log, em_direct **F);
 void em_fsys_ahead_assembled(em_fsys *s);
 /* The thread joined and dropped (error paths, em_fsys_destroy). */
 void em_fsys_ahead_free(em_fsys *s);
+/* fsys_opbeside.c: at the first set-up, F the direct factor's analysis
+ * (made ahead) and s->Acsr permuted: the operator built from s->Acsr on a
+ * thread of its own while the preconditioner factors, when the GPU holds
+ * both (nothing happens otherwise). */
+typedef struct em_fsys_opb em_fsys_opb;
+void em_fsys_opb_start(em_fsys *s, const em_direct *F, const em_blockop_opts *bop,
+                       const em_log *log);
+/* The thread joined, its stage in log's table: the operator it built, or
+ * NULL (none started, or it failed: logged; build it in order). */
+em_blockop *em_fsys_opb_take(em_fsys *s, const em_log *log);
+/* The thread joined and what it made dropped (error paths, destroy). */
+void em_fsys_opb_free(em_fsys *s);
 /* what the distributed solve holds */
 void em_fsys_dfree(em_fsys *s);
 

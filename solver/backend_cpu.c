@@ -34,4 +34,5 @@ const em_sv_backend em_sv_backend_cpu = {
     .direct_numeric = em_direct_numeric_cpu,
     .direct_solve = em_direct_solve_cpu,
     .direct_free = NULL,
+    .direct_device_need = NULL,
 };

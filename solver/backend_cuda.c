@@ -40,6 +40,10 @@ static void direct_free(em_direct *F) {
   em_dgpu_destroy(&F->gpu);
 }
 
+static double direct_device_need(const em_direct *F, int64_t nnz_a) {
+  return em_dgpu_estimate(F, F->opts.prec, nnz_a);
+}
+
 static void direct_gprofile_get(const em_direct *F, em_direct_gprofile *p) {
   if (F->gpu) em_dgpu_profile_get(F, p);
 }
@@ -72,6 +76,7 @@ const em_sv_backend em_sv_backend_cuda = {
     .direct_numeric = em_direct_numeric_cuda,
     .direct_solve = em_direct_solve_gpu_host,
     .direct_free = direct_free,
+    .direct_device_need = direct_device_need,
     .direct_gprofile_get = direct_gprofile_get,
     .direct_gprofile_reset = direct_gprofile_reset,
 };

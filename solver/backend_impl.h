@@ -81,6 +81,9 @@ struct em_sv_backend {
                          em_cplx *x, int64_t ldx);
   /* free what this backend holds of F (NULL: nothing) */
   void (*direct_free)(struct em_direct *F);
+  /* bytes of device memory F's numeric factorization of nnz_a entries will
+     take (NULL: a host backend, nothing) */
+  double (*direct_device_need)(const struct em_direct *F, int64_t nnz_a);
   /* the profile of F's solves, fill *p / clear it (NULL: no profile) */
   void (*direct_gprofile_get)(const struct em_direct *F, em_direct_gprofile *p);
   void (*direct_gprofile_reset)(struct em_direct *F);

@@ -418,6 +418,10 @@ em_err em_direct_solve(const em_direct *F, int nrhs, const em_cplx *b, int64_t l
 em_err em_direct_create(const em_csr *A, const em_direct_opts *o, const em_log *log, em_direct **F);
 void em_direct_get_info(const em_direct *F, em_direct_info *info);
 void em_direct_destroy(em_direct **F);
+/* Bytes of device memory the numeric factorization of F (analysed) will
+ * take for a matrix of nnz_a entries: the estimate it checks against the
+ * free memory itself; 0 when F factors on the host. */
+double em_direct_device_need(const em_direct *F, int64_t nnz_a);
 
 /* The parts of a GPU solve the profile times (em_direct_gprofile_part). */
 typedef enum em_dgp_part {

@@ -589,6 +589,10 @@ void em_direct_get_info(const em_direct *F, em_direct_info *info) {
   *info = F->info;
 }
 
+double em_direct_device_need(const em_direct *F, int64_t nnz_a) {
+  return F && F->be && F->be->direct_device_need ? F->be->direct_device_need(F, nnz_a) : 0;
+}
+
 void em_direct_destroy(em_direct **F) {
   if (!*F) return;
   if ((*F)->be && (*F)->be->direct_free) (*F)->be->direct_free(*F);

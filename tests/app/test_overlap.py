@@ -13,7 +13,10 @@ The order-1 DRA with the direct factor, overlap 0 and 1:
 - with 1 the analysis' stage lines say "(overlapped)" and stages_s has
   overlapped > 0; with 0 none does and overlapped is 0; in both the stages
   and "other" less "overlapped" add up to "total";
-- the ordering ran once in each.
+- the ordering ran once in each;
+- on the GPU with 1 the first operator is built on a thread beside the
+  factorization (model/fsys_opbeside.c: the small DRA's factor and
+  operator fit together), with 0 in order after it.
 With ILU(0) (no direct factor) nothing overlaps."""
 import filecmp
 import os
@@ -44,6 +47,10 @@ for ov in (0, 1):
         check(st["ordering"] > 0 and st["symbolic"] > 0, "overlap 1: ordering and symbolic timed")
     else:
         check(not marked and st["overlapped"] == 0, "overlap 0: nothing overlapped")
+    if DEVICE != "cpu":
+        beside = "operator: built on a thread of its own beside the factorization" in err
+        check(beside == bool(ov), f"overlap {ov}: the operator {'' if beside else 'not '}built "
+                                  f"beside the GPU factorization")
 
 a, b = runs[0][1], runs[1][1]
 files = sorted(f for f in os.listdir(a) if f not in ("summary.json", "sweep.journal"))

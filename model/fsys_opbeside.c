@@ -1,0 +1,142 @@
+/* fsys_opbeside.c - the first operator built beside the GPU factorization
+ * (issue 24).  At the first frequency the operator (the nine blocks'
+ * formats, built on the host and uploaded) is made after the
+ * preconditioner, so that a GPU factorization's transient peak never
+ * meets the operator's memory; with the direct factor on the GPU that
+ * leaves the host idle while the GPU factors, then the GPU idle while the
+ * host builds formats (1.3 s at 1.36M unknowns).  When the factor's
+ * analysis is known before its numeric phase (made ahead of the values,
+ * fsys_overlap.c), its device estimate says whether the factor and the
+ * operator fit together; then a thread of its own builds the operator from
+ * the permuted matrix (read only, by both threads) while this one checks,
+ * scales and factors.
+ *
+ * The operator is the one the sequential run builds (the same call on the
+ * same matrix: the same bits).  When the thread fails (its error stays on
+ * its thread and is logged) the operator is built in order after the
+ * preconditioner as before, so any error is the sequential run's.  Its
+ * stage carries its own duration into the run's table, its line marked
+ * "(overlapped)".  EMSOLVE_OPBESIDE=0 keeps the build in order (the A/B
+ * of scripts/device-onerun.sh). */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+#include "fsys_impl.h"
+
+struct em_fsys_opb {
+  pthread_t th;
+  const em_csr *A; /* s->Acsr, read only while the thread runs */
+  int nb;
+  int32_t offset[EM_MAX_ORDER + 1];
+  em_blockop_opts bop;
+  int threads; /* the thread's OpenMP team */
+  em_log log;  /* the detail log, on the thread's own stage table */
+  em_stages st;
+  em_blockop *op; /* what it made */
+  em_err err;
+  char msg[256];
+};
+
+static void *opb_main(void *arg) {
+  em_fsys_opb *h = arg;
+#ifdef _OPENMP
+  omp_set_num_threads(h->threads);
+#endif
+  em_stage_begin(&h->log, EM_STAGE_OPERATOR);
+  em_err err = em_blockop_create_csr(h->A, h->nb, h->offset, &h->bop, &h->op);
+  em_stage_end(&h->log, EM_STAGE_OPERATOR, "formats built and uploaded beside the factorization");
+  if (err) {
+    snprintf(h->msg, sizeof h->msg, "%s", em_error_message());
+    em_error_clear();
+    em_blockop_destroy(&h->op);
+  }
+  h->err = err;
+  return NULL;
+}
+
+/* Device bytes the operator of A will take: ~20 an entry measured
+ * (complex double values, 32-bit columns, the sliced formats' padding),
+ * 32 with room for the upload's staging. */
+static double op_device_bytes(const em_csr *A) {
+  return 32.0 * (double)A->nnz + 64.0 * (double)A->n_rows;
+}
+
+void em_fsys_opb_start(em_fsys *s, const em_direct *F, const em_blockop_opts *bop,
+                       const em_log *log) {
+  const char *ab = getenv("EMSOLVE_OPBESIDE");
+  if (s->opb || s->op || !F || !s->Acsr || bop->backend != EM_BACKEND_CUDA ||
+      (ab && !strcmp(ab, "0")))
+    return;
+  const em_csr *A = s->Acsr;
+  double need = em_direct_device_need(F, A->nnz), opb = op_device_bytes(A);
+  double free_b = (double)em_device_mem_free(), gib = 1024.0 * 1024.0 * 1024.0;
+  /* the factor checks need <= 0.92 x free when it starts: hold that with
+     the operator already there, and half a GiB to spare */
+  if (need <= 0 || need > 0.92 * (free_b - opb) - 0.5 * gib) {
+    em_log_verbose(log,
+                   "operator: built after the factorization (factor ~%.2f GiB + operator ~%.2f "
+                   "GiB of %.2f GiB free)",
+                   need / gib, opb / gib, free_b / gib);
+    return;
+  }
+  if (!em_fsys_fits_host((double)A->nnz, 24)) return; /* the formats' host copies */
+  em_fsys_opb *h = NULL;
+  if (em_calloc(&h, 1, sizeof *h, "operator beside the factorization")) {
+    em_error_clear();
+    return;
+  }
+  h->A = A;
+  h->nb = s->nb;
+  memcpy(h->offset, s->offset, sizeof h->offset);
+  h->bop = *bop;
+#ifdef _OPENMP
+  /* half the host: the factorization's own host work (value checks, the
+     scatter map) runs meanwhile */
+  h->threads = omp_get_max_threads() / 2 > 0 ? omp_get_max_threads() / 2 : 1;
+#else
+  h->threads = 1;
+#endif
+  if (log) h->log = *log;
+  em_stages_init_background(&h->st, log ? log->stages : NULL);
+  h->log.stages = log && log->stages ? &h->st : NULL;
+  if (pthread_create(&h->th, NULL, opb_main, h)) {
+    em_free(&h);
+    return;
+  }
+  s->opb = h;
+  em_log_verbose(log,
+                 "operator: built on a thread of its own beside the factorization (factor ~%.2f "
+                 "GiB + operator ~%.2f GiB of %.2f GiB free)",
+                 need / gib, opb / gib, free_b / gib);
+}
+
+em_blockop *em_fsys_opb_take(em_fsys *s, const em_log *log) {
+  em_fsys_opb *h = s->opb;
+  if (!h) return NULL;
+  s->opb = NULL;
+  double tw = em_wtime();
+  pthread_join(h->th, NULL);
+  em_stages_join(log, &h->st, tw);
+  if (tw < em_wtime() - 0.05)
+    em_log_verbose(log, "operator: waited %.2f s for the thread building it", em_wtime() - tw);
+  em_blockop *op = h->op;
+  if (h->err)
+    em_log_verbose(log, "operator: the thread beside the factorization failed (%s); built in order",
+                   h->msg);
+  em_free(&h);
+  return op;
+}
+
+void em_fsys_opb_free(em_fsys *s) {
+  em_fsys_opb *h = s->opb;
+  if (!h) return;
+  s->opb = NULL;
+  pthread_join(h->th, NULL); /* an error path: the thread's table is dropped */
+  em_blockop_destroy(&h->op);
+  em_free(&h);
+}
