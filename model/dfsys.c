@@ -81,6 +81,7 @@ em_err em_fsys_serve(em_fsys *s, const em_log *log) {
 }
 
 void em_fsys_dfree(em_fsys *s) {
+  em_fsys_dahead_free(s);
   em_pc_destroy(&s->pc);
   em_dmat_destroy(&s->dm);
   em_free(&s->owner);
@@ -171,15 +172,35 @@ static em_err first(em_fsys *s) {
   return EM_OK;
 }
 
-/* the V-cycle over the ranks: the coarse set is the first PMG/coarse
- * groups and the PML unknowns (PMG/pml_coarse), as on one rank */
-static em_err pmg(em_fsys *s, const em_pc_opts *pco, const em_log *log) {
+void em_fsys_dpc_opts(const em_fsys *s, int nb, em_pc_opts *pco) {
+  *pco = s->d.solve->pc;
+  pco->backend = s->d.backend;
+  /* auto: the V-cycle over the ranks (block Jacobi of direct factors
+     converges slowly on an antenna: the blocks' interfaces cut the field) */
+  if (s->d.solve->pc_auto && nb >= 2) pco->type = EM_PC_PMG;
+}
+
+/* the coarse set is the first PMG/coarse groups and the PML unknowns
+   (PMG/pml_coarse), as on one rank */
+em_err em_fsys_dcoarse(em_fsys *s, const em_pc_opts *pco, uint8_t **cg) {
   const em_dofmap *dm = s->d.dofs;
-  uint8_t *cg = NULL;
-  EM_TRY(em_calloc(&cg, (size_t)dm->n_dof + 1, 1, "coarse unknowns"));
+  if (!s->pml_done) EM_TRY(first(s));
+  s->pml_done = 1;
+  EM_TRY(em_calloc(cg, (size_t)dm->n_dof + 1, 1, "coarse unknowns"));
   for (int32_t j = 0; j < dm->n_dof; j++)
-    cg[j] = j < dm->offset[pco->pmg.coarse] || (s->pml_dof && s->pml_dof[j]);
-  em_err err = em_dmat_pmg(s->dm, pco, cg, log, &s->pc);
+    (*cg)[j] = j < dm->offset[pco->pmg.coarse] || (s->pml_dof && s->pml_dof[j]);
+  return EM_OK;
+}
+
+/* the V-cycle over the ranks, on rank 0's coarse analysis made ahead when
+   there is one (dfsys_ahead.c) */
+static em_err pmg(em_fsys *s, const em_pc_opts *pco, int nb, const em_log *log) {
+  uint8_t *cg = NULL;
+  EM_TRY(em_fsys_dcoarse(s, pco, &cg));
+  em_dmat_coarse_ahead ah;
+  em_fsys_dahead_take(s, nb, cg, log, &ah);
+  em_err err = em_dmat_pmg_ahead(s->dm, pco, cg, &ah, log, &s->pc);
+  em_direct_destroy(&ah.F);
   em_free(&cg);
   return err;
 }
@@ -213,15 +234,13 @@ static em_err build(em_fsys *s, em_system *sys, const em_log *log, em_fsys_stats
   EM_TRY(em_blockop_operator(in.op, &s->opD));
   st->t_operator = em_wtime() - t0;
   t0 = em_wtime();
-  em_pc_opts pco = d->solve->pc;
-  pco.backend = d->backend;
-  /* auto: the V-cycle over the ranks (block Jacobi of direct factors
-     converges slowly on an antenna: the blocks' interfaces cut the field) */
-  if (d->solve->pc_auto && in.nb >= 2) pco.type = EM_PC_PMG;
+  em_pc_opts pco;
+  em_fsys_dpc_opts(s, in.nb, &pco);
   em_stage_begin(log, EM_STAGE_PC);
   if (pco.type == EM_PC_PMG) {
-    err = pmg(s, &pco, log);
+    err = pmg(s, &pco, in.nb, log);
   } else {
+    em_fsys_dahead_free(s); /* (made for a V-cycle: not this pc) */
     err = em_blockmat_to_csr(in.D, &Dc);
     if (!err) err = em_pc_create(Dc, &pco, log, &s->pc);
     em_csr_destroy(&Dc);
@@ -250,8 +269,6 @@ em_err em_fsys_dsolve(em_fsys *s, em_system *sys, int ns, const em_log *log, em_
   const em_fsys_desc *d = &s->d;
   int32_t n = d->dofs->n_dof;
   EM_CHECK(s->owner && sys->row, EM_ERR_INTERNAL, "a distributed solve without its parts");
-  if (!s->pml_done) EM_TRY(first(s));
-  s->pml_done = 1;
   EM_TRY(build(s, sys, log, st));
   em_dmat_info in;
   em_dmat_get_info(s->dm, &in);

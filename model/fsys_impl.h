@@ -60,6 +60,8 @@ struct em_fsys {
                                   own (fsys_overlap.c), the first frequency only */
   struct em_fsys_opb *opb;     /* the first operator under way beside the GPU factorization
                                   (fsys_opbeside.c) */
+  struct em_dfsys_ahead *dahead; /* rank 0: the distributed coarse level's analysis under
+                                    way on a thread of its own (dfsys_ahead.c) */
 };
 
 /* 1 when nnz entries of `bytes` each take at most a quarter of the host's
@@ -103,8 +105,9 @@ em_err em_fsys_dsolve(em_fsys *s, em_system *sys, int ns, const em_log *log, em_
                       em_cplx *x);
 /* fsys_overlap.c (Solver/overlap): before the first assembly, the direct
  * factor's analysis of the assembler's pattern begins on a thread of its
- * own (nothing when it does not apply: another pc, a distributed or
- * periodic solve, a later frequency). */
+ * own (nothing when it does not apply: another pc, a periodic solve, a
+ * later frequency; a distributed solve: rank 0's coarse analysis instead,
+ * em_fsys_dahead_start). */
 typedef struct em_fsys_ahead em_fsys_ahead;
 em_err em_fsys_ahead_start(em_fsys *s, const em_log *log);
 /* At the first set-up (s->perm, s->apat made): the thread joined, its
@@ -130,5 +133,23 @@ em_blockop *em_fsys_opb_take(em_fsys *s, const em_log *log);
 void em_fsys_opb_free(em_fsys *s);
 /* what the distributed solve holds */
 void em_fsys_dfree(em_fsys *s);
+/* dfsys.c: the preconditioner's options of a distributed solve whose
+ * operator has nb order groups. */
+void em_fsys_dpc_opts(const em_fsys *s, int nb, em_pc_opts *pco);
+/* dfsys.c: *cg [n_dof] = the distributed V-cycle's coarse set (the first
+ * pco->pmg.coarse groups and the PML's unknowns, PMG/pml_coarse). */
+em_err em_fsys_dcoarse(em_fsys *s, const em_pc_opts *pco, uint8_t **cg);
+/* dfsys_ahead.c (Solver/overlap): rank 0 of a distributed solve by the
+ * V-cycle, before each assembly: the coarse level's analysis begins on a
+ * thread of its own (nothing elsewhere or when it does not apply). */
+typedef struct em_dfsys_ahead em_dfsys_ahead;
+em_err em_fsys_dahead_start(em_fsys *s, const em_log *log);
+/* At the V-cycle's set-up (nb groups, coarse set cg): the thread joined,
+ * its stages in log's table; *ah its analysis when it was made for these,
+ * else empty (the set-up then analyses in order). */
+void em_fsys_dahead_take(em_fsys *s, int nb, const uint8_t *cg, const em_log *log,
+                         em_dmat_coarse_ahead *ah);
+/* The thread joined and dropped (error paths, em_fsys_dfree). */
+void em_fsys_dahead_free(em_fsys *s);
 
 #endif

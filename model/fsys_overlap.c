@@ -99,6 +99,8 @@ static void *ahead_main(void *arg) {
 
 em_err em_fsys_ahead_start(em_fsys *s, const em_log *log) {
   const em_fsys_desc *d = &s->d;
+  if (em_fsys_distributed(s) && !d->periodic)
+    return em_fsys_dahead_start(s, log); /* rank 0's coarse */
   if (s->ahead || s->pc || s->op || !s->asm_ || !d->solve->overlap || d->periodic ||
       em_fsys_distributed(s) || d->solve->pc.type != EM_PC_DIRECT)
     return EM_OK;

@@ -93,9 +93,10 @@ static const em_param_spec SPECS[] = {
         "groups of N"),
     NUM("Solver/overlap", 1, NULL,
         "1: independent set-up stages overlap (the direct factor's ordering and symbolic "
-        "analysis on a thread of their own while the values are assembled, the fields "
-        "file's error estimate beside the far field; docs/solvers.md, \"Overlapped "
-        "set-up\"); 0: one after another (the same results, bit for bit)"),
+        "analysis, or a distributed V-cycle's coarse level's on rank 0, on a thread of their "
+        "own while the values are assembled, the fields file's error estimate beside the far "
+        "field; docs/solvers.md, \"Overlapped set-up\"); 0: one after another (the same "
+        "results, bit for bit)"),
     STR("Solver/format", "auto",
         "matrix format: auto, csr, ell, ellr, ellr-t, sellr-t, hyb, hec, ..."),
     STR("Solver/blocks", "streams",

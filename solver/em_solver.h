@@ -596,6 +596,24 @@ em_err em_dmat_gather(const em_dmat *M, const em_cplx *xl, em_cplx *xg);
  * rows (on rank 0's GPU with the CUDA backend).  M must outlive the pc. */
 em_err em_dmat_pmg(em_dmat *M, const em_pc_opts *o, const uint8_t *coarse_glob, const em_log *log,
                    em_pc **pc);
+/* The options em_dmat_pmg gives the coarse factor from the V-cycle's o on
+ * backend be: direct, nd (unless o names another ordering), complex double
+ * on the CPU, o->prec on a GPU, o->cancel. */
+void em_dmat_pmg_coarse_opts(const em_pc_opts *o, em_backend be, em_pc_opts *co);
+/* Rank 0's analysis of the coarse level made ahead (while the values are
+ * assembled, model/dfsys_ahead.c): F = em_pc_direct_analyse of a matrix of
+ * A_CC's pattern (the coarse unknowns in ascending global order) with the
+ * options of em_dmat_pmg_coarse_opts, pattern = em_spmat_pattern_hash of
+ * that matrix. */
+typedef struct em_dmat_coarse_ahead {
+  struct em_direct *F;
+  uint64_t pattern;
+} em_dmat_coarse_ahead;
+/* em_dmat_pmg with that analysis (ah NULL or ignored on ranks > 0): rank 0
+ * takes ah->F (ah->F = NULL) when the gathered A_CC has its pattern, else
+ * drops it and analyses in order; the same pc, bit for bit, either way. */
+em_err em_dmat_pmg_ahead(em_dmat *M, const em_pc_opts *o, const uint8_t *coarse_glob,
+                         em_dmat_coarse_ahead *ah, const em_log *log, em_pc **pc);
 /* This rank's seconds in its V-cycles so far: t[0] smoothing, t[1] the
  * residual products, t[2] the coarse level's transfers and waiting (the
  * rows to rank 0, the correction back, host copies), t[3] rank 0's coarse

@@ -178,6 +178,11 @@ void em_dmat_pmg_times(const em_pc *pc, double t[4]) {
 
 em_err em_dmat_pmg(em_dmat *M, const em_pc_opts *o, const uint8_t *coarse_glob, const em_log *log,
                    em_pc **out) {
+  return em_dmat_pmg_ahead(M, o, coarse_glob, NULL, log, out);
+}
+
+em_err em_dmat_pmg_ahead(em_dmat *M, const em_pc_opts *o, const uint8_t *coarse_glob,
+                         em_dmat_coarse_ahead *ah, const em_log *log, em_pc **out) {
   *out = NULL;
   EM_CHECK(M && o && coarse_glob, EM_ERR_ARG, "em_dmat_pmg: NULL argument");
   const em_pmg_opts *g = &o->pmg;
@@ -242,7 +247,7 @@ em_err em_dmat_pmg(em_dmat *M, const em_pc_opts *o, const uint8_t *coarse_glob, 
     sbytes += si.bytes;
   }
   size_t cbytes = 0;
-  EM_TRY_GOTO(err, em_dpmg_coarse_build(p, coarse_glob, o, log, &cbytes), fail);
+  EM_TRY_GOTO(err, em_dpmg_coarse_build(p, coarse_glob, o, ah, log, &cbytes), fail);
   pc->info.type = EM_PC_PMG;
   pc->info.ordering = o->ordering;
   pc->info.prec = EM_PREC_DOUBLE;

@@ -12,15 +12,20 @@
 
 #include "dpmg_impl.h"
 
-/* the triplets of this rank's coarse rows, global coarse numbering */
+/* the triplets of this rank's coarse rows, global coarse numbering, row
+ * after row (each row one run: coarse_csr relies on it); counted, then
+ * filled, both passes parallel over the rows */
 static em_err rows(const dpmg *p, const int32_t *cidx, const int32_t *cl, int32_t **ti,
                    int32_t **tj, em_cplx **tv, int64_t *nt) {
   const em_dmat *M = p->M;
-  int64_t n = 0;
+  int64_t *at = NULL; /* row q's first triplet */
+  em_err err = EM_OK;
+  EM_TRY(em_calloc(&at, (size_t)p->n_cl + 1, sizeof *at, "coarse rows"));
   for (int pass = 0; pass < 2; pass++) {
-    n = 0;
+#pragma omp parallel for schedule(dynamic, 1024) if (p->n_cl > 20000)
     for (int32_t q = 0; q < p->n_cl; q++) {
       int32_t k = cl[q], gi = 0, row = cidx[M->l2g[k]];
+      int64_t n = pass ? at[q] : 0;
       while (gi + 1 < M->nb && k >= M->offset[gi + 1]) gi++;
       for (int gj = 0; gj < M->nb; gj++) {
         const em_csr *B = M->D->blk[gi][gj];
@@ -40,15 +45,70 @@ static em_err rows(const dpmg *p, const int32_t *cidx, const int32_t *cl, int32_
         if (pass) (*ti)[n] = row, (*tj)[n] = c, (*tv)[n] = O->val[e];
         n++;
       }
+      if (!pass) at[q + 1] = n;
     }
     if (!pass) {
-      EM_TRY(em_calloc(ti, (size_t)n + 1, sizeof **ti, "coarse rows"));
-      EM_TRY(em_calloc(tj, (size_t)n + 1, sizeof **tj, "coarse rows"));
-      EM_TRY(em_calloc(tv, (size_t)n + 1, sizeof **tv, "coarse rows"));
+      for (int32_t q = 0; q < p->n_cl; q++) at[q + 1] += at[q];
+      size_t n = (size_t)at[p->n_cl] + 1;
+      EM_TRY_GOTO(err, em_calloc(ti, n, sizeof **ti, "coarse rows"), done);
+      EM_TRY_GOTO(err, em_calloc(tj, n, sizeof **tj, "coarse rows"), done);
+      EM_TRY_GOTO(err, em_calloc(tv, n, sizeof **tv, "coarse rows"), done);
     }
   }
-  *nt = n;
-  return EM_OK;
+  *nt = at[p->n_cl];
+done:
+  em_free(&at);
+  return err;
+}
+
+/* rank 0: A_CC (n x n) from the gathered triplets.  Each coarse row comes
+ * whole from the rank that owns it, as one run of ti (rows()), so the
+ * rows are placed, then sorted in parallel: em_csr_from_triplets's matrix
+ * (rows sorted; a row's columns are distinct, nothing to sum), to which
+ * this falls back when a row is not one run or repeats a column. */
+static em_err coarse_csr(int32_t n, int64_t nt, const int32_t *ti, const int32_t *tj,
+                         const em_cplx *tv, em_csr **out) {
+  int64_t *from = NULL; /* row r's run in the triplets */
+  em_csr *A = NULL;
+  em_err err = EM_OK;
+  int ok = 1;
+  *out = NULL;
+  EM_TRY(em_calloc(&from, (size_t)n + 1, sizeof *from, "coarse rows"));
+  EM_TRY_GOTO(err, em_csr_create(n, n, nt, &A), done);
+  for (int32_t r = 0; r < n; r++) from[r] = -1;
+  for (int64_t k = 0, e = 0; ok && k < nt; k = e) {
+    int32_t r = ti[k];
+    ok = r >= 0 && r < n && from[r] < 0;
+    for (e = k + 1; e < nt && ti[e] == ti[k];) e++;
+    if (ok) from[r] = k, A->rowptr[r + 1] = e - k;
+  }
+  for (int32_t r = 0; ok && r < n; r++) A->rowptr[r + 1] += A->rowptr[r];
+  if (ok) {
+#pragma omp parallel for schedule(dynamic, 1024) reduction(&& : ok) if (n > 20000)
+    for (int32_t r = 0; r < n; r++) {
+      int64_t b = A->rowptr[r], len = A->rowptr[r + 1] - b;
+      int32_t *c = A->colind + b;
+      em_cplx *v = A->val + b;
+      for (int64_t q = 0; q < len; q++) { /* insertion sort: rows of tens */
+        int32_t cq = tj[from[r] + q];
+        em_cplx vq = tv[from[r] + q];
+        int64_t w = q;
+        for (; w > 0 && c[w - 1] > cq; w--) c[w] = c[w - 1], v[w] = v[w - 1];
+        c[w] = cq, v[w] = vq;
+        ok = ok && cq >= 0 && cq < n && (w == 0 || c[w - 1] != cq);
+      }
+    }
+  }
+  if (ok) {
+    *out = A;
+    A = NULL;
+  } else {
+    err = em_csr_from_triplets(n, n, nt, ti, tj, tv, out);
+  }
+done:
+  em_csr_destroy(&A);
+  em_free(&from);
+  return err;
 }
 
 /* S (n_cl x n_own) selects the coarse rows; S^T puts them back */
@@ -112,23 +172,43 @@ done:
   return err;
 }
 
+void em_dmat_pmg_coarse_opts(const em_pc_opts *o, em_backend be, em_pc_opts *co) {
+  em_pc_opts_default(co);
+  co->type = EM_PC_DIRECT;
+  co->ordering = o->ordering == EM_ORDERING_NATURAL ? EM_ORDERING_ND : o->ordering;
+  co->backend = be;
+  co->prec = be == EM_BACKEND_CPU ? EM_PREC_DOUBLE : o->prec; /* single: CUDA only */
+  co->cancel = o->cancel;
+}
+
 /* rank 0: A_CC from the gathered triplets, factored as pmg's coarse level
  * is on one rank (the direct preconditioner in the pc's precision: complex
- * single with Solver/precision mixed on a GPU, the Krylov method refines) */
+ * single with Solver/precision mixed on a GPU, the Krylov method refines),
+ * on the analysis made ahead (ah) when A_CC has its pattern */
 static em_err factor(dpmg *p, const int32_t *ti, const int32_t *tj, const em_cplx *tv, int64_t nt,
-                     const em_pc_opts *o, const em_log *log, double t_gather, size_t *bytes) {
+                     const em_pc_opts *o, em_dmat_coarse_ahead *ah, const em_log *log,
+                     double t_gather, size_t *bytes) {
   em_csr *A = NULL;
   double t = em_wtime();
-  EM_TRY(em_csr_from_triplets((int32_t)p->n_c, (int32_t)p->n_c, nt, ti, tj, tv, &A));
+  EM_TRY(coarse_csr((int32_t)p->n_c, nt, ti, tj, tv, &A));
   double t_csr = em_wtime() - t;
   em_pc_opts co;
-  em_pc_opts_default(&co);
-  co.type = EM_PC_DIRECT;
-  co.ordering = o->ordering == EM_ORDERING_NATURAL ? EM_ORDERING_ND : o->ordering;
-  co.backend = p->M->backend;
-  co.prec = p->M->backend == EM_BACKEND_CPU ? EM_PREC_DOUBLE : o->prec; /* single: CUDA only */
-  co.cancel = o->cancel;
-  em_err err = em_pc_create(A, &co, log, &p->F);
+  em_dmat_pmg_coarse_opts(o, p->M->backend, &co);
+  em_err err = EM_OK;
+  int taken = 0;
+  if (ah && ah->F) {
+    taken = ah->pattern == em_spmat_pattern_hash(A);
+    if (!taken) {
+      em_log_verbose(log,
+                     "distributed pmg: the coarse analysis made ahead is not used (the "
+                     "gathered coarse level has another pattern); it runs in order");
+      em_direct_destroy(&ah->F);
+    }
+  }
+  if (taken)
+    err = em_pc_create_analysed(A, &co, &ah->F, log, &p->F);
+  else
+    err = em_pc_create(A, &co, log, &p->F);
   em_csr_destroy(&A);
   EM_TRY(err);
   if (p->M->backend != EM_BACKEND_CPU) {
@@ -139,19 +219,19 @@ static em_err factor(dpmg *p, const int32_t *ti, const int32_t *tj, const em_cpl
   em_pc_info ci;
   em_pc_get_info(p->F, &ci);
   *bytes = ci.bytes;
-  em_log_info(log,
-              "distributed pmg: coarse level of %lld unknowns (%lld entries) gathered to rank 0 "
-              "(%.2f s) and factored there (%s, %s, %lld entries of L, %.1f MB; %.2f s the "
-              "matrix, %.2f s the factor)",
-              (long long)p->n_c, (long long)nt, t_gather,
-              co.backend == EM_BACKEND_CPU ? "cpu" : "gpu",
-              co.prec == EM_PREC_SINGLE ? "complex single" : "complex double",
-              (long long)ci.factor_nnz, ci.bytes / 1e6, t_csr, ci.t_setup);
+  em_log_info(
+      log,
+      "distributed pmg: coarse level of %lld unknowns (%lld entries) gathered to rank 0 "
+      "(%.2f s) and factored there (%s, %s, %lld entries of L, %.1f MB; %.2f s the "
+      "matrix, %.2f s the factor%s)",
+      (long long)p->n_c, (long long)nt, t_gather, co.backend == EM_BACKEND_CPU ? "cpu" : "gpu",
+      co.prec == EM_PREC_SINGLE ? "complex single" : "complex double", (long long)ci.factor_nnz,
+      ci.bytes / 1e6, t_csr, ci.t_setup, taken ? " on its analysis made ahead" : "");
   return EM_OK;
 }
 
 em_err em_dpmg_coarse_build(dpmg *p, const uint8_t *coarse_glob, const em_pc_opts *o,
-                            const em_log *log, size_t *bytes) {
+                            em_dmat_coarse_ahead *ah, const em_log *log, size_t *bytes) {
   const em_dmat *M = p->M;
   const em_dist *d = M->d;
   int root = M->rank == 0;
@@ -189,7 +269,7 @@ em_err em_dpmg_coarse_build(dpmg *p, const uint8_t *coarse_glob, const em_pc_opt
   if (root) {
     int64_t total = 0;
     for (int r = 0; r < M->size; r++) total += tcnt[r];
-    err = factor(p, ai, aj, av, total, o, log, em_wtime() - t_gather, bytes);
+    err = factor(p, ai, aj, av, total, o, ah, log, em_wtime() - t_gather, bytes);
   }
   /* a failed factor on rank 0 fails every rank, each with rank 0's reason:
      the first rank to stop aborts them all, maybe before rank 0 prints */

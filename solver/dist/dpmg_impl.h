@@ -45,9 +45,10 @@ typedef struct dpmg {
 } dpmg;
 
 /* The coarse level (dpmg_coarse.c), collective: p->n_c, n_cl, Sc, ScT, the
- * buffers, and on rank 0 cnt, cg_all, cs and the factor F; *bytes = rank
- * 0's factor (0 elsewhere). */
+ * buffers, and on rank 0 cnt, cg_all, cs and the factor F (on ah's
+ * analysis when it fits, see em_dmat_pmg_ahead); *bytes = rank 0's factor
+ * (0 elsewhere). */
 em_err em_dpmg_coarse_build(dpmg *p, const uint8_t *coarse_glob, const em_pc_opts *o,
-                            const em_log *log, size_t *bytes);
+                            em_dmat_coarse_ahead *ah, const em_log *log, size_t *bytes);
 
 #endif

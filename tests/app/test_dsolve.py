@@ -7,7 +7,9 @@ the ranks).  The oracle is the serial run: both converge to 1e-10, so S11
 must agree to 1e-8 (issue 27's acceptance); rank 0 writes the same files.
 Each rank assembles its own rows only: the ranks' rows add up to the
 unknowns, each from fewer tets than the mesh has; rank 1 meshes nothing
-(rank 0 sends its mesh).  --dump-matrix is refused on 2 ranks (no rank
+(rank 0 sends its mesh).  Rank 0 analyses the coarse level from the mesh
+while the ranks assemble, and the gathered level has that pattern (the
+analysis is taken: log).  --dump-matrix is refused on 2 ranks (no rank
 holds the whole matrix), with a message and exit 1.
 Solver/distributed off on 2 ranks with one frequency leaves rank 1 idle and
 gives the serial files byte for byte.  Excitation/ports on 2 ranks: the
@@ -67,6 +69,9 @@ check(p.returncode == 0, f"2 ranks: exit 0, got {p.returncode}")
 check("every solve shared among them" in p.stderr, "2 ranks: the distributed solve was chosen")
 check("coarse level of" in p.stderr and "gathered to rank 0" in p.stderr,
       "the V-cycle's coarse level gathered to rank 0 (log)")
+check("factor on its analysis made ahead" in p.stderr,
+      "rank 0 factored the coarse level on the analysis it made from the mesh beside the "
+      "assembly (Solver/overlap; the gathered level's pattern is the mesh's)")
 m = re.search(r"distributed operator: 2 ranks, (\d+)\.\.(\d+) unknowns each", p.stderr)
 check(m and int(m.group(1)) > 0, "both ranks own unknowns")
 rows = re.findall(r"\[rank (\d)\] assembly: order 2, the rows of (\d+) of (\d+) unknowns "

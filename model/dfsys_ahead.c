@@ -1,0 +1,238 @@
+/* dfsys_ahead.c - rank 0's coarse analysis ahead of the values (issue 27,
+ * Solver/overlap 1): the distributed V-cycle gathers its coarse level A_CC
+ * (the first PMG/coarse order groups and the PML's unknowns, dfsys.c) to
+ * rank 0 and factors it there; the factor's fill-reducing ordering and
+ * symbolic factorization depend on A_CC's pattern alone, and the mesh and
+ * the DOF map give that pattern before any value exists (two unknowns
+ * couple iff a tet holds both: assembly/pattern.c's rule).  So rank 0
+ * builds it and analyses it on a thread of its own (its own OpenMP team)
+ * while the ranks take their parts and assemble, instead of after every
+ * rank's rows reached it, with the others waiting (1.4-1.7 s at 385k
+ * coarse unknowns).
+ *
+ * The factor is the in-order one bit for bit: the V-cycle takes the
+ * analysis only when the gathered A_CC has the same pattern hash
+ * (em_dmat_pmg_ahead), and the nested dissection is a function of the
+ * graph (graph/nd_tree.c); when the thread failed (its error is logged),
+ * the coarse set or the order groups differ, rank 0 analyses in order, so
+ * any error is the sequential run's.  Each frequency of a sweep starts its
+ * own (the distributed pc is built per frequency). */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+#include "fsys_impl.h"
+
+struct em_dfsys_ahead {
+  pthread_t th;
+  const em_mesh *m; /* read only by both threads */
+  const em_dofmap *dofs;
+  uint8_t *cg;   /* [n_dof] the coarse set analysed */
+  int nb;        /* the order groups assumed (the pc's choice depends on them) */
+  em_pc_opts co; /* the coarse factor's options (em_dmat_pmg_coarse_opts) */
+  int threads;
+  em_log log; /* the detail log, on the thread's own stage table */
+  em_stages st;
+  /* what the thread made */
+  em_err err;
+  char msg[256];
+  em_dmat_coarse_ahead ah;
+};
+
+static int cmp_i32(const void *a, const void *b) {
+  int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+  return (x > y) - (x < y);
+}
+
+/* P (n_c x n_c, values 0) = the pattern of A_CC, the coarse unknowns
+ * (cg[j] != 0) numbered in ascending j: row i's columns are the coarse
+ * codes of the tets holding i (unknown -> tets, then a mark per thread);
+ * counted, then filled and sorted, both passes parallel over the rows. */
+static em_err coarse_pattern(const em_mesh *m, const em_dofmap *d, const uint8_t *cg,
+                             em_csr **out) {
+  int32_t n = d->n_dof, nc = 0, code[64];
+  int nbf = em_basis_count(d->order);
+  int32_t *cidx = NULL, *tptr = NULL, *ttet = NULL, *fill = NULL;
+  em_csr *P = NULL;
+  em_err err = EM_OK, bad = EM_OK;
+  *out = NULL;
+  EM_TRY(em_calloc(&cidx, (size_t)n + 1, sizeof *cidx, "coarse numbering"));
+  for (int32_t j = 0; j < n; j++) cidx[j] = cg[j] ? nc++ : -1;
+  EM_TRY_GOTO(err, em_calloc(&tptr, (size_t)nc + 1, sizeof *tptr, "coarse tets"), done);
+  EM_TRY_GOTO(err, em_calloc(&fill, (size_t)nc + 1, sizeof *fill, "coarse tets"), done);
+  for (int32_t t = 0; t < m->n_tet; t++) {
+    em_dofmap_tet(d, m, t, code);
+    for (int k = 0; k < nbf; k++)
+      if (code[k] >= 0 && cidx[code[k]] >= 0) tptr[cidx[code[k]] + 1]++;
+  }
+  for (int32_t i = 0; i < nc; i++) tptr[i + 1] += tptr[i];
+  EM_TRY_GOTO(err, em_calloc(&ttet, (size_t)tptr[nc] + 1, sizeof *ttet, "coarse tets"), done);
+  for (int32_t t = 0; t < m->n_tet; t++) {
+    em_dofmap_tet(d, m, t, code);
+    for (int k = 0; k < nbf; k++)
+      if (code[k] >= 0 && cidx[code[k]] >= 0) {
+        int32_t i = cidx[code[k]];
+        ttet[tptr[i] + fill[i]++] = t;
+      }
+  }
+  int64_t *rp = NULL;
+  EM_TRY_GOTO(err, em_calloc(&rp, (size_t)nc + 1, sizeof *rp, "coarse pattern"), done);
+  for (int pass = 0; pass < 2; pass++) {
+#pragma omp parallel
+    {
+      int32_t *mark = NULL, c[64];
+      em_err e = em_calloc(&mark, (size_t)nc + 1, sizeof *mark, "coarse pattern");
+      if (e) {
+#pragma omp critical(em_dfsys_ahead_bad)
+        bad = e;
+      }
+      for (int32_t i = 0; mark && i < nc; i++) mark[i] = -1;
+#pragma omp for schedule(dynamic, 1024)
+      for (int32_t i = 0; i < nc; i++) {
+        if (!mark) continue;
+        int64_t w = pass ? P->rowptr[i] : 0;
+        for (int32_t q = tptr[i]; q < tptr[i + 1]; q++) {
+          em_dofmap_tet(d, m, ttet[q], c);
+          for (int k = 0; k < nbf; k++) {
+            int32_t j = c[k] >= 0 ? cidx[c[k]] : -1;
+            if (j < 0 || mark[j] == i) continue;
+            mark[j] = i;
+            if (pass) P->colind[w] = j;
+            w++;
+          }
+        }
+        if (pass)
+          qsort(P->colind + P->rowptr[i], (size_t)(w - P->rowptr[i]), sizeof *P->colind, cmp_i32);
+        else
+          rp[i + 1] = w;
+      }
+      em_free(&mark);
+    }
+    if (bad) {
+      err = bad;
+      break;
+    }
+    if (!pass) {
+      for (int32_t i = 0; i < nc; i++) rp[i + 1] += rp[i];
+      err = em_csr_create(nc, nc, rp[nc], &P);
+      if (err) break;
+      memcpy(P->rowptr, rp, ((size_t)nc + 1) * sizeof *rp);
+      memset(P->val, 0, (size_t)rp[nc] * sizeof *P->val);
+    }
+  }
+  em_free(&rp);
+  if (!err) {
+    *out = P;
+    P = NULL;
+  }
+done:
+  em_csr_destroy(&P);
+  em_free(&cidx);
+  em_free(&tptr);
+  em_free(&ttet);
+  em_free(&fill);
+  return err;
+}
+
+/* The thread: the pattern, its hash, the analysis.  Errors stay here. */
+static void *dahead_main(void *arg) {
+  em_dfsys_ahead *h = arg;
+#ifdef _OPENMP
+  if (h->threads > 0) omp_set_num_threads(h->threads);
+#endif
+  em_csr *P = NULL;
+  em_stage_begin(&h->log, EM_STAGE_ORDERING);
+  em_err err = coarse_pattern(h->m, h->dofs, h->cg, &P);
+  em_stage_end(&h->log, EM_STAGE_ORDERING, "the coarse level's pattern from the mesh");
+  if (!err) h->ah.pattern = em_spmat_pattern_hash(P);
+  if (!err) err = em_pc_direct_analyse(P, &h->co, &h->log, &h->ah.F);
+  em_csr_destroy(&P);
+  if (err) {
+    snprintf(h->msg, sizeof h->msg, "%s", em_error_message());
+    em_error_clear();
+  }
+  h->err = err;
+  return NULL;
+}
+
+em_err em_fsys_dahead_start(em_fsys *s, const em_log *log) {
+  const em_fsys_desc *d = &s->d;
+  em_fsys_dahead_free(s); /* a failed solve's */
+  if (!em_fsys_distributed(s) || em_dist_rank(d->dist) != 0 || d->periodic || !d->solve->overlap)
+    return EM_OK;
+  em_pc_opts pco;
+  int nb = d->dofs->order; /* the assembled blocks' groups (assembly/pattern.c) */
+  em_fsys_dpc_opts(s, nb, &pco);
+  if (pco.type != EM_PC_PMG) return EM_OK;
+  em_dfsys_ahead *h = NULL;
+  EM_TRY(em_calloc(&h, 1, sizeof *h, "coarse analysis ahead"));
+  em_err err = em_fsys_dcoarse(s, &pco, &h->cg);
+  if (err) {
+    em_free(&h);
+    return err;
+  }
+  h->m = d->mesh, h->dofs = d->dofs, h->nb = nb;
+  em_dmat_pmg_coarse_opts(&pco, d->backend, &h->co);
+#ifdef _OPENMP
+  h->threads = omp_get_max_threads();
+#endif
+  if (log) h->log = *log;
+  em_stages_init_background(&h->st, log ? log->stages : NULL);
+  h->log.stages = log && log->stages ? &h->st : NULL;
+  if (pthread_create(&h->th, NULL, dahead_main, h)) { /* no thread: in order */
+    em_log_verbose(log, "overlap: no thread for the coarse analysis; it runs in order");
+    em_free(&h->cg);
+    em_free(&h);
+    return EM_OK;
+  }
+  s->dahead = h;
+  em_log_verbose(log,
+                 "overlap: the coarse level's ordering and symbolic analysis begin on a "
+                 "thread of their own on rank 0 beside the parts and the assembly");
+  return EM_OK;
+}
+
+static void dahead_drop(em_dfsys_ahead **hp) {
+  em_dfsys_ahead *h = *hp;
+  em_direct_destroy(&h->ah.F);
+  em_free(&h->cg);
+  em_free(hp);
+}
+
+void em_fsys_dahead_take(em_fsys *s, int nb, const uint8_t *cg, const em_log *log,
+                         em_dmat_coarse_ahead *ah) {
+  memset(ah, 0, sizeof *ah);
+  em_dfsys_ahead *h = s->dahead;
+  if (!h) return;
+  s->dahead = NULL;
+  double tw = em_wtime();
+  pthread_join(h->th, NULL);
+  em_stages_join(log, &h->st, tw);
+  if (tw < em_wtime() - 0.05)
+    em_log_verbose(log, "overlap: waited %.2f s for the coarse analysis", em_wtime() - tw);
+  const char *why = NULL;
+  if (h->err)
+    why = h->msg;
+  else if (nb != h->nb)
+    why = "the order groups differ from the assumed ones";
+  else if (memcmp(cg, h->cg, (size_t)s->d.dofs->n_dof))
+    why = "the coarse set differs";
+  if (why) {
+    em_log_verbose(
+        log, "overlap: the coarse analysis made ahead is not used (%s); it runs in order", why);
+  } else {
+    *ah = h->ah;
+    h->ah.F = NULL;
+  }
+  dahead_drop(&h);
+}
+
+void em_fsys_dahead_free(em_fsys *s) {
+  if (!s->dahead) return;
+  pthread_join(s->dahead->th, NULL); /* an error path: the thread's table is dropped */
+  dahead_drop(&s->dahead);
+}
