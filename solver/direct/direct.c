@@ -6,6 +6,7 @@
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #ifdef _OPENMP
 #include <omp.h>
@@ -331,10 +332,40 @@ static em_cplx entry(const em_csr *A, int32_t j, int32_t i) {
 
 /* max |a_ij - a_ji| (an entry without its mirror counts whole), and
  * whether the pattern is symmetric: every off-diagonal entry finds its
- * mirror by a binary search in the other row, rows in parallel. */
+ * mirror by a binary search in the other row, rows in parallel.  First
+ * the upper entries alone (j > i): a_ji - a_ij is -(a_ij - a_ji) exactly,
+ * so when they find a mirror each and the mirrors are all the lower
+ * entries (2 x matched = off-diagonal entries: a symmetric pattern, the
+ * FEM's) their maximum is the whole one, bit for bit, at half the
+ * lookups (~0.2 s at 110M entries on 16 cores); else the full pass. */
 static em_err asymmetry(const em_csr *A, double *asym, int *pattern_symmetric) {
   double amax2 = 0;
   int64_t matched = 0, off = 0;
+  const char *ab = getenv("EMSOLVE_ONERUN"); /* 0: the full pass alone (device-onerun.sh) */
+  int half = !(ab && !strcmp(ab, "0"));
+#pragma omp parallel for schedule(dynamic, 1024) reduction(max : amax2) \
+    reduction(+ : matched, off) if (half && A->nnz > 200000)
+  for (int32_t i = 0; i < (half ? A->n_rows : 0); i++)
+    for (int64_t p = A->rowptr[i]; p < A->rowptr[i + 1]; p++) {
+      int32_t j = A->colind[p];
+      if (j == i) continue;
+      off++;
+      if (j < i) continue;
+      int64_t q = find_entry(A, j, i);
+      em_cplx dv = A->val[p];
+      if (q >= 0) {
+        dv -= A->val[q];
+        matched += 2;
+      }
+      double a2 = creal(dv) * creal(dv) + cimag(dv) * cimag(dv);
+      if (a2 > amax2) amax2 = a2;
+    }
+  if (half && matched == off) {
+    *asym = sqrt(amax2);
+    *pattern_symmetric = 1;
+    return EM_OK;
+  }
+  amax2 = 0, matched = 0, off = 0;
 #pragma omp parallel for schedule(dynamic, 1024) reduction(max : amax2) \
     reduction(+ : matched, off) if (A->nnz > 200000)
   for (int32_t i = 0; i < A->n_rows; i++)
