@@ -49,6 +49,28 @@ em_err em_run_solve_frequency(em_run *r, int fi);
 /* The problem object of the run's mesh (made at the first solve; a
  * distributed solve's serving rank makes it before it serves). */
 em_err em_app_make_fsys(em_run *r);
+/* The solve of frequency fi alone: its system (the fixed values) and
+ * solutions to the caller, for em_run_post_frequency or the thread of
+ * sweep_post.c. */
+em_err em_run_solve_only(em_run *r, int fi, em_system **sys, em_cplx **x);
+/* The outputs of frequency fi from what em_run_solve_only gave, and its
+ * progress line. */
+em_err em_run_post_frequency(em_run *r, int fi, const em_system *sys, const em_cplx *x);
+
+/* sweep_post.c: a uniform sweep's outputs of one frequency on a thread of
+ * their own while the next frequency solves (issue 24).  _may: whether
+ * this run may (Solver/overlap 1, no plane wave, no Floquet cell, one
+ * rank; EMSOLVE_SWEEP2=0: never).  _start takes *sys and *x (set to NULL)
+ * and starts the thread; *h NULL when no thread could start (the caller
+ * then post-processes in turn, *sys and *x still its own).  _join waits,
+ * adds the thread's stages to the run's table, logs the frequency's
+ * progress line and sets *fi to the frequency whose outputs are complete
+ * (-1: none, or an error, raised again on this thread); *h freed. */
+typedef struct em_sweep_post em_sweep_post;
+int em_sweep_post_may(const em_run *r);
+em_err em_sweep_post_start(em_run *r, int fi, em_system **sys, em_cplx **x, em_sweep_post **h);
+em_err em_sweep_post_join(em_run *r, em_sweep_post **h, int *fi);
+
 /* A full solve at f for the adaptive sweep: u = the solutions of every
  * excitation [ns][n], y = what the ports measure [np][np]. */
 em_err em_run_solve_sample(em_run *r, double f, em_freq_result *fr, em_cplx *u, em_cplx *y);

@@ -106,15 +106,31 @@ static em_err solve_at(em_run *r, double f, int first, em_freq_result *fr, em_sy
   return EM_OK;
 }
 
-em_err em_run_solve_frequency(em_run *r, int fi) {
-  em_system *sys = NULL;
-  em_cplx *x = NULL;
+em_err em_run_solve_only(em_run *r, int fi, em_system **sys, em_cplx **x) {
   em_freq_result *fr = &r->res.fr[fi];
   fr->f = r->m.cfg.freq[fi];
   fr->k0 = 2 * M_PI * fr->f / EM_C0;
-  em_err err = solve_at(r, fr->f, fi == 0, fr, &sys, &x);
-  if (!err) err = em_post_frequency(&r->m, &r->res, &r->out, r->log, fi, x, sys->fixed);
-  if (!err) em_app_log_frequency(r, fi); /* app/face.c */
+  *sys = NULL;
+  *x = NULL;
+  em_err err = solve_at(r, fr->f, fi == 0, fr, sys, x);
+  if (err) {
+    em_system_destroy(sys);
+    em_free(x);
+  }
+  return err;
+}
+
+em_err em_run_post_frequency(em_run *r, int fi, const em_system *sys, const em_cplx *x) {
+  EM_TRY(em_post_frequency(&r->m, &r->res, &r->out, r->log, fi, x, sys->fixed));
+  em_app_log_frequency(r, fi); /* app/face.c */
+  return EM_OK;
+}
+
+em_err em_run_solve_frequency(em_run *r, int fi) {
+  em_system *sys = NULL;
+  em_cplx *x = NULL;
+  em_err err = em_run_solve_only(r, fi, &sys, &x);
+  if (!err) err = em_run_post_frequency(r, fi, sys, x);
   em_system_destroy(&sys);
   em_free(&x);
   return err;

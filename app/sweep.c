@@ -64,11 +64,38 @@ static void list_earlier_outputs(em_run *r, int fi) {
     em_outdir_add(out, "antenna.csv");
 }
 
+/* Frequency fi complete: journaled (every finished frequency: --resume
+ * goes on; app/outdir.c keeps the partial folder and says so). */
+static em_err journal_done(em_run *r, uint8_t *done, int fi) {
+  done[fi] = 1;
+  em_stage_begin(r->log, EM_STAGE_WRITING);
+  em_err err = em_journal_write(r, done);
+  em_stage_end(r->log, EM_STAGE_WRITING, "journal");
+  return err;
+}
+
+/* The outputs under way on their thread (sweep_post.c) joined and, when
+ * complete, their frequency journaled.  err: the caller's own error (or
+ * EM_OK), which wins over the join's (its message kept). */
+static em_err post_finish(em_run *r, uint8_t *done, em_sweep_post **h, em_err err) {
+  if (!*h) return err;
+  char msg[512] = "";
+  if (err) snprintf(msg, sizeof msg, "%s", em_error_message());
+  int fi = -1;
+  em_err perr = em_sweep_post_join(r, h, &fi);
+  if (fi >= 0) perr = journal_done(r, done, fi);
+  if (!err) return perr;
+  if (!perr) return err;
+  em_error_clear(); /* the join's trace: the caller's error is the one to say */
+  return EM_RAISE(err, "%s", msg);
+}
+
 static em_err sweep(em_run *r, uint8_t *done, int n_resumed) {
   int nf = r->m.cfg.n_freq;
   if (em_sweep_dist_on(r)) return em_sweep_dist_uniform(r, done); /* app/sweep_dist.c */
-  int left = nf - n_resumed;
-  r->t_sweep = em_wtime(); /* the progress line's elapsed time and estimate (app/face.c) */
+  int left = nf - n_resumed, bg = em_sweep_post_may(r);
+  em_sweep_post *post = NULL; /* frequency i - 1's outputs while i solves */
+  r->t_sweep = em_wtime();    /* the progress line's elapsed time and estimate (app/face.c) */
   for (int i = 0; i < nf; i++) {
     if (done[i]) continue;
     /* the first frequency shows its stages; the others one line each */
@@ -77,18 +104,24 @@ static em_err sweep(em_run *r, uint8_t *done, int n_resumed) {
     while (j < nf && done[j]) j++;
     r->next_f = j < nf ? r->m.cfg.freq[j] : 0;
     r->last_solve = j >= nf; /* its solver released beside its outputs (app/release.c) */
-    EM_TRY(em_run_solve_frequency(r, i));
+    em_system *sys = NULL;
+    em_cplx *x = NULL;
+    em_err err = em_run_solve_only(r, i, &sys, &x);
+    /* the previous frequency's outputs, made beside this solve: joined and
+       journaled whatever this solve gave */
+    err = post_finish(r, done, &post, err);
+    if (!err && bg && j < nf) err = em_sweep_post_start(r, i, &sys, &x, &post);
+    if (!err && !post) { /* in turn: the last frequency, or no thread */
+      err = em_run_post_frequency(r, i, sys, x);
+      if (!err) err = journal_done(r, done, i);
+    }
+    em_system_destroy(&sys);
+    em_free(&x);
+    if (!err) err = em_app_check_signal(); /* the thread joined first: nothing lost */
+    if (err) return post_finish(r, done, &post, err);
     left--;
-    done[i] = 1;
-    em_stage_begin(r->log, EM_STAGE_WRITING);
-    em_err err = em_journal_write(r, done);
-    em_stage_end(r->log, EM_STAGE_WRITING, "journal");
-    EM_TRY(err);
-    /* the journal holds every finished frequency: --resume goes on (app/outdir.c
-       keeps the partial folder and says so) */
-    EM_TRY(em_app_check_signal());
   }
-  return EM_OK;
+  return post_finish(r, done, &post, EM_OK);
 }
 
 /* ------------------------------------------------------- adaptive sweep */

@@ -21,7 +21,8 @@
  * --ns: the column counts measured (of 1, 2, 4, 8, 16).  --variants: the
  * GPU direct solves' variants (em_direct_gsolve) tried in turn on the same
  * factor (the direct pc's, pmg's coarse one): "old" none, "il" interleaved
- * y, "own" own kernels for the big supernodes' products, "st" their
+ * y, "own" own kernels for the big supernodes' products ("ownb": the
+ * backward one only, with several columns), "st" their
  * streams, "inv" their triangles by GEMM with the stored inverse of L11
  * (trinv; built at the variant's first solve, in its warm-up), "t256" the
  * level kernels on 256 threads per block (any multiple of 32), "tlev" on
@@ -33,7 +34,14 @@
  * (CPU too) also its V-cycle's profile (em_pc_pmg_profile): ms and steps
  * per cycle of each part (zero, the levels' residual products, gathers,
  * smoothers, scatters, the coarse set's product, gather, solve, scatter)
- * and of each level. */
+ * and of each level.
+ *
+ *   [--spmm il,cols]
+ *
+ * --spmm (GPU, pmg): its residual products through the block operator with
+ * x interleaved ("il", the default: em_blockop_opts.interleave) and/or
+ * from the k columns ("cols", as before), each a row of its own on the
+ * same preconditioner (em_blockop_set_interleave). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -243,6 +251,8 @@ static int parse_variant(const char *v, em_direct_gsolve *g) {
       g->interleave = 1;
     else if (!strcmp(t, "own"))
       g->big_own = 1;
+    else if (!strcmp(t, "ownb")) /* the backward product by the own kernel, for blocks */
+      g->big_own = 3;
     else if (!strcmp(t, "st"))
       g->streams = 1;
     else if (!strcmp(t, "inv"))
@@ -379,7 +389,7 @@ static em_err make_pc(const char *name, const em_csr *A, const em_blockmat *B,
 
 int main(int argc, char **argv) {
   const char *file = NULL, *out = NULL, *pcs = "direct,pmg,ilu0", *device = "both";
-  const char *ns_list = "1,2,4,8,16", *variants = "all";
+  const char *ns_list = "1,2,4,8,16", *variants = "all", *spmm = "il";
   int box = 12, order = 2, reps = 5, mixed = 0, profile = 0;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -406,12 +416,14 @@ int main(int argc, char **argv) {
       variants = argv[++i];
     else if (!strcmp(a, "--profile"))
       profile = 1;
+    else if (!strcmp(a, "--spmm") && v)
+      spmm = argv[++i];
     else {
       fprintf(stderr,
               "usage: pc_multi_bench [--matrix FILE | --fem-box N --order P] [--pc "
               "direct,pmg,ilu0] [--device cpu|gpu|both] [--prec double|mixed] [--reps R (<= "
               "64)] [--out DIR] [--ns 1,4,8] [--variants old,il,own,st,il+own,all] "
-              "[--profile]\n");
+              "[--profile] [--spmm il,cols]\n");
       return 2;
     }
   }
@@ -448,6 +460,20 @@ int main(int argc, char **argv) {
       }
       snprintf(vnames[nv++], sizeof vnames[0], "%s", t);
     }
+  }
+  int sp_il[2], nsp = 0;
+  {
+    char buf[64];
+    snprintf(buf, sizeof buf, "%s", spmm);
+    char *save = NULL;
+    for (char *t = strtok_r(buf, ",", &save); t && nsp < 2; t = strtok_r(NULL, ",", &save)) {
+      if (strcmp(t, "il") && strcmp(t, "cols")) {
+        fprintf(stderr, "pc_multi_bench: --spmm: '%s' is neither il nor cols\n", t);
+        return 2;
+      }
+      sp_il[nsp++] = !strcmp(t, "il");
+    }
+    if (!nsp) sp_il[nsp++] = 1;
   }
   em_blockmat *B0 = NULL, *B = NULL;
   em_csr *A = NULL;
@@ -526,14 +552,18 @@ int main(int argc, char **argv) {
       em_direct_info fi;
       if (F) em_direct_get_info(F, &fi);
       if (F && (!fi.where || strcmp(fi.where, "gpu"))) F = NULL;
-      for (int v = 0; v < (F ? nv : 1) && nr < 64; v++) {
+      int ab = be == EM_BACKEND_CUDA && !strcmp(tok, "pmg") ? nsp : 1;
+      for (int vs = 0; vs < (F ? nv : 1) * ab && nr < 64; vs++) {
+        int v = vs / ab, il = ab > 1 || be == EM_BACKEND_CUDA ? sp_il[vs % ab] : 1;
+        em_blockop_set_interleave(bop, il);
         row *r = &rows[nr];
         memset(r, 0, sizeof *r);
         r->dev = dn;
         r->setup_s = setup;
-        snprintf(r->name, sizeof r->name, "%s%s%s%s%s", tok,
+        snprintf(r->name, sizeof r->name, "%s%s%s%s%s%s", tok,
                  mixed && be == EM_BACKEND_CUDA && strcmp(tok, "ilu0") ? " (single factor)" : "",
-                 F ? " [" : "", F ? vnames[v] : "", F ? "]" : "");
+                 F ? " [" : "", F ? vnames[v] : "", F ? "]" : "",
+                 ab > 1 ? (il ? " x il" : " x cols") : "");
         if (F) em_direct_set_gsolve(F, &vars[v]);
         err = measure(pc, be, n, x, reps, use, r);
         if (err) {

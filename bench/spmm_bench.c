@@ -2,8 +2,10 @@
  * (issue 28): y_j = A x_j for N vectors as N SpMVs and as one SpMM
  * (em_spmat_spmm / em_blockop_apply_multi), for CSR, sliced ELLR-T on the
  * length-sorted rows, and the nine-block operator as emsolve builds it
- * (rows sorted within the order groups, AUTO formats, streams), on the CPU
- * and, when one answers, on the GPU.  Every SpMM column is checked against
+ * (rows sorted within the order groups, AUTO formats, streams; on the GPU
+ * with its k-vector products reading x interleaved, the default, and from
+ * the k columns as before: em_blockop_opts.interleave), on the CPU and,
+ * when one answers, on the GPU.  Every SpMM column is checked against
  * the SpMV's (they must agree bit for bit) before it is timed.  Table on
  * stdout (median ms per N vectors, the ratio N SpMVs / SpMM), spmm.md and
  * spmm.json under --out.
@@ -157,11 +159,12 @@ static em_err spmat_variant(const em_csr *A, em_format f, em_backend be, const e
   return err;
 }
 
-static em_err blockop_variant(const em_blockmat *B, em_backend be, const em_cplx *x, int reps,
-                              row *r) {
+static em_err blockop_variant(const em_blockmat *B, em_backend be, int il, const em_cplx *x,
+                              int reps, row *r) {
   em_blockop_opts o;
   em_blockop_opts_default(&o);
   o.backend = be;
+  o.interleave = il;
   int32_t n = B->offset[B->nb], *perm = NULL;
   em_blockmat *Bp = NULL;
   em_blockop *op = NULL;
@@ -174,8 +177,11 @@ static em_err blockop_variant(const em_blockmat *B, em_backend be, const em_cplx
   EM_TRY_GOTO(err, em_blockop_operator(op, &v.op), done);
   em_spmat_info info;
   em_blockop_block_info(op, B->nb - 1, B->nb - 1, &info);
-  snprintf(r->name, sizeof r->name, "nine blocks, streams (A_%d%d %s)", B->nb, B->nb,
-           em_format_name(info.format));
+  snprintf(r->name, sizeof r->name, "nine blocks, streams (A_%d%d %s)%s", B->nb, B->nb,
+           em_format_name(info.format),
+           be == EM_BACKEND_CPU ? ""
+           : il                 ? ", x interleaved"
+                                : ", x columns");
   err = measure(&v, x, reps, r);
 done:
   em_blockop_destroy(&op);
@@ -314,11 +320,11 @@ int main(int argc, char **argv) {
       print_row(r);
       nr++;
     }
-    if (B) {
+    for (int il = 1; B && il >= (be == EM_BACKEND_CPU ? 1 : 0); il--) {
       row *r = &rows[nr];
       memset(r, 0, sizeof *r);
       r->dev = dn;
-      if (blockop_variant(B, be, x, reps, r)) {
+      if (blockop_variant(B, be, il, x, reps, r)) {
         fprintf(stderr, "block operator on the %s: ", dn);
         em_error_print(stderr);
         em_error_clear();

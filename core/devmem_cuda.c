@@ -51,3 +51,25 @@ void em_dev_free(void *pptr) {
   if (*p) cudaFree(*p);
   *p = NULL;
 }
+
+int em_host_pin(void *p, size_t bytes) {
+  if (!p || !bytes) return 0;
+  if (cudaHostRegister(p, bytes, cudaHostRegisterDefault) != cudaSuccess) {
+    (void)cudaGetLastError(); /* not sticky: the array stays pageable */
+    return 0;
+  }
+  return 1;
+}
+
+void em_host_unpin(void *p) {
+  if (p && cudaHostUnregister(p) != cudaSuccess) (void)cudaGetLastError();
+}
+
+int em_host_pinned(const void *p) {
+  struct cudaPointerAttributes a;
+  if (!p || cudaPointerGetAttributes(&a, p) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return 0;
+  }
+  return a.type == cudaMemoryTypeHost;
+}

@@ -320,6 +320,14 @@ em_err em_dev_upload_vals(void **d, const em_cplx *h, size_t n, em_prec p, size_
                           const char *what);
 /* cudaFree(*pptr) when not NULL; *pptr = NULL (pptr: address of a pointer). */
 void em_dev_free(void *pptr);
+/* Page-lock the host array p of `bytes` bytes (cudaHostRegister): uploads
+ * from it then go at the link's speed, no staging copy.  1 when done, 0
+ * when refused (nothing changes: the array stays pageable).  The owner
+ * unpins it (em_host_unpin) before freeing it. */
+int em_host_pin(void *p, size_t bytes);
+void em_host_unpin(void *p);
+/* 1 when the host array p is page-locked (em_host_pin, cudaMallocHost). */
+int em_host_pinned(const void *p);
 
 /* ------------------------------------------------------------------- CSR */
 

@@ -40,4 +40,5 @@ const em_fmt_backend em_fmt_backend_cpu = {
             [EM_FMT_BITMAP] = &em_fmt_bitmap_cpu},
     .bitmap = &em_bitmap_xops_cpu,
     .blockop = &em_blockop_ops_cpu,
+    .interleave = em_fmt_cpu_interleave,
 };

@@ -46,4 +46,5 @@ const em_fmt_backend em_fmt_backend_cuda = {
             [EM_FMT_BITMAP] = &em_fmt_bitmap_cuda},
     .bitmap = NULL, /* get / add / mul / to CSR: CPU bitmaps only so far */
     .blockop = &em_blockop_ops_cuda,
+    .interleave = em_fmt_cuda_interleave,
 };

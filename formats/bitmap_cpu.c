@@ -25,4 +25,4 @@ static em_err bitmap_spmv_cpu(const em_spmat *M, const void *x, void *y, int acc
   return EM_OK;
 }
 
-const em_spmat_ops em_fmt_bitmap_cpu = {NULL, bitmap_spmv_cpu, em_bitmap_destroy, NULL};
+const em_spmat_ops em_fmt_bitmap_cpu = {NULL, bitmap_spmv_cpu, em_bitmap_destroy, NULL, NULL};

@@ -70,4 +70,4 @@ static em_err bitmap_setup_cuda(em_spmat *M) {
 }
 
 const em_spmat_ops em_fmt_bitmap_cuda = {bitmap_setup_cuda, bitmap_spmv_cuda, em_bitmap_destroy,
-                                         NULL};
+                                         NULL, NULL};

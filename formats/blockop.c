@@ -6,7 +6,8 @@
 
 #include "blockop_impl.h"
 
-/* CPU, complex double, STREAMS, every format automatic. */
+/* CPU, complex double, STREAMS, every format automatic, k-vector
+ * products from an interleaved x where the blocks' kernels take one. */
 void em_blockop_opts_default(em_blockop_opts *o) {
   memset(o, 0, sizeof *o);
   o->backend = EM_BACKEND_CPU;
@@ -15,6 +16,7 @@ void em_blockop_opts_default(em_blockop_opts *o) {
   for (int i = 0; i < EM_MAX_ORDER; i++)
     for (int j = 0; j < EM_MAX_ORDER; j++) o->format[i][j] = EM_FMT_AUTO;
   o->whole_format = EM_FMT_AUTO;
+  o->interleave = 1;
 }
 
 /* The block matrix is whole: 1..3 groups, rising offsets from 0, every block
@@ -74,6 +76,18 @@ em_err em_blockop_row_csr(const em_blockmat *B, int i, em_csr **out) {
     R->rowptr[r + 1] = k;
   }
   return EM_OK;
+}
+
+/* On only without ONE_MATRIX and where every stored block has interleaved
+ * kernels; off keeps the copy made (freed with the operator). */
+int em_blockop_set_interleave(em_blockop *op, int on) {
+  if (!op) return 0;
+  op->opts.interleave = on;
+  op->il = on && !op->whole;
+  for (int i = 0; i < op->nb; i++)
+    for (int j = 0; j < op->nb; j++)
+      if (op->blk[i][j] && !em_spmat_has_spmm_il(op->blk[i][j])) op->il = 0;
+  return op->il;
 }
 
 /* The stored blocks of each row, diagonal first, then cyclically. */
@@ -168,6 +182,7 @@ static em_err blockop_build(const em_blockop_src *src, const em_blockop_opts *o,
       }
   }
   blockop_chains(op);
+  em_blockop_set_interleave(op, o->interleave);
   if (op->ops->init) EM_TRY_GOTO(err, op->ops->init(op), done);
   *out = op;
   op = NULL;
@@ -236,6 +251,21 @@ em_err em_blockop_block_spmm(const em_blockop *op, int i, int j, int k, const vo
     yi[c] = (char *)y[c] + (size_t)op->offset[i] * op->elem;
   }
   return em_spmat_spmm(op->blk[i][j], k, xj, yi, accumulate, stream);
+}
+
+/* Block (i, j) reads columns offset[j] .. of x, so rows offset[j] .. of the
+ * interleaved block (ROWS: j = 0, the whole). */
+em_err em_blockop_block_spmm_il(const em_blockop *op, int i, int j, int k, const void *const *x,
+                                const void *xi, void *const *y, int accumulate, void *stream) {
+  if (!xi) return em_blockop_block_spmm(op, i, j, k, x, y, accumulate, stream);
+  const void *xj[EM_SPMM_GROUP];
+  void *yi[EM_SPMM_GROUP];
+  for (int c = 0; c < k; c++) {
+    xj[c] = (const char *)x[c] + (size_t)op->offset[j] * op->elem;
+    yi[c] = (char *)y[c] + (size_t)op->offset[i] * op->elem;
+  }
+  const char *xij = (const char *)xi + (size_t)op->offset[j] * (size_t)k * op->elem;
+  return em_spmat_spmm_il(op->blk[i][j], k, xj, xij, yi, accumulate, stream);
 }
 
 /* CPU: block rows i0 .. i1-1 of k vectors, the chains of em_blockop_apply

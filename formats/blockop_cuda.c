@@ -60,6 +60,8 @@ static em_err blockop_cuda_init(em_blockop *op) {
 
 /* Release what init created (any subset of it, after a failed init). */
 static void blockop_cuda_free(em_blockop *op) {
+  em_dev_free(&op->xi);
+  op->xi_bytes = 0;
   em_blockop_cuda *C = op->cuda;
   if (!C) return;
   /* destroying streams, events and graphs with work in flight is allowed:
@@ -76,6 +78,34 @@ static void blockop_cuda_free(em_blockop *op) {
   em_free(&op->cuda);
 }
 
+/* The k >= 2 columns of x interleaved into op->xi on `origin` (before the
+ * fork, so every block's product reads it): *xi = the block, or NULL when
+ * the operator gathers from the columns (interleave off, a block without
+ * such kernels, k = 1, or no device memory for the copy: then as before,
+ * and the allocation is not tried again).  A larger block than the last
+ * replaces it (the free waits for the products still reading it: cudaFree
+ * synchronises the device). */
+static em_err blockop_pack(em_blockop *op, int k, const void *const *x, cudaStream_t origin,
+                           const void **xi) {
+  *xi = NULL;
+  if (!op->il || k < 2) return EM_OK;
+  size_t bytes = (size_t)op->offset[op->nb] * (size_t)k * op->elem;
+  if (bytes > op->xi_bytes) {
+    em_dev_free(&op->xi);
+    op->xi_bytes = 0;
+    if (em_dev_alloc(&op->xi, NULL, bytes, NULL, "interleaved x of the block operator")) {
+      em_error_clear(); /* not an error: the products gather from the columns */
+      op->il = 0;
+      return EM_OK;
+    }
+    op->xi_bytes = bytes;
+  }
+  EM_TRY(em_vecs_interleave(op->opts.backend, op->opts.prec, op->offset[op->nb], k, x, op->xi,
+                            origin));
+  *xi = op->xi;
+  return EM_OK;
+}
+
 /* Fork from `origin`, the chains of block rows i0 .. i1-1 on the block
  * streams, join into origin; k vectors (x[c] -> y[c]), each block one
  * multi-vector product (k = 1: its SpMV). */
@@ -84,6 +114,8 @@ static em_err blockop_issue(em_blockop *op, int i0, int i1, int k, const void *c
   em_blockop_cuda *C = op->cuda;
   cudaEvent_t joins[EM_MAX_ORDER * EM_MAX_ORDER];
   int n_join = 0;
+  const void *xi = NULL;
+  EM_TRY(blockop_pack(op, k, x, origin, &xi));
   EM_CUDA(cudaEventRecord(C->entry, origin));
   for (int i = i0; i < i1; i++) {
     size_t rows = (size_t)(op->offset[i + 1] - op->offset[i]);
@@ -105,7 +137,7 @@ static em_err blockop_issue(em_blockop *op, int i0, int i1, int k, const void *c
       if (k == 1)
         EM_TRY(em_blockop_block_spmv(op, i, j, x[0], y[0], t > 0, st));
       else
-        EM_TRY(em_blockop_block_spmm(op, i, j, k, x, y, t > 0, st));
+        EM_TRY(em_blockop_block_spmm_il(op, i, j, k, x, xi, y, t > 0, st));
       EM_CUDA(cudaEventRecord(C->done[i][j], st));
       joins[n_join++] = C->done[i][j];
     }
@@ -170,8 +202,10 @@ static em_err blockop_graph_for(em_blockop *op, const void *x, void *y, cudaGrap
 
 /* SEQUENTIAL: the chains of block rows i0 .. i1-1 on stream 0, no events
  * needed; k vectors as in blockop_issue. */
-static em_err blockop_sequential(const em_blockop *op, int i0, int i1, int k, const void *const *x,
+static em_err blockop_sequential(em_blockop *op, int i0, int i1, int k, const void *const *x,
                                  void *const *y) {
+  const void *xi = NULL;
+  EM_TRY(blockop_pack(op, k, x, 0, &xi));
   for (int i = i0; i < i1; i++) {
     size_t rows = (size_t)(op->offset[i + 1] - op->offset[i]);
     if (rows == 0) continue;
@@ -183,7 +217,7 @@ static em_err blockop_sequential(const em_blockop *op, int i0, int i1, int k, co
       if (k == 1)
         EM_TRY(em_blockop_block_spmv(op, i, op->order[i][t], x[0], y[0], t > 0, NULL));
       else
-        EM_TRY(em_blockop_block_spmm(op, i, op->order[i][t], k, x, y, t > 0, NULL));
+        EM_TRY(em_blockop_block_spmm_il(op, i, op->order[i][t], k, x, xi, y, t > 0, NULL));
     }
   }
   return EM_OK;

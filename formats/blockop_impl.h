@@ -56,6 +56,12 @@ struct em_blockop {
                                                 STREAMS and GRAPH modes) */
   em_blockop_vmap *vmap;                     /* em_blockop_refill_values' map, made by its
                                                 first call; NULL before */
+  int il;                                    /* the k-vector products gather x from an
+                                                interleaved copy: opts.interleave and
+                                                every stored block has such kernels */
+  void *xi;                                  /* CUDA: that copy, n x k (grown to the
+                                                widest k asked), NULL before */
+  size_t xi_bytes;
 };
 
 /* The value map of em_blockop_refill_values (blockop_values.c): entry q
@@ -73,7 +79,11 @@ struct em_blockop_vmap {
   void *dcode;                /* CUDA: the codes on the GPU (uint32 when
                                  shift is 27, else int64) */
   void *pin[2];               /* CUDA: pinned host staging of the
-                                 uploads, kept between refills */
+                                 uploads, kept between refills (both or none) */
+  int pin_tried;              /* CUDA: their allocation tried (once) */
+  void *stage;                /* CUDA: the device staging of one chunk, kept */
+  void *stream;               /* CUDA: the uploads' stream (cudaStream_t), kept */
+  void *ev[2];                /* CUDA: the pinned buffers' upload events, kept */
 };
 void em_blockop_vmap_free(em_blockop *op);
 #ifdef EM_HAVE_CUDA
@@ -114,6 +124,10 @@ em_err em_blockop_block_spmv(const em_blockop *op, int i, int j, const void *x, 
 /* The same for k <= EM_SPMM_GROUP vectors (one multi-vector product). */
 em_err em_blockop_block_spmm(const em_blockop *op, int i, int j, int k, const void *const *x,
                              void *const *y, int accumulate, void *stream);
+/* The same with x also interleaved in xi (n x k for the whole operator;
+ * NULL: from the columns). */
+em_err em_blockop_block_spmm_il(const em_blockop *op, int i, int j, int k, const void *const *x,
+                                const void *xi, void *const *y, int accumulate, void *stream);
 
 #ifdef __cplusplus
 }

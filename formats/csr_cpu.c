@@ -74,4 +74,4 @@ static em_err csr_spmm_cpu(const em_spmat *M, int k, const void *const *x, void 
   return EM_OK;
 }
 
-const em_spmat_ops em_fmt_csr_cpu = {NULL, csr_spmv_cpu, em_csrx_destroy, csr_spmm_cpu};
+const em_spmat_ops em_fmt_csr_cpu = {NULL, csr_spmv_cpu, em_csrx_destroy, csr_spmm_cpu, NULL};

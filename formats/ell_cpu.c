@@ -92,4 +92,4 @@ static em_err ellx_spmm_cpu(const em_spmat *M, int k, const void *const *x, void
   return EM_OK;
 }
 
-const em_spmat_ops em_fmt_ellx_cpu = {NULL, ellx_spmv_cpu, em_ellx_destroy, ellx_spmm_cpu};
+const em_spmat_ops em_fmt_ellx_cpu = {NULL, ellx_spmv_cpu, em_ellx_destroy, ellx_spmm_cpu, NULL};

@@ -149,8 +149,9 @@ static em_err ellx_setup_cuda(em_spmat *M) {
 
 /* The SpMV kernel for K vectors: each slot (value, column) loaded once,
  * column j's sum built in exactly the SpMV's order (bit for bit its
- * result), the K sums reduced over the T lanes of the row. */
-template <typename V, int T, bool ROWLEN, int K>
+ * result), the K sums reduced over the T lanes of the row; IL: x gathered
+ * from the interleaved block (em_vecs), the same values. */
+template <typename V, int T, bool ROWLEN, int K, bool IL>
 __global__ void __launch_bounds__(EM_FMT_BLOCK, 2)
     ellx_spmm_kernel(int32_t n_rows, int32_t S, int32_t width,
                      const int64_t *__restrict__ slice_ptr, const int32_t *__restrict__ rowlen,
@@ -183,7 +184,7 @@ __global__ void __launch_bounds__(EM_FMT_BLOCK, 2)
         for (int u = 0; u < EM_FMT_UNROLL; u++)
           if (ROWLEN || c[u] >= 0) {
 #pragma unroll
-            for (int j = 0; j < K; j++) em_cacc(sum[j], a[u], em_ldg(v.x[j] + c[u]));
+            for (int j = 0; j < K; j++) em_cacc(sum[j], a[u], em_xget<IL>(v, j, c[u]));
           }
         q += EM_FMT_UNROLL * step;
       }
@@ -192,7 +193,7 @@ __global__ void __launch_bounds__(EM_FMT_BLOCK, 2)
         const V a = em_ld_stream(val + q);
         if (ROWLEN || c >= 0) {
 #pragma unroll
-          for (int j = 0; j < K; j++) em_cacc(sum[j], a, em_ldg(v.x[j] + c));
+          for (int j = 0; j < K; j++) em_cacc(sum[j], a, em_xget<IL>(v, j, c));
         }
       }
     }
@@ -206,85 +207,107 @@ __global__ void __launch_bounds__(EM_FMT_BLOCK, 2)
 }
 
 template <typename V, int T, bool ROWLEN, int K>
-static void ellx_mlaunch(const em_ellx *E, const void *const *x, void *const *y, int acc,
-                         cudaStream_t st) {
+static void ellx_mlaunch(const em_ellx *E, const void *const *x, const void *xi, int ld,
+                         void *const *y, int acc, cudaStream_t st) {
   em_vecs<V, K> v;
   for (int j = 0; j < K; j++) {
-    v.x[j] = (const V *)x[j];
+    v.x[j] = x ? (const V *)x[j] : NULL;
     v.y[j] = (V *)y[j];
   }
+  v.xi = (const V *)xi;
+  v.ld = ld;
   unsigned blocks = em_fmt_blocks((int64_t)E->n_rows * T, E->grid_cap);
-  ellx_spmm_kernel<V, T, ROWLEN, K><<<blocks, EM_FMT_BLOCK, 0, st>>>(
-      E->n_rows, E->S, E->width, E->slice_ptr, E->rowlen, E->col, (const V *)E->val, v, acc);
+  if (xi)
+    ellx_spmm_kernel<V, T, ROWLEN, K, true><<<blocks, EM_FMT_BLOCK, 0, st>>>(
+        E->n_rows, E->S, E->width, E->slice_ptr, E->rowlen, E->col, (const V *)E->val, v, acc);
+  else
+    ellx_spmm_kernel<V, T, ROWLEN, K, false><<<blocks, EM_FMT_BLOCK, 0, st>>>(
+        E->n_rows, E->S, E->width, E->slice_ptr, E->rowlen, E->col, (const V *)E->val, v, acc);
 }
 
+/* K columns x (or xi, interleaved with stride ld, NULL: the columns). */
 template <typename V, int K>
-static int ellx_mdispatch(const em_ellx *E, const void *const *x, void *const *y, int acc,
-                          cudaStream_t st) {
+static int ellx_mdispatch(const em_ellx *E, const void *const *x, const void *xi, int ld,
+                          void *const *y, int acc, cudaStream_t st) {
   if (!E->rowlen) {
     if (E->T != 1) return 0;
-    ellx_mlaunch<V, 1, false, K>(E, x, y, acc, st);
+    ellx_mlaunch<V, 1, false, K>(E, x, xi, ld, y, acc, st);
     return 1;
   }
   switch (E->T) {
     case 1:
-      ellx_mlaunch<V, 1, true, K>(E, x, y, acc, st);
+      ellx_mlaunch<V, 1, true, K>(E, x, xi, ld, y, acc, st);
       return 1;
     case 2:
-      ellx_mlaunch<V, 2, true, K>(E, x, y, acc, st);
+      ellx_mlaunch<V, 2, true, K>(E, x, xi, ld, y, acc, st);
       return 1;
     case 4:
-      ellx_mlaunch<V, 4, true, K>(E, x, y, acc, st);
+      ellx_mlaunch<V, 4, true, K>(E, x, xi, ld, y, acc, st);
       return 1;
     case 8:
-      ellx_mlaunch<V, 8, true, K>(E, x, y, acc, st);
+      ellx_mlaunch<V, 8, true, K>(E, x, xi, ld, y, acc, st);
       return 1;
     case 16:
-      ellx_mlaunch<V, 16, true, K>(E, x, y, acc, st);
+      ellx_mlaunch<V, 16, true, K>(E, x, xi, ld, y, acc, st);
       return 1;
     case 32:
-      ellx_mlaunch<V, 32, true, K>(E, x, y, acc, st);
+      ellx_mlaunch<V, 32, true, K>(E, x, xi, ld, y, acc, st);
       return 1;
     default:
       return 0;
   }
 }
 
-/* k <= EM_SPMM_GROUP vectors as launches of 8, 4, 3, 2 or 1 (the SpMV). */
+/* k <= EM_SPMM_GROUP vectors as launches of 8, 4, 3, 2 or 1 (the SpMV on
+ * column x[j]); xi (or NULL): the same k columns interleaved (ld = k),
+ * read by the launches of 2 or more. */
 template <typename V>
-static int ellx_mgroups(const em_ellx *E, int k, const void *const *x, void *const *y, int acc,
-                        cudaStream_t st) {
+static int ellx_mgroups(const em_ellx *E, int k, const void *const *x, const void *xi,
+                        void *const *y, int acc, cudaStream_t st) {
   for (int j = 0; j < k;) {
     int w = em_spmm_next(k - j), ok = 0;
+    const void *const *xj = x ? x + j : NULL;
+    const void *xij = xi ? (const V *)xi + j : NULL;
     if (w == 1)
       ok = ellx_dispatch<V>(E, x[j], y[j], acc, st);
     else if (w == 2)
-      ok = ellx_mdispatch<V, 2>(E, x + j, y + j, acc, st);
+      ok = ellx_mdispatch<V, 2>(E, xj, xij, k, y + j, acc, st);
     else if (w == 3)
-      ok = ellx_mdispatch<V, 3>(E, x + j, y + j, acc, st);
+      ok = ellx_mdispatch<V, 3>(E, xj, xij, k, y + j, acc, st);
     else if (w == 4)
-      ok = ellx_mdispatch<V, 4>(E, x + j, y + j, acc, st);
+      ok = ellx_mdispatch<V, 4>(E, xj, xij, k, y + j, acc, st);
     else
-      ok = ellx_mdispatch<V, 8>(E, x + j, y + j, acc, st);
+      ok = ellx_mdispatch<V, 8>(E, xj, xij, k, y + j, acc, st);
     if (!ok) return 0;
     j += w;
   }
   return 1;
 }
 
-static em_err ellx_spmm_cuda(const em_spmat *M, int k, const void *const *x, void *const *y,
-                             int accumulate, void *stream) {
+/* y[j] (+)= A x[j]; xi: the x[j] interleaved (or NULL). */
+static em_err ellx_spmm_any(const em_spmat *M, int k, const void *const *x, const void *xi,
+                            void *const *y, int accumulate, void *stream) {
   const em_ellx *E = (const em_ellx *)M->data;
   if (E->n_rows == 0 || k == 0) return EM_OK;
   EM_CHECK(E->grid_cap > 0, EM_ERR_INTERNAL, "ELL-family SpMM: no launch geometry");
   cudaStream_t st = (cudaStream_t)stream;
-  int ok = M->info.prec == EM_PREC_DOUBLE ? ellx_mgroups<double2>(E, k, x, y, accumulate, st)
-                                          : ellx_mgroups<float2>(E, k, x, y, accumulate, st);
+  int ok = M->info.prec == EM_PREC_DOUBLE ? ellx_mgroups<double2>(E, k, x, xi, y, accumulate, st)
+                                          : ellx_mgroups<float2>(E, k, x, xi, y, accumulate, st);
   EM_CHECK(ok, EM_ERR_INTERNAL, "ELL-family SpMM: no kernel for T = %d%s", E->T,
            E->rowlen ? "" : " without row lengths");
   EM_CUDA_LAUNCHED();
   return EM_OK;
 }
 
+static em_err ellx_spmm_cuda(const em_spmat *M, int k, const void *const *x, void *const *y,
+                             int accumulate, void *stream) {
+  return ellx_spmm_any(M, k, x, NULL, y, accumulate, stream);
+}
+
+static em_err ellx_spmm_il_cuda(const em_spmat *M, int k, const void *const *x, const void *xi,
+                                void *const *y, int accumulate, void *stream) {
+  return ellx_spmm_any(M, k, x, xi, y, accumulate, stream);
+}
+
 const em_spmat_ops em_fmt_ellx_cuda = {ellx_setup_cuda, ellx_spmv_cuda, em_ellx_destroy,
-                                       ellx_spmm_cuda};
+                                       ellx_spmm_cuda, ellx_spmm_il_cuda};

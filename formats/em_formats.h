@@ -87,6 +87,23 @@ em_err em_spmat_spmm(const em_spmat *M, int k, const void *const *x, void *const
                      void *stream);
 /* 1 when M's format has a multi-vector kernel on its backend. */
 int em_spmat_has_spmm(const em_spmat *M);
+/* The k <= EM_SPMM_GROUP vectors x[j] of length n as one interleaved
+ * (row-major n x k) block: xi[c k + j] = x[j][c], in backend be's memory
+ * and precision p, asynchronous on stream (CUDA; NULL: the default
+ * stream). */
+em_err em_vecs_interleave(em_backend be, em_prec p, int32_t n, int k, const void *const *x,
+                          void *xi, void *stream);
+/* em_spmat_spmm for k <= EM_SPMM_GROUP vectors given both as columns x[j]
+ * and interleaved in xi (em_vecs_interleave of the x[j], n_cols x k):
+ * where M's format has such kernels (CSR and the ELL family on CUDA) a
+ * product of 2 or more columns reads each matrix entry once and gathers
+ * the k values it multiplies from one place (one or two 32-byte sectors
+ * instead of k), each column bit for bit em_spmat_spmm's.  xi NULL or no
+ * such kernel: em_spmat_spmm. */
+em_err em_spmat_spmm_il(const em_spmat *M, int k, const void *const *x, const void *xi,
+                        void *const *y, int accumulate, void *stream);
+/* 1 when M's format has interleaved multi-vector kernels on its backend. */
+int em_spmat_has_spmm_il(const em_spmat *M);
 /* New values, same pattern (the next frequency of a sweep): A's values
  * written into M's existing layout, where M lives (host arrays, or device
  * arrays on CUDA), converted to M's precision; the SpMV afterwards is bit
@@ -144,6 +161,11 @@ typedef struct em_blockop_opts {
   em_format format[EM_MAX_ORDER][EM_MAX_ORDER];    /* EM_FMT_AUTO: per block */
   int threads_per_row[EM_MAX_ORDER][EM_MAX_ORDER]; /* 0: per block */
   em_format whole_format;                          /* for EM_BLOCKOP_ONE_MATRIX (AUTO allowed) */
+  /* 1 (default): a k-vector apply (k >= 2) on CUDA packs x once into an
+     interleaved n x k block (em_vecs_interleave) that every block's
+     product reads (em_spmat_spmm_il); 0: each block gathers from the k
+     columns (the results are the same bit for bit) */
+  int interleave;
 } em_blockop_opts;
 
 void em_blockop_opts_default(em_blockop_opts *o);
@@ -171,6 +193,11 @@ em_err em_blockop_apply_multi(em_blockop *op, int k, const void *const *x, void 
  * blocks only. */
 em_err em_blockop_apply_rows(em_blockop *op, int32_t r0, int32_t r1, int k, const void *const *x,
                              void *const *y);
+/* opts.interleave switched on (1) or off (0) for the next applies (the
+ * benches' A/B in one run); returns 1 when the k-vector products now read
+ * an interleaved x (every stored block has such kernels: CSR and the ELL
+ * family on CUDA), else 0. */
+int em_blockop_set_interleave(em_blockop *op, int on);
 /* Layout of block (i, j) (or of the whole for ONE_MATRIX: i = j = 0). */
 void em_blockop_block_info(const em_blockop *op, int i, int j, em_spmat_info *info);
 size_t em_blockop_bytes(const em_blockop *op);
@@ -195,6 +222,11 @@ em_err em_blockop_refill_csr(em_blockop *op, const em_csr *A);
  * mapped one (another pattern: EM_ERR_ARG, values unchanged).  The
  * operator applies bit for bit as one built from A (blockop_values.c). */
 em_err em_blockop_refill_values(em_blockop *op, const em_csr *A);
+/* The map of em_blockop_refill_values made now for A's pattern (its
+ * values untouched, the operator's too), so that the first refill only
+ * writes values: a sweep makes it beside its first factorization
+ * (model/fsys_opbeside.c).  A map already made: nothing. */
+em_err em_blockop_values_map(em_blockop *op, const em_csr *A);
 
 /* The symmetric permutation the chosen formats want (rows sorted by length
  * inside each order group for sliced ELLR-T; identity otherwise):

@@ -132,12 +132,25 @@ __device__ __forceinline__ void em_row_store(V *y, int32_t i, V sum, int acc) {
   y[i] = sum;
 }
 
-/* The k vectors of a multi-vector product (SpMM), passed by value. */
+/* The k vectors of a multi-vector product (SpMM), passed by value: the
+ * outputs y[j], and the inputs as columns x[j] or, when the kernel is
+ * instantiated with IL, as one interleaved block xi (column j of entry c
+ * at xi[c ld + j], ld >= K): the K values an entry multiplies then lie
+ * side by side (one or two 32-byte sectors), where K columns cost K
+ * sectors per gather. */
 template <typename V, int K>
 struct em_vecs {
   const V *x[K];
   V *y[K];
+  const V *xi;
+  int32_t ld;
 };
+
+/* x_j[c] from the columns or from the interleaved block. */
+template <bool IL, typename V, int K>
+__device__ __forceinline__ V em_xget(const em_vecs<V, K> &v, int j, int32_t c) {
+  return IL ? em_ldg(v.xi + (int64_t)c * v.ld + j) : em_ldg(v.x[j] + c);
+}
 
 /* Column groups of a multi-vector kernel: k = 1..EM_SPMM_GROUP columns as
  * launches of K in {1, 2, 3, 4, 8} columns (1 is the SpMV); returns the

@@ -62,6 +62,11 @@ typedef struct em_spmat_ops {
      for bit the spmv's; NULL: em_spmat_spmm runs k spmvs */
   em_err (*spmm)(const em_spmat *M, int k, const void *const *x, void *const *y, int accumulate,
                  void *stream);
+  /* the same with the k columns also given interleaved, xi[c k + j] =
+     x[j][c] (em_spmat_spmm_il): the kernels of 2 or more columns gather
+     from xi, each value as spmm's; NULL: spmm from the columns */
+  em_err (*spmm_il)(const em_spmat *M, int k, const void *const *x, const void *xi, void *const *y,
+                    int accumulate, void *stream);
 } em_spmat_ops;
 
 /* A backend: where the arrays of its matrices live and the ops of every
@@ -79,6 +84,9 @@ struct em_fmt_backend {
   const em_bitmap_xops *bitmap;  /* the bitmap's own operations (get, add,
                                     mul, to CSR); NULL: none here */
   const em_blockop_ops *blockop; /* how the nine blocks are scheduled */
+  /* xi[c k + j] = x[j][c], c < n, j < k, in precision p, on stream
+     (em_vecs_interleave) */
+  em_err (*interleave)(em_prec p, int32_t n, int k, const void *const *x, void *xi, void *stream);
 };
 
 extern const em_fmt_backend em_fmt_backend_cpu; /* backend_cpu.c */
@@ -87,7 +95,13 @@ extern const em_fmt_backend em_fmt_backend_cuda; /* backend_cuda.c */
 /* Blocks of 256 threads that fill the current GPU a few times over (the
  * cap of the grid-stride kernels). */
 em_err em_fmt_cuda_grid_cap(int *cap);
+/* interleave_cuda.cu: the CUDA backend's interleave */
+em_err em_fmt_cuda_interleave(em_prec p, int32_t n, int k, const void *const *x, void *xi,
+                              void *stream);
 #endif
+/* spmm.c: the CPU backend's interleave */
+em_err em_fmt_cpu_interleave(em_prec p, int32_t n, int k, const void *const *x, void *xi,
+                             void *stream);
 /* The backend's table, or NULL when this build does not have it. */
 const em_fmt_backend *em_fmt_backend_of(em_backend b);
 

@@ -29,4 +29,4 @@ static em_err hyb_spmv_cpu(const em_spmat *M, const void *x, void *y, int accumu
   return EM_OK;
 }
 
-const em_spmat_ops em_fmt_hyb_cpu = {NULL, hyb_spmv_cpu, em_hyb_destroy, NULL};
+const em_spmat_ops em_fmt_hyb_cpu = {NULL, hyb_spmv_cpu, em_hyb_destroy, NULL, NULL};

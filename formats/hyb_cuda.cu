@@ -223,4 +223,4 @@ static em_err hyb_spmv_cuda(const em_spmat *M, const void *x, void *y, int accum
   return EM_OK;
 }
 
-const em_spmat_ops em_fmt_hyb_cuda = {NULL, hyb_spmv_cuda, em_hyb_destroy, NULL};
+const em_spmat_ops em_fmt_hyb_cuda = {NULL, hyb_spmv_cuda, em_hyb_destroy, NULL, NULL};

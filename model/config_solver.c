@@ -3,6 +3,7 @@
  * memory limit, the V-cycle's options, the matrix format and the nine-block
  * mode (em_solve_opts, read once; model/fsys.c takes them whole). */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "config_impl.h"
@@ -19,6 +20,7 @@ em_err em_cfg_read_solver(const em_case *c, em_solve_opts *o) {
   EM_TRY(em_cfg_integer(c, "Solver/restart", 1, 10000, &o->ksp.restart));
   EM_TRY(em_cfg_integer(c, "Solver/rhs_block", 0, EM_MAX_PORTS, &o->rhs_block));
   EM_TRY(em_cfg_integer(c, "Solver/overlap", 0, 1, &o->overlap));
+  EM_TRY(em_cfg_integer(c, "Solver/ahead_threads", -1, 4096, &o->ahead_threads));
   em_pc_opts_default(&o->pc);
   EM_TRY(em_case_string(c, "Solver/preconditioner", &s));
   o->pc_auto = strcmp(s, "auto") == 0;
@@ -58,6 +60,10 @@ em_err em_cfg_read_solver(const em_case *c, em_solve_opts *o) {
   EM_TRY(em_case_string(c, "Solver/trsv", &s));
   EM_TRY(em_pc_trsv_parse(s, &o->pc.trsv));
   em_blockop_opts_default(&o->bop);
+  /* EMSOLVE_SPMM_IL=0 (scripts/device-blocksolve.sh's A/B): the block
+     products gather x from its columns, as before the interleaved copy */
+  const char *il = getenv("EMSOLVE_SPMM_IL");
+  o->bop.interleave = !(il && !strcmp(il, "0"));
   em_format fmt;
   EM_TRY(em_case_string(c, "Solver/format", &s));
   EM_TRY(em_format_parse(s, &fmt));

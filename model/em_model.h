@@ -52,10 +52,22 @@ typedef struct em_solve_opts {
   int pmg_pml_block;  /* PMG/pml_smoother: every PML unknown in a block level smoothed by
                          1 ILU(0), 2 a direct factor (0: none) */
   em_blockop_opts bop;
-  int distributed; /* Solver/distributed: 0 off, 1 on, 2 auto (docs/mpi.md; app/ decides) */
-  int overlap;     /* Solver/overlap: 1 the direct factor's analysis on a thread of its own
-                      while the first frequency assembles (model/fsys_overlap.c), 0 in turn */
+  int distributed;   /* Solver/distributed: 0 off, 1 on, 2 auto (docs/mpi.md; app/ decides) */
+  int overlap;       /* Solver/overlap: 1 the direct factor's analysis on a thread of its own
+                        while the first frequency assembles (model/fsys_overlap.c) and a
+                        sweep's outputs beside the next solve (app/sweep_post.c), 0 in turn */
+  int ahead_threads; /* Solver/ahead_threads: OpenMP threads of a sweep's work beside the
+                        solve (next assembly, last outputs): -1 auto, 0 all, N */
 } em_solve_opts;
+
+/* The OpenMP team of the work a sweep runs beside its solve on a thread
+ * of its own (model/fsys_next.c's assembly, app/'s outputs), the run's
+ * own team having `threads`: Solver/ahead_threads N, all with 0, half
+ * (at least 1) with -1 (auto) so that the solve's host part (the direct
+ * factor's value checks and equilibration, the operator's refill) keeps
+ * half the cores; all with EMSOLVE_SWEEP2=0 (the A/B switch of
+ * scripts/device-sweep2.sh: as before issue 24's sweep2). */
+int em_ahead_threads(const em_solve_opts *o, int threads);
 
 /* The typed view of a case's parameters, read once (config.c). */
 typedef struct em_run_config {

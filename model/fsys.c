@@ -50,6 +50,8 @@ void em_abc_free(em_robin *rb, int n) {
   }
 }
 
+static void acsr_free(em_fsys *s);
+
 int em_fsys_port(const em_fsys_desc *d, int col) {
   int np = d->setup->n_port;
   int p = em_excite_port(d->excite ? d->excite : em_excite_all(np), col);
@@ -71,6 +73,8 @@ em_err em_fsys_create(const em_fsys_desc *d, em_fsys **out) {
      refilled block by block as before the value map; read once */
   const char *ab = getenv("EMSOLVE_SWEEPFAST");
   s->refill_blocks = ab && !strcmp(ab, "0");
+  const char *ab2 = getenv("EMSOLVE_SWEEP2"); /* 0: as before sweep2 (A/B), read once */
+  s->old_sweep = ab2 && !strcmp(ab2, "0");
   const em_mesh *m = d->mesh;
   if (su->has_pml) {
     EM_TRY_GOTO(err, em_calloc(&s->vary, (size_t)m->n_tet, 1, "PML tets"), fail);
@@ -107,7 +111,7 @@ void em_fsys_destroy(em_fsys **sp) {
   em_pc_destroy(&s->pc);
   em_blockop_destroy(&s->op);
   em_free(&s->src);
-  em_csr_destroy(&s->Acsr);
+  acsr_free(s);
   em_fsys_dfree(s);
   em_free(sp);
 }
@@ -284,6 +288,40 @@ done:
   return err;
 }
 
+int em_ahead_threads(const em_solve_opts *o, int threads) {
+  const char *ab = getenv("EMSOLVE_SWEEP2");
+  int t = threads < 1 ? 1 : threads;
+  if ((ab && !strcmp(ab, "0")) || !o || o->ahead_threads == 0) return t;
+  if (o->ahead_threads > 0) return o->ahead_threads;
+  return t / 2 > 1 ? t / 2 : 1;
+}
+
+/* The CSR's values page-locked for the GPU operator's refills (once, at
+ * the first: a sweep's), so that em_blockop_refill_values uploads them
+ * directly, without the copy through its pinned staging (~0.06 s a
+ * frequency at 35M entries); refused: the staging as before.  Not with
+ * EMSOLVE_SWEEP2=0 (A/B).  Unpinned before the CSR goes (acsr_free).  The
+ * thread building the first operator beside the factorization pins them
+ * first where it runs (fsys_opbeside.c: s->pinned set when it is joined). */
+static void acsr_pin(em_fsys *s) {
+#ifdef EM_HAVE_CUDA
+  if (s->pinned || s->d.backend != EM_BACKEND_CUDA || s->refill_blocks || s->old_sweep ||
+      !s->Acsr || !s->Acsr->nnz)
+    return;
+  s->pinned = em_host_pin(s->Acsr->val, (size_t)s->Acsr->nnz * sizeof *s->Acsr->val) ? 1 : -1;
+#else
+  (void)s;
+#endif
+}
+
+static void acsr_free(em_fsys *s) {
+#ifdef EM_HAVE_CUDA
+  if (s->pinned == 1 && s->Acsr) em_host_unpin(s->Acsr->val);
+#endif
+  s->pinned = 0;
+  em_csr_destroy(&s->Acsr);
+}
+
 int em_fsys_fits_host(double nnz, double bytes) {
   double avail = em_host_mem_available();
   return avail <= 0 || bytes * nnz <= avail / 4;
@@ -309,7 +347,7 @@ static em_err operator_first(em_fsys *s, em_system *sys, const em_blockop_opts *
   em_blockmat *A = sys->A;
   int32_t n = s->d.dofs->n_dof;
   em_free(&s->perm); /* what a failed first frequency left */
-  em_csr_destroy(&s->Acsr);
+  acsr_free(s);
   em_free(&s->src);
   EM_TRY(em_calloc(&s->perm, (size_t)n, sizeof *s->perm, "permutation"));
   EM_TRY(em_blockop_plan_perm(A, bop, s->perm));
@@ -352,6 +390,7 @@ static em_err operator_refill(em_fsys *s, em_system *sys, const em_blockop_opts 
   /* the values through the map kept from the first refill; the block-copy
      refill only for an A/B comparison (s->refill_blocks): the same bits
      either way */
+  acsr_pin(s);
   em_err err = s->refill_blocks ? em_blockop_refill_csr(s->op, s->Acsr)
                                 : em_blockop_refill_values(s->op, s->Acsr);
   if (!err) return EM_OK;

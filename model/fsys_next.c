@@ -151,6 +151,7 @@ void em_fsys_next_start(em_fsys *s, const em_log *log) {
 #ifdef _OPENMP
   n->threads = omp_get_max_threads();
 #endif
+  n->threads = em_ahead_threads(s->d.solve, n->threads); /* Solver/ahead_threads */
   if (em_calloc(&n->fp, 1, sizeof *n->fp, "next frequency")) {
     em_error_clear();
     return;

@@ -37,6 +37,10 @@ struct em_fsys_opb {
   int threads; /* the thread's OpenMP team */
   em_log log;  /* the detail log, on the thread's own stage table */
   em_stages st;
+  int vmap;       /* a sweep's refills follow: the operator's value map made too */
+  double t_vmap;  /* its seconds (0: not made) */
+  int pinned;     /* with the map: A's values page-locked (em_host_pin) for the refills'
+                     uploads, 1 done, -1 refused */
   em_blockop *op; /* what it made */
   em_err err;
   char msg[256];
@@ -54,6 +58,17 @@ static void *opb_main(void *arg) {
     snprintf(h->msg, sizeof h->msg, "%s", em_error_message());
     em_error_clear();
     em_blockop_destroy(&h->op);
+  } else if (h->vmap) { /* the first refill then only writes values (issue 24: its map took
+                           1.4 s of the default order-3 DRA sweep's second frequency); a
+                           failure leaves it to that refill, which reports */
+    double t0 = em_wtime();
+    if (em_blockop_values_map(h->op, h->A))
+      em_error_clear();
+    else
+      h->t_vmap = em_wtime() - t0;
+#ifdef EM_HAVE_CUDA /* the refills upload from A's values directly (fsys.c, acsr_pin) */
+    h->pinned = em_host_pin(h->A->val, (size_t)h->A->nnz * sizeof *h->A->val) ? 1 : -1;
+#endif
   }
   h->err = err;
   return NULL;
@@ -73,7 +88,11 @@ void em_fsys_opb_start(em_fsys *s, const em_direct *F, const em_blockop_opts *bo
       (ab && !strcmp(ab, "0")))
     return;
   const em_csr *A = s->Acsr;
-  double need = em_direct_device_need(F, A->nnz), opb = op_device_bytes(A);
+  /* a sweep (the next frequency under way, the value maps kept): the value
+     map too, 4 bytes an entry on the GPU (not with EMSOLVE_SWEEP2=0) */
+  int vmap = s->next && s->src && !s->refill_blocks && !s->old_sweep;
+  double need = em_direct_device_need(F, A->nnz),
+         opb = op_device_bytes(A) + (vmap ? 4.0 * (double)A->nnz : 0);
   double free_b = (double)em_device_mem_free(), gib = 1024.0 * 1024.0 * 1024.0;
   /* the factor checks need <= 0.92 x free when it starts: hold that with
      the operator already there, and half a GiB to spare */
@@ -91,6 +110,7 @@ void em_fsys_opb_start(em_fsys *s, const em_direct *F, const em_blockop_opts *bo
     return;
   }
   h->A = A;
+  h->vmap = vmap;
   h->nb = s->nb;
   memcpy(h->offset, s->offset, sizeof h->offset);
   h->bop = *bop;
@@ -125,6 +145,12 @@ em_blockop *em_fsys_opb_take(em_fsys *s, const em_log *log) {
   if (tw < em_wtime() - 0.05)
     em_log_verbose(log, "operator: waited %.2f s for the thread building it", em_wtime() - tw);
   em_blockop *op = h->op;
+  if (h->pinned) s->pinned = h->pinned; /* unpinned with the matrix (fsys.c) */
+  if (h->t_vmap > 0)
+    em_log_verbose(log,
+                   "operator: its value map for the sweep's refills made beside the "
+                   "factorization too (%.2f s)",
+                   h->t_vmap);
   if (h->err)
     em_log_verbose(log, "operator: the thread beside the factorization failed (%s); built in order",
                    h->msg);
@@ -136,7 +162,8 @@ void em_fsys_opb_free(em_fsys *s) {
   em_fsys_opb *h = s->opb;
   if (!h) return;
   s->opb = NULL;
-  pthread_join(h->th, NULL); /* an error path: the thread's table is dropped */
+  pthread_join(h->th, NULL);            /* an error path: the thread's table is dropped */
+  if (h->pinned) s->pinned = h->pinned; /* unpinned with the matrix (fsys.c) */
   em_blockop_destroy(&h->op);
   em_free(&h);
 }

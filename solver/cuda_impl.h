@@ -44,6 +44,10 @@ em_err em_sv_cuda_cdots(int32_t n, int single, int m, int k, const void *const *
  * Im b_j: one launch */
 em_err em_sv_cuda_caxpby(int32_t n, int single, int m, const double *ab, const void *const *x,
                          void *const *y);
+/* z_j = a_j x_j + b_j y_j + c_j z_j, j < m <= 16, abc[6 j ..] = a_j, b_j,
+ * c_j (re, im): one launch, each value em_sv_cuda_axpbypcz's */
+em_err em_sv_cuda_caxpbypcz(int32_t n, int single, int m, const double *abc, const void *const *x,
+                            const void *const *y, void *const *z);
 /* dst = src converted between precisions (either may be single) */
 em_err em_sv_cuda_convert(int64_t n, const void *src, int src_single, void *dst, int dst_single,
                           void *stream);

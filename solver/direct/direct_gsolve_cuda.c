@@ -12,12 +12,11 @@
  * interleave (y row-major: the transposed problem for cuBLAS, X^T L11^T =
  * Y^T by TRSM from the right), big_own (the products by own kernels with
  * the gather / scatter fused in, instead of GEMM between a gather and a
- * scatter), streams (a level's big supernodes on the other streams beside
- * its level kernel, joined by events before the next level), profile
- * (CUDA events around every launch, direct_gprof_cuda.c), trinv (the
- * triangle by a GEMM with the stored L11^-1, direct_ginv_cuda.c: a product
- * reads the block once for all columns where TRSM's cost grows with them;
- * counted as the TRSM part of the profile). */
+ * scatter; 3: the backward one only, for blocks), streams (a level's big supernodes on the other
+ * streams beside its level kernel, joined by events before the next level), profile (CUDA events
+ * around every launch, direct_gprof_cuda.c), trinv (the triangle by a GEMM with the stored L11^-1,
+ * direct_ginv_cuda.c: a product reads the block once for all columns where TRSM's cost grows with
+ * them; counted as the TRSM part of the profile). */
 #include "direct_gpu_state.h"
 
 /* One solve's context. */
@@ -26,7 +25,9 @@ typedef struct gs {
   em_dgpu *g;
   int nrhs;
   em_direct_gsolve o;
-  em_dg_yl l; /* the layout of y */
+  em_dg_yl l;  /* the layout of y */
+  int own_bwd; /* big_own 3 with several columns: the backward product by
+                  the own kernel, the forward one by GEMM */
 } gs;
 
 /* CUDA events around a launch when the profile is on (end 0: before it). */
@@ -154,7 +155,8 @@ static em_err solve_big(const gs *c, int32_t s, int forward, int slot, int lev) 
   int64_t c0 = S->super[s], k = S->super[s + 1] - c0, m = S->rptr[s + 1] - S->rptr[s], nb = m - k;
   const void *L = AT(g->lval, S->lptr[s]), *L21 = AT(L, k);
   const int32_t *below = g->S.rows + S->rptr[s] + k;
-  int nrhs = c->nrhs, il = c->o.interleave, own = c->o.big_own, sg = g->single;
+  int nrhs = c->nrhs, il = c->o.interleave, sg = g->single;
+  int own = c->o.big_own || (!forward && c->own_bwd);
   /* y_s where the triangle works: in y (double factor) or its single copy */
   void *ys = sg ? g->ys[slot] : (char *)g->y + 16 * (size_t)(c0 * c->l.rs);
   int ldys = il ? nrhs : sg ? (int)k : (int)S->n;
@@ -280,8 +282,12 @@ em_err em_direct_solve_cuda(const em_direct *F, int nrhs, const void *b, int64_t
   EM_CHECK(g && F->factored, EM_ERR_ARG, "em_direct_solve_cuda: no factor on the GPU");
   int32_t n = F->S.n;
   if (n == 0 || nrhs == 0) return EM_OK;
-  gs c = {F, g, nrhs, F->opts.gsolve, {1, n}};
+  gs c = {F, g, nrhs, F->opts.gsolve, {1, n}, 0};
   if (c.o.interleave == 2) c.o.interleave = nrhs > 1; /* 2: for blocks only */
+  if (c.o.big_own == 3) { /* the forward products stay GEMM (t is allocated) */
+    c.own_bwd = nrhs > 1;
+    c.o.big_own = 0;
+  }
   if (c.o.big_own == 2) c.o.big_own = nrhs > 1;
   if (c.o.interleave) c.l = (em_dg_yl){nrhs, 1};
   if (c.o.trinv == 2) c.o.trinv = nrhs > 1;

@@ -255,6 +255,11 @@ struct em_direct {
   double *scale;       /* n: the equilibration r, new numbering: the factor is
                           of diag(r) P A P^T diag(r) */
   double *scale_old;   /* the same in the old numbering */
+  int32_t *mirror;     /* per entry of A (mirror_nnz of them) the offset of its
+                          transpose in the other row (-1: none, or the diagonal),
+                          made by the first symmetry test, kept for the next
+                          (refactorizations: a sweep's); NULL: none */
+  int64_t mirror_nnz;  /* its entries */
   int factored;        /* 1 after a successful numeric factorization */
   struct em_dgpu *gpu; /* the factor on the GPU (opts.backend CUDA), else
                           NULL; lval and d then stay NULL on the host */

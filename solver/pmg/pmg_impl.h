@@ -16,10 +16,6 @@
 /* Columns of one V-cycle of a k-vector apply (more go in groups). */
 #define EM_PMG_COLS 16
 
-/* Time stamps kept before they are read (a cycle with more steps reads
- * them part way, one wait more). */
-#define EM_PMG_STAMPS 64
-
 /* Vector operations on the pc's backend, complex double, on k <= EM_PMG_COLS
  * columns at once (x[j] the columns; one launch on the GPU for all). */
 typedef struct pmg_vops {
@@ -91,10 +87,12 @@ typedef struct em_pmg {
   const pmg_vops *v;
   em_backend be;
   /* the stamps of the current V-cycle (pmg_stamp.c): stamp i ends an
-     interval of part st_part[i] on level st_lev[i] (-1: the coarse set) */
-  void *st[EM_PMG_STAMPS];
-  int st_part[EM_PMG_STAMPS], st_lev[EM_PMG_STAMPS];
-  int nst;
+     interval of part st_part[i] on level st_lev[i] (-1: the coarse set);
+     st_cap of them, a cycle's (em_pmg_stamps_per_cycle), made at the
+     first cycle */
+  void **st;
+  int *st_part, *st_lev;
+  int st_cap, nst;
   em_pmg_profile prof;
 } em_pmg;
 
@@ -102,6 +100,11 @@ typedef struct em_pmg {
  * level lev (the stamps go to pc->info's timers and p->prof when the cycle
  * ends or the list is full); the cycle's end: its stamps read (one wait). */
 em_err em_pmg_stamp_begin(em_pmg *p);
+/* The stamps of one V-cycle of nlev levels and `sweeps` sweeps: the first,
+ * zero, 4 per smoothing step (product, gather, smoother, scatter; the
+ * first step's product is skipped: z = 0), the coarse product, gather,
+ * solve and scatter: 5 + 8 nlev sweeps (77 for 3 levels of 3 sweeps). */
+int em_pmg_stamps_per_cycle(int nlev, int sweeps);
 em_err em_pmg_stamp(em_pc *pc, em_pmg *p, em_pmg_part part, int lev);
 em_err em_pmg_stamp_end(em_pc *pc, em_pmg *p, int k);
 void em_pmg_stamp_free(em_pmg *p);

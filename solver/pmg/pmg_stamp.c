@@ -25,7 +25,25 @@ const char *em_pmg_part_name(em_pmg_part part) {
   return part >= 0 && part < EM_PMG_PARTS ? PART[part] : "?";
 }
 
+int em_pmg_stamps_per_cycle(int nlev, int sweeps) {
+  return 5 + 8 * nlev * sweeps;
+}
+
+/* The stamp list sized for a whole cycle, so its one wait is at the end
+ * (a list that filled mid-cycle was read there: a host wait that stalls
+ * the queue, as with 3 levels of 3 sweeps and the former 64). */
+static em_err stamp_list(em_pmg *p) {
+  if (p->st) return EM_OK;
+  int cap = em_pmg_stamps_per_cycle(p->nlev, p->o.sweeps);
+  EM_TRY(em_calloc(&p->st, (size_t)cap, sizeof *p->st, "pmg time stamps"));
+  EM_TRY(em_calloc(&p->st_part, (size_t)cap, sizeof *p->st_part, "pmg time stamps"));
+  EM_TRY(em_calloc(&p->st_lev, (size_t)cap, sizeof *p->st_lev, "pmg time stamps"));
+  p->st_cap = cap;
+  return EM_OK;
+}
+
 em_err em_pmg_stamp_begin(em_pmg *p) {
+  EM_TRY(stamp_list(p));
   p->nst = 0;
   EM_TRY(p->v->stamp(&p->st[0]));
   p->st_part[0] = -1;
@@ -55,6 +73,7 @@ static em_err harvest(em_pc *pc, em_pmg *p) {
       pc->info.t_coarse += s;
   }
   p->prof.total_ms += sum;
+  p->prof.waits++;
   void *last = p->st[p->nst - 1];
   p->st[p->nst - 1] = p->st[0];
   p->st[0] = last;
@@ -64,7 +83,7 @@ static em_err harvest(em_pc *pc, em_pmg *p) {
 }
 
 em_err em_pmg_stamp(em_pc *pc, em_pmg *p, em_pmg_part part, int lev) {
-  if (p->nst == EM_PMG_STAMPS) EM_TRY(harvest(pc, p));
+  if (p->nst == p->st_cap) EM_TRY(harvest(pc, p));
   EM_TRY(p->v->stamp(&p->st[p->nst]));
   p->st_part[p->nst] = part;
   p->st_lev[p->nst] = lev;
@@ -81,8 +100,12 @@ em_err em_pmg_stamp_end(em_pc *pc, em_pmg *p, int k) {
 }
 
 void em_pmg_stamp_free(em_pmg *p) {
-  for (int i = 0; i < EM_PMG_STAMPS; i++)
+  for (int i = 0; p->st && i < p->st_cap; i++)
     if (p->st[i]) p->v->stamp_free(&p->st[i]);
+  em_free(&p->st);
+  em_free(&p->st_part);
+  em_free(&p->st_lev);
+  p->st_cap = 0;
 }
 
 em_err em_pc_pmg_profile(const em_pc *pc, em_pmg_profile *prof) {

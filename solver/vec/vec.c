@@ -75,6 +75,20 @@ em_err em_vec_caxpby(em_vec *v, int m, const em_cplx *a, const void *const *x, c
   return EM_OK;
 }
 
+em_err em_vec_caxpbypcz(em_vec *v, int m, const em_cplx *a, const void *const *x, const em_cplx *b,
+                        const void *const *y, const em_cplx *c, void *const *z) {
+  for (int j = 0; j < m;) {
+    int g = m - j < EM_VEC_MAX_COLS ? m - j : EM_VEC_MAX_COLS;
+    if (v->ops->caxpbypcz)
+      EM_TRY(v->ops->caxpbypcz(v, g, a + j, x + j, b + j, y + j, c + j, z + j));
+    else
+      for (int q = j; q < j + g; q++)
+        EM_TRY(v->ops->axpbypcz(v, a[q], x[q], b[q], y[q], c[q], z[q]));
+    j += g;
+  }
+  return EM_OK;
+}
+
 /* the norms as em_vec_norm computes them: sqrt |Re x^H x| */
 em_err em_vec_cnorms(em_vec *v, int m, const void *const *x, double *nrm) {
   em_cplx d[EM_VEC_MAX_COLS];

@@ -198,6 +198,21 @@ static em_err cu_caxpby(em_vec *v, int m, const em_cplx *a, const void *const *x
   return EM_OK;
 }
 
+/* m axpbypcz triples in one launch */
+static em_err cu_caxpbypcz(em_vec *v, int m, const em_cplx *a, const void *const *x,
+                           const em_cplx *b, const void *const *y, const em_cplx *c,
+                           void *const *z) {
+  EM_CHECK(m >= 0 && m <= EM_VEC_MAX_COLS, EM_ERR_INTERNAL, "%d axpbypcz triples", m);
+  double abc[6 * EM_VEC_MAX_COLS];
+  for (int j = 0; j < m; j++) {
+    abc[6 * j] = creal(a[j]), abc[6 * j + 1] = cimag(a[j]);
+    abc[6 * j + 2] = creal(b[j]), abc[6 * j + 3] = cimag(b[j]);
+    abc[6 * j + 4] = creal(c[j]), abc[6 * j + 5] = cimag(c[j]);
+  }
+  EM_TRY(em_sv_cuda_caxpbypcz(v->n, single_of(v), m, abc, x, y, z));
+  return EM_OK;
+}
+
 static em_err cu_sync(em_vec *v) {
   (void)v;
   EM_CUDA(cudaDeviceSynchronize());
@@ -218,9 +233,10 @@ static void cu_destroy(em_vec *v) {
   em_free(&v->data);
 }
 
-static const em_vec_ops CUDA_OPS = {
-    cu_alloc,    cu_free, cu_upload, cu_download, cu_set,  cu_copy,    cu_scale, cu_axpby,
-    cu_axpbypcz, cu_dots, cu_mdot,   cu_gemv,     cu_sync, cu_destroy, cu_cdots, cu_caxpby};
+static const em_vec_ops CUDA_OPS = {cu_alloc,  cu_free,     cu_upload, cu_download, cu_set,
+                                    cu_copy,   cu_scale,    cu_axpby,  cu_axpbypcz, cu_dots,
+                                    cu_mdot,   cu_gemv,     cu_sync,   cu_destroy,  cu_cdots,
+                                    cu_caxpby, cu_caxpbypcz};
 
 em_err em_vec_cuda_init(em_vec *v) {
   vec_cuda *c = NULL;

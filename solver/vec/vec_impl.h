@@ -64,6 +64,11 @@ typedef struct em_vec_ops {
    * one launch; NULL: em_vec_caxpby calls axpby per pair */
   em_err (*caxpby)(em_vec *v, int m, const em_cplx *a, const void *const *x, const em_cplx *b,
                    void *const *y);
+  /* z_j = a_j x_j + b_j y_j + c_j z_j, j < m <= EM_VEC_MAX_COLS, the z_j
+   * distinct, in one launch, each value axpbypcz's; NULL:
+   * em_vec_caxpbypcz calls axpbypcz per triple */
+  em_err (*caxpbypcz)(em_vec *v, int m, const em_cplx *a, const void *const *x, const em_cplx *b,
+                      const void *const *y, const em_cplx *c, void *const *z);
 } em_vec_ops;
 
 struct em_vec {
@@ -119,6 +124,10 @@ em_err em_vec_cdots(em_vec *v, int m, int k, const void *const *x, const void *c
 /* ops->caxpby on any m (groups of EM_VEC_MAX_COLS), or axpby per pair. */
 em_err em_vec_caxpby(em_vec *v, int m, const em_cplx *a, const void *const *x, const em_cplx *b,
                      void *const *y);
+/* ops->caxpbypcz on any m (groups of EM_VEC_MAX_COLS), or axpbypcz per
+ * triple. */
+em_err em_vec_caxpbypcz(em_vec *v, int m, const em_cplx *a, const void *const *x, const em_cplx *b,
+                        const void *const *y, const em_cplx *c, void *const *z);
 /* nrm[j] = ||x_j||_2 for m vectors: em_vec_norm's value, one cdots. */
 em_err em_vec_cnorms(em_vec *v, int m, const void *const *x, double *nrm);
 

@@ -268,6 +268,48 @@ void launch_caxpby(int32_t n, int m, const double *ab, const void *const *x, voi
   caxpby_kernel<V><<<dim3(nb < cap ? nb : cap, m), 256>>>(n, p);
 }
 
+// z_j = a_j x_j + b_j y_j + c_j z_j for the triples j = blockIdx.y, each
+// value axpbypcz_kernel's (c_j == 0: z_j not read)
+template <typename V>
+struct caxpbypcz_args {
+  const V *x[EM_SV_COLS];
+  const V *y[EM_SV_COLS];
+  V *z[EM_SV_COLS];
+  cuDoubleComplex a[EM_SV_COLS], b[EM_SV_COLS], c[EM_SV_COLS];
+};
+
+template <typename V>
+__global__ void caxpbypcz_kernel(int32_t n, caxpbypcz_args<V> p) {
+  const int j = blockIdx.y;
+  const cuDoubleComplex a = p.a[j], b = p.b[j], c = p.c[j];
+  const V *x = p.x[j], *y = p.y[j];
+  V *z = p.z[j];
+  bool read_z = c.x != 0 || c.y != 0;
+  for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
+       i += (int64_t)gridDim.x * blockDim.x) {
+    cuDoubleComplex s = cuCadd(cuCmul(a, em_sv_to_z(x[i])), cuCmul(b, em_sv_to_z(y[i])));
+    if (read_z) s = cuCadd(s, cuCmul(c, em_sv_to_z(z[i])));
+    z[i] = em_sv_from_z<V>(s);
+  }
+}
+
+template <typename V>
+void launch_caxpbypcz(int32_t n, int m, const double *abc, const void *const *x,
+                      const void *const *y, void *const *z) {
+  caxpbypcz_args<V> p = {};
+  for (int j = 0; j < m; j++) {
+    p.x[j] = (const V *)x[j];
+    p.y[j] = (const V *)y[j];
+    p.z[j] = (V *)z[j];
+    p.a[j] = make_cuDoubleComplex(abc[6 * j], abc[6 * j + 1]);
+    p.b[j] = make_cuDoubleComplex(abc[6 * j + 2], abc[6 * j + 3]);
+    p.c[j] = make_cuDoubleComplex(abc[6 * j + 4], abc[6 * j + 5]);
+  }
+  int nb = blocks_for(n, 256);
+  int cap = 4096 / m > 64 ? 4096 / m : 64;
+  caxpbypcz_kernel<V><<<dim3(nb < cap ? nb : cap, m), 256>>>(n, p);
+}
+
 template <typename S, typename D>
 __global__ void convert_kernel(int64_t n, const S *src, D *dst) {
   for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
@@ -350,6 +392,18 @@ extern "C" em_err em_sv_cuda_caxpby(int32_t n, int single, int m, const double *
     launch_caxpby<cuFloatComplex>(n, m, ab, x, y);
   else
     launch_caxpby<cuDoubleComplex>(n, m, ab, x, y);
+  EM_CUDA_LAUNCHED();
+  return EM_OK;
+}
+
+extern "C" em_err em_sv_cuda_caxpbypcz(int32_t n, int single, int m, const double *abc,
+                                       const void *const *x, const void *const *y, void *const *z) {
+  if (n == 0 || m == 0) return EM_OK;
+  if (m > EM_SV_COLS) return EM_RAISE(EM_ERR_INTERNAL, "%d axpbypcz triples in one launch", m);
+  if (single)
+    launch_caxpbypcz<cuFloatComplex>(n, m, abc, x, y, z);
+  else
+    launch_caxpbypcz<cuDoubleComplex>(n, m, abc, x, y, z);
   EM_CUDA_LAUNCHED();
   return EM_OK;
 }

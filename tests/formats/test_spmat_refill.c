@@ -195,9 +195,26 @@ static void run_blockmat(const char *name, const em_blockmat *B1, em_backend b) 
         REQUIRE_OK(em_blockmat_to_csr(B1, &C[0]));
         REQUIRE_OK(em_blockmat_to_csr(B2, &C[1]));
         em_blockop *fr[2] = {NULL, NULL};
+        int pinned = 0; /* CUDA: C[1]'s values page-locked, uploaded from them directly
+                           (C[0]'s through the pinned staging), as a GPU sweep's */
+#ifdef EM_HAVE_CUDA
+        if (b == EM_BACKEND_CUDA) {
+          pinned = em_host_pin(C[1]->val, (size_t)C[1]->nnz * sizeof *C[1]->val);
+          EXPECT(pinned && em_host_pinned(C[1]->val) && !em_host_pinned(C[0]->val),
+                 "the second CSR's values page-locked, the first's not");
+        }
+#endif
         REQUIRE_OK(em_blockop_create_csr(C[0], B1->nb, B1->offset, &o, &op));
         for (int v = 0; v < 2; v++)
           REQUIRE_OK(em_blockop_create_csr(C[v], B1->nb, B1->offset, &o, &fr[v]));
+        /* the map made ahead (a sweep's, beside its first factorization) from
+           the other CSR of the same pattern: the operator's values untouched */
+        EXPECT_OK(em_blockop_values_map(op, C[1]));
+        apply_host(op, b, o.prec, x, y1, n);
+        apply_host(fr[0], b, o.prec, x, y2, n);
+        EXPECT(memcmp(y1, y2, n * sizeof *y1) == 0,
+               "%s %s %s %s: the value map made ahead changed the operator", name, MODES[mode],
+               pi ? "single" : "double", sliced ? "sliced" : "auto");
         for (int step = 1; step <= 3; step++) {
           int v = step % 2;
           EXPECT_OK(em_blockop_refill_values(op, C[v]));
@@ -208,6 +225,11 @@ static void run_blockmat(const char *name, const em_blockmat *B1, em_backend b) 
                  pi ? "single" : "double", sliced ? "sliced" : "auto", step);
         }
         em_blockop_destroy(&op), em_blockop_destroy(&fr[0]), em_blockop_destroy(&fr[1]);
+#ifdef EM_HAVE_CUDA
+        if (pinned) em_host_unpin(C[1]->val);
+#else
+        (void)pinned;
+#endif
         em_csr_destroy(&C[0]), em_csr_destroy(&C[1]);
       }
   free(x), free(y1), free(y2);

@@ -415,6 +415,52 @@ static void test_nonsymmetric(void) {
   free(D), free(Ds);
 }
 
+/* A refactorization's symmetry test through the transposed entries the
+ * first test kept (issue 24): the same pattern, values symmetric, then not
+ * (one pair), then symmetric again: each time max |a_ij - a_ji| / ||A||_max
+ * as the dense matrix gives it, and the factor of the symmetric part. */
+static void test_refactor_asymmetry(void) {
+  int32_t n = 60;
+  em_cplx *D = make_dense(SPARSE, n, 1.2, 9), *Ds = malloc((size_t)n * n * sizeof *Ds);
+  em_direct_opts o;
+  em_direct_opts_default(&o);
+  em_direct *F = NULL;
+  em_csr *A = to_csr(D, n);
+  EXPECT_OK(em_direct_create(A, &o, NULL, &F));
+  em_csr_destroy(&A);
+  int32_t pi = -1, pj = -1; /* an off-diagonal pair of the pattern */
+  for (int32_t j = 0; j < n && pi < 0; j++)
+    for (int32_t i = j + 3; i < n && pi < 0; i++)
+      if (D[i + (size_t)j * n] != 0) pi = i, pj = j;
+  EXPECT(pi >= 0, "an off-diagonal pair in the pattern");
+  em_cplx a0 = pi >= 0 ? D[pi + (size_t)pj * n] : 0;
+  for (int v = 0; v < 3 && F && pi >= 0; v++) {
+    D[pi + (size_t)pj * n] = v == 1 ? a0 + 0.3 - 0.2 * I : a0;
+    A = to_csr(D, n);
+    EXPECT_OK(em_direct_factor(F, A, NULL));
+    double amax = 0, dmax = 0;
+    for (int32_t j = 0; j < n; j++)
+      for (int32_t i = 0; i < n; i++) {
+        dmax = fmax(dmax, cabs(D[i + (size_t)j * n] - D[j + (size_t)i * n]));
+        amax = fmax(amax, cabs(D[i + (size_t)j * n]));
+        Ds[i + (size_t)j * n] = 0.5 * (D[i + (size_t)j * n] + D[j + (size_t)i * n]);
+      }
+    EXPECT(fabs(F->info.asymmetry - dmax / amax) < 1e-14 && (dmax > 0) == (v == 1),
+           "refactor %d: asymmetry %.6g, expected %.6g", v, F->info.asymmetry, dmax / amax);
+    em_cplx *b = calloc((size_t)n, sizeof *b), *x = calloc((size_t)n, sizeof *x),
+            *xd = calloc((size_t)n, sizeof *xd);
+    for (int32_t i = 0; i < n; i++) b[i] = 1 + 0.05 * i * I;
+    dense_solve(Ds, n, 1, b, xd);
+    EXPECT_OK(em_direct_solve(F, 1, b, n, x, n));
+    EXPECT(rel_diff(x, n, xd, n, 1) < 1e-12, "refactor %d: error %.2e", v,
+           rel_diff(x, n, xd, n, 1));
+    free(b), free(x), free(xd);
+    em_csr_destroy(&A);
+  }
+  em_direct_destroy(&F);
+  free(D), free(Ds);
+}
+
 /* Rows and columns 10..19 scaled by 1e-6 (diagonal 1e-12, below
  * pivot_eps ||A||_max): the equilibration makes them ordinary rows, no
  * pivot is perturbed and the solution is exact. */
@@ -581,6 +627,7 @@ int main(void) {
   test_not_dominant();
   test_refactor();
   test_nonsymmetric();
+  test_refactor_asymmetry();
   test_badly_scaled();
   test_errors();
   return TEST_RESULT();

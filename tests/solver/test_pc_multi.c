@@ -199,7 +199,9 @@ static void check_direct_variant(const char *name, em_direct *F, const em_csr *A
  * first solve that asks) alone, with streams and interleaved; the level
  * kernels on 512, 1024 (or what the kernel's registers allow) and 96
  * threads per block (a multiple of 32 below 128), by the level (-1) and
- * graded (-2); one variant on the CPU (it ignores them). */
+ * graded (-2); the backward products alone by the own kernel with several
+ * columns (big_own 3), with streams and interleaved; one variant on the
+ * CPU (it ignores them). */
 static const struct {
   const char *name;
   em_direct_gsolve g;
@@ -216,7 +218,9 @@ static const struct {
                 {"levels on 96 threads", {1, 0, 0, 0, 0, 96}},
                 {"levels by the level", {0, 0, 1, 0, 1, -1}},
                 {"levels graded", {0, 0, 1, 0, 1, -2}},
-                {"levels on 1024 threads", {0, 0, 0, 0, 0, 1024}}};
+                {"levels on 1024 threads", {0, 0, 0, 0, 0, 1024}},
+                {"own backward for blocks", {0, 3, 1, 0, 0, -1}},
+                {"il + own backward for blocks", {2, 3, 0, 0, 0, 0}}};
 #define N_VARIANTS ((int)(sizeof VARIANTS / sizeof VARIANTS[0]))
 
 #ifdef EM_HAVE_CUDA

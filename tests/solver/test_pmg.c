@@ -559,6 +559,8 @@ static void test_profile(em_backend be) {
   int64_t cyc = 4, steps = 2 * (int64_t)pf.nlev * po.pmg.sweeps;
   EXPECT(pf.cycles == cyc && pf.columns == 1 + 2 + NC, "%lld cycles of %lld columns",
          (long long)pf.cycles, (long long)pf.columns);
+  EXPECT(pf.waits == cyc, "%lld host waits on the stamps in %lld cycles", (long long)pf.waits,
+         (long long)pf.cycles);
   EXPECT(pf.nlev == 2, "%d levels above the order-1 coarse group", pf.nlev);
   int64_t want[EM_PMG_PARTS] = {
       cyc, cyc * (steps - 1), cyc * steps, cyc * steps, cyc * steps, cyc, cyc, cyc, cyc};
@@ -587,6 +589,18 @@ static void test_profile(em_backend be) {
              pf.level_rows[1] == B->offset[2] - B->offset[1],
          "level rows %d, %d", pf.level_rows[0], pf.level_rows[1]);
   EXPECT(!strcmp(em_pmg_part_name(EM_PMG_CSOLVE), "coarse solve"), "part names");
+  em_pc_destroy(&pc);
+  /* 2 levels of 5 sweeps: 85 stamps a cycle (more than the former fixed
+     list of 64), still one wait per cycle */
+  po.pmg.sweeps = 5;
+  REQUIRE_OK(em_pc_create(A, &po, NULL, &pc));
+  EXPECT_OK(em_pc_apply(pc, rc[0], zc[0]));
+  EXPECT_OK(em_pc_apply_multi(pc, EM_PREC_DOUBLE, 3, rc, zc));
+  EXPECT_OK(em_pc_pmg_profile(pc, &pf));
+  EXPECT(pf.cycles == 2 && pf.waits == 2, "5 sweeps: %lld waits in %lld cycles",
+         (long long)pf.waits, (long long)pf.cycles);
+  EXPECT(pf.steps[EM_PMG_SMOOTH] == 2 * 2 * 2 * 5, "5 sweeps: %lld smoother steps",
+         (long long)pf.steps[EM_PMG_SMOOTH]);
   em_pc_destroy(&pc);
   po.type = EM_PC_JACOBI;
   REQUIRE_OK(em_pc_create(A, &po, NULL, &pc));

@@ -141,8 +141,9 @@ static void check(em_backend be, em_prec prec, int32_t n) {
 /* The column-set operations of the lockstep methods (issue 28): m sets of k
  * dot products (em_vec_cdots) bit for bit the per-set dots and near the
  * host sums, m axpby pairs (em_vec_caxpby, b = 0 over NaN included) against
- * host loops, the norms (em_vec_cnorms) bit for bit em_vec_norm; m = 1, 3,
- * 4, 16, 17 (past one backend call's EM_VEC_MAX_COLS). */
+ * host loops, the norms (em_vec_cnorms) bit for bit em_vec_norm, m
+ * axpbypcz triples (em_vec_caxpbypcz, c = 0 over NaN included) bit for bit
+ * axpbypcz; m = 1, 3, 4, 16, 17 (past one backend call's EM_VEC_MAX_COLS). */
 static void check_cols(em_backend be, em_prec prec, int32_t n, int m) {
   double tol = prec == EM_PREC_SINGLE ? 2e-6 : 1e-14, rtol = prec == EM_PREC_SINGLE ? 1e-5 : 1e-12;
   em_vec *v = NULL;
@@ -213,6 +214,32 @@ static void check_cols(em_backend be, em_prec prec, int32_t n, int m) {
     snprintf(what, sizeof what, "caxpby m=%d pair %d", m, j);
     expect_close(what, n, out, ref, tol);
   }
+  /* z_j = a_j x_j + b_j y_j + c_j z_j (em_vec_caxpbypcz) bit for bit
+     axpbypcz on a copy of each z_j; c_j = 0 for odd j over NaN */
+  void *Z = NULL, *Zr = NULL;
+  void *zs[17], *zr[17];
+  const void *ys2[17];
+  em_cplx c3[17];
+  REQUIRE_OK(v->ops->alloc(v, m, &Z));
+  REQUIRE_OK(v->ops->alloc(v, m, &Zr));
+  for (int j = 0; j < m; j++) {
+    zs[j] = em_vec_col(v, Z, j), zr[j] = em_vec_col(v, Zr, j);
+    ys2[j] = em_vec_col(v, d, j + 1);
+    c3[j] = j % 2 ? 0 : 0.375 - 0.5 * j * I;
+    EXPECT_OK(v->ops->upload(v, j % 2 ? nan_ : h + (size_t)j * n, zs[j]));
+    EXPECT_OK(v->ops->upload(v, j % 2 ? nan_ : h + (size_t)j * n, zr[j]));
+  }
+  EXPECT_OK(em_vec_caxpbypcz(v, m, a, xs, b, ys2, c3, zs));
+  for (int j = 0; j < m; j++) {
+    EXPECT_OK(v->ops->axpbypcz(v, a[j], xs[j], b[j], ys2[j], c3[j], zr[j]));
+    EXPECT_OK(v->ops->download(v, zs[j], out));
+    EXPECT_OK(v->ops->download(v, zr[j], ref));
+    int same = 1;
+    for (int32_t q = 0; q < n; q++) same &= memcmp(&out[q], &ref[q], sizeof out[q]) == 0;
+    EXPECT(same, "caxpbypcz m=%d triple %d n=%d: not axpbypcz's values", m, j, n);
+  }
+  v->ops->free(v, &Z);
+  v->ops->free(v, &Zr);
   v->ops->free(v, &d);
   em_vec_destroy(&v);
   free(h), free(out), free(ref), free(nan_);

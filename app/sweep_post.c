@@ -1,0 +1,132 @@
+/* sweep_post.c - a uniform sweep's per-frequency outputs on a thread of
+ * their own while the next frequency solves (issue 24: at the default
+ * order-3 DRA on an H200 the far field, the port quantities and their
+ * files took 0.23 s of each frequency's 0.93 s, the GPU idle meanwhile).
+ *
+ * em_post_frequency reads the solution, the fixed values and the model,
+ * and writes row fi of the results and its files; the next solve writes
+ * row fi + 1 and touches none of what the outputs read but the ports,
+ * which it sets to its own frequency (model/fsys_next.c's em_fsys_problem):
+ * the thread gets a shallow copy of the model whose setup holds copies of
+ * the ports (the error estimate sets them too).  So the outputs are the
+ * same function of the same inputs, only computed later: the same bytes
+ * (the far field's sums do not depend on the thread count: post/farfield.c).
+ * The loop (sweep.c) joins the thread after the next solve, or before it
+ * stops for any reason, and only then logs the frequency and journals it:
+ * the journal never names a frequency whose files are not complete, and
+ * an error of the next solve does not lose this one's.  The thread's
+ * stages (post, far field, writing) keep their own durations in the run's
+ * table, their lines marked "(overlapped)" (em_stages_join).
+ *
+ * Not for a plane wave (its source's state is the solve's, which the
+ * outputs read), a Floquet cell, a distributed or adaptive sweep, the last
+ * frequency (nothing to overlap), Solver/overlap 0 or EMSOLVE_SWEEP2=0
+ * (the A/B switch of scripts/device-sweep2.sh): those post-process in
+ * turn, as before. */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+#include "app_sweep.h"
+
+struct em_sweep_post {
+  pthread_t th;
+  em_run *r;
+  int fi;
+  em_model m;                 /* the run's, but for the ports */
+  em_port port[EM_MAX_PORTS]; /* copies at frequency fi */
+  em_system *sys;             /* the solve's fixed values (owned) */
+  em_cplx *x;                 /* its solutions (owned) */
+  em_log log;                 /* the run's log on the thread's stage table */
+  em_stages st;
+  int threads; /* the caller's OpenMP threads (a new thread starts from the defaults) */
+  em_err err;
+  char msg[512];
+};
+
+int em_sweep_post_may(const em_run *r) {
+  const em_model *m = &r->m;
+  const char *ab = getenv("EMSOLVE_SWEEP2");
+  if (ab && !strcmp(ab, "0")) return 0;
+  return m->cfg.solve.overlap && !m->ff.planewave && !m->periodic && !r->dsolve && !r->peer &&
+         m->setup.n_port <= EM_MAX_PORTS;
+}
+
+static void *post_main(void *arg) {
+  em_sweep_post *h = arg;
+#ifdef _OPENMP
+  omp_set_num_threads(h->threads);
+#endif
+  em_run *r = h->r;
+  em_err err = em_post_frequency(&h->m, &r->res, &r->out, &h->log, h->fi, h->x, h->sys->fixed);
+  if (err) {
+    snprintf(h->msg, sizeof h->msg, "%s", em_error_message());
+    em_error_clear(); /* this thread's trace: the join raises it again */
+  }
+  h->err = err;
+  return NULL;
+}
+
+static void post_free(em_sweep_post **hp) {
+  em_sweep_post *h = *hp;
+  if (!h) return;
+  em_system_destroy(&h->sys);
+  em_free(&h->x);
+  em_free(hp);
+}
+
+em_err em_sweep_post_start(em_run *r, int fi, em_system **sys, em_cplx **x, em_sweep_post **out) {
+  *out = NULL;
+  em_sweep_post *h = NULL;
+  if (em_calloc(&h, 1, sizeof *h, "overlapped outputs")) { /* in turn, then */
+    em_error_clear();
+    return EM_OK;
+  }
+  h->r = r;
+  h->fi = fi;
+  h->m = r->m;
+  memcpy(h->port, r->m.setup.port, (size_t)r->m.setup.n_port * sizeof *h->port);
+  h->m.setup.port = h->port;
+  h->threads = 1;
+#ifdef _OPENMP
+  h->threads = omp_get_max_threads();
+#endif
+  h->threads = em_ahead_threads(&r->m.cfg.solve, h->threads); /* Solver/ahead_threads */
+  if (r->log) h->log = *r->log;
+  em_stages_init_background(&h->st, r->log ? r->log->stages : NULL);
+  h->log.stages = r->log && r->log->stages ? &h->st : NULL;
+  h->sys = *sys;
+  h->x = *x;
+  if (pthread_create(&h->th, NULL, post_main, h)) { /* no thread: the caller, in turn */
+    h->sys = NULL;
+    h->x = NULL;
+    em_free(&h);
+    return EM_OK;
+  }
+  *sys = NULL; /* the thread's now */
+  *x = NULL;
+  *out = h;
+  return EM_OK;
+}
+
+em_err em_sweep_post_join(em_run *r, em_sweep_post **hp, int *fi) {
+  em_sweep_post *h = *hp;
+  *fi = -1;
+  if (!h) return EM_OK;
+  double tw = em_wtime();
+  pthread_join(h->th, NULL);
+  em_stages_join(r->log, &h->st, tw);
+  em_err err = h->err;
+  if (err) {
+    err = EM_RAISE(err, "%s", h->msg);
+  } else {
+    *fi = h->fi;
+    em_app_log_frequency(r, h->fi); /* app/face.c */
+  }
+  post_free(hp);
+  return err;
+}
