@@ -5,6 +5,8 @@
 #ifndef EM_APP_RUN_H
 #define EM_APP_RUN_H
 
+#include <pthread.h>
+
 #include "app_impl.h"
 
 typedef struct em_run {
@@ -38,7 +40,25 @@ typedef struct em_run {
   unsigned taken;       /* rank 0, adaptive sweep: the initial samples a peer sent */
   int dsolve;           /* Solver/distributed: every solve shared by all ranks (rank 0
                            runs the case, the others serve its solves: model/dfsys.c) */
+  pthread_t dev_th;     /* the device opened while the case meshes (app/devopen.c) */
+  int dev_th_on;        /* 1 until joined */
+  int last_solve;       /* the solve under way is the run's last (app/sweep.c) */
+  pthread_t rel_th;     /* the problem object released after it (app/release.c) */
+  int rel_on;           /* 1 until joined */
+  em_fsys *rel_fsys;    /* what that thread releases */
+  double t_rel;         /* s, its time */
 } em_run;
+
+/* devopen.c: the GPU's context made on a thread of its own while the case
+ * meshes (early, after the parse); joined before the run's own
+ * em_device_open and at the end of the run (join: idempotent). */
+void em_app_device_early(em_run *r);
+void em_app_device_join(em_run *r);
+/* release.c: after the run's last solve (last_solve set), the problem
+ * object of the mesh released on a thread of its own while the
+ * post-processing runs; joined at the end of the run (idempotent). */
+void em_app_release_start(em_run *r);
+void em_app_release_join(em_run *r);
 
 /* periodic.c: Floquet pairs found and the mesh renumbered for them (after
  * meshing); the far field off for a cell, the slave DOFs tied and the

@@ -79,4 +79,8 @@ em_err em_run_solve_sample(em_run *r, double f, em_freq_result *fr, em_cplx *u, 
  * on SIGINT.  Solver/sweep adaptive: the rational model from full solves. */
 em_err em_sweep_run(em_run *r);
 
+/* EMSOLVE_ONERUN=0 (scripts/device-onerun.sh's A/B): a single run's host
+ * stages as before issue 24's onerun changes. */
+int em_app_onerun_old(void);
+
 #endif

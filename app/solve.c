@@ -8,6 +8,13 @@
 
 #include "app_sweep.h"
 
+/* EMSOLVE_ONERUN=0: the single run's host stages as before issue 24's
+ * onerun changes (the A/B of scripts/device-onerun.sh). */
+int em_app_onerun_old(void) {
+  const char *e = getenv("EMSOLVE_ONERUN");
+  return e && !strcmp(e, "0");
+}
+
 /* The problem object of the mesh, made on the first solve (a distributed
  * solve's serving rank: before it serves). */
 em_err em_app_make_fsys(em_run *r) {
@@ -29,6 +36,9 @@ em_err em_app_make_fsys(em_run *r) {
                     .keep_matrix = r->args->dump_matrix != NULL,
                     /* Excitation/ports: the ports driven (model/excite.c) */
                     .excite = m->excite};
+  /* one frequency: no assembly cache for later passes (EMSOLVE_ONERUN=0,
+     scripts/device-onerun.sh's A/B: built, as before) */
+  d.one_solve = m->cfg.n_freq == 1 && !m->cfg.sweep_adaptive && !em_app_onerun_old();
   return em_fsys_create(&d, &m->fsys);
 }
 
@@ -92,6 +102,7 @@ static em_err solve_at(em_run *r, double f, int first, em_freq_result *fr, em_sy
     em_log_info(r->log, "matrix written to %s", r->args->dump_matrix);
   }
   if (!m->n_block) em_model_record_blocks(m, r->log); /* the first frequency solved */
+  em_app_release_start(r); /* the run's last solve: nothing reads the solver again */
   return EM_OK;
 }
 

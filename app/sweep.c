@@ -103,6 +103,7 @@ static em_err sweep(em_run *r, uint8_t *done, int n_resumed) {
     int j = i + 1; /* the next one this run solves: assembled ahead (app/solve.c) */
     while (j < nf && done[j]) j++;
     r->next_f = j < nf ? r->m.cfg.freq[j] : 0;
+    r->last_solve = j >= nf; /* its solver released beside its outputs (app/release.c) */
     em_system *sys = NULL;
     em_cplx *x = NULL;
     em_err err = em_run_solve_only(r, i, &sys, &x);

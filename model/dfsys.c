@@ -108,6 +108,7 @@ em_err em_fsys_dpart(em_fsys *s, const em_log *log) {
               P, em_wtime() - t);
   t = em_wtime();
   EM_TRY(em_assembler_create_part(d->mesh, d->dofs, s->owner, em_dist_rank(d->dist), &s->asm_));
+  if (d->one_solve) em_assembler_no_cache(s->asm_);
   em_log_info(log, "this rank's assembler (its rows' pattern and tets) in %.2f s", em_wtime() - t);
   return EM_OK;
 }

@@ -84,6 +84,7 @@ em_err em_fsys_create(const em_fsys_desc *d, em_fsys **out) {
      parts, at the first solve (dfsys.c) */
   if (!(em_fsys_distributed(s) && !d->periodic))
     EM_TRY_GOTO(err, em_assembler_create(m, d->dofs, &s->asm_), fail);
+  if (s->asm_ && d->one_solve) em_assembler_no_cache(s->asm_);
   EM_TRY_GOTO(err,
               em_abc_robins(m, su->medium, su->abc_face, su->n_abc, 1.0, s->abc,
                             FSYS_MAX_ROBIN - su->n_port, &s->n_abc_terms),
@@ -468,7 +469,8 @@ static em_err solve_body(em_fsys *s, double f, const em_log *log, em_fsys_stats 
     if (!err) err = em_assemble_with(s->asm_, &fp->prob, log, &sys);
   }
   if (dist && !d->periodic) err = em_fsys_dist_agree(s, err);
-  em_free(&fp); /* the assembly was its only reader */
+  em_fsys_ahead_assembled(s); /* this thread's team whole again (fsys_overlap.c) */
+  em_free(&fp);               /* the assembly was its only reader */
   em_stage_end(log, EM_STAGE_ASSEMBLY, NULL);
   EM_TRY(err);
   st->t_assembly = em_wtime() - t0;

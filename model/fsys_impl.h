@@ -116,6 +116,9 @@ em_err em_fsys_ahead_start(em_fsys *s, const em_log *log);
  * stages in log's table; *F its analysis when it is valid for s, else
  * NULL (then the set-up analyses in order). */
 void em_fsys_ahead_take(em_fsys *s, const em_log *log, em_direct **F);
+/* After the first assembly: this thread's OpenMP team back to its size
+ * (EMSOLVE_OVERLAP_THREADS may have made it smaller beside the analysis). */
+void em_fsys_ahead_assembled(em_fsys *s);
 /* The thread joined and dropped (error paths, em_fsys_destroy). */
 void em_fsys_ahead_free(em_fsys *s);
 /* fsys_opbeside.c: at the first set-up, F the direct factor's analysis

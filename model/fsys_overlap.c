@@ -19,6 +19,7 @@
  * their lines marked "(overlapped)" (em_stages_join). */
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #ifdef _OPENMP
 #include <omp.h>
@@ -26,12 +27,22 @@
 
 #include "fsys_impl.h"
 
+/* this thread's OpenMP threads now */
+static int tm_now(void) {
+#ifdef _OPENMP
+  return omp_get_max_threads();
+#else
+  return 1;
+#endif
+}
+
 struct em_fsys_ahead {
   pthread_t th;
   const em_assembler *asm_; /* read only by both threads (its pattern) */
   em_blockop_opts bop;      /* the operator's options: its row order */
   em_pc_opts pco;           /* the preconditioner's: the analysis' options */
-  int threads;              /* this thread's OpenMP threads, for that one */
+  int threads;              /* the analysis thread's OpenMP threads */
+  int main_threads;         /* this thread's before the overlap (0: unchanged) */
   em_log log;               /* the detail log, on the thread's own stage table */
   em_stages st;
   /* what the thread made */
@@ -103,20 +114,47 @@ em_err em_fsys_ahead_start(em_fsys *s, const em_log *log) {
   h->pco.backend = d->backend;
 #ifdef _OPENMP
   h->threads = omp_get_max_threads();
+  /* EMSOLVE_OVERLAP_THREADS=a[:m] (scripts/device-onerun.sh): the
+     analysis on a threads, the assembly beside it on m (each 1 .. the
+     caller's; unset or 0: the caller's, both); the bits do not depend on
+     either (the nested dissection and the coloured assembly are
+     thread-count independent) */
+  const char *tt = getenv("EMSOLVE_OVERLAP_THREADS");
+  int ta = 0, tm = 0, all = h->threads;
+  if (tt && sscanf(tt, "%d:%d", &ta, &tm) >= 1) {
+    if (ta > 0 && ta < all) h->threads = ta;
+    if (tm > 0 && tm < all) {
+      h->main_threads = all;
+      omp_set_num_threads(tm);
+    }
+  }
 #endif
   if (log) h->log = *log;
   em_stages_init_background(&h->st, log ? log->stages : NULL);
   h->log.stages = log && log->stages ? &h->st : NULL;
   if (pthread_create(&h->th, NULL, ahead_main, h)) { /* no thread: in order, as before */
     em_log_verbose(log, "overlap: no thread for the analysis; it runs in order");
+#ifdef _OPENMP
+    if (h->main_threads) omp_set_num_threads(h->main_threads);
+#endif
     em_free(&h);
     return EM_OK;
   }
   s->ahead = h;
   em_log_verbose(log,
                  "overlap: the direct factor's ordering and symbolic analysis begin on a "
-                 "thread of their own beside the assembly");
+                 "thread of their own beside the assembly (%d threads there, %d here)",
+                 h->threads, h->main_threads ? tm_now() : h->threads);
   return EM_OK;
+}
+
+void em_fsys_ahead_assembled(em_fsys *s) {
+  em_fsys_ahead *h = s->ahead;
+  if (!h || !h->main_threads) return;
+#ifdef _OPENMP
+  omp_set_num_threads(h->main_threads);
+#endif
+  h->main_threads = 0;
 }
 
 /* The thread joined, its stages into the run's table (the wait taken off
@@ -130,6 +168,9 @@ static void ahead_join(em_fsys_ahead *h, const em_log *log) {
 }
 
 static void ahead_free(em_fsys_ahead **hp) {
+#ifdef _OPENMP
+  if ((*hp)->main_threads) omp_set_num_threads((*hp)->main_threads);
+#endif
   em_fsys_ahead *h = *hp;
   em_free(&h->perm);
   em_direct_destroy(&h->F);
@@ -160,6 +201,7 @@ void em_fsys_ahead_take(em_fsys *s, const em_log *log, em_direct **F) {
 
 void em_fsys_ahead_free(em_fsys *s) {
   if (!s->ahead) return;
+  em_fsys_ahead_assembled(s);       /* this thread's team as it was */
   pthread_join(s->ahead->th, NULL); /* an error path: the thread's table is dropped */
   ahead_free(&s->ahead);
 }

@@ -155,33 +155,6 @@ static em_err metal_faces(const em_model *md, int32_t **face, int32_t **tag, int
   return EM_OK;
 }
 
-/* eta_T of the solutions x at f (model/estimate.c): the VTK's cell field
- * "error".  An estimate that cannot be made costs the field, not the run.
- * The plane wave's sources are prepared again at the solve's own k0 (the
- * source's state is the solve's: nothing of the model changes). */
-static double *error_field(const em_model *m, const em_log *log, double f, const em_cplx *x,
-                           const em_cplx *fixed) {
-  double *eta = NULL;
-  em_estimate_info info;
-  /* the ports driven (Excitation/ports), or the plane wave */
-  uint32_t ex = m->ff.planewave ? 0 : em_post_excited(m);
-  int ns = !m->ff.planewave ? em_excite_count(ex) : m->setup.n_port ? m->setup.n_port : 1;
-  em_err err = em_calloc(&eta, (size_t)m->mesh->n_tet, sizeof *eta, "error indicators");
-  if (!err)
-    err = em_setup_estimate_ports(m->mesh, m->dofs, &m->setup, f, em_pw_source_prepare,
-                                  (void *)&m->pw, ex, x, ns, fixed, eta, &info);
-  if (err) {
-    em_log_warn(log, "%s; the VTK file has no error field", em_error_message());
-    em_error_clear();
-    em_free(&eta);
-    return NULL;
-  }
-  for (int32_t t = 0; t < m->mesh->n_tet; t++) eta[t] = sqrt(eta[t]);
-  em_log_verbose(log, "error estimate %.3e of the energy norm (%.2f s)",
-                 info.energy > 0 ? info.eta / info.energy : info.eta, info.t);
-  return eta;
-}
-
 /* The path of output name, recorded as written. */
 static em_err out_file(em_outdir *out, const char *name, char *path, size_t n) {
   EM_TRY(em_outdir_path(out, name, path, n));
@@ -189,7 +162,7 @@ static em_err out_file(em_outdir *out, const char *name, char *path, size_t n) {
 }
 
 em_err em_post_fields(const em_model *md, em_freq_result *fr, em_outdir *out, const em_log *log,
-                      double f, const em_cplx *x, const em_cplx *fixed) {
+                      double f, const em_cplx *x, const em_cplx *fixed, em_post_est **est) {
   const em_run_config *cfg = &md->cfg;
   const em_setup *s = &md->setup;
   double k0 = 2 * M_PI * f / EM_C0;
@@ -225,7 +198,9 @@ em_err em_post_fields(const em_model *md, em_freq_result *fr, em_outdir *out, co
   vo.H = cfg->h_field ? sample_h : NULL;
   vo.order = md->dofs->uniform ? NULL : md->dofs->tet_order; /* order per region */
   em_stage_begin(log, EM_STAGE_POST); /* the estimate is post-processing, not writing */
-  double *eta = md->mesh->edge_mid ? NULL : error_field(md, log, f, x, fixed); /* straight tets */
+  /* eta_T (fields_est.c): straight tets; made beside the far field when
+     em_post_frequency started it */
+  double *eta = md->mesh->edge_mid ? NULL : em_post_est_take(est, md, log, f, x, fixed);
   em_stage_end(log, EM_STAGE_POST, "error estimate");
   vo.error = eta;
   em_err werr = em_vtk_write(path, md->mesh, sample_e, &fc, &vo);

@@ -85,6 +85,7 @@ em_err em_post_frequency(const em_model *m, em_results *res, em_outdir *out, con
   double f = res->freq[fi], k0 = 2 * M_PI * f / EM_C0;
   int np = m->ff.planewave ? 0 : m->setup.n_port; /* a plane wave's ports: its loads */
   em_cplx *meas = NULL;
+  em_post_est *est = NULL;
   EM_TRY(ports_at(m, k0));
   double t0 = em_wtime();
   em_stage_begin(log, EM_STAGE_POST); /* with the far field and the files as stages inside */
@@ -93,13 +94,15 @@ em_err em_post_frequency(const em_model *m, em_results *res, em_outdir *out, con
   if (m->ff.planewave && m->setup.n_port) /* what the loads receive: received.c */
     EM_TRY_GOTO(err, em_post_received(m, res, out, log, fi, k0, x, fixed), done);
   EM_TRY_GOTO(err, row(m, res, log, fi, meas), done);
+  /* the fields file's error estimate beside the far field (fields_est.c) */
+  if (writes_fields(cfg, fi)) est = em_post_est_start(m, log, f, x, fixed);
   em_stage_begin(log, EM_STAGE_FARFIELD);
   err = em_post_ff_frequency(m, res, out, log, fi, k0, x, fixed, np ? meas : NULL);
   em_stage_end(log, EM_STAGE_FARFIELD, NULL);
   EM_TRY_GOTO(err, err, done);
   if (writes_fields(cfg, fi)) { /* E, H, S, J_s, the plane: post/fields.c */
     em_stage_begin(log, EM_STAGE_WRITING);
-    err = em_post_fields(m, fr, out, log, f, x, fixed);
+    err = em_post_fields(m, fr, out, log, f, x, fixed, &est);
     em_stage_end(log, EM_STAGE_WRITING, "%s", fr->fields);
     EM_TRY_GOTO(err, err, done);
   }
@@ -121,6 +124,7 @@ em_err em_post_frequency(const em_model *m, em_results *res, em_outdir *out, con
   fr->t_post = em_wtime() - t0;
 done:
   em_stage_end(log, EM_STAGE_POST, err ? NULL : "port quantities, fields");
+  em_post_est_free(&est); /* an error before the fields file: joined */
   em_free(&meas);
   return err;
 }

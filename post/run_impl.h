@@ -37,8 +37,20 @@ void em_post_array_print(const em_model *m, const em_results *r, FILE *f);
  * Output/h_field), surface_<f>.vtk (J_s = n x H on metal, a plane wave's
  * incident H included) and plane_<f>.csv / .vtk (Output/plane_*) of the
  * solution x at f; fr->fields names the VTK. */
+typedef struct em_post_est em_post_est;
 em_err em_post_fields(const em_model *m, em_freq_result *fr, em_outdir *out, const em_log *log,
-                      double f, const em_cplx *x, const em_cplx *fixed);
+                      double f, const em_cplx *x, const em_cplx *fixed, em_post_est **est);
+
+/* fields_est.c: the error indicator eta_T of the fields file.  _start: on
+ * a thread of its own from now (NULL: not started, the take computes it in
+ * order); _take: joined (or computed here, est or *est NULL), the square
+ * roots per tet, NULL with a warning when it cannot be made (the VTK then
+ * has no error field); _free: an error path's join. */
+em_post_est *em_post_est_start(const em_model *m, const em_log *log, double f, const em_cplx *x,
+                               const em_cplx *fixed);
+double *em_post_est_take(em_post_est **est, const em_model *m, const em_log *log, double f,
+                         const em_cplx *x, const em_cplx *fixed);
+void em_post_est_free(em_post_est **est);
 
 /* received.c: a plane wave on a case with ports (matched loads): what each
  * load receives (the total field: the scattered solution plus the incident

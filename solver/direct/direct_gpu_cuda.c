@@ -182,6 +182,10 @@ void em_dgpu_destroy(em_dgpu **gp) {
   em_dgp_destroy(g);
   if (g->cb_host) cudaFreeHost(g->cb_host);
   if (g->vals_h) cudaFreeHost(g->vals_h);
+  for (int i = 0; i < EM_DG_RING; i++) {
+    if (g->ring[i]) cudaFreeHost(g->ring[i]);
+    if (g->ring_ev[i]) cudaEventDestroy(g->ring_ev[i]);
+  }
   if (g->blas) cublasDestroy(g->blas);
   em_free(&g->lev_ptr);
   em_free(&g->n_small);
@@ -191,6 +195,7 @@ void em_dgpu_destroy(em_dgpu **gp) {
   em_free(&g->level);
   em_free(&g->lev_buf);
   em_free(&g->lev_free);
+  em_free(&g->sel_cnt);
   em_free(&g->sel_src);
   em_free(&g->sel_row);
   (void)cudaGetLastError();
@@ -209,6 +214,8 @@ static em_err dgpu_create(em_direct *F, em_prec prec, em_dgpu **out) {
   EM_TRY(em_calloc(&g, 1, sizeof *g, "GPU factor"));
   g->single = prec == EM_PREC_SINGLE;
   g->esz = g->single ? 8 : 16;
+  const char *ab = getenv("EMSOLVE_ONERUN"); /* scripts/device-onerun.sh's A/B */
+  g->old_map = ab && !strcmp(ab, "0");
   g->big_nb = g->big_k = -1;
   int dev = 0;
   g->sms = 132;
@@ -291,13 +298,99 @@ static uint64_t pattern_hash(const em_csr *A) {
   return h;
 }
 
+/* The pinned ring of the uploads (made once per factor). */
+static em_err ring_make(em_dgpu *g) {
+  for (int i = 0; i < EM_DG_RING; i++) {
+    if (!g->ring[i]) EM_CUDA(cudaMallocHost(&g->ring[i], EM_DG_RING_BYTES));
+    if (!g->ring_ev[i]) EM_CUDA(cudaEventCreateWithFlags(&g->ring_ev[i], cudaEventDisableTiming));
+  }
+  return EM_OK;
+}
+
+/* The next ring buffer, once its last copy is done. */
+static em_err ring_take(em_dgpu *g, int *b, void **buf) {
+  *b = (*b + 1) % EM_DG_RING;
+  EM_CUDA(cudaEventSynchronize(g->ring_ev[*b]));
+  *buf = g->ring[*b];
+  return EM_OK;
+}
+
+/* dst[0 .. n) = src on the device, through the ring: each chunk copied
+ * into a pinned buffer by the host threads while the one before goes over
+ * the bus (a pageable copy stages through the driver's own buffer, one
+ * thread; a pinned copy of the whole wants a pinned allocation as large,
+ * ~0.3 s a GB to make). */
+static em_err ring_upload(em_dgpu *g, void *dst, const void *src, size_t n, cudaStream_t st) {
+  EM_TRY(ring_make(g));
+  int b = -1;
+  for (size_t o = 0; o < n; o += EM_DG_RING_BYTES) {
+    size_t m = n - o < EM_DG_RING_BYTES ? n - o : EM_DG_RING_BYTES;
+    void *buf = NULL;
+    EM_TRY(ring_take(g, &b, &buf));
+#pragma omp parallel for schedule(static) if (m > ((size_t)1 << 20))
+    for (int k = 0; k < 16; k++) {
+      size_t k0 = m * k / 16, k1 = m * (k + 1) / 16;
+      memcpy((char *)buf + k0, (const char *)src + o + k0, k1 - k0);
+    }
+    EM_CUDA(cudaMemcpyAsync((char *)dst + o, buf, m, cudaMemcpyHostToDevice, st));
+    EM_CUDA(cudaEventRecord(g->ring_ev[b], st));
+  }
+  return EM_OK;
+}
+
+/* The scaled values of the selected entries in the map's order (row u by
+ * row, each row's entries in order: what build_map counted) into g->vals,
+ * through the ring, a chunk of whole rows at a time.  The same bits as the
+ * old map's loop: A_up r_u r_p, in the same product order. */
+static em_err upload_values(em_dgpu *g, const em_dsym *S, const em_csr *M, const double *r,
+                            cudaStream_t st) {
+  EM_TRY(ring_make(g));
+  const int64_t *cnt = g->sel_cnt, cap = (int64_t)(EM_DG_RING_BYTES / sizeof(em_cplx));
+  const int32_t *perm = S->perm;
+  int32_t n = M->n_rows, u0 = 0;
+  int b = -1;
+  while (u0 < n) {
+    int32_t lo = u0 + 1, hi = n; /* the most rows from u0 whose entries fit */
+    EM_CHECK(cnt[u0 + 1] - cnt[u0] <= cap, EM_ERR_INTERNAL,
+             "direct factorization (GPU): row %d has %lld entries, over the staging's %lld", u0,
+             (long long)(cnt[u0 + 1] - cnt[u0]), (long long)cap);
+    while (lo < hi) {
+      int32_t mid = lo + (hi - lo + 1) / 2;
+      if (cnt[mid] - cnt[u0] <= cap)
+        lo = mid;
+      else
+        hi = mid - 1;
+    }
+    int32_t u1 = lo;
+    int64_t q0 = cnt[u0];
+    em_cplx *h = NULL;
+    EM_TRY(ring_take(g, &b, (void **)&h));
+#pragma omp parallel for schedule(dynamic, 512) if (cnt[u1] - q0 > 100000)
+    for (int32_t u = u0; u < u1; u++) {
+      int64_t q = cnt[u] - q0;
+      for (int64_t p = M->rowptr[u]; p < M->rowptr[u + 1]; p++) {
+        int32_t c = M->colind[p];
+        if (perm[c] < perm[u]) continue;
+        h[q++] = M->val[p] * (r[u] * r[c]);
+      }
+    }
+    EM_CUDA(cudaMemcpyAsync((em_cplx *)g->vals + q0, h, (size_t)(cnt[u1] - q0) * sizeof(em_cplx),
+                            cudaMemcpyHostToDevice, st));
+    EM_CUDA(cudaEventRecord(g->ring_ev[b], st));
+    u0 = u1;
+  }
+  return EM_OK;
+}
+
 /* The entries of A in the lower triangle of P A P^T and their places in
- * L: sel_src/sel_row on the host, dest on the device. */
+ * L: the count per row (sel_cnt) on the host, dest on the device (with
+ * old_map also sel_src/sel_row and the pinned staging of all values). */
 static em_err build_map(em_direct *F, em_dgpu *g, const em_csr *A) {
   const em_dsym *S = &F->S;
   em_err err = EM_OK;
   int32_t n = S->n, *iperm = NULL;
   int64_t *cnt = NULL, *dest = NULL;
+  em_free(&g->sel_cnt);
   em_free(&g->sel_src);
   em_free(&g->sel_row);
   em_dev_free(&g->dest);
@@ -319,10 +412,15 @@ static em_err build_map(em_direct *F, em_dgpu *g, const em_csr *A) {
   }
   for (int32_t u = 0; u < n; u++) cnt[u + 1] += cnt[u];
   int64_t nsel = cnt[n];
-  EM_TRY_GOTO(err, em_calloc(&g->sel_src, (size_t)nsel + 1, sizeof *g->sel_src, "scatter map"),
-              done);
-  EM_TRY_GOTO(err, em_calloc(&g->sel_row, (size_t)nsel + 1, sizeof *g->sel_row, "scatter map"),
-              done);
+  int64_t *src = NULL;
+  int32_t *row = NULL;
+  if (g->old_map) {
+    EM_TRY_GOTO(err, em_calloc(&g->sel_src, (size_t)nsel + 1, sizeof *g->sel_src, "scatter map"),
+                done);
+    EM_TRY_GOTO(err, em_calloc(&g->sel_row, (size_t)nsel + 1, sizeof *g->sel_row, "scatter map"),
+                done);
+    src = g->sel_src, row = g->sel_row;
+  }
   EM_TRY_GOTO(err, em_calloc(&dest, (size_t)nsel + 1, sizeof *dest, "scatter map"), done);
   int bad = 0, nomem = 0;
   /* supernode by supernode, each thread with a table pos[row] = 1 + the
@@ -352,8 +450,7 @@ static em_err build_map(em_direct *F, em_dgpu *g, const em_csr *A) {
             bad = 1;
             continue;
           }
-          g->sel_src[q] = p;
-          g->sel_row[q] = u;
+          if (src) src[q] = p, row[q] = u;
           dest[q++] = S->lptr[s] + (pos[i] - 1) + (int64_t)(j - S->super[s]) * m;
         }
       }
@@ -375,10 +472,18 @@ static em_err build_map(em_direct *F, em_dgpu *g, const em_csr *A) {
     goto done;
   }
   g->n_sel = nsel;
-  EM_TRY_GOTO(err, em_dgpu_alloc(g, (void **)&g->dest, dest, 8 * (size_t)nsel, "scatter map"),
-              done);
+  if (g->old_map) {
+    EM_TRY_GOTO(err, em_dgpu_alloc(g, (void **)&g->dest, dest, 8 * (size_t)nsel, "scatter map"),
+                done);
+    EM_CUDA_GOTO(err, cudaMallocHost((void **)&g->vals_h, 16 * ((size_t)nsel + 1)), done);
+  } else {
+    EM_TRY_GOTO(err, em_dgpu_alloc(g, (void **)&g->dest, NULL, 8 * (size_t)nsel, "scatter map"),
+                done);
+    EM_TRY_GOTO(err, ring_upload(g, g->dest, dest, 8 * (size_t)nsel, g->st[0]), done);
+    /* the ring's copies read pinned buffers only: dest may go now */
+  }
   EM_TRY_GOTO(err, em_dgpu_alloc(g, &g->vals, NULL, 16 * (size_t)nsel, "values of A"), done);
-  EM_CUDA_GOTO(err, cudaMallocHost((void **)&g->vals_h, 16 * ((size_t)nsel + 1)), done);
+  g->sel_cnt = cnt, cnt = NULL;
   g->pattern_hash = pattern_hash(A);
   g->nnz_pattern = A->nnz;
 done:
@@ -628,19 +733,22 @@ em_err em_direct_numeric_cuda(em_direct *F, const em_csr *M, const double *r, do
     EM_TRY(build_map(F, g, M));
     t_map = em_wtime() - t_map;
   }
-  /* scaled values of the selected entries, in map order */
-#pragma omp parallel for schedule(static) if (g->n_sel > 100000)
-  for (int64_t q = 0; q < g->n_sel; q++) {
-    int64_t p = g->sel_src[q];
-    g->vals_h[q] = M->val[p] * (r[g->sel_row[q]] * r[M->colind[p]]);
-  }
   cudaStream_t s0 = g->st[0];
   /* the values' device staging lives only until they are scattered into L:
      not during the fronts (the update matrices' peak) nor the solves */
   size_t vbytes = 16 * (size_t)g->n_sel;
   if (!g->vals) EM_TRY(em_dgpu_alloc(g, &g->vals, NULL, vbytes, "values of A"));
   EM_CUDA(cudaMemcpyAsync(g->r_old, r, 8 * (size_t)S->n, cudaMemcpyHostToDevice, s0));
-  EM_CUDA(cudaMemcpyAsync(g->vals, g->vals_h, vbytes, cudaMemcpyHostToDevice, s0));
+  if (g->old_map) { /* scaled values of the selected entries, in map order */
+#pragma omp parallel for schedule(static) if (g->n_sel > 100000)
+    for (int64_t q = 0; q < g->n_sel; q++) {
+      int64_t p = g->sel_src[q];
+      g->vals_h[q] = M->val[p] * (r[g->sel_row[q]] * r[M->colind[p]]);
+    }
+    EM_CUDA(cudaMemcpyAsync(g->vals, g->vals_h, vbytes, cudaMemcpyHostToDevice, s0));
+  } else { /* the same values, row by row through the ring */
+    EM_TRY(upload_values(g, S, M, r, s0));
+  }
   EM_CUDA(cudaMemsetAsync(g->lval, 0, g->esz * (size_t)S->lptr[S->ns], s0));
   EM_TRY(em_dg_scatter(g->n_sel, g->dest, g->vals, g->lval, g->single, s0));
   em_dg_piv piv0 = {0, LLONG_MAX, 0};

@@ -1,0 +1,30 @@
+/* devopen.c - the GPU opened while the case meshes (issue 24): a CUDA
+ * context costs ~0.3 s, which a single run paid after the mesh.  Its own
+ * thread calls em_device_open (quiet) from the end of the parse; the
+ * run's own open (make_problem, the eigen run's) joins it first and then
+ * finds the context made, logging the device and any failure exactly as
+ * before (the early open's errors are dropped with its thread).  Only
+ * with CUDA built and --device gpu or auto; EMSOLVE_ONERUN=0: not. */
+#include <pthread.h>
+#include <string.h>
+
+#include "app_sweep.h"
+
+static void *open_main(void *arg) {
+  em_run *r = arg;
+  em_device dev;
+  if (em_device_open(r->args->device, NULL, &dev)) em_error_clear();
+  return NULL;
+}
+
+void em_app_device_early(em_run *r) {
+  if (r->dev_th_on || !em_cuda_built() || !strcmp(r->args->device, "cpu") || em_app_onerun_old())
+    return;
+  r->dev_th_on = !pthread_create(&r->dev_th, NULL, open_main, r);
+}
+
+void em_app_device_join(em_run *r) {
+  if (!r->dev_th_on) return;
+  pthread_join(r->dev_th, NULL);
+  r->dev_th_on = 0;
+}

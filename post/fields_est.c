@@ -1,0 +1,138 @@
+/* fields_est.c - the error indicator of the fields file (model/estimate.c,
+ * the VTK's cell field "error"), in order or on a thread of its own that
+ * em_post_frequency starts before the far field (issue 24: ~1 s at 1.4M
+ * unknowns on 16 cores, after the solve and before the VTK).
+ *
+ * The thread computes exactly what the in-order call does (the same
+ * function on the same inputs; each tet and face is its own work item and
+ * the sum runs in tet order, so the bits do not depend on the thread or the
+ * thread count), with an OpenMP team of the caller's threads but one.
+ * It reads the mesh, the unknowns, the media and the solution, which
+ * nothing writes while it runs; the ports it sets to the frequency are
+ * copies of the setup's (the main thread reads the originals meanwhile).
+ * Only without a plane wave (whose source state the estimate prepares
+ * again: in order, as before) and on straight tets (the estimate's
+ * domain); Solver/overlap 0 or EMSOLVE_ONERUN=0 (the A/B of
+ * scripts/device-onerun.sh): never.
+ * Its stage (post) carries its own time into the run's table, its line
+ * marked "(overlapped)"; the wait for it is taken off the caller's. */
+#include <math.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+#include "run_impl.h"
+
+/* eta2 of the solutions x at f (the setup s: the model's, or the thread's
+ * copy of it) */
+static em_err estimate(const em_model *m, const em_setup *s, double f, const em_cplx *x,
+                       const em_cplx *fixed, double **eta, em_estimate_info *info) {
+  /* the ports driven (Excitation/ports), or the plane wave */
+  uint32_t ex = m->ff.planewave ? 0 : em_post_excited(m);
+  int ns = !m->ff.planewave ? em_excite_count(ex) : s->n_port ? s->n_port : 1;
+  EM_TRY(em_calloc(eta, (size_t)m->mesh->n_tet, sizeof **eta, "error indicators"));
+  return em_setup_estimate_ports(m->mesh, m->dofs, s, f, em_pw_source_prepare, (void *)&m->pw, ex,
+                                 x, ns, fixed, *eta, info);
+}
+
+struct em_post_est {
+  pthread_t th;
+  const em_model *m;
+  double f;
+  const em_cplx *x, *fixed;
+  em_setup setup; /* the model's, with ports of its own */
+  em_port port[EM_MAX_PORTS];
+  int threads; /* its OpenMP threads */
+  em_log log;  /* the caller's, on the thread's own stage table */
+  em_stages st;
+  double *eta; /* what the thread made */
+  em_estimate_info info;
+  em_err err;
+  char msg[256];
+};
+
+static void *est_main(void *arg) {
+  em_post_est *h = arg;
+#ifdef _OPENMP
+  omp_set_num_threads(h->threads);
+#endif
+  em_stage_begin(&h->log, EM_STAGE_POST);
+  h->err = estimate(h->m, &h->setup, h->f, h->x, h->fixed, &h->eta, &h->info);
+  em_stage_end(&h->log, EM_STAGE_POST, "error estimate");
+  if (h->err) {
+    snprintf(h->msg, sizeof h->msg, "%s", em_error_message());
+    em_error_clear();
+  }
+  return NULL;
+}
+
+em_post_est *em_post_est_start(const em_model *m, const em_log *log, double f, const em_cplx *x,
+                               const em_cplx *fixed) {
+  const char *ab = getenv("EMSOLVE_ONERUN");
+  if ((ab && !strcmp(ab, "0")) || !m->cfg.solve.overlap || m->ff.planewave || m->mesh->edge_mid ||
+      m->setup.n_port > EM_MAX_PORTS)
+    return NULL;
+  em_post_est *h = NULL;
+  if (em_calloc(&h, 1, sizeof *h, "error estimate thread")) {
+    em_error_clear(); /* in order, as before */
+    return NULL;
+  }
+  h->m = m, h->f = f, h->x = x, h->fixed = fixed;
+  h->setup = m->setup;
+  if (m->setup.n_port) memcpy(h->port, m->setup.port, (size_t)m->setup.n_port * sizeof *h->port);
+  h->setup.port = h->port;
+#ifdef _OPENMP
+  /* one core left to this thread's far field (mostly serial) */
+  h->threads = omp_get_max_threads();
+  if (h->threads >= 4) h->threads--;
+#endif
+  if (log) h->log = *log;
+  em_stages_init_background(&h->st, log ? log->stages : NULL);
+  h->log.stages = log && log->stages ? &h->st : NULL;
+  if (pthread_create(&h->th, NULL, est_main, h)) {
+    em_free(&h);
+    return NULL;
+  }
+  return h;
+}
+
+void em_post_est_free(em_post_est **hp) {
+  em_post_est *h = *hp;
+  if (!h) return;
+  pthread_join(h->th, NULL); /* an error path: its stage is dropped */
+  em_free(&h->eta);
+  em_free(hp);
+}
+
+double *em_post_est_take(em_post_est **hp, const em_model *m, const em_log *log, double f,
+                         const em_cplx *x, const em_cplx *fixed) {
+  double *eta = NULL;
+  em_estimate_info info;
+  em_err err;
+  em_post_est *h = hp ? *hp : NULL;
+  if (h) { /* the thread's, its stage joined into the run's table */
+    double tw = em_wtime();
+    pthread_join(h->th, NULL);
+    em_stages_join(log, &h->st, tw);
+    err = h->err;
+    eta = h->eta, h->eta = NULL;
+    info = h->info;
+    if (err) (void)EM_RAISE(err, "%s", h->msg); /* the thread's message, here */
+    em_free(hp);
+  } else {
+    err = estimate(m, &m->setup, f, x, fixed, &eta, &info);
+  }
+  if (err) {
+    em_log_warn(log, "%s; the VTK file has no error field", em_error_message());
+    em_error_clear();
+    em_free(&eta);
+    return NULL;
+  }
+  for (int32_t t = 0; t < m->mesh->n_tet; t++) eta[t] = sqrt(eta[t]);
+  em_log_verbose(log, "error estimate %.3e of the energy norm (%.2f s)",
+                 info.energy > 0 ? info.eta / info.energy : info.eta, info.t);
+  return eta;
+}
