@@ -98,10 +98,10 @@ static const em_param_spec SPECS[] = {
         "field; docs/solvers.md, \"Overlapped set-up\"; a sweep's outputs of each frequency "
         "beside the next solve, docs/sweeps.md); 0: one after another (the same results, bit "
         "for bit)"),
-    NUM("Solver/ahead_threads", -1, NULL,
+    NUM("Solver/ahead_threads", 0, NULL,
         "OpenMP threads of the work a sweep runs beside each solve (the next frequency's "
-        "assembly, the previous frequency's outputs): -1 auto (half the run's threads), 0 all "
-        "of them, N; the results do not depend on it (docs/sweeps.md)"),
+        "assembly, the previous frequency's outputs): 0 all of them, -1 half the run's "
+        "threads, N; the results do not depend on it (docs/sweeps.md)"),
     STR("Solver/format", "auto",
         "matrix format: auto, csr, ell, ellr, ellr-t, sellr-t, hyb, hec, ..."),
     STR("Solver/blocks", "streams",
