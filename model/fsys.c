@@ -210,7 +210,8 @@ static em_err precondition(em_fsys *s, const em_blockop_opts *bop, const em_log 
   } else {
     em_direct *F = NULL; /* the analysis made beside the assembly (fsys_overlap.c) */
     em_fsys_ahead_take(s, log, &F);
-    em_fsys_opb_start(s, F, bop, log); /* the operator beside the factorization */
+    /* the operator beside the factorization or pmg's set-up (fsys_opbeside.c) */
+    em_fsys_opb_start(s, F, pco.type == EM_PC_PMG && so->overlap, bop, log);
     err = F ? em_pc_create_analysed(A, &pco, &F, log, &s->pc) : em_pc_create(A, &pco, log, &s->pc);
     if (err == EM_ERR_MEMORY && d->solve->pc_auto) {
       em_pc_type next = s->nb >= 2 ? EM_PC_PMG : EM_PC_ILU0;

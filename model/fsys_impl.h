@@ -122,11 +122,12 @@ void em_fsys_ahead_assembled(em_fsys *s);
 /* The thread joined and dropped (error paths, em_fsys_destroy). */
 void em_fsys_ahead_free(em_fsys *s);
 /* fsys_opbeside.c: at the first set-up, F the direct factor's analysis
- * (made ahead) and s->Acsr permuted: the operator built from s->Acsr on a
+ * (made ahead; NULL: none) or pmg set (a V-cycle is set up next) and
+ * s->Acsr permuted: the operator built from s->Acsr on a
  * thread of its own while the preconditioner factors, when the GPU holds
  * both (nothing happens otherwise). */
 typedef struct em_fsys_opb em_fsys_opb;
-void em_fsys_opb_start(em_fsys *s, const em_direct *F, const em_blockop_opts *bop,
+void em_fsys_opb_start(em_fsys *s, const em_direct *F, int pmg, const em_blockop_opts *bop,
                        const em_log *log);
 /* The thread joined, its stage in log's table: the operator it built, or
  * NULL (none started, or it failed: logged; build it in order). */

@@ -16,7 +16,8 @@ The order-1 DRA with the direct factor, overlap 0 and 1:
 - the ordering ran once in each;
 - on the GPU with 1 the first operator is built on a thread beside the
   factorization (model/fsys_opbeside.c: the small DRA's factor and
-  operator fit together), with 0 in order after it.
+  operator fit together), with 0 in order after it; the same beside pmg's
+  set-up (order 2), S11 to 1e-8 either way.
 With ILU(0) (no direct factor) nothing overlaps."""
 import filecmp
 import os
@@ -66,6 +67,21 @@ else:
           f"the same analysis with and without the overlap ({ana})")
     s = [complex(*summary(runs[ov][1])["frequencies"][0]["ports"][0]["S_row"][0]) for ov in (0, 1)]
     check(abs(s[0] - s[1]) < 1e-9, f"S11 {s[0]:.12f} / {s[1]:.12f} with and without the overlap")
+
+# on the GPU the operator also goes beside pmg's set-up (order 2: two groups),
+# with overlap 1 only, and the V-cycle's S11 does not depend on it
+if DEVICE != "cpu":
+    pm = ["cases/dra.geo", *setn("Solver/order", 2), *setn("Solver/frequency", 5.8e9), "-v",
+          *sets("Solver/preconditioner", "pmg"), *setn("Solver/tolerance", 1e-10)]
+    s_pmg = {}
+    for ov in (0, 1):
+        rc, _, err, out = run(*pm, *setn("Solver/overlap", ov))
+        beside = "operator: built on a thread of its own beside pmg's set-up" in err
+        check(beside == bool(ov), f"pmg, overlap {ov}: the operator {'' if beside else 'not '}"
+                                  f"built beside the V-cycle's set-up")
+        s_pmg[ov] = complex(*summary(out)["frequencies"][0]["ports"][0]["S_row"][0])
+    check(abs(s_pmg[0] - s_pmg[1]) < 1e-8,
+          f"pmg: S11 {s_pmg[0]:.10f} / {s_pmg[1]:.10f} with the operator beside and in order")
 
 # (ILU(0) does not converge here in 5 iterations: exit 3, the results written)
 # (no fields file: its error estimate would overlap the far field, test_onerun.py)
