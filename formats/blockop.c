@@ -244,27 +244,21 @@ em_err em_blockop_block_spmv(const em_blockop *op, int i, int j, const void *x, 
 
 em_err em_blockop_block_spmm(const em_blockop *op, int i, int j, int k, const void *const *x,
                              void *const *y, int accumulate, void *stream) {
-  const void *xj[EM_SPMM_GROUP];
-  void *yi[EM_SPMM_GROUP];
-  for (int c = 0; c < k; c++) {
-    xj[c] = (const char *)x[c] + (size_t)op->offset[j] * op->elem;
-    yi[c] = (char *)y[c] + (size_t)op->offset[i] * op->elem;
-  }
-  return em_spmat_spmm(op->blk[i][j], k, xj, yi, accumulate, stream);
+  return em_blockop_block_spmm_il(op, i, j, k, x, NULL, y, accumulate, stream);
 }
 
 /* Block (i, j) reads columns offset[j] .. of x, so rows offset[j] .. of the
  * interleaved block (ROWS: j = 0, the whole). */
 em_err em_blockop_block_spmm_il(const em_blockop *op, int i, int j, int k, const void *const *x,
                                 const void *xi, void *const *y, int accumulate, void *stream) {
-  if (!xi) return em_blockop_block_spmm(op, i, j, k, x, y, accumulate, stream);
   const void *xj[EM_SPMM_GROUP];
   void *yi[EM_SPMM_GROUP];
   for (int c = 0; c < k; c++) {
     xj[c] = (const char *)x[c] + (size_t)op->offset[j] * op->elem;
     yi[c] = (char *)y[c] + (size_t)op->offset[i] * op->elem;
   }
-  const char *xij = (const char *)xi + (size_t)op->offset[j] * (size_t)k * op->elem;
+  /* without xi em_spmat_spmm_il is em_spmat_spmm */
+  const char *xij = xi ? (const char *)xi + (size_t)op->offset[j] * (size_t)k * op->elem : NULL;
   return em_spmat_spmm_il(op->blk[i][j], k, xj, xij, yi, accumulate, stream);
 }
 

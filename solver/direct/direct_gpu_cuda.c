@@ -274,30 +274,6 @@ fail:
   return err;
 }
 
-/* The pattern's fingerprint, so that the scatter map is rebuilt when it
- * changes: FNV-1a of each of 256 fixed row ranges (row pointers and column
- * indices), in parallel, then FNV-1a of the 256 range hashes in order: the
- * same value whatever the thread count (a serial pass over the 110M
- * entries of the 1M DRA took ~0.1 s on the GPU machine's host). */
-#define EM_DG_HASH_RANGES 256
-static uint64_t pattern_hash(const em_csr *A) {
-  uint64_t part[EM_DG_HASH_RANGES];
-  int32_t n = A->n_rows;
-#pragma omp parallel for schedule(dynamic, 1) if (A->nnz > 1000000)
-  for (int c = 0; c < EM_DG_HASH_RANGES; c++) {
-    int32_t i0 = (int32_t)((int64_t)n * c / EM_DG_HASH_RANGES),
-            i1 = (int32_t)((int64_t)n * (c + 1) / EM_DG_HASH_RANGES);
-    uint64_t h = 14695981039346656037ULL;
-    for (int32_t i = i0; i < i1; i++) h = (h ^ (uint64_t)A->rowptr[i + 1]) * 1099511628211ULL;
-    for (int64_t p = A->rowptr[i0]; p < A->rowptr[i1]; p++)
-      h = (h ^ (uint64_t)A->colind[p]) * 1099511628211ULL;
-    part[c] = h;
-  }
-  uint64_t h = (14695981039346656037ULL ^ (uint64_t)n) * 1099511628211ULL;
-  for (int c = 0; c < EM_DG_HASH_RANGES; c++) h = (h ^ part[c]) * 1099511628211ULL;
-  return h;
-}
-
 /* The pinned ring of the uploads (made once per factor). */
 static em_err ring_make(em_dgpu *g) {
   for (int i = 0; i < EM_DG_RING; i++) {
@@ -484,7 +460,7 @@ static em_err build_map(em_direct *F, em_dgpu *g, const em_csr *A) {
   }
   EM_TRY_GOTO(err, em_dgpu_alloc(g, &g->vals, NULL, 16 * (size_t)nsel, "values of A"), done);
   g->sel_cnt = cnt, cnt = NULL;
-  g->pattern_hash = pattern_hash(A);
+  g->pattern_hash = em_spmat_pattern_hash(A); /* the map is rebuilt when it changes */
   g->nnz_pattern = A->nnz;
 done:
   em_free(&iperm);
@@ -728,7 +704,7 @@ em_err em_direct_numeric_cuda(em_direct *F, const em_csr *M, const double *r, do
     if (!g->W[i])
       EM_TRY(em_dgpu_alloc(g, &g->W[i], NULL, g->esz * g->w_entries, "front workspace"));
   double t_map = 0;
-  if (!g->dest || g->nnz_pattern != M->nnz || g->pattern_hash != pattern_hash(M)) {
+  if (!g->dest || g->nnz_pattern != M->nnz || g->pattern_hash != em_spmat_pattern_hash(M)) {
     t_map = em_wtime();
     EM_TRY(build_map(F, g, M));
     t_map = em_wtime() - t_map;

@@ -27,7 +27,6 @@ typedef struct pmg_vops {
   /* y_j[idx[q]] += w x_j[q] (distinct indices) */
   em_err (*scatter_add)(int32_t n, const int32_t *idx, int k, double w, const void *const *x,
                         void *const *y);
-  em_err (*sync)(void); /* wait for queued work */
   /* a time stamp of the pc's queue, *s made at the first call (a CUDA
      event; on the CPU the wall clock) and recorded now */
   em_err (*stamp)(void **s);

@@ -33,10 +33,6 @@ static em_err scatter_add(int32_t n, const int32_t *idx, int k, double w, const 
   return EM_OK;
 }
 
-static em_err sync(void) {
-  return EM_OK;
-}
-
 /* the wall clock: the CPU's steps are done when they return */
 static em_err stamp(void **s) {
   if (!*s) EM_TRY(em_calloc(s, 1, sizeof(double), "pmg time stamp"));
@@ -63,5 +59,5 @@ static void release(void **x) {
   em_free(x);
 }
 
-const pmg_vops em_pmg_vops_cpu = {zero,     gather_sub, scatter_add, sync,   stamp,
+const pmg_vops em_pmg_vops_cpu = {zero,     gather_sub, scatter_add, stamp,
                                   stamp_ms, stamp_free, alloc,       release};

@@ -23,11 +23,6 @@ static em_err scatter_add(int32_t n, const int32_t *idx, int k, double w, const 
   return EM_OK;
 }
 
-static em_err sync(void) {
-  EM_CUDA(cudaStreamSynchronize(0));
-  return EM_OK;
-}
-
 /* a timing event recorded on the legacy default stream */
 static em_err stamp(void **s) {
   if (!*s) EM_CUDA(cudaEventCreate((cudaEvent_t *)s));
@@ -56,5 +51,5 @@ static void release(void **x) {
   em_dev_free(x);
 }
 
-const pmg_vops em_pmg_vops_cuda = {zero,     gather_sub, scatter_add, sync,   stamp,
+const pmg_vops em_pmg_vops_cuda = {zero,     gather_sub, scatter_add, stamp,
                                    stamp_ms, stamp_free, alloc,       release};
