@@ -168,12 +168,16 @@ em_err em_fsys_dahead_start(em_fsys *s, const em_log *log) {
   int nb = d->dofs->order; /* the assembled blocks' groups (assembly/pattern.c) */
   em_fsys_dpc_opts(s, nb, &pco);
   if (pco.type != EM_PC_PMG) return EM_OK;
+  /* a failure here leaves the analysis to pmg() in order, which meets the
+     same error after the ranks' agreement (rank 0 returning here would
+     leave the others waiting in it) */
   em_dfsys_ahead *h = NULL;
-  EM_TRY(em_calloc(&h, 1, sizeof *h, "coarse analysis ahead"));
-  em_err err = em_fsys_dcoarse(s, &pco, &h->cg);
-  if (err) {
+  if (em_calloc(&h, 1, sizeof *h, "coarse analysis ahead") || em_fsys_dcoarse(s, &pco, &h->cg)) {
+    em_log_verbose(log, "overlap: no coarse analysis ahead (%s); it runs in order",
+                   em_error_message());
+    em_error_clear();
     em_free(&h);
-    return err;
+    return EM_OK;
   }
   h->m = d->mesh, h->dofs = d->dofs, h->nb = nb;
   em_dmat_pmg_coarse_opts(&pco, d->backend, &h->co);

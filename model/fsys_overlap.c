@@ -105,7 +105,10 @@ em_err em_fsys_ahead_start(em_fsys *s, const em_log *log) {
       em_fsys_distributed(s) || d->solve->pc.type != EM_PC_DIRECT)
     return EM_OK;
   em_fsys_ahead *h = NULL;
-  EM_TRY(em_calloc(&h, 1, sizeof *h, "overlapped analysis"));
+  if (em_calloc(&h, 1, sizeof *h, "overlapped analysis")) { /* then in order */
+    em_error_clear();
+    return EM_OK;
+  }
   h->asm_ = s->asm_;
   h->bop = d->solve->bop; /* as em_fsys_solve gives them */
   h->bop.backend = d->backend;
