@@ -142,6 +142,8 @@ typedef struct em_pc_opts {
                               mem_limit does not bound it) */
   const em_cancel *cancel; /* EM_PC_DIRECT, PMG's coarse factor: polled by the
                               factorization (em_direct_opts.cancel) */
+  int pattern_symmetric;   /* EM_PC_DIRECT: the caller's word that A's pattern is
+                              symmetric (em_direct_opts.pattern_symmetric) */
 } em_pc_opts;
 
 /* NONE, NATURAL, CPU, DOUBLE, AUTO, 0, 0. */
@@ -363,6 +365,13 @@ typedef struct em_direct_opts {
                                 10; 0: after every front) */
   em_direct_gsolve gsolve;   /* GPU solves (default: interleave 0, big_own 0,
                                 streams 1, profile 0, trinv 0) */
+  int pattern_symmetric;     /* 1: the caller's word that the pattern is
+                                symmetric (an assembler's: entity adjacency):
+                                the analysis takes the graph as it is, without
+                                its check (a binary search per entry, ~1/3 of
+                                the ordering's time); the factorization's own
+                                symmetry test then confirms it (EM_ERR_INTERNAL
+                                when the word was wrong).  Default 0 */
 } em_direct_opts;
 
 /* ND, 1e-8, 0, AUTO, 0, 0, CPU, DOUBLE, 10 s, GPU solves 1, 1, 1, 0. */
