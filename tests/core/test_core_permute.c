@@ -217,6 +217,26 @@ static void test_permute_csr(void) {
       em_error_clear();
       em_blockmat_destroy(&B);
       em_blockmat_destroy(&P);
+      /* the pattern alone (values zero) and its map: the same columns and
+         map; the values gathered through that map are the permuted ones */
+      em_csr *Q = NULL;
+      int64_t *qsrc = NULL;
+      REQUIRE_OK(em_blockmat_from_csr(W, 3, off, &B));
+      REQUIRE_OK(em_blockmat_permute_pattern(B, perm, 1, &Q, maps ? &qsrc : NULL));
+      em_blockmat_destroy(&B);
+      int zero = 1;
+      for (int64_t p = 0; p < Q->nnz; p++) zero &= Q->val[p] == 0;
+      EXPECT(zero && Q->nnz == want->nnz && !memcmp(Q->rowptr, want->rowptr, 4002 * 8) &&
+                 !memcmp(Q->colind, want->colind, (size_t)Q->nnz * 4) &&
+                 (!maps || !memcmp(qsrc, src, (size_t)Q->nnz * sizeof *src)),
+             "case %d, maps %d: the permuted pattern differs", c, maps);
+      REQUIRE_OK(em_blockmat_from_csr(W2, 3, off, &B));
+      REQUIRE_OK(em_blockmat_permute_csr_values(B, perm, 1, Q, qsrc));
+      EXPECT(!memcmp(Q->val, want2->val, (size_t)Q->nnz * sizeof *Q->val),
+             "case %d, maps %d: values through the pattern's map differ", c, maps);
+      em_blockmat_destroy(&B);
+      em_free(&qsrc);
+      em_csr_destroy(&Q);
       em_free(&src);
       em_csr_destroy(&A);
     }
