@@ -173,6 +173,7 @@ double em_wtime(void);
 
 /* a[0..n) ascending, in place (core/sort.c). */
 void em_sort_u64(uint64_t *a, int64_t n);
+void em_sort_i32(int32_t *a, int64_t n);
 
 /* ------------------------------------------------------------------ stages */
 
