@@ -356,8 +356,23 @@ void em_tet_slots_make(const em_mesh *m, const em_dofmap *d, const em_pattern *p
     s->ent[s->le[i]] = em_pattern_entity(pat, m, t, tab + i);
     s->grp[i] = code[i] >= 0 ? em_dof_group(d, code[i]) : -1;
   }
+  /* each entity's list against the tet's unknowns sorted by code: one
+     merge per entity (the lists ascend) instead of a binary search per
+     (entity, unknown), ~1/5 of the assembly's time at order 3 */
+  uint64_t key[EM_NB_MAX];
+  int nk = 0;
+  for (int j = 0; j < n; j++)
+    if (code[j] >= 0) key[nk++] = (uint64_t)code[j] << 32 | (uint64_t)j;
+  em_sort_u64(key, nk);
   int n_le = p == 1 ? 6 : p == 2 ? 10 : 11;
-  for (int e = 0; e < n_le; e++)
-    for (int j = 0; j < n; j++)
-      s->pos[e][j] = code[j] >= 0 ? em_pattern_find(pat, s->ent[e], s->grp[j], code[j]) : -1;
+  for (int e = 0; e < n_le; e++) {
+    const int32_t *col = pat->col + pat->ptr[s->ent[e]];
+    int32_t len = (int32_t)(pat->ptr[s->ent[e] + 1] - pat->ptr[s->ent[e]]), x = 0;
+    for (int j = 0; j < n; j++) s->pos[e][j] = -1;
+    for (int q = 0; q < nk; q++) {
+      int32_t c = (int32_t)(key[q] >> 32);
+      while (x < len && col[x] < c) x++;
+      if (x < len && col[x] == c) s->pos[e][key[q] & 0xffffffffu] = x;
+    }
+  }
 }
