@@ -26,7 +26,8 @@
  * streams, "inv" their triangles by GEMM with the stored inverse of L11
  * (trinv; built at the variant's first solve, in its warm-up), "t256" the
  * level kernels on 256 threads per block (any multiple of 32), "tlev" on
- * 512 for the levels of few supernodes (level_threads -1), joined by
+ * 512 for the levels of few supernodes (level_threads -1), "cst" the
+ * wide triangles' columns on streams of their own (col_streams), joined by
  * '+' ("il+own"), "all" il+own+st (the default variants list).
  * --profile: then, for each variant and N, the block applies again with
  * the solves' CUDA-event profile on: where the time of one solve goes
@@ -222,7 +223,7 @@ static void write_out(const char *dir, const char *src, int32_t n, const row *ro
 }
 
 /* A variant of the GPU solves: "old", "default" (a run's), "all", "auto", or names joined by '+'
- * (il, own, st, inv).  0 when it parses. */
+ * (il, own, ownb, st, inv, cst, nocst, tlev, tgrad, tN).  0 when it parses. */
 static int parse_variant(const char *v, em_direct_gsolve *g) {
   memset(g, 0, sizeof *g);
   if (!strcmp(v, "old")) return 0;
@@ -257,6 +258,10 @@ static int parse_variant(const char *v, em_direct_gsolve *g) {
       g->streams = 1;
     else if (!strcmp(t, "inv"))
       g->trinv = 1;
+    else if (!strcmp(t, "cst")) /* the wide triangles' columns on streams of their own */
+      g->col_streams = 1;
+    else if (!strcmp(t, "nocst"))
+      g->col_streams = 0;
     else if (!strcmp(t, "tlev")) /* level kernels' threads by the level */
       g->level_threads = -1;
     else if (!strcmp(t, "tgrad")) /* graded: 1024 / 512 / 256 / 128 */

@@ -334,6 +334,13 @@ typedef struct em_direct_gsolve {
                         the SMs, 512 below twice, 256 below 8 times, else
                         128); 0: 128; a multiple of 32 up to 1024 (fewer
                         where the kernel's registers allow fewer) */
+  int col_streams;   /* 1: with several columns, the wide triangles (TRSM)
+                        one column each on streams of their own, side by
+                        side (cuBLAS's TRSM of a few columns steps through
+                        the triangle's blocks as for one, with a few
+                        tiles: its time grows with the columns, where
+                        one-column solves on their own streams overlap);
+                        0: one TRSM of all columns */
 } em_direct_gsolve;
 
 typedef struct em_direct_opts {

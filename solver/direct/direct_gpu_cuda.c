@@ -178,6 +178,11 @@ void em_dgpu_destroy(em_dgpu **gp) {
     em_dev_free(&g->yi[i]);
     if (g->join[i]) cudaEventDestroy(g->join[i]);
     if (g->st[i]) cudaStreamDestroy(g->st[i]);
+    if (g->cfork[i]) cudaEventDestroy(g->cfork[i]);
+    for (int q = 0; q < EM_DG_COLS; q++) {
+      if (g->cjoin[i][q]) cudaEventDestroy(g->cjoin[i][q]);
+      if (g->cst[i][q]) cudaStreamDestroy(g->cst[i][q]);
+    }
   }
   em_dgp_destroy(g);
   if (g->cb_host) cudaFreeHost(g->cb_host);

@@ -37,6 +37,8 @@ extern "C" {
 #define EM_DG_SOLVE_BIG 192
 /* Streams of the big fronts. */
 #define EM_DG_STREAMS 8
+/* Streams per slot for the wide triangles' columns (em_direct_gsolve.col_streams). */
+#define EM_DG_COLS 4
 
 /* The symbolic structure on the device (read by the kernels). */
 typedef struct em_dg_sym {

@@ -71,7 +71,13 @@ struct em_dgpu {
                                           solves' big supernodes (-1: not
                                           known yet) */
   cudaEvent_t join[EM_DG_STREAMS + 1]; /* stream joins of the solves */
-  struct em_dgp *prof;                 /* the solves' profile (NULL: none yet) */
+  /* variant col_streams: per stream slot EM_DG_COLS streams that solve the
+     wide triangles' columns side by side, forked from and joined into the
+     slot's stream by the events (created at the first solve that asks) */
+  cudaStream_t cst[EM_DG_STREAMS + 1][EM_DG_COLS];
+  cudaEvent_t cfork[EM_DG_STREAMS + 1], cjoin[EM_DG_STREAMS + 1][EM_DG_COLS];
+  int cst_ok;
+  struct em_dgp *prof; /* the solves' profile (NULL: none yet) */
   /* variant trinv: the inverses of the wide supernodes' L11, k x k (ld k)
      each at linv + linv_off[s] (host; -1: not wide), direct_ginv_cuda.c */
   void *linv;
