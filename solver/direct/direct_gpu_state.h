@@ -71,9 +71,9 @@ struct em_dgpu {
                                           solves' big supernodes (-1: not
                                           known yet) */
   cudaEvent_t join[EM_DG_STREAMS + 1]; /* stream joins of the solves */
-  /* variant col_streams: per stream slot EM_DG_COLS streams that solve the
-     wide triangles' columns side by side, forked from and joined into the
-     slot's stream by the events (created at the first solve that asks) */
+  /* variant col_streams (off by default: measured slower): per stream slot EM_DG_COLS streams that
+     solve the wide triangles' columns side by side, forked from and joined into the slot's stream
+     by the events (created at the first solve that asks) */
   cudaStream_t cst[EM_DG_STREAMS + 1][EM_DG_COLS];
   cudaEvent_t cfork[EM_DG_STREAMS + 1], cjoin[EM_DG_STREAMS + 1][EM_DG_COLS];
   int cst_ok;
