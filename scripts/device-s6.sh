@@ -12,7 +12,8 @@
 #      this one's, +cst+ownb, +own), direct and pmg;
 #   5. the 2 x 2 array at order 3 (scripts/device-arrays.sh): the four
 #      ports as one block against port 1 alone, pmg and direct.
-# SKIP_TESTS, SKIP_SAN, SKIP_VARIANTS, SKIP_ARRAY leave a part out.
+# SKIP_TESTS, SKIP_SAN, SKIP_VARIANTS, SKIP_ARRAY leave a part out; TESTS
+# (a ctest -R regex) runs some gpu tests only, VARIANTS picks the variants.
 # Logs: $OUT/s6-logs.tgz.
 set -uo pipefail
 OUT=${OUT:-out/device-s6}
@@ -40,9 +41,9 @@ if [ ! -x "$B/app/emsolve" ] || [ -n "${REBUILD:-}" ]; then
     { grep -E "error" "$L/build.log" | head; exit 1; }
 fi
 if [ -z "${SKIP_TESTS:-}" ]; then
-  step "ctest -L gpu -j4"
-  (cd "$B" && timeout "$(cap 300)" ctest -L gpu -j4 --timeout 200 --output-on-failure \
-    > "$L/ctest-gpu.log" 2>&1)
+  step "ctest -L gpu -j4 ${TESTS:+-R $TESTS}"
+  (cd "$B" && timeout "$(cap 300)" ctest -L gpu ${TESTS:+-R "$TESTS"} -j4 --timeout 200 \
+    --output-on-failure > "$L/ctest-gpu.log" 2>&1)
   echo "ctest rc $?"
   grep -E "tests passed|tests failed|Total Test time" "$L/ctest-gpu.log"
   sed -n '/The following tests/,$p' "$L/ctest-gpu.log"
@@ -73,7 +74,7 @@ if [ -z "${SKIP_VARIANTS:-}" ] && [ "$(left)" -gt 70 ]; then
   step "pc_multi_bench: the direct solves' variants, N = 1, 4"
   timeout -k 10 "$(cap 90)" "$B/bench/pc_multi_bench" --matrix /tmp/dra_o3.mat --device gpu \
     --prec mixed --pc direct,pmg --reps 5 --ns 1,4 \
-    --variants "st+tlev,st+tlev+cst,st+tlev+cst+ownb,st+tlev+own,st+tlev+own+cst" \
+    --variants "${VARIANTS:-st+tlev,st+tlev+cst,st+tlev+cst+ownb,st+tlev+own,st+tlev+own+cst}" \
     > "$L/pc_multi_variants.log" 2>&1
   echo "pc_multi_bench (variants) rc=$?"
   grep -E "^(direct|pmg)" "$L/pc_multi_variants.log" | cut -c1-200

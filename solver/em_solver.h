@@ -334,6 +334,12 @@ typedef struct em_direct_gsolve {
                         the SMs, 512 below twice, 256 below 8 times, else
                         128); 0: 128; a multiple of 32 up to 1024 (fewer
                         where the kernel's registers allow fewer) */
+  int trinv_max;     /* trinv only for the wide supernodes of at most this
+                        many columns (0: all): an inverse costs k^3 to
+                        build and k^2 to keep, so the few widest ones at
+                        the top of the tree hold most of both, while the
+                        many narrower ones hold most of the solves' TRSM
+                        steps */
   int col_streams;   /* 1: with several columns, the wide triangles (TRSM)
                         one column each on streams of their own, side by
                         side (cuBLAS's TRSM of a few columns steps through

@@ -33,7 +33,7 @@ void em_direct_opts_default(em_direct_opts *o) {
      both and trinv, four columns 60.8 -> 31.7 -> 12.3 ms); trinv is off:
      its inverses cost the 1M DRA's factorization 0.36 s and 5.3 GiB more
      for ~2 ms per solve, a loss below ~180 solves per factor */
-  o->gsolve = (em_direct_gsolve){0, 0, 1, 0, 0, -1, 0};
+  o->gsolve = (em_direct_gsolve){0, 0, 1, 0, 2, -1, 2048, 0};
 }
 
 void em_direct_set_gsolve(em_direct *F, const em_direct_gsolve *g) {

@@ -148,7 +148,8 @@ double em_dgpu_estimate(const em_direct *F, em_prec prec, int64_t nnz_a) {
   double solve = 16.0 * 2 * (double)S->n;
   /* variant trinv: the wide supernodes' inverse diagonal blocks (they live
      after the fronts, counted on top all the same) */
-  double inv = F->opts.gsolve.trinv ? esz * (double)em_dgpu_linv_entries(S) : 0;
+  const em_direct_gsolve *go = &F->opts.gsolve;
+  double inv = go->trinv ? esz * (double)em_dgpu_linv_entries(S, go->trinv_max) : 0;
   return factor + sym + esz * cb + work + avals + solve + inv;
 }
 
@@ -775,9 +776,10 @@ em_err em_direct_numeric_cuda(em_direct *F, const em_csr *M, const double *r, do
                     "non-finite entry; LDL^T without pivoting cannot factor this matrix)",
                     S->iperm[piv.bad]);
   }
-  if (F->opts.gsolve.trinv) { /* variant trinv: L11^-1 of the wide supernodes */
+  if (F->opts.gsolve.trinv == 1) { /* variant trinv: L11^-1 of the wide supernodes (2: at
+                                      the first solve of several columns) */
     double t_inv = em_wtime();
-    EM_TRY(em_dgpu_linv(S, g));
+    EM_TRY(em_dgpu_linv(S, g, F->opts.gsolve.trinv_max));
     em_log_verbose(log, "direct: GPU solves' inverse diagonal blocks (trinv): %.2f GiB in %.2f s",
                    (double)g->linv_entries * (double)g->esz / GIB, em_wtime() - t_inv);
   }

@@ -228,7 +228,8 @@ static em_err solve_big(const gs *c, int32_t s, int forward, int slot, int lev) 
     EM_TRY(mark(c, st, P_PROD, lev, 1));
   }
   EM_TRY(mark(c, st, P_TRSM, lev, 0));
-  if (c->o.trinv) { /* y_s = Li y_s (forward), Li^T y_s (backward), Li = L11^-1 */
+  if (c->o.trinv && g->linv_off[s] >= 0) { /* y_s = Li y_s (forward), Li^T y_s (backward),
+                                               Li = L11^-1 */
     EM_TRY(trinv_gemm(g, il, forward, (int)k, nrhs, AT(g->linv, g->linv_off[s]), ys, ldys,
                       g->yi[slot]));
     if (sg) /* the single copy moves to yi (same layout) */
@@ -339,7 +340,7 @@ em_err em_direct_solve_cuda(const em_direct *F, int nrhs, const void *b, int64_t
   int lt = c.o.level_threads;
   EM_CHECK(lt == -1 || lt == -2 || (lt >= 0 && lt <= 1024 && lt % 32 == 0), EM_ERR_ARG,
            "GPU solve: level_threads = %d (0, -1, -2 or a multiple of 32 up to 1024)", lt);
-  if (c.o.trinv) EM_TRY(em_dgpu_linv(&F->S, g)); /* once per factor */
+  if (c.o.trinv) EM_TRY(em_dgpu_linv(&F->S, g, c.o.trinv_max)); /* once per factor */
   EM_TRY(solve_work(&c, -1));
   if (c.o.streams)
     for (int i = 1; i <= EM_DG_STREAMS; i++) EM_TRY(solve_work(&c, i));
