@@ -379,7 +379,15 @@ typedef struct em_direct_opts {
                                 10; 0: after every front) */
   em_direct_gsolve gsolve;   /* GPU solves (default: interleave 0, big_own 0,
                                 streams 1, profile 0, trinv 0) */
+  int gpu_small;             /* GPU fronts of order m <= gpu_small factored
+                                by one thread block each, a launch per
+                                level; bigger ones front by front through
+                                cuBLAS on the streams (0: 256; at most
+                                EM_DIRECT_GPU_SMALL_MAX) */
 } em_direct_opts;
+
+/* The largest em_direct_opts.gpu_small. */
+#define EM_DIRECT_GPU_SMALL_MAX 1024
 
 /* ND, 1e-8, 0, AUTO, 0, 0, CPU, DOUBLE, 10 s, GPU solves 1, 1, 1, 0. */
 void em_direct_opts_default(em_direct_opts *o);

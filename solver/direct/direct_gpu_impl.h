@@ -26,7 +26,9 @@
 extern "C" {
 #endif
 
-/* Fronts of at most this order are factored by one thread block each. */
+/* Fronts of at most this order are factored by one thread block each
+ * (em_direct_opts.gpu_small: the default; the kernel's pivots are held in
+ * shared memory for up to EM_DIRECT_GPU_SMALL_MAX). */
 #define EM_DG_SMALL 256
 /* Big fronts: blocks of NB pivot columns (the inner dimension of the
  * trailing ZGEMM), factored in panels of PB. */
@@ -66,7 +68,7 @@ typedef struct em_dg_piv {
 /* L[dest[q]] = v[q] for q < n (v complex double, converted). */
 em_err em_dg_scatter(int64_t n, const int64_t *dest, const void *v, void *L, int single,
                      void *stream);
-/* The fronts sn[0..count) (all with m <= EM_DG_SMALL), one thread block
+/* The fronts sn[0..count) (all with m <= EM_DIRECT_GPU_SMALL_MAX), one thread block
  * each: add the children's update matrices cb[c], factor the k pivot
  * columns (static perturbation at tau), form the front's own update matrix
  * in cb[s] (zeroed here). */

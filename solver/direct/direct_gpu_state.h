@@ -17,6 +17,7 @@
 struct em_dgpu {
   int single; /* factor in complex single */
   int sms;    /* the device's multiprocessors (the level kernels' threads) */
+  int small;  /* fronts of order <= small by the one-block kernel (gpu_small) */
   size_t esz; /* bytes of one factor entry */
   cublasHandle_t blas;
   cudaStream_t st[EM_DG_STREAMS + 1]; /* st[0]: small fronts and solves */
