@@ -382,7 +382,7 @@ typedef struct em_direct_opts {
   int gpu_small;             /* GPU fronts of order m <= gpu_small factored
                                 by one thread block each, a launch per
                                 level; bigger ones front by front through
-                                cuBLAS on the streams (0: 256; at most
+                                cuBLAS on the streams (0: 384; at most
                                 EM_DIRECT_GPU_SMALL_MAX) */
 } em_direct_opts;
 

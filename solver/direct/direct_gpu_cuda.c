@@ -102,17 +102,29 @@ static int64_t w_entries(const em_dsym *S, int small) {
 }
 
 /* Peak entries of update matrices alive under the level schedule: the one
- * of s from its level until its parent's level is done. */
-static int64_t cb_peak_levels(const em_dsym *S, const int32_t *level, int32_t nlev) {
+ * of a big front (order > small) from its level until its parent's level
+ * is done; a small front's lives in its level's one buffer, freed after
+ * the last parent of that level's small fronts (build_levels' lev_free). */
+static int64_t cb_peak_levels(const em_dsym *S, const int32_t *level, int32_t nlev, int small) {
   int64_t *delta = NULL;
-  if (em_calloc(&delta, (size_t)nlev + 2, sizeof *delta, "update matrix peak")) {
+  int32_t *lfree = NULL;
+  if (em_calloc(&delta, (size_t)nlev + 2, sizeof *delta, "update matrix peak") ||
+      em_calloc(&lfree, (size_t)nlev + 1, sizeof *lfree, "update matrix peak")) {
     em_error_clear();
+    em_free(&delta);
     return (int64_t)S->cb_peak * 4; /* a pessimistic guess */
   }
+  for (int32_t l = 0; l < nlev; l++) lfree[l] = l;
+  for (int32_t s = 0; s < S->ns; s++)
+    if (S->sparent[s] >= 0 && S->rptr[s + 1] - S->rptr[s] <= small &&
+        level[S->sparent[s]] > lfree[level[s]])
+      lfree[level[s]] = level[S->sparent[s]];
   for (int32_t s = 0; s < S->ns; s++) {
     int64_t k = S->super[s + 1] - S->super[s], nb = S->rptr[s + 1] - S->rptr[s] - k;
     if (nb == 0) continue;
-    int32_t until = S->sparent[s] >= 0 ? level[S->sparent[s]] : level[s];
+    int32_t until = S->rptr[s + 1] - S->rptr[s] <= small ? lfree[level[s]]
+                    : S->sparent[s] >= 0                 ? level[S->sparent[s]]
+                                                         : level[s];
     delta[level[s]] += nb * nb;
     delta[until + 1] -= nb * nb;
   }
@@ -122,6 +134,7 @@ static int64_t cb_peak_levels(const em_dsym *S, const int32_t *level, int32_t nl
     if (cur > peak) peak = cur;
   }
   em_free(&delta);
+  em_free(&lfree);
   return peak;
 }
 
@@ -139,7 +152,7 @@ double em_dgpu_estimate(const em_direct *F, em_prec prec, int64_t nnz_a) {
       level[s] = l;
       if (l + 1 > nlev) nlev = l + 1;
     }
-    cb = (double)cb_peak_levels(S, level, nlev);
+    cb = (double)cb_peak_levels(S, level, nlev, small_max(F));
     em_free(&level);
   } else {
     em_error_clear();

@@ -28,8 +28,14 @@ extern "C" {
 
 /* Fronts of at most this order are factored by one thread block each
  * (em_direct_opts.gpu_small: the default; the kernel's pivots are held in
- * shared memory for up to EM_DIRECT_GPU_SMALL_MAX). */
-#define EM_DG_SMALL 256
+ * shared memory for up to EM_DIRECT_GPU_SMALL_MAX).  384, not 256: on an
+ * H200 the 1M DRA's numeric factorization (complex double, direct_bench,
+ * median of 3) took 1.69 s at 256, 1.54 at 384, 1.51 at 512, 1.69 at 768:
+ * the fronts of order 257-512 sit in levels of 1000-1500 of them, where
+ * the cuBLAS path spends its time issuing calls front by front; 384 for
+ * the smaller memory held (a level's small update matrices wait for the
+ * last parent of the level). */
+#define EM_DG_SMALL 384
 /* Big fronts: blocks of NB pivot columns (the inner dimension of the
  * trailing ZGEMM), factored in panels of PB. */
 #define EM_DG_NB 512

@@ -2,7 +2,8 @@
  * the factors L and D entry by entry and the solves, on awkward matrices
  * (n = 1, 2, 33, a dense row, a tridiagonal chain of supernodes, random
  * sparse), Whitney curl-curl systems big enough for fronts above
- * EM_DG_SMALL (the cuBLAS path; and the same up to order 512, 700, 1024 by
+ * EM_DG_SMALL (the cuBLAS path, for sure from order 65 with gpu_small 64;
+ * and the same up to order 512, 700, 1024 by
  * the one-block kernel, em_direct_opts.gpu_small), a zero pivot that both perturb the same
  * way, refactorization on new values, several right-hand sides, the pc
  * apply on device vectors inside GMRES, and the complex single factor
@@ -116,7 +117,10 @@ static void test_shapes(void) {
   /* fronts above EM_DG_SMALL: the cuBLAS path */
   REQUIRE_OK(prob_curlcurl(10, 12.0, 0.01, &A));
   compare("curl-curl 10^3", A, 1e-9, 100 * 1e-9);
-  /* the same fronts by the one-block kernel up to order 512, 1024 (all) */
+  /* the same fronts through cuBLAS from order 65 up (the big path for
+     sure, whatever the default), by the one-block kernel up to order 512,
+     1024 (all) */
+  compare_small("curl-curl 10^3, small 64", A, 1e-9, 100 * 1e-9, 64);
   compare_small("curl-curl 10^3, small 512", A, 1e-9, 100 * 1e-9, 512);
   compare_small("curl-curl 10^3, small 1024", A, 1e-9, 100 * 1e-9, EM_DIRECT_GPU_SMALL_MAX);
   em_csr_destroy(&A);
