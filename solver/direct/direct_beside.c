@@ -1,8 +1,9 @@
 /* direct_beside.c - the factorization's value checks and symmetry test
  * (em_direct_checks) on a host thread of their own while the device
  * factors (issue 24: ~0.3 s of host work at 1M unknowns ahead of the GPU's
- * fronts).  The thread's OpenMP team is half the caller's threads: the
- * caller's upload of the values still runs on the host beside it.  Errors
+ * fronts).  The thread's OpenMP team is a quarter of the caller's
+ * threads: the upload of the values and the GPU factor's launching threads
+ * (one per stream) run on the host beside it.  Errors
  * stay on the thread (its message logged by the join): the caller checks
  * again in order to raise them where the in-order run does. */
 #include <pthread.h>
@@ -50,7 +51,9 @@ int em_direct_beside_start(em_direct *F, const em_csr *A, em_direct_beside **bp)
     return 1;
   }
   b->F = F, b->A = A;
-  b->threads = F->threads > 1 ? F->threads / 2 : 1;
+  /* a quarter of the threads: the GPU factor's launching threads (one per
+     stream) and the values' upload share the host with it */
+  b->threads = F->threads >= 4 ? F->threads / 4 : 1;
   if (pthread_create(&b->th, NULL, beside_main, b)) {
     em_free(&b);
     return 1;
