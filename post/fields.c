@@ -231,13 +231,11 @@ em_err em_post_fields(const em_model *md, em_freq_result *fr, em_outdir *out, co
   late lt = {.md = md, .log = log, .f = f, .x = x, .fixed = fixed, .est = est};
 #ifdef _OPENMP
   lt.threads = omp_get_max_threads();
+  if (est && *est) (void)em_post_est_share(*est, &lt.threads); /* the team before the split */
 #endif
-  if (est && *est) {
-#ifdef _OPENMP
-    (void)em_post_est_share(*est, &lt.threads);
-#endif
+  if (est && *est && !em_post_est_done(*est)) { /* still at work: taken when needed */
     vo.error_late = late_eta, vo.error_ctx = &lt;
-  } else {
+  } else { /* in order, or made already: taken now, every thread back */
     late_eta(&lt);
     vo.error = lt.eta;
   }

@@ -22,6 +22,7 @@
  * marked "(overlapped)"; the wait for it is taken off the caller's. */
 #include <math.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #ifdef _OPENMP
@@ -49,10 +50,11 @@ struct em_post_est {
   const em_cplx *x, *fixed;
   em_setup setup; /* the model's, with ports of its own */
   em_port port[EM_MAX_PORTS];
-  int threads; /* its OpenMP threads */
-  int share;   /* the caller's meanwhile (em_post_est_share) */
-  int all;     /* the caller's before */
-  em_log log;  /* the caller's, on the thread's own stage table */
+  int threads;     /* its OpenMP threads */
+  int share;       /* the caller's meanwhile (em_post_est_share) */
+  int all;         /* the caller's before */
+  atomic_int done; /* the thread's work is over (em_post_est_done) */
+  em_log log;      /* the caller's, on the thread's own stage table */
   em_stages st;
   double *eta; /* what the thread made */
   em_estimate_info info;
@@ -72,6 +74,7 @@ static void *est_main(void *arg) {
     snprintf(h->msg, sizeof h->msg, "%s", em_error_message());
     em_error_clear();
   }
+  atomic_store(&h->done, 1);
   return NULL;
 }
 
@@ -118,6 +121,10 @@ em_post_est *em_post_est_start(const em_model *m, const em_log *log, double f, c
 int em_post_est_share(const em_post_est *h, int *all) {
   if (all) *all = h->all;
   return h->share;
+}
+
+int em_post_est_done(const em_post_est *h) {
+  return atomic_load(&((em_post_est *)h)->done);
 }
 
 void em_post_est_free(em_post_est **hp) {

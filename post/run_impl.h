@@ -57,6 +57,8 @@ void em_post_est_free(em_post_est **est);
  * the results do not depend on either count.  *all (may be NULL): the
  * caller's team when the thread started. */
 int em_post_est_share(const em_post_est *est, int *all);
+/* 1 once the thread's work is over (its join then does not wait). */
+int em_post_est_done(const em_post_est *est);
 
 /* received.c: a plane wave on a case with ports (matched loads): what each
  * load receives (the total field: the scattered solution plus the incident
