@@ -17,6 +17,7 @@
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 #include <limits.h>
+#include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,7 +58,7 @@ static em_err build_levels(const em_dsym *S, em_dgpu *g) {
     for (int32_t s = 0; s < ns; s++) {
       int32_t l = g->level[s];
       int64_t m = S->rptr[s + 1] - S->rptr[s];
-      int small = m <= EM_DG_SMALL;
+      int small = m <= g->small;
       if (small != (pass == 0)) continue;
       g->lev_sn[g->lev_ptr[l] + fill[l]++] = s;
       if (small) g->n_small[l]++;
@@ -75,19 +76,25 @@ static em_err build_levels(const em_dsym *S, em_dgpu *g) {
   /* a level's small update matrices can go once their last parent is done */
   for (int32_t l = 0; l < nlev; l++) g->lev_free[l] = l;
   for (int32_t s = 0; s < ns; s++)
-    if (S->sparent[s] >= 0 && S->rptr[s + 1] - S->rptr[s] <= EM_DG_SMALL) {
+    if (S->sparent[s] >= 0 && S->rptr[s + 1] - S->rptr[s] <= g->small) {
       int32_t pl = g->level[S->sparent[s]];
       if (pl > g->lev_free[g->level[s]]) g->lev_free[g->level[s]] = pl;
     }
   return EM_OK;
 }
 
-/* Entries of the workspace W of a big front: max(m NB, nb k). */
-static int64_t w_entries(const em_dsym *S) {
+/* The order up to which fronts go by the one-block kernel. */
+static int small_max(const em_direct *F) {
+  int v = F->opts.gpu_small;
+  return v <= 0 ? EM_DG_SMALL : v > EM_DIRECT_GPU_SMALL_MAX ? EM_DIRECT_GPU_SMALL_MAX : v;
+}
+
+/* Entries of the workspace W of a big front (order > small): max(m NB, nb k). */
+static int64_t w_entries(const em_dsym *S, int small) {
   int64_t w = 0;
   for (int32_t s = 0; s < S->ns; s++) {
     int64_t k = S->super[s + 1] - S->super[s], m = S->rptr[s + 1] - S->rptr[s], nb = m - k;
-    if (m <= EM_DG_SMALL) continue;
+    if (m <= small) continue;
     int64_t a = m * EM_DG_NB, b = nb * k;
     if (a > w) w = a;
     if (b > w) w = b;
@@ -96,17 +103,29 @@ static int64_t w_entries(const em_dsym *S) {
 }
 
 /* Peak entries of update matrices alive under the level schedule: the one
- * of s from its level until its parent's level is done. */
-static int64_t cb_peak_levels(const em_dsym *S, const int32_t *level, int32_t nlev) {
+ * of a big front (order > small) from its level until its parent's level
+ * is done; a small front's lives in its level's one buffer, freed after
+ * the last parent of that level's small fronts (build_levels' lev_free). */
+static int64_t cb_peak_levels(const em_dsym *S, const int32_t *level, int32_t nlev, int small) {
   int64_t *delta = NULL;
-  if (em_calloc(&delta, (size_t)nlev + 2, sizeof *delta, "update matrix peak")) {
+  int32_t *lfree = NULL;
+  if (em_calloc(&delta, (size_t)nlev + 2, sizeof *delta, "update matrix peak") ||
+      em_calloc(&lfree, (size_t)nlev + 1, sizeof *lfree, "update matrix peak")) {
     em_error_clear();
+    em_free(&delta);
     return (int64_t)S->cb_peak * 4; /* a pessimistic guess */
   }
+  for (int32_t l = 0; l < nlev; l++) lfree[l] = l;
+  for (int32_t s = 0; s < S->ns; s++)
+    if (S->sparent[s] >= 0 && S->rptr[s + 1] - S->rptr[s] <= small &&
+        level[S->sparent[s]] > lfree[level[s]])
+      lfree[level[s]] = level[S->sparent[s]];
   for (int32_t s = 0; s < S->ns; s++) {
     int64_t k = S->super[s + 1] - S->super[s], nb = S->rptr[s + 1] - S->rptr[s] - k;
     if (nb == 0) continue;
-    int32_t until = S->sparent[s] >= 0 ? level[S->sparent[s]] : level[s];
+    int32_t until = S->rptr[s + 1] - S->rptr[s] <= small ? lfree[level[s]]
+                    : S->sparent[s] >= 0                 ? level[S->sparent[s]]
+                                                         : level[s];
     delta[level[s]] += nb * nb;
     delta[until + 1] -= nb * nb;
   }
@@ -116,6 +135,7 @@ static int64_t cb_peak_levels(const em_dsym *S, const int32_t *level, int32_t nl
     if (cur > peak) peak = cur;
   }
   em_free(&delta);
+  em_free(&lfree);
   return peak;
 }
 
@@ -133,7 +153,7 @@ double em_dgpu_estimate(const em_direct *F, em_prec prec, int64_t nnz_a) {
       level[s] = l;
       if (l + 1 > nlev) nlev = l + 1;
     }
-    cb = (double)cb_peak_levels(S, level, nlev);
+    cb = (double)cb_peak_levels(S, level, nlev, small_max(F));
     em_free(&level);
   } else {
     em_error_clear();
@@ -141,14 +161,15 @@ double em_dgpu_estimate(const em_direct *F, em_prec prec, int64_t nnz_a) {
   }
   double factor = esz * ((double)S->lptr[S->ns] + S->n);
   double sym = 8.0 * (double)S->rptr[S->ns] + 32.0 * S->ns + 12.0 * S->n;
-  double work = esz * (double)EM_DG_STREAMS * (double)w_entries(S);
+  double work = esz * (double)EM_DG_STREAMS * (double)w_entries(S, small_max(F));
   /* half the entries: dest (their values' staging, 16 B each, is gone
      before the fronts: factor + values < factor + update matrices) */
   double avals = 8.0 * (double)(nnz_a + S->n) / 2;
   double solve = 16.0 * 2 * (double)S->n;
   /* variant trinv: the wide supernodes' inverse diagonal blocks (they live
      after the fronts, counted on top all the same) */
-  double inv = F->opts.gsolve.trinv ? esz * (double)em_dgpu_linv_entries(S) : 0;
+  const em_direct_gsolve *go = &F->opts.gsolve;
+  double inv = go->trinv ? esz * (double)em_dgpu_linv_entries(S, go->trinv_max) : 0;
   return factor + sym + esz * cb + work + avals + solve + inv;
 }
 
@@ -177,7 +198,13 @@ void em_dgpu_destroy(em_dgpu **gp) {
     em_dev_free(&g->ys[i]);
     em_dev_free(&g->yi[i]);
     if (g->join[i]) cudaEventDestroy(g->join[i]);
+    if (g->fblas[i]) cublasDestroy(g->fblas[i]);
     if (g->st[i]) cudaStreamDestroy(g->st[i]);
+    if (g->cfork[i]) cudaEventDestroy(g->cfork[i]);
+    for (int q = 0; q < EM_DG_COLS; q++) {
+      if (g->cjoin[i][q]) cudaEventDestroy(g->cjoin[i][q]);
+      if (g->cst[i][q]) cudaStreamDestroy(g->cst[i][q]);
+    }
   }
   em_dgp_destroy(g);
   if (g->cb_host) cudaFreeHost(g->cb_host);
@@ -217,6 +244,7 @@ static em_err dgpu_create(em_direct *F, em_prec prec, em_dgpu **out) {
   const char *ab = getenv("EMSOLVE_ONERUN"); /* scripts/device-onerun.sh's A/B */
   g->old_map = ab && !strcmp(ab, "0");
   g->big_nb = g->big_k = -1;
+  g->small = small_max(F);
   int dev = 0;
   g->sms = 132;
   if (cudaGetDevice(&dev) == cudaSuccess &&
@@ -226,6 +254,10 @@ static em_err dgpu_create(em_direct *F, em_prec prec, em_dgpu **out) {
   for (int i = 0; i <= EM_DG_STREAMS; i++) {
     EM_CUDA_GOTO(err, cudaStreamCreateWithFlags(&g->st[i], cudaStreamNonBlocking), fail);
     EM_CUDA_GOTO(err, cudaEventCreateWithFlags(&g->join[i], cudaEventDisableTiming), fail);
+    if (i > 0) {
+      EM_CUBLAS_GOTO(err, cublasCreate(&g->fblas[i]), fail);
+      EM_CUBLAS_GOTO(err, cublasSetStream(g->fblas[i], g->st[i]), fail);
+    }
   }
   int32_t ns = S->ns;
   int64_t nr = S->rptr[ns];
@@ -263,7 +295,7 @@ static em_err dgpu_create(em_direct *F, em_prec prec, em_dgpu **out) {
                             "update matrix table"),
               fail);
   EM_TRY_GOTO(err, em_calloc(&g->lev_buf, (size_t)g->nlev + 1, sizeof *g->lev_buf, "levels"), fail);
-  g->w_entries = (size_t)w_entries(S);
+  g->w_entries = (size_t)w_entries(S, g->small);
   for (int i = 1; i <= EM_DG_STREAMS && g->w_entries > 0; i++)
     EM_TRY_GOTO(err, em_dgpu_alloc(g, &g->W[i], NULL, g->esz * g->w_entries, "front workspace"),
                 fail);
@@ -472,45 +504,46 @@ done:
 /* ------------------------------------------------------------ numeric */
 
 /* cuBLAS of the factor's precision. */
-static em_err trsm_right(em_dgpu *g, int M, int b, const void *P, int ld, void *X) {
+static em_err trsm_right(const em_dgpu *g, cublasHandle_t h, int M, int b, const void *P, int ld,
+                         void *X) {
   if (g->single) {
     const cuComplex one = {1, 0};
-    EM_CUBLAS(cublasCtrsm(g->blas, CUBLAS_SIDE_RIGHT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_T,
+    EM_CUBLAS(cublasCtrsm(h, CUBLAS_SIDE_RIGHT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_T,
                           CUBLAS_DIAG_UNIT, M, b, &one, P, ld, X, ld));
   } else {
     const cuDoubleComplex one = {1, 0};
-    EM_CUBLAS(cublasZtrsm(g->blas, CUBLAS_SIDE_RIGHT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_T,
+    EM_CUBLAS(cublasZtrsm(h, CUBLAS_SIDE_RIGHT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_T,
                           CUBLAS_DIAG_UNIT, M, b, &one, P, ld, X, ld));
   }
   return EM_OK;
 }
 
 /* C -= A B^T (C M x N, A M x K, B N x K) */
-static em_err gemm_nt(em_dgpu *g, int M, int N, int K, const void *A, int lda, const void *B,
-                      int ldb, void *C, int ldc) {
+static em_err gemm_nt(const em_dgpu *g, cublasHandle_t h, int M, int N, int K, const void *A,
+                      int lda, const void *B, int ldb, void *C, int ldc) {
   if (g->single) {
     const cuComplex one = {1, 0}, mone = {-1, 0};
-    EM_CUBLAS(cublasCgemm(g->blas, CUBLAS_OP_N, CUBLAS_OP_T, M, N, K, &mone, A, lda, B, ldb, &one,
-                          C, ldc));
+    EM_CUBLAS(
+        cublasCgemm(h, CUBLAS_OP_N, CUBLAS_OP_T, M, N, K, &mone, A, lda, B, ldb, &one, C, ldc));
   } else {
     const cuDoubleComplex one = {1, 0}, mone = {-1, 0};
-    EM_CUBLAS(cublasZgemm(g->blas, CUBLAS_OP_N, CUBLAS_OP_T, M, N, K, &mone, A, lda, B, ldb, &one,
-                          C, ldc));
+    EM_CUBLAS(
+        cublasZgemm(h, CUBLAS_OP_N, CUBLAS_OP_T, M, N, K, &mone, A, lda, B, ldb, &one, C, ldc));
   }
   return EM_OK;
 }
 
 /* C (lower) -= A B^T, C N x N, A and B N x K, result symmetric */
-static em_err syrkx(em_dgpu *g, int N, int K, const void *A, int lda, const void *B, int ldb,
-                    void *C, int ldc) {
+static em_err syrkx(const em_dgpu *g, cublasHandle_t h, int N, int K, const void *A, int lda,
+                    const void *B, int ldb, void *C, int ldc) {
   if (g->single) {
     const cuComplex one = {1, 0}, mone = {-1, 0};
-    EM_CUBLAS(cublasCsyrkx(g->blas, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, N, K, &mone, A, lda, B,
-                           ldb, &one, C, ldc));
+    EM_CUBLAS(cublasCsyrkx(h, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, N, K, &mone, A, lda, B, ldb,
+                           &one, C, ldc));
   } else {
     const cuDoubleComplex one = {1, 0}, mone = {-1, 0};
-    EM_CUBLAS(cublasZsyrkx(g->blas, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, N, K, &mone, A, lda, B,
-                           ldb, &one, C, ldc));
+    EM_CUBLAS(cublasZsyrkx(h, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, N, K, &mone, A, lda, B, ldb,
+                           &one, C, ldc));
   }
   return EM_OK;
 }
@@ -524,7 +557,7 @@ static em_err big_front(em_direct *F, em_dgpu *g, int32_t s, int i, double tau) 
   cudaStream_t st = g->st[i];
   int64_t c0 = S->super[s], k = S->super[s + 1] - c0, m = S->rptr[s + 1] - S->rptr[s], nb = m - k;
   void *L = AT(g->lval, S->lptr[s]), *W = g->W[i], *cb = g->cb_host[s];
-  EM_CUBLAS(cublasSetStream(g->blas, st));
+  cublasHandle_t h = g->fblas[i]; /* bound to st */
   EM_TRY(em_dg_extend_add(g->S, s, g->lval, g->cb_dev, g->single, st));
   for (int64_t J0 = 0; J0 < k; J0 += EM_DG_NB) {
     int64_t Bk = k - J0 < EM_DG_NB ? k - J0 : EM_DG_NB, J1 = J0 + Bk;
@@ -535,23 +568,53 @@ static em_err big_front(em_direct *F, em_dgpu *g, int32_t s, int i, double tau) 
       EM_TRY(em_dg_diag_ldlt(P, m, b, AT(g->d, c0 + j0), c0 + j0, tau, g->piv, g->single, st));
       if (M == 0) continue;
       void *X = AT(P, b);
-      EM_TRY(trsm_right(g, (int)M, b, P, (int)m, X));
+      EM_TRY(trsm_right(g, h, (int)M, b, P, (int)m, X));
       EM_TRY(em_dg_scale_cols(M, b, X, m, AT(g->d, c0 + j0), W, M, g->single, st));
-      if (N > 0) EM_TRY(gemm_nt(g, (int)M, (int)N, b, W, (int)M, X, (int)m, AT(X, b * m), (int)m));
+      if (N > 0)
+        EM_TRY(gemm_nt(g, h, (int)M, (int)N, b, W, (int)M, X, (int)m, AT(X, b * m), (int)m));
     }
     int64_t M = m - J1, N = k - J1;
     if (N > 0) { /* F(J1.., J1..k) -= (L D)(J1.., J0..J1) L(J1..k, J0..J1)^T */
       void *Lb = AT(L, J1 + J0 * m);
       EM_TRY(em_dg_make_w(M, Bk, Lb, m, AT(g->d, c0 + J0), W, g->single, st));
-      EM_TRY(
-          gemm_nt(g, (int)M, (int)N, (int)Bk, W, (int)M, Lb, (int)m, AT(L, J1 + J1 * m), (int)m));
+      EM_TRY(gemm_nt(g, h, (int)M, (int)N, (int)Bk, W, (int)M, Lb, (int)m, AT(L, J1 + J1 * m),
+                     (int)m));
     }
   }
   if (nb > 0) {
     EM_TRY(em_dg_make_w(nb, k, AT(L, k), m, AT(g->d, c0), W, g->single, st));
-    EM_TRY(syrkx(g, (int)nb, (int)k, W, (int)nb, AT(L, k), (int)m, cb, (int)nb));
+    EM_TRY(syrkx(g, h, (int)nb, (int)k, W, (int)nb, AT(L, k), (int)m, cb, (int)nb));
   }
   EM_TRY(em_dg_clean_l11(k, m, L, g->single, st));
+  return EM_OK;
+}
+
+/* The big fronts lev_sn[q0..q1) of one level, front q on stream slot
+ * 1 + (q - q0) % EM_DG_STREAMS (where its update matrix was allocated),
+ * each slot's fronts issued by a host thread of its own with its own
+ * cuBLAS handle: a level of a thousand fronts of ~20 launches each is
+ * bound by one thread's launch rate (the 1M DRA's middle levels: 70-180
+ * ms each from one thread for ~1-40 ms of GPU work).  The first error of
+ * a thread is raised again here with its message (errors are per
+ * thread). */
+static em_err big_fronts(em_direct *F, em_dgpu *g, int32_t q0, int32_t q1, double tau) {
+  int32_t nbig = q1 - q0;
+  int nthr = nbig < EM_DG_STREAMS ? (int)nbig : EM_DG_STREAMS;
+  if (nthr <= 1) {
+    for (int32_t q = q0; q < q1; q++) EM_TRY(big_front(F, g, g->lev_sn[q], 1, tau));
+    return EM_OK;
+  }
+  em_err errs[EM_DG_STREAMS] = {EM_OK};
+  char msg[EM_DG_STREAMS][512];
+#pragma omp parallel for num_threads(nthr) schedule(static, 1)
+  for (int t = 0; t < nthr; t++) {
+    /* nthr == EM_DG_STREAMS, or one front per thread: slot 1 + t either way */
+    for (int32_t q = q0 + t; q < q1 && !errs[t]; q += nthr)
+      errs[t] = big_front(F, g, g->lev_sn[q], 1 + t, tau);
+    if (errs[t]) snprintf(msg[t], sizeof msg[t], "%s", em_error_message());
+  }
+  for (int t = 0; t < nthr; t++)
+    if (errs[t]) return EM_RAISE(errs[t], "%s", msg[t]);
   return EM_OK;
 }
 
@@ -559,7 +622,7 @@ static em_err big_front(em_direct *F, em_dgpu *g, int32_t s, int i, double tau) 
  * small ones go with their level's buffer). */
 static void free_children(const em_dsym *S, em_dgpu *g, int32_t s, cudaStream_t st) {
   for (int32_t c = s - 1; c >= S->first[s]; c = S->first[c] - 1)
-    if (S->rptr[c + 1] - S->rptr[c] > EM_DG_SMALL && g->cb_host[c]) {
+    if (S->rptr[c + 1] - S->rptr[c] > g->small && g->cb_host[c]) {
       cudaFreeAsync(g->cb_host[c], st);
       g->cb_host[c] = NULL;
     }
@@ -581,6 +644,32 @@ static em_err pool_alloc(void **p, size_t bytes, cudaStream_t st, const char *wh
   snprintf(call, sizeof call, "cudaMallocAsync of %zu bytes for %s %d", bytes, what, (int)id);
   EM_TRY(em_cuda_status((int)cudaMallocAsync(p, bytes, st), call, __FILE__, __LINE__));
   return EM_OK;
+}
+
+/* The device's default memory pool (the update matrices' cudaMallocAsync)
+ * keeps what the levels free while they run: with its default release
+ * threshold 0 every level's synchronisation hands the freed memory back
+ * to the driver and the next level's allocations ask for it again (the
+ * 1M DRA's level 0: 44 ms around a 1.3 ms kernel).  pool_release trims it
+ * and restores the threshold: the memory goes back for the solver and
+ * the rest of the run.  A failure here only costs that time. */
+static void pool_keep(cudaMemPool_t *pool, uint64_t *old) {
+  int dev = 0;
+  *pool = NULL;
+  uint64_t keep = UINT64_MAX;
+  if (cudaGetDevice(&dev) != cudaSuccess || cudaDeviceGetDefaultMemPool(pool, dev) != cudaSuccess ||
+      cudaMemPoolGetAttribute(*pool, cudaMemPoolAttrReleaseThreshold, old) != cudaSuccess ||
+      cudaMemPoolSetAttribute(*pool, cudaMemPoolAttrReleaseThreshold, &keep) != cudaSuccess) {
+    *pool = NULL;
+    (void)cudaGetLastError();
+  }
+}
+
+static void pool_release(cudaMemPool_t pool, uint64_t old) {
+  if (!pool) return;
+  if (cudaMemPoolTrimTo(pool, 0) != cudaSuccess ||
+      cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &old) != cudaSuccess)
+    (void)cudaGetLastError();
 }
 
 /* One level: the small fronts in one launch, the big ones on the streams;
@@ -638,8 +727,7 @@ static em_err factor_level(em_direct *F, em_dgpu *g, int32_t l, double tau, cons
   EM_TRY(em_dg_small_fronts(g->S, g->d_lev_sn + p0, ns_small, g->lval, g->d, g->cb_dev, tau, g->piv,
                             g->single, g->st[0]));
   if (timed) cudaEventRecord(ev[1], g->st[0]);
-  for (int32_t q = p0 + ns_small; q < p1; q++)
-    EM_TRY(big_front(F, g, g->lev_sn[q], 1 + (q - p0 - ns_small) % EM_DG_STREAMS, tau));
+  EM_TRY(big_fronts(F, g, p0 + ns_small, p1, tau));
   EM_TRY(sync_all(g));
   if (timed) {
     float ms = 0;
@@ -670,6 +758,8 @@ em_err em_direct_numeric_cuda(em_direct *F, const em_csr *M, const double *r, do
   em_err err = EM_OK;
   double t_setup = em_wtime();
   int fresh = !F->gpu;
+  cudaMemPool_t pool = NULL; /* kept while the levels run (pool_keep) */
+  uint64_t pool_old = 0;
   if (!F->gpu) {
     size_t free_b = 0, total_b = 0;
     EM_CUDA(cudaMemGetInfo(&free_b, &total_b));
@@ -741,6 +831,7 @@ em_err em_direct_numeric_cuda(em_direct *F, const em_csr *M, const double *r, do
                                          "into the factor's fronts in %.2f s%s",
                                          (long long)g->n_sel, em_wtime() - t_vals, why);
   double tau = F->opts.pivot_eps * smax;
+  pool_keep(&pool, &pool_old);
   for (int32_t l = 0; l < g->nlev; l++) {
     if (em_cancelled(F->opts.cancel)) { /* a signal: stop between levels */
       err = EM_RAISE(EM_ERR_CANCELLED, "direct factorization (GPU): cancelled at level %d of %d", l,
@@ -749,6 +840,9 @@ em_err em_direct_numeric_cuda(em_direct *F, const em_csr *M, const double *r, do
     }
     EM_TRY_GOTO(err, factor_level(F, g, l, tau, log), fail);
   }
+  EM_CUDA_GOTO(err, cudaStreamSynchronize(g->st[0]), fail); /* the last frees */
+  pool_release(pool, pool_old); /* every update matrix was freed by its parent's level */
+  pool = NULL;
   em_dg_piv piv;
   EM_CUDA(cudaMemcpy(&piv, g->piv, sizeof piv, cudaMemcpyDeviceToHost));
   F->info.perturbed = (int64_t)piv.perturbed;
@@ -770,9 +864,10 @@ em_err em_direct_numeric_cuda(em_direct *F, const em_csr *M, const double *r, do
                     "non-finite entry; LDL^T without pivoting cannot factor this matrix)",
                     S->iperm[piv.bad]);
   }
-  if (F->opts.gsolve.trinv) { /* variant trinv: L11^-1 of the wide supernodes */
+  if (F->opts.gsolve.trinv == 1) { /* variant trinv: L11^-1 of the wide supernodes (2: at
+                                      the first solve of several columns) */
     double t_inv = em_wtime();
-    EM_TRY(em_dgpu_linv(S, g));
+    EM_TRY(em_dgpu_linv(S, g, F->opts.gsolve.trinv_max));
     em_log_verbose(log, "direct: GPU solves' inverse diagonal blocks (trinv): %.2f GiB in %.2f s",
                    (double)g->linv_entries * (double)g->esz / GIB, em_wtime() - t_inv);
   }
@@ -780,7 +875,7 @@ em_err em_direct_numeric_cuda(em_direct *F, const em_csr *M, const double *r, do
 fail: /* release the update matrices still held */
   cudaDeviceSynchronize();
   for (int32_t s = 0; s < S->ns; s++)
-    if (S->rptr[s + 1] - S->rptr[s] > EM_DG_SMALL && g->cb_host[s])
+    if (S->rptr[s + 1] - S->rptr[s] > g->small && g->cb_host[s])
       cudaFreeAsync(g->cb_host[s], g->st[0]); /* back to the pool they came from */
   for (int32_t l = 0; l < g->nlev; l++)
     if (g->lev_buf[l]) cudaFreeAsync(g->lev_buf[l], g->st[0]);
@@ -788,6 +883,7 @@ fail: /* release the update matrices still held */
   memset(g->cb_host, 0, sizeof(void *) * (size_t)S->ns);
   memset(g->lev_buf, 0, sizeof(void *) * (size_t)g->nlev);
   (void)cudaGetLastError();
+  pool_release(pool, pool_old);
   return err;
 }
 
