@@ -240,6 +240,8 @@ em_err em_post_fields(const em_model *md, em_freq_result *fr, em_outdir *out, co
     vo.error = lt.eta;
   }
   em_err werr = em_vtk_write(path, md->mesh, sample_e, &fc, &vo);
+  /* a writer that stopped before the indicator leaves the thread to
+     em_post_frequency's join (its message kept; that file is not written) */
   em_free(&lt.eta);
   vo.error_late = NULL; /* the surface's and the plane's files have none */
   if (werr == EM_ERR_NUMERIC && !fr->converged) { /* a field that is not a number: flagged */
