@@ -20,9 +20,8 @@
  *
  * Not for a plane wave (its source's state is the solve's, which the
  * outputs read), a Floquet cell, a distributed or adaptive sweep, the last
- * frequency (nothing to overlap), Solver/overlap 0 or EMSOLVE_SWEEP2=0
- * (the A/B switch of scripts/device-sweep2.sh): those post-process in
- * turn, as before. */
+ * frequency (nothing to overlap), Solver/overlap 0: those post-process in
+ * turn. */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -50,8 +49,6 @@ struct em_sweep_post {
 
 int em_sweep_post_may(const em_run *r) {
   const em_model *m = &r->m;
-  const char *ab = getenv("EMSOLVE_SWEEP2");
-  if (ab && !strcmp(ab, "0")) return 0;
   return m->cfg.solve.overlap && !m->ff.planewave && !m->periodic && !r->dsolve && !r->peer &&
          m->setup.n_port <= EM_MAX_PORTS;
 }

@@ -93,8 +93,8 @@ void em_fsys_opb_start(em_fsys *s, const em_direct *F, int pmg, const em_blockop
     return;
   const em_csr *A = s->Acsr;
   /* a sweep (the next frequency under way, the value maps kept): the value
-     map too, 4 bytes an entry on the GPU (not with EMSOLVE_SWEEP2=0) */
-  int vmap = s->next && s->src && !s->refill_blocks && !s->old_sweep;
+     map too, 4 bytes an entry on the GPU */
+  int vmap = s->next && s->src;
   double need = F ? em_direct_device_need(F, A->nnz) : 0,
          opb = op_device_bytes(A) + (vmap ? 4.0 * (double)A->nnz : 0);
   double free_b = (double)em_device_mem_free(), gib = 1024.0 * 1024.0 * 1024.0;

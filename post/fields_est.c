@@ -12,8 +12,7 @@
  * copies of the setup's (the main thread reads the originals meanwhile).
  * Only without a plane wave (whose source state the estimate prepares
  * again: in order, as before) and on straight tets (the estimate's
- * domain); Solver/overlap 0 or EMSOLVE_ONERUN=0 (the A/B of
- * scripts/device-onerun.sh): never.
+ * domain); Solver/overlap 0: never.
  * Its stage (post) carries its own time into the run's table, its line
  * marked "(overlapped)"; the wait for it is taken off the caller's. */
 #include <math.h>
@@ -71,8 +70,7 @@ static void *est_main(void *arg) {
 
 em_post_est *em_post_est_start(const em_model *m, const em_log *log, double f, const em_cplx *x,
                                const em_cplx *fixed) {
-  const char *ab = getenv("EMSOLVE_ONERUN");
-  if ((ab && !strcmp(ab, "0")) || !m->cfg.solve.overlap || m->ff.planewave || m->mesh->edge_mid ||
+  if (!m->cfg.solve.overlap || m->ff.planewave || m->mesh->edge_mid ||
       m->setup.n_port > EM_MAX_PORTS)
     return NULL;
   em_post_est *h = NULL;
