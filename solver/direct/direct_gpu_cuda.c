@@ -217,6 +217,7 @@ static em_err dgpu_create(em_direct *F, em_prec prec, em_dgpu **out) {
   if (cudaGetDevice(&dev) == cudaSuccess &&
       cudaDeviceGetAttribute(&g->sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess)
     g->sms = 132;
+  em_dg_level_limits(g->single, g->lev_lim); /* once: not at every solve's launch */
   EM_CUBLAS_GOTO(err, cublasCreate(&g->blas), fail);
   for (int i = 0; i <= EM_DG_STREAMS; i++) {
     EM_CUDA_GOTO(err, cudaStreamCreateWithFlags(&g->st[i], cudaStreamNonBlocking), fail);

@@ -15,9 +15,10 @@
 #define EM_DG_RING_BYTES ((size_t)32 << 20)
 
 struct em_dgpu {
-  int single; /* factor in complex single */
-  int sms;    /* the device's multiprocessors (the level kernels' threads) */
-  size_t esz; /* bytes of one factor entry */
+  int single;     /* factor in complex single */
+  int sms;        /* the device's multiprocessors (the level kernels' threads) */
+  int lev_lim[6]; /* the level kernels' most threads per block (em_dg_level_limits) */
+  size_t esz;     /* bytes of one factor entry */
   cublasHandle_t blas;
   cudaStream_t st[EM_DG_STREAMS + 1]; /* st[0]: small fronts and solves */
   /* symbolic structure on the device */
