@@ -525,7 +525,7 @@ typedef struct em_fsys_desc {
 typedef struct em_fsys_stats {
   double t_assembly, t_operator, t_pc, t_solve; /* seconds */
   em_pc_info pc;
-  em_ksp_stats ksp[16]; /* per excitation */
+  em_ksp_stats ksp[EM_MAX_PORTS]; /* per excitation */
   int n_solve;
   int converged;
 } em_fsys_stats;

@@ -62,7 +62,8 @@ em_err em_fsys_create(const em_fsys_desc *d, em_fsys **out) {
   EM_CHECK(d->mesh && d->dofs && d->setup && d->solve, EM_ERR_ARG,
            "problem object without a mesh, unknowns, setup or solver options");
   const em_setup *su = d->setup;
-  EM_CHECK(su->n_port >= 0 && su->n_port <= 16, EM_ERR_ARG, "%d ports (at most 16)", su->n_port);
+  EM_CHECK(su->n_port >= 0 && su->n_port <= EM_MAX_PORTS, EM_ERR_ARG, "%d ports (at most %d)",
+           su->n_port, EM_MAX_PORTS);
   EM_CHECK(!(d->excite & ~em_excite_all(su->n_port)), EM_ERR_ARG,
            "excited ports 0x%x beyond the case's %d", (unsigned)d->excite, su->n_port);
   em_fsys *s = NULL;
@@ -437,7 +438,8 @@ static em_err solve_body(em_fsys *s, double f, const em_log *log, em_fsys_stats 
   EM_TRY(em_calloc(&fp, 1, sizeof *fp, "frequency problem"));
   err = em_fsys_problem(s, k0, 0, fp);
   int ns = fp->prob.n_rhs; /* solves: one per port, or the plane wave */
-  if (!err && (ns < 1 || ns > 16)) err = EM_RAISE(EM_ERR_INPUT, "%d excitations (1..16)", ns);
+  if (!err && (ns < 1 || ns > EM_MAX_PORTS))
+    err = EM_RAISE(EM_ERR_INPUT, "%d excitations (1..%d)", ns, EM_MAX_PORTS);
   if (err) {
     em_free(&fp);
     return err;

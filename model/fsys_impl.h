@@ -12,7 +12,7 @@
  * the em_problem pointing at them (and, for an assembly ahead of its
  * frequency, the copies of the ports it sets, the setup's left alone). */
 typedef struct fsys_prob {
-  em_port port[16];
+  em_port port[EM_MAX_PORTS];
   em_robin rb[FSYS_MAX_ROBIN];
   em_media media;
   em_problem prob;
