@@ -24,25 +24,9 @@ B=${BUILD:-/tmp/b-cleanup}
 L=/tmp/cleanup-logs
 mkdir -p "$OUT" "$L"
 trap 'tar czf "$OUT/cleanup-logs.tgz" --exclude="*.vtk" --exclude="*.mat" --exclude="*.msh" -C /tmp cleanup-logs 2> /dev/null' EXIT
-T0=$(date +%s)
-left() { echo $((DEADLINE - ($(date +%s) - T0))); }
-cap() { local w=$1 l; l=$(left); [ "$l" -lt "$w" ] && w=$l; [ "$w" -lt 5 ] && w=5; echo "$w"; }
-step() { echo "=== $* (t=$(($(date +%s) - T0)) s)"; }
-[ -f .device/emdeps.tar.xz ] && . scripts/device-setup.sh
-nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader | tee "$L/device.txt"
-PY=
-for p in "$(command -v python3)" /usr/bin/python3 /opt/torch/.venv/bin/python3; do
-  [ -x "$p" ] && "$p" -c "import numpy, scipy" 2> /dev/null && { PY=$p; break; }
-done
-[ -d /opt/emdeps/python ] && export PYTHONPATH=/opt/emdeps/python${PYTHONPATH:+:$PYTHONPATH}
-if [ ! -x "$B/app/emsolve" ]; then
-  step build
-  G=$(command -v ninja > /dev/null && echo "-G Ninja")
-  # shellcheck disable=SC2086
-  cmake -S . -B "$B" $G -DCMAKE_BUILD_TYPE=Release -DEMSOLVE_CUDA=ON ${PY:+-DEM_PYTHON3=$PY} > "$L/configure.log" 2>&1
-  timeout "$(cap 120)" cmake --build "$B" -j"$(nproc)" > "$L/build.log" 2>&1 ||
-    { grep -E "error" "$L/build.log" | head; exit 1; }
-fi
+# shellcheck source=scripts/device-lib.sh
+. scripts/device-lib.sh
+dev_build 120 || exit 1
 step "gpu tests (-j4)"
 T="test_solver_vec_gpu|test_solver_ksp_gpu|test_ksp_block_gpu|test_solver_single_gpu"
 T="$T|test_direct_gpu|test_direct_pc_gpu|test_pc_multi_gpu|test_pmg_gpu|test_pmg_app_gpu"
@@ -59,4 +43,4 @@ if [ -z "${SKIP_SAN:-}" ] && command -v compute-sanitizer > /dev/null && [ "$(le
     ./solver/test_solver_vec gpu > "$L/memcheck-test_solver_vec.log" 2>&1)
   echo "memcheck test_solver_vec: rc $? ($(grep -h "ERROR SUMMARY" "$L/memcheck-test_solver_vec.log" | tail -1))"
 fi
-step done
+step "done"
