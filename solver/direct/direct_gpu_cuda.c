@@ -585,7 +585,10 @@ static em_err big_fronts(em_direct *F, em_dgpu *g, int32_t q0, int32_t q1, doubl
     /* nthr == EM_DG_STREAMS, or one front per thread: slot 1 + t either way */
     for (int32_t q = q0 + t; q < q1 && !errs[t]; q += nthr)
       errs[t] = big_front(F, g, g->lev_sn[q], 1 + t, tau);
-    if (errs[t]) snprintf(msg[t], sizeof msg[t], "%s", em_error_message());
+    if (errs[t]) { /* the message moves to the caller's thread */
+      snprintf(msg[t], sizeof msg[t], "%s", em_error_message());
+      em_error_clear();
+    }
   }
   for (int t = 0; t < nthr; t++)
     if (errs[t]) return EM_RAISE(errs[t], "%s", msg[t]);
