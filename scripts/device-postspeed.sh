@@ -2,7 +2,7 @@
 # device-postspeed.sh - issue 24, a one-frequency run after its solve
 # (branch postspeed: the error estimate and the far field on their own
 # shares of the cores, the fields file's sampling beside the estimate, the
-# estimate's arithmetic), on one GPU within about 6 minutes:
+# estimate's arithmetic), on one GPU within about 7 minutes (build <= 200 s, tests <= 150 s, four 1M runs ~60 s):
 #   1. build (CUDA, a python with numpy) in /tmp/b-postspeed;
 #   2. the tests of what changed: test_onerun_gpu (the estimate overlapped,
 #      S11 and the error fields against the in-order run), test_overlap_gpu,
@@ -14,35 +14,24 @@
 #      time from `date` around the process, and the split of that wall time
 #      (the process's start before the log's clock, the log's last time, the
 #      exit after it).
-# SKIP_TESTS, SKIP_SHARES leave a part out.  Logs: $OUT/postspeed-logs.tgz.
+# SKIP_TESTS, SKIP_SHARES leave a part out; DEADLINE (420 s) caps the build
+# and the tests.  Logs: $OUT/postspeed-logs.tgz.
 set -uo pipefail
 OUT=${OUT:-out/device-postspeed}
 B=${BUILD:-/tmp/b-postspeed}
 L=/tmp/postspeed-logs
 mkdir -p "$OUT" "$L"
 trap 'tar czf "$OUT/postspeed-logs.tgz" --exclude="*.vtk" --exclude="*.msh" -C /tmp postspeed-logs 2> /dev/null' EXIT
-T0=$(date +%s)
-step() { echo "=== $* (t=$(($(date +%s) - T0)) s)"; }
-[ -f .device/emdeps.tar.xz ] && . scripts/device-setup.sh
-nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader | tee "$L/device.txt"
+DEADLINE=${DEADLINE:-420}
+# shellcheck disable=SC1091
+. scripts/device-lib.sh
 N=$(nproc)
 echo "host cores: $N" | tee -a "$L/device.txt"
-PY=
-for p in "$(command -v python3)" /usr/bin/python3 /opt/torch/.venv/bin/python3; do
-  [ -x "$p" ] && "$p" -c "import numpy, scipy" 2> /dev/null && { PY=$p; break; }
-done
-[ -d /opt/emdeps/python ] && export PYTHONPATH=/opt/emdeps/python${PYTHONPATH:+:$PYTHONPATH}
-if [ ! -x "$B/app/emsolve" ]; then
-  step build
-  G=$(command -v ninja > /dev/null && echo "-G Ninja")
-  # shellcheck disable=SC2086
-  cmake -S . -B "$B" $G -DCMAKE_BUILD_TYPE=Release -DEMSOLVE_CUDA=ON ${PY:+-DEM_PYTHON3=$PY} > "$L/configure.log" 2>&1
-  cmake --build "$B" -j"$N" > "$L/build.log" 2>&1 || { grep -E "error" "$L/build.log" | head; exit 1; }
-fi
+dev_build 200 || exit 1
 if [ -z "${SKIP_TESTS:-}" ]; then
   step "tests"
-  (cd "$B" && timeout 240 ctest -R "^(test_onerun_gpu|test_overlap_gpu|test_onerun|test_estimate_fast|test_post_vtk)$" \
-    -j4 --timeout 230 --output-on-failure > "$L/ctest.log" 2>&1)
+  (cd "$B" && timeout "$(cap 150)" ctest -R "^(test_onerun_gpu|test_overlap_gpu|test_onerun|test_estimate_fast|test_post_vtk)$" \
+    -j4 --timeout 140 --output-on-failure > "$L/ctest.log" 2>&1)
   grep -E "Test +#|tests passed|tests failed" "$L/ctest.log"
 fi
 M1="$B/app/emsolve cases/dra.geo --device gpu --verbose -setnumber Solver/order 3
