@@ -46,7 +46,7 @@ static int tm_now(void) {
 }
 
 struct em_fsys_ahead {
-  pthread_t th;
+  em_beside *bs;      /* the thread (core/beside.c) */
   pthread_mutex_t mu; /* published: the pattern's phase done (p1) */
   pthread_cond_t cv;
   int p1;                   /* 0: under way, 1: perm, P, src and apat published, -1: failed */
@@ -58,11 +58,7 @@ struct em_fsys_ahead {
   em_pc_opts pco;           /* the preconditioner's: the analysis' options */
   int threads;              /* the analysis thread's OpenMP threads */
   int main_threads;         /* this thread's before the overlap (0: unchanged) */
-  em_log log;               /* the detail log, on the thread's own stage table */
-  em_stages st;
   /* what the thread made */
-  em_err err;
-  char msg[256];
   int32_t n;
   int32_t *perm;
   uint64_t apat[EM_MAX_ORDER][EM_MAX_ORDER];
@@ -77,17 +73,13 @@ static int64_t nnz_of(const em_blockmat *B) {
 }
 
 /* The thread: the pattern, its row order and hashes, the permuted
- * pattern as one CSR (published), the analysis.  Errors stay here (h->err,
- * h->msg). */
-static void *ahead_main(void *arg) {
+ * pattern as one CSR (published), the analysis (log: the thread's). */
+static em_err ahead_main(void *arg, const em_log *log) {
   em_fsys_ahead *h = arg;
-#ifdef _OPENMP
-  omp_set_num_threads(h->threads);
-#endif
   em_blockmat *B = NULL;
   em_csr *P = NULL;
   em_err err = EM_OK;
-  em_stage_begin(&h->log, EM_STAGE_ORDERING);
+  em_stage_begin(log, EM_STAGE_ORDERING);
   double t0 = em_wtime(), t1 = 0, t2 = 0, t3 = 0;
   err = em_assembler_pattern(h->asm_, &B);
   t1 = em_wtime();
@@ -116,21 +108,15 @@ static void *ahead_main(void *arg) {
   if (!err) err = em_blockmat_permute_pattern(B, h->perm, 1, &P, maps ? &h->src : NULL);
   em_blockmat_destroy(&B);
   pthread_mutex_lock(&h->mu);
-  h->P = P;
+  h->P = P; /* read by both threads now, freed after the join */
   h->p1 = err ? -1 : 1;
   pthread_cond_broadcast(&h->cv);
   pthread_mutex_unlock(&h->mu);
-  em_log_verbose(&h->log,
-                 "overlap: pattern %.2f s, row order %.2f s, hashes %.2f s, permuted %.2f s",
+  em_log_verbose(log, "overlap: pattern %.2f s, row order %.2f s, hashes %.2f s, permuted %.2f s",
                  t1 - t0, t2 - t1, t3 - t2, em_wtime() - t3);
-  em_stage_end(&h->log, EM_STAGE_ORDERING, "the pattern in the operator's row order");
-  if (!err) err = em_pc_direct_analyse(P, &h->pco, &h->log, &h->F);
-  if (err) {
-    snprintf(h->msg, sizeof h->msg, "%s", em_error_message());
-    em_error_clear();
-  }
-  h->err = err;
-  return NULL;
+  em_stage_end(log, EM_STAGE_ORDERING, "the pattern in the operator's row order");
+  if (!err) err = em_pc_direct_analyse(P, &h->pco, log, &h->F);
+  return err;
 }
 
 em_err em_fsys_ahead_start(em_fsys *s, const em_log *log) {
@@ -146,14 +132,14 @@ em_err em_fsys_ahead_start(em_fsys *s, const em_log *log) {
     return EM_OK;
   }
   h->asm_ = s->asm_;
-  pthread_mutex_init(&h->mu, NULL);
-  pthread_cond_init(&h->cv, NULL);
   h->bop = d->solve->bop; /* as em_fsys_solve gives them */
   h->bop.backend = d->backend;
   h->bop.prec = EM_PREC_DOUBLE;
   h->pco = d->solve->pc; /* as precondition() gives them (the direct factor's) */
   h->pco.backend = d->backend;
   h->pco.pattern_symmetric = em_fsys_hostpath(); /* as precondition() gives it */
+  pthread_mutex_init(&h->mu, NULL);
+  pthread_cond_init(&h->cv, NULL);
 #ifdef _OPENMP
   h->threads = omp_get_max_threads();
   /* EMSOLVE_OVERLAP_THREADS=a[:m] (scripts/device-onerun.sh): the
@@ -171,10 +157,8 @@ em_err em_fsys_ahead_start(em_fsys *s, const em_log *log) {
     }
   }
 #endif
-  if (log) h->log = *log;
-  em_stages_init_background(&h->st, log ? log->stages : NULL);
-  h->log.stages = log && log->stages ? &h->st : NULL;
-  if (pthread_create(&h->th, NULL, ahead_main, h)) { /* no thread: in order, as before */
+  h->bs = em_beside_start(ahead_main, h, h->threads, log);
+  if (!h->bs) { /* no thread: in order, as before */
     em_log_verbose(log, "overlap: no thread for the analysis; it runs in order");
 #ifdef _OPENMP
     if (h->main_threads) omp_set_num_threads(h->main_threads);
@@ -199,16 +183,6 @@ void em_fsys_ahead_assembled(em_fsys *s) {
   omp_set_num_threads(h->main_threads);
 #endif
   h->main_threads = 0;
-}
-
-/* The thread joined, its stages into the run's table (the wait taken off
- * the stage open here). */
-static void ahead_join(em_fsys_ahead *h, const em_log *log) {
-  double tw = em_wtime();
-  pthread_join(h->th, NULL);
-  em_stages_join(log, &h->st, tw);
-  if (tw < em_wtime() - 0.05)
-    em_log_verbose(log, "overlap: waited %.2f s for the analysis", em_wtime() - tw);
 }
 
 static void ahead_free(em_fsys_ahead **hp) {
@@ -267,10 +241,15 @@ void em_fsys_ahead_take(em_fsys *s, const em_log *log, em_direct **F) {
   em_fsys_ahead *h = s->ahead;
   if (!h) return;
   s->ahead = NULL;
-  ahead_join(h, log);
+  /* the thread joined, its stages into the run's table (the wait taken
+     off the stage open here); its error's message kept for the line */
+  double waited;
+  char msg[256] = "";
+  em_err err = em_beside_join(&h->bs, log, &waited, msg, sizeof msg);
+  if (waited > 0.05) em_log_verbose(log, "overlap: waited %.2f s for the analysis", waited);
   const char *why = NULL;
-  if (h->err)
-    why = h->msg;
+  if (err)
+    why = msg;
   else if (h->n != s->offset[s->nb] || memcmp(h->perm, s->perm, (size_t)h->n * sizeof *h->perm))
     why = "the row order differs from the first frequency's";
   else if (memcmp(h->apat, s->apat, sizeof h->apat))
@@ -286,7 +265,7 @@ void em_fsys_ahead_take(em_fsys *s, const em_log *log, em_direct **F) {
 
 void em_fsys_ahead_free(em_fsys *s) {
   if (!s->ahead) return;
-  em_fsys_ahead_assembled(s);       /* this thread's team as it was */
-  pthread_join(s->ahead->th, NULL); /* an error path: the thread's table is dropped */
+  em_fsys_ahead_assembled(s);    /* this thread's team as it was */
+  em_beside_drop(&s->ahead->bs); /* an error path: the thread's table is dropped */
   ahead_free(&s->ahead);
 }
