@@ -23,24 +23,9 @@ B=${BUILD:-/tmp/b-hp}
 L=/tmp/hostpath-logs
 mkdir -p "$OUT" "$L"
 trap 'tar czf "$OUT/hostpath-logs.tgz" --exclude="*.vtk" --exclude="*.msh" --exclude="farfield_*" --exclude="pattern_*" -C /tmp hostpath-logs 2> /dev/null' EXIT
-T0=$(date +%s)
-left() { echo $((DEADLINE - ($(date +%s) - T0))); }
-cap() { local w=$1 l; l=$(left); [ "$l" -lt "$w" ] && w=$l; [ "$w" -lt 5 ] && w=5; echo "$w"; }
-step() { echo "=== $* (t=$(($(date +%s) - T0)) s)"; }
-[ -f .device/emdeps.tar.xz ] && . scripts/device-setup.sh
-nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader | tee "$L/device.txt"
-PY=
-for p in "$(command -v python3)" /usr/bin/python3 /opt/torch/.venv/bin/python3; do
-  [ -x "$p" ] && "$p" -c "import numpy, scipy" 2> /dev/null && { PY=$p; break; }
-done
-[ -d /opt/emdeps/python ] && export PYTHONPATH=/opt/emdeps/python${PYTHONPATH:+:$PYTHONPATH}
-if [ ! -x "$B/app/emsolve" ] || [ -n "${REBUILD:-}" ]; then
-  step build
-  G=$(command -v ninja > /dev/null && echo "-G Ninja")
-  cmake -S . -B "$B" $G -DCMAKE_BUILD_TYPE=Release -DEMSOLVE_CUDA=ON ${PY:+-DEM_PYTHON3=$PY} > "$L/configure.log" 2>&1
-  timeout "$(cap 240)" cmake --build "$B" -j"$(nproc)" > "$L/build.log" 2>&1 ||
-    { grep -E "error" "$L/build.log" | head; exit 1; }
-fi
+# shellcheck disable=SC1091
+. scripts/device-lib.sh
+dev_build 240 || exit 1
 if [ -z "${SKIP_TESTS:-}" ]; then
   R='^(test_direct_gpu|test_overlap_gpu|test_fsys_gpu|test_fsys_block_gpu|test_direct_pc_gpu|test_direct|test_core_permute|dump_dra_o2)$'
   step "ctest -R $R -j4"
