@@ -91,9 +91,10 @@ static em_err local_perm(const em_blockmat *B, const int32_t *perm, int32_t **lo
  * straight from B_ij without a permuted copy of the block.  With src the
  * gather map is kept: A->val[q] = B_ij->val[src[q]] (the block of entry q
  * is its row's and its column's groups); pattern: write the columns too
- * (the first fill). */
+ * (the first fill); values 0: the columns (and src) alone. */
 static em_err fill_block(const em_blockmat *B, int i, int j, const int32_t *local,
-                         const int32_t *inv, em_csr *A, int64_t *cur, int64_t *src, int pattern) {
+                         const int32_t *inv, em_csr *A, int64_t *cur, int64_t *src, int pattern,
+                         int values) {
   const em_csr *M = B->blk[i][j];
   if (M->nnz == 0) return EM_OK;
   int32_t rows = M->n_rows, cj = B->offset[j];
@@ -126,7 +127,7 @@ static em_err fill_block(const em_blockmat *B, int i, int j, const int32_t *loca
       for (int64_t k = 0; k < len; k++) {
         int64_t q = b + (int64_t)(key[k] & 0xffffffffu);
         if (pattern) A->colind[d + k] = (int32_t)(key[k] >> 32) + cj;
-        A->val[d + k] = M->val[q];
+        if (values) A->val[d + k] = M->val[q];
         if (src) src[d + k] = q;
       }
       cur[p] = d + len;
@@ -174,11 +175,11 @@ static em_err perm_tables(const em_blockmat *B, const int32_t *perm, int32_t **l
 }
 
 /* A = P B P^T as one CSR through the tables (first: the pattern and the
- * values, src (or NULL) the gather map; else the values into A's
- * pattern).  Group by group, block by block; consume: each block of B is
- * freed once copied. */
+ * values (values 0: not these), src (or NULL) the gather map; else the
+ * values into A's pattern).  Group by group, block by block; consume: each
+ * block of B is freed once copied. */
 static em_err permute_csr(em_blockmat *B, const int32_t *local, const int32_t *inv, int consume,
-                          em_csr *A, int first, int64_t *src) {
+                          em_csr *A, int first, int values, int64_t *src) {
   int64_t *cur = NULL;
   EM_TRY(em_calloc(&cur, (size_t)A->n_rows + 1, sizeof *cur, "row cursors"));
   em_err err = EM_OK;
@@ -186,7 +187,7 @@ static em_err permute_csr(em_blockmat *B, const int32_t *local, const int32_t *i
     int32_t o = B->offset[i], rows = B->offset[i + 1] - o;
     for (int32_t r = 0; r < rows; r++) cur[r] = A->rowptr[o + r];
     for (int j = 0; j < B->nb && !err; j++) {
-      err = fill_block(B, i, j, local, inv + o, A, cur, first ? src : NULL, first);
+      err = fill_block(B, i, j, local, inv + o, A, cur, first ? src : NULL, first, values);
       if (!err && consume) em_csr_destroy(&B->blk[i][j]); /* B is only destroyed after */
     }
   }
@@ -194,8 +195,9 @@ static em_err permute_csr(em_blockmat *B, const int32_t *local, const int32_t *i
   return err;
 }
 
-em_err em_blockmat_permute_csr(em_blockmat *B, const int32_t *perm, int consume, em_csr **Aout,
-                               int64_t **src) {
+/* em_blockmat_permute_csr, em_blockmat_permute_pattern (values 0) */
+static em_err permute_first(em_blockmat *B, const int32_t *perm, int consume, em_csr **Aout,
+                            int64_t **src, int values) {
   EM_CHECK(B && perm && Aout, EM_ERR_ARG, "em_blockmat_permute_csr: NULL argument");
   *Aout = NULL;
   int32_t n = B->offset[B->nb], *local = NULL, *inv = NULL;
@@ -219,7 +221,7 @@ em_err em_blockmat_permute_csr(em_blockmat *B, const int32_t *perm, int consume,
     *src = NULL;
     EM_TRY_GOTO(err, em_calloc(src, (size_t)nnz + 1, sizeof **src, "value map"), done);
   }
-  EM_TRY_GOTO(err, permute_csr(B, local, inv, consume, A, 1, src ? *src : NULL), done);
+  EM_TRY_GOTO(err, permute_csr(B, local, inv, consume, A, 1, values, src ? *src : NULL), done);
   *Aout = A;
   A = NULL;
 done:
@@ -228,6 +230,16 @@ done:
   em_free(&inv);
   em_free(&local);
   return err;
+}
+
+em_err em_blockmat_permute_csr(em_blockmat *B, const int32_t *perm, int consume, em_csr **Aout,
+                               int64_t **src) {
+  return permute_first(B, perm, consume, Aout, src, 1);
+}
+
+em_err em_blockmat_permute_pattern(em_blockmat *B, const int32_t *perm, int consume, em_csr **Aout,
+                                   int64_t **src) {
+  return permute_first(B, perm, consume, Aout, src, 0);
 }
 
 em_err em_blockmat_permute_csr_values(em_blockmat *B, const int32_t *perm, int consume, em_csr *A,
@@ -245,7 +257,7 @@ em_err em_blockmat_permute_csr_values(em_blockmat *B, const int32_t *perm, int c
   }
   int32_t *local = NULL, *inv = NULL;
   EM_TRY(perm_tables(B, perm, &local, &inv));
-  em_err err = permute_csr(B, local, inv, consume, A, 0, NULL);
+  em_err err = permute_csr(B, local, inv, consume, A, 0, 1, NULL);
   em_free(&inv);
   em_free(&local);
   return err;

@@ -173,6 +173,7 @@ double em_wtime(void);
 
 /* a[0..n) ascending, in place (core/sort.c). */
 void em_sort_u64(uint64_t *a, int64_t n);
+void em_sort_i32(int32_t *a, int64_t n);
 
 /* ------------------------------------------------------------------ stages */
 
@@ -419,6 +420,11 @@ void em_blockmat_destroy(em_blockmat **B);
  * later fill a plain gather with sequential writes. */
 em_err em_blockmat_permute_csr(em_blockmat *B, const int32_t *perm, int consume, em_csr **A,
                                int64_t **src);
+/* The same without the values: A's pattern (A->val zeroed, its pages never
+ * touched) and src as em_blockmat_permute_csr makes them; a pattern's
+ * analysis or a later em_blockmat_permute_csr_values through src. */
+em_err em_blockmat_permute_pattern(em_blockmat *B, const int32_t *perm, int consume, em_csr **A,
+                                   int64_t **src);
 /* A later matrix of the same pattern into A's values: through src when
  * given (the map of em_blockmat_permute_csr), else permuted again. */
 em_err em_blockmat_permute_csr_values(em_blockmat *B, const int32_t *perm, int consume, em_csr *A,

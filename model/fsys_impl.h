@@ -114,6 +114,24 @@ em_err em_fsys_ahead_start(em_fsys *s, const em_log *log);
  * stages in log's table; *F its analysis when it is valid for s, else
  * NULL (then the set-up analyses in order). */
 void em_fsys_ahead_take(em_fsys *s, const em_log *log, em_direct **F);
+/* The first operator's row order and permuted pattern from the thread
+ * (fsys_overlap.c), once it has them: 1 when its pattern hashes equal the
+ * assembled blocks' (apat); out->perm and out->P stay the thread's (read
+ * only, valid until em_fsys_ahead_take), out->src (maps 1: the value map)
+ * becomes the caller's.  0: none (no thread, it failed, another pattern):
+ * the caller makes them. */
+typedef struct em_fsys_pattern {
+  const int32_t *perm;
+  const em_csr *P;
+  int64_t *src;
+} em_fsys_pattern;
+/* EMSOLVE_HOSTPATH=0 in the environment (scripts/device-hostpath.sh's
+ * A/B): the host path of before the hostpath branch (the operator's row
+ * order and permutation its own, the analysis checks the pattern's
+ * symmetry; the factor's checks in order: direct_beside.c reads it too). */
+int em_fsys_hostpath(void);
+int em_fsys_ahead_pattern(em_fsys *s, const uint64_t apat[EM_MAX_ORDER][EM_MAX_ORDER], int maps,
+                          const em_log *log, em_fsys_pattern *out);
 /* After the first assembly: this thread's OpenMP team back to its size
  * (EMSOLVE_OVERLAP_THREADS may have made it smaller beside the analysis). */
 void em_fsys_ahead_assembled(em_fsys *s);

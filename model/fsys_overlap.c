@@ -16,7 +16,17 @@
  * stays on its thread and is logged), the set-up analyses in order, so
  * any error is the one the sequential run gives.  The thread's stages
  * (ordering, symbolic) carry their own durations into the run's table,
- * their lines marked "(overlapped)" (em_stages_join). */
+ * their lines marked "(overlapped)" (em_stages_join).
+ *
+ * The permuted pattern serves the operator too (em_fsys_ahead_pattern):
+ * the thread makes it without values (em_blockmat_permute_pattern) with
+ * the gather map of the values, and publishes the row order, the pattern
+ * and the map as soon as they exist, before its ordering; the first
+ * frequency's operator then copies the pattern and gathers the assembled
+ * values through the map instead of planning the row order and sorting
+ * every row again (the same arrays, bit for bit: the blocks' pattern
+ * hashes must equal the thread's, as for the analysis). */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,7 +46,13 @@ static int tm_now(void) {
 }
 
 struct em_fsys_ahead {
-  em_beside *bs;            /* the thread (core/beside.c) */
+  em_beside *bs;      /* the thread (core/beside.c) */
+  pthread_mutex_t mu; /* published: the pattern's phase done (p1) */
+  pthread_cond_t cv;
+  int p1;                   /* 0: under way, 1: perm, P, src and apat published, -1: failed */
+  em_csr *P;                /* the permuted pattern (values zero): the analysis' input and
+                               the operator's pattern; freed after the join */
+  int64_t *src;             /* its gather map (NULL: none); the operator takes it */
   const em_assembler *asm_; /* read only by both threads (its pattern) */
   em_blockop_opts bop;      /* the operator's options: its row order */
   em_pc_opts pco;           /* the preconditioner's: the analysis' options */
@@ -49,15 +65,24 @@ struct em_fsys_ahead {
   em_direct *F;
 };
 
+static int64_t nnz_of(const em_blockmat *B) {
+  int64_t nnz = 0;
+  for (int i = 0; i < B->nb; i++)
+    for (int j = 0; j < B->nb; j++) nnz += B->blk[i][j]->nnz;
+  return nnz;
+}
+
 /* The thread: the pattern, its row order and hashes, the permuted
- * pattern as one CSR, the analysis (log: the thread's). */
+ * pattern as one CSR (published), the analysis (log: the thread's). */
 static em_err ahead_main(void *arg, const em_log *log) {
   em_fsys_ahead *h = arg;
   em_blockmat *B = NULL;
   em_csr *P = NULL;
   em_err err = EM_OK;
   em_stage_begin(log, EM_STAGE_ORDERING);
+  double t0 = em_wtime(), t1 = 0, t2 = 0, t3 = 0;
   err = em_assembler_pattern(h->asm_, &B);
+  t1 = em_wtime();
   if (!err) { /* B and its permuted copy (~20 bytes an entry each) beside
                  the assembly: within the budget, or the analysis in order */
     double nnz = 0;
@@ -74,13 +99,23 @@ static em_err ahead_main(void *arg, const em_log *log) {
     err = em_calloc(&h->perm, (size_t)h->n + 1, sizeof *h->perm, "permutation");
   }
   if (!err) err = em_blockop_plan_perm(B, &h->bop, h->perm);
+  t2 = em_wtime();
   for (int i = 0; !err && i < B->nb; i++)
     for (int j = 0; j < B->nb; j++) h->apat[i][j] = em_spmat_pattern_hash(B->blk[i][j]);
-  if (!err) err = em_blockmat_permute_csr(B, h->perm, 1, &P, NULL);
+  t3 = em_wtime();
+  /* the gather map only when the operator will keep one (fsys.c maps_fit) */
+  int maps = !err && em_fsys_fits_host((double)nnz_of(B), 8);
+  if (!err) err = em_blockmat_permute_pattern(B, h->perm, 1, &P, maps ? &h->src : NULL);
   em_blockmat_destroy(&B);
+  pthread_mutex_lock(&h->mu);
+  h->P = P; /* read by both threads now, freed after the join */
+  h->p1 = err ? -1 : 1;
+  pthread_cond_broadcast(&h->cv);
+  pthread_mutex_unlock(&h->mu);
+  em_log_verbose(log, "overlap: pattern %.2f s, row order %.2f s, hashes %.2f s, permuted %.2f s",
+                 t1 - t0, t2 - t1, t3 - t2, em_wtime() - t3);
   em_stage_end(log, EM_STAGE_ORDERING, "the pattern in the operator's row order");
   if (!err) err = em_pc_direct_analyse(P, &h->pco, log, &h->F);
-  em_csr_destroy(&P);
   return err;
 }
 
@@ -102,6 +137,9 @@ em_err em_fsys_ahead_start(em_fsys *s, const em_log *log) {
   h->bop.prec = EM_PREC_DOUBLE;
   h->pco = d->solve->pc; /* as precondition() gives them (the direct factor's) */
   h->pco.backend = d->backend;
+  h->pco.pattern_symmetric = em_fsys_hostpath(); /* as precondition() gives it */
+  pthread_mutex_init(&h->mu, NULL);
+  pthread_cond_init(&h->cv, NULL);
 #ifdef _OPENMP
   h->threads = omp_get_max_threads();
   /* EMSOLVE_OVERLAP_THREADS=a[:m] (scripts/device-onerun.sh): the
@@ -125,6 +163,8 @@ em_err em_fsys_ahead_start(em_fsys *s, const em_log *log) {
 #ifdef _OPENMP
     if (h->main_threads) omp_set_num_threads(h->main_threads);
 #endif
+    pthread_cond_destroy(&h->cv);
+    pthread_mutex_destroy(&h->mu);
     em_free(&h);
     return EM_OK;
   }
@@ -151,8 +191,49 @@ static void ahead_free(em_fsys_ahead **hp) {
 #endif
   em_fsys_ahead *h = *hp;
   em_free(&h->perm);
+  em_csr_destroy(&h->P);
+  em_free(&h->src);
   em_direct_destroy(&h->F);
+  pthread_cond_destroy(&h->cv);
+  pthread_mutex_destroy(&h->mu);
   em_free(hp);
+}
+
+int em_fsys_hostpath(void) {
+  const char *e = getenv("EMSOLVE_HOSTPATH");
+  return !(e && !strcmp(e, "0"));
+}
+
+int em_fsys_ahead_pattern(em_fsys *s, const uint64_t apat[EM_MAX_ORDER][EM_MAX_ORDER], int maps,
+                          const em_log *log, em_fsys_pattern *out) {
+  memset(out, 0, sizeof *out);
+  em_fsys_ahead *h = s->ahead;
+  if (!h || !em_fsys_hostpath()) return 0;
+  double tw = em_wtime();
+  pthread_mutex_lock(&h->mu);
+  while (!h->p1) pthread_cond_wait(&h->cv, &h->mu);
+  int ok = h->p1 == 1;
+  pthread_mutex_unlock(&h->mu);
+  if (em_wtime() - tw > 0.05)
+    em_log_verbose(log, "overlap: waited %.2f s for the permuted pattern", em_wtime() - tw);
+  const char *why = NULL;
+  if (!ok)
+    why = "it failed";
+  else if (h->n != s->offset[s->nb] || memcmp(h->apat, apat, sizeof h->apat))
+    why = "the assembled pattern differs from the assembler's";
+  else if (maps && !h->src)
+    why = "it has no value map";
+  if (why) {
+    em_log_verbose(log, "overlap: the operator's pattern is made in order (the thread's: %s)", why);
+    return 0;
+  }
+  out->perm = h->perm;
+  out->P = h->P;
+  if (maps) { /* the map is the operator's now (the thread never reads it) */
+    out->src = h->src;
+    h->src = NULL;
+  }
+  return 1;
 }
 
 void em_fsys_ahead_take(em_fsys *s, const em_log *log, em_direct **F) {

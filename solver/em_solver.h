@@ -142,6 +142,8 @@ typedef struct em_pc_opts {
                               mem_limit does not bound it) */
   const em_cancel *cancel; /* EM_PC_DIRECT, PMG's coarse factor: polled by the
                               factorization (em_direct_opts.cancel) */
+  int pattern_symmetric;   /* EM_PC_DIRECT: the caller's word that A's pattern is
+                              symmetric (em_direct_opts.pattern_symmetric) */
 } em_pc_opts;
 
 /* NONE, NATURAL, CPU, DOUBLE, AUTO, 0, 0. */
@@ -384,6 +386,13 @@ typedef struct em_direct_opts {
                                 level; bigger ones front by front through
                                 cuBLAS on the streams (0: 384; at most
                                 EM_DIRECT_GPU_SMALL_MAX) */
+  int pattern_symmetric;     /* 1: the caller's word that the pattern is
+                                symmetric (an assembler's: entity adjacency):
+                                the analysis takes the graph as it is, without
+                                its check (a binary search per entry, ~1/3 of
+                                the ordering's time); the factorization's own
+                                symmetry test then confirms it (EM_ERR_INTERNAL
+                                when the word was wrong).  Default 0 */
 } em_direct_opts;
 
 /* The largest em_direct_opts.gpu_small. */

@@ -210,7 +210,11 @@ em_err em_direct_analyse(const em_csr *A, const em_direct_opts *o, const em_log 
 #endif
   F->kind = o->kernels == EM_DIRECT_BLAS ? EM_DK_BLAS : em_dk_best();
   double t0 = em_wtime();
-  EM_TRY_GOTO(err, em_graph_of(A, &g), fail);
+  if (o->pattern_symmetric) /* the caller's word: A's arrays are the graph (em_graph_of) */
+    g = (em_graph){A->n_rows, A->rowptr, A->colind, 0};
+  else
+    EM_TRY_GOTO(err, em_graph_of(A, &g), fail);
+  double tg = em_wtime() - t0;
   EM_TRY_GOTO(err, em_calloc(&pord, (size_t)A->n_rows + 1, sizeof *pord, "ordering"), fail);
   em_nd_info ndi = {A->n_rows, A->n_rows, 0, 0};
   if (o->ordering == EM_ORDERING_ND) /* on the supervariables, kept for the analysis */
@@ -218,8 +222,10 @@ em_err em_direct_analyse(const em_csr *A, const em_direct_opts *o, const em_log 
   else
     EM_TRY_GOTO(err, em_graph_order(&g, o->ordering, 16, pord, &colors), fail);
   double t1 = em_wtime();
-  em_stage_end(log, EM_STAGE_ORDERING, "%s of %d rows (%d supervariables)",
-               em_ordering_name(o->ordering), A->n_rows, ndi.n_sv);
+  em_stage_end(log, EM_STAGE_ORDERING,
+               "%s of %d rows (%d supervariables; graph %.2f s, compression %.2f s, ordering "
+               "%.2f s)",
+               em_ordering_name(o->ordering), A->n_rows, ndi.n_sv, tg, ndi.t_compress, ndi.t_metis);
   em_stage_begin(log, EM_STAGE_SYMBOLIC);
   EM_TRY_GOTO(err, em_dsym_build_quot(&g, &q, pord, &F->S), fail);
   em_graph_quot_free(&q);
@@ -510,18 +516,12 @@ em_err em_direct_factor(em_direct *F, const em_csr *A, const em_log *log) {
   return err;
 }
 
-/* em_direct_factor: checks, symmetric part, equilibration, the numeric
- * factorization on the GPU (falling back to the host) or the host. */
-static em_err factor(em_direct *F, const em_csr *A, const em_log *log) {
-  EM_TRY(em_csr_check(A, "direct factorization matrix"));
-  em_err err = EM_OK;
-  em_csr *S = NULL;
-  double t0 = em_wtime(), anorm = 0;
-  F->t_factor = t0;
-  F->factored = 0;
-  EM_TRY(check_values(A, &anorm));
-  int psym = 1, fill = 0;
-  double asym = 0;
+em_err em_direct_checks(em_direct *F, const em_csr *A, em_direct_chk *c) {
+  c->anorm = c->asym = 0;
+  c->psym = 1;
+  double t0 = em_wtime();
+  EM_TRY(check_values(A, &c->anorm));
+  int fill = 0;
   if (F->mirror_nnz != A->nnz) { /* the first test (or another matrix): the map made, when it
                                     takes at most 1/16 of the host's available memory */
     em_free(&F->mirror);
@@ -534,17 +534,38 @@ static em_err factor(em_direct *F, const em_csr *A, const em_log *log) {
         F->mirror_nnz = A->nnz, fill = 1;
     }
   }
-  EM_TRY(asymmetry(A, F->mirror, fill, &asym, &psym));
-  F->info.anorm = anorm;
-  F->info.asymmetry = anorm > 0 ? asym / anorm : 0;
+  double t1 = em_wtime();
+  EM_TRY(asymmetry(A, F->mirror, fill, &c->asym, &c->psym));
+  EM_CHECK(c->psym || !F->opts.pattern_symmetric, EM_ERR_INTERNAL,
+           "direct factorization: the pattern was analysed as symmetric on the caller's word "
+           "(pattern_symmetric), but it is not");
+  c->t_values = t1 - t0;
+  c->t_sym = em_wtime() - t1;
+  return EM_OK;
+}
+
+/* The checks' results into F's info, the warning for an asymmetric A. */
+static void checks_info(em_direct *F, const em_direct_chk *c, const em_log *log) {
+  F->info.anorm = c->anorm;
+  F->info.asymmetry = c->anorm > 0 ? c->asym / c->anorm : 0;
   if (F->info.asymmetry > 1e-10)
     em_log_warn(log,
                 "direct: the matrix is not complex symmetric (max |a_ij - a_ji| = %.2e ||A||_max):"
                 " factoring its symmetric part",
                 F->info.asymmetry);
+}
+
+/* The numeric factorization of A, or of its symmetric part (c: the
+ * checks' results, or beside 1: A taken as symmetric while they run):
+ * equilibration, the numeric phase on the GPU (falling back to the host)
+ * or the host. */
+static em_err numeric_of(em_direct *F, const em_csr *A, const em_direct_chk *c, int beside,
+                         double t0, const em_log *log) {
+  em_err err = EM_OK;
+  em_csr *S = NULL;
   const em_csr *M = A;
-  if (asym > 0 || F->opts.shift > 0) {
-    EM_TRY(symmetric_part(A, psym, F->opts.shift, &S));
+  if (c->asym > 0 || F->opts.shift > 0) {
+    EM_TRY(symmetric_part(A, c->psym, F->opts.shift, &S));
     M = S;
   }
   if (!F->scale)
@@ -558,8 +579,16 @@ static em_err factor(em_direct *F, const em_csr *A, const em_log *log) {
   for (int32_t i = 0; i < F->S.n; i++) F->scale[F->S.perm[i]] = F->scale_old[i];
   /* a line of its own: at 1M unknowns the value checks, the symmetry test
      (a transposed lookup per entry) and the equilibration take ~0.5 s */
-  em_log_verbose(log, "direct: values checked, symmetric to %.1e, equilibrated in %.2f s",
-                 F->info.asymmetry, em_wtime() - t0);
+  if (beside)
+    em_log_verbose(log,
+                   "direct: equilibrated in %.2f s; the value checks and the symmetry test "
+                   "beside the factorization",
+                   em_wtime() - t1);
+  else
+    em_log_verbose(log,
+                   "direct: values checked (%.2f s), symmetric to %.1e (%.2f s), equilibrated "
+                   "(%.2f s) in %.2f s",
+                   c->t_values, F->info.asymmetry, c->t_sym, em_wtime() - t1, em_wtime() - t0);
   err = F->be->direct_numeric(F, M, F->scale_old, smax, log);
   if (err == EM_ERR_GPU_MEMORY && !F->gpu) { /* the first factor does not fit */
     if (F->host_short) {                     /* nor on the host */
@@ -583,7 +612,6 @@ static em_err factor(em_direct *F, const em_csr *A, const em_log *log) {
   F->info.where = F->be->where;
   double t2 = em_wtime();
   F->info.t_numeric = t2 - t0;
-  F->factored = 1;
   char kernels[96];
   if (!F->be->host)
     snprintf(kernels, sizeof kernels, "%s, complex %s", F->be->name,
@@ -603,6 +631,50 @@ static em_err factor(em_direct *F, const em_csr *A, const em_log *log) {
 done:
   em_csr_destroy(&S);
   return err;
+}
+
+/* em_direct_factor: the checks (value checks, symmetry test), then the
+ * numeric factorization of A or of its symmetric part.  With the factor
+ * on a device (and no shift; EMSOLVE_CHECKS_BESIDE=1: on the host too,
+ * for the tests) the checks run on a host thread beside it
+ * (direct_beside.c), A taken as complex symmetric as the FEM makes it:
+ * when they find it is not, the symmetric part is factored after, as in
+ * order; when they fail, their error is the result (raised again here,
+ * where the in-order run raises it).  The factor is the in-order one, bit
+ * for bit, either way. */
+static em_err factor(em_direct *F, const em_csr *A, const em_log *log) {
+  EM_TRY(em_csr_check(A, "direct factorization matrix"));
+  double t0 = em_wtime();
+  F->t_factor = t0;
+  F->factored = 0;
+  em_direct_chk c = {0, 0, 1, 0, 0}, got;
+  em_direct_beside *b = NULL;
+  if (F->opts.shift > 0 || em_direct_beside_start(F, A, &b)) {
+    EM_TRY(em_direct_checks(F, A, &c));
+    checks_info(F, &c, log);
+    EM_TRY(numeric_of(F, A, &c, 0, t0, log));
+    F->factored = 1;
+    return EM_OK;
+  }
+  em_err err = numeric_of(F, A, &c, 1, t0, log); /* A as complex symmetric */
+  em_err cerr = em_direct_beside_join(&b, &got, log);
+  if (cerr) { /* again on this thread: the error and its message in order */
+    em_err again = em_direct_checks(F, A, &got);
+    if (again) return em_error_trace(again, __FILE__, __LINE__);
+    return EM_RAISE(EM_ERR_INTERNAL,
+                    "direct factorization: the checks failed beside the factorization, not in "
+                    "order");
+  }
+  EM_TRY(err);
+  checks_info(F, &got, log);
+  if (got.asym > 0) { /* not symmetric: its symmetric part, as in order */
+    em_log_verbose(log,
+                   "direct: the symmetry test beside found A not symmetric: its symmetric "
+                   "part factored again");
+    EM_TRY(numeric_of(F, A, &got, 0, t0, log));
+  }
+  F->factored = 1;
+  return EM_OK;
 }
 
 em_err em_direct_create(const em_csr *A, const em_direct_opts *o, const em_log *log,

@@ -271,6 +271,26 @@ struct em_direct {
   const em_sv_backend *be;
 };
 
+/* The value checks and the symmetry test of A (direct.c): ||A||_max, max
+ * |a_ij - a_ji|, whether the pattern is symmetric, their seconds;
+ * EM_ERR_NUMERIC for a non-finite entry or an empty row or column.  Fills
+ * or reads F's mirror map (nothing else of F is written). */
+typedef struct em_direct_chk {
+  double anorm, asym;
+  int psym;
+  double t_values, t_sym;
+} em_direct_chk;
+em_err em_direct_checks(em_direct *F, const em_csr *A, em_direct_chk *c);
+/* em_direct_checks on a host thread of its own (direct_beside.c) while
+ * this one factors on a device: 0 and *b when it started, else 1 (the
+ * caller checks in order).  EMSOLVE_CHECKS_BESIDE=0: never; 1: beside a
+ * host factorization too (the tests of the logic without a GPU).  join: waits, the results
+ * in *c, the thread's error (its message logged at verbose; the caller
+ * raises it again in order). */
+typedef struct em_direct_beside em_direct_beside;
+int em_direct_beside_start(em_direct *F, const em_csr *A, em_direct_beside **b);
+em_err em_direct_beside_join(em_direct_beside **b, em_direct_chk *c, const em_log *log);
+
 /* The host backend's rows (backend_cpu.c): the numeric phase into host
  * arrays (em_direct_numeric), and x = A^-1 b through em_direct_solve_perm. */
 em_err em_direct_numeric_cpu(em_direct *F, const em_csr *M, const double *r, double smax,

@@ -144,6 +144,7 @@ static void direct_opts(const em_pc_opts *po, em_direct_opts *o) {
   o->backend = po->backend;
   o->prec = po->prec;
   o->cancel = po->cancel;
+  o->pattern_symmetric = po->pattern_symmetric;
 }
 
 em_err em_pc_direct_analyse(const em_csr *A, const em_pc_opts *po, const em_log *log,

@@ -20,11 +20,6 @@
 
 #include "direct_impl.h"
 
-static int cmp_i32(const void *a, const void *b) {
-  int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
-  return (x > y) - (x < y);
-}
-
 /* Per-thread scratch: mark[k] == s when vertex k is already a row of s,
  * the vertices found (at most nq). */
 typedef struct {
@@ -61,7 +56,7 @@ static int64_t row_vertices(const rows_ctx *c, int32_t s, int32_t *mark, int32_t
       v[m++] = k;
     }
   }
-  qsort(v, (size_t)m, sizeof *v, cmp_i32); /* vertex order = column order */
+  em_sort_i32(v, m); /* vertex order = column order (unique: any sort) */
   return m;
 }
 

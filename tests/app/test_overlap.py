@@ -14,6 +14,10 @@ The order-1 DRA with the direct factor, overlap 0 and 1:
   overlapped > 0; with 0 none does and overlapped is 0; in both the stages
   and "other" less "overlapped" add up to "total";
 - the ordering ran once in each;
+- with 1 the first operator takes the row order, the permuted pattern and
+  the value map the analysis' thread made (the same bytes out);
+- on the GPU the factor's value checks and symmetry test run beside it
+  (solver/direct/direct_beside.c);
 - on the GPU with 1 the first operator is built on a thread beside the
   factorization (model/fsys_opbeside.c: the small DRA's factor and
   operator fit together), with 0 in order after it; the same beside pmg's
@@ -48,7 +52,13 @@ for ov in (0, 1):
         check(st["ordering"] > 0 and st["symbolic"] > 0, "overlap 1: ordering and symbolic timed")
     else:
         check(not marked and st["overlapped"] == 0, "overlap 0: nothing overlapped")
+    took = "row order and pattern from the analysis' thread" in err
+    check(took == bool(ov), f"overlap {ov}: the operator {'took' if took else 'did not take'} "
+                            f"the thread's permuted pattern")
     if DEVICE != "cpu":
+        check("checks and the symmetry test beside the factorization" in err
+              and "symmetric to 0.0e+00" in err,
+              f"overlap {ov}: the factor's checks beside it, A symmetric")
         beside = "operator: built on a thread of its own beside the factorization" in err
         check(beside == bool(ov), f"overlap {ov}: the operator {'' if beside else 'not '}built "
                                   f"beside the GPU factorization")

@@ -1,7 +1,8 @@
 /* The parallel pieces of the operator's first frequency (core/csr.c,
  * blockmat.c, sort.c) against plain references on awkward inputs:
- * - em_sort_u64 equals qsort on empty, single, sorted, reversed, all-equal,
- *   duplicate-heavy and random arrays of lengths around its cut-off (16);
+ * - em_sort_u64 and em_sort_i32 equal qsort on empty, single, sorted,
+ *   reversed, all-equal, duplicate-heavy and random arrays (negative ones
+ *   too) of lengths around their cut-off (16);
  * - em_csr_permute_map: B = P A Q^T entry by entry (rectangular, empty rows,
  *   a row holding every column), rows sorted, B.val[q] = A.val[map[q]];
  * - em_blockmat_permute_map: the value maps carry a second matrix of the
@@ -23,6 +24,11 @@ static int cmp_u64(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
+static int cmp_i32(const void *a, const void *b) {
+  int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+  return (x > y) - (x < y);
+}
+
 static void test_sort(void) {
   const int64_t len[] = {0, 1, 2, 15, 16, 17, 33, 1000, 100000};
   for (size_t l = 0; l < sizeof len / sizeof len[0]; l++)
@@ -40,8 +46,19 @@ static void test_sort(void) {
       qsort(b, (size_t)n, 8, cmp_u64);
       EXPECT(!memcmp(a, b, (size_t)n * 8), "em_sort_u64 differs from qsort: n %lld, kind %d",
              (long long)n, kind);
+      int32_t *c = calloc((size_t)n + 1, 4), *e = calloc((size_t)n + 1, 4);
+      for (int64_t i = 0; i < n; i++) /* a[] as signed 32-bit, both signs */
+        c[i] = kind == 0 ? (int32_t)(uint32_t)next() : (int32_t)(b[i] % 1000) - 500;
+      for (int64_t i = 0; i < n && kind == 2; i++) c[i] = (int32_t)(n - i) - 40;
+      memcpy(e, c, (size_t)n * 4);
+      em_sort_i32(c, n);
+      qsort(e, (size_t)n, 4, cmp_i32);
+      EXPECT(!memcmp(c, e, (size_t)n * 4), "em_sort_i32 differs from qsort: n %lld, kind %d",
+             (long long)n, kind);
       free(a);
       free(b);
+      free(c);
+      free(e);
     }
 }
 
@@ -217,6 +234,26 @@ static void test_permute_csr(void) {
       em_error_clear();
       em_blockmat_destroy(&B);
       em_blockmat_destroy(&P);
+      /* the pattern alone (values zero) and its map: the same columns and
+         map; the values gathered through that map are the permuted ones */
+      em_csr *Q = NULL;
+      int64_t *qsrc = NULL;
+      REQUIRE_OK(em_blockmat_from_csr(W, 3, off, &B));
+      REQUIRE_OK(em_blockmat_permute_pattern(B, perm, 1, &Q, maps ? &qsrc : NULL));
+      em_blockmat_destroy(&B);
+      int zero = 1;
+      for (int64_t p = 0; p < Q->nnz; p++) zero &= Q->val[p] == 0;
+      EXPECT(zero && Q->nnz == want->nnz && !memcmp(Q->rowptr, want->rowptr, 4002 * 8) &&
+                 !memcmp(Q->colind, want->colind, (size_t)Q->nnz * 4) &&
+                 (!maps || !memcmp(qsrc, src, (size_t)Q->nnz * sizeof *src)),
+             "case %d, maps %d: the permuted pattern differs", c, maps);
+      REQUIRE_OK(em_blockmat_from_csr(W2, 3, off, &B));
+      REQUIRE_OK(em_blockmat_permute_csr_values(B, perm, 1, Q, qsrc));
+      EXPECT(!memcmp(Q->val, want2->val, (size_t)Q->nnz * sizeof *Q->val),
+             "case %d, maps %d: values through the pattern's map differ", c, maps);
+      em_blockmat_destroy(&B);
+      em_free(&qsrc);
+      em_csr_destroy(&Q);
       em_free(&src);
       em_csr_destroy(&A);
     }

@@ -620,6 +620,123 @@ static void test_progress(void) {
   free(D);
 }
 
+/* The caller's word that the pattern is symmetric (pattern_symmetric, the
+ * assembler's): the analysis without its check makes the same ordering and
+ * factor as with it (a FEM pattern); given for a pattern that is not
+ * symmetric, the factorization refuses it (EM_ERR_INTERNAL) instead of
+ * factoring a wrong structure. */
+static void test_pattern_word(void) {
+  int32_t n = 200;
+  em_cplx *D = make_dense(FEM2, n, 1.2, 4242);
+  sys y = sys_make(D, n);
+  em_direct_opts o;
+  em_direct_opts_default(&o);
+  em_direct *F = check_solve("FEM2 checked", &y, &o, 1e-11);
+  o.pattern_symmetric = 1;
+  em_direct *G = check_solve("FEM2 on the word", &y, &o, 1e-11);
+  if (F && G) {
+    EXPECT(F->S.n == G->S.n && !memcmp(F->S.perm, G->S.perm, (size_t)n * sizeof *F->S.perm),
+           "the word changed the ordering");
+    EXPECT(F->info.nnz_l == G->info.nnz_l && F->info.flops == G->info.flops,
+           "nnz(L) %lld / %lld, flops %.0f / %.0f", (long long)F->info.nnz_l,
+           (long long)G->info.nnz_l, F->info.flops, G->info.flops);
+    int64_t nl = F->S.lptr[F->S.ns];
+    EXPECT(!memcmp(F->lval, G->lval, (size_t)nl * sizeof *F->lval), "the factors differ");
+  }
+  em_direct_destroy(&F);
+  em_direct_destroy(&G);
+  sys_free(&y);
+  free(D);
+  /* a word that is wrong: one entry without its mirror */
+  n = 40;
+  D = make_dense(TRIDIAG, n, 1.2, 7);
+  D[3 + 10 * (size_t)n] = 0.25;
+  em_csr *A = to_csr(D, n);
+  o.ordering = EM_ORDERING_NATURAL;
+  em_err err = em_direct_create(A, &o, NULL, &F);
+  EXPECT(err == EM_ERR_INTERNAL && !F, "a wrong word: error %d", (int)err);
+  em_error_clear();
+  em_direct_destroy(&F);
+  em_csr_destroy(&A);
+  free(D);
+}
+
+/* The value checks and the symmetry test beside the numeric phase
+ * (direct_beside.c; EMSOLVE_CHECKS_BESIDE=1 takes it on the host, as the
+ * GPU factor does by default) against the same in order, bit for bit:
+ * symmetric FEM values, values and a pattern that are not symmetric (a
+ * fresh factor and a refactorization after symmetric values), and a
+ * non-finite entry: the same error and message, no factor left. */
+static em_direct *factor_env(const char *env, const em_csr *A, em_direct *F, em_err *err) {
+  setenv("EMSOLVE_CHECKS_BESIDE", env, 1);
+  em_direct_opts o;
+  em_direct_opts_default(&o);
+  *err = F ? em_direct_factor(F, A, NULL) : em_direct_create(A, &o, NULL, &F);
+  unsetenv("EMSOLVE_CHECKS_BESIDE");
+  return F;
+}
+
+static int same_factor(const em_direct *F, const em_direct *G) {
+  return F && G && F->S.n == G->S.n && F->info.asymmetry == G->info.asymmetry &&
+         !memcmp(F->lval, G->lval, (size_t)F->S.lptr[F->S.ns] * sizeof *F->lval) &&
+         !memcmp(F->d, G->d, (size_t)F->S.n * sizeof *F->d);
+}
+
+static void test_checks_beside(void) {
+  int32_t n = 101;
+  em_cplx *D = make_dense(FEM2, n, 1.2, 77), *Da = malloc((size_t)n * n * sizeof *Da);
+  memcpy(Da, D, (size_t)n * n * sizeof *Da);
+  Da[3 + 10 * (size_t)n] = 0.25;                           /* one entry without its mirror */
+  Da[5 + 9 * (size_t)n] += 0.1;                            /* one asymmetric pair */
+  em_csr *A = to_csr(D, n), *B = to_csr(Da, n), *C = NULL; /* C: A's pattern */
+  REQUIRE_OK(em_csr_copy(A, &C));
+  for (int64_t p = C->rowptr[5]; p < C->rowptr[6]; p++)
+    if (C->colind[p] != 5) {
+      C->val[p] += 0.1 - 0.05 * I;
+      break;
+    }
+  em_err e1, e2;
+  for (int c = 0; c < 2; c++) {
+    const em_csr *M = c ? B : A;
+    em_direct *F = factor_env("0", M, NULL, &e1), *G = factor_env("1", M, NULL, &e2);
+    EXPECT(!e1 && !e2 && same_factor(F, G), "case %d: beside and in order differ", c);
+    EXPECT(!c || (G && G->info.asymmetry > 0), "case %d: no asymmetry found beside", c);
+    if (c && G) { /* a refactorization: symmetric values, then C's (not symmetric) */
+      em_direct *H = factor_env("1", A, NULL, &e1), *K = factor_env("0", C, NULL, &e2);
+      EXPECT(!e1 && !e2 && K && K->info.asymmetry > 0, "C in order");
+      EXPECT(factor_env("1", C, H, &e2) == H && !e2 && same_factor(K, H),
+             "refactorization beside: the factors differ");
+      em_direct_destroy(&H);
+      em_direct_destroy(&K);
+    }
+    em_direct_destroy(&F);
+    em_direct_destroy(&G);
+  }
+  /* a NaN entry: the in-order error and message */
+  for (int64_t p = A->rowptr[40]; p < A->rowptr[41]; p++)
+    if (A->colind[p] == 40) A->val[p] = NAN;
+  char want[256];
+  em_direct *F = factor_env("0", A, NULL, &e1);
+  snprintf(want, sizeof want, "%s", em_error_message());
+  em_error_clear();
+  em_direct *G = factor_env("1", B, NULL, &e2); /* a factor, then the bad values beside */
+  EXPECT(!e2 && G, "a factor before the bad values");
+  if (G) {
+    factor_env("1", A, G, &e2);
+    EXPECT(
+        e1 == EM_ERR_NUMERIC && e2 == e1 && strstr(em_error_message(), want) && !F && !G->factored,
+        "NaN: beside %s '%s', in order %s '%s'", em_err_name(e2), em_error_message(),
+        em_err_name(e1), want);
+    em_error_clear();
+  }
+  em_direct_destroy(&F);
+  em_direct_destroy(&G);
+  em_csr_destroy(&A);
+  em_csr_destroy(&B);
+  em_csr_destroy(&C);
+  free(D), free(Da);
+}
+
 int main(void) {
   test_progress();
   test_tiny();
@@ -627,6 +744,8 @@ int main(void) {
   test_not_dominant();
   test_refactor();
   test_nonsymmetric();
+  test_pattern_word();
+  test_checks_beside();
   test_refactor_asymmetry();
   test_badly_scaled();
   test_errors();

@@ -177,6 +177,102 @@ static void test_refactor(void) {
   em_csr_destroy(&A2);
 }
 
+/* The value checks and the symmetry test beside the GPU factorization
+ * (direct_beside.c) against the CPU's in order: values that are not
+ * symmetric (one pair) and a pattern that is not (one entry without its
+ * mirror) give the CPU's factor of the symmetric part and its asymmetry,
+ * also as a refactorization after a symmetric matrix; a non-finite entry
+ * and an empty row give the CPU's error and message; with
+ * EMSOLVE_CHECKS_BESIDE=0 (in order) the same factor bit for bit. */
+static void test_checks_beside(void) {
+  em_csr *A = NULL, *B = NULL, *C = NULL;
+  REQUIRE_OK(prob_curlcurl(6, 5.0, 0.01, &A));
+  REQUIRE_OK(em_csr_copy(A, &B));
+  for (int64_t p = B->rowptr[7]; p < B->rowptr[8]; p++)
+    if (B->colind[p] > 7) {
+      B->val[p] += 0.05 - 0.02 * I; /* a_7j != a_j7 */
+      break;
+    }
+  compare("asymmetric values", B, 1e-10, 100 * 1e-10);
+  { /* a pattern that is not symmetric: (0, n-1) alone */
+    int32_t n = A->n_rows;
+    int64_t q = 0;
+    int32_t *ti = calloc((size_t)A->nnz + 1, sizeof *ti), *tj = calloc((size_t)A->nnz + 1, 4);
+    em_cplx *tv = calloc((size_t)A->nnz + 1, sizeof *tv);
+    for (int32_t i = 0; i < n; i++)
+      for (int64_t p = A->rowptr[i]; p < A->rowptr[i + 1]; p++)
+        ti[q] = i, tj[q] = A->colind[p], tv[q++] = A->val[p];
+    ti[q] = 0, tj[q] = n - 1, tv[q++] = 0.3;
+    REQUIRE_OK(em_csr_from_triplets(n, n, q, ti, tj, tv, &C));
+    free(ti), free(tj), free(tv);
+    compare("asymmetric pattern", C, 1e-10, 100 * 1e-10);
+  }
+  em_direct_opts o;
+  em_direct_opts_default(&o);
+  em_direct *Fc = NULL, *Fg = NULL;
+  REQUIRE_OK(em_direct_create(B, &o, NULL, &Fc));
+  o.backend = EM_BACKEND_CUDA;
+  REQUIRE_OK(em_direct_create(A, &o, NULL, &Fg)); /* symmetric first, then not */
+  REQUIRE_OK(em_direct_factor(Fg, B, NULL));
+  EXPECT(fabs(Fg->info.asymmetry - Fc->info.asymmetry) <= 1e-15 && Fc->info.asymmetry > 0,
+         "refactorization: asymmetry %.3e on the GPU, %.3e on the CPU", Fg->info.asymmetry,
+         Fc->info.asymmetry);
+  em_cplx *lg = NULL, *dg = NULL;
+  REQUIRE_OK(em_direct_download(Fg, &lg, &dg));
+  double el = rel_diff(lg, Fc->lval, Fc->S.lptr[Fc->S.ns]), ed = rel_diff(dg, Fc->d, Fc->S.n);
+  EXPECT(el <= 1e-10 && ed <= 1e-10, "refactorization of asymmetric values: L %.2e, D %.2e", el,
+         ed);
+  free(lg), free(dg);
+  em_direct_destroy(&Fc);
+  /* in order (EMSOLVE_CHECKS_BESIDE=0): the same factor bit for bit */
+  em_direct *Fo = NULL;
+  setenv("EMSOLVE_CHECKS_BESIDE", "0", 1);
+  REQUIRE_OK(em_direct_create(A, &o, NULL, &Fo));
+  unsetenv("EMSOLVE_CHECKS_BESIDE");
+  REQUIRE_OK(em_direct_factor(Fg, A, NULL));
+  em_cplx *l1 = NULL, *d1 = NULL, *l2 = NULL, *d2 = NULL;
+  REQUIRE_OK(em_direct_download(Fg, &l1, &d1));
+  REQUIRE_OK(em_direct_download(Fo, &l2, &d2));
+  EXPECT(rel_diff(l1, l2, Fo->S.lptr[Fo->S.ns]) <= 1e-14 && rel_diff(d1, d2, Fo->S.n) <= 1e-14,
+         "beside and in order: the factors differ");
+  free(l1), free(d1), free(l2), free(d2);
+  em_direct_destroy(&Fo);
+  /* errors: a NaN entry, then an empty row, as the CPU reports them */
+  for (int bad = 0; bad < 2; bad++) {
+    em_csr *D = NULL;
+    REQUIRE_OK(em_csr_copy(A, &D));
+    int32_t r = D->n_rows / 2;
+    for (int64_t p = D->rowptr[r]; p < D->rowptr[r + 1]; p++)
+      if (!bad) {
+        if (D->colind[p] == r) D->val[p] = NAN;
+      } else {
+        D->val[p] = 0;
+      }
+    if (bad) /* its column too: the mirrors */
+      for (int32_t i = 0; i < D->n_rows; i++)
+        for (int64_t p = D->rowptr[i]; p < D->rowptr[i + 1]; p++)
+          if (D->colind[p] == r) D->val[p] = 0;
+    char want[256];
+    em_direct_opts oc;
+    em_direct_opts_default(&oc);
+    em_direct *X = NULL;
+    em_err ec = em_direct_create(D, &oc, NULL, &X);
+    snprintf(want, sizeof want, "%s", em_error_message());
+    em_error_clear();
+    em_err eg = em_direct_factor(Fg, D, NULL);
+    EXPECT(ec == EM_ERR_NUMERIC && eg == ec && strstr(em_error_message(), want),
+           "bad values %d: GPU %s '%s', CPU %s '%s'", bad, em_err_name(eg), em_error_message(),
+           em_err_name(ec), want);
+    em_error_clear();
+    EXPECT(!Fg->factored, "bad values %d: the factor is marked factored", bad);
+    em_csr_destroy(&D);
+  }
+  em_direct_destroy(&Fg);
+  em_csr_destroy(&A);
+  em_csr_destroy(&B);
+  em_csr_destroy(&C);
+}
+
 /* The preconditioner on device vectors: GMRES converges at once; complex
  * single factor ("mixed"): GMRES in double refines to 1e-10. */
 static void test_pc(const em_csr *A, const char *name, int max_it_mixed) {
@@ -229,6 +325,7 @@ int main(int argc, char **argv) {
   test_shapes();
   test_zero_pivot();
   test_refactor();
+  test_checks_beside();
   em_csr *A = NULL;
   REQUIRE_OK(prob_curlcurl(9, 16.0, 0.001, &A)); /* indefinite, past many resonances */
   test_pc(A, "curl-curl 9^3", 8);
