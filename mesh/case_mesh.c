@@ -368,8 +368,16 @@ em_err em_case_generate(em_case *c, const em_mesh_opts *opts, em_size_fn bg, voi
   }
   EM_TRY(em_case_size_install(c, opts, bg, bg_ctx, log, &size));
   double t0 = em_wtime();
-  gmshModelMeshGenerate(3, &ierr);
-  if (ierr) err = EM_GMSH_RAISE(mark, "meshing case '%s' failed", c->path);
+  int apart = 0;
+  if (!opts->hxt && !opts->volumes_together) { /* surfaces here, volumes apart (case_volumes.c) */
+    gmshModelMeshGenerate(2, &ierr);
+    if (ierr) err = EM_GMSH_RAISE(mark, "meshing the surfaces of case '%s' failed", c->path);
+    if (!err) err = em_case_mesh_volumes(c, log, &apart);
+  }
+  if (!err && !apart) { /* all volumes together (after the surfaces, if made above) */
+    gmshModelMeshGenerate(3, &ierr);
+    if (ierr) err = EM_GMSH_RAISE(mark, "meshing case '%s' failed", c->path);
+  }
   if (!err && opts->geometry_order == 2) { /* mid-edge nodes on the CAD surfaces */
     gmshModelMeshSetOrder(2, &ierr);
     if (ierr) err = EM_GMSH_RAISE(mark, "case '%s': second-order mesh failed", c->path);

@@ -274,6 +274,11 @@ typedef struct em_mesh_opts {
                             wavelength: the layer keeps that many elements
                             across however fine the rest (its faces shared
                             with the interior still take the finer size) */
+  int volumes_together;  /* 1: Gmsh meshes all volumes of a .geo together on one
+                            thread (the meshes of emsolve before
+                            Mesh/volume_meshing); 0: each volume alone, in
+                            child processes, as many at once as OpenMP threads
+                            (the same mesh for any count; case_volumes.c) */
 } em_mesh_opts;
 
 /* Before meshing: about how many tetrahedra the wavelength sizes imply
