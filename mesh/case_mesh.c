@@ -356,15 +356,12 @@ em_err em_case_generate(em_case *c, const em_mesh_opts *opts, em_size_fn bg, voi
   size_t mark = c->log_mark;
   gmshModelMeshClear(NULL, 0, &ierr);
   if (ierr) return EM_GMSH_RAISE(mark, "case '%s': cannot clear its mesh", c->path);
-  if (opts->hxt) { /* HXT (algorithm 10) takes its threads from Mesh.MaxNumThreads3D; the 1D
-                      and 2D meshers stay on General.NumThreads = 1 (case_open.c) */
+  if (opts->hxt) { /* HXT (algorithm 10): Gmsh 4.8 caps Mesh.MaxNumThreads3D at the OpenMP
+                      count, which stays 1 while Gmsh runs (case_open.c), so one thread */
     gmshOptionSetNumber("Mesh.Algorithm3D", 10, &ierr);
-    if (!ierr) gmshOptionSetNumber("Mesh.MaxNumThreads3D", c->omp_threads, &ierr);
     if (ierr) return EM_GMSH_RAISE(mark, "case '%s': cannot choose the HXT 3D mesher", c->path);
-    em_log_info(log,
-                "3D mesher: HXT on %d threads (not reproducible from run to run: "
-                "--save-mesh keeps a mesh)",
-                c->omp_threads);
+    em_log_info(log, "3D mesher: HXT on one thread (not reproducible from run to run: Gmsh 4.8 "
+                     "orders its points by memory address; --save-mesh keeps a mesh)");
   }
   EM_TRY(em_case_size_install(c, opts, bg, bg_ctx, log, &size));
   double t0 = em_wtime();

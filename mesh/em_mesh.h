@@ -265,10 +265,11 @@ typedef struct em_mesh_opts {
   int geometry_order;    /* 2: second-order (curved) tets, the mid-edge nodes
                             on the CAD geometry (em_mesh.edge_mid); 0 or 1:
                             straight-sided */
-  int hxt;               /* 1: Gmsh's parallel HXT 3D mesher on every core (3-5x
-                            faster, but Gmsh 4.8 orders its points by memory
-                            address: the mesh differs from run to run); 0:
-                            its Delaunay mesher, reproducible (the default) */
+  int hxt;               /* 1: Gmsh's HXT 3D mesher, all volumes together, on one
+                            thread (~3x faster than Delaunay on the DRA, but
+                            Gmsh 4.8 orders its points by memory address: the
+                            mesh differs from run to run); 0: its Delaunay
+                            mesher, reproducible (the default) */
   int pml_elements_only; /* 1 (with pml_elements > 0): the pml* volumes are
                             sized by t / pml_elements alone, not by the
                             wavelength: the layer keeps that many elements
