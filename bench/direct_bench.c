@@ -12,7 +12,9 @@
  * the median reported, default 1), --no-krylov (skip the preconditioned
  * solve), --device cpu|gpu|both (where the numeric factorization and the
  * solves run; default cpu), --prec double|single|both (the GPU factor's
- * precision), --nrhs R (a second solve timing with R right-hand sides,
+ * precision), --gpu-small M1,M2 (the GPU runs once per value of
+ * em_direct_opts.gpu_small: fronts up to that order by the one-block
+ * kernel; 0 the default), --nrhs R (a second solve timing with R right-hand sides,
  * default 8).  With the GPU, cublasZgemm on a square matrix is timed in the
  * same run for the device's dense rate.  Exits 1 when a direct solve's
  * residual is above 1e-6 (double) / 1e-2 (single factor): a wrong result. */
@@ -30,6 +32,8 @@ typedef struct dbench_opts {
   const char *matrix, *ordering, *kernels, *method, *device, *prec;
   int gen, threads, repeat, krylov, nrhs;
   double tol, k0, loss;
+  const char *gpu_small; /* list of em_direct_opts.gpu_small values (GPU runs) */
+  int small;             /* the one being run */
 } dbench_opts;
 
 #ifdef EM_HAVE_CUDA
@@ -83,6 +87,7 @@ static em_err run(const dbench_opts *bo, const em_csr *A, const em_cplx *b, em_d
   o.threads = bo->threads;
   o.backend = be;
   o.prec = prec;
+  o.gpu_small = bo->small;
   em_direct *F = NULL;
   em_cplx *x = NULL, *B = NULL, *X = NULL;
   em_err err = EM_OK;
@@ -124,13 +129,14 @@ static em_err run(const dbench_opts *bo, const em_csr *A, const em_cplx *b, em_d
   wrong |= bad;
   double tfm = bench_median(tf, R), tsm = bench_median(ts, R), tmm = bench_median(tm, R);
   printf(
-      "%-4s %-6s %-11s %-7s: order %.2f s, symbolic %.2f s, numeric %.3f s median of %d (%.1f "
+      "%-4s %-6s %-11s %-7s small %4d: order %.2f s, symbolic %.2f s, numeric %.3f s median of %d "
+      "(%.1f "
       "GFlop/s), solve %.4f s, %d rhs %.4f s; nnz(L) %.3gM (%.3gM stored), %.1f GFlop, factor "
       "%.2f GB; %lld perturbed; direct residual %.2e / %.2e%s\n",
-      in.where, prec == EM_PREC_SINGLE ? "single" : "double", in.kernels, bo->ordering, in.t_order,
-      in.t_symbolic, tfm, R, in.flops * 1e-9 / tfm, tsm, nr, tmm, (double)in.nnz_l * 1e-6,
-      (double)in.nnz_stored * 1e-6, in.flops * 1e-9, (double)in.bytes_factor * 1e-9,
-      (long long)in.perturbed, res, res_m, bad ? "  WRONG" : "");
+      in.where, prec == EM_PREC_SINGLE ? "single" : "double", in.kernels, bo->ordering, bo->small,
+      in.t_order, in.t_symbolic, tfm, R, in.flops * 1e-9 / tfm, tsm, nr, tmm,
+      (double)in.nnz_l * 1e-6, (double)in.nnz_stored * 1e-6, in.flops * 1e-9,
+      (double)in.bytes_factor * 1e-9, (long long)in.perturbed, res, res_m, bad ? "  WRONG" : "");
   fflush(stdout);
   em_direct_destroy(&F);
   if (!bo->krylov) goto done;
@@ -174,7 +180,8 @@ done:
 }
 
 int main(int argc, char **argv) {
-  dbench_opts bo = {NULL, "nd", "auto", "gmres", "cpu", "double", 0, 0, 1, 1, 8, 1e-12, 20, 0.001};
+  dbench_opts bo = {NULL, "nd", "auto", "gmres", "cpu", "double", 0,    0,
+                    1,    1,    8,      1e-12,   20,    0.001,    NULL, 0};
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
     if (!strcmp(a, "--no-krylov")) {
@@ -202,6 +209,8 @@ int main(int argc, char **argv) {
       bo.prec = v;
     else if (!strcmp(a, "--nrhs"))
       bo.nrhs = atoi(v);
+    else if (!strcmp(a, "--gpu-small"))
+      bo.gpu_small = v;
     else if (!strcmp(a, "--tol"))
       bo.tol = atof(v);
     else if (!strcmp(a, "--gen-k0"))
@@ -237,8 +246,14 @@ int main(int argc, char **argv) {
     fflush(stdout);
     int d = !strcmp(bo.prec, "double") || !strcmp(bo.prec, "both");
     int sgl = !strcmp(bo.prec, "single") || !strcmp(bo.prec, "both");
-    if (d && run(&bo, A, b, EM_DIRECT_AUTO, EM_BACKEND_CUDA, EM_PREC_DOUBLE, &log)) goto fail;
-    if (sgl && run(&bo, A, b, EM_DIRECT_AUTO, EM_BACKEND_CUDA, EM_PREC_SINGLE, &log)) goto fail;
+    char list[256];
+    snprintf(list, sizeof list, "%s", bo.gpu_small ? bo.gpu_small : "0");
+    char *save = NULL;
+    for (char *t = strtok_r(list, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+      bo.small = atoi(t);
+      if (d && run(&bo, A, b, EM_DIRECT_AUTO, EM_BACKEND_CUDA, EM_PREC_DOUBLE, &log)) goto fail;
+      if (sgl && run(&bo, A, b, EM_DIRECT_AUTO, EM_BACKEND_CUDA, EM_PREC_SINGLE, &log)) goto fail;
+    }
 #else
     fprintf(stderr, "direct_bench: this build has no CUDA\n");
     return 2;
@@ -255,6 +270,6 @@ usage:
           "usage: direct_bench --matrix FILE | --gen N [--ordering nd|rcm|natural] "
           "[--kernels auto|own|blas|both] [--threads T] [--method gmres|bicgstab|cocg] "
           "[--tol t] [--repeat R] [--gen-k0 k] [--gen-loss l] [--no-krylov] [--device "
-          "cpu|gpu|both] [--prec double|single|both] [--nrhs R]\n");
+          "cpu|gpu|both] [--prec double|single|both] [--nrhs R] [--gpu-small M1,M2,..]\n");
   return 2;
 }

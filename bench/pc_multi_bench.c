@@ -26,7 +26,10 @@
  * streams, "inv" their triangles by GEMM with the stored inverse of L11
  * (trinv; built at the variant's first solve, in its warm-up), "t256" the
  * level kernels on 256 threads per block (any multiple of 32), "tlev" on
- * 512 for the levels of few supernodes (level_threads -1), joined by
+ * 512 for the levels of few supernodes (level_threads -1), "cst" the
+ * wide triangles' columns on streams of their own (col_streams), "inv2"
+ * trinv with several columns only, "imax2048" trinv up to 2048 columns
+ * (trinv_max), joined by
  * '+' ("il+own"), "all" il+own+st (the default variants list).
  * --profile: then, for each variant and N, the block applies again with
  * the solves' CUDA-event profile on: where the time of one solve goes
@@ -63,6 +66,7 @@ typedef struct row {
   const char *dev;
   double setup_s;
   double ms_single[N_NS], ms_block[N_NS]; /* median, N columns */
+  double ms_first[N_NS];                  /* the block's warm-up apply */
   double diff;                            /* max relative block - single */
 } row;
 
@@ -110,7 +114,7 @@ static em_err download(em_backend be, void *h, const void *d, size_t bytes) {
 
 /* Median ms of N columns (block 0: N applies; 1: one block apply). */
 static em_err time_it(em_pc *pc, em_backend be, int32_t n, void *R, void *Z, int N, int block,
-                      int reps, double *ms) {
+                      int reps, double *ms, double *first) {
   size_t col = (size_t)n * sizeof(em_cplx);
   const void *r[NMAX];
   void *z[NMAX];
@@ -125,6 +129,7 @@ static em_err time_it(em_pc *pc, em_backend be, int32_t n, void *R, void *Z, int
       for (int j = 0; j < N; j++) EM_TRY(em_pc_apply(pc, r[j], z[j]));
     EM_TRY(sync_be(be));
     if (k >= 0) t[k] = (em_wtime() - t0) * 1e3;
+    if (k < 0 && first) *first = (em_wtime() - t0) * 1e3; /* e.g. trinv's inverses built */
   }
   *ms = bench_median(t, reps);
   return EM_OK;
@@ -142,8 +147,9 @@ static em_err measure(em_pc *pc, em_backend be, int32_t n, const em_cplx *xh, in
   EM_TRY_GOTO(err, alloc_be(be, all, NULL, &Z2), done);
   for (int k = 0; k < N_NS; k++) {
     if (!use[k]) continue;
-    EM_TRY_GOTO(err, time_it(pc, be, n, R, Z1, NS[k], 0, reps, &out->ms_single[k]), done);
-    EM_TRY_GOTO(err, time_it(pc, be, n, R, Z2, NS[k], 1, reps, &out->ms_block[k]), done);
+    EM_TRY_GOTO(err, time_it(pc, be, n, R, Z1, NS[k], 0, reps, &out->ms_single[k], NULL), done);
+    EM_TRY_GOTO(
+        err, time_it(pc, be, n, R, Z2, NS[k], 1, reps, &out->ms_block[k], &out->ms_first[k]), done);
   }
   EM_TRY_GOTO(err, em_calloc(&h1, (size_t)n * NMAX + 1, sizeof *h1, "check"), done);
   EM_TRY_GOTO(err, em_calloc(&h2, (size_t)n * NMAX + 1, sizeof *h2, "check"), done);
@@ -171,8 +177,9 @@ static void print_row(const row *r, const int *use) {
   printf("%-34s %-4s %6.2f", r->name, r->dev, r->setup_s);
   for (int k = 0; k < N_NS; k++)
     if (use[k])
-      printf(" | N=%d %9.2f %9.2f %8.3f %5.2fx", NS[k], r->ms_single[k], r->ms_block[k],
-             r->ms_block[k] / NS[k], r->ms_single[k] / r->ms_block[k]);
+      printf(" | N=%d %9.2f %9.2f %8.3f %5.2fx (first %.1f)", NS[k], r->ms_single[k],
+             r->ms_block[k], r->ms_block[k] / NS[k], r->ms_single[k] / r->ms_block[k],
+             r->ms_first[k]);
   printf(" | %.1e\n", r->diff);
   fflush(stdout);
 }
@@ -222,7 +229,7 @@ static void write_out(const char *dir, const char *src, int32_t n, const row *ro
 }
 
 /* A variant of the GPU solves: "old", "default" (a run's), "all", "auto", or names joined by '+'
- * (il, own, st, inv).  0 when it parses. */
+ * (il, own, ownb, st, inv, inv2, imaxN, cst, nocst, tlev, tgrad, tN).  0 when it parses. */
 static int parse_variant(const char *v, em_direct_gsolve *g) {
   memset(g, 0, sizeof *g);
   if (!strcmp(v, "old")) return 0;
@@ -257,6 +264,14 @@ static int parse_variant(const char *v, em_direct_gsolve *g) {
       g->streams = 1;
     else if (!strcmp(t, "inv"))
       g->trinv = 1;
+    else if (!strcmp(t, "inv2")) /* trinv with several columns only */
+      g->trinv = 2;
+    else if (!strncmp(t, "imax", 4) && atoi(t + 4) > 0) /* imax2048: trinv_max */
+      g->trinv_max = atoi(t + 4);
+    else if (!strcmp(t, "cst")) /* the wide triangles' columns on streams of their own */
+      g->col_streams = 1;
+    else if (!strcmp(t, "nocst"))
+      g->col_streams = 0;
     else if (!strcmp(t, "tlev")) /* level kernels' threads by the level */
       g->level_threads = -1;
     else if (!strcmp(t, "tgrad")) /* graded: 1024 / 512 / 256 / 128 */
@@ -311,7 +326,7 @@ static em_err profile_block(em_pc *pc, em_direct *F, em_direct_gsolve g, em_back
   g.profile = 1;
   em_direct_set_gsolve(F, &g);
   em_direct_gprofile_reset(F);
-  EM_TRY_GOTO(err, time_it(pc, be, n, R, Z, N, 1, reps, &ms), done);
+  EM_TRY_GOTO(err, time_it(pc, be, n, R, Z, N, 1, reps, &ms, NULL), done);
   em_direct_gprofile p;
   em_direct_gprofile_get(F, &p);
   print_profile(name, N, &p);
@@ -335,7 +350,7 @@ static em_err profile_pmg(em_pc *pc, em_backend be, int32_t n, const em_cplx *xh
   EM_TRY_GOTO(err, alloc_be(be, all, xh, &R), done);
   EM_TRY_GOTO(err, alloc_be(be, all, NULL, &Z), done);
   em_pc_pmg_profile_reset(pc);
-  EM_TRY_GOTO(err, time_it(pc, be, n, R, Z, N, 1, reps, &ms), done);
+  EM_TRY_GOTO(err, time_it(pc, be, n, R, Z, N, 1, reps, &ms, NULL), done);
   em_pmg_profile p;
   EM_TRY_GOTO(err, em_pc_pmg_profile(pc, &p), done);
   double c = p.cycles > 0 ? (double)p.cycles : 1;

@@ -334,6 +334,22 @@ typedef struct em_direct_gsolve {
                         the SMs, 512 below twice, 256 below 8 times, else
                         128); 0: 128; a multiple of 32 up to 1024 (fewer
                         where the kernel's registers allow fewer) */
+  int trinv_max;     /* trinv only for the wide supernodes of at most this
+                        many columns (0: all): an inverse costs k^3 to
+                        build and k^2 to keep, so the few widest ones at
+                        the top of the tree hold most of both, while the
+                        many narrower ones hold most of the solves' TRSM
+                        steps */
+  int col_streams;   /* 1: with several columns, the wide triangles (TRSM)
+                        one column each on streams of their own, side by
+                        side (cuBLAS's TRSM of a few columns steps through
+                        the triangle's blocks as for one, with a few
+                        tiles: its time grows with the columns); 0
+                        (default): one TRSM of all columns.  Measured
+                        slower on an H200: four columns of the DRA's
+                        order-3 factor 20.2 -> 30.0 ms, the 2 x 2 array's
+                        direct block 110 -> 169 ms per iteration (the
+                        one-column TRSMs side by side contend) */
 } em_direct_gsolve;
 
 typedef struct em_direct_opts {
@@ -363,7 +379,15 @@ typedef struct em_direct_opts {
                                 10; 0: after every front) */
   em_direct_gsolve gsolve;   /* GPU solves (default: interleave 0, big_own 0,
                                 streams 1, profile 0, trinv 0) */
+  int gpu_small;             /* GPU fronts of order m <= gpu_small factored
+                                by one thread block each, a launch per
+                                level; bigger ones front by front through
+                                cuBLAS on the streams (0: 384; at most
+                                EM_DIRECT_GPU_SMALL_MAX) */
 } em_direct_opts;
+
+/* The largest em_direct_opts.gpu_small. */
+#define EM_DIRECT_GPU_SMALL_MAX 1024
 
 /* ND, 1e-8, 0, AUTO, 0, 0, CPU, DOUBLE, 10 s, GPU solves 1, 1, 1, 0. */
 void em_direct_opts_default(em_direct_opts *o);

@@ -1,7 +1,8 @@
 /* direct_ginv_cuda.c - the inverses of the wide supernodes' diagonal blocks
  * for the GPU solves' variant trinv (em_direct_gsolve.trinv, issue 28).
  *
- * A supernode of k >= EM_DG_SOLVE_BIG columns solves L11 x = y (k x k unit
+ * A supernode of k >= EM_DG_SOLVE_BIG columns (and at most trinv_max, when
+ * set) solves L11 x = y (k x k unit
  * lower, ld m inside lval: em_dg_clean_l11 leaves zeros above and ones on
  * the diagonal; D is in g->d).  With several columns cuBLAS TRSM costs
  * nearly a full pass per column; a product with the stored inverse reads
@@ -16,11 +17,16 @@
  * on the diagonal, so a GEMM can read it whole. */
 #include "direct_gpu_state.h"
 
-int64_t em_dgpu_linv_entries(const em_dsym *S) {
+/* Supernode of k columns has an inverse with the cap kmax (0: none). */
+static int has_inverse(int64_t k, int kmax) {
+  return k >= EM_DG_SOLVE_BIG && (kmax <= 0 || k <= kmax);
+}
+
+int64_t em_dgpu_linv_entries(const em_dsym *S, int kmax) {
   int64_t e = 0;
   for (int32_t s = 0; s < S->ns; s++) {
     int64_t k = S->super[s + 1] - S->super[s];
-    if (k >= EM_DG_SOLVE_BIG) e += k * k;
+    if (has_inverse(k, kmax)) e += k * k;
   }
   return e;
 }
@@ -35,10 +41,10 @@ void em_dgpu_linv_free(em_dgpu *g) {
   g->linv_ok = 0;
 }
 
-em_err em_dgpu_linv(const em_dsym *S, em_dgpu *g) {
-  if (g->linv_ok) return EM_OK;
+em_err em_dgpu_linv(const em_dsym *S, em_dgpu *g, int kmax) {
+  if (g->linv_ok && g->linv_kmax == kmax) return EM_OK;
   em_dgpu_linv_free(g);
-  int64_t e = em_dgpu_linv_entries(S);
+  int64_t e = em_dgpu_linv_entries(S, kmax);
   EM_TRY(em_calloc(&g->linv_off, (size_t)S->ns + 1, sizeof *g->linv_off, "inverse offsets"));
   if (e > 0) {
     EM_TRY(em_dgpu_alloc(g, &g->linv, NULL, g->esz * (size_t)e,
@@ -52,7 +58,7 @@ em_err em_dgpu_linv(const em_dsym *S, em_dgpu *g) {
   for (int32_t s = 0; s < S->ns; s++) {
     int64_t k = S->super[s + 1] - S->super[s], m = S->rptr[s + 1] - S->rptr[s];
     g->linv_off[s] = -1;
-    if (k < EM_DG_SOLVE_BIG) continue;
+    if (!has_inverse(k, kmax)) continue;
     void *X = AT(g->linv, off);
     const void *L = AT(g->lval, S->lptr[s]);
     g->linv_off[s] = off;
@@ -70,5 +76,6 @@ em_err em_dgpu_linv(const em_dsym *S, em_dgpu *g) {
   }
   EM_CUDA(cudaStreamSynchronize(st));
   g->linv_ok = 1;
+  g->linv_kmax = kmax;
   return EM_OK;
 }

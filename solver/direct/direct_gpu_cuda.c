@@ -57,7 +57,7 @@ static em_err build_levels(const em_dsym *S, em_dgpu *g) {
     for (int32_t s = 0; s < ns; s++) {
       int32_t l = g->level[s];
       int64_t m = S->rptr[s + 1] - S->rptr[s];
-      int small = m <= EM_DG_SMALL;
+      int small = m <= g->small;
       if (small != (pass == 0)) continue;
       g->lev_sn[g->lev_ptr[l] + fill[l]++] = s;
       if (small) g->n_small[l]++;
@@ -75,19 +75,25 @@ static em_err build_levels(const em_dsym *S, em_dgpu *g) {
   /* a level's small update matrices can go once their last parent is done */
   for (int32_t l = 0; l < nlev; l++) g->lev_free[l] = l;
   for (int32_t s = 0; s < ns; s++)
-    if (S->sparent[s] >= 0 && S->rptr[s + 1] - S->rptr[s] <= EM_DG_SMALL) {
+    if (S->sparent[s] >= 0 && S->rptr[s + 1] - S->rptr[s] <= g->small) {
       int32_t pl = g->level[S->sparent[s]];
       if (pl > g->lev_free[g->level[s]]) g->lev_free[g->level[s]] = pl;
     }
   return EM_OK;
 }
 
-/* Entries of the workspace W of a big front: max(m NB, nb k). */
-static int64_t w_entries(const em_dsym *S) {
+/* The order up to which fronts go by the one-block kernel. */
+static int small_max(const em_direct *F) {
+  int v = F->opts.gpu_small;
+  return v <= 0 ? EM_DG_SMALL : v > EM_DIRECT_GPU_SMALL_MAX ? EM_DIRECT_GPU_SMALL_MAX : v;
+}
+
+/* Entries of the workspace W of a big front (order > small): max(m NB, nb k). */
+static int64_t w_entries(const em_dsym *S, int small) {
   int64_t w = 0;
   for (int32_t s = 0; s < S->ns; s++) {
     int64_t k = S->super[s + 1] - S->super[s], m = S->rptr[s + 1] - S->rptr[s], nb = m - k;
-    if (m <= EM_DG_SMALL) continue;
+    if (m <= small) continue;
     int64_t a = m * EM_DG_NB, b = nb * k;
     if (a > w) w = a;
     if (b > w) w = b;
@@ -96,17 +102,29 @@ static int64_t w_entries(const em_dsym *S) {
 }
 
 /* Peak entries of update matrices alive under the level schedule: the one
- * of s from its level until its parent's level is done. */
-static int64_t cb_peak_levels(const em_dsym *S, const int32_t *level, int32_t nlev) {
+ * of a big front (order > small) from its level until its parent's level
+ * is done; a small front's lives in its level's one buffer, freed after
+ * the last parent of that level's small fronts (build_levels' lev_free). */
+static int64_t cb_peak_levels(const em_dsym *S, const int32_t *level, int32_t nlev, int small) {
   int64_t *delta = NULL;
-  if (em_calloc(&delta, (size_t)nlev + 2, sizeof *delta, "update matrix peak")) {
+  int32_t *lfree = NULL;
+  if (em_calloc(&delta, (size_t)nlev + 2, sizeof *delta, "update matrix peak") ||
+      em_calloc(&lfree, (size_t)nlev + 1, sizeof *lfree, "update matrix peak")) {
     em_error_clear();
+    em_free(&delta);
     return (int64_t)S->cb_peak * 4; /* a pessimistic guess */
   }
+  for (int32_t l = 0; l < nlev; l++) lfree[l] = l;
+  for (int32_t s = 0; s < S->ns; s++)
+    if (S->sparent[s] >= 0 && S->rptr[s + 1] - S->rptr[s] <= small &&
+        level[S->sparent[s]] > lfree[level[s]])
+      lfree[level[s]] = level[S->sparent[s]];
   for (int32_t s = 0; s < S->ns; s++) {
     int64_t k = S->super[s + 1] - S->super[s], nb = S->rptr[s + 1] - S->rptr[s] - k;
     if (nb == 0) continue;
-    int32_t until = S->sparent[s] >= 0 ? level[S->sparent[s]] : level[s];
+    int32_t until = S->rptr[s + 1] - S->rptr[s] <= small ? lfree[level[s]]
+                    : S->sparent[s] >= 0                 ? level[S->sparent[s]]
+                                                         : level[s];
     delta[level[s]] += nb * nb;
     delta[until + 1] -= nb * nb;
   }
@@ -116,6 +134,7 @@ static int64_t cb_peak_levels(const em_dsym *S, const int32_t *level, int32_t nl
     if (cur > peak) peak = cur;
   }
   em_free(&delta);
+  em_free(&lfree);
   return peak;
 }
 
@@ -133,7 +152,7 @@ double em_dgpu_estimate(const em_direct *F, em_prec prec, int64_t nnz_a) {
       level[s] = l;
       if (l + 1 > nlev) nlev = l + 1;
     }
-    cb = (double)cb_peak_levels(S, level, nlev);
+    cb = (double)cb_peak_levels(S, level, nlev, small_max(F));
     em_free(&level);
   } else {
     em_error_clear();
@@ -141,14 +160,15 @@ double em_dgpu_estimate(const em_direct *F, em_prec prec, int64_t nnz_a) {
   }
   double factor = esz * ((double)S->lptr[S->ns] + S->n);
   double sym = 8.0 * (double)S->rptr[S->ns] + 32.0 * S->ns + 12.0 * S->n;
-  double work = esz * (double)EM_DG_STREAMS * (double)w_entries(S);
+  double work = esz * (double)EM_DG_STREAMS * (double)w_entries(S, small_max(F));
   /* half the entries: dest (their values' staging, 16 B each, is gone
      before the fronts: factor + values < factor + update matrices) */
   double avals = 8.0 * (double)(nnz_a + S->n) / 2;
   double solve = 16.0 * 2 * (double)S->n;
   /* variant trinv: the wide supernodes' inverse diagonal blocks (they live
      after the fronts, counted on top all the same) */
-  double inv = F->opts.gsolve.trinv ? esz * (double)em_dgpu_linv_entries(S) : 0;
+  const em_direct_gsolve *go = &F->opts.gsolve;
+  double inv = go->trinv ? esz * (double)em_dgpu_linv_entries(S, go->trinv_max) : 0;
   return factor + sym + esz * cb + work + avals + solve + inv;
 }
 
@@ -178,6 +198,11 @@ void em_dgpu_destroy(em_dgpu **gp) {
     em_dev_free(&g->yi[i]);
     if (g->join[i]) cudaEventDestroy(g->join[i]);
     if (g->st[i]) cudaStreamDestroy(g->st[i]);
+    if (g->cfork[i]) cudaEventDestroy(g->cfork[i]);
+    for (int q = 0; q < EM_DG_COLS; q++) {
+      if (g->cjoin[i][q]) cudaEventDestroy(g->cjoin[i][q]);
+      if (g->cst[i][q]) cudaStreamDestroy(g->cst[i][q]);
+    }
   }
   em_dgp_destroy(g);
   if (g->cb_host) cudaFreeHost(g->cb_host);
@@ -217,6 +242,7 @@ static em_err dgpu_create(em_direct *F, em_prec prec, em_dgpu **out) {
   const char *ab = getenv("EMSOLVE_ONERUN"); /* scripts/device-onerun.sh's A/B */
   g->old_map = ab && !strcmp(ab, "0");
   g->big_nb = g->big_k = -1;
+  g->small = small_max(F);
   int dev = 0;
   g->sms = 132;
   if (cudaGetDevice(&dev) == cudaSuccess &&
@@ -263,7 +289,7 @@ static em_err dgpu_create(em_direct *F, em_prec prec, em_dgpu **out) {
                             "update matrix table"),
               fail);
   EM_TRY_GOTO(err, em_calloc(&g->lev_buf, (size_t)g->nlev + 1, sizeof *g->lev_buf, "levels"), fail);
-  g->w_entries = (size_t)w_entries(S);
+  g->w_entries = (size_t)w_entries(S, g->small);
   for (int i = 1; i <= EM_DG_STREAMS && g->w_entries > 0; i++)
     EM_TRY_GOTO(err, em_dgpu_alloc(g, &g->W[i], NULL, g->esz * g->w_entries, "front workspace"),
                 fail);
@@ -559,7 +585,7 @@ static em_err big_front(em_direct *F, em_dgpu *g, int32_t s, int i, double tau) 
  * small ones go with their level's buffer). */
 static void free_children(const em_dsym *S, em_dgpu *g, int32_t s, cudaStream_t st) {
   for (int32_t c = s - 1; c >= S->first[s]; c = S->first[c] - 1)
-    if (S->rptr[c + 1] - S->rptr[c] > EM_DG_SMALL && g->cb_host[c]) {
+    if (S->rptr[c + 1] - S->rptr[c] > g->small && g->cb_host[c]) {
       cudaFreeAsync(g->cb_host[c], st);
       g->cb_host[c] = NULL;
     }
@@ -770,9 +796,10 @@ em_err em_direct_numeric_cuda(em_direct *F, const em_csr *M, const double *r, do
                     "non-finite entry; LDL^T without pivoting cannot factor this matrix)",
                     S->iperm[piv.bad]);
   }
-  if (F->opts.gsolve.trinv) { /* variant trinv: L11^-1 of the wide supernodes */
+  if (F->opts.gsolve.trinv == 1) { /* variant trinv: L11^-1 of the wide supernodes (2: at
+                                      the first solve of several columns) */
     double t_inv = em_wtime();
-    EM_TRY(em_dgpu_linv(S, g));
+    EM_TRY(em_dgpu_linv(S, g, F->opts.gsolve.trinv_max));
     em_log_verbose(log, "direct: GPU solves' inverse diagonal blocks (trinv): %.2f GiB in %.2f s",
                    (double)g->linv_entries * (double)g->esz / GIB, em_wtime() - t_inv);
   }
@@ -780,7 +807,7 @@ em_err em_direct_numeric_cuda(em_direct *F, const em_csr *M, const double *r, do
 fail: /* release the update matrices still held */
   cudaDeviceSynchronize();
   for (int32_t s = 0; s < S->ns; s++)
-    if (S->rptr[s + 1] - S->rptr[s] > EM_DG_SMALL && g->cb_host[s])
+    if (S->rptr[s + 1] - S->rptr[s] > g->small && g->cb_host[s])
       cudaFreeAsync(g->cb_host[s], g->st[0]); /* back to the pool they came from */
   for (int32_t l = 0; l < g->nlev; l++)
     if (g->lev_buf[l]) cudaFreeAsync(g->lev_buf[l], g->st[0]);

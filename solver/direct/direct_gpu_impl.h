@@ -26,8 +26,16 @@
 extern "C" {
 #endif
 
-/* Fronts of at most this order are factored by one thread block each. */
-#define EM_DG_SMALL 256
+/* Fronts of at most this order are factored by one thread block each
+ * (em_direct_opts.gpu_small: the default; the kernel's pivots are held in
+ * shared memory for up to EM_DIRECT_GPU_SMALL_MAX).  384, not 256: on an
+ * H200 the 1M DRA's numeric factorization (complex double, direct_bench,
+ * median of 3) took 1.69 s at 256, 1.54 at 384, 1.51 at 512, 1.69 at 768:
+ * the fronts of order 257-512 sit in levels of 1000-1500 of them, where
+ * the cuBLAS path spends its time issuing calls front by front; 384 for
+ * the smaller memory held (a level's small update matrices wait for the
+ * last parent of the level). */
+#define EM_DG_SMALL 384
 /* Big fronts: blocks of NB pivot columns (the inner dimension of the
  * trailing ZGEMM), factored in panels of PB. */
 #define EM_DG_NB 512
@@ -37,6 +45,8 @@ extern "C" {
 #define EM_DG_SOLVE_BIG 192
 /* Streams of the big fronts. */
 #define EM_DG_STREAMS 8
+/* Streams per slot for the wide triangles' columns (em_direct_gsolve.col_streams). */
+#define EM_DG_COLS 4
 
 /* The symbolic structure on the device (read by the kernels). */
 typedef struct em_dg_sym {
@@ -64,7 +74,7 @@ typedef struct em_dg_piv {
 /* L[dest[q]] = v[q] for q < n (v complex double, converted). */
 em_err em_dg_scatter(int64_t n, const int64_t *dest, const void *v, void *L, int single,
                      void *stream);
-/* The fronts sn[0..count) (all with m <= EM_DG_SMALL), one thread block
+/* The fronts sn[0..count) (all with m <= EM_DIRECT_GPU_SMALL_MAX), one thread block
  * each: add the children's update matrices cb[c], factor the k pivot
  * columns (static perturbation at tau), form the front's own update matrix
  * in cb[s] (zeroed here). */

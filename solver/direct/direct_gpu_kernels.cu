@@ -131,7 +131,7 @@ __global__ void scatter_kernel(int64_t n, const int64_t *dest, const double2 *v,
 template <typename F>
 __global__ void small_fronts_kernel(em_dg_sym S, const int32_t *sn, F *lval, F *d, F *const *cb,
                                     double tau, em_dg_piv *piv) {
-  __shared__ double2 dsh[EM_DG_SMALL];
+  __shared__ double2 dsh[EM_DIRECT_GPU_SMALL_MAX];
   int32_t s = sn[blockIdx.x];
   front f = front_of(S, s);
   int tid = threadIdx.x, nthr = blockDim.x;

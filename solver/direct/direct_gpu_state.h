@@ -17,6 +17,7 @@
 struct em_dgpu {
   int single; /* factor in complex single */
   int sms;    /* the device's multiprocessors (the level kernels' threads) */
+  int small;  /* fronts of order <= small by the one-block kernel (gpu_small) */
   size_t esz; /* bytes of one factor entry */
   cublasHandle_t blas;
   cudaStream_t st[EM_DG_STREAMS + 1]; /* st[0]: small fronts and solves */
@@ -71,13 +72,21 @@ struct em_dgpu {
                                           solves' big supernodes (-1: not
                                           known yet) */
   cudaEvent_t join[EM_DG_STREAMS + 1]; /* stream joins of the solves */
-  struct em_dgp *prof;                 /* the solves' profile (NULL: none yet) */
+  /* variant col_streams (off by default: measured slower): per stream slot EM_DG_COLS streams that
+     solve the wide triangles' columns side by side, forked from and joined into the slot's stream
+     by the events (created at the first solve that asks) */
+  cudaStream_t cst[EM_DG_STREAMS + 1][EM_DG_COLS];
+  cudaEvent_t cfork[EM_DG_STREAMS + 1], cjoin[EM_DG_STREAMS + 1][EM_DG_COLS];
+  int cst_ok;
+  struct em_dgp *prof; /* the solves' profile (NULL: none yet) */
   /* variant trinv: the inverses of the wide supernodes' L11, k x k (ld k)
-     each at linv + linv_off[s] (host; -1: not wide), direct_ginv_cuda.c */
+     each at linv + linv_off[s] (host; -1: none: not wide, or wider than
+     trinv_max), direct_ginv_cuda.c */
   void *linv;
   int64_t *linv_off, linv_entries;
-  int linv_ok;  /* 1: built from the current factor */
-  size_t bytes; /* device bytes held */
+  int linv_ok;   /* 1: built from the current factor */
+  int linv_kmax; /* the trinv_max they were built with */
+  size_t bytes;  /* device bytes held */
 };
 
 /* Byte address of entry off of an array in the factor's precision. */
@@ -88,10 +97,10 @@ em_err em_dgpu_alloc(em_dgpu *g, void **p, const void *h, size_t bytes, const ch
 
 /* Entries of the inverses of the wide supernodes' diagonal blocks (sum of
  * k^2 over supernodes of k >= EM_DG_SOLVE_BIG columns). */
-int64_t em_dgpu_linv_entries(const em_dsym *S);
+int64_t em_dgpu_linv_entries(const em_dsym *S, int kmax);
 /* Build them from the current factor (nothing when linv_ok), or release
  * them (a refactorization, the factor's end). */
-em_err em_dgpu_linv(const em_dsym *S, em_dgpu *g);
+em_err em_dgpu_linv(const em_dsym *S, em_dgpu *g, int kmax);
 void em_dgpu_linv_free(em_dgpu *g);
 
 /* The profile of the solves (direct_gprof_cuda.c): with

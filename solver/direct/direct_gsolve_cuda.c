@@ -16,7 +16,8 @@
  * streams beside its level kernel, joined by events before the next level), profile (CUDA events
  * around every launch, direct_gprof_cuda.c), trinv (the triangle by a GEMM with the stored L11^-1,
  * direct_ginv_cuda.c: a product reads the block once for all columns where TRSM's cost grows with
- * them; counted as the TRSM part of the profile). */
+ * them; counted as the TRSM part of the profile), col_streams (with several columns, each wide
+ * triangle's columns by one-column TRSMs on streams of their own, side by side). */
 #include "direct_gpu_state.h"
 
 /* One solve's context. */
@@ -81,6 +82,21 @@ static em_err solve_work(const gs *c, int slot) {
   return EM_OK;
 }
 
+/* The column streams of every slot (variant col_streams), once per factor. */
+static em_err col_streams_create(em_dgpu *g) {
+  if (g->cst_ok) return EM_OK;
+  for (int i = 0; i <= EM_DG_STREAMS; i++) {
+    if (!g->cfork[i]) EM_CUDA(cudaEventCreateWithFlags(&g->cfork[i], cudaEventDisableTiming));
+    for (int q = 0; q < EM_DG_COLS; q++) {
+      if (!g->cst[i][q]) EM_CUDA(cudaStreamCreateWithFlags(&g->cst[i][q], cudaStreamNonBlocking));
+      if (!g->cjoin[i][q])
+        EM_CUDA(cudaEventCreateWithFlags(&g->cjoin[i][q], cudaEventDisableTiming));
+    }
+  }
+  g->cst_ok = 1;
+  return EM_OK;
+}
+
 /* B = op(L11)^-1 B (left, y column-major: B k x nrhs) or B = B op(L11)^-1
  * (right, interleaved: B nrhs x k), L11 unit lower, ld m. */
 static em_err trsm(em_dgpu *g, int right, int trans, int k, int nrhs, const void *L, int m, void *B,
@@ -112,6 +128,30 @@ static em_err gemm(em_dgpu *g, int ta, int tb, int M, int N, int K, double alpha
     const cuDoubleComplex a = {alpha, 0}, b = {beta, 0};
     EM_CUBLAS(cublasZgemm(g->blas, oa, ob, M, N, K, &a, A, lda, B, ldb, &b, C, ldc));
   }
+  return EM_OK;
+}
+
+/* B = op(L11)^-1 B column by column, B k x nrhs column-major (entries of
+ * esz bytes, ld ldb): column j on slot's column stream j mod EM_DG_COLS,
+ * forked from and joined into st.  cuBLAS's TRSM of a few columns walks
+ * the triangle's blocks one after another as for one column, so its time
+ * grows with the columns; one-column triangles on their own streams run
+ * side by side (issue 28: four columns of the array's factor). */
+static em_err trsm_cols(em_dgpu *g, int slot, int trans, int k, int nrhs, const void *L, int m,
+                        void *B, int ldb, size_t esz) {
+  cudaStream_t st = g->st[slot];
+  int nc = nrhs < EM_DG_COLS ? nrhs : EM_DG_COLS;
+  EM_CUDA(cudaEventRecord(g->cfork[slot], st));
+  for (int q = 0; q < nc; q++) EM_CUDA(cudaStreamWaitEvent(g->cst[slot][q], g->cfork[slot], 0));
+  for (int j = 0; j < nrhs; j++) {
+    EM_CUBLAS(cublasSetStream(g->blas, g->cst[slot][j % nc]));
+    EM_TRY(trsm(g, 0, trans, k, 1, L, m, (char *)B + esz * (size_t)j * (size_t)ldb, ldb));
+  }
+  for (int q = 0; q < nc; q++) {
+    EM_CUDA(cudaEventRecord(g->cjoin[slot][q], g->cst[slot][q]));
+    EM_CUDA(cudaStreamWaitEvent(st, g->cjoin[slot][q], 0));
+  }
+  EM_CUBLAS(cublasSetStream(g->blas, st));
   return EM_OK;
 }
 
@@ -188,7 +228,8 @@ static em_err solve_big(const gs *c, int32_t s, int forward, int slot, int lev) 
     EM_TRY(mark(c, st, P_PROD, lev, 1));
   }
   EM_TRY(mark(c, st, P_TRSM, lev, 0));
-  if (c->o.trinv) { /* y_s = Li y_s (forward), Li^T y_s (backward), Li = L11^-1 */
+  if (c->o.trinv && g->linv_off[s] >= 0) { /* y_s = Li y_s (forward), Li^T y_s (backward),
+                                               Li = L11^-1 */
     EM_TRY(trinv_gemm(g, il, forward, (int)k, nrhs, AT(g->linv, g->linv_off[s]), ys, ldys,
                       g->yi[slot]));
     if (sg) /* the single copy moves to yi (same layout) */
@@ -198,7 +239,9 @@ static em_err solve_big(const gs *c, int32_t s, int forward, int slot, int lev) 
           cudaMemcpyAsync(ys, g->yi[slot], 16 * (size_t)(k * nrhs), cudaMemcpyDeviceToDevice, st));
     else
       EM_TRY(em_dg_copy2d(k, nrhs, g->yi[slot], k, 0, ys, S->n, 0, st));
-  } else
+  } else if (c->o.col_streams)
+    EM_TRY(trsm_cols(g, slot, !forward, (int)k, nrhs, L, (int)m, ys, ldys, sg ? 8 : 16));
+  else
     EM_TRY(trsm(g, il, il ? forward : !forward, (int)k, nrhs, L, (int)m, ys, ldys));
   EM_TRY(mark(c, st, P_TRSM, lev, 1));
   if (forward && nb > 0 && !own) { /* t = L21 x; y(below) -= t */
@@ -291,10 +334,13 @@ em_err em_direct_solve_cuda(const em_direct *F, int nrhs, const void *b, int64_t
   if (c.o.big_own == 2) c.o.big_own = nrhs > 1;
   if (c.o.interleave) c.l = (em_dg_yl){nrhs, 1};
   if (c.o.trinv == 2) c.o.trinv = nrhs > 1;
+  /* the column streams for column-major blocks solved by TRSM */
+  c.o.col_streams = c.o.col_streams && nrhs > 1 && !c.o.interleave && !c.o.trinv;
+  if (c.o.col_streams) EM_TRY(col_streams_create(g));
   int lt = c.o.level_threads;
   EM_CHECK(lt == -1 || lt == -2 || (lt >= 0 && lt <= 1024 && lt % 32 == 0), EM_ERR_ARG,
            "GPU solve: level_threads = %d (0, -1, -2 or a multiple of 32 up to 1024)", lt);
-  if (c.o.trinv) EM_TRY(em_dgpu_linv(&F->S, g)); /* once per factor */
+  if (c.o.trinv) EM_TRY(em_dgpu_linv(&F->S, g, c.o.trinv_max)); /* once per factor */
   EM_TRY(solve_work(&c, -1));
   if (c.o.streams)
     for (int i = 1; i <= EM_DG_STREAMS; i++) EM_TRY(solve_work(&c, i));

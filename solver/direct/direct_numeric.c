@@ -49,9 +49,9 @@ static void progress(num_state *st, int32_t s) {
   long long now = (long long)(1e3 * (em_wtime() - st->t0)), due = atomic_load(&st->next_ms);
   if (now < due || !atomic_compare_exchange_strong(&st->next_ms, &due, now + st->every_ms)) return;
   /* the seconds since factor() began: the log's last line came before it */
-  em_log_progress(st->log, "direct: numeric factorization under way, %.0f %% of %.3g GFlop after %.1f s",
-                  S->flops > 0 ? 100.0 * (double)done / S->flops : 0.0, S->flops * 1e-9,
-                  1e-3 * (double)now);
+  em_log_progress(
+      st->log, "direct: numeric factorization under way, %.0f %% of %.3g GFlop after %.1f s",
+      S->flops > 0 ? 100.0 * (double)done / S->flops : 0.0, S->flops * 1e-9, 1e-3 * (double)now);
 }
 
 /* Record a failure; only the first one is kept. */

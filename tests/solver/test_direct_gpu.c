@@ -2,7 +2,9 @@
  * the factors L and D entry by entry and the solves, on awkward matrices
  * (n = 1, 2, 33, a dense row, a tridiagonal chain of supernodes, random
  * sparse), Whitney curl-curl systems big enough for fronts above
- * EM_DG_SMALL (the cuBLAS path), a zero pivot that both perturb the same
+ * EM_DG_SMALL (the cuBLAS path, for sure from order 65 with gpu_small 64;
+ * and the same up to order 512, 700, 1024 by
+ * the one-block kernel, em_direct_opts.gpu_small), a zero pivot that both perturb the same
  * way, refactorization on new values, several right-hand sides, the pc
  * apply on device vectors inside GMRES, and the complex single factor
  * ("mixed") inside GMRES in double.  With a matrix file as argv[2] (the
@@ -26,13 +28,16 @@ static double rel_diff(const em_cplx *a, const em_cplx *b, int64_t n) {
   return s > 0 ? e / s : e;
 }
 
-/* Factor A on both, compare L, D and the solves of 3 right-hand sides. */
-static void compare(const char *name, const em_csr *A, double tol, double xtol) {
+/* Factor A on both, compare L, D and the solves of 3 right-hand sides;
+ * the GPU's fronts up to order small by the one-block kernel (0: its
+ * default, em_direct_opts.gpu_small). */
+static void compare_small(const char *name, const em_csr *A, double tol, double xtol, int small) {
   em_direct_opts o;
   em_direct_opts_default(&o);
   em_direct *C = NULL, *G = NULL;
   REQUIRE_OK(em_direct_create(A, &o, NULL, &C));
   o.backend = EM_BACKEND_CUDA;
+  o.gpu_small = small;
   REQUIRE_OK(em_direct_create(A, &o, NULL, &G));
   em_direct_info ig;
   em_direct_get_info(G, &ig);
@@ -64,6 +69,10 @@ static void compare(const char *name, const em_csr *A, double tol, double xtol) 
   free(lg), free(dg), free(b), free(xc), free(xg);
   em_direct_destroy(&C);
   em_direct_destroy(&G);
+}
+
+static void compare(const char *name, const em_csr *A, double tol, double xtol) {
+  compare_small(name, A, tol, xtol, 0);
 }
 
 /* A dense row and column (index n/2) on a random sparse pattern. */
@@ -108,9 +117,16 @@ static void test_shapes(void) {
   /* fronts above EM_DG_SMALL: the cuBLAS path */
   REQUIRE_OK(prob_curlcurl(10, 12.0, 0.01, &A));
   compare("curl-curl 10^3", A, 1e-9, 100 * 1e-9);
+  /* the same fronts through cuBLAS from order 65 up (the big path for
+     sure, whatever the default), by the one-block kernel up to order 512,
+     1024 (all) */
+  compare_small("curl-curl 10^3, small 64", A, 1e-9, 100 * 1e-9, 64);
+  compare_small("curl-curl 10^3, small 512", A, 1e-9, 100 * 1e-9, 512);
+  compare_small("curl-curl 10^3, small 1024", A, 1e-9, 100 * 1e-9, EM_DIRECT_GPU_SMALL_MAX);
   em_csr_destroy(&A);
   REQUIRE_OK(prob_laplace3d(17, 16, 15, 1.5 + 0.2 * I, &A));
   compare("laplace 17x16x15", A, 1e-9, 100 * 1e-9);
+  compare_small("laplace 17x16x15, small 700", A, 1e-9, 100 * 1e-9, 700);
   em_csr_destroy(&A);
 }
 
@@ -224,6 +240,7 @@ int main(int argc, char **argv) {
     REQUIRE_OK(em_matfile_read(argv[2], &B, &nrhs, &rhs));
     REQUIRE_OK(em_blockmat_to_csr(B, &A));
     compare("DRA order 2", A, 1e-8, 100 * 1e-8);
+    compare_small("DRA order 2, small 512", A, 1e-8, 100 * 1e-8, 512);
     test_pc(A, "DRA order 2", 12);
     em_csr_destroy(&A);
     em_blockmat_destroy(&B);

@@ -143,7 +143,7 @@ static void check_kernel(em_dk_kind kind, int op, int64_t M, int64_t K, int R) {
 static void test_kernels(void) {
   static const int64_t Ms[] = {0, 1, 3, 7, 8, 9, 16, 17, 33};
   static const int64_t Ks[] = {0, 1, 5, 16, 17};
-  static const int Rs[] = {1, 2, 3, 4, 5, 9, 16};
+  static const int Rs[] = {1, 2, 3, 4, 5, 9, 0, 16};
   static const int64_t ks[] = {1, 2, 15, 16, 17, 40};
   for (int kd = EM_DK_GENERIC; kd <= EM_DK_AVX512; kd++) {
     if (!em_dk_available((em_dk_kind)kd)) continue;
@@ -200,27 +200,39 @@ static void check_direct_variant(const char *name, em_direct *F, const em_csr *A
  * kernels on 512, 1024 (or what the kernel's registers allow) and 96
  * threads per block (a multiple of 32 below 128), by the level (-1) and
  * graded (-2); the backward products alone by the own kernel with several
- * columns (big_own 3), with streams and interleaved; one variant on the
- * CPU (it ignores them). */
+ * columns (big_own 3), with streams and interleaved; the wide triangles'
+ * columns on streams of their own (col_streams), with and without the
+ * slots' streams, with the own backward product, and under trinv (which
+ * then solves the triangles); trinv capped (trinv_max: the wider
+ * supernodes by TRSM in the same solve); one variant on the CPU (it
+ * ignores them). */
 static const struct {
   const char *name;
   em_direct_gsolve g;
-} VARIANTS[] = {{"default", {1, 1, 1, 0, 0, 0}},
-                {"old", {0, 0, 0, 0, 0, 0}},
-                {"interleave", {1, 0, 0, 0, 0, 0}},
-                {"own", {0, 1, 0, 0, 0, 0}},
-                {"streams", {0, 0, 1, 0, 0, 0}},
-                {"trinv", {0, 0, 0, 0, 1, 0}},
-                {"trinv+streams", {0, 0, 1, 0, 1, 0}},
-                {"il+trinv", {1, 0, 0, 0, 1, 0}},
-                {"il+own+profile", {1, 1, 0, 1, 0, 0}},
-                {"levels on 512 threads", {0, 0, 1, 0, 1, 512}},
-                {"levels on 96 threads", {1, 0, 0, 0, 0, 96}},
-                {"levels by the level", {0, 0, 1, 0, 1, -1}},
-                {"levels graded", {0, 0, 1, 0, 1, -2}},
-                {"levels on 1024 threads", {0, 0, 0, 0, 0, 1024}},
-                {"own backward for blocks", {0, 3, 1, 0, 0, -1}},
-                {"il + own backward for blocks", {2, 3, 0, 0, 0, 0}}};
+} VARIANTS[] = {
+    {"default", {1, 1, 1, 0, 0, 0, 0, 0}},
+    {"old", {0, 0, 0, 0, 0, 0, 0, 0}},
+    {"interleave", {1, 0, 0, 0, 0, 0, 0, 0}},
+    {"own", {0, 1, 0, 0, 0, 0, 0, 0}},
+    {"streams", {0, 0, 1, 0, 0, 0, 0, 0}},
+    {"trinv", {0, 0, 0, 0, 1, 0, 0, 0}},
+    {"trinv+streams", {0, 0, 1, 0, 1, 0, 0, 0}},
+    {"il+trinv", {1, 0, 0, 0, 1, 0, 0, 0}},
+    {"il+own+profile", {1, 1, 0, 1, 0, 0, 0, 0}},
+    {"levels on 512 threads", {0, 0, 1, 0, 1, 512, 0, 0}},
+    {"levels on 96 threads", {1, 0, 0, 0, 0, 96, 0, 0}},
+    {"levels by the level", {0, 0, 1, 0, 1, -1, 0, 0}},
+    {"levels graded", {0, 0, 1, 0, 1, -2, 0, 0}},
+    {"levels on 1024 threads", {0, 0, 0, 0, 0, 1024, 0, 0}},
+    {"own backward for blocks", {0, 3, 1, 0, 0, -1, 0, 0}},
+    {"il + own backward for blocks", {2, 3, 0, 0, 0, 0, 0, 0}},
+    {"column streams", {0, 0, 1, 0, 0, -1, 0, 1}},
+    {"column streams alone", {0, 0, 0, 0, 0, 0, 0, 1}},
+    {"column streams + own backward", {0, 3, 1, 0, 0, -1, 0, 1}},
+    {"column streams + trinv (trinv wins)", {0, 0, 1, 0, 2, -1, 0, 1}},
+    {"trinv up to 192 columns (193 by TRSM)", {0, 0, 1, 0, 1, -1, 192, 0}},
+    {"trinv up to 400 columns, blocks only", {0, 0, 1, 0, 2, -1, 400, 0}},
+    {"trinv up to 300 columns, blocks only, column streams", {0, 0, 1, 0, 2, -1, 300, 1}}};
 #define N_VARIANTS ((int)(sizeof VARIANTS / sizeof VARIANTS[0]))
 
 #ifdef EM_HAVE_CUDA
@@ -233,7 +245,7 @@ static void check_refactor_trinv(const char *name, em_direct *F, const em_csr *A
   for (int32_t i = 0; i < A2->n_rows; i++)
     for (int64_t p = A2->rowptr[i]; p < A2->rowptr[i + 1]; p++)
       if (A2->colind[p] == i) A2->val[p] *= 1.25 - 0.1 * I;
-  em_direct_gsolve g = {0, 0, 1, 0, 1, 0};
+  em_direct_gsolve g = {0, 0, 1, 0, 1, 0, 0, 0};
   em_direct_set_gsolve(F, &g);
   EXPECT_OK(em_direct_factor(F, A2, NULL));
   check_direct_variant(name, F, A2, EM_BACKEND_CUDA, prec, "trinv+streams refactored");
