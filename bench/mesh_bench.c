@@ -3,14 +3,15 @@
  * mesh checked to come out the same from run to run (issue 24, item 4).
  *
  *   mesh_bench CASE.geo [-setnumber NAME V]... [-gmsh OPTION V]... [-f HZ]
- *              [-epw N] [-threads T] [-together] [-hxt] [-only TAG]
+ *              [-epw N] [-threads T] [-together|-auto] [-hxt] [-only TAG]
  *              [-repeat R] [-v]
  *
  * -setnumber overrides a case parameter (as emsolve's), -gmsh sets a Gmsh
  * option after the case is parsed (Mesh.Algorithm 5, ...), -f and -epw the
  * wavelength sizing (default 5.8 GHz, 13.3: the 1M-unknown order-3 DRA),
  * -threads the OpenMP count (the processes meshing volumes apart),
- * -together / -hxt Mesh/volume_meshing together / Mesh/algorithm3d hxt,
+ * -together / -auto / -hxt Mesh/volume_meshing together / auto (default
+ * apart) / Mesh/algorithm3d hxt,
  * -only TAG hides every other volume (Mesh.MeshOnlyVisible: one volume's
  * cost).  The refractive index of each volume group is
  * sqrt(Materials/<group>/eps_r).  Prints one line per repeat: wall and
@@ -136,7 +137,8 @@ int main(int argc, char **argv) {
   em_param_override over[MAX_OPT];
   const char *gname[MAX_OPT];
   double gval[MAX_OPT];
-  int n_over = 0, n_g = 0, repeat = 1, verbose = 0, threads = 1, hxt = 0, only = 0, together = 0;
+  int n_over = 0, n_g = 0, repeat = 1, verbose = 0, threads = 1, hxt = 0, only = 0, together = 0,
+      apart = 1;
   double freq = 5.8e9, epw = 13.3;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
@@ -158,6 +160,8 @@ int main(int argc, char **argv) {
       only = atoi(argv[++i]);
     } else if (!strcmp(a, "-together")) {
       together = 1;
+    } else if (!strcmp(a, "-auto")) {
+      apart = 0;
     } else if (!strcmp(a, "-hxt")) {
       hxt = 1;
     } else if (!strcmp(a, "-v")) {
@@ -211,7 +215,7 @@ int main(int argc, char **argv) {
                     .reorder = 1,
                     .pml_elements = 3,
                     .hxt = hxt,
-                    .volumes_together = together};
+                    .apart = together ? -1 : apart};
   double pe = 0;
   if (em_case_number(c, "PML/elements", &pe) == EM_OK) o.pml_elements = (int)pe;
   printf("%-7s %7s %8s %8s %8s %8s %9s %6s %6s %-16s %-16s %s\n", "seconds", "cpu_s", "tets",

@@ -275,12 +275,19 @@ typedef struct em_mesh_opts {
                             wavelength: the layer keeps that many elements
                             across however fine the rest (its faces shared
                             with the interior still take the finer size) */
-  int volumes_together;  /* 1: Gmsh meshes all volumes of a .geo together on one
-                            thread (the meshes of emsolve before
-                            Mesh/volume_meshing); 0: each volume alone, in
-                            child processes, as many at once as OpenMP threads
-                            (the same mesh for any count; case_volumes.c) */
+  int apart;             /* a .geo's surfaces, then its volumes, each meshed alone
+                            in child processes, as many at once as OpenMP threads
+                            (the same mesh for any number; case_apart.c): 1
+                            always, -1 never (Gmsh meshes all in one call on one
+                            thread: the meshes of emsolve before
+                            Mesh/volume_meshing), 0 (auto) when the wavelength
+                            sizes imply at least EM_MESH_APART_TETS tets */
 } em_mesh_opts;
+
+/* The estimate (em_case_estimate) from which em_mesh_opts.apart 0 meshes
+ * apart: below it meshing takes under a second or two on one core and the
+ * processes gain little. */
+#define EM_MESH_APART_TETS 5e4
 
 /* Before meshing: about how many tetrahedra the wavelength sizes imply
  * (the bounding-box volume of each physical volume's entities over the

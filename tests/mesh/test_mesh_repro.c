@@ -1,12 +1,13 @@
 /* The same case meshed twice gives the same mesh (issue 24): the DRA (four
- * volumes, meshed apart in child processes, case_volumes.c) in two fresh
- * processes of this program (their own address-space layout: Gmsh 4.8's
- * HXT fails this, ordering points by address) on 1 and 3 threads, and here
- * on 2, must agree bit for bit in the vertex coordinates, the tets and
- * their groups.  Against the volumes meshed together (one Delaunay mesh,
- * the former default) the apart mesh must fill the same volume per group,
- * keep the port's triangles (the surfaces are meshed before either), and
- * be as good (worst tet quality). */
+ * volumes, its surfaces and volumes meshed apart in child processes,
+ * case_apart.c) in two fresh processes of this program (their own
+ * address-space layout: Gmsh 4.8's HXT fails this, ordering points by
+ * address) on 1 and 3 threads, and here on 2, must agree bit for bit in the
+ * vertex coordinates, the tets and their groups.  Against Gmsh meshing it
+ * all in one call (Mesh/volume_meshing together, the former mesher) the
+ * apart mesh must fill the same volume per group (the curved walls'
+ * triangulations differ: 2e-7 apart measured, 1e-5 allowed), be as good
+ * (worst tet quality) and about as fine (tets within 5 %). */
 #include <errno.h>
 #include <math.h>
 #include <omp.h>
@@ -58,7 +59,7 @@ static em_err mesh_dra(int threads, int together, em_mesh **m) {
                     .index_ctx = c,
                     .reorder = 1,
                     .pml_elements = 3,
-                    .volumes_together = together};
+                    .apart = together ? -1 : 1};
   em_err err = em_case_mesh(c, &o, NULL, m);
   em_case_close(&c);
   return err;
@@ -134,12 +135,10 @@ int main(int argc, char **argv) {
   if (apart->n_group > 16 || together->n_group != apart->n_group) return TEST_RESULT() | 1;
   group_volumes(apart, va, &qa);
   group_volumes(together, vt, &qt);
-  for (int g = 0; g < apart->n_group; g++) /* both tile the same polyhedral volume */
-    EXPECT(fabs(va[g] - vt[g]) <= 1e-9 * vt[g], "group %s: volume %.12g apart, %.12g together",
+  for (int g = 0; g < apart->n_group; g++) /* both tile the same CAD volume */
+    EXPECT(fabs(va[g] - vt[g]) <= 1e-5 * vt[g], "group %s: volume %.12g apart, %.12g together",
            apart->group[g].name, va[g], vt[g]);
   EXPECT(qa >= 0.9 * qt, "worst quality %.3f apart, %.3f together", qa, qt);
-  EXPECT(apart->n_tri == together->n_tri, "%d vs %d group triangles", apart->n_tri,
-         together->n_tri);
   EXPECT(abs(apart->n_tet - together->n_tet) < together->n_tet / 20, "%d vs %d tets", apart->n_tet,
          together->n_tet);
   printf("apart %s together %d tets, worst quality %.3f / %.3f\n", here, together->n_tet, qa, qt);
