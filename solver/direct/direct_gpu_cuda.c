@@ -17,6 +17,7 @@
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 #include <limits.h>
+#include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -197,6 +198,7 @@ void em_dgpu_destroy(em_dgpu **gp) {
     em_dev_free(&g->ys[i]);
     em_dev_free(&g->yi[i]);
     if (g->join[i]) cudaEventDestroy(g->join[i]);
+    if (g->fblas[i]) cublasDestroy(g->fblas[i]);
     if (g->st[i]) cudaStreamDestroy(g->st[i]);
     if (g->cfork[i]) cudaEventDestroy(g->cfork[i]);
     for (int q = 0; q < EM_DG_COLS; q++) {
@@ -252,6 +254,10 @@ static em_err dgpu_create(em_direct *F, em_prec prec, em_dgpu **out) {
   for (int i = 0; i <= EM_DG_STREAMS; i++) {
     EM_CUDA_GOTO(err, cudaStreamCreateWithFlags(&g->st[i], cudaStreamNonBlocking), fail);
     EM_CUDA_GOTO(err, cudaEventCreateWithFlags(&g->join[i], cudaEventDisableTiming), fail);
+    if (i > 0) {
+      EM_CUBLAS_GOTO(err, cublasCreate(&g->fblas[i]), fail);
+      EM_CUBLAS_GOTO(err, cublasSetStream(g->fblas[i], g->st[i]), fail);
+    }
   }
   int32_t ns = S->ns;
   int64_t nr = S->rptr[ns];
@@ -498,45 +504,46 @@ done:
 /* ------------------------------------------------------------ numeric */
 
 /* cuBLAS of the factor's precision. */
-static em_err trsm_right(em_dgpu *g, int M, int b, const void *P, int ld, void *X) {
+static em_err trsm_right(const em_dgpu *g, cublasHandle_t h, int M, int b, const void *P, int ld,
+                         void *X) {
   if (g->single) {
     const cuComplex one = {1, 0};
-    EM_CUBLAS(cublasCtrsm(g->blas, CUBLAS_SIDE_RIGHT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_T,
+    EM_CUBLAS(cublasCtrsm(h, CUBLAS_SIDE_RIGHT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_T,
                           CUBLAS_DIAG_UNIT, M, b, &one, P, ld, X, ld));
   } else {
     const cuDoubleComplex one = {1, 0};
-    EM_CUBLAS(cublasZtrsm(g->blas, CUBLAS_SIDE_RIGHT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_T,
+    EM_CUBLAS(cublasZtrsm(h, CUBLAS_SIDE_RIGHT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_T,
                           CUBLAS_DIAG_UNIT, M, b, &one, P, ld, X, ld));
   }
   return EM_OK;
 }
 
 /* C -= A B^T (C M x N, A M x K, B N x K) */
-static em_err gemm_nt(em_dgpu *g, int M, int N, int K, const void *A, int lda, const void *B,
-                      int ldb, void *C, int ldc) {
+static em_err gemm_nt(const em_dgpu *g, cublasHandle_t h, int M, int N, int K, const void *A,
+                      int lda, const void *B, int ldb, void *C, int ldc) {
   if (g->single) {
     const cuComplex one = {1, 0}, mone = {-1, 0};
-    EM_CUBLAS(cublasCgemm(g->blas, CUBLAS_OP_N, CUBLAS_OP_T, M, N, K, &mone, A, lda, B, ldb, &one,
-                          C, ldc));
+    EM_CUBLAS(
+        cublasCgemm(h, CUBLAS_OP_N, CUBLAS_OP_T, M, N, K, &mone, A, lda, B, ldb, &one, C, ldc));
   } else {
     const cuDoubleComplex one = {1, 0}, mone = {-1, 0};
-    EM_CUBLAS(cublasZgemm(g->blas, CUBLAS_OP_N, CUBLAS_OP_T, M, N, K, &mone, A, lda, B, ldb, &one,
-                          C, ldc));
+    EM_CUBLAS(
+        cublasZgemm(h, CUBLAS_OP_N, CUBLAS_OP_T, M, N, K, &mone, A, lda, B, ldb, &one, C, ldc));
   }
   return EM_OK;
 }
 
 /* C (lower) -= A B^T, C N x N, A and B N x K, result symmetric */
-static em_err syrkx(em_dgpu *g, int N, int K, const void *A, int lda, const void *B, int ldb,
-                    void *C, int ldc) {
+static em_err syrkx(const em_dgpu *g, cublasHandle_t h, int N, int K, const void *A, int lda,
+                    const void *B, int ldb, void *C, int ldc) {
   if (g->single) {
     const cuComplex one = {1, 0}, mone = {-1, 0};
-    EM_CUBLAS(cublasCsyrkx(g->blas, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, N, K, &mone, A, lda, B,
-                           ldb, &one, C, ldc));
+    EM_CUBLAS(cublasCsyrkx(h, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, N, K, &mone, A, lda, B, ldb,
+                           &one, C, ldc));
   } else {
     const cuDoubleComplex one = {1, 0}, mone = {-1, 0};
-    EM_CUBLAS(cublasZsyrkx(g->blas, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, N, K, &mone, A, lda, B,
-                           ldb, &one, C, ldc));
+    EM_CUBLAS(cublasZsyrkx(h, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, N, K, &mone, A, lda, B, ldb,
+                           &one, C, ldc));
   }
   return EM_OK;
 }
@@ -550,7 +557,7 @@ static em_err big_front(em_direct *F, em_dgpu *g, int32_t s, int i, double tau) 
   cudaStream_t st = g->st[i];
   int64_t c0 = S->super[s], k = S->super[s + 1] - c0, m = S->rptr[s + 1] - S->rptr[s], nb = m - k;
   void *L = AT(g->lval, S->lptr[s]), *W = g->W[i], *cb = g->cb_host[s];
-  EM_CUBLAS(cublasSetStream(g->blas, st));
+  cublasHandle_t h = g->fblas[i]; /* bound to st */
   EM_TRY(em_dg_extend_add(g->S, s, g->lval, g->cb_dev, g->single, st));
   for (int64_t J0 = 0; J0 < k; J0 += EM_DG_NB) {
     int64_t Bk = k - J0 < EM_DG_NB ? k - J0 : EM_DG_NB, J1 = J0 + Bk;
@@ -561,23 +568,53 @@ static em_err big_front(em_direct *F, em_dgpu *g, int32_t s, int i, double tau) 
       EM_TRY(em_dg_diag_ldlt(P, m, b, AT(g->d, c0 + j0), c0 + j0, tau, g->piv, g->single, st));
       if (M == 0) continue;
       void *X = AT(P, b);
-      EM_TRY(trsm_right(g, (int)M, b, P, (int)m, X));
+      EM_TRY(trsm_right(g, h, (int)M, b, P, (int)m, X));
       EM_TRY(em_dg_scale_cols(M, b, X, m, AT(g->d, c0 + j0), W, M, g->single, st));
-      if (N > 0) EM_TRY(gemm_nt(g, (int)M, (int)N, b, W, (int)M, X, (int)m, AT(X, b * m), (int)m));
+      if (N > 0)
+        EM_TRY(gemm_nt(g, h, (int)M, (int)N, b, W, (int)M, X, (int)m, AT(X, b * m), (int)m));
     }
     int64_t M = m - J1, N = k - J1;
     if (N > 0) { /* F(J1.., J1..k) -= (L D)(J1.., J0..J1) L(J1..k, J0..J1)^T */
       void *Lb = AT(L, J1 + J0 * m);
       EM_TRY(em_dg_make_w(M, Bk, Lb, m, AT(g->d, c0 + J0), W, g->single, st));
-      EM_TRY(
-          gemm_nt(g, (int)M, (int)N, (int)Bk, W, (int)M, Lb, (int)m, AT(L, J1 + J1 * m), (int)m));
+      EM_TRY(gemm_nt(g, h, (int)M, (int)N, (int)Bk, W, (int)M, Lb, (int)m, AT(L, J1 + J1 * m),
+                     (int)m));
     }
   }
   if (nb > 0) {
     EM_TRY(em_dg_make_w(nb, k, AT(L, k), m, AT(g->d, c0), W, g->single, st));
-    EM_TRY(syrkx(g, (int)nb, (int)k, W, (int)nb, AT(L, k), (int)m, cb, (int)nb));
+    EM_TRY(syrkx(g, h, (int)nb, (int)k, W, (int)nb, AT(L, k), (int)m, cb, (int)nb));
   }
   EM_TRY(em_dg_clean_l11(k, m, L, g->single, st));
+  return EM_OK;
+}
+
+/* The big fronts lev_sn[q0..q1) of one level, front q on stream slot
+ * 1 + (q - q0) % EM_DG_STREAMS (where its update matrix was allocated),
+ * each slot's fronts issued by a host thread of its own with its own
+ * cuBLAS handle: a level of a thousand fronts of ~20 launches each is
+ * bound by one thread's launch rate (the 1M DRA's middle levels: 70-180
+ * ms each from one thread for ~1-40 ms of GPU work).  The first error of
+ * a thread is raised again here with its message (errors are per
+ * thread). */
+static em_err big_fronts(em_direct *F, em_dgpu *g, int32_t q0, int32_t q1, double tau) {
+  int32_t nbig = q1 - q0;
+  int nthr = nbig < EM_DG_STREAMS ? (int)nbig : EM_DG_STREAMS;
+  if (nthr <= 1) {
+    for (int32_t q = q0; q < q1; q++) EM_TRY(big_front(F, g, g->lev_sn[q], 1, tau));
+    return EM_OK;
+  }
+  em_err errs[EM_DG_STREAMS] = {EM_OK};
+  char msg[EM_DG_STREAMS][512];
+#pragma omp parallel for num_threads(nthr) schedule(static, 1)
+  for (int t = 0; t < nthr; t++) {
+    /* nthr == EM_DG_STREAMS, or one front per thread: slot 1 + t either way */
+    for (int32_t q = q0 + t; q < q1 && !errs[t]; q += nthr)
+      errs[t] = big_front(F, g, g->lev_sn[q], 1 + t, tau);
+    if (errs[t]) snprintf(msg[t], sizeof msg[t], "%s", em_error_message());
+  }
+  for (int t = 0; t < nthr; t++)
+    if (errs[t]) return EM_RAISE(errs[t], "%s", msg[t]);
   return EM_OK;
 }
 
@@ -607,6 +644,32 @@ static em_err pool_alloc(void **p, size_t bytes, cudaStream_t st, const char *wh
   snprintf(call, sizeof call, "cudaMallocAsync of %zu bytes for %s %d", bytes, what, (int)id);
   EM_TRY(em_cuda_status((int)cudaMallocAsync(p, bytes, st), call, __FILE__, __LINE__));
   return EM_OK;
+}
+
+/* The device's default memory pool (the update matrices' cudaMallocAsync)
+ * keeps what the levels free while they run: with its default release
+ * threshold 0 every level's synchronisation hands the freed memory back
+ * to the driver and the next level's allocations ask for it again (the
+ * 1M DRA's level 0: 44 ms around a 1.3 ms kernel).  pool_release trims it
+ * and restores the threshold: the memory goes back for the solver and
+ * the rest of the run.  A failure here only costs that time. */
+static void pool_keep(cudaMemPool_t *pool, uint64_t *old) {
+  int dev = 0;
+  *pool = NULL;
+  uint64_t keep = UINT64_MAX;
+  if (cudaGetDevice(&dev) != cudaSuccess || cudaDeviceGetDefaultMemPool(pool, dev) != cudaSuccess ||
+      cudaMemPoolGetAttribute(*pool, cudaMemPoolAttrReleaseThreshold, old) != cudaSuccess ||
+      cudaMemPoolSetAttribute(*pool, cudaMemPoolAttrReleaseThreshold, &keep) != cudaSuccess) {
+    *pool = NULL;
+    (void)cudaGetLastError();
+  }
+}
+
+static void pool_release(cudaMemPool_t pool, uint64_t old) {
+  if (!pool) return;
+  if (cudaMemPoolTrimTo(pool, 0) != cudaSuccess ||
+      cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &old) != cudaSuccess)
+    (void)cudaGetLastError();
 }
 
 /* One level: the small fronts in one launch, the big ones on the streams;
@@ -664,8 +727,7 @@ static em_err factor_level(em_direct *F, em_dgpu *g, int32_t l, double tau, cons
   EM_TRY(em_dg_small_fronts(g->S, g->d_lev_sn + p0, ns_small, g->lval, g->d, g->cb_dev, tau, g->piv,
                             g->single, g->st[0]));
   if (timed) cudaEventRecord(ev[1], g->st[0]);
-  for (int32_t q = p0 + ns_small; q < p1; q++)
-    EM_TRY(big_front(F, g, g->lev_sn[q], 1 + (q - p0 - ns_small) % EM_DG_STREAMS, tau));
+  EM_TRY(big_fronts(F, g, p0 + ns_small, p1, tau));
   EM_TRY(sync_all(g));
   if (timed) {
     float ms = 0;
@@ -696,6 +758,8 @@ em_err em_direct_numeric_cuda(em_direct *F, const em_csr *M, const double *r, do
   em_err err = EM_OK;
   double t_setup = em_wtime();
   int fresh = !F->gpu;
+  cudaMemPool_t pool = NULL; /* kept while the levels run (pool_keep) */
+  uint64_t pool_old = 0;
   if (!F->gpu) {
     size_t free_b = 0, total_b = 0;
     EM_CUDA(cudaMemGetInfo(&free_b, &total_b));
@@ -767,6 +831,7 @@ em_err em_direct_numeric_cuda(em_direct *F, const em_csr *M, const double *r, do
                                          "into the factor's fronts in %.2f s%s",
                                          (long long)g->n_sel, em_wtime() - t_vals, why);
   double tau = F->opts.pivot_eps * smax;
+  pool_keep(&pool, &pool_old);
   for (int32_t l = 0; l < g->nlev; l++) {
     if (em_cancelled(F->opts.cancel)) { /* a signal: stop between levels */
       err = EM_RAISE(EM_ERR_CANCELLED, "direct factorization (GPU): cancelled at level %d of %d", l,
@@ -775,6 +840,9 @@ em_err em_direct_numeric_cuda(em_direct *F, const em_csr *M, const double *r, do
     }
     EM_TRY_GOTO(err, factor_level(F, g, l, tau, log), fail);
   }
+  EM_CUDA_GOTO(err, cudaStreamSynchronize(g->st[0]), fail); /* the last frees */
+  pool_release(pool, pool_old); /* every update matrix was freed by its parent's level */
+  pool = NULL;
   em_dg_piv piv;
   EM_CUDA(cudaMemcpy(&piv, g->piv, sizeof piv, cudaMemcpyDeviceToHost));
   F->info.perturbed = (int64_t)piv.perturbed;
@@ -815,6 +883,7 @@ fail: /* release the update matrices still held */
   memset(g->cb_host, 0, sizeof(void *) * (size_t)S->ns);
   memset(g->lev_buf, 0, sizeof(void *) * (size_t)g->nlev);
   (void)cudaGetLastError();
+  pool_release(pool, pool_old);
   return err;
 }
 

@@ -20,7 +20,9 @@ struct em_dgpu {
   int small;  /* fronts of order <= small by the one-block kernel (gpu_small) */
   size_t esz; /* bytes of one factor entry */
   cublasHandle_t blas;
-  cudaStream_t st[EM_DG_STREAMS + 1]; /* st[0]: small fronts and solves */
+  cudaStream_t st[EM_DG_STREAMS + 1];      /* st[0]: small fronts and solves */
+  cublasHandle_t fblas[EM_DG_STREAMS + 1]; /* the big fronts of stream i issued
+                                              from host thread i: a handle each */
   /* symbolic structure on the device */
   void *sym[6];
   em_dg_sym S;
