@@ -159,18 +159,18 @@ static int child_mesh(int dim, int tag, size_t mark, FILE *f) {
   return ok ? 0 : 1;
 }
 
-/* Start entity j's child; its result goes to an unlinked temporary file. */
-static em_err start_child(vol_job *j, size_t mark) {
+/* Start entity j's child; its result goes to an unlinked temporary file.
+ * 0, or errno when there is no file or no process (the caller then meshes
+ * in this process). */
+static int start_child(vol_job *j, size_t mark) {
   j->f = tmpfile();
-  EM_CHECK(j->f, EM_ERR_IO, "meshing entity (%d, %d) apart: no temporary file: %s", j->dim, j->tag,
-           strerror(errno));
+  if (!j->f) return errno ? errno : EIO;
   fflush(NULL); /* nothing buffered twice */
   j->pid = fork();
-  EM_CHECK(j->pid >= 0, EM_ERR_IO, "meshing entity (%d, %d) apart: fork failed: %s", j->dim, j->tag,
-           strerror(errno));
+  if (j->pid < 0) return errno ? errno : EAGAIN;
   if (j->pid == 0) _exit(child_mesh(j->dim, j->tag, mark, j->f)); /* no atexit handlers */
   j->state = 1;
-  return EM_OK;
+  return 0;
 }
 
 /* The child's result, read back from its file. */
@@ -331,19 +331,23 @@ static em_err mesh_apart(em_case *c, int dim, const em_log *log, int *done) {
     gmshFree(lg);
     if (ierr) log_n = 0, ierr = 0;
     double t0 = em_wtime();
-    int started = 0, running = 0;
+    int started = 0, running = 0, no_start = 0;
     while (started < n || running > 0) {
-      while (started < n && running < procs && !err) {
-        err = start_child(order[started++], log_n);
-        running += !err;
+      while (started < n && running < procs && !no_start) {
+        vol_job *j = order[started++];
+        no_start = start_child(j, log_n);
+        if (no_start)
+          em_log_verbose(log, "  no process for %s %d (%s): all %ss meshed together instead", what,
+                         j->tag, strerror(no_start), what);
+        running += !no_start;
       }
       if (running == 0) break;
       reap_one(job, n);
       running--;
     }
     em_log_verbose(log, "%ss meshed apart in %.2f s, %d at once:", what, em_wtime() - t0, procs);
+    if (no_start) goto done; /* the children started are reaped above */
   }
-  if (err) goto done; /* a fork failed: the children started are reaped above */
   int fall_back = 0;
   for (int i = 0; i < n; i++) {
     vol_job *j = &job[i];

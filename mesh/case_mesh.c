@@ -364,17 +364,21 @@ em_err em_case_generate(em_case *c, const em_mesh_opts *opts, em_size_fn bg, voi
                 "3D mesher: HXT on one thread (not reproducible from run to run: Gmsh 4.8 "
                 "orders its points by memory address; --save-mesh keeps a mesh)");
   }
+  EM_TRY(em_case_size_install(c, opts, bg, bg_ctx, log, &size)); /* checks the sizing */
   int apart = !opts->hxt && opts->apart > 0;
   if (!opts->hxt && opts->apart == 0) { /* auto: by the size of the mesh */
     double tets = 0, h_min = 0;
-    EM_TRY(em_case_estimate(c, opts, &tets, &h_min));
+    err = em_case_estimate(c, opts, &tets, &h_min);
     omp_set_num_threads(1); /* the estimate gave the caller's back (case_open.c) */
+    if (err) {
+      em_case_size_clear(&size);
+      return err;
+    }
     apart = tets >= EM_MESH_APART_TETS;
     if (apart)
       em_log_verbose(log, "surfaces and volumes meshed apart (~%.3g tets expected, >= %.3g)", tets,
                      EM_MESH_APART_TETS);
   }
-  EM_TRY(em_case_size_install(c, opts, bg, bg_ctx, log, &size));
   double t0 = em_wtime();
   if (apart) { /* curves here, the rest apart (case_apart.c) */
     gmshModelMeshGenerate(1, &ierr);
