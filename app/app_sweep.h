@@ -60,7 +60,7 @@ em_err em_run_post_frequency(em_run *r, int fi, const em_system *sys, const em_c
 /* sweep_post.c: a uniform sweep's outputs of one frequency on a thread of
  * their own while the next frequency solves (issue 24).  _may: whether
  * this run may (Solver/overlap 1, no plane wave, no Floquet cell, one
- * rank; EMSOLVE_SWEEP2=0: never).  _start takes *sys and *x (set to NULL)
+ * rank).  _start takes *sys and *x (set to NULL)
  * and starts the thread; *h NULL when no thread could start (the caller
  * then post-processes in turn, *sys and *x still its own).  _join waits,
  * adds the thread's stages to the run's table, logs the frequency's
@@ -78,9 +78,5 @@ em_err em_run_solve_sample(em_run *r, double f, em_freq_result *fr, em_cplx *u, 
  * order; journals each as it completes; stops after the current frequency
  * on SIGINT.  Solver/sweep adaptive: the rational model from full solves. */
 em_err em_sweep_run(em_run *r);
-
-/* EMSOLVE_ONERUN=0 (scripts/device-onerun.sh's A/B): a single run's host
- * stages as before issue 24's onerun changes. */
-int em_app_onerun_old(void);
 
 #endif

@@ -23,8 +23,8 @@ static void *open_main(void *arg) {
 
 void em_app_device_early(em_run *r) {
   const char *early = getenv("EMSOLVE_DEVICE_EARLY");
-  if (r->dev_th_on || !em_cuda_built() || !strcmp(r->args->device, "cpu") || em_app_onerun_old() ||
-      !early || strcmp(early, "1"))
+  if (r->dev_th_on || !em_cuda_built() || !strcmp(r->args->device, "cpu") || !early ||
+      strcmp(early, "1"))
     return;
   r->dev_th_on = !pthread_create(&r->dev_th, NULL, open_main, r);
 }

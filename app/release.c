@@ -5,8 +5,7 @@
  * 24: the release otherwise followed summary.json, outside every stage).
  * Only for the uniform sweep of one process (app/sweep.c says which solve
  * is the last); nothing reads the object after it.  The thread is joined
- * at the end of the run.  EMSOLVE_ONERUN=0: released at the end, as
- * before. */
+ * at the end of the run. */
 #include <pthread.h>
 
 #include "app_sweep.h"
@@ -21,8 +20,7 @@ static void *release_main(void *arg) {
 
 void em_app_release_start(em_run *r) {
   em_model *m = &r->m;
-  if (r->rel_on || !r->last_solve || !m->fsys || r->dsolve || r->peer || em_app_onerun_old())
-    return;
+  if (r->rel_on || !r->last_solve || !m->fsys || r->dsolve || r->peer) return;
   r->rel_fsys = m->fsys;
   m->fsys = NULL;
   if (pthread_create(&r->rel_th, NULL, release_main, r)) { /* at the end, as before */

@@ -4,8 +4,12 @@
  * of the mesh, em_model) -> the sweep (app/sweep.c: per frequency through
  * the problem object, outputs by post/) -> tables, summary.json, stdout
  * (post/finish.c).  An eigen run branches after the setup (app/eigen.c). */
+#include <math.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "app_adapt.h"
 #include "app_dist.h" /* MPI: the frequencies shared among ranks */
@@ -211,6 +215,29 @@ static em_err run_case(em_run *r) {
   return EM_OK;
 }
 
+/* Seconds from the process's start (/proc/self/stat: its start in clock
+ * ticks after boot) to the log's zero, to 0.01 s; -1 where unknown (issue
+ * 24: a run's wall time beyond its log is this start plus its exit). */
+static double started_before(const em_log *log) {
+  FILE *f = fopen("/proc/self/stat", "r");
+  char buf[1024];
+  size_t n = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
+  if (f) fclose(f);
+  buf[n] = 0;
+  char *p = strrchr(buf, ')'); /* the command's name may hold spaces */
+  unsigned long long start = 0;
+  long hz = sysconf(_SC_CLK_TCK);
+  struct timespec now;
+  if (!p || hz <= 0 || clock_gettime(CLOCK_BOOTTIME, &now) ||
+      sscanf(p + 2,
+             "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d %*d %*d %llu",
+             &start) != 1)
+    return -1;
+  double age = (double)now.tv_sec + 1e-9 * (double)now.tv_nsec - (double)start / (double)hz;
+  double before = age - (em_wtime() - log->t0);
+  return before >= -0.01 ? fmax(before, 0) : -1;
+}
+
 em_err em_app_run(const em_app_args *a, const em_log *log_in, int *flagged) {
   em_run r;
   memset(&r, 0, sizeof r);
@@ -247,5 +274,10 @@ em_err em_app_run(const em_app_args *a, const em_log *log_in, int *flagged) {
   /* after summary.json: the time the table cannot hold (issue 24's wall
      time beyond the stages) */
   em_log_verbose(log_in, "run: its memory released in %.2f s", em_wtime() - t_free);
+  double before = started_before(log_in);
+  if (before >= 0) /* the wall time of a run = this + the log's last time + the exit */
+    em_log_verbose(log_in,
+                   "run: the process began %.2f s before the log's clock (its libraries loaded)",
+                   before);
   return err;
 }

@@ -8,13 +8,6 @@
 
 #include "app_sweep.h"
 
-/* EMSOLVE_ONERUN=0: the single run's host stages as before issue 24's
- * onerun changes (the A/B of scripts/device-onerun.sh). */
-int em_app_onerun_old(void) {
-  const char *e = getenv("EMSOLVE_ONERUN");
-  return e && !strcmp(e, "0");
-}
-
 /* The problem object of the mesh, made on the first solve (a distributed
  * solve's serving rank: before it serves). */
 em_err em_app_make_fsys(em_run *r) {
@@ -36,9 +29,8 @@ em_err em_app_make_fsys(em_run *r) {
                     .keep_matrix = r->args->dump_matrix != NULL,
                     /* Excitation/ports: the ports driven (model/excite.c) */
                     .excite = m->excite};
-  /* one frequency: no assembly cache for later passes (EMSOLVE_ONERUN=0,
-     scripts/device-onerun.sh's A/B: built, as before) */
-  d.one_solve = m->cfg.n_freq == 1 && !m->cfg.sweep_adaptive && !em_app_onerun_old();
+  /* one frequency: no assembly cache for later passes */
+  d.one_solve = m->cfg.n_freq == 1 && !m->cfg.sweep_adaptive;
   return em_fsys_create(&d, &m->fsys);
 }
 
@@ -75,12 +67,10 @@ static em_err solve_at(em_run *r, double f, int first, em_freq_result *fr, em_sy
   /* a sweep's next frequency assembled beside this one's factorization
      (model/fsys_next.c, which declines where it may not run: a plane wave,
      a Floquet cell, a distributed solve) where the GPU factorizes;
-     EMSOLVE_SWEEPFAST=0 or map: not (an A/B switch of
-     scripts/device-sweepfast.sh), next: on every backend (tests) */
-  const char *ab = getenv("EMSOLVE_SWEEPFAST");
-  int ahead = ab && !strcmp(ab, "next")                        ? 1
-              : ab && (!strcmp(ab, "0") || !strcmp(ab, "map")) ? 0
-                                                               : m->dev.backend == EM_BACKEND_CUDA;
+     EMSOLVE_AHEAD_CPU=1: on every backend (a test hook: test_sweep_post
+     runs it beside the outputs thread on the CPU) */
+  const char *hook = getenv("EMSOLVE_AHEAD_CPU");
+  int ahead = (hook && !strcmp(hook, "1")) || m->dev.backend == EM_BACKEND_CUDA;
   if (ahead) em_fsys_set_next(m->fsys, r->next_f);
   r->next_f = 0;
   /* the stages' detail only with -v (app/face.c prints the line); later

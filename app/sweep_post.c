@@ -20,10 +20,8 @@
  *
  * Not for a plane wave (its source's state is the solve's, which the
  * outputs read), a Floquet cell, a distributed or adaptive sweep, the last
- * frequency (nothing to overlap), Solver/overlap 0 or EMSOLVE_SWEEP2=0
- * (the A/B switch of scripts/device-sweep2.sh): those post-process in
- * turn, as before. */
-#include <pthread.h>
+ * frequency (nothing to overlap), Solver/overlap 0: those post-process in
+ * turn. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,41 +32,27 @@
 #include "app_sweep.h"
 
 struct em_sweep_post {
-  pthread_t th;
+  em_beside *bs; /* the thread (core/beside.c) */
   em_run *r;
   int fi;
   em_model m;                 /* the run's, but for the ports */
   em_port port[EM_MAX_PORTS]; /* copies at frequency fi */
   em_system *sys;             /* the solve's fixed values (owned) */
   em_cplx *x;                 /* its solutions (owned) */
-  em_log log;                 /* the run's log on the thread's stage table */
-  em_stages st;
   int threads; /* the caller's OpenMP threads (a new thread starts from the defaults) */
-  em_err err;
-  char msg[512];
 };
 
 int em_sweep_post_may(const em_run *r) {
   const em_model *m = &r->m;
-  const char *ab = getenv("EMSOLVE_SWEEP2");
-  if (ab && !strcmp(ab, "0")) return 0;
   return m->cfg.solve.overlap && !m->ff.planewave && !m->periodic && !r->dsolve && !r->peer &&
          m->setup.n_port <= EM_MAX_PORTS;
 }
 
-static void *post_main(void *arg) {
+/* The thread (log: the run's on its own stage table). */
+static em_err post_main(void *arg, const em_log *log) {
   em_sweep_post *h = arg;
-#ifdef _OPENMP
-  omp_set_num_threads(h->threads);
-#endif
   em_run *r = h->r;
-  em_err err = em_post_frequency(&h->m, &r->res, &r->out, &h->log, h->fi, h->x, h->sys->fixed);
-  if (err) {
-    snprintf(h->msg, sizeof h->msg, "%s", em_error_message());
-    em_error_clear(); /* this thread's trace: the join raises it again */
-  }
-  h->err = err;
-  return NULL;
+  return em_post_frequency(&h->m, &r->res, &r->out, log, h->fi, h->x, h->sys->fixed);
 }
 
 static void post_free(em_sweep_post **hp) {
@@ -96,12 +80,10 @@ em_err em_sweep_post_start(em_run *r, int fi, em_system **sys, em_cplx **x, em_s
   h->threads = omp_get_max_threads();
 #endif
   h->threads = em_ahead_threads(&r->m.cfg.solve, h->threads); /* Solver/ahead_threads */
-  if (r->log) h->log = *r->log;
-  em_stages_init_background(&h->st, r->log ? r->log->stages : NULL);
-  h->log.stages = r->log && r->log->stages ? &h->st : NULL;
   h->sys = *sys;
   h->x = *x;
-  if (pthread_create(&h->th, NULL, post_main, h)) { /* no thread: the caller, in turn */
+  h->bs = em_beside_start(post_main, h, h->threads, r->log);
+  if (!h->bs) { /* no thread: the caller, in turn */
     h->sys = NULL;
     h->x = NULL;
     em_free(&h);
@@ -117,13 +99,8 @@ em_err em_sweep_post_join(em_run *r, em_sweep_post **hp, int *fi) {
   em_sweep_post *h = *hp;
   *fi = -1;
   if (!h) return EM_OK;
-  double tw = em_wtime();
-  pthread_join(h->th, NULL);
-  em_stages_join(r->log, &h->st, tw);
-  em_err err = h->err;
-  if (err) {
-    err = EM_RAISE(err, "%s", h->msg);
-  } else {
+  em_err err = em_beside_join(&h->bs, r->log, NULL, NULL, 0); /* its error raised here */
+  if (!err) {
     *fi = h->fi;
     em_app_log_frequency(r, h->fi); /* app/face.c */
   }

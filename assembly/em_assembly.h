@@ -241,7 +241,12 @@ typedef struct em_problem {
   void *material_ctx;
   const uint8_t *tet_vary; /* [n_tet] nonzero where the material varies in
                               the tet (PML); NULL: constant everywhere */
-  em_vector_fn source;     /* f in the volume (column 0), NULL: none */
+  /* optional: 1 when material(x - dl e_axis) and material(x + dl e_axis)
+     of tet t are the same bits (the material does not vary along the axis
+     there: a PML tet outside that axis's layers); the error estimate's
+     central differences then skip both calls (their difference is 0) */
+  int (*material_flat)(void *ctx, int32_t t, const double x[3], int axis, double dl);
+  em_vector_fn source; /* f in the volume (column 0), NULL: none */
   void *source_ctx;
   em_tet_source_fn tet_source; /* f and h per tet (column 0, added to
                                   source's), NULL: none */
@@ -369,6 +374,8 @@ typedef struct em_media {
 } em_media;
 
 em_err em_media_material(void *ctx, int32_t t, const double x[3], em_material *mat);
+/* em_problem.material_flat of em_media_material (ctx an em_media) */
+int em_media_flat(void *ctx, int32_t t, const double x[3], int axis, double dl);
 
 /* ------------------------------------------------------------ plane wave */
 

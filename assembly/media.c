@@ -21,3 +21,19 @@ em_err em_media_material(void *ctx, int32_t t, const double x[3], em_material *m
   }
   return EM_OK;
 }
+
+/* s_axis = 1 exactly (em_pml_stretch) at both x_axis - dl and x_axis + dl:
+ * the other two stretches are those of x at both points, so the two
+ * materials are the same bits.  Outside a PML every point is flat. */
+int em_media_flat(void *ctx, int32_t t, const double x[3], int axis, double dl) {
+  const em_media *md = ctx;
+  const em_pml *p = md->pml;
+  if (!md->medium[md->mesh->tet_group[t]].is_pml || !p) return 1;
+  for (int side = -1; side <= 1; side += 2) {
+    double xd = x[axis] + side * dl;
+    if ((p->thick[2 * axis] > 0 && xd < p->inner[2 * axis]) ||
+        (p->thick[2 * axis + 1] > 0 && xd > p->inner[2 * axis + 1]))
+      return 0;
+  }
+  return 1;
+}

@@ -253,6 +253,24 @@ void em_stage_begin(const em_log *log, em_stage st);
  * Returns the instance's seconds (inclusive), 0 when not timed. */
 double em_stage_end(const em_log *log, em_stage st, const char *fmt, ...) EM_PRINTF(3, 4);
 
+/* One piece of work on a thread of its own beside the caller (core/beside.c):
+ * work(ctx, log) runs with an OpenMP team of `threads` (< 1: the new
+ * thread's default) and log the caller's on a background stage table
+ * (em_stages_init_background: its lines marked "(overlapped)").  NULL
+ * when no thread could start: the caller then works in order.  _join
+ * waits, joins the thread's stages into log's table (em_stages_join: the
+ * wait taken off the stage open here), sets *waited (NULL: not wanted) to
+ * the seconds it waited and returns work's error, raised again here with
+ * its message (its trace stayed on the thread), or with msg (cap bytes)
+ * that message copied there and nothing raised (a caller that only logs
+ * it); *b freed (NULL: EM_OK).
+ * _drop waits and drops the stages and the error (error paths). */
+typedef struct em_beside em_beside;
+typedef em_err (*em_beside_fn)(void *ctx, const em_log *log);
+em_beside *em_beside_start(em_beside_fn work, void *ctx, int threads, const em_log *log);
+em_err em_beside_join(em_beside **b, const em_log *log, double *waited, char *msg, size_t cap);
+void em_beside_drop(em_beside **b);
+
 /* ------------------------------------------------------------------ memory */
 
 /* *pptr = zeroed array of n items of size bytes; `what` names it in the

@@ -70,12 +70,3 @@ em_err em_blockop_refill(em_blockop *op, const em_blockmat *B) {
   em_blockop_src src = {.B = B, .nb = B->nb, .offset = B->offset};
   return refill_src(op, &src);
 }
-
-em_err em_blockop_refill_csr(em_blockop *op, const em_csr *A) {
-  EM_CHECK(op && A, EM_ERR_ARG, "em_blockop_refill_csr: NULL argument");
-  EM_CHECK(A->n_rows == op->offset[op->nb] && A->n_cols == A->n_rows, EM_ERR_ARG,
-           "em_blockop_refill_csr: a %d x %d matrix, the operator was built for %d rows", A->n_rows,
-           A->n_cols, op->offset[op->nb]);
-  em_blockop_src src = {.A = A, .nb = op->nb, .offset = op->offset};
-  return refill_src(op, &src);
-}

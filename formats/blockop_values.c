@@ -11,8 +11,8 @@
  * segments being the stored spmats' value arrays numbered in turn.  A
  * refill is then one parallel pass over A's values (CPU), or one chunked
  * upload of them and a scatter kernel (CUDA): no block copied out of A,
- * no per-block pattern hash, no per-block slot map upload (what
- * em_blockop_refill_csr does at every call).  Every value lands where a
+ * no per-block pattern hash, no per-block slot map upload (what the
+ * block-by-block em_blockop_refill does at every call).  Every value lands where a
  * fresh build from A would put it (the twin's slots), converted as the
  * build converts it, so the operator applies bit for bit as a fresh one. */
 #include <stdio.h>

@@ -211,14 +211,11 @@ void em_blockop_destroy(em_blockop **op);
  * with a message naming the block; the operator may then hold a mix of old
  * and new values and must be re-created. */
 em_err em_blockop_refill(em_blockop *op, const em_blockmat *B);
-/* The same from one CSR (the groups' offsets the operator's): each block
- * copied out of A while its spmat is refilled. */
-em_err em_blockop_refill_csr(em_blockop *op, const em_csr *A);
 /* The same for a sweep, per frequency: A's values written straight to
  * their slots in every stored spmat through a map from A's entries made by
  * the first call (on CUDA: A's values uploaded once, in chunks, and
  * scattered on the GPU), without copying any block out of A.  The first
- * call checks each block's pattern as em_blockop_refill_csr does; later
+ * call checks each block's pattern as em_blockop_refill does; later
  * calls check A's size and the hash of its whole pattern against the
  * mapped one (another pattern: EM_ERR_ARG, values unchanged).  The
  * operator applies bit for bit as one built from A (blockop_values.c). */

@@ -17,7 +17,6 @@
  * the coarse set or the order groups differ, rank 0 analyses in order, so
  * any error is the sequential run's.  Each frequency of a sweep starts its
  * own (the distributed pc is built per frequency). */
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,18 +27,14 @@
 #include "fsys_impl.h"
 
 struct em_dfsys_ahead {
-  pthread_t th;
+  em_beside *bs;    /* the thread (core/beside.c) */
   const em_mesh *m; /* read only by both threads */
   const em_dofmap *dofs;
   uint8_t *cg;   /* [n_dof] the coarse set analysed */
   int nb;        /* the order groups assumed (the pc's choice depends on them) */
   em_pc_opts co; /* the coarse factor's options (em_dmat_pmg_coarse_opts) */
   int threads;
-  em_log log; /* the detail log, on the thread's own stage table */
-  em_stages st;
   /* what the thread made */
-  em_err err;
-  char msg[256];
   em_dmat_coarse_ahead ah;
 };
 
@@ -138,25 +133,17 @@ done:
   return err;
 }
 
-/* The thread: the pattern, its hash, the analysis.  Errors stay here. */
-static void *dahead_main(void *arg) {
+/* The thread: the pattern, its hash, the analysis (log: the thread's). */
+static em_err dahead_main(void *arg, const em_log *log) {
   em_dfsys_ahead *h = arg;
-#ifdef _OPENMP
-  if (h->threads > 0) omp_set_num_threads(h->threads);
-#endif
   em_csr *P = NULL;
-  em_stage_begin(&h->log, EM_STAGE_ORDERING);
+  em_stage_begin(log, EM_STAGE_ORDERING);
   em_err err = coarse_pattern(h->m, h->dofs, h->cg, &P);
-  em_stage_end(&h->log, EM_STAGE_ORDERING, "the coarse level's pattern from the mesh");
+  em_stage_end(log, EM_STAGE_ORDERING, "the coarse level's pattern from the mesh");
   if (!err) h->ah.pattern = em_spmat_pattern_hash(P);
-  if (!err) err = em_pc_direct_analyse(P, &h->co, &h->log, &h->ah.F);
+  if (!err) err = em_pc_direct_analyse(P, &h->co, log, &h->ah.F);
   em_csr_destroy(&P);
-  if (err) {
-    snprintf(h->msg, sizeof h->msg, "%s", em_error_message());
-    em_error_clear();
-  }
-  h->err = err;
-  return NULL;
+  return err;
 }
 
 em_err em_fsys_dahead_start(em_fsys *s, const em_log *log) {
@@ -184,10 +171,8 @@ em_err em_fsys_dahead_start(em_fsys *s, const em_log *log) {
 #ifdef _OPENMP
   h->threads = omp_get_max_threads();
 #endif
-  if (log) h->log = *log;
-  em_stages_init_background(&h->st, log ? log->stages : NULL);
-  h->log.stages = log && log->stages ? &h->st : NULL;
-  if (pthread_create(&h->th, NULL, dahead_main, h)) { /* no thread: in order */
+  h->bs = em_beside_start(dahead_main, h, h->threads, log);
+  if (!h->bs) { /* no thread: in order */
     em_log_verbose(log, "overlap: no thread for the coarse analysis; it runs in order");
     em_free(&h->cg);
     em_free(&h);
@@ -213,14 +198,13 @@ void em_fsys_dahead_take(em_fsys *s, int nb, const uint8_t *cg, const em_log *lo
   em_dfsys_ahead *h = s->dahead;
   if (!h) return;
   s->dahead = NULL;
-  double tw = em_wtime();
-  pthread_join(h->th, NULL);
-  em_stages_join(log, &h->st, tw);
-  if (tw < em_wtime() - 0.05)
-    em_log_verbose(log, "overlap: waited %.2f s for the coarse analysis", em_wtime() - tw);
+  double waited;
+  char msg[256] = "";
+  em_err err = em_beside_join(&h->bs, log, &waited, msg, sizeof msg);
+  if (waited > 0.05) em_log_verbose(log, "overlap: waited %.2f s for the coarse analysis", waited);
   const char *why = NULL;
-  if (h->err)
-    why = h->msg;
+  if (err)
+    why = msg;
   else if (nb != h->nb)
     why = "the order groups differ from the assumed ones";
   else if (memcmp(cg, h->cg, (size_t)s->d.dofs->n_dof))
@@ -237,6 +221,6 @@ void em_fsys_dahead_take(em_fsys *s, int nb, const uint8_t *cg, const em_log *lo
 
 void em_fsys_dahead_free(em_fsys *s) {
   if (!s->dahead) return;
-  pthread_join(s->dahead->th, NULL); /* an error path: the thread's table is dropped */
+  em_beside_drop(&s->dahead->bs); /* an error path: the thread's table is dropped */
   dahead_drop(&s->dahead);
 }

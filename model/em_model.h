@@ -65,8 +65,7 @@ typedef struct em_solve_opts {
  * own team having `threads`: Solver/ahead_threads N, all with 0, half
  * (at least 1) with -1 (auto) so that the solve's host part (the direct
  * factor's value checks and equilibration, the operator's refill) keeps
- * half the cores; all with EMSOLVE_SWEEP2=0 (the A/B switch of
- * scripts/device-sweep2.sh: as before issue 24's sweep2). */
+ * half the cores. */
 int em_ahead_threads(const em_solve_opts *o, int threads);
 
 /* The typed view of a case's parameters, read once (config.c). */
@@ -527,7 +526,7 @@ typedef struct em_fsys_desc {
 typedef struct em_fsys_stats {
   double t_assembly, t_operator, t_pc, t_solve; /* seconds */
   em_pc_info pc;
-  em_ksp_stats ksp[16]; /* per excitation */
+  em_ksp_stats ksp[EM_MAX_PORTS]; /* per excitation */
   int n_solve;
   int converged;
 } em_fsys_stats;

@@ -51,11 +51,13 @@ typedef struct est_ctx {
   em_quad qe[EM_MAX_ORDER + 1];  /* element rules, degree 2p ... */
   em_quad qv[EM_MAX_ORDER + 1];  /* ... 2p + 2 where the material varies or a source acts */
   em_quad qf[EM_MAX_ORDER + 1];  /* face rules, degree 2p of the higher side */
-  int16_t *face_rb;              /* [n_face] 1 + index of the face's Robin term, 0: none */
-  double *a, *b;                 /* [n_tet] a_T, b_T */
-  double *el;                    /* [n_tet] the element terms */
-  double *en;                    /* [n_tet] the energy norm squared of E_h */
-  double *fc;                    /* [n_face] w_F-less face terms */
+  double (*be[EM_MAX_ORDER + 1])[EST_NM][EST_NT]; /* the monomials' terms at qe's points */
+  double (*bv[EM_MAX_ORDER + 1])[EST_NM][EST_NT]; /* ... at qv's (est_poly_terms) */
+  int16_t *face_rb; /* [n_face] 1 + index of the face's Robin term, 0: none */
+  double *a, *b;    /* [n_tet] a_T, b_T */
+  double *el;       /* [n_tet] the element terms */
+  double *en;       /* [n_tet] the energy norm squared of E_h */
+  double *fc;       /* [n_face] w_F-less face terms */
 } est_ctx;
 
 static em_cplx coef(const est_ctx *c, int32_t code) {
@@ -113,7 +115,8 @@ static em_err point_at(const est_ctx *c, int32_t t, const double x[3], int vary,
   for (int l = 0; l < 3; l++) {
     double xp[3] = {x[0], x[1], x[2]}, xm[3] = {x[0], x[1], x[2]};
     xp[l] += dl, xm[l] -= dl;
-    if (vary) {
+    /* a PML tet outside axis l's layers: (m(xp) - m(xm)) / 2 dl is 0 */
+    if (vary && !(p->material_flat && p->material_flat(p->material_ctx, t, x, l, dl))) {
       em_material mp, mm;
       EM_TRY(p->material(p->material_ctx, t, xp, &mp));
       EM_TRY(p->material(p->material_ctx, t, xm, &mm));
@@ -179,6 +182,7 @@ static em_err element(est_ctx *c, int32_t t) {
   weights(&m0, p->k0, &c->a[t], &c->b[t]);
   int vary = p->tet_vary && p->tet_vary[t];
   const em_quad *q = vary || c->src ? &c->qv[pt] : &c->qe[pt];
+  double(*bt)[EST_NM][EST_NT] = vary || c->src ? c->bv[pt] : c->be[pt];
   double er = 0, ed = 0, en = 0;
   for (int i = 0; i < q->n; i++) {
     const double *lam = q->lam + 4 * i;
@@ -186,7 +190,7 @@ static em_err element(est_ctx *c, int32_t t) {
     for (int a = 0; a < 4; a++)
       for (int k = 0; k < 3; k++) x[k] += lam[a] * g.x[a][k];
     em_cplx E[3], J[3][3], Hs[3][3][3];
-    est_poly_eval(&P, lam, E, J, Hs);
+    est_poly_eval_terms(&P, (const double(*)[EST_NT])bt[i], E, J, Hs);
     point_data pd;
     EM_TRY(point_at(c, t, x, vary, &m0, dl, &pd));
     const em_material *mt = &pd.mt;
@@ -400,6 +404,14 @@ em_err em_estimate(const em_mesh *m, const em_dofmap *d, const em_problem *prob,
     EM_TRY(em_quad_tet(2 * p + 2, &c.qv[p]));
     EM_TRY(em_quad_tri(2 * p, &c.qf[p]));
   }
+  for (int p = 1; p <= d->order; p++) { /* the rules' monomial terms, once */
+    EM_TRY_GOTO(err, em_calloc(&c.be[p], (size_t)c.qe[p].n, sizeof *c.be[p], "estimate terms"),
+                done);
+    EM_TRY_GOTO(err, em_calloc(&c.bv[p], (size_t)c.qv[p].n, sizeof *c.bv[p], "estimate terms"),
+                done);
+    for (int i = 0; i < c.qe[p].n; i++) est_poly_terms(&c.fit[p], c.qe[p].lam + 4 * i, c.be[p][i]);
+    for (int i = 0; i < c.qv[p].n; i++) est_poly_terms(&c.fit[p], c.qv[p].lam + 4 * i, c.bv[p][i]);
+  }
   EM_TRY_GOTO(err, robin_faces(&c), done);
   EM_TRY_GOTO(err, em_calloc(&c.a, (size_t)m->n_tet + 1, sizeof *c.a, "estimate weights"), done);
   EM_TRY_GOTO(err, em_calloc(&c.b, (size_t)m->n_tet + 1, sizeof *c.b, "estimate weights"), done);
@@ -427,6 +439,7 @@ em_err em_estimate(const em_mesh *m, const em_dofmap *d, const em_problem *prob,
   info->energy = sqrt(e);
   info->t = em_wtime() - t0;
 done:
+  for (int p = 0; p <= EM_MAX_ORDER; p++) em_free(&c.be[p]), em_free(&c.bv[p]);
   em_free(&c.face_rb);
   em_free(&c.a);
   em_free(&c.b);

@@ -37,9 +37,19 @@ typedef struct est_poly {
 } est_poly;
 
 /* The field at barycentric point lam and its derivatives in x:
- * E[k], J[k][j] = dE_k/dx_j, Hs[k][j][l] = d2E_k/dx_j dx_l (NULL: not
- * wanted). */
+ * E[k], J[k][j] = dE_k/dx_j, Hs[k][j][l] = d2E_k/dx_j dx_l for j != k
+ * only (those the curl of a curl reads; the others are not written)
+ * (J, Hs NULL: not wanted). */
 void est_poly_eval(const est_poly *P, const double lam[4], em_cplx E[3], em_cplx J[3][3],
                    em_cplx Hs[3][3][3]);
+
+/* The monomials' terms at lam: b[m][0] = xi^e_m, b[m][1 + a] its first
+ * derivative in xi_a, b[m][4 ..] its second ones (00 01 02 11 12 22);
+ * they depend on the point alone, so a rule's are made once (estimate.c)
+ * and est_poly_eval_terms reads them (est_poly_eval = both). */
+#define EST_NT 10
+void est_poly_terms(const est_fit *F, const double lam[4], double b[EST_NM][EST_NT]);
+void est_poly_eval_terms(const est_poly *P, const double (*b)[EST_NT], em_cplx E[3],
+                         em_cplx J[3][3], em_cplx Hs[3][3][3]);
 
 #endif

@@ -66,52 +66,77 @@ em_err est_fit_init(int p, est_fit *F) {
   return invert(n, V, F->vinv);
 }
 
-/* E = sum_m c_m xi^e_m; dE/dxi_a and d2E/dxi_a dxi_b from the exponents,
- * then to x through g (d xi_a / dx_j). */
-void est_poly_eval(const est_poly *P, const double lam[4], em_cplx E[3], em_cplx J[3][3],
-                   em_cplx Hs[3][3][3]) {
-  const est_fit *F = P->F;
-  double pw[3][4];
-  for (int a = 0; a < 3; a++) powers(lam[a + 1], pw[a]);
-  em_cplx v[3] = {0}, d1[3][3] = {{0}}, d2[3][3][3] = {{{0}}};
+void est_poly_terms(const est_fit *F, const double lam[4], double b[EST_NM][EST_NT]) {
+  double pw[3][4], d1w[3][4], d2w[3][4];
+  for (int a = 0; a < 3; a++) {
+    powers(lam[a + 1], pw[a]);
+    for (int e = 0; e < 4; e++) {
+      d1w[a][e] = e >= 1 ? e * pw[a][e - 1] : 0;
+      d2w[a][e] = e >= 2 ? e * (e - 1) * pw[a][e - 2] : 0;
+    }
+  }
   for (int m = 0; m < F->n; m++) {
     const int8_t *e = F->e[m];
-    double f[3], df[3], ddf[3]; /* per variable: power, first and second derivative */
-    for (int a = 0; a < 3; a++) {
-      f[a] = pw[a][e[a]];
-      df[a] = e[a] >= 1 ? e[a] * pw[a][e[a] - 1] : 0;
-      ddf[a] = e[a] >= 2 ? e[a] * (e[a] - 1) * pw[a][e[a] - 2] : 0;
-    }
-    double val = f[0] * f[1] * f[2];
-    double g1[3] = {df[0] * f[1] * f[2], f[0] * df[1] * f[2], f[0] * f[1] * df[2]};
-    double g2[3][3] = {{ddf[0] * f[1] * f[2], df[0] * df[1] * f[2], df[0] * f[1] * df[2]},
-                       {0, f[0] * ddf[1] * f[2], f[0] * df[1] * df[2]},
-                       {0, 0, f[0] * f[1] * ddf[2]}};
-    for (int k = 0; k < 3; k++) {
-      em_cplx c = P->c[k][m];
-      if (c == 0) continue;
-      v[k] += c * val;
-      for (int a = 0; a < 3; a++) d1[k][a] += c * g1[a];
-      if (Hs)
-        for (int a = 0; a < 3; a++)
-          for (int b = a; b < 3; b++) d2[k][a][b] += c * g2[a][b];
-    }
+    double f0 = pw[0][e[0]], f1 = pw[1][e[1]], f2 = pw[2][e[2]];
+    double df0 = d1w[0][e[0]], df1 = d1w[1][e[1]], df2 = d1w[2][e[2]];
+    double *t = b[m];
+    t[0] = f0 * f1 * f2;
+    t[1] = df0 * f1 * f2, t[2] = f0 * df1 * f2, t[3] = f0 * f1 * df2;
+    t[4] = d2w[0][e[0]] * f1 * f2, t[5] = df0 * df1 * f2, t[6] = df0 * f1 * df2;
+    t[7] = f0 * d2w[1][e[1]] * f2, t[8] = f0 * df1 * df2, t[9] = f0 * f1 * d2w[2][e[2]];
   }
+}
+
+/* E = sum_m c_m xi^e_m; dE/dxi_a and d2E/dxi_a dxi_b from the terms, then
+ * to x through g (d xi_a / dx_j).  The sums run over the monomials in
+ * order into split real and imaginary parts (a complex times a real is
+ * two real products; a zero coefficient adds a signed zero to a sum that
+ * is never -0, which leaves it as it is), and only the second derivatives
+ * the curl of a curl reads (k != j) are formed: the same bits as the
+ * plain complex loops, several times faster (issue 24). */
+void est_poly_eval_terms(const est_poly *P, const double (*b)[EST_NT], em_cplx E[3],
+                         em_cplx J[3][3], em_cplx Hs[3][3][3]) {
+  const est_fit *F = P->F;
+  /* rows 2k, 2k+1: Re, Im of component k; columns: est_poly_terms' */
+  double acc[6][EST_NT] = {{0}};
+  for (int m = 0; m < F->n; m++) {
+    double cv[6];
+    for (int k = 0; k < 3; k++) cv[2 * k] = creal(P->c[k][m]), cv[2 * k + 1] = cimag(P->c[k][m]);
+    const double *t = b[m];
+    for (int r = 0; r < 6; r++)
+      for (int u = 0; u < EST_NT; u++) acc[r][u] += cv[r] * t[u];
+  }
+  static const int ab[3][3] = {{4, 5, 6}, {5, 7, 8}, {6, 8, 9}};
   const double(*g)[3] = P->g;
   for (int k = 0; k < 3; k++) {
-    E[k] = v[k];
+    const double *re = acc[2 * k], *im = acc[2 * k + 1];
+    E[k] = CMPLX(re[0], im[0]);
     if (J)
-      for (int j = 0; j < 3; j++)
-        J[k][j] = d1[k][0] * g[0][j] + d1[k][1] * g[1][j] + d1[k][2] * g[2][j];
-    if (!Hs) continue;
-    for (int a = 0; a < 3; a++)
-      for (int b = 0; b < a; b++) d2[k][a][b] = d2[k][b][a];
-    for (int j = 0; j < 3; j++)
-      for (int l = 0; l < 3; l++) {
-        em_cplx s = 0;
-        for (int a = 0; a < 3; a++)
-          for (int b = 0; b < 3; b++) s += d2[k][a][b] * g[a][j] * g[b][l];
-        Hs[k][j][l] = s;
+      for (int j = 0; j < 3; j++) {
+        double sr = re[1] * g[0][j] + re[2] * g[1][j] + re[3] * g[2][j];
+        double si = im[1] * g[0][j] + im[2] * g[1][j] + im[3] * g[2][j];
+        J[k][j] = CMPLX(sr, si);
       }
+    if (!Hs) continue;
+    for (int j = 0; j < 3; j++) {
+      if (j == k) continue; /* d2E_k/dx_k dx_l: not read (estimate.c) */
+      for (int l = 0; l < 3; l++) {
+        double sr = 0, si = 0;
+        for (int a = 0; a < 3; a++)
+          for (int b2 = 0; b2 < 3; b2++) {
+            double w = g[a][j], w2 = g[b2][l];
+            sr += re[ab[a][b2]] * w * w2;
+            si += im[ab[a][b2]] * w * w2;
+          }
+        Hs[k][j][l] = CMPLX(sr, si);
+      }
+    }
   }
+}
+
+void est_poly_eval(const est_poly *P, const double lam[4], em_cplx E[3], em_cplx J[3][3],
+                   em_cplx Hs[3][3][3]) {
+  double b[EST_NM][EST_NT];
+  est_poly_terms(P->F, lam, b);
+  est_poly_eval_terms(P, (const double(*)[EST_NT])b, E, J, Hs);
 }

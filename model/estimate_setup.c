@@ -53,6 +53,7 @@ em_err em_setup_estimate_ports(const em_mesh *m, const em_dofmap *d, const em_se
   em_problem prob = {.k0 = k0,
                      .material = em_media_material,
                      .material_ctx = &media,
+                     .material_flat = em_media_flat,
                      .tet_vary = vary,
                      .n_robin = n_rb,
                      .robin = rb,

@@ -62,19 +62,14 @@ em_err em_fsys_create(const em_fsys_desc *d, em_fsys **out) {
   EM_CHECK(d->mesh && d->dofs && d->setup && d->solve, EM_ERR_ARG,
            "problem object without a mesh, unknowns, setup or solver options");
   const em_setup *su = d->setup;
-  EM_CHECK(su->n_port >= 0 && su->n_port <= 16, EM_ERR_ARG, "%d ports (at most 16)", su->n_port);
+  EM_CHECK(su->n_port >= 0 && su->n_port <= EM_MAX_PORTS, EM_ERR_ARG, "%d ports (at most %d)",
+           su->n_port, EM_MAX_PORTS);
   EM_CHECK(!(d->excite & ~em_excite_all(su->n_port)), EM_ERR_ARG,
            "excited ports 0x%x beyond the case's %d", (unsigned)d->excite, su->n_port);
   em_fsys *s = NULL;
   em_err err = EM_OK;
   EM_TRY(em_calloc(&s, 1, sizeof *s, "frequency system"));
   s->d = *d;
-  /* EMSOLVE_SWEEPFAST=0 (scripts/device-sweepfast.sh's A/B): the operator
-     refilled block by block as before the value map; read once */
-  const char *ab = getenv("EMSOLVE_SWEEPFAST");
-  s->refill_blocks = ab && !strcmp(ab, "0");
-  const char *ab2 = getenv("EMSOLVE_SWEEP2"); /* 0: as before sweep2 (A/B), read once */
-  s->old_sweep = ab2 && !strcmp(ab2, "0");
   const em_mesh *m = d->mesh;
   if (su->has_pml) {
     EM_TRY_GOTO(err, em_calloc(&s->vary, (size_t)m->n_tet, 1, "PML tets"), fail);
@@ -290,9 +285,8 @@ done:
 }
 
 int em_ahead_threads(const em_solve_opts *o, int threads) {
-  const char *ab = getenv("EMSOLVE_SWEEP2");
   int t = threads < 1 ? 1 : threads;
-  if ((ab && !strcmp(ab, "0")) || !o || o->ahead_threads == 0) return t;
+  if (!o || o->ahead_threads == 0) return t;
   if (o->ahead_threads > 0) return o->ahead_threads;
   return t / 2 > 1 ? t / 2 : 1;
 }
@@ -300,15 +294,13 @@ int em_ahead_threads(const em_solve_opts *o, int threads) {
 /* The CSR's values page-locked for the GPU operator's refills (once, at
  * the first: a sweep's), so that em_blockop_refill_values uploads them
  * directly, without the copy through its pinned staging (~0.06 s a
- * frequency at 35M entries); refused: the staging as before.  Not with
- * EMSOLVE_SWEEP2=0 (A/B).  Unpinned before the CSR goes (acsr_free).  The
+ * frequency at 35M entries); refused: the staging as before.  Unpinned
+ * before the CSR goes (acsr_free).  The
  * thread building the first operator beside the factorization pins them
  * first where it runs (fsys_opbeside.c: s->pinned set when it is joined). */
 static void acsr_pin(em_fsys *s) {
 #ifdef EM_HAVE_CUDA
-  if (s->pinned || s->d.backend != EM_BACKEND_CUDA || s->refill_blocks || s->old_sweep ||
-      !s->Acsr || !s->Acsr->nnz)
-    return;
+  if (s->pinned || s->d.backend != EM_BACKEND_CUDA || !s->Acsr || !s->Acsr->nnz) return;
   s->pinned = em_host_pin(s->Acsr->val, (size_t)s->Acsr->nnz * sizeof *s->Acsr->val) ? 1 : -1;
 #else
   (void)s;
@@ -388,12 +380,9 @@ static em_err operator_refill(em_fsys *s, em_system *sys, const em_blockop_opts 
   int keep = s->d.keep_matrix;
   EM_TRY(em_blockmat_permute_csr_values(A, s->perm, !keep, s->Acsr, s->src));
   if (!keep) em_blockmat_destroy(&sys->A);
-  /* the values through the map kept from the first refill; the block-copy
-     refill only for an A/B comparison (s->refill_blocks): the same bits
-     either way */
+  /* the values through the map kept from the first refill */
   acsr_pin(s);
-  em_err err = s->refill_blocks ? em_blockop_refill_csr(s->op, s->Acsr)
-                                : em_blockop_refill_values(s->op, s->Acsr);
+  em_err err = em_blockop_refill_values(s->op, s->Acsr);
   if (!err) return EM_OK;
   em_log_warn(log, "%s; the operator is built anew", em_error_message());
   em_error_clear();
@@ -449,7 +438,8 @@ static em_err solve_body(em_fsys *s, double f, const em_log *log, em_fsys_stats 
   EM_TRY(em_calloc(&fp, 1, sizeof *fp, "frequency problem"));
   err = em_fsys_problem(s, k0, 0, fp);
   int ns = fp->prob.n_rhs; /* solves: one per port, or the plane wave */
-  if (!err && (ns < 1 || ns > 16)) err = EM_RAISE(EM_ERR_INPUT, "%d excitations (1..16)", ns);
+  if (!err && (ns < 1 || ns > EM_MAX_PORTS))
+    err = EM_RAISE(EM_ERR_INPUT, "%d excitations (1..%d)", ns, EM_MAX_PORTS);
   if (err) {
     em_free(&fp);
     return err;

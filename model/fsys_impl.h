@@ -12,7 +12,7 @@
  * the em_problem pointing at them (and, for an assembly ahead of its
  * frequency, the copies of the ports it sets, the setup's left alone). */
 typedef struct fsys_prob {
-  em_port port[16];
+  em_port port[EM_MAX_PORTS];
   em_robin rb[FSYS_MAX_ROBIN];
   em_media media;
   em_problem prob;
@@ -22,8 +22,6 @@ typedef struct em_fsys_next em_fsys_next; /* fsys_next.c */
 struct em_fsys {
   em_fsys_desc d;
   double next_f;                /* the frequency the caller says comes next (0: none) */
-  int refill_blocks;            /* EMSOLVE_SWEEPFAST=0: the block-copy refill (A/B) */
-  int old_sweep;                /* EMSOLVE_SWEEP2=0: as before sweep2 (A/B) */
   int pinned;                   /* Acsr's values page-locked: 1, refused: -1, 0 not tried */
   em_fsys_next *next;           /* its assembly, under way or done (NULL: none) */
   uint8_t *vary;                /* [n_tet] PML tets: the material varies inside */

@@ -21,7 +21,6 @@
  * stage carries its own duration into the run's table, its line marked
  * "(overlapped)".  EMSOLVE_OPBESIDE=0 keeps the build in order (the A/B
  * of scripts/device-onerun.sh). */
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,35 +31,27 @@
 #include "fsys_impl.h"
 
 struct em_fsys_opb {
-  pthread_t th;
+  em_beside *bs;   /* the thread (core/beside.c) */
   const em_csr *A; /* s->Acsr, read only while the thread runs */
   int nb;
   int32_t offset[EM_MAX_ORDER + 1];
   em_blockop_opts bop;
-  int threads; /* the thread's OpenMP team */
-  em_log log;  /* the detail log, on the thread's own stage table */
-  em_stages st;
+  int threads;        /* the thread's OpenMP team */
   const char *beside; /* "the factorization" or "pmg's set-up", for the lines */
   int vmap;           /* a sweep's refills follow: the operator's value map made too */
   double t_vmap;      /* its seconds (0: not made) */
   int pinned;         /* with the map: A's values page-locked (em_host_pin) for the refills'
                          uploads, 1 done, -1 refused */
   em_blockop *op;     /* what it made */
-  em_err err;
-  char msg[256];
 };
 
-static void *opb_main(void *arg) {
+/* The thread (log: its own): the operator, and with vmap its value map. */
+static em_err opb_main(void *arg, const em_log *log) {
   em_fsys_opb *h = arg;
-#ifdef _OPENMP
-  omp_set_num_threads(h->threads);
-#endif
-  em_stage_begin(&h->log, EM_STAGE_OPERATOR);
+  em_stage_begin(log, EM_STAGE_OPERATOR);
   em_err err = em_blockop_create_csr(h->A, h->nb, h->offset, &h->bop, &h->op);
-  em_stage_end(&h->log, EM_STAGE_OPERATOR, "formats built and uploaded beside %s", h->beside);
+  em_stage_end(log, EM_STAGE_OPERATOR, "formats built and uploaded beside %s", h->beside);
   if (err) {
-    snprintf(h->msg, sizeof h->msg, "%s", em_error_message());
-    em_error_clear();
     em_blockop_destroy(&h->op);
   } else if (h->vmap) { /* the first refill then only writes values (issue 24: its map took
                            1.4 s of the default order-3 DRA sweep's second frequency); a
@@ -74,8 +65,7 @@ static void *opb_main(void *arg) {
     h->pinned = em_host_pin(h->A->val, (size_t)h->A->nnz * sizeof *h->A->val) ? 1 : -1;
 #endif
   }
-  h->err = err;
-  return NULL;
+  return err;
 }
 
 /* Device bytes the operator of A will take: ~20 an entry measured
@@ -93,8 +83,8 @@ void em_fsys_opb_start(em_fsys *s, const em_direct *F, int pmg, const em_blockop
     return;
   const em_csr *A = s->Acsr;
   /* a sweep (the next frequency under way, the value maps kept): the value
-     map too, 4 bytes an entry on the GPU (not with EMSOLVE_SWEEP2=0) */
-  int vmap = s->next && s->src && !s->refill_blocks && !s->old_sweep;
+     map too, 4 bytes an entry on the GPU */
+  int vmap = s->next && s->src;
   double need = F ? em_direct_device_need(F, A->nnz) : 0,
          opb = op_device_bytes(A) + (vmap ? 4.0 * (double)A->nnz : 0);
   double free_b = (double)em_device_mem_free(), gib = 1024.0 * 1024.0 * 1024.0;
@@ -133,10 +123,8 @@ void em_fsys_opb_start(em_fsys *s, const em_direct *F, int pmg, const em_blockop
 #else
   h->threads = 1;
 #endif
-  if (log) h->log = *log;
-  em_stages_init_background(&h->st, log ? log->stages : NULL);
-  h->log.stages = log && log->stages ? &h->st : NULL;
-  if (pthread_create(&h->th, NULL, opb_main, h)) {
+  h->bs = em_beside_start(opb_main, h, h->threads, log);
+  if (!h->bs) {
     em_free(&h);
     return;
   }
@@ -157,11 +145,11 @@ em_blockop *em_fsys_opb_take(em_fsys *s, const em_log *log) {
   em_fsys_opb *h = s->opb;
   if (!h) return NULL;
   s->opb = NULL;
-  double tw = em_wtime();
-  pthread_join(h->th, NULL);
-  em_stages_join(log, &h->st, tw);
-  if (tw < em_wtime() - 0.05)
-    em_log_verbose(log, "operator: waited %.2f s for the thread building it", em_wtime() - tw);
+  double waited;
+  char msg[256] = "";
+  em_err err = em_beside_join(&h->bs, log, &waited, msg, sizeof msg);
+  if (waited > 0.05)
+    em_log_verbose(log, "operator: waited %.2f s for the thread building it", waited);
   em_blockop *op = h->op;
   if (h->pinned) s->pinned = h->pinned; /* unpinned with the matrix (fsys.c) */
   if (h->t_vmap > 0)
@@ -169,9 +157,9 @@ em_blockop *em_fsys_opb_take(em_fsys *s, const em_log *log) {
                    "operator: its value map for the sweep's refills made beside the "
                    "factorization too (%.2f s)",
                    h->t_vmap);
-  if (h->err)
+  if (err)
     em_log_verbose(log, "operator: the thread beside the factorization failed (%s); built in order",
-                   h->msg);
+                   msg);
   em_free(&h);
   return op;
 }
@@ -180,7 +168,7 @@ void em_fsys_opb_free(em_fsys *s) {
   em_fsys_opb *h = s->opb;
   if (!h) return;
   s->opb = NULL;
-  pthread_join(h->th, NULL);            /* an error path: the thread's table is dropped */
+  em_beside_drop(&h->bs);               /* an error path: the thread's table is dropped */
   if (h->pinned) s->pinned = h->pinned; /* unpinned with the matrix (fsys.c) */
   em_blockop_destroy(&h->op);
   em_free(&h);

@@ -17,7 +17,6 @@
  * any error is the one the sequential run gives.  The thread's stages
  * (ordering, symbolic) carry their own durations into the run's table,
  * their lines marked "(overlapped)" (em_stages_join). */
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,17 +36,13 @@ static int tm_now(void) {
 }
 
 struct em_fsys_ahead {
-  pthread_t th;
+  em_beside *bs;            /* the thread (core/beside.c) */
   const em_assembler *asm_; /* read only by both threads (its pattern) */
   em_blockop_opts bop;      /* the operator's options: its row order */
   em_pc_opts pco;           /* the preconditioner's: the analysis' options */
   int threads;              /* the analysis thread's OpenMP threads */
   int main_threads;         /* this thread's before the overlap (0: unchanged) */
-  em_log log;               /* the detail log, on the thread's own stage table */
-  em_stages st;
   /* what the thread made */
-  em_err err;
-  char msg[256];
   int32_t n;
   int32_t *perm;
   uint64_t apat[EM_MAX_ORDER][EM_MAX_ORDER];
@@ -55,16 +50,13 @@ struct em_fsys_ahead {
 };
 
 /* The thread: the pattern, its row order and hashes, the permuted
- * pattern as one CSR, the analysis.  Errors stay here (h->err, h->msg). */
-static void *ahead_main(void *arg) {
+ * pattern as one CSR, the analysis (log: the thread's). */
+static em_err ahead_main(void *arg, const em_log *log) {
   em_fsys_ahead *h = arg;
-#ifdef _OPENMP
-  omp_set_num_threads(h->threads);
-#endif
   em_blockmat *B = NULL;
   em_csr *P = NULL;
   em_err err = EM_OK;
-  em_stage_begin(&h->log, EM_STAGE_ORDERING);
+  em_stage_begin(log, EM_STAGE_ORDERING);
   err = em_assembler_pattern(h->asm_, &B);
   if (!err) { /* B and its permuted copy (~20 bytes an entry each) beside
                  the assembly: within the budget, or the analysis in order */
@@ -86,15 +78,10 @@ static void *ahead_main(void *arg) {
     for (int j = 0; j < B->nb; j++) h->apat[i][j] = em_spmat_pattern_hash(B->blk[i][j]);
   if (!err) err = em_blockmat_permute_csr(B, h->perm, 1, &P, NULL);
   em_blockmat_destroy(&B);
-  em_stage_end(&h->log, EM_STAGE_ORDERING, "the pattern in the operator's row order");
-  if (!err) err = em_pc_direct_analyse(P, &h->pco, &h->log, &h->F);
+  em_stage_end(log, EM_STAGE_ORDERING, "the pattern in the operator's row order");
+  if (!err) err = em_pc_direct_analyse(P, &h->pco, log, &h->F);
   em_csr_destroy(&P);
-  if (err) {
-    snprintf(h->msg, sizeof h->msg, "%s", em_error_message());
-    em_error_clear();
-  }
-  h->err = err;
-  return NULL;
+  return err;
 }
 
 em_err em_fsys_ahead_start(em_fsys *s, const em_log *log) {
@@ -132,10 +119,8 @@ em_err em_fsys_ahead_start(em_fsys *s, const em_log *log) {
     }
   }
 #endif
-  if (log) h->log = *log;
-  em_stages_init_background(&h->st, log ? log->stages : NULL);
-  h->log.stages = log && log->stages ? &h->st : NULL;
-  if (pthread_create(&h->th, NULL, ahead_main, h)) { /* no thread: in order, as before */
+  h->bs = em_beside_start(ahead_main, h, h->threads, log);
+  if (!h->bs) { /* no thread: in order, as before */
     em_log_verbose(log, "overlap: no thread for the analysis; it runs in order");
 #ifdef _OPENMP
     if (h->main_threads) omp_set_num_threads(h->main_threads);
@@ -160,16 +145,6 @@ void em_fsys_ahead_assembled(em_fsys *s) {
   h->main_threads = 0;
 }
 
-/* The thread joined, its stages into the run's table (the wait taken off
- * the stage open here). */
-static void ahead_join(em_fsys_ahead *h, const em_log *log) {
-  double tw = em_wtime();
-  pthread_join(h->th, NULL);
-  em_stages_join(log, &h->st, tw);
-  if (tw < em_wtime() - 0.05)
-    em_log_verbose(log, "overlap: waited %.2f s for the analysis", em_wtime() - tw);
-}
-
 static void ahead_free(em_fsys_ahead **hp) {
 #ifdef _OPENMP
   if ((*hp)->main_threads) omp_set_num_threads((*hp)->main_threads);
@@ -185,10 +160,15 @@ void em_fsys_ahead_take(em_fsys *s, const em_log *log, em_direct **F) {
   em_fsys_ahead *h = s->ahead;
   if (!h) return;
   s->ahead = NULL;
-  ahead_join(h, log);
+  /* the thread joined, its stages into the run's table (the wait taken
+     off the stage open here); its error's message kept for the line */
+  double waited;
+  char msg[256] = "";
+  em_err err = em_beside_join(&h->bs, log, &waited, msg, sizeof msg);
+  if (waited > 0.05) em_log_verbose(log, "overlap: waited %.2f s for the analysis", waited);
   const char *why = NULL;
-  if (h->err)
-    why = h->msg;
+  if (err)
+    why = msg;
   else if (h->n != s->offset[s->nb] || memcmp(h->perm, s->perm, (size_t)h->n * sizeof *h->perm))
     why = "the row order differs from the first frequency's";
   else if (memcmp(h->apat, s->apat, sizeof h->apat))
@@ -204,7 +184,7 @@ void em_fsys_ahead_take(em_fsys *s, const em_log *log, em_direct **F) {
 
 void em_fsys_ahead_free(em_fsys *s) {
   if (!s->ahead) return;
-  em_fsys_ahead_assembled(s);       /* this thread's team as it was */
-  pthread_join(s->ahead->th, NULL); /* an error path: the thread's table is dropped */
+  em_fsys_ahead_assembled(s);    /* this thread's team as it was */
+  em_beside_drop(&s->ahead->bs); /* an error path: the thread's table is dropped */
   ahead_free(&s->ahead);
 }

@@ -44,6 +44,14 @@ typedef struct em_vtk_opts {
      (with tet_h), H[3 k + c]: the same values E and H would give point by
      point, the tet's work shared by its points (and H's E by both) */
   int tet_h; /* with tet: H, "H_*" and "S" written too */
+  const double *(*error_late)(void *ctx);
+  void *error_ctx;
+  /* error_late: NULL, or in place of error, called once on the writer's
+     thread after the sampling and the mesh's arrays, just before the cell
+     data "error" (an indicator made beside the writer: post/fields_est.c);
+     it returns the array (NULL: not written), checked as error is.  It is
+     not called when the writer stops before (its caller then finishes
+     what it started) */
 } em_vtk_opts;
 
 /* The field to write, sampled at barycentric point lam of tet t. */

@@ -12,6 +12,9 @@
  * metal. */
 #include <math.h>
 #include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 #include "run_impl.h"
 
@@ -155,6 +158,31 @@ static em_err metal_faces(const em_model *md, int32_t **face, int32_t **tag, int
   return EM_OK;
 }
 
+/* The fields file's error indicator, when the writer needs it: the
+ * estimate thread joined (or the estimate made here), then the caller's
+ * threads back to the team the estimate had shared (fields_est.c). */
+typedef struct late {
+  const em_model *md;
+  const em_log *log;
+  double f;
+  const em_cplx *x, *fixed;
+  em_post_est **est;
+  int threads; /* the caller's team once the estimate is done */
+  double *eta; /* what it gave */
+} late;
+
+static const double *late_eta(void *ctx) {
+  late *l = ctx;
+  em_stage_begin(l->log, EM_STAGE_POST); /* the estimate is post-processing, not writing */
+  if (!l->md->mesh->edge_mid)
+    l->eta = em_post_est_take(l->est, l->md, l->log, l->f, l->x, l->fixed);
+  em_stage_end(l->log, EM_STAGE_POST, "error estimate");
+#ifdef _OPENMP
+  omp_set_num_threads(l->threads);
+#endif
+  return l->eta;
+}
+
 /* The path of output name, recorded as written. */
 static em_err out_file(em_outdir *out, const char *name, char *path, size_t n) {
   EM_TRY(em_outdir_path(out, name, path, n));
@@ -197,14 +225,25 @@ em_err em_post_fields(const em_model *md, em_freq_result *fr, em_outdir *out, co
                     .tet_h = cfg->h_field};
   vo.H = cfg->h_field ? sample_h : NULL;
   vo.order = md->dofs->uniform ? NULL : md->dofs->tet_order; /* order per region */
-  em_stage_begin(log, EM_STAGE_POST); /* the estimate is post-processing, not writing */
-  /* eta_T (fields_est.c): straight tets; made beside the far field when
-     em_post_frequency started it */
-  double *eta = md->mesh->edge_mid ? NULL : em_post_est_take(est, md, log, f, x, fixed);
-  em_stage_end(log, EM_STAGE_POST, "error estimate");
-  vo.error = eta;
+  /* eta_T (fields_est.c): straight tets; made beside the far field and
+     this file's sampling when em_post_frequency started it (taken when the
+     writer reaches it: late_eta), else here */
+  late lt = {.md = md, .log = log, .f = f, .x = x, .fixed = fixed, .est = est};
+#ifdef _OPENMP
+  lt.threads = omp_get_max_threads();
+  if (est && *est) (void)em_post_est_share(*est, &lt.threads); /* the team before the split */
+#endif
+  if (est && *est && !em_post_est_done(*est)) { /* still at work: taken when needed */
+    vo.error_late = late_eta, vo.error_ctx = &lt;
+  } else { /* in order, or made already: taken now, every thread back */
+    late_eta(&lt);
+    vo.error = lt.eta;
+  }
   em_err werr = em_vtk_write(path, md->mesh, sample_e, &fc, &vo);
-  em_free(&eta);
+  /* a writer that stopped before the indicator leaves the thread to
+     em_post_frequency's join (its message kept; that file is not written) */
+  em_free(&lt.eta);
+  vo.error_late = NULL; /* the surface's and the plane's files have none */
   if (werr == EM_ERR_NUMERIC && !fr->converged) { /* a field that is not a number: flagged */
     em_log_warn(log, "f = %.6g GHz: no %s (not converged: %s)", f * 1e-9, name, em_error_message());
     em_error_clear();

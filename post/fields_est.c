@@ -6,18 +6,21 @@
  * The thread computes exactly what the in-order call does (the same
  * function on the same inputs; each tet and face is its own work item and
  * the sum runs in tet order, so the bits do not depend on the thread or the
- * thread count), with an OpenMP team of the caller's threads but one.
+ * thread count), with an OpenMP team of most of the caller's threads: the
+ * caller keeps about a third (em_post_est_share) for the far field and the
+ * fields file's sampling, which run meanwhile; the fields file takes the
+ * indicator only when it writes it (em_vtk_opts.error_late), and the
+ * caller gets its threads back then.
  * It reads the mesh, the unknowns, the media and the solution, which
  * nothing writes while it runs; the ports it sets to the frequency are
  * copies of the setup's (the main thread reads the originals meanwhile).
  * Only without a plane wave (whose source state the estimate prepares
  * again: in order, as before) and on straight tets (the estimate's
- * domain); Solver/overlap 0 or EMSOLVE_ONERUN=0 (the A/B of
- * scripts/device-onerun.sh): never.
+ * domain); Solver/overlap 0: never.
  * Its stage (post) carries its own time into the run's table, its line
  * marked "(overlapped)"; the wait for it is taken off the caller's. */
 #include <math.h>
-#include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #ifdef _OPENMP
@@ -39,40 +42,33 @@ static em_err estimate(const em_model *m, const em_setup *s, double f, const em_
 }
 
 struct em_post_est {
-  pthread_t th;
+  em_beside *bs; /* the thread (core/beside.c) */
   const em_model *m;
   double f;
   const em_cplx *x, *fixed;
   em_setup setup; /* the model's, with ports of its own */
   em_port port[EM_MAX_PORTS];
-  int threads; /* its OpenMP threads */
-  em_log log;  /* the caller's, on the thread's own stage table */
-  em_stages st;
-  double *eta; /* what the thread made */
+  int threads;     /* its OpenMP threads */
+  int share;       /* the caller's meanwhile (em_post_est_share) */
+  int all;         /* the caller's before */
+  atomic_int done; /* the thread's work is over (em_post_est_done) */
+  double *eta;     /* what the thread made */
   em_estimate_info info;
-  em_err err;
-  char msg[256];
 };
 
-static void *est_main(void *arg) {
+/* The thread (log: its own). */
+static em_err est_main(void *arg, const em_log *log) {
   em_post_est *h = arg;
-#ifdef _OPENMP
-  omp_set_num_threads(h->threads);
-#endif
-  em_stage_begin(&h->log, EM_STAGE_POST);
-  h->err = estimate(h->m, &h->setup, h->f, h->x, h->fixed, &h->eta, &h->info);
-  em_stage_end(&h->log, EM_STAGE_POST, "error estimate");
-  if (h->err) {
-    snprintf(h->msg, sizeof h->msg, "%s", em_error_message());
-    em_error_clear();
-  }
-  return NULL;
+  em_stage_begin(log, EM_STAGE_POST);
+  em_err err = estimate(h->m, &h->setup, h->f, h->x, h->fixed, &h->eta, &h->info);
+  em_stage_end(log, EM_STAGE_POST, "error estimate");
+  atomic_store(&h->done, 1);
+  return err;
 }
 
 em_post_est *em_post_est_start(const em_model *m, const em_log *log, double f, const em_cplx *x,
                                const em_cplx *fixed) {
-  const char *ab = getenv("EMSOLVE_ONERUN");
-  if ((ab && !strcmp(ab, "0")) || !m->cfg.solve.overlap || m->ff.planewave || m->mesh->edge_mid ||
+  if (!m->cfg.solve.overlap || m->ff.planewave || m->mesh->edge_mid ||
       m->setup.n_port > EM_MAX_PORTS)
     return NULL;
   em_post_est *h = NULL;
@@ -85,24 +81,38 @@ em_post_est *em_post_est_start(const em_model *m, const em_log *log, double f, c
   if (m->setup.n_port) memcpy(h->port, m->setup.port, (size_t)m->setup.n_port * sizeof *h->port);
   h->setup.port = h->port;
 #ifdef _OPENMP
-  /* one core left to this thread's far field (mostly serial) */
-  h->threads = omp_get_max_threads();
-  if (h->threads >= 4) h->threads--;
+  /* the cores split between the two teams by their work (measured on the
+     CPU, extrapolated to 1.4M unknowns at order 3: the far field ~1.5
+     core-s and the fields file's sampling ~0.6 beside the estimate's ~5):
+     a third to the caller, the rest to the estimate, one each on two
+     cores (on one, both share it); EMSOLVE_POST_SHARE=n gives the caller
+     n (the device's A/B: scripts/device-postspeed.sh) */
+  int all = h->all = omp_get_max_threads();
+  h->share = (all + 1) / 3 < 1 ? 1 : (all + 1) / 3;
+  const char *sh = getenv("EMSOLVE_POST_SHARE");
+  if (sh && atoi(sh) > 0) h->share = atoi(sh) < all ? atoi(sh) : all;
+  h->threads = all - h->share > 0 ? all - h->share : 1;
+#else
+  h->share = h->threads = h->all = 1;
 #endif
-  if (log) h->log = *log;
-  em_stages_init_background(&h->st, log ? log->stages : NULL);
-  h->log.stages = log && log->stages ? &h->st : NULL;
-  if (pthread_create(&h->th, NULL, est_main, h)) {
-    em_free(&h);
-    return NULL;
-  }
+  h->bs = em_beside_start(est_main, h, h->threads, log);
+  if (!h->bs) em_free(&h); /* in order, as before */
   return h;
+}
+
+int em_post_est_share(const em_post_est *h, int *all) {
+  if (all) *all = h->all;
+  return h->share;
+}
+
+int em_post_est_done(const em_post_est *h) {
+  return atomic_load(&((em_post_est *)h)->done);
 }
 
 void em_post_est_free(em_post_est **hp) {
   em_post_est *h = *hp;
   if (!h) return;
-  pthread_join(h->th, NULL); /* an error path: its stage is dropped */
+  em_beside_drop(&h->bs); /* an error path: its stage is dropped */
   em_free(&h->eta);
   em_free(hp);
 }
@@ -114,13 +124,9 @@ double *em_post_est_take(em_post_est **hp, const em_model *m, const em_log *log,
   em_err err;
   em_post_est *h = hp ? *hp : NULL;
   if (h) { /* the thread's, its stage joined into the run's table */
-    double tw = em_wtime();
-    pthread_join(h->th, NULL);
-    em_stages_join(log, &h->st, tw);
-    err = h->err;
+    err = em_beside_join(&h->bs, log, NULL, NULL, 0); /* its error raised here */
     eta = h->eta, h->eta = NULL;
     info = h->info;
-    if (err) (void)EM_RAISE(err, "%s", h->msg); /* the thread's message, here */
     em_free(hp);
   } else {
     err = estimate(m, &m->setup, f, x, fixed, &eta, &info);

@@ -5,6 +5,9 @@
  * uses alone (measurements, S from them). */
 #include <math.h>
 #include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 #include "run_impl.h"
 
@@ -86,6 +89,9 @@ em_err em_post_frequency(const em_model *m, em_results *res, em_outdir *out, con
   int np = m->ff.planewave ? 0 : m->setup.n_port; /* a plane wave's ports: its loads */
   em_cplx *meas = NULL;
   em_post_est *est = NULL;
+#ifdef _OPENMP
+  int t_all = omp_get_max_threads(); /* the caller's, restored at the end */
+#endif
   EM_TRY(ports_at(m, k0));
   double t0 = em_wtime();
   em_stage_begin(log, EM_STAGE_POST); /* with the far field and the files as stages inside */
@@ -94,8 +100,12 @@ em_err em_post_frequency(const em_model *m, em_results *res, em_outdir *out, con
   if (m->ff.planewave && m->setup.n_port) /* what the loads receive: received.c */
     EM_TRY_GOTO(err, em_post_received(m, res, out, log, fi, k0, x, fixed), done);
   EM_TRY_GOTO(err, row(m, res, log, fi, meas), done);
-  /* the fields file's error estimate beside the far field (fields_est.c) */
+  /* the fields file's error estimate beside the far field and the fields
+     file's sampling, on most of the cores (fields_est.c) */
   if (writes_fields(cfg, fi)) est = em_post_est_start(m, log, f, x, fixed);
+#ifdef _OPENMP
+  if (est) omp_set_num_threads(em_post_est_share(est, NULL)); /* back in em_post_fields, below */
+#endif
   em_stage_begin(log, EM_STAGE_FARFIELD);
   err = em_post_ff_frequency(m, res, out, log, fi, k0, x, fixed, np ? meas : NULL);
   em_stage_end(log, EM_STAGE_FARFIELD, NULL);
@@ -106,6 +116,9 @@ em_err em_post_frequency(const em_model *m, em_results *res, em_outdir *out, con
     em_stage_end(log, EM_STAGE_WRITING, "%s", fr->fields);
     EM_TRY_GOTO(err, err, done);
   }
+#ifdef _OPENMP
+  omp_set_num_threads(t_all);
+#endif
   fr->p_metal = fr->p_lumped = NAN; /* the power the surface boundaries take (model/) */
   for (int i = 0; i < m->setup.n_surface; i++) {
     double p = 0;
@@ -125,6 +138,9 @@ em_err em_post_frequency(const em_model *m, em_results *res, em_outdir *out, con
 done:
   em_stage_end(log, EM_STAGE_POST, err ? NULL : "port quantities, fields");
   em_post_est_free(&est); /* an error before the fields file: joined */
+#ifdef _OPENMP
+  omp_set_num_threads(t_all);
+#endif
   em_free(&meas);
   return err;
 }

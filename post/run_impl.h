@@ -51,6 +51,14 @@ em_post_est *em_post_est_start(const em_model *m, const em_log *log, double f, c
 double *em_post_est_take(em_post_est **est, const em_model *m, const em_log *log, double f,
                          const em_cplx *x, const em_cplx *fixed);
 void em_post_est_free(em_post_est **est);
+/* The OpenMP threads the caller keeps while the thread runs (the far field
+ * and the fields file's sampling): the rest are the estimate's, so that
+ * the two teams share the cores instead of contending for them (issue 24);
+ * the results do not depend on either count.  *all (may be NULL): the
+ * caller's team when the thread started. */
+int em_post_est_share(const em_post_est *est, int *all);
+/* 1 once the thread's work is over (its join then does not wait). */
+int em_post_est_done(const em_post_est *est);
 
 /* received.c: a plane wave on a case with ports (matched loads): what each
  * load receives (the total field: the scattered solution plus the incident

@@ -46,6 +46,15 @@ static void make_title(char line[VTK_TITLE_CAP], const em_mesh *m, const char *t
   memcpy(line + k, "...", 4);
 }
 
+/* The error indicator, finite and within the reals written. */
+static em_err check_error(const char *path, const em_mesh *m, const em_vtk_opts *o,
+                          const double *error) {
+  for (int32_t t = 0; error && t < m->n_tet; t++)
+    EM_CHECK(isfinite(error[t]) && fabs(error[t]) <= (o->single ? FLT_MAX : DBL_MAX),
+             EM_ERR_NUMERIC, "VTK %s: the error indicator of tet %d is %g", path, t, error[t]);
+  return EM_OK;
+}
+
 /* Checks that need no file: arguments, group ids, and the counts of the
  * output against the 32-bit ints of the legacy format. */
 static em_err check_args(const char *path, const em_mesh *m, em_field_sampler E,
@@ -67,10 +76,7 @@ static em_err check_args(const char *path, const em_mesh *m, em_field_sampler E,
     EM_CHECK(m->tet_group[t] >= 0 && m->tet_group[t] < m->n_group, EM_ERR_ARG,
              "VTK %s: tet %d has group %d, outside 0..%d", path, t, m->tet_group[t],
              m->n_group - 1);
-  for (int32_t t = 0; o->error && t < m->n_tet; t++)
-    EM_CHECK(isfinite(o->error[t]) && fabs(o->error[t]) <= (o->single ? FLT_MAX : DBL_MAX),
-             EM_ERR_NUMERIC, "VTK %s: the error indicator of tet %d is %g", path, t, o->error[t]);
-  return EM_OK;
+  return check_error(path, m, o, o->error);
 }
 
 /* Every 256 tets of a pass: a cancel request (a signal) stops the writer. */
@@ -205,6 +211,7 @@ typedef struct arrays {
   const em_vtk_opts *o;
   const double *X;
   const em_cplx *F, *G; /* the field of the array written (F), H for S (G) */
+  const double *error;  /* o->error, or what o->error_late gave */
 } arrays;
 
 static void get_point(const void *ctx, int64_t i, double *v) {
@@ -244,7 +251,7 @@ static void get_order(const void *ctx, int64_t i, int32_t *v) {
 
 static void get_error(const void *ctx, int64_t i, double *v) {
   const arrays *a = ctx;
-  *v = a->o->error[i / a->L->n_sub];
+  *v = a->error[i / a->L->n_sub];
 }
 
 static void get_re(const void *ctx, int64_t i, double *v) {
@@ -356,7 +363,12 @@ em_err em_vtk_write(const char *path, const em_mesh *m, em_field_sampler E, void
         err,
         ints(&s, "SCALARS order int 1\nLOOKUP_TABLE default\n", n_cells, 1, get_order, &a, path),
         done);
-  if (o->error) { /* the error indicator of each parent tet */
+  a.error = o->error;
+  if (o->error_late) { /* made beside the sampling: here it is needed */
+    a.error = o->error_late(o->error_ctx);
+    EM_TRY_GOTO(err, check_error(path, m, o, a.error), done);
+  }
+  if (a.error) { /* the error indicator of each parent tet */
     snprintf(line, sizeof line, "SCALARS error %s 1\nLOOKUP_TABLE default\n", type);
     EM_TRY_GOTO(err, reals(&s, line, n_cells, 1, get_error, &a, path), done);
   }

@@ -4,7 +4,7 @@
 #   1. build (CUDA, with a python that has numpy / scipy) in /tmp/b-check4;
 #   2. every gpu-labelled test, 4 at a time (ctest -L gpu);
 #   3. issue 24's sweep: scripts/device-sweepfast.sh (the default 13-frequency
-#      order-3 DRA sweep: before / map / full, stage tables);
+#      order-3 DRA sweep: warm-up and default, stage table);
 #   4. issue 24's 1M run: scripts/device-overlap.sh (overlap 0 / 1 twice,
 #      stage tables, S11 bytes).
 # SKIP_TESTS=1, SKIP_SWEEP=1, SKIP_1M=1 leave a part out.  Logs in

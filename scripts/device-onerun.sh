@@ -9,12 +9,11 @@
 #      and its pinned ring);
 #   3. compute-sanitizer memcheck of model/test_fsys_gpu (the ring's
 #      uploads on small factors);
-#   4. the 1M order-3 DRA (issue 24's command): EMSOLVE_ONERUN=0 (every
-#      host change off: the cache built, the device opened after the mesh,
-#      the estimate in order, the scatter map with sel_src/sel_row and one
-#      pinned buffer), the default, the default again (run-to-run), and the
-#      overlapped analysis / assembly thread splits EMSOLVE_OVERLAP_THREADS
-#      = N:N/2 and 3N/4:N/4 (N the cores); stage tables, S11, key lines.
+#   4. the 1M order-3 DRA (issue 24's command): the default, the default
+#      again (run-to-run), and the overlapped analysis / assembly thread
+#      splits EMSOLVE_OVERLAP_THREADS = N:N/2 and 3N/4:N/4 (N the cores);
+#      stage tables, S11, key lines.  The "old" run (EMSOLVE_ONERUN=0,
+#      bench/results/2026-11-28-h200-4) went with that switch.
 # SKIP_TESTS, SKIP_SAN, SKIP_24, SKIP_SPLITS leave a part out.  Logs:
 # $OUT/onerun-logs.tgz.
 set -uo pipefail
@@ -66,10 +65,8 @@ if [ -z "${SKIP_24:-}" ]; then
   M1="$B/app/emsolve cases/dra.geo --device gpu --verbose -setnumber Solver/order 3
       -setnumber Mesh/elements_per_wavelength 13.3 -setnumber Mesh/frequency 5.8e9
       -setnumber Solver/frequency 5.8e9"
-  labs="old new new2"
-  step "issue 24: the 1M run, EMSOLVE_ONERUN=0 (old host path) and the default, twice"
-  # shellcheck disable=SC2086
-  run old EMSOLVE_ONERUN=0 EMSOLVE_OPBESIDE=0 $M1 --out "$L/old"
+  labs="new new2"
+  step "issue 24: the 1M run, the default, twice"
   # shellcheck disable=SC2086
   run new $M1 --out "$L/new"
   # shellcheck disable=SC2086

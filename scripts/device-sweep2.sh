@@ -10,14 +10,14 @@
 #      system (test_fsys_gpu, test_fsys_block_gpu), the outputs beside the
 #      next solve (test_sweep_post_gpu), test_overlap_gpu, test_dra_gpu;
 #      then compute-sanitizer memcheck of test_spmat_refill gpu (capped);
-#   3. the sweep: a warm-up (default), "old" (EMSOLVE_SWEEP2=0: outputs in
-#      turn, the assembly ahead on every thread, the refill through the
-#      pinned staging: as at 2026-11-28-h200-3's 18.5 s), "new" (the
-#      default), "new-all" (new with Solver/ahead_threads 0: the assembly
-#      ahead and the outputs on every thread), "new-4" (ahead_threads 4);
-#      walls, stage tables (stage_table.py), per-frequency refill, value
-#      check and far-field lines, and S11 old vs new (the GPU factor's last
-#      bits vary from run to run: agreement to ~1e-12 expected).
+#   3. the sweep: a warm-up (default), "new" (the default), "new-all"
+#      (new with Solver/ahead_threads 0: the assembly ahead and the outputs
+#      on every thread), "new-4" (ahead_threads 4); walls, stage tables
+#      (stage_table.py), per-frequency refill, value check and far-field
+#      lines, and S11 of each against the warm-up's (the GPU factor's last
+#      bits vary from run to run: agreement to ~1e-12 expected).  The "old"
+#      run (EMSOLVE_SWEEP2=0, bench/results/2026-11-28-h200-4) went with
+#      that switch.
 # SKIP_TESTS / SKIP_SAN leave steps out.  Logs: $OUT/sweep2-logs.tgz.
 set -uo pipefail
 OUT=${OUT:-out/device-sweep2}
@@ -67,16 +67,15 @@ run() { # LABEL then environment assignments and extra arguments
   echo "$lab: rc $rc wall $($PY -c "print(f'{$(date +%s.%N) - $t0:.1f}')") s" | tee -a "$L/walls.txt"
 }
 run warmup
-run old EMSOLVE_SWEEP2=0
 run new
 run new-all -setnumber Solver/ahead_threads 0
 run new-4 -setnumber Solver/ahead_threads 4
 args=()
-for lab in old new new-all new-4; do
+for lab in new new-all new-4; do
   [ -f "$L/$lab/summary.json" ] && args+=("$lab=$L/$lab:$L/$lab.log")
 done
 $PY scripts/stage_table.py "${args[@]}" | tee "$L/stages.txt"
-for lab in old new new-all; do
+for lab in new new-all; do
   echo "$lab operator per frequency (s):" $(grep -o "operator: [0-9.]* s, refilled" "$L/$lab.log" |
     awk '{printf "%s ", $2}')
   echo "$lab value checks per frequency (s):" $(grep -o "equilibrated in [0-9.]* s" "$L/$lab.log" |
@@ -93,10 +92,10 @@ def s11(lab):
     d = json.load(open(f"{L}/{lab}/summary.json"))
     return [complex(*f["ports"][0]["S_row"][0]) for f in d["frequencies"]]
 try:
-    a = s11("old")
+    a = s11("warmup")
     for lab in ("new", "new-all", "new-4"):
         b = s11(lab)
-        print(f"S11 {lab} vs old: {len(b)} frequencies, max |dS11| {max(abs(x - y) for x, y in zip(a, b)):.2e}")
+        print(f"S11 {lab} vs warmup: {len(b)} frequencies, max |dS11| {max(abs(x - y) for x, y in zip(a, b)):.2e}")
 except Exception as e:
     print("S11 comparison failed:", e)
 EOF

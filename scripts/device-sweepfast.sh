@@ -1,18 +1,15 @@
 #!/bin/bash
 # device-sweepfast.sh - issue 24's default 13-frequency order-3 DRA sweep
-# (`emsolve cases/dra.geo -setnumber Solver/order 3 --device gpu`), A/B/C on
-# one GPU from the repository root, through EMSOLVE_SWEEPFAST: "before"
-# (=0: the per-frequency operator refill of before, nine blocks copied out
-# of the CSR, hashed and uploaded one by one; no assembly ahead), "map"
-# (the kept value map, em_blockop_refill_values, alone) and "full" (the
-# default: the value map and the next frequency assembled on a second host
-# thread while the GPU refactors, model/fsys_next.c); a warm-up run of the
-# default first (GPU, page cache; not compared).  Prints the walls, the
-# stage tables side by side (stage_table.py), the per-frequency operator,
-# assembly and far-field lines, and whether the Touchstone files are the
-# same bytes;
+# (`emsolve cases/dra.geo -setnumber Solver/order 3 --device gpu`) on one
+# GPU from the repository root: a warm-up run (GPU, page cache; not
+# compared), then the default ("full": the kept value map and the next
+# frequency assembled on a second host thread while the GPU refactors,
+# model/fsys_next.c).  The A/B runs "before" and "map" (EMSOLVE_SWEEPFAST,
+# bench/results/2026-11-28-h200-3) went with that switch.  Prints the
+# walls, the stage table (stage_table.py), the per-frequency operator,
+# assembly and far-field lines and the first S11 rows;
 # plus test_spmat_refill_gpu (the value refill bit for bit as a fresh
-# build on the GPU).  Logs in $OUT/sweepfast-logs.tgz.  About 3 minutes
+# build on the GPU).  Logs in $OUT/sweepfast-logs.tgz.  About 2 minutes
 # with a build (BUILD: an existing build directory to reuse).
 set -uo pipefail
 OUT=${OUT:-out/device-sweepfast}
@@ -31,31 +28,20 @@ nvidia-smi --query-gpu=name --format=csv,noheader | head -1 | tee "$L/device.txt
 "$B/tests/formats/test_spmat_refill" gpu > "$L/test_spmat_refill_gpu.log" 2>&1
 echo "test_spmat_refill_gpu: rc $? ($(tail -1 "$L/test_spmat_refill_gpu.log"))"
 PY=$(command -v python3)
-run() { # LABEL EMSOLVE_SWEEPFAST
+run() { # LABEL
   local lab=$1 t0
   t0=$(date +%s.%N)
-  EMSOLVE_SWEEPFAST=$2 timeout 100 "$B/app/emsolve" cases/dra.geo -setnumber Solver/order 3 \
+  timeout 100 "$B/app/emsolve" cases/dra.geo -setnumber Solver/order 3 \
     --device gpu --verbose --out "$L/$lab" > "$L/$lab.out" 2> "$L/$lab.log"
   echo "$lab: rc $? wall $($PY -c "print(f'{$(date +%s.%N) - $t0:.1f}')") s"
 }
-run warmup full
-run before 0
-run map map
-run full full
-args=()
-for lab in before map full; do
-  [ -f "$L/$lab/summary.json" ] && args+=("$lab=$L/$lab:$L/$lab.log")
-done
-$PY scripts/stage_table.py "${args[@]}" | tee "$L/stages.txt"
-for lab in before map full; do
-  echo "$lab operator per frequency (s):" $(grep -o "operator: [0-9.]* s, refilled" "$L/$lab.log" |
-    awk '{printf "%s ", $2}')
-  echo "$lab assembly per frequency (s):" $(grep -o "assembly: order .*, [0-9.]* s (symbolic\|previous frequency factorized ([0-9.]* s)" "$L/$lab.log" |
-    grep -o "[0-9.]* s\( (symbolic\|)\)" | awk '{printf "%s ", $1}')
-  echo "$lab far field per frequency:" $(grep -o "power balance [0-9.]*; [0-9.]* s ([^)]*)" "$L/$lab.log" | head -3)
-done
-for lab in map full; do
-  cmp -s "$L/before/dra.s1p" "$L/$lab/dra.s1p" && echo "dra.s1p: the same bytes (before vs $lab)" ||
-    echo "dra.s1p: DIFFERENT (before vs $lab)"
-done
+run warmup
+run full
+[ -f "$L/full/summary.json" ] && $PY scripts/stage_table.py "full=$L/full:$L/full.log" | tee "$L/stages.txt"
+lab=full
+echo "$lab operator per frequency (s):" $(grep -o "operator: [0-9.]* s, refilled" "$L/$lab.log" |
+  awk '{printf "%s ", $2}')
+echo "$lab assembly per frequency (s):" $(grep -o "assembly: order .*, [0-9.]* s (symbolic\|previous frequency factorized ([0-9.]* s)" "$L/$lab.log" |
+  grep -o "[0-9.]* s\( (symbolic\|)\)" | awk '{printf "%s ", $1}')
+echo "$lab far field per frequency:" $(grep -o "power balance [0-9.]*; [0-9.]* s ([^)]*)" "$L/$lab.log" | head -3)
 grep -v "^[!#]" "$L/full/dra.s1p" | head -3

@@ -32,7 +32,8 @@ em_err em_sv_cuda_axpby(int32_t n, int single, double ar, double ai, const void 
 em_err em_sv_cuda_axpbypcz(int32_t n, int single, const double *abc, const void *x, const void *y,
                            void *z);
 /* result[j] (k double2 on the device) = x_j^H y_j or x_j^T y_j, through
- * partial (EM_SV_RED_BLOCKS * k double2 on the device) */
+ * partial (EM_SV_RED_BLOCKS * k double2 on the device): em_sv_cuda_cdots
+ * of one set (the same kernels) */
 em_err em_sv_cuda_dots(int32_t n, int single, int k, const void *const *x, const void *const *y,
                        const int *conj, void *partial, void *result);
 /* result[j k + i] (m k double2) = dot i of set j (x[j k + i], y[j k + i]),

@@ -343,8 +343,7 @@ static em_cplx entry(const em_csr *A, int32_t j, int32_t i) {
  * a_ji - a_ij is -(a_ij - a_ji) exactly, so when every upper entry finds a
  * mirror and the mirrors are all the lower entries (2 x matched =
  * off-diagonal entries: a symmetric pattern, the FEM's) their maximum is
- * the whole one, bit for bit, at half the lookups; else the full pass
- * (EMSOLVE_ONERUN=0: the full pass alone, scripts/device-onerun.sh). */
+ * the whole one, bit for bit, at half the lookups; else the full pass. */
 static int64_t mirror_of(const em_csr *A, const int32_t *mirror, int fill, int32_t i, int32_t j,
                          int64_t p) {
   int64_t q = -1;
@@ -359,11 +358,9 @@ static em_err asymmetry(const em_csr *A, int32_t *mirror, int fill, double *asym
                         int *pattern_symmetric) {
   double amax2 = 0;
   int64_t matched = 0, off = 0;
-  const char *ab = getenv("EMSOLVE_ONERUN");
-  int half = !(ab && !strcmp(ab, "0"));
 #pragma omp parallel for schedule(dynamic, 1024) reduction(max : amax2) \
-    reduction(+ : matched, off) if (half && A->nnz > 200000)
-  for (int32_t i = 0; i < (half ? A->n_rows : 0); i++)
+    reduction(+ : matched, off) if (A->nnz > 200000)
+  for (int32_t i = 0; i < A->n_rows; i++)
     for (int64_t p = A->rowptr[i]; p < A->rowptr[i + 1]; p++) {
       int32_t j = A->colind[p];
       if (j == i) {
@@ -385,7 +382,7 @@ static em_err asymmetry(const em_csr *A, int32_t *mirror, int fill, double *asym
       double a2 = creal(dv) * creal(dv) + cimag(dv) * cimag(dv);
       if (a2 > amax2) amax2 = a2;
     }
-  if (half && matched == off) {
+  if (matched == off) {
     *asym = sqrt(amax2);
     *pattern_symmetric = 1;
     return EM_OK;

@@ -208,7 +208,6 @@ void em_dgpu_destroy(em_dgpu **gp) {
   }
   em_dgp_destroy(g);
   if (g->cb_host) cudaFreeHost(g->cb_host);
-  if (g->vals_h) cudaFreeHost(g->vals_h);
   for (int i = 0; i < EM_DG_RING; i++) {
     if (g->ring[i]) cudaFreeHost(g->ring[i]);
     if (g->ring_ev[i]) cudaEventDestroy(g->ring_ev[i]);
@@ -223,8 +222,6 @@ void em_dgpu_destroy(em_dgpu **gp) {
   em_free(&g->lev_buf);
   em_free(&g->lev_free);
   em_free(&g->sel_cnt);
-  em_free(&g->sel_src);
-  em_free(&g->sel_row);
   (void)cudaGetLastError();
   em_free(gp);
 }
@@ -241,8 +238,6 @@ static em_err dgpu_create(em_direct *F, em_prec prec, em_dgpu **out) {
   EM_TRY(em_calloc(&g, 1, sizeof *g, "GPU factor"));
   g->single = prec == EM_PREC_SINGLE;
   g->esz = g->single ? 8 : 16;
-  const char *ab = getenv("EMSOLVE_ONERUN"); /* scripts/device-onerun.sh's A/B */
-  g->old_map = ab && !strcmp(ab, "0");
   g->big_nb = g->big_k = -1;
   g->small = small_max(F);
   int dev = 0;
@@ -250,6 +245,7 @@ static em_err dgpu_create(em_direct *F, em_prec prec, em_dgpu **out) {
   if (cudaGetDevice(&dev) == cudaSuccess &&
       cudaDeviceGetAttribute(&g->sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess)
     g->sms = 132;
+  em_dg_level_limits(g->single, g->lev_lim); /* once: not at every solve's launch */
   EM_CUBLAS_GOTO(err, cublasCreate(&g->blas), fail);
   for (int i = 0; i <= EM_DG_STREAMS; i++) {
     EM_CUDA_GOTO(err, cudaStreamCreateWithFlags(&g->st[i], cudaStreamNonBlocking), fail);
@@ -348,8 +344,7 @@ static em_err ring_upload(em_dgpu *g, void *dst, const void *src, size_t n, cuda
 
 /* The scaled values of the selected entries in the map's order (row u by
  * row, each row's entries in order: what build_map counted) into g->vals,
- * through the ring, a chunk of whole rows at a time.  The same bits as the
- * old map's loop: A_up r_u r_p, in the same product order. */
+ * through the ring, a chunk of whole rows at a time: A_up (r_u r_p). */
 static em_err upload_values(em_dgpu *g, const em_dsym *S, const em_csr *M, const double *r,
                             cudaStream_t st) {
   EM_TRY(ring_make(g));
@@ -391,20 +386,15 @@ static em_err upload_values(em_dgpu *g, const em_dsym *S, const em_csr *M, const
 }
 
 /* The entries of A in the lower triangle of P A P^T and their places in
- * L: the count per row (sel_cnt) on the host, dest on the device (with
- * old_map also sel_src/sel_row and the pinned staging of all values). */
+ * L: the count per row (sel_cnt) on the host, dest on the device. */
 static em_err build_map(em_direct *F, em_dgpu *g, const em_csr *A) {
   const em_dsym *S = &F->S;
   em_err err = EM_OK;
   int32_t n = S->n, *iperm = NULL;
   int64_t *cnt = NULL, *dest = NULL;
   em_free(&g->sel_cnt);
-  em_free(&g->sel_src);
-  em_free(&g->sel_row);
   em_dev_free(&g->dest);
   em_dev_free(&g->vals);
-  if (g->vals_h) cudaFreeHost(g->vals_h);
-  g->vals_h = NULL;
   EM_TRY(em_calloc(&iperm, (size_t)n + 1, sizeof *iperm, "inverse permutation"));
 #pragma omp parallel for schedule(static) if (n > 100000)
   for (int32_t u = 0; u < n; u++) iperm[S->perm[u]] = u;
@@ -420,15 +410,6 @@ static em_err build_map(em_direct *F, em_dgpu *g, const em_csr *A) {
   }
   for (int32_t u = 0; u < n; u++) cnt[u + 1] += cnt[u];
   int64_t nsel = cnt[n];
-  int64_t *src = NULL;
-  int32_t *row = NULL;
-  if (g->old_map) {
-    EM_TRY_GOTO(err, em_calloc(&g->sel_src, (size_t)nsel + 1, sizeof *g->sel_src, "scatter map"),
-                done);
-    EM_TRY_GOTO(err, em_calloc(&g->sel_row, (size_t)nsel + 1, sizeof *g->sel_row, "scatter map"),
-                done);
-    src = g->sel_src, row = g->sel_row;
-  }
   EM_TRY_GOTO(err, em_calloc(&dest, (size_t)nsel + 1, sizeof *dest, "scatter map"), done);
   int bad = 0, nomem = 0;
   /* supernode by supernode, each thread with a table pos[row] = 1 + the
@@ -458,7 +439,6 @@ static em_err build_map(em_direct *F, em_dgpu *g, const em_csr *A) {
             bad = 1;
             continue;
           }
-          if (src) src[q] = p, row[q] = u;
           dest[q++] = S->lptr[s] + (pos[i] - 1) + (int64_t)(j - S->super[s]) * m;
         }
       }
@@ -480,16 +460,10 @@ static em_err build_map(em_direct *F, em_dgpu *g, const em_csr *A) {
     goto done;
   }
   g->n_sel = nsel;
-  if (g->old_map) {
-    EM_TRY_GOTO(err, em_dgpu_alloc(g, (void **)&g->dest, dest, 8 * (size_t)nsel, "scatter map"),
-                done);
-    EM_CUDA_GOTO(err, cudaMallocHost((void **)&g->vals_h, 16 * ((size_t)nsel + 1)), done);
-  } else {
-    EM_TRY_GOTO(err, em_dgpu_alloc(g, (void **)&g->dest, NULL, 8 * (size_t)nsel, "scatter map"),
-                done);
-    EM_TRY_GOTO(err, ring_upload(g, g->dest, dest, 8 * (size_t)nsel, g->st[0]), done);
-    /* the ring's copies read pinned buffers only: dest may go now */
-  }
+  EM_TRY_GOTO(err, em_dgpu_alloc(g, (void **)&g->dest, NULL, 8 * (size_t)nsel, "scatter map"),
+              done);
+  EM_TRY_GOTO(err, ring_upload(g, g->dest, dest, 8 * (size_t)nsel, g->st[0]), done);
+  /* the ring's copies read pinned buffers only: dest may go now */
   EM_TRY_GOTO(err, em_dgpu_alloc(g, &g->vals, NULL, 16 * (size_t)nsel, "values of A"), done);
   g->sel_cnt = cnt, cnt = NULL;
   g->pattern_hash = em_spmat_pattern_hash(A); /* the map is rebuilt when it changes */
@@ -611,7 +585,10 @@ static em_err big_fronts(em_direct *F, em_dgpu *g, int32_t q0, int32_t q1, doubl
     /* nthr == EM_DG_STREAMS, or one front per thread: slot 1 + t either way */
     for (int32_t q = q0 + t; q < q1 && !errs[t]; q += nthr)
       errs[t] = big_front(F, g, g->lev_sn[q], 1 + t, tau);
-    if (errs[t]) snprintf(msg[t], sizeof msg[t], "%s", em_error_message());
+    if (errs[t]) { /* the message moves to the caller's thread */
+      snprintf(msg[t], sizeof msg[t], "%s", em_error_message());
+      em_error_clear();
+    }
   }
   for (int t = 0; t < nthr; t++)
     if (errs[t]) return EM_RAISE(errs[t], "%s", msg[t]);
@@ -805,16 +782,8 @@ em_err em_direct_numeric_cuda(em_direct *F, const em_csr *M, const double *r, do
   size_t vbytes = 16 * (size_t)g->n_sel;
   if (!g->vals) EM_TRY(em_dgpu_alloc(g, &g->vals, NULL, vbytes, "values of A"));
   EM_CUDA(cudaMemcpyAsync(g->r_old, r, 8 * (size_t)S->n, cudaMemcpyHostToDevice, s0));
-  if (g->old_map) { /* scaled values of the selected entries, in map order */
-#pragma omp parallel for schedule(static) if (g->n_sel > 100000)
-    for (int64_t q = 0; q < g->n_sel; q++) {
-      int64_t p = g->sel_src[q];
-      g->vals_h[q] = M->val[p] * (r[g->sel_row[q]] * r[M->colind[p]]);
-    }
-    EM_CUDA(cudaMemcpyAsync(g->vals, g->vals_h, vbytes, cudaMemcpyHostToDevice, s0));
-  } else { /* the same values, row by row through the ring */
-    EM_TRY(upload_values(g, S, M, r, s0));
-  }
+  /* the scaled values of the selected entries, row by row through the ring */
+  EM_TRY(upload_values(g, S, M, r, s0));
   EM_CUDA(cudaMemsetAsync(g->lval, 0, g->esz * (size_t)S->lptr[S->ns], s0));
   EM_TRY(em_dg_scatter(g->n_sel, g->dest, g->vals, g->lval, g->single, s0));
   em_dg_piv piv0 = {0, LLONG_MAX, 0};

@@ -111,19 +111,24 @@ em_err em_dg_permute_in(int32_t n, int nrhs, const int32_t *perm, const double *
 /* x[i] = r[i] y[perm[i]] (x in the vector precision). */
 em_err em_dg_permute_out(int32_t n, int nrhs, const int32_t *perm, const double *r, const void *y,
                          em_dg_yl l, void *x, int64_t ldx, int x_single, void *stream);
+/* The most threads per block the level kernels' registers allow, in the
+ * factor's precision: lim[0..2] forward, lim[3..5] backward, each for 1, 4
+ * and 8 columns per pass (INT_MAX where the query fails).  Queried once
+ * per factor (em_dgpu.lev_lim), not at every launch. */
+void em_dg_level_limits(int single, int lim[6]);
 /* Forward sweep of the small supernodes sn[0..count) of one level: x_s =
  * L11^-1 y_s, then y(rows below) -= L21 x_s (atomics); a block of
- * `threads` per supernode (fewer where the kernel's registers allow
- * fewer). */
+ * `threads` per supernode (above 256 no more than lim, the forward half
+ * of em_dg_level_limits, allows). */
 em_err em_dg_fwd_level(em_dg_sym S, const int32_t *sn, int32_t count, const void *lval, int nrhs,
-                       void *y, em_dg_yl l, int single, int threads, void *stream);
+                       void *y, em_dg_yl l, int single, int threads, const int *lim, void *stream);
 /* y = D^-1 y. */
 em_err em_dg_diag_solve(int32_t n, int nrhs, const void *d, void *y, em_dg_yl l, int single,
                         void *stream);
 /* Backward sweep of the small supernodes of one level: y_s = L11^-T (y_s -
- * L21^T y(rows below)). */
+ * L21^T y(rows below)); lim the backward half of em_dg_level_limits. */
 em_err em_dg_bwd_level(em_dg_sym S, const int32_t *sn, int32_t count, const void *lval, int nrhs,
-                       void *y, em_dg_yl l, int single, int threads, void *stream);
+                       void *y, em_dg_yl l, int single, int threads, const int *lim, void *stream);
 /* The products of a big supernode (k columns from c0, nb rows below,
  * L21 nb x k with ld m in the factor's precision), L21 read once per 8
  * columns, sums in double, atomics into y: forward y(below) -= L21

@@ -559,16 +559,13 @@ inline cudaStream_t st(void *s) {
 }
 
 // A level kernel with RB columns per pass: 1 for one right-hand side, 4 up
-// to four, else 8 (several passes beyond eight).
+// to four, else 8 (several passes beyond eight); lim[r] the most threads
+// its registers allow (r = 0, 1, 2 for RB = 1, 4, 8: em_dg_level_limits).
 template <typename F, int RB>
 void level_run(bool fwd, em_dg_sym S, const int32_t *sn, int32_t count, const void *lval, int nrhs,
-               double2 *y, yl l, int threads, cudaStream_t s) {
-  if (threads > 256) {  // no more threads than the kernel's registers allow
-    cudaFuncAttributes a;
-    cudaError_t e = fwd ? cudaFuncGetAttributes(&a, fwd_level_kernel<F, RB>)
-                        : cudaFuncGetAttributes(&a, bwd_level_kernel<F, RB>);
-    if (e == cudaSuccess && threads > a.maxThreadsPerBlock) threads = a.maxThreadsPerBlock & ~31;
-  }
+               double2 *y, yl l, int threads, const int *lim, cudaStream_t s) {
+  int max = lim[RB == 1 ? 0 : RB == 4 ? 1 : 2];
+  if (threads > 256 && threads > max) threads = max & ~31;
   if (fwd)
     fwd_level_kernel<F, RB><<<count, threads, 0, s>>>(S, sn, (const F *)lval, nrhs, y, l);
   else
@@ -576,13 +573,33 @@ void level_run(bool fwd, em_dg_sym S, const int32_t *sn, int32_t count, const vo
 }
 template <typename F, bool FWD>
 void level_launch(em_dg_sym S, const int32_t *sn, int32_t count, const void *lval, int nrhs,
-                  double2 *y, yl l, int threads, cudaStream_t s) {
+                  double2 *y, yl l, int threads, const int *lim, cudaStream_t s) {
   if (nrhs == 1)
-    level_run<F, 1>(FWD, S, sn, count, lval, nrhs, y, l, threads, s);
+    level_run<F, 1>(FWD, S, sn, count, lval, nrhs, y, l, threads, lim, s);
   else if (nrhs <= 4)
-    level_run<F, 4>(FWD, S, sn, count, lval, nrhs, y, l, threads, s);
+    level_run<F, 4>(FWD, S, sn, count, lval, nrhs, y, l, threads, lim, s);
   else
-    level_run<F, 8>(FWD, S, sn, count, lval, nrhs, y, l, threads, s);
+    level_run<F, 8>(FWD, S, sn, count, lval, nrhs, y, l, threads, lim, s);
+}
+
+// kernel's most threads per block (INT_MAX when the query fails: no clamp)
+template <typename K>
+int max_threads(K kernel) {
+  cudaFuncAttributes a;
+  if (cudaFuncGetAttributes(&a, kernel) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return INT_MAX;
+  }
+  return a.maxThreadsPerBlock;
+}
+template <typename F>
+void level_limits(int lim[6]) {
+  lim[0] = max_threads(fwd_level_kernel<F, 1>);
+  lim[1] = max_threads(fwd_level_kernel<F, 4>);
+  lim[2] = max_threads(fwd_level_kernel<F, 8>);
+  lim[3] = max_threads(bwd_level_kernel<F, 1>);
+  lim[4] = max_threads(bwd_level_kernel<F, 4>);
+  lim[5] = max_threads(bwd_level_kernel<F, 8>);
 }
 
 // The big supernode's product kernels, RB as the level kernels'.
@@ -720,13 +737,20 @@ em_err em_dg_permute_out(int32_t n, int nrhs, const int32_t *perm, const double 
   return EM_OK;
 }
 
+void em_dg_level_limits(int single, int lim[6]) {
+  if (single)
+    level_limits<float2>(lim);
+  else
+    level_limits<double2>(lim);
+}
+
 em_err em_dg_fwd_level(em_dg_sym S, const int32_t *sn, int32_t count, const void *lval, int nrhs,
-                       void *y, em_dg_yl l, int single, int threads, void *s) {
+                       void *y, em_dg_yl l, int single, int threads, const int *lim, void *s) {
   if (count == 0 || nrhs == 0) return EM_OK;
   if (single)
-    level_launch<float2, true>(S, sn, count, lval, nrhs, (double2 *)y, l, threads, st(s));
+    level_launch<float2, true>(S, sn, count, lval, nrhs, (double2 *)y, l, threads, lim, st(s));
   else
-    level_launch<double2, true>(S, sn, count, lval, nrhs, (double2 *)y, l, threads, st(s));
+    level_launch<double2, true>(S, sn, count, lval, nrhs, (double2 *)y, l, threads, lim, st(s));
   EM_CUDA_LAUNCHED();
   return EM_OK;
 }
@@ -746,12 +770,12 @@ em_err em_dg_diag_solve(int32_t n, int nrhs, const void *d, void *y, em_dg_yl l,
 }
 
 em_err em_dg_bwd_level(em_dg_sym S, const int32_t *sn, int32_t count, const void *lval, int nrhs,
-                       void *y, em_dg_yl l, int single, int threads, void *s) {
+                       void *y, em_dg_yl l, int single, int threads, const int *lim, void *s) {
   if (count == 0 || nrhs == 0) return EM_OK;
   if (single)
-    level_launch<float2, false>(S, sn, count, lval, nrhs, (double2 *)y, l, threads, st(s));
+    level_launch<float2, false>(S, sn, count, lval, nrhs, (double2 *)y, l, threads, lim, st(s));
   else
-    level_launch<double2, false>(S, sn, count, lval, nrhs, (double2 *)y, l, threads, st(s));
+    level_launch<double2, false>(S, sn, count, lval, nrhs, (double2 *)y, l, threads, lim, st(s));
   EM_CUDA_LAUNCHED();
   return EM_OK;
 }

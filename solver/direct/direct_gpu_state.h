@@ -15,10 +15,11 @@
 #define EM_DG_RING_BYTES ((size_t)32 << 20)
 
 struct em_dgpu {
-  int single; /* factor in complex single */
-  int sms;    /* the device's multiprocessors (the level kernels' threads) */
-  int small;  /* fronts of order <= small by the one-block kernel (gpu_small) */
-  size_t esz; /* bytes of one factor entry */
+  int single;     /* factor in complex single */
+  int sms;        /* the device's multiprocessors (the level kernels' threads) */
+  int lev_lim[6]; /* the level kernels' most threads per block (em_dg_level_limits) */
+  int small;      /* fronts of order <= small by the one-block kernel (gpu_small) */
+  size_t esz;     /* bytes of one factor entry */
   cublasHandle_t blas;
   cudaStream_t st[EM_DG_STREAMS + 1];      /* st[0]: small fronts and solves */
   cublasHandle_t fblas[EM_DG_STREAMS + 1]; /* the big fronts of stream i issued
@@ -53,18 +54,13 @@ struct em_dgpu {
   int64_t nnz_pattern, n_sel;
   int64_t *sel_cnt; /* host [n + 1]: selected entries of the rows before
                        row u (old numbering): the map runs row by row */
-  int64_t *sel_src; /* host, old_map only: position in A of each selected entry */
-  int32_t *sel_row; /* host, old_map only: its row (old numbering) */
   int64_t *dest;    /* device: its place in lval */
-  em_cplx *vals_h;  /* host, old_map only: pinned staging of all scaled values */
   void *vals;       /* device */
   /* the uploads' pinned staging: a ring of EM_DG_RING buffers of
      EM_DG_RING_BYTES each, filled by the host threads while the previous
      one copies (kept for the refactorizations) */
   void *ring[EM_DG_RING];
   cudaEvent_t ring_ev[EM_DG_RING];
-  int old_map; /* EMSOLVE_ONERUN=0: the map with sel_src/sel_row and one
-                  pinned buffer of all values, as before issue 24's onerun */
   /* solve work: y (n x nrhs); per stream slot the big supernodes' t
      (their rows below, gathered), ys (a complex single copy of y_s) and
      yi (trinv: L11^-1 y_s, the GEMM's output, in the factor's precision) */

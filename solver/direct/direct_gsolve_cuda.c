@@ -300,10 +300,10 @@ static em_err solve_level(const gs *c, int32_t l, int forward) {
       EM_TRY(mark(c, s0, part, l, 0));
       if (forward)
         EM_TRY(em_dg_fwd_level(g->S, g->d_solve_sn + p0, cs, g->lval, c->nrhs, g->y, c->l,
-                               g->single, level_threads(c, cs), s0));
+                               g->single, level_threads(c, cs), g->lev_lim, s0));
       else
         EM_TRY(em_dg_bwd_level(g->S, g->d_solve_sn + p0, cs, g->lval, c->nrhs, g->y, c->l,
-                               g->single, level_threads(c, cs), s0));
+                               g->single, level_threads(c, cs), g->lev_lim + 3, s0));
       EM_TRY(mark(c, s0, part, l, 1));
     }
     if (pass == (forward || streams ? 1 : 0))

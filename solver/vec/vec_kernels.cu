@@ -27,9 +27,11 @@ __global__ void set_kernel(int32_t n, cuDoubleComplex a, V *x) {
     x[i] = s;
 }
 
-// y = a x + b y (b == 0 never reads y: it may hold garbage)
+// y = a x + b y (b == 0 never reads y: it may hold garbage), over the
+// blocks of the grid's x dimension: axpby's and each pair of caxpby's
 template <typename V>
-__global__ void axpby_kernel(int32_t n, cuDoubleComplex a, const V *x, cuDoubleComplex b, V *y) {
+__device__ inline void axpby_body(int32_t n, cuDoubleComplex a, const V *x, cuDoubleComplex b,
+                                  V *y) {
   bool read_y = b.x != 0 || b.y != 0;
   for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
        i += (int64_t)gridDim.x * blockDim.x) {
@@ -39,10 +41,16 @@ __global__ void axpby_kernel(int32_t n, cuDoubleComplex a, const V *x, cuDoubleC
   }
 }
 
-// z = a x + b y + c z
 template <typename V>
-__global__ void axpbypcz_kernel(int32_t n, cuDoubleComplex a, const V *x, cuDoubleComplex b,
-                                const V *y, cuDoubleComplex c, V *z) {
+__global__ void axpby_kernel(int32_t n, cuDoubleComplex a, const V *x, cuDoubleComplex b, V *y) {
+  axpby_body(n, a, x, b, y);
+}
+
+// z = a x + b y + c z (c == 0 never reads z), likewise: axpbypcz's and each
+// triple of caxpbypcz's
+template <typename V>
+__device__ inline void axpbypcz_body(int32_t n, cuDoubleComplex a, const V *x, cuDoubleComplex b,
+                                     const V *y, cuDoubleComplex c, V *z) {
   bool read_z = c.x != 0 || c.y != 0;
   for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
        i += (int64_t)gridDim.x * blockDim.x) {
@@ -52,13 +60,11 @@ __global__ void axpbypcz_kernel(int32_t n, cuDoubleComplex a, const V *x, cuDoub
   }
 }
 
-// The pointers and flags of up to EM_VEC_MAX_DOTS (4) dot products.
 template <typename V>
-struct dot_args {
-  const V *x[4];
-  const V *y[4];
-  int conj[4];
-};
+__global__ void axpbypcz_kernel(int32_t n, cuDoubleComplex a, const V *x, cuDoubleComplex b,
+                                const V *y, cuDoubleComplex c, V *z) {
+  axpbypcz_body(n, a, x, b, y, c, z);
+}
 
 // sum of a double2 over the block (all threads get it in lane 0 of warp 0)
 __device__ inline double2 block_sum(double2 v, double2 *sh) {
@@ -80,75 +86,8 @@ __device__ inline double2 block_sum(double2 v, double2 *sh) {
   return v;
 }
 
-// partial[b*K + j] = this block's share of dot j, accumulated in double
-template <typename V, int K>
-__global__ void dots_kernel(int32_t n, dot_args<V> a, double2 *partial) {
-  __shared__ double2 sh[32];
-  double2 acc[K];
-  for (int j = 0; j < K; j++) acc[j] = make_double2(0, 0);
-  for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
-       i += (int64_t)gridDim.x * blockDim.x) {
-    for (int j = 0; j < K; j++) {
-      cuDoubleComplex u = em_sv_to_z(a.x[j][i]), v = em_sv_to_z(a.y[j][i]);
-      if (a.conj[j]) u = cuConj(u);
-      acc[j].x += u.x * v.x - u.y * v.y;
-      acc[j].y += u.x * v.y + u.y * v.x;
-    }
-  }
-  for (int j = 0; j < K; j++) {
-    double2 s = block_sum(acc[j], sh);
-    if (threadIdx.x == 0) partial[blockIdx.x * K + j] = s;
-  }
-}
-
-// result[j] = sum over blocks of partial[b*K + j]: one block, fixed order
-template <int K>
-__global__ void dots_final(int nb, const double2 *partial, double2 *result) {
-  __shared__ double2 sh[32];
-  for (int j = 0; j < K; j++) {
-    double2 v = make_double2(0, 0);
-    for (int b = threadIdx.x; b < nb; b += blockDim.x) {
-      v.x += partial[b * K + j].x;
-      v.y += partial[b * K + j].y;
-    }
-    v = block_sum(v, sh);
-    if (threadIdx.x == 0) result[j] = v;
-  }
-}
-
-template <typename V, int K>
-int launch_dots(int32_t n, const void *const *x, const void *const *y, const int *conj,
-                void *partial, void *result) {
-  dot_args<V> a = {};
-  for (int j = 0; j < K; j++) {
-    a.x[j] = (const V *)x[j];
-    a.y[j] = (const V *)y[j];
-    a.conj[j] = conj[j];
-  }
-  int nb = blocks_for(n, EM_SV_RED_THREADS);
-  if (nb > EM_SV_RED_BLOCKS) nb = EM_SV_RED_BLOCKS;
-  dots_kernel<V, K><<<nb, EM_SV_RED_THREADS>>>(n, a, (double2 *)partial);
-  dots_final<K><<<1, EM_SV_RED_THREADS>>>(nb, (const double2 *)partial, (double2 *)result);
-  return (int)cudaGetLastError();
-}
-
-template <typename V>
-int dots_for_k(int32_t n, int k, const void *const *x, const void *const *y, const int *conj,
-               void *partial, void *result) {
-  switch (k) {
-    case 1:
-      return launch_dots<V, 1>(n, x, y, conj, partial, result);
-    case 2:
-      return launch_dots<V, 2>(n, x, y, conj, partial, result);
-    case 3:
-      return launch_dots<V, 3>(n, x, y, conj, partial, result);
-    case 4:
-      return launch_dots<V, 4>(n, x, y, conj, partial, result);
-  }
-  return (int)cudaErrorInvalidValue;
-}
-
-// The same K dot products of up to EM_SV_COLS column sets (set j: x[j*K + i]).
+// K (<= EM_VEC_MAX_DOTS, 4) dot products of each of up to EM_SV_COLS column
+// sets (set j: x[j*K + i]); one set is em_sv_cuda_dots.
 #define EM_SV_COLS 16
 template <typename V>
 struct cdot_args {
@@ -157,9 +96,10 @@ struct cdot_args {
   int conj[4];
 };
 
-// partial[(j*nb + b)*K + i] = block b's share of dot i of set j = blockIdx.y:
-// dots_kernel's loop and block sum for that set (gridDim.x = its nb), so
-// every value is bit for bit the one dots gives
+// partial[(j*nb + b)*K + i] = block b's share of dot i of set j = blockIdx.y,
+// accumulated in double: a grid-stride loop over the set's gridDim.x = nb
+// blocks and a block sum, so every set's values are bit for bit what the
+// set alone gives
 template <typename V, int K>
 __global__ void cdots_kernel(int32_t n, cdot_args<V> a, double2 *partial) {
   __shared__ double2 sh[32];
@@ -182,7 +122,8 @@ __global__ void cdots_kernel(int32_t n, cdot_args<V> a, double2 *partial) {
   }
 }
 
-// result[j*K + i]: dots_final for set j = blockIdx.x
+// result[j*K + i] = sum over blocks of set j = blockIdx.x's partials: one
+// block per set, fixed order
 template <int K>
 __global__ void cdots_final(int nb, const double2 *partial, double2 *result) {
   __shared__ double2 sh[32];
@@ -241,16 +182,7 @@ struct caxpby_args {
 template <typename V>
 __global__ void caxpby_kernel(int32_t n, caxpby_args<V> p) {
   const int j = blockIdx.y;
-  const cuDoubleComplex a = p.a[j], b = p.b[j];
-  const V *x = p.x[j];
-  V *y = p.y[j];
-  bool read_y = b.x != 0 || b.y != 0;
-  for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
-       i += (int64_t)gridDim.x * blockDim.x) {
-    cuDoubleComplex s = cuCmul(a, em_sv_to_z(x[i]));
-    if (read_y) s = cuCadd(s, cuCmul(b, em_sv_to_z(y[i])));
-    y[i] = em_sv_from_z<V>(s);
-  }
+  axpby_body(n, p.a[j], p.x[j], p.b[j], p.y[j]);
 }
 
 template <typename V>
@@ -281,16 +213,7 @@ struct caxpbypcz_args {
 template <typename V>
 __global__ void caxpbypcz_kernel(int32_t n, caxpbypcz_args<V> p) {
   const int j = blockIdx.y;
-  const cuDoubleComplex a = p.a[j], b = p.b[j], c = p.c[j];
-  const V *x = p.x[j], *y = p.y[j];
-  V *z = p.z[j];
-  bool read_z = c.x != 0 || c.y != 0;
-  for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
-       i += (int64_t)gridDim.x * blockDim.x) {
-    cuDoubleComplex s = cuCadd(cuCmul(a, em_sv_to_z(x[i])), cuCmul(b, em_sv_to_z(y[i])));
-    if (read_z) s = cuCadd(s, cuCmul(c, em_sv_to_z(z[i])));
-    z[i] = em_sv_from_z<V>(s);
-  }
+  axpbypcz_body(n, p.a[j], p.x[j], p.b[j], p.y[j], p.c[j], p.z[j]);
 }
 
 template <typename V>
@@ -360,14 +283,15 @@ extern "C" em_err em_sv_cuda_axpbypcz(int32_t n, int single, const double *abc, 
   return EM_OK;
 }
 
+// one set of column-set dots
 extern "C" em_err em_sv_cuda_dots(int32_t n, int single, int k, const void *const *x,
                                   const void *const *y, const int *conj, void *partial,
                                   void *result) {
   if (single) {
-    EM_CUDA(dots_for_k<cuFloatComplex>(n, k, x, y, conj, partial, result));
+    EM_CUDA(cdots_for_k<cuFloatComplex>(n, 1, k, x, y, conj, partial, result));
     return EM_OK;
   }
-  EM_CUDA(dots_for_k<cuDoubleComplex>(n, k, x, y, conj, partial, result));
+  EM_CUDA(cdots_for_k<cuDoubleComplex>(n, 1, k, x, y, conj, partial, result));
   return EM_OK;
 }
 

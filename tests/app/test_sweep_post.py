@@ -5,7 +5,7 @@ solves (app/sweep_post.c).
 The order-1 DRA over 3 frequencies (the far field at each, the fields
 file at the middle one, which is thus written beside the last solve):
 - Solver/overlap 0 (in turn), 1 (the default) and 1 with the next
-  frequency assembled ahead on a team of one thread (EMSOLVE_SWEEPFAST=next,
+  frequency assembled ahead on a team of one thread (EMSOLVE_AHEAD_CPU=1,
   Solver/ahead_threads 1): every output but summary.json and the journal is
   the same, byte for byte (the outputs are the same function of the same
   solution, whichever thread computes them); on the GPU, whose factor's
@@ -35,7 +35,7 @@ base = ["cases/dra.geo", *setn("Solver/order", 1), *setn("Solver/n_freq", 3), "-
 RUNS = {"in turn": ([*setn("Solver/overlap", 0)], {}),
         "overlap": ([], {}),
         "overlap, ahead on 1 thread": ([*setn("Solver/ahead_threads", 1)],
-                                       {"EMSOLVE_SWEEPFAST": "next"})}
+                                       {"EMSOLVE_AHEAD_CPU": "1"})}
 
 runs = {}
 for name, (extra, env) in RUNS.items():

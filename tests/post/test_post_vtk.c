@@ -74,6 +74,29 @@ static em_err poisoned(void *ctx, int32_t t, const double lam[4], em_cplx E[3]) 
   return EM_OK;
 }
 
+/* em_vtk_opts.error_late: counts its calls */
+typedef struct late_ctx {
+  const double *eta;
+  int calls;
+} late_ctx;
+
+static const double *late_eta(void *ctx) {
+  late_ctx *l = ctx;
+  l->calls++;
+  return l->eta;
+}
+
+/* The two files hold the same bytes. */
+static int same_bytes(const char *a, const char *b) {
+  FILE *fa = fopen(a, "rb"), *fb = fopen(b, "rb");
+  int same = fa && fb, ca, cb;
+  while (same && (ca = fgetc(fa)) != EOF) same = ca == (cb = fgetc(fb));
+  if (same) same = fgetc(fb) == EOF;
+  if (fa) fclose(fa);
+  if (fb) fclose(fb);
+  return same;
+}
+
 int main(void) {
   for (int s = 1; s <= 7; s++) check_lattice(s);
   em_vtk_lattice *L = NULL;
@@ -158,6 +181,53 @@ int main(void) {
            em_error_message());
     em_error_clear();
     EXPECT(count_files(dir) == 0, "a failed write left a file (binary %d)", binary);
+  }
+
+  /* the error indicator given late (em_vtk_opts.error_late, issue 24):
+     called once, after the sampling, and the same bytes as given at once;
+     a non-finite one leaves no file; a sampler error stops the writer
+     before the call */
+  {
+    double *eta = NULL;
+    REQUIRE_OK(em_calloc(&eta, (size_t)m->n_tet, sizeof *eta, "eta"));
+    for (int32_t t = 0; t < m->n_tet; t++) eta[t] = 1e-3 * (t + 1) / 7.0;
+    char p2[600];
+    snprintf(p2, sizeof p2, "%s/g.vtk", dir);
+    for (int binary = 0; binary <= 1; binary++) {
+      em_vtk_opts a = {.binary = binary, .subdiv = 2, .title = "t", .error = eta};
+      em_vtk_opts b = {.binary = binary, .subdiv = 2, .title = "t"};
+      late_ctx lc = {.eta = eta};
+      b.error_late = late_eta, b.error_ctx = &lc;
+      EXPECT_OK(em_vtk_write(path, m, smooth, NULL, &a));
+      EXPECT_OK(em_vtk_write(p2, m, smooth, NULL, &b));
+      EXPECT(lc.calls == 1, "error_late called %d times", lc.calls);
+      EXPECT(same_bytes(path, p2), "binary %d: error_late wrote other bytes than error", binary);
+      remove(path);
+      remove(p2);
+      lc.calls = 0, lc.eta = NULL; /* none: no error field, as error NULL */
+      a.error = NULL;
+      EXPECT_OK(em_vtk_write(path, m, smooth, NULL, &a));
+      EXPECT_OK(em_vtk_write(p2, m, smooth, NULL, &b));
+      EXPECT(lc.calls == 1 && same_bytes(path, p2), "binary %d: error_late NULL", binary);
+      remove(path);
+      remove(p2);
+      eta[2] = NAN; /* caught after the call, the file dropped */
+      lc.calls = 0, lc.eta = eta;
+      e = em_vtk_write(p2, m, smooth, NULL, &b);
+      EXPECT(e == EM_ERR_NUMERIC && strstr(em_error_message(), "error indicator of tet 2"),
+             "late NaN: %s %s", em_err_name(e), em_error_message());
+      em_error_clear();
+      EXPECT(count_files(dir) == 0, "a late non-finite indicator left a file");
+      eta[2] = 1e-3;
+      lc.calls = 0;
+      int32_t bad = 1;
+      e = em_vtk_write(p2, m, failing, &bad, &b);
+      EXPECT(e == EM_ERR_INPUT && lc.calls == 0, "sampler error: %s, error_late called %d",
+             em_err_name(e), lc.calls);
+      em_error_clear();
+      EXPECT(count_files(dir) == 0, "a sampler error left a file (late error)");
+    }
+    em_free(&eta);
   }
 
   /* and a good file appears under its name only */
