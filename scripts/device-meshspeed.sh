@@ -22,14 +22,13 @@ B=${BUILD:-/tmp/b-meshspeed}
 L=/tmp/meshspeed-logs
 mkdir -p "$OUT" "$L"
 trap 'tar czf "$OUT/meshspeed-logs.tgz" -C /tmp meshspeed-logs 2> /dev/null' EXIT
-T0=$(date +%s)
-left() { echo $((DEADLINE - ($(date +%s) - T0))); }
-step() { echo "=== $* (t=$(($(date +%s) - T0)) s)"; }
-[ -f .device/emdeps.tar.xz ] && . scripts/device-setup.sh
+# shellcheck disable=SC1091
+. scripts/device-lib.sh # left, step, device-setup (CPU only here: no dev_build)
 echo "host: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2)"
 if [ ! -x "$B/bench/mesh_bench" ]; then
   step build
   G=$(command -v ninja > /dev/null && echo "-G Ninja")
+  # shellcheck disable=SC2086
   cmake -S . -B "$B" $G -DCMAKE_BUILD_TYPE=Release -DEMSOLVE_CUDA=OFF > "$L/configure.log" 2>&1
   timeout 150 cmake --build "$B" -j"$(nproc)" --target mesh_bench > "$L/build.log" 2>&1 ||
     { grep -E "error" "$L/build.log" | head; exit 1; }
@@ -42,13 +41,15 @@ for v in "together:-together -threads 1" "apart-1:-threads 1" "apart-4:-threads 
   name=${v%%:*}
   for r in 1 2 3; do
     [ "$(left)" -lt 15 ] && { echo "out of time"; break 2; }
+    # shellcheck disable=SC2086
     $M ${v#*:} > "$L/$name-$r.txt" 2> "$L/$name-$r.err"
     tail -1 "$L/$name-$r.txt" | awk -v n="$name" -v r="$r" \
       '{printf "%-9s %3s %8s %8s %9s %6s %6s %s\n", n, r, $1, $3, $7, $8, $9, $10}'
   done
 done
 step "one apart-16 run with -v: the volumes' times"
+# shellcheck disable=SC2086
 $M -threads 16 -v > "$L/apart-16-v.txt" 2> "$L/apart-16-v.err"
 grep -E "meshed apart|  volume [0-9]+:|meshed dra in|mesh: [0-9]" \
   "$L/apart-16-v.err" | sed 's/^\[ *[0-9.]*s\] //'
-step done
+step finished
