@@ -111,6 +111,13 @@ em_err em_case_size_install(const em_case *c, const em_mesh_opts *opts, em_size_
                             const em_log *log, em_case_size **state);
 void em_case_size_clear(em_case_size **state);
 
+/* With the curves meshed: every surface meshed alone in a child process,
+ * up to c->omp_threads at once, and added to the model; all together in
+ * this process when there is one or a child did not deliver; an error when
+ * a child was stopped by a signal (case_apart.c). */
+em_err em_case_mesh_surfaces(em_case *c, const em_log *log);
+/* The same for the volumes, with the surfaces meshed. */
+em_err em_case_mesh_volumes(em_case *c, const em_log *log);
 /* Clear the current mesh, install the sizes (with bg, see above), mesh in
  * 3-D (and second order with opts->geometry_order 2). */
 em_err em_case_generate(em_case *c, const em_mesh_opts *opts, em_size_fn bg, void *bg_ctx,

@@ -356,20 +356,39 @@ em_err em_case_generate(em_case *c, const em_mesh_opts *opts, em_size_fn bg, voi
   size_t mark = c->log_mark;
   gmshModelMeshClear(NULL, 0, &ierr);
   if (ierr) return EM_GMSH_RAISE(mark, "case '%s': cannot clear its mesh", c->path);
-  if (opts->hxt) { /* HXT (algorithm 10) takes its threads from Mesh.MaxNumThreads3D; the 1D
-                      and 2D meshers stay on General.NumThreads = 1 (case_open.c) */
+  if (opts->hxt) { /* HXT (algorithm 10): Gmsh 4.8 caps Mesh.MaxNumThreads3D at the OpenMP
+                      count, which stays 1 while Gmsh runs (case_open.c), so one thread */
     gmshOptionSetNumber("Mesh.Algorithm3D", 10, &ierr);
-    if (!ierr) gmshOptionSetNumber("Mesh.MaxNumThreads3D", c->omp_threads, &ierr);
     if (ierr) return EM_GMSH_RAISE(mark, "case '%s': cannot choose the HXT 3D mesher", c->path);
     em_log_info(log,
-                "3D mesher: HXT on %d threads (not reproducible from run to run: "
-                "--save-mesh keeps a mesh)",
-                c->omp_threads);
+                "3D mesher: HXT on one thread (not reproducible from run to run: Gmsh 4.8 "
+                "orders its points by memory address; --save-mesh keeps a mesh)");
   }
-  EM_TRY(em_case_size_install(c, opts, bg, bg_ctx, log, &size));
+  EM_TRY(em_case_size_install(c, opts, bg, bg_ctx, log, &size)); /* checks the sizing */
+  int apart = !opts->hxt && opts->apart > 0;
+  if (!opts->hxt && opts->apart == 0) { /* auto: by the size of the mesh */
+    double tets = 0, h_min = 0;
+    err = em_case_estimate(c, opts, &tets, &h_min);
+    omp_set_num_threads(1); /* the estimate gave the caller's back (case_open.c) */
+    if (err) {
+      em_case_size_clear(&size);
+      return err;
+    }
+    apart = tets >= EM_MESH_APART_TETS;
+    if (apart)
+      em_log_verbose(log, "surfaces and volumes meshed apart (~%.3g tets expected, >= %.3g)", tets,
+                     EM_MESH_APART_TETS);
+  }
   double t0 = em_wtime();
-  gmshModelMeshGenerate(3, &ierr);
-  if (ierr) err = EM_GMSH_RAISE(mark, "meshing case '%s' failed", c->path);
+  if (apart) { /* curves here, the rest apart (case_apart.c) */
+    gmshModelMeshGenerate(1, &ierr);
+    if (ierr) err = EM_GMSH_RAISE(mark, "meshing the curves of case '%s' failed", c->path);
+    if (!err) err = em_case_mesh_surfaces(c, log);
+    if (!err) err = em_case_mesh_volumes(c, log);
+  } else { /* Gmsh's own way: all in one call */
+    gmshModelMeshGenerate(3, &ierr);
+    if (ierr) err = EM_GMSH_RAISE(mark, "meshing case '%s' failed", c->path);
+  }
   if (!err && opts->geometry_order == 2) { /* mid-edge nodes on the CAD surfaces */
     gmshModelMeshSetOrder(2, &ierr);
     if (ierr) err = EM_GMSH_RAISE(mark, "case '%s': second-order mesh failed", c->path);

@@ -265,16 +265,29 @@ typedef struct em_mesh_opts {
   int geometry_order;    /* 2: second-order (curved) tets, the mid-edge nodes
                             on the CAD geometry (em_mesh.edge_mid); 0 or 1:
                             straight-sided */
-  int hxt;               /* 1: Gmsh's parallel HXT 3D mesher on every core (3-5x
-                            faster, but Gmsh 4.8 orders its points by memory
-                            address: the mesh differs from run to run); 0:
-                            its Delaunay mesher, reproducible (the default) */
+  int hxt;               /* 1: Gmsh's HXT 3D mesher, all volumes together, on one
+                            thread (~3x faster than Delaunay on the DRA, but
+                            Gmsh 4.8 orders its points by memory address: the
+                            mesh differs from run to run); 0: its Delaunay
+                            mesher, reproducible (the default) */
   int pml_elements_only; /* 1 (with pml_elements > 0): the pml* volumes are
                             sized by t / pml_elements alone, not by the
                             wavelength: the layer keeps that many elements
                             across however fine the rest (its faces shared
                             with the interior still take the finer size) */
+  int apart;             /* a .geo's surfaces, then its volumes, each meshed alone
+                            in child processes, as many at once as OpenMP threads
+                            (the same mesh for any number; case_apart.c): 1
+                            always, -1 never (Gmsh meshes all in one call on one
+                            thread: the meshes of emsolve before
+                            Mesh/volume_meshing), 0 (auto) when the wavelength
+                            sizes imply at least EM_MESH_APART_TETS tets */
 } em_mesh_opts;
+
+/* The estimate (em_case_estimate) from which em_mesh_opts.apart 0 meshes
+ * apart: below it meshing takes under a second or two on one core and the
+ * processes gain little. */
+#define EM_MESH_APART_TETS 5e4
 
 /* Before meshing: about how many tetrahedra the wavelength sizes imply
  * (the bounding-box volume of each physical volume's entities over the

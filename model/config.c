@@ -187,6 +187,10 @@ em_err em_run_config_read(const em_case *c, em_run_config *cfg) {
   EM_TRY(em_cfg_integer(c, "Mesh/geometry_order", 1, 2, &cfg->geometry_order));
   static const char *const mesher[] = {"delaunay", "hxt"};
   EM_TRY(em_cfg_choice(c, "Mesh/algorithm3d", mesher, 2, &cfg->hxt));
+  static const char *const apart[] = {"auto", "apart", "together"};
+  int a = 0;
+  EM_TRY(em_cfg_choice(c, "Mesh/volume_meshing", apart, 3, &a));
+  cfg->apart = a == 2 ? -1 : a;
   EM_TRY(em_cfg_number(c, "Mesh/elements_per_wavelength", &cfg->epw));
   EM_CHECK(cfg->epw >= 0, EM_ERR_INPUT, "Mesh/elements_per_wavelength = %g must be >= 0", cfg->epw);
   if (cfg->epw == 0) cfg->epw = cfg->order == 1 ? 12 : cfg->order == 2 ? 7 : 5;
@@ -233,9 +237,17 @@ void em_run_config_free(em_run_config *cfg) {
 }
 
 em_mesh_opts em_run_config_mesh_opts(const em_run_config *cfg, const em_case *cs) {
-  em_mesh_opts mo = {
-      cfg->unit,         cfg->mesh_freq,      cfg->epw, em_setup_index_of,     (void *)cs, 1,
-      cfg->pml_elements, cfg->geometry_order, cfg->hxt, cfg->pml_elements_only};
+  em_mesh_opts mo = {.unit = cfg->unit,
+                     .freq_max = cfg->mesh_freq,
+                     .elements_per_wavelength = cfg->epw,
+                     .index_of = em_setup_index_of,
+                     .index_ctx = (void *)cs,
+                     .reorder = 1,
+                     .pml_elements = cfg->pml_elements,
+                     .geometry_order = cfg->geometry_order,
+                     .hxt = cfg->hxt,
+                     .pml_elements_only = cfg->pml_elements_only,
+                     .apart = cfg->apart};
   return mo;
 }
 

@@ -77,6 +77,7 @@ typedef struct em_run_config {
                                  own (the DOF map carries the highest: em_dofmap.order) */
   int geometry_order;         /* Mesh/geometry_order: 1 straight, 2 curved tets */
   int hxt;                    /* Mesh/algorithm3d: 0 delaunay, 1 hxt */
+  int apart;                  /* Mesh/volume_meshing: 0 auto, 1 apart, -1 together */
   double epw;                 /* elements per wavelength used */
   double mesh_freq;           /* Hz: the wavelength that sizes the mesh */
   const char *mesh_freq_from; /* which parameter gave it (log, summary.json) */

@@ -141,8 +141,13 @@ static const em_param_spec SPECS[] = {
         "case's orders)"),
     NUM("Mesh/reorder", 1, NULL, "renumber vertices by reverse Cuthill-McKee (1) or not (0)"),
     STR("Mesh/algorithm3d", "delaunay",
-        "3D mesher: delaunay (Gmsh's default; the same mesh every run) or hxt (Gmsh's parallel "
-        "mesher on every core, 3-5x faster; Gmsh 4.8's differs from run to run)"),
+        "3D mesher: delaunay (Gmsh's default; the same mesh every run) or hxt (Gmsh's HXT, on "
+        "one thread in Gmsh 4.8, ~3x faster on the DRA; it differs from run to run)"),
+    STR("Mesh/volume_meshing", "auto",
+        "delaunay: apart (the surfaces, then the volumes, each meshed alone in a child process, "
+        "as many at once as threads; the same mesh for any number), together (Gmsh meshes all "
+        "in one call on one thread: the meshes of emsolve before 2026-11-28) or auto (apart "
+        "when the wavelength sizes imply >= 50000 tets, else together)"),
     NUM("Mesh/geometry_order", 1, NULL,
         "1: straight-sided tets; 2: curved (quadratic, isoparametric) tets whose mid-edge "
         "nodes lie on the CAD surfaces"),
