@@ -46,6 +46,10 @@ static em_err make_mesh(em_run *r) {
                 cfg->mesh_freq * 1e-9, cfg->freq[cfg->n_freq - 1] * 1e-9,
                 cfg->epw * cfg->mesh_freq / cfg->freq[cfg->n_freq - 1]);
   em_mesh_opts mo = em_run_config_mesh_opts(cfg, m->cs);
+  /* under MPI (more than one rank) auto meshes together: forked children
+     would inherit the ranks' transports (registered memory, progress
+     threads), which Open MPI does not promise to survive a fork */
+  if (mo.apart == 0 && em_dist_size(r->args->dist) > 1) mo.apart = -1;
   double t0 = em_wtime();
   em_stage_begin(log, EM_STAGE_MESH);
   em_err err = mesh_or_load(r, &mo);
