@@ -22,7 +22,11 @@ mkdir -p "$OUT" "$L"
 trap 'tar czf "$OUT/s6f-logs.tgz" --exclude="*.vtk" --exclude="*.mat" --exclude="*.msh" --exclude="farfield_*" --exclude="pattern_*" -C /tmp s6f-logs 2> /dev/null' EXIT
 # shellcheck disable=SC1091
 . scripts/device-lib.sh
-dev_build 150 || exit 1
+step build
+[ -f "$B/CMakeCache.txt" ] || cmake -S . -B "$B" $(command -v ninja > /dev/null && echo "-G Ninja") \
+  -DCMAKE_BUILD_TYPE=Release -DEMSOLVE_CUDA=ON ${PY:+-DEM_PYTHON3=$PY} > "$L/configure.log" 2>&1
+timeout "$(cap 150)" cmake --build "$B" -j"$(nproc)" > "$L/build.log" 2>&1 ||
+  { grep -E "error" "$L/build.log" | head; exit 1; }
 if [ -z "${SKIP_TESTS:-}" ]; then
   step "gpu tests (-j4)"
   T="test_direct_gpu|test_direct_pc_gpu|test_overlap_gpu|test_fsys_gpu|test_fsys_block_gpu"
