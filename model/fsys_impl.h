@@ -125,11 +125,6 @@ typedef struct em_fsys_pattern {
   const em_csr *P;
   int64_t *src;
 } em_fsys_pattern;
-/* EMSOLVE_HOSTPATH=0 in the environment (scripts/device-hostpath.sh's
- * A/B): the host path of before the hostpath branch (the operator's row
- * order and permutation its own, the analysis checks the pattern's
- * symmetry; the factor's checks in order: direct_beside.c reads it too). */
-int em_fsys_hostpath(void);
 int em_fsys_ahead_pattern(em_fsys *s, const uint64_t apat[EM_MAX_ORDER][EM_MAX_ORDER], int maps,
                           const em_log *log, em_fsys_pattern *out);
 /* After the first assembly: this thread's OpenMP team back to its size

@@ -137,7 +137,7 @@ em_err em_fsys_ahead_start(em_fsys *s, const em_log *log) {
   h->bop.prec = EM_PREC_DOUBLE;
   h->pco = d->solve->pc; /* as precondition() gives them (the direct factor's) */
   h->pco.backend = d->backend;
-  h->pco.pattern_symmetric = em_fsys_hostpath(); /* as precondition() gives it */
+  h->pco.pattern_symmetric = 1; /* the assembler's pattern, as precondition() gives it */
   pthread_mutex_init(&h->mu, NULL);
   pthread_cond_init(&h->cv, NULL);
 #ifdef _OPENMP
@@ -199,16 +199,11 @@ static void ahead_free(em_fsys_ahead **hp) {
   em_free(hp);
 }
 
-int em_fsys_hostpath(void) {
-  const char *e = getenv("EMSOLVE_HOSTPATH");
-  return !(e && !strcmp(e, "0"));
-}
-
 int em_fsys_ahead_pattern(em_fsys *s, const uint64_t apat[EM_MAX_ORDER][EM_MAX_ORDER], int maps,
                           const em_log *log, em_fsys_pattern *out) {
   memset(out, 0, sizeof *out);
   em_fsys_ahead *h = s->ahead;
-  if (!h || !em_fsys_hostpath()) return 0;
+  if (!h) return 0;
   double tw = em_wtime();
   pthread_mutex_lock(&h->mu);
   while (!h->p1) pthread_cond_wait(&h->cv, &h->mu);

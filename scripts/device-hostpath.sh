@@ -1,4 +1,6 @@
 #!/bin/bash
+# (EMSOLVE_HOSTPATH=0, the old host path, was removed after call 7 of
+# bench/results/2026-11-28-h200-5: its 'old' runs are now the default.)
 # device-hostpath.sh - issue 24, the host stages between the mesh and the
 # GPU factor's fronts (branch hostpath), on one GPU, from the repository
 # root, within DEADLINE (default 470) s, one device call:

@@ -1,4 +1,6 @@
 #!/bin/bash
+# (EMSOLVE_HOSTPATH=0, the old host path, was removed after call 7 of
+# bench/results/2026-11-28-h200-5: its 'old' runs are now the default.)
 # device-s6f.sh - the fifth session's last check on one GPU (main with
 # cleanup, postspeed, hostpath, meshspeed merged and the lead's factor
 # changes), from the repository root, within DEADLINE (default 420) s:

@@ -27,8 +27,7 @@ static em_err beside_work(void *ctx, const em_log *log) {
 int em_direct_beside_start(em_direct *F, const em_csr *A, em_direct_beside **bp) {
   *bp = NULL;
   const char *env = getenv("EMSOLVE_CHECKS_BESIDE"); /* 0: never, 1: the host's factor too */
-  const char *hp = getenv("EMSOLVE_HOSTPATH");       /* the A/B of the host path, model/fsys.c */
-  if ((env && !strcmp(env, "0")) || (hp && !strcmp(hp, "0"))) return 1;
+  if (env && !strcmp(env, "0")) return 1;
   if (F->be->host && !(env && !strcmp(env, "1"))) return 1;
   em_direct_beside *b = NULL;
   if (em_calloc(&b, 1, sizeof *b, "checks beside the factorization")) {
