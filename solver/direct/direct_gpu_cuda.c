@@ -166,10 +166,13 @@ double em_dgpu_estimate(const em_direct *F, em_prec prec, int64_t nnz_a) {
      before the fronts: factor + values < factor + update matrices) */
   double avals = 8.0 * (double)(nnz_a + S->n) / 2;
   double solve = 16.0 * 2 * (double)S->n;
-  /* variant trinv: the wide supernodes' inverse diagonal blocks (they live
-     after the fronts, counted on top all the same) */
+  /* variant trinv 1: the wide supernodes' inverse diagonal blocks (they live
+     after the fronts, counted on top all the same); with trinv 2 they are
+     built at the first solve of several columns if the memory is there
+     (direct_gsolve_cuda.c), so a run of one-column solves is not refused
+     for them */
   const em_direct_gsolve *go = &F->opts.gsolve;
-  double inv = go->trinv ? esz * (double)em_dgpu_linv_entries(S, go->trinv_max) : 0;
+  double inv = go->trinv == 1 ? esz * (double)em_dgpu_linv_entries(S, go->trinv_max) : 0;
   return factor + sym + esz * cb + work + avals + solve + inv;
 }
 
