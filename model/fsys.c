@@ -188,7 +188,7 @@ static em_err precondition(em_fsys *s, const em_blockop_opts *bop, const em_log 
   pco.backend = d->backend;
   /* the assembler's pattern (entity adjacency) is symmetric: test_assembly_system */
   pco.pattern_symmetric = 1; /* the assembler's pattern is symmetric */
-  pco.pmg.nb = s->nb; /* the V-cycle's levels: the order groups */
+  pco.pmg.nb = s->nb;        /* the V-cycle's levels: the order groups */
   memcpy(pco.pmg.offset, s->offset, sizeof pco.pmg.offset);
   const em_solve_opts *so = d->solve;
   if ((so->pmg_pml_coarse || so->pmg_pml_block) && d->setup->has_pml && !s->pml_rows)
