@@ -30,6 +30,18 @@
 
 /* ------------------------------------------------------------ schedule */
 
+/* lfree[l] = the level after which level l's small update matrices (fronts
+ * of order <= small, in one buffer per level) can go: the last level of
+ * their parents, l when none. */
+static void small_free_levels(const em_dsym *S, const int32_t *level, int32_t nlev, int small,
+                              int32_t *lfree) {
+  for (int32_t l = 0; l < nlev; l++) lfree[l] = l;
+  for (int32_t s = 0; s < S->ns; s++)
+    if (S->sparent[s] >= 0 && S->rptr[s + 1] - S->rptr[s] <= small &&
+        level[S->sparent[s]] > lfree[level[s]])
+      lfree[level[s]] = level[S->sparent[s]];
+}
+
 /* Levels (height in the supernodal tree) and the per-level lists. */
 static em_err build_levels(const em_dsym *S, em_dgpu *g) {
   int32_t ns = S->ns;
@@ -73,13 +85,7 @@ static em_err build_levels(const em_dsym *S, em_dgpu *g) {
       if (small) g->n_solve_small[l]++;
     }
   em_free(&fill);
-  /* a level's small update matrices can go once their last parent is done */
-  for (int32_t l = 0; l < nlev; l++) g->lev_free[l] = l;
-  for (int32_t s = 0; s < ns; s++)
-    if (S->sparent[s] >= 0 && S->rptr[s + 1] - S->rptr[s] <= g->small) {
-      int32_t pl = g->level[S->sparent[s]];
-      if (pl > g->lev_free[g->level[s]]) g->lev_free[g->level[s]] = pl;
-    }
+  small_free_levels(S, g->level, nlev, g->small, g->lev_free);
   return EM_OK;
 }
 
@@ -105,7 +111,7 @@ static int64_t w_entries(const em_dsym *S, int small) {
 /* Peak entries of update matrices alive under the level schedule: the one
  * of a big front (order > small) from its level until its parent's level
  * is done; a small front's lives in its level's one buffer, freed after
- * the last parent of that level's small fronts (build_levels' lev_free). */
+ * the last parent of that level's small fronts (small_free_levels). */
 static int64_t cb_peak_levels(const em_dsym *S, const int32_t *level, int32_t nlev, int small) {
   int64_t *delta = NULL;
   int32_t *lfree = NULL;
@@ -115,11 +121,7 @@ static int64_t cb_peak_levels(const em_dsym *S, const int32_t *level, int32_t nl
     em_free(&delta);
     return (int64_t)S->cb_peak * 4; /* a pessimistic guess */
   }
-  for (int32_t l = 0; l < nlev; l++) lfree[l] = l;
-  for (int32_t s = 0; s < S->ns; s++)
-    if (S->sparent[s] >= 0 && S->rptr[s + 1] - S->rptr[s] <= small &&
-        level[S->sparent[s]] > lfree[level[s]])
-      lfree[level[s]] = level[S->sparent[s]];
+  small_free_levels(S, level, nlev, small, lfree);
   for (int32_t s = 0; s < S->ns; s++) {
     int64_t k = S->super[s + 1] - S->super[s], nb = S->rptr[s + 1] - S->rptr[s] - k;
     if (nb == 0) continue;
@@ -769,6 +771,7 @@ em_err em_direct_numeric_cuda(em_direct *F, const em_csr *M, const double *r, do
   }
   em_dgpu *g = F->gpu;
   em_dgpu_linv_free(g); /* trinv: the inverses of the old factor */
+  g->linv_nofit = 0;
   double t_vals = em_wtime();
   for (int i = 1; i <= EM_DG_STREAMS && g->w_entries > 0; i++) /* freed after the last one */
     if (!g->W[i])

@@ -82,9 +82,11 @@ struct em_dgpu {
      trinv_max), direct_ginv_cuda.c */
   void *linv;
   int64_t *linv_off, linv_entries;
-  int linv_ok;   /* 1: built from the current factor */
-  int linv_kmax; /* the trinv_max they were built with */
-  size_t bytes;  /* device bytes held */
+  int linv_ok;    /* 1: built from the current factor */
+  int linv_kmax;  /* the trinv_max they were built with */
+  int linv_nofit; /* trinv 2: no room for them with this factor (not tried again
+                     until the next factorization) */
+  size_t bytes;   /* device bytes held */
 };
 
 /* Byte address of entry off of an array in the factor's precision. */

@@ -340,12 +340,15 @@ em_err em_direct_solve_cuda(const em_direct *F, int nrhs, const void *b, int64_t
   int lt = c.o.level_threads;
   EM_CHECK(lt == -1 || lt == -2 || (lt >= 0 && lt <= 1024 && lt % 32 == 0), EM_ERR_ARG,
            "GPU solve: level_threads = %d (0, -1, -2 or a multiple of 32 up to 1024)", lt);
+  if (c.o.trinv && F->opts.gsolve.trinv == 2 && g->linv_nofit) c.o.trinv = 0;
   if (c.o.trinv) { /* once per factor; trinv 2 (for blocks, not in the memory estimate) falls
-                     back to TRSM when the device has no room for them */
+                     back to TRSM when the device has no room for them, for the rest of
+                     this factor's solves */
     em_err e = em_dgpu_linv(&F->S, g, c.o.trinv_max);
     if (e == EM_ERR_GPU_MEMORY && F->opts.gsolve.trinv == 2) {
       em_error_clear();
       em_dgpu_linv_free(g);
+      g->linv_nofit = 1;
       c.o.trinv = 0;
     } else
       EM_TRY(e);
