@@ -228,62 +228,6 @@ static void write_out(const char *dir, const char *src, int32_t n, const row *ro
   fclose(f);
 }
 
-/* A variant of the GPU solves: "old", "default" (a run's), "all", "auto", or names joined by '+'
- * (il, own, ownb, st, inv, inv2, imaxN, cst, nocst, tlev, tgrad, tN).  0 when it parses. */
-static int parse_variant(const char *v, em_direct_gsolve *g) {
-  memset(g, 0, sizeof *g);
-  if (!strcmp(v, "old")) return 0;
-  if (!strcmp(v, "default")) { /* what a run gets: em_direct_opts_default's */
-    em_direct_opts o;
-    em_direct_opts_default(&o);
-    *g = o.gsolve;
-    return 0;
-  }
-  if (!strcmp(v, "all")) {
-    g->interleave = g->big_own = g->streams = 1;
-    return 0;
-  }
-  if (!strcmp(v, "auto")) { /* the default (streams, trinv, tlev); the others with several
-                               columns */
-    g->interleave = g->big_own = 2;
-    g->streams = g->trinv = 1;
-    g->level_threads = -1;
-    return 0;
-  }
-  char buf[64];
-  snprintf(buf, sizeof buf, "%s", v);
-  char *save = NULL;
-  for (char *t = strtok_r(buf, "+", &save); t; t = strtok_r(NULL, "+", &save)) {
-    if (!strcmp(t, "il"))
-      g->interleave = 1;
-    else if (!strcmp(t, "own"))
-      g->big_own = 1;
-    else if (!strcmp(t, "ownb")) /* the backward product by the own kernel, for blocks */
-      g->big_own = 3;
-    else if (!strcmp(t, "st"))
-      g->streams = 1;
-    else if (!strcmp(t, "inv"))
-      g->trinv = 1;
-    else if (!strcmp(t, "inv2")) /* trinv with several columns only */
-      g->trinv = 2;
-    else if (!strncmp(t, "imax", 4) && atoi(t + 4) > 0) /* imax2048: trinv_max */
-      g->trinv_max = atoi(t + 4);
-    else if (!strcmp(t, "cst")) /* the wide triangles' columns on streams of their own */
-      g->col_streams = 1;
-    else if (!strcmp(t, "nocst"))
-      g->col_streams = 0;
-    else if (!strcmp(t, "tlev")) /* level kernels' threads by the level */
-      g->level_threads = -1;
-    else if (!strcmp(t, "tgrad")) /* graded: 1024 / 512 / 256 / 128 */
-      g->level_threads = -2;
-    else if (t[0] == 't' && atoi(t + 1) > 0) /* t256: level kernels on 256 threads */
-      g->level_threads = atoi(t + 1);
-    else
-      return 1;
-  }
-  return 0;
-}
-
 /* Where one block apply's direct solves spend their time, per solve: the
  * parts (ms, launches), the gaps, the schedule, the costliest levels. */
 static void print_profile(const char *name, int N, const em_direct_gprofile *p) {
@@ -466,7 +410,7 @@ int main(int argc, char **argv) {
     snprintf(buf, sizeof buf, "%s", variants);
     char *save = NULL;
     for (char *t = strtok_r(buf, ",", &save); t && nv < 8; t = strtok_r(NULL, ",", &save)) {
-      if (parse_variant(t, &vars[nv])) {
+      if (em_direct_gsolve_parse(t, &vars[nv])) {
         fprintf(stderr,
                 "pc_multi_bench: --variants: unknown variant '%s' (old, all, or il, own, "
                 "st, inv joined by '+')\n",

@@ -64,6 +64,13 @@ em_err em_cfg_read_solver(const em_case *c, em_solve_opts *o) {
      copy of x; the default gathers from the columns (measured faster) */
   const char *il = getenv("EMSOLVE_SPMM_IL");
   o->bop.interleave = il && !strcmp(il, "1");
+  /* EMSOLVE_GSOLVE=variant (A/B runs): the GPU solves' variants by the
+     benches' names (em_direct_gsolve_parse), for the direct factor and
+     pmg's coarse one */
+  const char *gs = getenv("EMSOLVE_GSOLVE");
+  if (gs && *gs)
+    EM_CHECK(!em_direct_gsolve_parse(gs, &o->pc.gsolve), EM_ERR_INPUT,
+             "EMSOLVE_GSOLVE = '%s': not a variant of the GPU solves (em_direct_gsolve_parse)", gs);
   em_format fmt;
   EM_TRY(em_case_string(c, "Solver/format", &s));
   EM_TRY(em_format_parse(s, &fmt));

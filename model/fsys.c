@@ -180,7 +180,7 @@ static em_err pml_coarse_rows(em_fsys *s) {
 /* The preconditioner: created on the first matrix, refactored later.  With
  * pc_auto a direct factor that fits nowhere gives way to the order-group
  * V-cycle (about nnz(A) plus the order-1 factor), or ILU(0) with one group. */
-static em_err precondition(em_fsys *s, const em_blockop_opts *bop, const em_log *log) {
+static em_err precondition(em_fsys *s, const em_blockop_opts *bop, int block, const em_log *log) {
   const em_fsys_desc *d = &s->d;
   const em_csr *A = NULL;
   em_err err = EM_OK;
@@ -188,6 +188,7 @@ static em_err precondition(em_fsys *s, const em_blockop_opts *bop, const em_log 
   pco.backend = d->backend;
   /* the assembler's pattern (entity adjacency) is symmetric: test_assembly_system */
   pco.pattern_symmetric = 1; /* the assembler's pattern is symmetric */
+  pco.block_columns = block; /* solve_all's block of excitations */
   pco.pmg.nb = s->nb;        /* the V-cycle's levels: the order groups */
   memcpy(pco.pmg.offset, s->offset, sizeof pco.pmg.offset);
   const em_solve_opts *so = d->solve;
@@ -551,7 +552,8 @@ static em_err solve_body(em_fsys *s, double f, const em_log *log, em_fsys_stats 
   em_fsys_next_start(s, log);
   t0 = em_wtime();
   em_stage_begin(log, EM_STAGE_PC);
-  err = precondition(s, &bop, log);
+  int rb = d->solve->rhs_block;
+  err = precondition(s, &bop, rb > 0 && rb < ns ? rb : ns, log);
   em_stage_end(log, EM_STAGE_PC, "preconditioner %s", first ? "set up" : "updated");
   if (err) em_fsys_opb_free(s);
   EM_TRY_GOTO(err, err, done);

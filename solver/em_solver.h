@@ -122,6 +122,72 @@ em_err em_ksp_method_parse(const char *s, em_ksp_method *m);
 em_err em_pc_type_parse(const char *s, em_pc_type *p);
 em_err em_pc_trsv_parse(const char *s, em_pc_trsv *t);
 
+/* How the GPU's triangular solves run (issue 28): each variant a switch,
+ * so one factor can compare them (bench/pc_multi_bench --variants).  The
+ * solve goes level by level over the supernodal tree: supernodes of fewer
+ * than 192 columns by one kernel launch per level, the wider ("big") ones
+ * each by a few launches.  Every variant gives the same solution up to
+ * rounding. */
+typedef struct em_direct_gsolve {
+  int interleave;    /* 1: the n x nrhs block of the solve row-major inside it
+                        (a row's nrhs values contiguous: the gathers, scatters
+                        and atomics of a row touch one run of 16 nrhs bytes);
+                        0: column-major; 2: with several columns only (on an
+                        H200 it doubled a one-column solve, 27.6 -> 56.5 ms,
+                        and took four columns from 2.20x to 1.15x of one) */
+  int big_own;       /* 1: the big supernodes' products y(below) -= L21 x and
+                        u = L21^T y(below) by own kernels that read L21 once
+                        for all columns, the gather / scatter fused in, in
+                        double; 0: cuBLAS GEMM (in the factor's precision)
+                        between a gather and a scatter kernel; 2: with
+                        several columns only; 3: the backward product
+                        u = L21^T y(below) only, with several columns only
+                        (cuBLAS's k x nb by nb x nrhs GEMM runs few tiles
+                        for a few columns: bwd-prod 1.8 -> 4.6 ms for 4
+                        columns on the DRA's order-3 factor, where the own
+                        kernel splits the nb rows over blocks) */
+  int streams;       /* 1: the big supernodes of one level on the factor's
+                        other streams, beside the level kernel; 0: one after
+                        another on the solve's stream */
+  int profile;       /* 1: CUDA events around every launch of a solve, summed
+                        by part (em_direct_gprofile); costs host time per
+                        launch, so for measurements only */
+  int trinv;         /* 1: the wide supernodes' triangles by a product with
+                        their inverse (GEMM: y_s = L11^-1 y_s, read once for
+                        all columns) instead of TRSM; the inverses are built
+                        on the device after each factorization with this set,
+                        or at the first solve that asks (one more k x k block
+                        per wide supernode, in the factor's precision); 0
+                        (default): TRSM (the 1M DRA's inverses took 0.36 s
+                        and 5.3 GiB for ~2 ms a solve); 2: with several
+                        columns only */
+  int level_threads; /* threads per block of the level kernels (one block
+                        per small supernode; each step of its triangle is
+                        a barrier): -1 (default) by the level: 512 where
+                        it has fewer supernodes than twice the SMs (the
+                        top of the tree, where one block's latency is the
+                        level's time), else 128; -2 graded (1024 below
+                        the SMs, 512 below twice, 256 below 8 times, else
+                        128); 0: 128; a multiple of 32 up to 1024 (fewer
+                        where the kernel's registers allow fewer) */
+  int trinv_max;     /* trinv only for the wide supernodes of at most this
+                        many columns (0: all): an inverse costs k^3 to
+                        build and k^2 to keep, so the few widest ones at
+                        the top of the tree hold most of both, while the
+                        many narrower ones hold most of the solves' TRSM
+                        steps */
+  int col_streams;   /* 1: with several columns, the wide triangles (TRSM)
+                        one column each on streams of their own, side by
+                        side (cuBLAS's TRSM of a few columns steps through
+                        the triangle's blocks as for one, with a few
+                        tiles: its time grows with the columns); 0
+                        (default): one TRSM of all columns.  Measured
+                        slower on an H200: four columns of the DRA's
+                        order-3 factor 20.2 -> 30.0 ms, the 2 x 2 array's
+                        direct block 110 -> 169 ms per iteration (the
+                        one-column TRSMs side by side contend) */
+} em_direct_gsolve;
+
 /* ------------------------------------------------------- preconditioners */
 
 typedef struct em_pc_opts {
@@ -144,6 +210,12 @@ typedef struct em_pc_opts {
                               factorization (em_direct_opts.cancel) */
   int pattern_symmetric;   /* EM_PC_DIRECT: the caller's word that A's pattern is
                               symmetric (em_direct_opts.pattern_symmetric) */
+  int block_columns;       /* EM_PC_DIRECT, PMG's coarse factor: the columns the
+                              applies will take at once when the caller knows
+                              (a block of excitations; em_direct_opts.
+                              block_columns); 0 or 1: one */
+  em_direct_gsolve gsolve; /* EM_PC_DIRECT, PMG's coarse factor: the GPU solves'
+                              variants (default: em_direct_opts_default's) */
 } em_pc_opts;
 
 /* NONE, NATURAL, CPU, DOUBLE, AUTO, 0, 0. */
@@ -288,71 +360,6 @@ typedef enum em_direct_kernels {
                          BLAS (em_direct_blas_built) */
 } em_direct_kernels;
 
-/* How the GPU's triangular solves run (issue 28): each variant a switch,
- * so one factor can compare them (bench/pc_multi_bench --variants).  The
- * solve goes level by level over the supernodal tree: supernodes of fewer
- * than 192 columns by one kernel launch per level, the wider ("big") ones
- * each by a few launches.  Every variant gives the same solution up to
- * rounding. */
-typedef struct em_direct_gsolve {
-  int interleave;    /* 1: the n x nrhs block of the solve row-major inside it
-                        (a row's nrhs values contiguous: the gathers, scatters
-                        and atomics of a row touch one run of 16 nrhs bytes);
-                        0: column-major; 2: with several columns only (on an
-                        H200 it doubled a one-column solve, 27.6 -> 56.5 ms,
-                        and took four columns from 2.20x to 1.15x of one) */
-  int big_own;       /* 1: the big supernodes' products y(below) -= L21 x and
-                        u = L21^T y(below) by own kernels that read L21 once
-                        for all columns, the gather / scatter fused in, in
-                        double; 0: cuBLAS GEMM (in the factor's precision)
-                        between a gather and a scatter kernel; 2: with
-                        several columns only; 3: the backward product
-                        u = L21^T y(below) only, with several columns only
-                        (cuBLAS's k x nb by nb x nrhs GEMM runs few tiles
-                        for a few columns: bwd-prod 1.8 -> 4.6 ms for 4
-                        columns on the DRA's order-3 factor, where the own
-                        kernel splits the nb rows over blocks) */
-  int streams;       /* 1: the big supernodes of one level on the factor's
-                        other streams, beside the level kernel; 0: one after
-                        another on the solve's stream */
-  int profile;       /* 1: CUDA events around every launch of a solve, summed
-                        by part (em_direct_gprofile); costs host time per
-                        launch, so for measurements only */
-  int trinv;         /* 1: the wide supernodes' triangles by a product with
-                        their inverse (GEMM: y_s = L11^-1 y_s, read once for
-                        all columns) instead of TRSM; the inverses are built
-                        on the device after each factorization with this set,
-                        or at the first solve that asks (one more k x k block
-                        per wide supernode, in the factor's precision); 0
-                        (default): TRSM (the 1M DRA's inverses took 0.36 s
-                        and 5.3 GiB for ~2 ms a solve); 2: with several
-                        columns only */
-  int level_threads; /* threads per block of the level kernels (one block
-                        per small supernode; each step of its triangle is
-                        a barrier): -1 (default) by the level: 512 where
-                        it has fewer supernodes than twice the SMs (the
-                        top of the tree, where one block's latency is the
-                        level's time), else 128; -2 graded (1024 below
-                        the SMs, 512 below twice, 256 below 8 times, else
-                        128); 0: 128; a multiple of 32 up to 1024 (fewer
-                        where the kernel's registers allow fewer) */
-  int trinv_max;     /* trinv only for the wide supernodes of at most this
-                        many columns (0: all): an inverse costs k^3 to
-                        build and k^2 to keep, so the few widest ones at
-                        the top of the tree hold most of both, while the
-                        many narrower ones hold most of the solves' TRSM
-                        steps */
-  int col_streams;   /* 1: with several columns, the wide triangles (TRSM)
-                        one column each on streams of their own, side by
-                        side (cuBLAS's TRSM of a few columns steps through
-                        the triangle's blocks as for one, with a few
-                        tiles: its time grows with the columns); 0
-                        (default): one TRSM of all columns.  Measured
-                        slower on an H200: four columns of the DRA's
-                        order-3 factor 20.2 -> 30.0 ms, the 2 x 2 array's
-                        direct block 110 -> 169 ms per iteration (the
-                        one-column TRSMs side by side contend) */
-} em_direct_gsolve;
 
 typedef struct em_direct_opts {
   em_pc_ordering ordering;   /* fill-reducing ordering: ND (default); natural
@@ -386,6 +393,12 @@ typedef struct em_direct_opts {
                                 level; bigger ones front by front through
                                 cuBLAS on the streams (0: 384; at most
                                 EM_DIRECT_GPU_SMALL_MAX) */
+  int block_columns;         /* the right-hand sides the solves will take at
+                                once, when the caller knows (0 or 1: one): a
+                                GPU factor with trinv 2 builds the inverses
+                                and the block solve's work space at the end
+                                of each factorization, in the set-up, instead
+                                of at the first block solve */
   int pattern_symmetric;     /* 1: the caller's word that the pattern is
                                 symmetric (an assembler's: entity adjacency):
                                 the analysis takes the graph as it is, without
@@ -507,6 +520,13 @@ typedef struct em_direct_gprofile {
 
 /* "permute-in", "fwd-level", ... */
 const char *em_direct_gprofile_part(em_dgp_part p);
+/* A variant by name: "old" (none), "default" (em_direct_opts_default's),
+ * "all" (il+own+st), "auto" (il2+own2+st+inv+tlev), or tokens joined by
+ * '+': il, il2 (interleave 1, 2), own, own2, ownb (big_own 1, 2, 3), st
+ * (streams), inv, inv2 (trinv 1, 2), imaxN (trinv_max N), cst, nocst
+ * (col_streams), tlev, tgrad, tN (level_threads -1, -2, N).  0 when it
+ * parses, 1 (g zeroed) when it does not. */
+int em_direct_gsolve_parse(const char *spec, em_direct_gsolve *g);
 /* Switch the GPU solves' variants of F (takes effect at the next solve;
  * a host factor ignores them). */
 void em_direct_set_gsolve(em_direct *F, const em_direct_gsolve *g);

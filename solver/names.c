@@ -76,4 +76,7 @@ void em_pc_opts_default(em_pc_opts *o) {
   o->pmg.coarse = 1;
   o->pmg.smoother = EM_PMG_BLOCK;
   o->pmg.sweeps = 2;
+  em_direct_opts d; /* the direct factor's GPU solve variants */
+  em_direct_opts_default(&d);
+  o->gsolve = d.gsolve;
 }

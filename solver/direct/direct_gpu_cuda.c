@@ -839,12 +839,19 @@ em_err em_direct_numeric_cuda(em_direct *F, const em_csr *M, const double *r, do
                     "non-finite entry; LDL^T without pivoting cannot factor this matrix)",
                     S->iperm[piv.bad]);
   }
-  if (F->opts.gsolve.trinv == 1) { /* variant trinv: L11^-1 of the wide supernodes (2: at
-                                      the first solve of several columns) */
+  /* trinv 1: L11^-1 of the wide supernodes for every solve; a block of
+     columns the caller announced (block_columns): what its solves use
+     (trinv 2's inverses, the work space) made now, in the set-up, rather
+     than at the first block solve */
+  int nb = F->opts.block_columns > 1 ? F->opts.block_columns : 1;
+  if (F->opts.gsolve.trinv == 1 || nb > 1) {
     double t_inv = em_wtime();
-    EM_TRY(em_dgpu_linv(S, g, F->opts.gsolve.trinv_max));
-    em_log_verbose(log, "direct: GPU solves' inverse diagonal blocks (trinv): %.2f GiB in %.2f s",
-                   (double)g->linv_entries * (double)g->esz / GIB, em_wtime() - t_inv);
+    EM_TRY(em_dgpu_solve_prepare(F, nb));
+    em_log_verbose(log,
+                   "direct: GPU solves of %d column(s) prepared in %.2f s (inverse diagonal "
+                   "blocks, trinv: %.2f GiB%s)",
+                   nb, em_wtime() - t_inv, (double)g->linv_entries * (double)g->esz / GIB,
+                   g->linv_nofit ? "; no room for them: TRSM" : "");
   }
   return EM_OK;
 fail: /* release the update matrices still held */

@@ -102,6 +102,11 @@ int64_t em_dgpu_linv_entries(const em_dsym *S, int kmax);
  * them (a refactorization, the factor's end). */
 em_err em_dgpu_linv(const em_dsym *S, em_dgpu *g, int kmax);
 void em_dgpu_linv_free(em_dgpu *g);
+/* What the solves of nrhs columns use, made now (direct_gsolve_cuda.c): the
+ * inverses when trinv asks for nrhs columns, the work space.  Called at the
+ * end of a factorization (trinv 1, or em_direct_opts.block_columns > 1),
+ * so the set-up carries it instead of the first solve. */
+em_err em_dgpu_solve_prepare(const em_direct *F, int nrhs);
 
 /* The profile of the solves (direct_gprof_cuda.c): with
  * F->opts.gsolve.profile on, a solve calls begin (its stream), mark around

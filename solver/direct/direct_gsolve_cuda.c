@@ -319,45 +319,62 @@ static em_err solve_level(const gs *c, int32_t l, int forward) {
   return EM_OK;
 }
 
+/* The context of a solve of nrhs columns: the variants as they apply to
+ * nrhs (the "2: with several columns only" ones resolved), the inverses
+ * built when trinv asks (once per factor; trinv 2, not in the memory
+ * estimate, falls back to TRSM for the rest of this factor's solves when
+ * the device has no room for them), the work space allocated. */
+static em_err solve_setup(const em_direct *F, int nrhs, gs *c) {
+  em_dgpu *g = F->gpu;
+  int32_t n = F->S.n;
+  *c = (gs){F, g, nrhs, F->opts.gsolve, {1, n}, 0};
+  if (c->o.interleave == 2) c->o.interleave = nrhs > 1; /* 2: for blocks only */
+  if (c->o.big_own == 3) { /* the forward products stay GEMM (t is allocated) */
+    c->own_bwd = nrhs > 1;
+    c->o.big_own = 0;
+  }
+  if (c->o.big_own == 2) c->o.big_own = nrhs > 1;
+  if (c->o.interleave) c->l = (em_dg_yl){nrhs, 1};
+  if (c->o.trinv == 2) c->o.trinv = nrhs > 1;
+  /* the column streams for column-major blocks solved by TRSM */
+  c->o.col_streams = c->o.col_streams && nrhs > 1 && !c->o.interleave && !c->o.trinv;
+  if (c->o.col_streams) EM_TRY(col_streams_create(g));
+  int lt = c->o.level_threads;
+  EM_CHECK(lt == -1 || lt == -2 || (lt >= 0 && lt <= 1024 && lt % 32 == 0), EM_ERR_ARG,
+           "GPU solve: level_threads = %d (0, -1, -2 or a multiple of 32 up to 1024)", lt);
+  if (c->o.trinv && F->opts.gsolve.trinv == 2 && g->linv_nofit) c->o.trinv = 0;
+  if (c->o.trinv) {
+    em_err e = em_dgpu_linv(&F->S, g, c->o.trinv_max);
+    if (e == EM_ERR_GPU_MEMORY && F->opts.gsolve.trinv == 2) {
+      em_error_clear();
+      em_dgpu_linv_free(g);
+      g->linv_nofit = 1;
+      c->o.trinv = 0;
+    } else
+      EM_TRY(e);
+  }
+  EM_TRY(solve_work(c, -1));
+  if (c->o.streams)
+    for (int i = 1; i <= EM_DG_STREAMS; i++) EM_TRY(solve_work(c, i));
+  else
+    EM_TRY(solve_work(c, 0));
+  return EM_OK;
+}
+
+em_err em_dgpu_solve_prepare(const em_direct *F, int nrhs) {
+  EM_CHECK(F->gpu, EM_ERR_ARG, "em_dgpu_solve_prepare: no factor on the GPU");
+  gs c;
+  return F->S.n > 0 && nrhs > 0 ? solve_setup(F, nrhs, &c) : EM_OK;
+}
+
 em_err em_direct_solve_cuda(const em_direct *F, int nrhs, const void *b, int64_t ldb, void *x,
                             int64_t ldx, int v_single) {
   em_dgpu *g = F->gpu;
   EM_CHECK(g && F->factored, EM_ERR_ARG, "em_direct_solve_cuda: no factor on the GPU");
   int32_t n = F->S.n;
   if (n == 0 || nrhs == 0) return EM_OK;
-  gs c = {F, g, nrhs, F->opts.gsolve, {1, n}, 0};
-  if (c.o.interleave == 2) c.o.interleave = nrhs > 1; /* 2: for blocks only */
-  if (c.o.big_own == 3) { /* the forward products stay GEMM (t is allocated) */
-    c.own_bwd = nrhs > 1;
-    c.o.big_own = 0;
-  }
-  if (c.o.big_own == 2) c.o.big_own = nrhs > 1;
-  if (c.o.interleave) c.l = (em_dg_yl){nrhs, 1};
-  if (c.o.trinv == 2) c.o.trinv = nrhs > 1;
-  /* the column streams for column-major blocks solved by TRSM */
-  c.o.col_streams = c.o.col_streams && nrhs > 1 && !c.o.interleave && !c.o.trinv;
-  if (c.o.col_streams) EM_TRY(col_streams_create(g));
-  int lt = c.o.level_threads;
-  EM_CHECK(lt == -1 || lt == -2 || (lt >= 0 && lt <= 1024 && lt % 32 == 0), EM_ERR_ARG,
-           "GPU solve: level_threads = %d (0, -1, -2 or a multiple of 32 up to 1024)", lt);
-  if (c.o.trinv && F->opts.gsolve.trinv == 2 && g->linv_nofit) c.o.trinv = 0;
-  if (c.o.trinv) { /* once per factor; trinv 2 (for blocks, not in the memory estimate) falls
-                     back to TRSM when the device has no room for them, for the rest of
-                     this factor's solves */
-    em_err e = em_dgpu_linv(&F->S, g, c.o.trinv_max);
-    if (e == EM_ERR_GPU_MEMORY && F->opts.gsolve.trinv == 2) {
-      em_error_clear();
-      em_dgpu_linv_free(g);
-      g->linv_nofit = 1;
-      c.o.trinv = 0;
-    } else
-      EM_TRY(e);
-  }
-  EM_TRY(solve_work(&c, -1));
-  if (c.o.streams)
-    for (int i = 1; i <= EM_DG_STREAMS; i++) EM_TRY(solve_work(&c, i));
-  else
-    EM_TRY(solve_work(&c, 0));
+  gs c;
+  EM_TRY(solve_setup(F, nrhs, &c));
   cudaStream_t st = g->st[0];
   /* the caller's vectors come from the legacy default stream */
   EM_CUDA(cudaStreamSynchronize(0));

@@ -145,6 +145,8 @@ static void direct_opts(const em_pc_opts *po, em_direct_opts *o) {
   o->prec = po->prec;
   o->cancel = po->cancel;
   o->pattern_symmetric = po->pattern_symmetric;
+  o->block_columns = po->block_columns;
+  o->gsolve = po->gsolve;
 }
 
 em_err em_pc_direct_analyse(const em_csr *A, const em_pc_opts *po, const em_log *log,
@@ -178,6 +180,9 @@ em_err em_pc_direct_build(const em_csr *A, em_pc *pc, em_direct **F0, const em_l
     EM_CHECK(p->F->S.n == A->n_rows, EM_ERR_ARG,
              "em_pc_create_analysed: the analysis is of order %d, the matrix %d", p->F->S.n,
              A->n_rows);
+    /* what the analysis did not need: the solves' columns and variants */
+    p->F->opts.block_columns = pc->opts.block_columns;
+    p->F->opts.gsolve = pc->opts.gsolve;
     EM_TRY(em_direct_memory_check(p->F, log));
     EM_TRY(em_direct_factor(p->F, A, log));
   } else {

@@ -179,6 +179,8 @@ void em_dmat_pmg_coarse_opts(const em_pc_opts *o, em_backend be, em_pc_opts *co)
   co->backend = be;
   co->prec = be == EM_BACKEND_CPU ? EM_PREC_DOUBLE : o->prec; /* single: CUDA only */
   co->cancel = o->cancel;
+  co->block_columns = o->block_columns;
+  co->gsolve = o->gsolve;
 }
 
 /* rank 0: A_CC from the gathered triplets, factored as pmg's coarse level

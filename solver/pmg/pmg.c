@@ -250,6 +250,8 @@ em_err em_pc_pmg_build(const em_csr *A, em_pc *pc, const em_log *log) {
   co.backend = p->be;
   co.prec = pc->opts.prec;
   co.cancel = pc->opts.cancel;
+  co.block_columns = pc->opts.block_columns; /* the V-cycle's columns reach the coarse solve */
+  co.gsolve = pc->opts.gsolve;
   /* mem_limit bounds the direct factorization of the whole system (auto
      comes here when that does not fit); the coarse factor, a fraction of
      it, is checked against the memory available */
