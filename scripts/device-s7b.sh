@@ -56,16 +56,19 @@ run() {
   echo "$lab rc=$?"
 }
 if [ -z "${SKIP_RUNS:-}" ]; then
-  run d-one X=1 -- $DPC -setnumber Solver/rhs_block 1
-  for v in ${DVARS:-default=default}; do run "d-blk-${v%%=*}" "EMSOLVE_GSOLVE=${v#*=}" -- $DPC; done
-  run p-one X=1 -- $PPC -setnumber Solver/rhs_block 1
-  for v in ${PVARS:-default=default}; do run "p-blk-${v%%=*}" "EMSOLVE_GSOLVE=${v#*=}" -- $PPC; done
+  for rep in ${REPS:-1}; do
+    sfx=$([ "$rep" = 1 ] || echo "-$rep")
+    run "d-one$sfx" X=1 -- $DPC -setnumber Solver/rhs_block 1
+    for v in ${DVARS:-default=default}; do run "d-blk-${v%%=*}$sfx" "EMSOLVE_GSOLVE=${v#*=}" -- $DPC; done
+    run "p-one$sfx" X=1 -- $PPC -setnumber Solver/rhs_block 1
+    for v in ${PVARS:-default=default}; do run "p-blk-${v%%=*}$sfx" "EMSOLVE_GSOLVE=${v#*=}" -- $PPC; done
+  done
   [ -n "${PIL:-}" ] && run p-blk-spmmil EMSOLVE_SPMM_IL=1 -- $PPC
   "${PY:-python3}" - "$L" << 'PY' | tee "$L/summary.txt"
 import json, os, sys, glob
 L = sys.argv[1]
 one = {}
-for d in sorted(glob.glob(os.path.join(L, "*", "summary.json"))):
+for d in sorted(glob.glob(os.path.join(L, "*", "summary.json")), key=lambda p: ("-one" not in p, p)):
     lab = os.path.basename(os.path.dirname(d))
     try:
         j = json.load(open(d))
@@ -76,8 +79,8 @@ for d in sorted(glob.glob(os.path.join(L, "*", "summary.json"))):
     t = f["time_s"]
     its = [x["iterations"] for x in sv]
     res = ["%.1e" % x["true_relative_residual"] for x in sv]
-    if lab.endswith("-one"):
-        one[lab[0]] = sv[0]["time_s"]
+    if "-one" in lab:
+        one.setdefault(lab[0], sv[0]["time_s"])
         print(f"{lab:16s} port 1 alone {sv[0]['time_s']:.3f} s (its {its[0]}, res {res[0]}); all four one after another {t['solve']:.3f} s; pc set-up {t['preconditioner_setup']:.2f} s")
     else:
         r = t["solve"] / one[lab[0]] if lab[0] in one else float("nan")

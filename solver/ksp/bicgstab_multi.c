@@ -18,7 +18,7 @@
 typedef struct bcg {
   em_ksp_ctx *k;
   const void *b;
-  void *x, *W;
+  void *x;
   void *r, *rh, *p, *ph, *vv, *sh, *t;
   double rnorm, rhnorm, snorm, tnorm;
   em_cplx rho, rho_old, alpha, omega;
@@ -162,7 +162,9 @@ em_err em_ksp_bicgstab_multi(em_ksp_ctx *const *ks, int m, const void *const *b,
   void *out[EM_KSP_MAX_BLOCK], *rs[EM_KSP_MAX_BLOCK];
   int who[EM_KSP_MAX_BLOCK];
   double rn[EM_KSP_MAX_BLOCK];
+  void *W = NULL; /* the seven vectors of every column: one block (ksp_alloc_cols) */
   EM_TRY(em_calloc(&c, (size_t)m, sizeof *c, "lockstep BiCGSTAB columns"));
+  EM_TRY_GOTO(err, ksp_alloc_cols(ks, m, 7, &W), done);
   for (int j = 0; j < m; j++) {
     em_vec *v = ks[j]->v;
     c[j] = (bcg){.k = ks[j],
@@ -173,11 +175,10 @@ em_err em_ksp_bicgstab_multi(em_ksp_ctx *const *ks, int m, const void *const *b,
                  .omega = 1,
                  .since = -1,
                  .live = 1};
-    EM_TRY_GOTO(err, ksp_alloc(ks[j], 7, &c[j].W), done);
-    c[j].r = em_vec_col(v, c[j].W, 0), c[j].rh = em_vec_col(v, c[j].W, 1);
-    c[j].p = em_vec_col(v, c[j].W, 2), c[j].ph = em_vec_col(v, c[j].W, 3);
-    c[j].vv = em_vec_col(v, c[j].W, 4), c[j].sh = em_vec_col(v, c[j].W, 5);
-    c[j].t = em_vec_col(v, c[j].W, 6);
+    c[j].r = em_vec_col(v, W, j), c[j].rh = em_vec_col(v, W, m + j);
+    c[j].p = em_vec_col(v, W, 2 * m + j), c[j].ph = em_vec_col(v, W, 3 * m + j);
+    c[j].vv = em_vec_col(v, W, 4 * m + j), c[j].sh = em_vec_col(v, W, 5 * m + j);
+    c[j].t = em_vec_col(v, W, 6 * m + j);
     rs[j] = c[j].r;
   }
   EM_TRY_GOTO(err, ksp_residual_k(ks, m, b, (const void *const *)x, rs, rn),
@@ -225,8 +226,7 @@ em_err em_ksp_bicgstab_multi(em_ksp_ctx *const *ks, int m, const void *const *b,
     EM_TRY_GOTO(err, full_all(c, who, nb), done);
   }
 done:
-  for (int j = 0; j < m; j++)
-    if (c[j].k) ksp_free(c[j].k, &c[j].W);
+  ksp_free(ks[0], &W);
   em_free(&c);
   return err;
 }

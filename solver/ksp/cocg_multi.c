@@ -13,7 +13,7 @@
 
 typedef struct cg {
   em_ksp_ctx *k;
-  void *x, *W;
+  void *x;
   void *r, *z, *p, *q;
   double rnorm;
   em_cplx rho;
@@ -102,13 +102,14 @@ em_err em_ksp_cocg_multi(em_ksp_ctx *const *ks, int m, const void *const *b, voi
   void *out[EM_KSP_MAX_BLOCK], *rs[EM_KSP_MAX_BLOCK];
   int who[EM_KSP_MAX_BLOCK];
   double rn[EM_KSP_MAX_BLOCK];
+  void *W = NULL; /* r, z, p, q of every column: one block (ksp_alloc_cols) */
   EM_TRY(em_calloc(&c, (size_t)m, sizeof *c, "lockstep COCG columns"));
+  EM_TRY_GOTO(err, ksp_alloc_cols(ks, m, 4, &W), done);
   for (int j = 0; j < m; j++) {
     em_vec *v = ks[j]->v;
     c[j] = (cg){.k = ks[j], .x = x[j], .live = 1};
-    EM_TRY_GOTO(err, ksp_alloc(ks[j], 4, &c[j].W), done);
-    c[j].r = em_vec_col(v, c[j].W, 0), c[j].z = em_vec_col(v, c[j].W, 1);
-    c[j].p = em_vec_col(v, c[j].W, 2), c[j].q = em_vec_col(v, c[j].W, 3);
+    c[j].r = em_vec_col(v, W, j), c[j].z = em_vec_col(v, W, m + j);
+    c[j].p = em_vec_col(v, W, 2 * m + j), c[j].q = em_vec_col(v, W, 3 * m + j);
     rs[j] = c[j].r;
   }
   EM_TRY_GOTO(err, ksp_residual_k(ks, m, b, (const void *const *)x, rs, rn),
@@ -169,8 +170,7 @@ em_err em_ksp_cocg_multi(em_ksp_ctx *const *ks, int m, const void *const *b, voi
     EM_TRY_GOTO(err, em_vec_caxpby(c[0].k->v, nu, one, zs, beta, ps), done); /* p = z + beta p */
   }
 done:
-  for (int j = 0; j < m; j++)
-    if (c[j].k) ksp_free(c[j].k, &c[j].W);
+  ksp_free(ks[0], &W);
   em_free(&c);
   return err;
 }

@@ -13,6 +13,13 @@ em_err ksp_alloc(em_ksp_ctx *k, int count, void **X) {
   return EM_OK;
 }
 
+em_err ksp_alloc_cols(em_ksp_ctx *const *ks, int m, int count, void **X) {
+  em_vec *v = ks[0]->v;
+  EM_TRY(v->ops->alloc(v, count * m, X));
+  for (int j = 0; j < m; j++) ks[j]->st->vec_bytes += (size_t)count * (size_t)v->n * v->elsize;
+  return EM_OK;
+}
+
 void ksp_free(em_ksp_ctx *k, void **X) {
   if (*X) k->v->ops->free(k->v, X);
 }

@@ -50,6 +50,13 @@ em_err ksp_vec_create(const em_operator *A, int max_k, em_vec **v);
 /* *X = count work vectors of the solve (bytes counted in st->vec_bytes). */
 em_err ksp_alloc(em_ksp_ctx *k, int count, void **X);
 void ksp_free(em_ksp_ctx *k, void **X);
+/* *X = count work vectors for each of the m columns ks[0..m) of a block as
+ * one allocation (st->vec_bytes of each column counts its own): vector q
+ * of column j at em_vec_col(v, *X, q * m + j), so each kind's columns lie
+ * side by side, one strided block as the block applies take them (the
+ * direct solve works on it in place), and a block costs one allocation
+ * instead of one per column.  Freed by ksp_free(ks[0], X). */
+em_err ksp_alloc_cols(em_ksp_ctx *const *ks, int m, int count, void **X);
 /* y = A x, timed into t_spmv (queued vector work finishes first). */
 em_err ksp_matvec(em_ksp_ctx *k, const void *x, void *y);
 /* z = M^-1 r (a copy without preconditioner), timed into t_pc. */
