@@ -247,14 +247,20 @@ static em_err solve_all(em_fsys *s, const em_system *sys, int ns, const em_log *
   st->n_solve = ns;
   for (int e0 = 0; e0 < ns; e0 += blk) {
     int m = ns - e0 < blk ? ns - e0 : blk;
+    double t_in = em_wtime();
     /* the columns into the operator's numbering (threads: at millions of
-       unknowns the first touch of these blocks costs as much as a solve) */
+       unknowns the first touch of these blocks costs as much as a solve),
+       a column at a time (one column's pages at a time) */
+    for (int j = 0; j < m; j++) {
+      const em_cplx *bj = sys->b + (size_t)(e0 + j) * n;
+      em_cplx *bpj = bp + (size_t)j * n;
 #pragma omp parallel for schedule(static) if (n > 100000)
-    for (int32_t i = 0; i < n; i++)
-      for (int j = 0; j < m; j++) {
-        bp[(size_t)j * n + perm[i]] = sys->b[(size_t)(e0 + j) * n + i];
-        xp[(size_t)j * n + i] = 0;
-      }
+      for (int32_t i = 0; i < n; i++) bpj[perm[i]] = bj[i];
+    }
+    int64_t nm = (int64_t)n * m; /* zero guesses, their pages touched by all threads */
+#pragma omp parallel for schedule(static) if (nm > 100000)
+    for (int64_t q = 0; q < nm; q++) xp[q] = 0;
+    t_in = em_wtime() - t_in;
     if (!d->setup->n_port || d->port_source) /* a plane wave drives (the ports its loads) */
       em_log_info(log, "solving for the plane wave (%d unknowns)", n);
     else if (m == 1)
@@ -264,9 +270,16 @@ static em_err solve_all(em_fsys *s, const em_system *sys, int ns, const em_log *
                   d->setup->port[em_fsys_port(d, e0)].name,
                   d->setup->port[em_fsys_port(d, e0 + m - 1)].name, m, n);
     EM_TRY_GOTO(err, em_ksp_solve_multi(&A, s->pc, m, bp, n, xp, n, &ko, &st->ksp[e0]), done);
+    double t_out = em_wtime();
+    for (int j = 0; j < m; j++) {
+      em_cplx *xj = x + (size_t)(e0 + j) * n;
+      const em_cplx *xpj = xp + (size_t)j * n;
 #pragma omp parallel for schedule(static) if (n > 100000)
-    for (int32_t i = 0; i < n; i++)
-      for (int j = 0; j < m; j++) x[(size_t)(e0 + j) * n + i] = xp[(size_t)j * n + perm[i]];
+      for (int32_t i = 0; i < n; i++) xj[i] = xpj[perm[i]];
+    }
+    em_log_verbose(log,
+                   "solve: %d column(s) into the operator's numbering in %.3f s, back in %.3f s", m,
+                   t_in, em_wtime() - t_out);
     for (int j = 0; j < m; j++) {
       int e = e0 + j;
       const em_ksp_stats *k = &st->ksp[e];

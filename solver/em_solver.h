@@ -139,8 +139,8 @@ typedef struct em_direct_gsolve {
                         u = L21^T y(below) by own kernels that read L21 once
                         for all columns, the gather / scatter fused in, in
                         double; 0: cuBLAS GEMM (in the factor's precision)
-                        between a gather and a scatter kernel; 2: with
-                        several columns only; 3: the backward product
+                        between a gather and a scatter kernel; 2 (default):
+                        with several columns only; 3: the backward product
                         u = L21^T y(below) only, with several columns only
                         (cuBLAS's k x nb by nb x nrhs GEMM runs few tiles
                         for a few columns: bwd-prod 1.8 -> 4.6 ms for 4
@@ -157,10 +157,14 @@ typedef struct em_direct_gsolve {
                         all columns) instead of TRSM; the inverses are built
                         on the device after each factorization with this set,
                         or at the first solve that asks (one more k x k block
-                        per wide supernode, in the factor's precision); 0
-                        (default): TRSM (the 1M DRA's inverses took 0.36 s
-                        and 5.3 GiB for ~2 ms a solve); 2: with several
-                        columns only */
+                        per wide supernode, in the factor's precision; a
+                        complex single factor's computed in double and
+                        rounded once); 0: TRSM (the 1M DRA's inverses took
+                        0.36 s and 5.3 GiB for ~2 ms a solve); 2 (default):
+                        with several columns only, built in the set-up when
+                        em_direct_opts.block_columns > 1, else at the first
+                        such solve, and only where a tenth of the device's
+                        memory stays free beside them (else TRSM) */
   int level_threads; /* threads per block of the level kernels (one block
                         per small supernode; each step of its triangle is
                         a barrier): -1 (default) by the level: 512 where
@@ -171,7 +175,7 @@ typedef struct em_direct_gsolve {
                         128); 0: 128; a multiple of 32 up to 1024 (fewer
                         where the kernel's registers allow fewer) */
   int trinv_max;     /* trinv only for the wide supernodes of at most this
-                        many columns (0: all): an inverse costs k^3 to
+                        many columns (0, default: all): an inverse costs k^3 to
                         build and k^2 to keep, so the few widest ones at
                         the top of the tree hold most of both, while the
                         many narrower ones hold most of the solves' TRSM
@@ -386,8 +390,9 @@ typedef struct em_direct_opts {
   double progress_s;         /* a host factorization logs how far it is every
                                 progress_s seconds (em_log_progress; default
                                 10; 0: after every front) */
-  em_direct_gsolve gsolve;   /* GPU solves (default: interleave 0, big_own 0,
-                                streams 1, profile 0, trinv 0) */
+  em_direct_gsolve gsolve;   /* GPU solves (default: interleave 0, big_own 2,
+                                streams 1, profile 0, trinv 2, level_threads
+                                -1, trinv_max 0, col_streams 0) */
   int gpu_small;             /* GPU fronts of order m <= gpu_small factored
                                 by one thread block each, a launch per
                                 level; bigger ones front by front through
@@ -411,7 +416,7 @@ typedef struct em_direct_opts {
 /* The largest em_direct_opts.gpu_small. */
 #define EM_DIRECT_GPU_SMALL_MAX 1024
 
-/* ND, 1e-8, 0, AUTO, 0, 0, CPU, DOUBLE, 10 s, GPU solves 1, 1, 1, 0. */
+/* ND, 1e-8, 0, AUTO, 0, 0, CPU, DOUBLE, 10 s, GPU solves as in gsolve's comment. */
 void em_direct_opts_default(em_direct_opts *o);
 /* 1 when this build has BLAS (EM_DIRECT_BLAS available). */
 int em_direct_blas_built(void);

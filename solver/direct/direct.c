@@ -30,12 +30,13 @@ void em_direct_opts_default(em_direct_opts *o) {
   o->progress_s = 10;
   /* streams and the level kernels' threads by the level (docs/solvers.md:
      on an H200 the DRA's one-column solve 27.6 -> 15.5 -> 8.0 ms with
-     both and trinv, four columns 60.8 -> 31.7 -> 12.3 ms); trinv for
-     several columns only and up to 2048 columns: all the 1M DRA's
-     inverses cost 0.36 s and 5.3 GiB for ~2 ms per solve, those up to
-     2048 columns of the 2 x 2 array's factor 33 ms for 53.6 -> 46.1 ms
-     per four-column apply (docs/solvers.md) */
-  o->gsolve = (em_direct_gsolve){0, 0, 1, 0, 2, -1, 2048, 0};
+     both and trinv, four columns 60.8 -> 31.7 -> 12.3 ms); with several
+     columns only, the big supernodes' products by the own kernels and
+     every wide triangle by its stored inverse (the 2 x 2 array's factor,
+     four columns: 53.6 ms -> 35.1 ms per apply, one column 34 ms; its
+     inverses 1.67 GiB, built in the set-up when the caller announces the
+     block: em_direct_opts.block_columns) */
+  o->gsolve = (em_direct_gsolve){0, 2, 1, 0, 2, -1, 0, 0};
 }
 
 void em_direct_set_gsolve(em_direct *F, const em_direct_gsolve *g) {

@@ -343,6 +343,18 @@ static em_err solve_setup(const em_direct *F, int nrhs, gs *c) {
   EM_CHECK(lt == -1 || lt == -2 || (lt >= 0 && lt <= 1024 && lt % 32 == 0), EM_ERR_ARG,
            "GPU solve: level_threads = %d (0, -1, -2 or a multiple of 32 up to 1024)", lt);
   if (c->o.trinv && F->opts.gsolve.trinv == 2 && g->linv_nofit) c->o.trinv = 0;
+  if (c->o.trinv && F->opts.gsolve.trinv == 2 && !(g->linv_ok && g->linv_kmax == c->o.trinv_max)) {
+    /* trinv 2 is not in the memory estimate: its inverses only where a
+       tenth of the device stays free beside them (the Krylov block's
+       vectors may come after them, when the set-up builds them) */
+    size_t fr = 0, tot = 0;
+    EM_CUDA(cudaMemGetInfo(&fr, &tot));
+    double need = (double)g->esz * (double)em_dgpu_linv_entries(&F->S, c->o.trinv_max);
+    if ((double)fr < need + 0.1 * (double)tot) {
+      g->linv_nofit = 1;
+      c->o.trinv = 0;
+    }
+  }
   if (c->o.trinv) {
     em_err e = em_dgpu_linv(&F->S, g, c->o.trinv_max);
     if (e == EM_ERR_GPU_MEMORY && F->opts.gsolve.trinv == 2) {
