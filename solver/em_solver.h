@@ -190,6 +190,12 @@ typedef struct em_direct_gsolve {
                         order-3 factor 20.2 -> 30.0 ms, the 2 x 2 array's
                         direct block 110 -> 169 ms per iteration (the
                         one-column TRSMs side by side contend) */
+  int trinv_own;     /* with trinv and big_own in effect: the triangle's
+                        product with its stored inverse by an own kernel,
+                        in double straight from y (no complex single copy
+                        of y_s, no GEMM in single) and over the lower
+                        triangle only (half the inverse's bytes); 2: with
+                        several columns only; 0: the GEMM */
 } em_direct_gsolve;
 
 /* ------------------------------------------------------- preconditioners */
@@ -528,8 +534,9 @@ const char *em_direct_gprofile_part(em_dgp_part p);
 /* A variant by name: "old" (none), "default" (em_direct_opts_default's),
  * "all" (il+own+st), "auto" (il2+own2+st+inv+tlev), or tokens joined by
  * '+': il, il2 (interleave 1, 2), own, own2, ownb (big_own 1, 2, 3), st
- * (streams), inv, inv2 (trinv 1, 2), imaxN (trinv_max N), cst, nocst
- * (col_streams), tlev, tgrad, tN (level_threads -1, -2, N).  0 when it
+ * (streams), inv, inv2 (trinv 1, 2), imaxN (trinv_max N), town, town2
+ * (trinv_own 1, 2), cst, nocst (col_streams), tlev, tgrad, tN
+ * (level_threads -1, -2, N).  0 when it
  * parses, 1 (g zeroed) when it does not. */
 int em_direct_gsolve_parse(const char *spec, em_direct_gsolve *g);
 /* Switch the GPU solves' variants of F (takes effect at the next solve;

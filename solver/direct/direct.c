@@ -36,7 +36,7 @@ void em_direct_opts_default(em_direct_opts *o) {
      four columns: 53.6 ms -> 35.1 ms per apply, one column 34 ms; its
      inverses 1.67 GiB, built in the set-up when the caller announces the
      block: em_direct_opts.block_columns) */
-  o->gsolve = (em_direct_gsolve){0, 2, 1, 0, 2, -1, 0, 0};
+  o->gsolve = (em_direct_gsolve){0, 2, 1, 0, 2, -1, 0, 0, 0};
 }
 
 void em_direct_set_gsolve(em_direct *F, const em_direct_gsolve *g) {

@@ -136,6 +136,13 @@ em_err em_dg_bwd_level(em_dg_sym S, const int32_t *sn, int32_t count, const void
 em_err em_dg_big_prod(int forward, int64_t k, int64_t nb, const void *L21, int64_t m,
                       const int32_t *below, int64_t c0, int nrhs, void *y, em_dg_yl l, int single,
                       void *stream);
+/* The triangle of a big supernode (k columns from c0) by its stored inverse
+ * Li (k x k, ld k, unit lower with zeros above, in the factor's
+ * precision), in double from y, the lower triangle only: w = Li y_s
+ * (forward) or Li^T y_s (backward); w is k x nrhs in layout wl (rs 1, cs
+ * k; or rs nrhs, cs 1), zeroed here. */
+em_err em_dg_tri_prod(int forward, int64_t k, const void *Li, int64_t c0, int nrhs, const void *y,
+                      em_dg_yl l, void *w, em_dg_yl wl, int single, void *stream);
 /* t (nb x nrhs in layout tl, complex single when t_single) = y(rows, :)
  * (gather) or y(rows, :) -= t (scatter, atomics). */
 em_err em_dg_gather(int64_t nb, int nrhs, const int32_t *rows, const void *y, em_dg_yl l, void *t,

@@ -494,6 +494,88 @@ __global__ void big_bwd_kernel(int64_t k, int64_t nb, const F *L21, int64_t m, c
   }
 }
 
+// The triangle of a big supernode by its stored inverse Li = L11^-1 (k x k,
+// ld k, unit lower, explicit zeros above: direct_ginv_cuda.c), in double
+// from y itself (no single copy of y_s) and over the lower triangle only,
+// into w (k x nrhs, layout wl, zeroed; the chunks add up by atomics):
+//   forward   w(i, c) = sum_{j <= i} Li(i, j) y(c0 + j, c)
+//   backward  w(i, c) = sum_{j >= i} Li(j, i) y(c0 + j, c)
+// Forward as big_fwd_kernel (a thread per row i, the chunk's y_s in shared
+// memory; a block wholly above the diagonal returns), backward as
+// big_bwd_kernel (a warp per column i of Li, contiguous, its lanes over
+// the chunk's rows j >= i).
+template <typename F, int RB>
+__global__ void tri_fwd_kernel(int64_t k, const F *Li, int64_t c0, int nrhs, const double2 *y,
+                               yl l, double2 *w, yl wl) {
+  __shared__ double2 xs[RB * EM_DG_BIG_KC];
+  int64_t j0 = (int64_t)blockIdx.y * EM_DG_BIG_KC,
+          kc = k - j0 < EM_DG_BIG_KC ? k - j0 : EM_DG_BIG_KC;
+  int64_t i0 = (int64_t)blockIdx.x * blockDim.x, i = i0 + threadIdx.x;
+  if (j0 > i0 + (int64_t)blockDim.x - 1) return;  // the whole block above the diagonal
+  int tid = threadIdx.x, nthr = blockDim.x;
+  int64_t jn = i - j0 + 1 < kc ? i - j0 + 1 : kc;  // this row's columns in the chunk
+  for (int r0 = 0; r0 < nrhs; r0 += RB) {
+    int nr = nrhs - r0 < RB ? nrhs - r0 : RB;
+    __syncthreads();  // the previous columns' xs read
+    for (int64_t q = tid; q < kc * nr; q += nthr) {
+      int64_t jj, c;
+      split(l, q, kc, nr, &jj, &c);
+      xs[c * EM_DG_BIG_KC + jj] = y[yat(l, c0 + j0 + jj, r0 + c)];
+    }
+    __syncthreads();
+    if (i >= k || jn <= 0) continue;
+    double2 t[RB];
+#pragma unroll
+    for (int c = 0; c < RB; c++) t[c] = make_double2(0, 0);
+    const F *Lr = Li + i + j0 * k;
+#pragma unroll 4
+    for (int64_t j = 0; j < jn; j++) {
+      double2 a = em_sv_to_z(Lr[j * k]);
+#pragma unroll
+      for (int c = 0; c < RB; c++)
+        if (c < nr) t[c] = cfms(t[c], a, xs[c * EM_DG_BIG_KC + j]);
+    }
+#pragma unroll
+    for (int c = 0; c < RB; c++)
+      if (c < nr) atomic_add(w + yat(wl, i, r0 + c), make_double2(-t[c].x, -t[c].y));
+  }
+}
+
+template <typename F, int RB>
+__global__ void tri_bwd_kernel(int64_t k, const F *Li, int64_t c0, int nrhs, const double2 *y,
+                               yl l, double2 *w, yl wl) {
+  int64_t i = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
+  int lane = threadIdx.x & 31;
+  if (i >= k) return;  // whole warps: k warps in all
+  int64_t a0 = (int64_t)blockIdx.y * EM_DG_BIG_AC;
+  int64_t a1 = k - a0 < EM_DG_BIG_AC ? k : a0 + EM_DG_BIG_AC;
+  if (a1 <= i) return;  // the chunk wholly above row i: zeros
+  if (a0 < i) a0 = i;
+  const F *Lc = Li + i * k;
+  for (int r0 = 0; r0 < nrhs; r0 += RB) {
+    int nr = nrhs - r0 < RB ? nrhs - r0 : RB;
+    double2 t[RB];
+#pragma unroll
+    for (int c = 0; c < RB; c++) t[c] = make_double2(0, 0);
+    for (int64_t j = a0 + lane; j < a1; j += 32) {
+      double2 a = em_sv_to_z(Lc[j]);
+      const double2 *yj = y + yat(l, c0 + j, r0);
+#pragma unroll
+      for (int c = 0; c < RB; c++)
+        if (c < nr) t[c] = cfms(t[c], a, yj[c * l.cs]);
+    }
+#pragma unroll
+    for (int c = 0; c < RB; c++) {
+      if (c >= nr) continue;
+      for (int o = 16; o > 0; o >>= 1) {
+        t[c].x += __shfl_down_sync(0xffffffffu, t[c].x, o);
+        t[c].y += __shfl_down_sync(0xffffffffu, t[c].y, o);
+      }
+      if (lane == 0) atomic_add(w + yat(wl, i, r0 + c), make_double2(-t[c].x, -t[c].y));
+    }
+  }
+}
+
 template <typename F>
 __global__ void diag_solve_kernel(int32_t n, int nrhs, const F *d, double2 *y, yl l) {
   for (int64_t t = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; t < (int64_t)n * nrhs;
@@ -623,6 +705,29 @@ void big_launch(bool fwd, int64_t k, int64_t nb, const void *L21, int64_t m, con
     big_run<F, 4>(fwd, k, nb, L21, m, below, c0, nrhs, y, l, s);
   else
     big_run<F, 8>(fwd, k, nb, L21, m, below, c0, nrhs, y, l, s);
+}
+
+// The inverse's product kernels, RB as the level kernels'.
+template <typename F, int RB>
+void tri_run(bool fwd, int64_t k, const void *Li, int64_t c0, int nrhs, const double2 *y, yl l,
+             double2 *w, yl wl, cudaStream_t s) {
+  if (fwd) {
+    dim3 grid((unsigned)((k + 127) / 128), (unsigned)((k + EM_DG_BIG_KC - 1) / EM_DG_BIG_KC));
+    tri_fwd_kernel<F, RB><<<grid, 128, 0, s>>>(k, (const F *)Li, c0, nrhs, y, l, w, wl);
+  } else {
+    dim3 grid((unsigned)((k + 3) / 4), (unsigned)((k + EM_DG_BIG_AC - 1) / EM_DG_BIG_AC));
+    tri_bwd_kernel<F, RB><<<grid, 128, 0, s>>>(k, (const F *)Li, c0, nrhs, y, l, w, wl);
+  }
+}
+template <typename F>
+void tri_launch(bool fwd, int64_t k, const void *Li, int64_t c0, int nrhs, const double2 *y, yl l,
+                double2 *w, yl wl, cudaStream_t s) {
+  if (nrhs == 1)
+    tri_run<F, 1>(fwd, k, Li, c0, nrhs, y, l, w, wl, s);
+  else if (nrhs <= 4)
+    tri_run<F, 4>(fwd, k, Li, c0, nrhs, y, l, w, wl, s);
+  else
+    tri_run<F, 8>(fwd, k, Li, c0, nrhs, y, l, w, wl, s);
 }
 
 }  // namespace
@@ -788,6 +893,18 @@ em_err em_dg_big_prod(int forward, int64_t k, int64_t nb, const void *L21, int64
     big_launch<float2>(forward, k, nb, L21, m, below, c0, nrhs, (double2 *)y, l, st(s));
   else
     big_launch<double2>(forward, k, nb, L21, m, below, c0, nrhs, (double2 *)y, l, st(s));
+  EM_CUDA_LAUNCHED();
+  return EM_OK;
+}
+
+em_err em_dg_tri_prod(int forward, int64_t k, const void *Li, int64_t c0, int nrhs, const void *y,
+                     em_dg_yl l, void *w, em_dg_yl wl, int single, void *s) {
+  if (k == 0 || nrhs == 0) return EM_OK;
+  EM_CUDA(cudaMemsetAsync(w, 0, 16 * (size_t)(k * nrhs), st(s))); /* w: k x nrhs in wl */
+  if (single)
+    tri_launch<float2>(forward, k, Li, c0, nrhs, (const double2 *)y, l, (double2 *)w, wl, st(s));
+  else
+    tri_launch<double2>(forward, k, Li, c0, nrhs, (const double2 *)y, l, (double2 *)w, wl, st(s));
   EM_CUDA_LAUNCHED();
   return EM_OK;
 }

@@ -51,6 +51,10 @@ int em_direct_gsolve_parse(const char *v, em_direct_gsolve *g) {
       g->trinv = 2;
     else if (!strncmp(t, "imax", 4) && atoi(t + 4) > 0) /* imax2048: trinv_max */
       g->trinv_max = atoi(t + 4);
+    else if (!strcmp(t, "town")) /* the inverse's product by the own kernel */
+      g->trinv_own = 1;
+    else if (!strcmp(t, "town2")) /* the same with several columns only */
+      g->trinv_own = 2;
     else if (!strcmp(t, "cst")) /* the wide triangles' columns on streams of their own */
       g->col_streams = 1;
     else if (!strcmp(t, "nocst"))

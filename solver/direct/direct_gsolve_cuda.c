@@ -76,7 +76,7 @@ static em_err solve_work(const gs *c, int slot) {
   if (ni > g->yi_cap[slot]) {
     em_dev_free(&g->yi[slot]);
     g->yi_cap[slot] = 0;
-    EM_TRY(em_dgpu_alloc(g, &g->yi[slot], NULL, g->esz * (size_t)ni, "solve work (trinv)"));
+    EM_TRY(em_dgpu_alloc(g, &g->yi[slot], NULL, 16 * (size_t)ni, "solve work (trinv)"));
     g->yi_cap[slot] = ni;
   }
   return EM_OK;
@@ -187,8 +187,48 @@ static em_err ys_copy(const gs *c, int64_t c0, int64_t k, void *ys, int to_singl
                    : em_dg_copy2d(k, c->nrhs, ys, k, 1, yss, n, 0, st);
 }
 
+/* Variant trinv_own: big supernode s with the own kernels throughout, all
+ * in double on y: backward y_s -= L21^T y(below), then y_s = Li^T y_s;
+ * forward y_s = Li y_s, then y(below) -= L21 y_s (Li = L11^-1, stored).
+ * The triangle's product goes into yi, then back into y_s. */
+static em_err solve_big_own(const gs *c, int32_t s, int forward, int slot, int lev) {
+  em_dgpu *g = c->g;
+  const em_dsym *S = &c->F->S;
+  cudaStream_t st = g->st[slot];
+  int64_t c0 = S->super[s], k = S->super[s + 1] - c0, m = S->rptr[s + 1] - S->rptr[s], nb = m - k;
+  const void *L21 = AT(g->lval, S->lptr[s] + k);
+  const int32_t *below = g->S.rows + S->rptr[s] + k;
+  int nrhs = c->nrhs, il = c->o.interleave, sg = g->single;
+  void *yss = (char *)g->y + 16 * (size_t)(c0 * c->l.rs);
+  em_dg_yl wl = il ? (em_dg_yl){nrhs, 1} : (em_dg_yl){1, k};
+  int P_TRSM = forward ? EM_DGP_FWD_TRSM : EM_DGP_BWD_TRSM;
+  int P_PROD = forward ? EM_DGP_FWD_PROD : EM_DGP_BWD_PROD;
+  if (!forward && nb > 0) {
+    EM_TRY(mark(c, st, P_PROD, lev, 0));
+    EM_TRY(em_dg_big_prod(0, k, nb, L21, m, below, c0, nrhs, g->y, c->l, sg, st));
+    EM_TRY(mark(c, st, P_PROD, lev, 1));
+  }
+  EM_TRY(mark(c, st, P_TRSM, lev, 0));
+  EM_TRY(em_dg_tri_prod(forward, k, AT(g->linv, g->linv_off[s]), c0, nrhs, g->y, c->l, g->yi[slot],
+                        wl, sg, st));
+  if (il) /* one run of k nrhs values */
+    EM_CUDA(
+        cudaMemcpyAsync(yss, g->yi[slot], 16 * (size_t)(k * nrhs), cudaMemcpyDeviceToDevice, st));
+  else
+    EM_TRY(em_dg_copy2d(k, nrhs, g->yi[slot], k, 0, yss, S->n, 0, st));
+  EM_TRY(mark(c, st, P_TRSM, lev, 1));
+  if (forward && nb > 0) {
+    EM_TRY(mark(c, st, P_PROD, lev, 0));
+    EM_TRY(em_dg_big_prod(1, k, nb, L21, m, below, c0, nrhs, g->y, c->l, sg, st));
+    EM_TRY(mark(c, st, P_PROD, lev, 1));
+  }
+  return EM_OK;
+}
+
 /* Forward or backward part of big supernode s on stream slot `slot`. */
 static em_err solve_big(const gs *c, int32_t s, int forward, int slot, int lev) {
+  if (c->o.trinv_own && c->o.trinv && c->o.big_own && c->g->linv_off[s] >= 0)
+    return solve_big_own(c, s, forward, slot, lev);
   em_dgpu *g = c->g;
   const em_dsym *S = &c->F->S;
   cudaStream_t st = g->st[slot];
@@ -336,6 +376,7 @@ static em_err solve_setup(const em_direct *F, int nrhs, gs *c) {
   if (c->o.big_own == 2) c->o.big_own = nrhs > 1;
   if (c->o.interleave) c->l = (em_dg_yl){nrhs, 1};
   if (c->o.trinv == 2) c->o.trinv = nrhs > 1;
+  if (c->o.trinv_own == 2) c->o.trinv_own = nrhs > 1;
   /* the column streams for column-major blocks solved by TRSM */
   c->o.col_streams = c->o.col_streams && nrhs > 1 && !c->o.interleave && !c->o.trinv;
   if (c->o.col_streams) EM_TRY(col_streams_create(g));

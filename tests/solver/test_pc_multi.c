@@ -204,35 +204,40 @@ static void check_direct_variant(const char *name, em_direct *F, const em_csr *A
  * columns on streams of their own (col_streams), with and without the
  * slots' streams, with the own backward product, and under trinv (which
  * then solves the triangles); trinv capped (trinv_max: the wider
- * supernodes by TRSM in the same solve); one variant on the CPU (it
- * ignores them). */
+ * supernodes by TRSM in the same solve); the inverse's product by the
+ * own kernel (trinv_own) with the own products, for every column count,
+ * for blocks interleaved, and capped; one variant on the CPU (it ignores
+ * them). */
 static const struct {
   const char *name;
   em_direct_gsolve g;
 } VARIANTS[] = {
-    {"default", {1, 1, 1, 0, 0, 0, 0, 0}},
-    {"old", {0, 0, 0, 0, 0, 0, 0, 0}},
-    {"interleave", {1, 0, 0, 0, 0, 0, 0, 0}},
-    {"own", {0, 1, 0, 0, 0, 0, 0, 0}},
-    {"streams", {0, 0, 1, 0, 0, 0, 0, 0}},
-    {"trinv", {0, 0, 0, 0, 1, 0, 0, 0}},
-    {"trinv+streams", {0, 0, 1, 0, 1, 0, 0, 0}},
-    {"il+trinv", {1, 0, 0, 0, 1, 0, 0, 0}},
-    {"il+own+profile", {1, 1, 0, 1, 0, 0, 0, 0}},
-    {"levels on 512 threads", {0, 0, 1, 0, 1, 512, 0, 0}},
-    {"levels on 96 threads", {1, 0, 0, 0, 0, 96, 0, 0}},
-    {"levels by the level", {0, 0, 1, 0, 1, -1, 0, 0}},
-    {"levels graded", {0, 0, 1, 0, 1, -2, 0, 0}},
-    {"levels on 1024 threads", {0, 0, 0, 0, 0, 1024, 0, 0}},
-    {"own backward for blocks", {0, 3, 1, 0, 0, -1, 0, 0}},
-    {"il + own backward for blocks", {2, 3, 0, 0, 0, 0, 0, 0}},
-    {"column streams", {0, 0, 1, 0, 0, -1, 0, 1}},
-    {"column streams alone", {0, 0, 0, 0, 0, 0, 0, 1}},
-    {"column streams + own backward", {0, 3, 1, 0, 0, -1, 0, 1}},
-    {"column streams + trinv (trinv wins)", {0, 0, 1, 0, 2, -1, 0, 1}},
-    {"trinv up to 192 columns (193 by TRSM)", {0, 0, 1, 0, 1, -1, 192, 0}},
-    {"trinv up to 400 columns, blocks only", {0, 0, 1, 0, 2, -1, 400, 0}},
-    {"trinv up to 300 columns, blocks only, column streams", {0, 0, 1, 0, 2, -1, 300, 1}}};
+    {"default", {1, 1, 1, 0, 0, 0, 0, 0, 0}},
+    {"old", {0, 0, 0, 0, 0, 0, 0, 0, 0}},
+    {"interleave", {1, 0, 0, 0, 0, 0, 0, 0, 0}},
+    {"own", {0, 1, 0, 0, 0, 0, 0, 0, 0}},
+    {"streams", {0, 0, 1, 0, 0, 0, 0, 0, 0}},
+    {"trinv", {0, 0, 0, 0, 1, 0, 0, 0, 0}},
+    {"trinv+streams", {0, 0, 1, 0, 1, 0, 0, 0, 0}},
+    {"il+trinv", {1, 0, 0, 0, 1, 0, 0, 0, 0}},
+    {"il+own+profile", {1, 1, 0, 1, 0, 0, 0, 0, 0}},
+    {"levels on 512 threads", {0, 0, 1, 0, 1, 512, 0, 0, 0}},
+    {"levels on 96 threads", {1, 0, 0, 0, 0, 96, 0, 0, 0}},
+    {"levels by the level", {0, 0, 1, 0, 1, -1, 0, 0, 0}},
+    {"levels graded", {0, 0, 1, 0, 1, -2, 0, 0, 0}},
+    {"levels on 1024 threads", {0, 0, 0, 0, 0, 1024, 0, 0, 0}},
+    {"own backward for blocks", {0, 3, 1, 0, 0, -1, 0, 0, 0}},
+    {"il + own backward for blocks", {2, 3, 0, 0, 0, 0, 0, 0, 0}},
+    {"column streams", {0, 0, 1, 0, 0, -1, 0, 1, 0}},
+    {"column streams alone", {0, 0, 0, 0, 0, 0, 0, 1, 0}},
+    {"column streams + own backward", {0, 3, 1, 0, 0, -1, 0, 1, 0}},
+    {"column streams + trinv (trinv wins)", {0, 0, 1, 0, 2, -1, 0, 1, 0}},
+    {"trinv up to 192 columns (193 by TRSM)", {0, 0, 1, 0, 1, -1, 192, 0, 0}},
+    {"trinv up to 400 columns, blocks only", {0, 0, 1, 0, 2, -1, 400, 0, 0}},
+    {"trinv up to 300 columns, blocks only, column streams", {0, 0, 1, 0, 2, -1, 300, 1, 0}},
+    {"own + trinv by the own kernel", {0, 1, 1, 0, 1, -1, 0, 0, 1}},
+    {"blocks: il, own, trinv by the own kernel", {2, 2, 1, 0, 2, -1, 0, 0, 2}},
+    {"own + trinv by the own kernel up to 192 columns", {0, 1, 0, 0, 1, 0, 192, 0, 1}}};
 #define N_VARIANTS ((int)(sizeof VARIANTS / sizeof VARIANTS[0]))
 
 #ifdef EM_HAVE_CUDA
@@ -245,7 +250,7 @@ static void check_refactor_trinv(const char *name, em_direct *F, const em_csr *A
   for (int32_t i = 0; i < A2->n_rows; i++)
     for (int64_t p = A2->rowptr[i]; p < A2->rowptr[i + 1]; p++)
       if (A2->colind[p] == i) A2->val[p] *= 1.25 - 0.1 * I;
-  em_direct_gsolve g = {0, 0, 1, 0, 1, 0, 0, 0};
+  em_direct_gsolve g = {0, 0, 1, 0, 1, 0, 0, 0, 0};
   em_direct_set_gsolve(F, &g);
   EXPECT_OK(em_direct_factor(F, A2, NULL));
   check_direct_variant(name, F, A2, EM_BACKEND_CUDA, prec, "trinv+streams refactored");
