@@ -505,8 +505,8 @@ __global__ void big_bwd_kernel(int64_t k, int64_t nb, const F *L21, int64_t m, c
 // big_bwd_kernel (a warp per column i of Li, contiguous, its lanes over
 // the chunk's rows j >= i).
 template <typename F, int RB>
-__global__ void tri_fwd_kernel(int64_t k, const F *Li, int64_t c0, int nrhs, const double2 *y,
-                               yl l, double2 *w, yl wl) {
+__global__ void tri_fwd_kernel(int64_t k, const F *Li, int64_t c0, int nrhs, const double2 *y, yl l,
+                               double2 *w, yl wl) {
   __shared__ double2 xs[RB * EM_DG_BIG_KC];
   int64_t j0 = (int64_t)blockIdx.y * EM_DG_BIG_KC,
           kc = k - j0 < EM_DG_BIG_KC ? k - j0 : EM_DG_BIG_KC;
@@ -542,8 +542,8 @@ __global__ void tri_fwd_kernel(int64_t k, const F *Li, int64_t c0, int nrhs, con
 }
 
 template <typename F, int RB>
-__global__ void tri_bwd_kernel(int64_t k, const F *Li, int64_t c0, int nrhs, const double2 *y,
-                               yl l, double2 *w, yl wl) {
+__global__ void tri_bwd_kernel(int64_t k, const F *Li, int64_t c0, int nrhs, const double2 *y, yl l,
+                               double2 *w, yl wl) {
   int64_t i = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
   int lane = threadIdx.x & 31;
   if (i >= k) return;  // whole warps: k warps in all
@@ -898,7 +898,7 @@ em_err em_dg_big_prod(int forward, int64_t k, int64_t nb, const void *L21, int64
 }
 
 em_err em_dg_tri_prod(int forward, int64_t k, const void *Li, int64_t c0, int nrhs, const void *y,
-                     em_dg_yl l, void *w, em_dg_yl wl, int single, void *s) {
+                      em_dg_yl l, void *w, em_dg_yl wl, int single, void *s) {
   if (k == 0 || nrhs == 0) return EM_OK;
   EM_CUDA(cudaMemsetAsync(w, 0, 16 * (size_t)(k * nrhs), st(s))); /* w: k x nrhs in wl */
   if (single)
