@@ -194,8 +194,13 @@ typedef struct em_direct_gsolve {
                         product with its stored inverse by an own kernel,
                         in double straight from y (no complex single copy
                         of y_s, no GEMM in single) and over the lower
-                        triangle only (half the inverse's bytes); 2: with
-                        several columns only; 0: the GEMM */
+                        triangle only (half the inverse's bytes); 2
+                        (default): with several columns only; 0: the GEMM
+                        (the 2 x 2 array's block, H200: the residuals
+                        after BiCGSTAB's half-step 3e-10 .. 2e-9 by the own
+                        kernel, as one column's by TRSM, against 1e-9 ..
+                        1e-8 by the GEMM in single, where one column in
+                        three runs went on for another half-iteration) */
 } em_direct_gsolve;
 
 /* ------------------------------------------------------- preconditioners */
@@ -398,7 +403,7 @@ typedef struct em_direct_opts {
                                 10; 0: after every front) */
   em_direct_gsolve gsolve;   /* GPU solves (default: interleave 0, big_own 2,
                                 streams 1, profile 0, trinv 2, level_threads
-                                -1, trinv_max 0, col_streams 0) */
+                                -1, trinv_max 0, col_streams 0, trinv_own 2) */
   int gpu_small;             /* GPU fronts of order m <= gpu_small factored
                                 by one thread block each, a launch per
                                 level; bigger ones front by front through

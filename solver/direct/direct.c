@@ -35,8 +35,11 @@ void em_direct_opts_default(em_direct_opts *o) {
      every wide triangle by its stored inverse (the 2 x 2 array's factor,
      four columns: 53.6 ms -> 35.1 ms per apply, one column 34 ms; its
      inverses 1.67 GiB, built in the set-up when the caller announces the
-     block: em_direct_opts.block_columns) */
-  o->gsolve = (em_direct_gsolve){0, 2, 1, 0, 2, -1, 0, 0, 0};
+     block: em_direct_opts.block_columns), their product by the own kernel
+     in double (trinv_own: the block's residual after the same applies as
+     one column's by TRSM, 3e-10 .. 2e-9, where the single GEMM left 1e-9
+     .. 1e-8 and a column in three runs took another half-iteration) */
+  o->gsolve = (em_direct_gsolve){0, 2, 1, 0, 2, -1, 0, 0, 2};
 }
 
 void em_direct_set_gsolve(em_direct *F, const em_direct_gsolve *g) {

@@ -237,7 +237,8 @@ static const struct {
     {"trinv up to 300 columns, blocks only, column streams", {0, 0, 1, 0, 2, -1, 300, 1, 0}},
     {"own + trinv by the own kernel", {0, 1, 1, 0, 1, -1, 0, 0, 1}},
     {"blocks: il, own, trinv by the own kernel", {2, 2, 1, 0, 2, -1, 0, 0, 2}},
-    {"own + trinv by the own kernel up to 192 columns", {0, 1, 0, 0, 1, 0, 192, 0, 1}}};
+    {"own + trinv by the own kernel up to 192 columns", {0, 1, 0, 0, 1, 0, 192, 0, 1}},
+    {"em_direct_opts_default's", {0, 2, 1, 0, 2, -1, 0, 0, 2}}};
 #define N_VARIANTS ((int)(sizeof VARIANTS / sizeof VARIANTS[0]))
 
 #ifdef EM_HAVE_CUDA
