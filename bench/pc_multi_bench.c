@@ -29,8 +29,11 @@
  * 512 for the levels of few supernodes (level_threads -1), "cst" the
  * wide triangles' columns on streams of their own (col_streams), "inv2"
  * trinv with several columns only, "imax2048" trinv up to 2048 columns
- * (trinv_max), joined by
- * '+' ("il+own"), "all" il+own+st (the default variants list).
+ * (trinv_max), "town" / "town2" the inverse's product by the own kernel
+ * (trinv_own), "il2" / "own2" interleave / own kernels with several
+ * columns only, "default" a run's (em_direct_opts_default), joined by
+ * '+' ("il+own"), "all" il+own+st (the default variants list); the names
+ * are em_direct_gsolve_parse's, which EMSOLVE_GSOLVE takes too.
  * --profile: then, for each variant and N, the block applies again with
  * the solves' CUDA-event profile on: where the time of one solve goes
  * (em_direct_gprofile), the schedule's shape, the costliest levels; for pmg
