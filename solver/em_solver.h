@@ -375,7 +375,6 @@ typedef enum em_direct_kernels {
                          BLAS (em_direct_blas_built) */
 } em_direct_kernels;
 
-
 typedef struct em_direct_opts {
   em_pc_ordering ordering;   /* fill-reducing ordering: ND (default); natural
                                 and RCM for comparison; MC/BMC are accepted
