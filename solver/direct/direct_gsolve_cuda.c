@@ -187,6 +187,21 @@ static em_err ys_copy(const gs *c, int64_t c0, int64_t k, void *ys, int to_singl
                    : em_dg_copy2d(k, c->nrhs, ys, k, 1, yss, n, 0, st);
 }
 
+/* Big supernode s's product by the own kernel, in double on y (the
+ * profile's prod part): forward y(below) -= L21 y_s, backward y_s -= L21^T
+ * y(below). */
+static em_err own_prod(const gs *c, int32_t s, int forward, cudaStream_t st, int lev) {
+  em_dgpu *g = c->g;
+  const em_dsym *S = &c->F->S;
+  int64_t c0 = S->super[s], k = S->super[s + 1] - c0, m = S->rptr[s + 1] - S->rptr[s], nb = m - k;
+  if (nb == 0) return EM_OK;
+  int part = forward ? EM_DGP_FWD_PROD : EM_DGP_BWD_PROD;
+  EM_TRY(mark(c, st, part, lev, 0));
+  EM_TRY(em_dg_big_prod(forward, k, nb, AT(g->lval, S->lptr[s] + k), m, g->S.rows + S->rptr[s] + k,
+                        c0, c->nrhs, g->y, c->l, g->single, st));
+  return mark(c, st, part, lev, 1);
+}
+
 /* Variant trinv_own: big supernode s with the own kernels throughout, all
  * in double on y: backward y_s -= L21^T y(below), then y_s = Li^T y_s;
  * forward y_s = Li y_s, then y(below) -= L21 y_s (Li = L11^-1, stored).
@@ -195,19 +210,12 @@ static em_err solve_big_own(const gs *c, int32_t s, int forward, int slot, int l
   em_dgpu *g = c->g;
   const em_dsym *S = &c->F->S;
   cudaStream_t st = g->st[slot];
-  int64_t c0 = S->super[s], k = S->super[s + 1] - c0, m = S->rptr[s + 1] - S->rptr[s], nb = m - k;
-  const void *L21 = AT(g->lval, S->lptr[s] + k);
-  const int32_t *below = g->S.rows + S->rptr[s] + k;
+  int64_t c0 = S->super[s], k = S->super[s + 1] - c0;
   int nrhs = c->nrhs, il = c->o.interleave, sg = g->single;
   void *yss = (char *)g->y + 16 * (size_t)(c0 * c->l.rs);
   em_dg_yl wl = il ? (em_dg_yl){nrhs, 1} : (em_dg_yl){1, k};
   int P_TRSM = forward ? EM_DGP_FWD_TRSM : EM_DGP_BWD_TRSM;
-  int P_PROD = forward ? EM_DGP_FWD_PROD : EM_DGP_BWD_PROD;
-  if (!forward && nb > 0) {
-    EM_TRY(mark(c, st, P_PROD, lev, 0));
-    EM_TRY(em_dg_big_prod(0, k, nb, L21, m, below, c0, nrhs, g->y, c->l, sg, st));
-    EM_TRY(mark(c, st, P_PROD, lev, 1));
-  }
+  if (!forward) EM_TRY(own_prod(c, s, 0, st, lev));
   EM_TRY(mark(c, st, P_TRSM, lev, 0));
   EM_TRY(em_dg_tri_prod(forward, k, AT(g->linv, g->linv_off[s]), c0, nrhs, g->y, c->l, g->yi[slot],
                         wl, sg, st));
@@ -217,12 +225,7 @@ static em_err solve_big_own(const gs *c, int32_t s, int forward, int slot, int l
   else
     EM_TRY(em_dg_copy2d(k, nrhs, g->yi[slot], k, 0, yss, S->n, 0, st));
   EM_TRY(mark(c, st, P_TRSM, lev, 1));
-  if (forward && nb > 0) {
-    EM_TRY(mark(c, st, P_PROD, lev, 0));
-    EM_TRY(em_dg_big_prod(1, k, nb, L21, m, below, c0, nrhs, g->y, c->l, sg, st));
-    EM_TRY(mark(c, st, P_PROD, lev, 1));
-  }
-  return EM_OK;
+  return forward ? own_prod(c, s, 1, st, lev) : EM_OK;
 }
 
 /* Forward or backward part of big supernode s on stream slot `slot`. */
@@ -246,11 +249,7 @@ static em_err solve_big(const gs *c, int32_t s, int forward, int slot, int lev) 
   int P_TRSM = forward ? EM_DGP_FWD_TRSM : EM_DGP_BWD_TRSM;
   int P_PROD = forward ? EM_DGP_FWD_PROD : EM_DGP_BWD_PROD;
   EM_CUBLAS(cublasSetStream(g->blas, st));
-  if (!forward && nb > 0 && own) { /* y_s -= L21^T y(below), in double */
-    EM_TRY(mark(c, st, P_PROD, lev, 0));
-    EM_TRY(em_dg_big_prod(0, k, nb, L21, m, below, c0, nrhs, g->y, c->l, sg, st));
-    EM_TRY(mark(c, st, P_PROD, lev, 1));
-  }
+  if (!forward && own) EM_TRY(own_prod(c, s, 0, st, lev)); /* y_s -= L21^T y(below) */
   if (sg) {
     EM_TRY(mark(c, st, P_COPY, lev, 0));
     EM_TRY(ys_copy(c, c0, k, ys, 1, st));
@@ -300,11 +299,7 @@ static em_err solve_big(const gs *c, int32_t s, int forward, int slot, int lev) 
     EM_TRY(ys_copy(c, c0, k, ys, 0, st));
     EM_TRY(mark(c, st, P_COPY, lev, 1));
   }
-  if (forward && nb > 0 && own) { /* y(below) -= L21 x, in double */
-    EM_TRY(mark(c, st, P_PROD, lev, 0));
-    EM_TRY(em_dg_big_prod(1, k, nb, L21, m, below, c0, nrhs, g->y, c->l, sg, st));
-    EM_TRY(mark(c, st, P_PROD, lev, 1));
-  }
+  if (forward && own) EM_TRY(own_prod(c, s, 1, st, lev)); /* y(below) -= L21 x */
   return EM_OK;
 }
 
