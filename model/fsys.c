@@ -232,35 +232,20 @@ static em_err solve_all(em_fsys *s, const em_system *sys, int ns, const em_log *
                         em_fsys_stats *st, em_cplx *x) {
   const em_fsys_desc *d = &s->d;
   int32_t n = d->dofs->n_dof;
-  const int32_t *perm = s->perm;
   int rb = d->solve->rhs_block, blk = rb > 0 && rb < ns ? rb : ns;
-  em_cplx *bp = NULL, *xp = NULL;
-  em_err err = EM_OK;
   em_operator A;
   EM_TRY(em_blockop_operator(s->op, &A));
-  EM_TRY_GOTO(err, em_calloc(&bp, (size_t)n * blk, sizeof *bp, "right-hand sides"), done);
-  EM_TRY_GOTO(err, em_calloc(&xp, (size_t)n * blk, sizeof *xp, "solutions"), done);
   em_ksp_opts ko = d->solve->ksp;
   ko.log = log;
   ko.log_every = log && log->level >= EM_LOG_VERBOSE ? 10 : 100;
+  /* the columns stay in the DOF numbering: the Krylov driver moves them to
+     and from the operator's row order where the vectors live (on the GPU by
+     a kernel: no host pass over a permuted copy of every column) */
+  ko.perm = s->perm;
   st->converged = 1;
   st->n_solve = ns;
   for (int e0 = 0; e0 < ns; e0 += blk) {
     int m = ns - e0 < blk ? ns - e0 : blk;
-    double t_in = em_wtime();
-    /* the columns into the operator's numbering (threads: at millions of
-       unknowns the first touch of these blocks costs as much as a solve),
-       a column at a time (one column's pages at a time) */
-    for (int j = 0; j < m; j++) {
-      const em_cplx *bj = sys->b + (size_t)(e0 + j) * n;
-      em_cplx *bpj = bp + (size_t)j * n;
-#pragma omp parallel for schedule(static) if (n > 100000)
-      for (int32_t i = 0; i < n; i++) bpj[perm[i]] = bj[i];
-    }
-    int64_t nm = (int64_t)n * m; /* zero guesses, their pages touched by all threads */
-#pragma omp parallel for schedule(static) if (nm > 100000)
-    for (int64_t q = 0; q < nm; q++) xp[q] = 0;
-    t_in = em_wtime() - t_in;
     if (!d->setup->n_port || d->port_source) /* a plane wave drives (the ports its loads) */
       em_log_info(log, "solving for the plane wave (%d unknowns)", n);
     else if (m == 1)
@@ -269,17 +254,9 @@ static em_err solve_all(em_fsys *s, const em_system *sys, int ns, const em_log *
       em_log_info(log, "solving for %s .. %s together (%d right-hand sides, %d unknowns)",
                   d->setup->port[em_fsys_port(d, e0)].name,
                   d->setup->port[em_fsys_port(d, e0 + m - 1)].name, m, n);
-    EM_TRY_GOTO(err, em_ksp_solve_multi(&A, s->pc, m, bp, n, xp, n, &ko, &st->ksp[e0]), done);
-    double t_out = em_wtime();
-    for (int j = 0; j < m; j++) {
-      em_cplx *xj = x + (size_t)(e0 + j) * n;
-      const em_cplx *xpj = xp + (size_t)j * n;
-#pragma omp parallel for schedule(static) if (n > 100000)
-      for (int32_t i = 0; i < n; i++) xj[i] = xpj[perm[i]];
-    }
-    em_log_verbose(log,
-                   "solve: %d column(s) into the operator's numbering in %.3f s, back in %.3f s", m,
-                   t_in, em_wtime() - t_out);
+    /* x: the caller's zeroed block, the zero initial guesses */
+    EM_TRY(em_ksp_solve_multi(&A, s->pc, m, sys->b + (size_t)e0 * n, n, x + (size_t)e0 * n, n, &ko,
+                              &st->ksp[e0]));
     for (int j = 0; j < m; j++) {
       int e = e0 + j;
       const em_ksp_stats *k = &st->ksp[e];
@@ -294,10 +271,7 @@ static em_err solve_all(em_fsys *s, const em_system *sys, int ns, const em_log *
                   k->true_rel_res);
     }
   }
-done:
-  em_free(&bp);
-  em_free(&xp);
-  return err;
+  return EM_OK;
 }
 
 int em_ahead_threads(const em_solve_opts *o, int threads) {

@@ -25,6 +25,10 @@ extern "C" {
 
 /* x = a */
 em_err em_sv_cuda_set(int32_t n, int single, double ar, double ai, void *x);
+/* dst[i] = src[perm[i]] (gather) or dst[perm[i]] = src[i], perm on the
+ * device, on the legacy default stream */
+em_err em_sv_cuda_permute(int32_t n, int single, const int32_t *perm, const void *src, void *dst,
+                          int gather);
 /* y = a x + b y */
 em_err em_sv_cuda_axpby(int32_t n, int single, double ar, double ai, const void *x, double br,
                         double bi, void *y);

@@ -562,6 +562,12 @@ typedef struct em_ksp_opts {
   const em_log *log;
   const em_cancel *cancel; /* polled every iteration: set, the solve stops
                               with EM_ERR_CANCELLED (NULL: never) */
+  const int32_t *perm;     /* b, x (B, X) in the caller's numbering: entry i
+                              is the operator's entry perm[i] (a permutation
+                              of 0 .. n-1, host); applied where the vectors
+                              live (on the GPU: by a kernel, no host pass).
+                              NULL (default): the operator's numbering.  Not
+                              with a distributed operator */
 } em_ksp_opts;
 
 void em_ksp_opts_default(em_ksp_opts *o);

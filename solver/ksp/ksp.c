@@ -13,6 +13,29 @@ em_err ksp_alloc(em_ksp_ctx *k, int count, void **X) {
   return EM_OK;
 }
 
+em_err ksp_upload(em_vec *v, const em_ksp_opts *o, const em_cplx *h, void *x) {
+  if (!o->perm) return v->ops->upload(v, h, x);
+  if (v->ops->upload_perm) return v->ops->upload_perm(v, h, o->perm, x);
+  em_cplx *t = NULL;
+  EM_TRY(em_calloc(&t, (size_t)v->n + 1, sizeof *t, "a permuted column"));
+  for (int32_t i = 0; i < v->n; i++) t[o->perm[i]] = h[i];
+  em_err err = v->ops->upload(v, t, x);
+  em_free(&t);
+  return err;
+}
+
+em_err ksp_download(em_vec *v, const em_ksp_opts *o, const void *x, em_cplx *h) {
+  if (!o->perm) return v->ops->download(v, x, h);
+  if (v->ops->download_perm) return v->ops->download_perm(v, x, o->perm, h);
+  em_cplx *t = NULL;
+  EM_TRY(em_calloc(&t, (size_t)v->n + 1, sizeof *t, "a permuted column"));
+  em_err err = v->ops->download(v, x, t);
+  if (!err)
+    for (int32_t i = 0; i < v->n; i++) h[i] = t[o->perm[i]];
+  em_free(&t);
+  return err;
+}
+
 em_err ksp_alloc_cols(em_ksp_ctx *const *ks, int m, int count, void **X) {
   em_vec *v = ks[0]->v;
   EM_TRY(v->ops->alloc(v, count * m, X));
@@ -208,6 +231,8 @@ em_err ksp_check_args(const em_operator *A, em_pc *pc, const em_cplx *b, em_cplx
            "em_ksp_solve: GMRES restart length %d must be at least 1", o->restart);
   EM_CHECK(A->prec == EM_PREC_DOUBLE || A->prec == EM_PREC_SINGLE, EM_ERR_ARG,
            "em_ksp_solve: operator precision %d unknown", (int)A->prec);
+  EM_CHECK(!o->perm || !A->dist, EM_ERR_ARG,
+           "em_ksp_solve: a permutation (em_ksp_opts.perm) with a distributed operator");
   if (pc) {
     EM_CHECK(pc->opts.backend == A->backend, EM_ERR_ARG,
              "em_ksp_solve: the preconditioner lives on the %s, the operator on the %s",
@@ -245,9 +270,9 @@ em_err em_ksp_solve(const em_operator *A, em_pc *pc, const em_cplx *b, em_cplx *
   EM_TRY_GOTO(err, ksp_alloc(&k, 1, &vb), done);
   EM_TRY_GOTO(err, ksp_alloc(&k, 1, &vx), done);
   EM_TRY_GOTO(err, ksp_alloc(&k, 1, &vr), done);
-  EM_TRY_GOTO(err, v->ops->upload(v, b, vb), done);
+  EM_TRY_GOTO(err, ksp_upload(v, o, b, vb), done);
   if (xnorm > 0) /* a zero guess: the zeroed vector as allocated */
-    EM_TRY_GOTO(err, v->ops->upload(v, x, vx), done);
+    EM_TRY_GOTO(err, ksp_upload(v, o, x, vx), done);
   double t1 = em_wtime(), rnorm = 0;
   for (;;) {
     EM_TRY_GOTO(err, method_of(o->method)(&k, vb, vx), done);
@@ -266,7 +291,7 @@ em_err em_ksp_solve(const em_operator *A, em_pc *pc, const em_cplx *b, em_cplx *
                 em_ksp_method_name(o->method), st->true_rel_res, st->restarts);
   }
   double t2 = em_wtime();
-  EM_TRY_GOTO(err, v->ops->download(v, vx, x), done);
+  EM_TRY_GOTO(err, ksp_download(v, o, vx, x), done);
   st->reason = k.reason;
   st->iterations = k.it;
   st->t_vec = fmax(0, (t2 - t1) - st->t_spmv - st->t_pc);

@@ -47,6 +47,11 @@ em_err ksp_op_norm(const em_operator *A, const em_cplx *h, double *nrm, int *fin
  * over the ranks of a distributed A. */
 em_err ksp_vec_create(const em_operator *A, int max_k, em_vec **v);
 
+/* x = the caller's column h, and h = x back, in the operator's numbering
+ * (o->perm: x[perm[i]] = h[i]; the backend's upload_perm / download_perm,
+ * or a permuted host copy). */
+em_err ksp_upload(em_vec *v, const em_ksp_opts *o, const em_cplx *h, void *x);
+em_err ksp_download(em_vec *v, const em_ksp_opts *o, const void *x, em_cplx *h);
 /* *X = count work vectors of the solve (bytes counted in st->vec_bytes). */
 em_err ksp_alloc(em_ksp_ctx *k, int count, void **X);
 void ksp_free(em_ksp_ctx *k, void **X);

@@ -180,9 +180,9 @@ em_err em_ksp_solve_multi(const em_operator *A, em_pc *pc, int k, const em_cplx 
     c[j].b = em_vec_col(v, V, q), c[j].x = em_vec_col(v, V, nr + q);
     c[j].r = em_vec_col(v, V, 2 * nr + q);
     q++;
-    EM_TRY_GOTO(err, v->ops->upload(v, B + (size_t)j * ldb, c[j].b), done);
+    EM_TRY_GOTO(err, ksp_upload(v, o, B + (size_t)j * ldb, c[j].b), done);
     if (c[j].x0) /* a zero guess: the zeroed vector as allocated */
-      EM_TRY_GOTO(err, v->ops->upload(v, X + (size_t)j * ldx, c[j].x), done);
+      EM_TRY_GOTO(err, ksp_upload(v, o, X + (size_t)j * ldx, c[j].x), done);
   }
   double t_up = em_wtime();
   EM_TRY_GOTO(err, block_loop(c, k, method, o), done);
@@ -191,7 +191,7 @@ em_err em_ksp_solve_multi(const em_operator *A, em_pc *pc, int k, const em_cplx 
     em_ksp_stats *s = &st[j];
     s->t_total = t / k; /* its share of the block */
     if (!c[j].k.v) continue;
-    EM_TRY_GOTO(err, v->ops->download(v, c[j].x, X + (size_t)j * ldx), done);
+    EM_TRY_GOTO(err, ksp_download(v, o, c[j].x, X + (size_t)j * ldx), done);
     s->reason = c[j].k.reason;
     s->iterations = c[j].k.it;
     s->t_vec = fmax(0, s->t_total - s->t_spmv - s->t_pc);

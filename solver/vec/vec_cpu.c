@@ -37,12 +37,14 @@ static void cpu_destroy(em_vec *v) {
   (void)v;
 }
 
-static const em_vec_ops CPU_Z = {cpu_alloc, cpu_free,    upload_z,   download_z, set_z,  copy_z,
-                                 scale_z,   axpby_z,     axpbypcz_z, dots_z,     mdot_z, gemv_z,
-                                 cpu_sync,  cpu_destroy, NULL,       NULL,       NULL};
-static const em_vec_ops CPU_C = {cpu_alloc, cpu_free,    upload_c,   download_c, set_c,  copy_c,
-                                 scale_c,   axpby_c,     axpbypcz_c, dots_c,     mdot_c, gemv_c,
-                                 cpu_sync,  cpu_destroy, NULL,       NULL,       NULL};
+static const em_vec_ops CPU_Z = {cpu_alloc, cpu_free, upload_z,      download_z,     set_z,
+                                 copy_z,    scale_z,  axpby_z,       axpbypcz_z,     dots_z,
+                                 mdot_z,    gemv_z,   cpu_sync,      cpu_destroy,    NULL,
+                                 NULL,      NULL,     upload_perm_z, download_perm_z};
+static const em_vec_ops CPU_C = {cpu_alloc, cpu_free, upload_c,      download_c,     set_c,
+                                 copy_c,    scale_c,  axpby_c,       axpbypcz_c,     dots_c,
+                                 mdot_c,    gemv_c,   cpu_sync,      cpu_destroy,    NULL,
+                                 NULL,      NULL,     upload_perm_c, download_perm_c};
 
 em_err em_vec_cpu_init(em_vec *v) {
   v->ops = v->prec == EM_PREC_SINGLE ? &CPU_C : &CPU_Z;

@@ -18,6 +18,22 @@ static em_err FN(download)(em_vec *v, const void *xv, em_cplx *h) {
   return EM_OK;
 }
 
+/* x[perm[i]] = h[i], converting to SC */
+static em_err FN(upload_perm)(em_vec *v, const em_cplx *h, const int32_t *perm, void *xv) {
+  SC *x = xv;
+#pragma omp parallel for schedule(static) if (v->n > PAR_MIN)
+  for (int32_t i = 0; i < v->n; i++) x[perm[i]] = (SC)h[i];
+  return EM_OK;
+}
+
+/* h[i] = x[perm[i]] */
+static em_err FN(download_perm)(em_vec *v, const void *xv, const int32_t *perm, em_cplx *h) {
+  const SC *x = xv;
+#pragma omp parallel for schedule(static) if (v->n > PAR_MIN)
+  for (int32_t i = 0; i < v->n; i++) h[i] = (em_cplx)x[perm[i]];
+  return EM_OK;
+}
+
 /* x = a */
 static em_err FN(set)(em_vec *v, em_cplx a, void *xv) {
   SC *x = xv, s = (SC)a;

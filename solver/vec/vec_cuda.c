@@ -10,15 +10,18 @@
 #include "vec_impl.h"
 
 typedef struct vec_cuda {
-  cublasHandle_t blas; /* on the legacy default stream, host pointer mode */
-  void *partial;       /* EM_SV_RED_BLOCKS * EM_VEC_MAX_DOTS double2: block sums */
-  void *result;        /* EM_VEC_MAX_DOTS double2: the reduced dot products */
-  void *hdev;          /* max_k entries: GMRES coefficients on the device */
-  em_cplxf *hhost_f;   /* max_k entries: staging for single precision */
-  em_cplxf *stage;     /* n entries: host staging for single-precision transfers */
-  void *cpartial;      /* made at the first cdots: EM_SV_RED_BLOCKS * EM_VEC_MAX_DOTS *
-                          EM_VEC_MAX_COLS double2 */
-  void *cresult;       /* EM_VEC_MAX_DOTS * EM_VEC_MAX_COLS double2 */
+  cublasHandle_t blas;   /* on the legacy default stream, host pointer mode */
+  void *partial;         /* EM_SV_RED_BLOCKS * EM_VEC_MAX_DOTS double2: block sums */
+  void *result;          /* EM_VEC_MAX_DOTS double2: the reduced dot products */
+  void *hdev;            /* max_k entries: GMRES coefficients on the device */
+  em_cplxf *hhost_f;     /* max_k entries: staging for single precision */
+  em_cplxf *stage;       /* n entries: host staging for single-precision transfers */
+  void *cpartial;        /* made at the first cdots: EM_SV_RED_BLOCKS * EM_VEC_MAX_DOTS *
+                            EM_VEC_MAX_COLS double2 */
+  void *cresult;         /* EM_VEC_MAX_DOTS * EM_VEC_MAX_COLS double2 */
+  const int32_t *perm_h; /* the permutation perm_d holds (upload_perm, download_perm) */
+  int32_t *perm_d;       /* n entries on the device */
+  void *ptmp;            /* n entries: the unpermuted column on the device */
 } vec_cuda;
 
 static int single_of(const em_vec *v) {
@@ -63,6 +66,39 @@ static em_err cu_download(em_vec *v, const void *x, em_cplx *h) {
   EM_CUDA(cudaMemcpy(c->stage, x, n * sizeof *c->stage, cudaMemcpyDeviceToHost));
   for (size_t i = 0; i < n; i++) h[i] = (em_cplx)c->stage[i];
   return EM_OK;
+}
+
+/* The permutation perm on the device (uploaded when it is another host
+ * array than the last) and the column buffer: once per vector backend,
+ * i.e. once per solve call for every column of a block. */
+static em_err perm_ready(em_vec *v, const int32_t *perm) {
+  vec_cuda *c = v->data;
+  if (!c->ptmp) EM_TRY(em_dev_alloc(&c->ptmp, NULL, (size_t)v->n * v->elsize, NULL, "a column"));
+  if (c->perm_h == perm && c->perm_d) return EM_OK;
+  em_dev_free(&c->perm_d);
+  c->perm_h = NULL;
+  EM_TRY(em_dev_alloc((void **)&c->perm_d, perm, (size_t)v->n * sizeof *perm, NULL,
+                      "the operator's row order"));
+  c->perm_h = perm;
+  return EM_OK;
+}
+
+/* x[perm[i]] = h[i]: h up as it is, scattered on the device */
+static em_err cu_upload_perm(em_vec *v, const em_cplx *h, const int32_t *perm, void *x) {
+  if (v->n == 0) return EM_OK;
+  EM_TRY(perm_ready(v, perm));
+  vec_cuda *c = v->data;
+  EM_TRY(cu_upload(v, h, c->ptmp));
+  return em_sv_cuda_permute(v->n, single_of(v), c->perm_d, c->ptmp, x, 0);
+}
+
+/* h[i] = x[perm[i]]: gathered on the device, then down */
+static em_err cu_download_perm(em_vec *v, const void *x, const int32_t *perm, em_cplx *h) {
+  if (v->n == 0) return EM_OK;
+  EM_TRY(perm_ready(v, perm));
+  vec_cuda *c = v->data;
+  EM_TRY(em_sv_cuda_permute(v->n, single_of(v), c->perm_d, x, c->ptmp, 1));
+  return cu_download(v, c->ptmp, h);
 }
 
 static em_err cu_set(em_vec *v, em_cplx a, void *x) {
@@ -230,13 +266,15 @@ static void cu_destroy(em_vec *v) {
   em_dev_free(&c->hdev);
   em_free(&c->hhost_f);
   em_free(&c->stage);
+  em_dev_free(&c->perm_d);
+  em_dev_free(&c->ptmp);
   em_free(&v->data);
 }
 
-static const em_vec_ops CUDA_OPS = {cu_alloc,  cu_free,     cu_upload, cu_download, cu_set,
-                                    cu_copy,   cu_scale,    cu_axpby,  cu_axpbypcz, cu_dots,
-                                    cu_mdot,   cu_gemv,     cu_sync,   cu_destroy,  cu_cdots,
-                                    cu_caxpby, cu_caxpbypcz};
+static const em_vec_ops CUDA_OPS = {
+    cu_alloc, cu_free,     cu_upload,    cu_download,    cu_set,          cu_copy, cu_scale,
+    cu_axpby, cu_axpbypcz, cu_dots,      cu_mdot,        cu_gemv,         cu_sync, cu_destroy,
+    cu_cdots, cu_caxpby,   cu_caxpbypcz, cu_upload_perm, cu_download_perm};
 
 em_err em_vec_cuda_init(em_vec *v) {
   vec_cuda *c = NULL;

@@ -69,6 +69,13 @@ typedef struct em_vec_ops {
    * em_vec_caxpbypcz calls axpbypcz per triple */
   em_err (*caxpbypcz)(em_vec *v, int m, const em_cplx *a, const void *const *x, const em_cplx *b,
                       const void *const *y, const em_cplx *c, void *const *z);
+  /* A column in the caller's numbering to and from the operator's (perm:
+   * host, length n, a permutation): x[perm[i]] = h[i] (upload_perm), h[i] =
+   * x[perm[i]] (download_perm), the permutation applied where x lives (on
+   * the GPU: no host pass over a permuted copy); NULL: the Krylov driver
+   * permutes a host copy (ksp.c) */
+  em_err (*upload_perm)(em_vec *v, const em_cplx *h, const int32_t *perm, void *x);
+  em_err (*download_perm)(em_vec *v, const void *x, const int32_t *perm, em_cplx *h);
 } em_vec_ops;
 
 struct em_vec {

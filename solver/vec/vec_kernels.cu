@@ -233,6 +233,18 @@ void launch_caxpbypcz(int32_t n, int m, const double *abc, const void *const *x,
   caxpbypcz_kernel<V><<<dim3(nb < cap ? nb : cap, m), 256>>>(n, p);
 }
 
+// gather: dst[i] = src[perm[i]]; else dst[perm[i]] = src[i]
+template <typename V>
+__global__ void permute_kernel(int32_t n, const int32_t *perm, const V *src, V *dst, int gather) {
+  for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
+       i += (int64_t)gridDim.x * blockDim.x) {
+    if (gather)
+      dst[i] = src[perm[i]];
+    else
+      dst[perm[i]] = src[i];
+  }
+}
+
 template <typename S, typename D>
 __global__ void convert_kernel(int64_t n, const S *src, D *dst) {
   for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
@@ -328,6 +340,19 @@ extern "C" em_err em_sv_cuda_caxpbypcz(int32_t n, int single, int m, const doubl
     launch_caxpbypcz<cuFloatComplex>(n, m, abc, x, y, z);
   else
     launch_caxpbypcz<cuDoubleComplex>(n, m, abc, x, y, z);
+  EM_CUDA_LAUNCHED();
+  return EM_OK;
+}
+
+extern "C" em_err em_sv_cuda_permute(int32_t n, int single, const int32_t *perm, const void *src,
+                                     void *dst, int gather) {
+  if (n == 0) return EM_OK;
+  if (single)
+    permute_kernel<<<blocks_for(n, 256), 256>>>(n, perm, (const cuFloatComplex *)src,
+                                                (cuFloatComplex *)dst, gather);
+  else
+    permute_kernel<<<blocks_for(n, 256), 256>>>(n, perm, (const cuDoubleComplex *)src,
+                                                (cuDoubleComplex *)dst, gather);
   EM_CUDA_LAUNCHED();
   return EM_OK;
 }

@@ -15,7 +15,14 @@
  *     whose initial guess already solves it (0 iterations), one that needs
  *     a true-residual restart is not constructed: the others are enough to
  *     make columns leave the block at different iterations;
- *   - bad input: too many columns, a leading dimension below n.
+ *   - the columns in another numbering (em_ksp_opts.perm, as model/fsys.c
+ *     hands the DOF-numbered columns): the block and a single solve give
+ *     the permuted solutions of the same solves in the operator's
+ *     numbering (bit for bit on the CPU, the GPU's permutation kernels
+ *     move values without arithmetic: 1e-6 there as above, its block
+ *     solves' atomics round differently from call to call);
+ *   - bad input: too many columns, a leading dimension below n, a
+ *     permutation with a distributed operator is checked in test_dsolve.
  * Usage: test_ksp_block cpu|gpu. */
 #include <string.h>
 
@@ -161,6 +168,47 @@ static void check_solve(const em_operator *A, em_pc *pc, const em_csr *Ah, em_ks
              "%s column %d: block %d iterations, alone %d; solutions differ by %.2e", label, j + 1,
              s2[j].iterations, s1[j].iterations, e);
     }
+  }
+  /* the same block and column 1 alone with the columns in another
+     numbering: entry i of the caller's is the operator's entry perm[i] */
+  {
+    int32_t *perm = malloc((size_t)n * sizeof *perm);
+    unsigned long long r = 11;
+    for (int32_t i = 0; i < n; i++) perm[i] = i;
+    for (int32_t i = n - 1; i > 0; i--) { /* Fisher-Yates */
+      int32_t q = (int32_t)(em_test_rand(&r) * (i + 1)), t = perm[i];
+      if (q > i) q = i;
+      perm[i] = perm[q], perm[q] = t;
+    }
+    em_cplx *Bp = calloc((size_t)K * n, sizeof *Bp), *Xp = calloc((size_t)K * n, sizeof *Xp);
+    for (int j = 0; j < K; j++)
+      for (int32_t i = 0; i < n; i++) {
+        Bp[(size_t)j * n + i] = B[(size_t)j * n + perm[i]];
+        Xp[(size_t)j * n + i] = X0[(size_t)j * n + perm[i]];
+      }
+    em_ksp_opts op = o;
+    op.perm = perm;
+    em_ksp_stats s3[K], s4;
+    EXPECT_OK(em_ksp_solve_multi(A, pc, K, Bp, n, Xp, n, &op, s3));
+    /* back into the operator's numbering, compared column by column */
+    em_cplx *back = calloc((size_t)K * n, sizeof *back);
+    for (int j = 0; j < K; j++)
+      for (int32_t i = 0; i < n; i++) back[(size_t)j * n + perm[i]] = Xp[(size_t)j * n + i];
+    double worst = 0;
+    for (int j = 0; j < K; j++)
+      worst = fmax(worst, test_rel_err(back + (size_t)j * n, X2 + (size_t)j * n, n));
+    int same = !memcmp(back, X2, (size_t)K * n * sizeof *back);
+    EXPECT(be == EM_BACKEND_CPU ? same : worst < 1e-6,
+           "%s: the block in another numbering: %s (%.2e)", label,
+           same ? "the same bits" : "differs", worst);
+    em_cplx *x1p = calloc((size_t)n, sizeof *x1p), *x1 = calloc((size_t)n, sizeof *x1);
+    for (int32_t i = 0; i < n; i++) x1p[i] = X0[perm[i]];
+    EXPECT_OK(em_ksp_solve(A, pc, Bp, x1p, &op, &s4));
+    for (int32_t i = 0; i < n; i++) x1[perm[i]] = x1p[i];
+    double e1 = test_rel_err(x1, X1, n);
+    EXPECT(be == EM_BACKEND_CPU ? !memcmp(x1, X1, (size_t)n * sizeof *x1) : e1 < 1e-6,
+           "%s: column 1 alone in another numbering differs by %.2e", label, e1);
+    free(perm), free(Bp), free(Xp), free(x1p), free(x1), free(back);
   }
   /* the time of the block is shared among its columns */
   double t = 0;
