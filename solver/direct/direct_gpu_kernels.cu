@@ -419,6 +419,44 @@ __global__ void bwd_level_kernel(em_dg_sym S, const int32_t *sn, const F *lval, 
 #define EM_DG_BIG_KC 128  // columns of L21 per block (forward)
 #define EM_DG_BIG_AC 512  // rows of L21 per block (backward)
 
+// The shared steps of the big supernodes' product kernels and the
+// inverse's (below).  xs (kc x nr, column c at xs + c EM_DG_BIG_KC) =
+// y(row0 .. row0 + kc, r0 .. r0 + nr), by the block's threads.
+__device__ inline void chunk_load(double2 *xs, const double2 *y, yl l, int64_t row0, int64_t kc,
+                                  int r0, int nr) {
+  for (int64_t q = threadIdx.x; q < kc * nr; q += blockDim.x) {
+    int64_t i, c;
+    split(l, q, kc, nr, &i, &c);
+    xs[c * EM_DG_BIG_KC + i] = y[yat(l, row0 + i, r0 + c)];
+  }
+}
+// t[c] -= sum_{j < cnt} A[j stride] xs(j, c), c < nr, in double.
+template <typename F, int RB>
+__device__ inline void chunk_dot(double2 *t, const F *A, int64_t stride, int64_t cnt,
+                                 const double2 *xs, int nr) {
+#pragma unroll
+  for (int c = 0; c < RB; c++) t[c] = make_double2(0, 0);
+#pragma unroll 4
+  for (int64_t j = 0; j < cnt; j++) {
+    double2 a = em_sv_to_z(A[j * stride]);
+#pragma unroll
+    for (int c = 0; c < RB; c++)
+      if (c < nr) t[c] = cfms(t[c], a, xs[c * EM_DG_BIG_KC + j]);
+  }
+}
+// The RB sums of a warp's lanes into lane 0 (shuffles), c < nr.
+template <int RB>
+__device__ inline void warp_sums(double2 *t, int nr) {
+#pragma unroll
+  for (int c = 0; c < RB; c++) {
+    if (c >= nr) continue;
+    for (int o = 16; o > 0; o >>= 1) {
+      t[c].x += __shfl_down_sync(0xffffffffu, t[c].x, o);
+      t[c].y += __shfl_down_sync(0xffffffffu, t[c].y, o);
+    }
+  }
+}
+
 // Forward: y(below[a], c) -= sum_j L21(a, j) y(c0 + j, c).  Block (bx, by):
 // 128 rows a, columns j of chunk by (EM_DG_BIG_KC, their x in shared
 // memory); a thread per row, RB sums, atomics into y (the chunks add up).
@@ -429,28 +467,14 @@ __global__ void big_fwd_kernel(int64_t k, int64_t nb, const F *L21, int64_t m, c
   int64_t j0 = (int64_t)blockIdx.y * EM_DG_BIG_KC,
           kc = k - j0 < EM_DG_BIG_KC ? k - j0 : EM_DG_BIG_KC;
   int64_t a = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-  int tid = threadIdx.x, nthr = blockDim.x;
   for (int r0 = 0; r0 < nrhs; r0 += RB) {
     int nr = nrhs - r0 < RB ? nrhs - r0 : RB;
     __syncthreads();  // the previous columns' xs read
-    for (int64_t q = tid; q < kc * nr; q += nthr) {
-      int64_t i, c;
-      split(l, q, kc, nr, &i, &c);
-      xs[c * EM_DG_BIG_KC + i] = y[yat(l, c0 + j0 + i, r0 + c)];
-    }
+    chunk_load(xs, y, l, c0 + j0, kc, r0, nr);
     __syncthreads();
     if (a >= nb) continue;
     double2 t[RB];
-#pragma unroll
-    for (int c = 0; c < RB; c++) t[c] = make_double2(0, 0);
-    const F *La = L21 + a + j0 * m;
-#pragma unroll 4
-    for (int64_t j = 0; j < kc; j++) {
-      double2 la = em_sv_to_z(La[j * m]);
-#pragma unroll
-      for (int c = 0; c < RB; c++)
-        if (c < nr) t[c] = cfms(t[c], la, xs[c * EM_DG_BIG_KC + j]);
-    }
+    chunk_dot<F, RB>(t, L21 + a + j0 * m, m, kc, xs, nr);
     double2 *ya = y + yat(l, below[a], r0);
 #pragma unroll
     for (int c = 0; c < RB; c++)
@@ -482,15 +506,10 @@ __global__ void big_bwd_kernel(int64_t k, int64_t nb, const F *L21, int64_t m, c
       for (int c = 0; c < RB; c++)
         if (c < nr) t[c] = cfms(t[c], la, ya[c * l.cs]);
     }
+    warp_sums<RB>(t, nr);
 #pragma unroll
-    for (int c = 0; c < RB; c++) {
-      if (c >= nr) continue;
-      for (int o = 16; o > 0; o >>= 1) {
-        t[c].x += __shfl_down_sync(0xffffffffu, t[c].x, o);
-        t[c].y += __shfl_down_sync(0xffffffffu, t[c].y, o);
-      }
-      if (lane == 0) atomic_add(y + yat(l, c0 + j, r0 + c), t[c]);
-    }
+    for (int c = 0; c < RB; c++)
+      if (c < nr && lane == 0) atomic_add(y + yat(l, c0 + j, r0 + c), t[c]);
   }
 }
 
@@ -511,30 +530,16 @@ __global__ void tri_fwd_kernel(int64_t k, const F *Li, int64_t c0, int nrhs, con
   int64_t j0 = (int64_t)blockIdx.y * EM_DG_BIG_KC,
           kc = k - j0 < EM_DG_BIG_KC ? k - j0 : EM_DG_BIG_KC;
   int64_t i0 = (int64_t)blockIdx.x * blockDim.x, i = i0 + threadIdx.x;
-  if (j0 > i0 + (int64_t)blockDim.x - 1) return;  // the whole block above the diagonal
-  int tid = threadIdx.x, nthr = blockDim.x;
+  if (j0 > i0 + (int64_t)blockDim.x - 1) return;   // the whole block above the diagonal
   int64_t jn = i - j0 + 1 < kc ? i - j0 + 1 : kc;  // this row's columns in the chunk
   for (int r0 = 0; r0 < nrhs; r0 += RB) {
     int nr = nrhs - r0 < RB ? nrhs - r0 : RB;
     __syncthreads();  // the previous columns' xs read
-    for (int64_t q = tid; q < kc * nr; q += nthr) {
-      int64_t jj, c;
-      split(l, q, kc, nr, &jj, &c);
-      xs[c * EM_DG_BIG_KC + jj] = y[yat(l, c0 + j0 + jj, r0 + c)];
-    }
+    chunk_load(xs, y, l, c0 + j0, kc, r0, nr);
     __syncthreads();
     if (i >= k || jn <= 0) continue;
     double2 t[RB];
-#pragma unroll
-    for (int c = 0; c < RB; c++) t[c] = make_double2(0, 0);
-    const F *Lr = Li + i + j0 * k;
-#pragma unroll 4
-    for (int64_t j = 0; j < jn; j++) {
-      double2 a = em_sv_to_z(Lr[j * k]);
-#pragma unroll
-      for (int c = 0; c < RB; c++)
-        if (c < nr) t[c] = cfms(t[c], a, xs[c * EM_DG_BIG_KC + j]);
-    }
+    chunk_dot<F, RB>(t, Li + i + j0 * k, k, jn, xs, nr);
 #pragma unroll
     for (int c = 0; c < RB; c++)
       if (c < nr) atomic_add(w + yat(wl, i, r0 + c), make_double2(-t[c].x, -t[c].y));
@@ -564,15 +569,10 @@ __global__ void tri_bwd_kernel(int64_t k, const F *Li, int64_t c0, int nrhs, con
       for (int c = 0; c < RB; c++)
         if (c < nr) t[c] = cfms(t[c], a, yj[c * l.cs]);
     }
+    warp_sums<RB>(t, nr);
 #pragma unroll
-    for (int c = 0; c < RB; c++) {
-      if (c >= nr) continue;
-      for (int o = 16; o > 0; o >>= 1) {
-        t[c].x += __shfl_down_sync(0xffffffffu, t[c].x, o);
-        t[c].y += __shfl_down_sync(0xffffffffu, t[c].y, o);
-      }
-      if (lane == 0) atomic_add(w + yat(wl, i, r0 + c), make_double2(-t[c].x, -t[c].y));
-    }
+    for (int c = 0; c < RB; c++)
+      if (c < nr && lane == 0) atomic_add(w + yat(wl, i, r0 + c), make_double2(-t[c].x, -t[c].y));
   }
 }
 
