@@ -274,37 +274,55 @@ em_err em_fsys_dsolve(em_fsys *s, em_system *sys, int ns, const em_log *log, em_
   em_dmat_get_info(s->dm, &in);
   em_operator A;
   EM_TRY(em_dmat_operator(s->dm, &A));
+  /* the ports as blocks of rhs_block columns (0: all), each one lockstep
+     em_ksp_solve_multi over the ranks: every iteration's reductions of all
+     its columns in one sum over the ranks (the operator's and the V-cycle's
+     applications column by column) */
+  int rb = d->solve->rhs_block, blk = rb > 0 && rb < ns ? rb : (ns > 0 ? ns : 1);
+  size_t no = (size_t)in.n_own;
   em_cplx *bl = NULL, *xl = NULL;
   em_err err = EM_OK;
-  EM_TRY_GOTO(err, em_calloc(&bl, (size_t)in.n_own + 1, sizeof *bl, "right-hand side"), done);
-  EM_TRY_GOTO(err, em_calloc(&xl, (size_t)in.n_own + 1, sizeof *xl, "solution"), done);
+  EM_TRY_GOTO(err, em_calloc(&bl, no * blk + 1, sizeof *bl, "right-hand sides"), done);
+  EM_TRY_GOTO(err, em_calloc(&xl, no * blk + 1, sizeof *xl, "solutions"), done);
   em_ksp_opts ko = d->solve->ksp;
   ko.log = log;
   ko.log_every = log && log->level >= EM_LOG_VERBOSE ? 10 : 100;
   st->converged = 1;
   st->n_solve = ns;
   double t0 = em_wtime();
-  for (int e = 0; e < ns; e++) {
-    for (int32_t k = 0; k < in.n_own; k++) bl[k] = sys->b[(size_t)e * sys->n_row + s->brow[k]];
-    memset(xl, 0, (size_t)in.n_own * sizeof *xl);
-    if (d->setup->n_port && !d->port_source)
+  for (int e0 = 0; e0 < ns; e0 += blk) {
+    int m = ns - e0 < blk ? ns - e0 : blk;
+    for (int j = 0; j < m; j++)
+      for (size_t k = 0; k < no; k++)
+        bl[j * no + k] = sys->b[(size_t)(e0 + j) * sys->n_row + s->brow[k]];
+    memset(xl, 0, no * m * sizeof *xl);
+    int ports = d->setup->n_port && !d->port_source;
+    if (ports && m == 1)
       em_log_info(log, "solving for %s (%d unknowns over %d ranks)",
-                  d->setup->port[em_fsys_port(d, e)].name, n, em_dist_size(d->dist));
+                  d->setup->port[em_fsys_port(d, e0)].name, n, em_dist_size(d->dist));
+    else if (ports)
+      em_log_info(log,
+                  "solving for %s .. %s together (%d right-hand sides, %d unknowns over %d ranks)",
+                  d->setup->port[em_fsys_port(d, e0)].name,
+                  d->setup->port[em_fsys_port(d, e0 + m - 1)].name, m, n, em_dist_size(d->dist));
     em_stage_begin(log, EM_STAGE_SOLVE);
-    err = em_ksp_solve(&A, s->pc, bl, xl, &ko, &st->ksp[e]);
-    if (!err) err = em_dmat_gather(s->dm, xl, x ? x + (size_t)e * n : NULL);
-    em_stage_end(log, EM_STAGE_SOLVE, "excitation %d", e + 1);
+    err = em_ksp_solve_multi(&A, s->pc, m, bl, (int64_t)no, xl, (int64_t)no, &ko, &st->ksp[e0]);
+    for (int j = 0; j < m && !err; j++) /* collective: every rank, every column */
+      err = em_dmat_gather(s->dm, xl + j * no, x ? x + (size_t)(e0 + j) * n : NULL);
+    em_stage_end(log, EM_STAGE_SOLVE, "excitations %d .. %d", e0 + 1, e0 + m);
     if (err) goto done;
-    const em_ksp_stats *k = &st->ksp[e];
-    if (k->reason == EM_KSP_CONVERGED) continue;
-    st->converged = 0;
-    em_log_warn(log,
-                "%s: %s stopped (%s) after %d iterations at true residual %.3g; the results of "
-                "this frequency are not converged",
-                d->setup->n_port && !d->port_source ? d->setup->port[em_fsys_port(d, e)].name
-                                                    : "the plane wave",
-                em_ksp_method_name(ko.method), em_ksp_reason_name(k->reason), k->iterations,
-                k->true_rel_res);
+    for (int j = 0; j < m; j++) {
+      int e = e0 + j;
+      const em_ksp_stats *k = &st->ksp[e];
+      if (k->reason == EM_KSP_CONVERGED) continue;
+      st->converged = 0;
+      em_log_warn(log,
+                  "%s: %s stopped (%s) after %d iterations at true residual %.3g; the results of "
+                  "this frequency are not converged",
+                  ports ? d->setup->port[em_fsys_port(d, e)].name : "the plane wave",
+                  em_ksp_method_name(ko.method), em_ksp_reason_name(k->reason), k->iterations,
+                  k->true_rel_res);
+    }
   }
   em_dmat_get_info(s->dm, &in);
   em_log_info(log, "distributed solve: %.2f s, %lld products, this rank waited %.3f s for halos",

@@ -15,7 +15,8 @@ Solver/distributed off on 2 ranks with one frequency leaves rank 1 idle and
 gives the serial files byte for byte.  Excitation/ports on 2 ranks: the
 WR-90 section (order 2) with port 2 alone, distributed, gives S_12 and S_22
 within 1e-8 of the serial run that drives both ports, S_11 and S_21 not
-solved (null).  OMP_NUM_THREADS=1 on every run."""
+solved (null); both ports over 2 ranks as one lockstep block give the
+serial S within 1e-8.  OMP_NUM_THREADS=1 on every run."""
 import json
 import os
 import re
@@ -123,6 +124,22 @@ if p1.returncode == 0 and p2.returncode == 0:
     check(all(b[i]["S_row"][0] == [None, None] for i in range(2)), "S_11, S_21 not solved: null")
     check("every solve shared among them" in p2.stderr and "port2 driven" in p2.stderr,
           "the distributed solve drove port 2 alone (log)")
+
+# both ports as one block over the ranks (lockstep BiCGSTAB: each
+# iteration's reductions of both columns in one sum over the ranks) against
+# the serial full run
+wb = os.path.join(TMP, "wg_block")
+p3 = subprocess.run([MPIEXEC, "--oversubscribe", "-np", "2", EMSOLVE, WG, "--out", wb, "--verbose"] +
+                    WGA + sets("Solver/distributed", "on"),
+                    capture_output=True, text=True, env=ENV, timeout=300)
+check(p3.returncode == 0, f"waveguide, both ports over 2 ranks: exit {p3.returncode}")
+if p1.returncode == 0 and p3.returncode == 0:
+    a, b = rows(wf), rows(wb)
+    d = max(abs(complex(*a[i]["S_row"][j]) - complex(*b[i]["S_row"][j]))
+            for i in range(2) for j in range(2))
+    check(d <= 1e-8, f"2 ranks, both ports as a block: S within 1e-8 of the serial run "
+          f"(max |diff| {d:.2e})")
+    check("port1 .. port2 together" in p3.stderr, "the ports solved as one block (log)")
 
 if not os.environ.get("EM_KEEP"):
     shutil.rmtree(TMP, ignore_errors=True)
