@@ -6,7 +6,8 @@
 #      product helpers of direct_gpu_kernels.cu and trinv_own's kernels had
 #      only compiled;
 #   2. compute-sanitizer memcheck of test_ksp_block gpu (the permuted
-#      columns) and test_pc_multi gpu (trinv_own, the default's row);
+#      columns) and test_pc_multi gpu (trinv_own, the default's row), 100 s
+#      each: rc 124 is no verdict (test_ksp_block runs 86 s unchecked);
 #   3. the 2 x 2 array, port 1 alone and the four ports as one block,
 #      direct and pmg, three times each (device-s7b.sh, REPS="1 2 3"),
 #      against bench/results/2026-11-28-h200-6 (direct 0.187 / 0.110 s,
