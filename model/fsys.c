@@ -254,7 +254,15 @@ static em_err solve_all(em_fsys *s, const em_system *sys, int ns, const em_log *
       em_log_info(log, "solving for %s .. %s together (%d right-hand sides, %d unknowns)",
                   d->setup->port[em_fsys_port(d, e0)].name,
                   d->setup->port[em_fsys_port(d, e0 + m - 1)].name, m, n);
-    /* x: the caller's zeroed block, the zero initial guesses */
+    /* x: the caller's zeroed block, the zero initial guesses.  Its pages
+       touched by all threads first: calloc's pages are mapped at their first
+       write, and a download into untouched pages faults them in one by one
+       (H200 host, 4 columns of 1.6M unknowns: 0.120 s down against 0.010 s
+       into touched pages) */
+    int64_t nm = (int64_t)n * m;
+    em_cplx *xb = x + (size_t)e0 * n;
+#pragma omp parallel for schedule(static) if (nm > 100000)
+    for (int64_t q = 0; q < nm; q++) xb[q] = 0;
     EM_TRY(em_ksp_solve_multi(&A, s->pc, m, sys->b + (size_t)e0 * n, n, x + (size_t)e0 * n, n, &ko,
                               &st->ksp[e0]));
     for (int j = 0; j < m; j++) {
