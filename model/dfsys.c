@@ -82,6 +82,7 @@ em_err em_fsys_serve(em_fsys *s, const em_log *log) {
 
 void em_fsys_dfree(em_fsys *s) {
   em_fsys_dahead_free(s);
+  em_fsys_dopb_free(s); /* reads s->dm */
   em_pc_destroy(&s->pc);
   em_dmat_destroy(&s->dm);
   em_free(&s->owner);
@@ -205,37 +206,49 @@ static em_err pmg(em_fsys *s, const em_pc_opts *pco, int nb, const em_log *log) 
   return err;
 }
 
-/* the rank's share of the operator and its preconditioner */
+/* the rank's share of the operator and its preconditioner; with the
+   V-cycle the share's formats on a thread beside its set-up
+   (dfsys_opbeside.c), joined before the first product */
 static em_err build(em_fsys *s, em_system *sys, const em_log *log, em_fsys_stats *st) {
   const em_fsys_desc *d = &s->d;
   em_csr *Dc = NULL;
   em_err err = EM_OK;
+  em_fsys_dopb_free(s);
   em_pc_destroy(&s->pc);
   em_dmat_destroy(&s->dm);
   double t0 = em_wtime();
+  em_pc_opts pco;
+  em_fsys_dpc_opts(s, sys->A->nb, &pco); /* the operator's groups: the assembled ones */
   em_dmat_desc ds = {.n_glob = d->dofs->n_dof, .nb = sys->A->nb, .owner = s->owner};
   memcpy(ds.offset, sys->A->offset, sizeof ds.offset);
   ds.A_give = &sys->A; /* split straight from the blocks, freed once split */
+  ds.defer_op = em_fsys_dopb_wanted(pco.type == EM_PC_PMG && d->solve->overlap);
   em_blockop_opts bop = d->solve->bop;
   bop.backend = d->backend;
   bop.prec = EM_PREC_DOUBLE;
   em_stage_begin(log, EM_STAGE_OPERATOR);
   err = em_dmat_create(d->dist, &ds, &bop, &s->dm);
+  if (!err && ds.defer_op) err = em_fsys_dopb_start(s, log); /* or built now */
   em_stage_end(log, EM_STAGE_OPERATOR, "this rank's share and its halo");
   EM_TRY(err);
-  EM_TRY(rhs_rows(s, sys));
   em_dmat_info in;
   em_dmat_get_info(s->dm, &in);
-  em_log_verbose(log,
-                 "operator: %.2f s the ghosts and the halo plan, %.2f s the assembled rows "
-                 "split into the local blocks in row order and the ghosts' couplings, %.2f s "
-                 "the blocks' formats, %.2f s the couplings and halo buffers",
-                 in.t_build[0], in.t_build[1], in.t_build[2], in.t_build[3]);
-  EM_TRY(em_blockop_operator(in.op, &s->opD));
+  if (s->dopb)
+    em_log_verbose(log,
+                   "operator: %.2f s the ghosts and the halo plan, %.2f s the assembled rows "
+                   "split into the local blocks in row order and the ghosts' couplings, the "
+                   "blocks' formats on a thread of their own beside the V-cycle's set-up, "
+                   "%.2f s the couplings and halo buffers",
+                   in.t_build[0], in.t_build[1], in.t_build[3]);
+  else
+    em_log_verbose(log,
+                   "operator: %.2f s the ghosts and the halo plan, %.2f s the assembled rows "
+                   "split into the local blocks in row order and the ghosts' couplings, %.2f s "
+                   "the blocks' formats, %.2f s the couplings and halo buffers",
+                   in.t_build[0], in.t_build[1], in.t_build[2], in.t_build[3]);
+  EM_TRY_GOTO(err, rhs_rows(s, sys), fail);
   st->t_operator = em_wtime() - t0;
   t0 = em_wtime();
-  em_pc_opts pco;
-  em_fsys_dpc_opts(s, in.nb, &pco);
   em_stage_begin(log, EM_STAGE_PC);
   if (pco.type == EM_PC_PMG) {
     err = pmg(s, &pco, in.nb, log);
@@ -246,9 +259,19 @@ static em_err build(em_fsys *s, em_system *sys, const em_log *log, em_fsys_stats
     em_csr_destroy(&Dc);
   }
   em_stage_end(log, EM_STAGE_PC, "preconditioner set up");
-  EM_TRY(err);
+  EM_TRY_GOTO(err, err, fail);
   em_pc_get_info(s->pc, &st->pc);
   st->t_pc = em_wtime() - t0;
+  if (s->dopb) { /* the formats joined: the wait is the operator stage's */
+    t0 = em_wtime();
+    em_stage_begin(log, EM_STAGE_OPERATOR);
+    err = em_fsys_dopb_take(s, log);
+    em_stage_end(log, EM_STAGE_OPERATOR, "the blocks' formats joined");
+    EM_TRY(err);
+    st->t_operator += em_wtime() - t0;
+    em_dmat_get_info(s->dm, &in);
+  }
+  EM_TRY(em_blockop_operator(in.op, &s->opD));
   /* the layout on rank 0's log: the shares' spread */
   int64_t v[4] = {in.n_own, -in.n_own, in.n_ghost, in.n_neighbour};
   EM_TRY(em_dist_allreduce(d->dist, v, 4, EM_DIST_INT64, EM_DIST_MAX));
@@ -262,6 +285,9 @@ static em_err build(em_fsys *s, em_system *sys, const em_log *log, em_fsys_stats
               in.n_own, in.n_ghost, in.n_neighbour, (long long)v[2], (long long)v[3], how,
               pco.type == EM_PC_PMG ? "" : em_pc_type_name(pco.type));
   return EM_OK;
+fail:
+  em_fsys_dopb_free(s);
+  return err;
 }
 
 em_err em_fsys_dsolve(em_fsys *s, em_system *sys, int ns, const em_log *log, em_fsys_stats *st,

@@ -62,6 +62,8 @@ struct em_fsys {
                                   (fsys_opbeside.c) */
   struct em_dfsys_ahead *dahead; /* rank 0: the distributed coarse level's analysis under
                                     way on a thread of its own (dfsys_ahead.c) */
+  struct em_dfsys_opb *dopb;     /* the rank's local formats under way beside the V-cycle's
+                                    set-up (dfsys_opbeside.c) */
 };
 
 /* 1 when nnz entries of `bytes` each take at most a quarter of the host's
@@ -165,5 +167,22 @@ void em_fsys_dahead_take(em_fsys *s, int nb, const uint8_t *cg, const em_log *lo
                          em_dmat_coarse_ahead *ah);
 /* The thread joined and dropped (error paths, em_fsys_dfree). */
 void em_fsys_dahead_free(em_fsys *s);
+/* dfsys_opbeside.c: 1 when a distributed solve's local formats may go
+ * beside its preconditioner's set-up (pmg: the V-cycle over the ranks,
+ * with Solver/overlap 1; EMSOLVE_OPBESIDE is not 0): em_dmat_create then
+ * defers them. */
+typedef struct em_dfsys_opb em_dfsys_opb;
+int em_fsys_dopb_wanted(int pmg);
+/* After em_dmat_create deferred them: the formats of s->dm begin on a
+ * thread of their own when memory allows, else are built now (their error
+ * then returned). */
+em_err em_fsys_dopb_start(em_fsys *s, const em_log *log);
+/* Before the first product: the thread joined (its stage in log's table),
+ * its formats given to s->dm; when it failed (logged) they are built in
+ * order.  Nothing when none runs. */
+em_err em_fsys_dopb_take(em_fsys *s, const em_log *log);
+/* The thread joined and what it made dropped (error paths, before s->dm
+ * goes). */
+void em_fsys_dopb_free(em_fsys *s);
 
 #endif

@@ -635,6 +635,8 @@ typedef struct em_dmat_desc {
                                        g = this rank's unknowns of group g, ascending;
                                        block column h = global columns offset[h] + col.
                                        The same operator as from R, with fewer copies */
+  int defer_op;                     /* 1: the local part's formats left out (info.op NULL,
+                                       t_build[2] 0): em_dmat_make_op, em_dmat_set_op */
 } em_dmat_desc;
 
 typedef struct em_dmat_info {
@@ -661,6 +663,15 @@ typedef struct em_dmat_info {
 em_err em_dmat_create(const struct em_dist *d, const em_dmat_desc *ds, const em_blockop_opts *bop,
                       em_dmat **M);
 void em_dmat_destroy(em_dmat **M);
+/* With ds->defer_op, the local part's formats built beside other work
+ * (model/dfsys_opbeside.c: beside the V-cycle's set-up, which reads the
+ * host blocks D and Oh only): em_dmat_make_op reads M's host blocks and
+ * options only (no MPI: any thread, while M is only read elsewhere) and
+ * makes what em_dmat_create would have, the same call on the same blocks;
+ * em_dmat_set_op gives it to M (seconds: its t_build[2]) before the first
+ * product, which refuses to run without it. */
+em_err em_dmat_make_op(const em_dmat *M, em_blockop **op);
+void em_dmat_set_op(em_dmat *M, em_blockop *op, double seconds);
 /* The operator of the Krylov methods: n = the owned rows, dist set. */
 em_err em_dmat_operator(em_dmat *M, em_operator *op);
 void em_dmat_get_info(const em_dmat *M, em_dmat_info *info);

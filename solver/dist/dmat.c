@@ -19,6 +19,9 @@
 static em_err dmat_apply(void *ctx, const void *x, void *y) {
   em_dmat *M = ctx;
   em_dist_xchg *xc = NULL;
+  EM_CHECK(M->op, EM_ERR_INTERNAL,
+           "the distributed operator applied before its local part's formats were given "
+           "(em_dmat_set_op)");
   if (M->S) { /* the values the neighbours need, then on the host */
     EM_TRY(em_spmat_spmv(M->S, x, M->send_b, 0, NULL));
     if (M->vs) EM_TRY(M->vs->ops->download(M->vs, M->send_b, M->send_h));
@@ -132,6 +135,7 @@ em_err em_dmat_create(const struct em_dist *d, const em_dmat_desc *ds, const em_
   EM_TRY(em_calloc(&M, 1, sizeof *M, "distributed operator"));
   M->d = d, M->rank = em_dist_rank(d), M->size = em_dist_size(d);
   M->backend = bop->backend, M->n_glob = ds->n_glob, M->nb = ds->nb;
+  M->bop = *bop;
   EM_TRY_GOTO(err, em_calloc(&g2l, (size_t)M->n_glob + 1, sizeof *g2l, "global to local"), fail);
   for (int32_t j = 0; j < M->n_glob; j++) g2l[j] = ds->owner[j] == M->rank ? M->n_own++ : -1;
   if (R && (R->n_rows != M->n_own || R->n_cols != M->n_glob)) {
@@ -158,8 +162,8 @@ em_err em_dmat_create(const struct em_dist *d, const em_dmat_desc *ds, const em_
         err, em_dmat_split_blocks(M, ds->A_give, ds->offset, ds->owner, g2l, bop, &O, &send), fail);
   }
   t = em_wtime();
-  EM_TRY_GOTO(err, em_blockop_create(M->D, bop, &M->op), fail);
-  M->t_build[2] = em_wtime() - t, t = em_wtime();
+  if (!ds->defer_op) EM_TRY_GOTO(err, em_dmat_make_op(M, &M->op), fail);
+  M->t_build[2] = ds->defer_op ? 0 : em_wtime() - t, t = em_wtime();
   em_spmat_opts so;
   em_spmat_opts_default(&so);
   so.backend = M->backend;
@@ -192,6 +196,18 @@ done:
   em_free(&g2l);
   em_free(&send);
   return err;
+}
+
+/* D in the formats of M->bop: reads M->D and M->bop only (no MPI) */
+em_err em_dmat_make_op(const em_dmat *M, em_blockop **op) {
+  EM_CHECK(M && op, EM_ERR_ARG, "em_dmat_make_op: NULL argument");
+  return em_blockop_create(M->D, &M->bop, op);
+}
+
+void em_dmat_set_op(em_dmat *M, em_blockop *op, double seconds) {
+  em_blockop_destroy(&M->op);
+  M->op = op;
+  M->t_build[2] = seconds;
 }
 
 void em_dmat_destroy(em_dmat **pm) {

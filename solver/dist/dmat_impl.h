@@ -15,7 +15,8 @@ struct em_dmat {
   int32_t *l2g;                     /* [n_own] global unknown of each local row */
   int32_t *ghost_gid;               /* [n_ghost] global unknown of each ghost */
   em_blockmat *D;                   /* owned x owned, by order group, local numbering */
-  em_blockop *op;                   /* D in the backend's formats */
+  em_blockop *op;                   /* D in the backend's formats (NULL: deferred) */
+  em_blockop_opts bop;              /* their options */
   em_spmat *O;                      /* owned x ghost couplings (NULL: none) */
   em_csr *Oh;                       /* the same on the host */
   em_spmat *S;                      /* the send gather: n_send x n_own selection (NULL: none) */

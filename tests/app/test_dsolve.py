@@ -16,7 +16,11 @@ gives the serial files byte for byte.  Excitation/ports on 2 ranks: the
 WR-90 section (order 2) with port 2 alone, distributed, gives S_12 and S_22
 within 1e-8 of the serial run that drives both ports, S_11 and S_21 not
 solved (null); both ports over 2 ranks as one lockstep block give the
-serial S within 1e-8.  OMP_NUM_THREADS=1 on every run."""
+serial S within 1e-8.  Each rank builds its local blocks' formats on a
+thread beside the V-cycle's set-up (model/dfsys_opbeside.c: log line per
+rank, "(overlapped)", the join's wait); EMSOLVE_OPBESIDE=0 builds them in
+order, and dra.s1p is the same byte for byte (the same call on the same
+blocks).  OMP_NUM_THREADS=1 on every run."""
 import json
 import os
 import re
@@ -43,11 +47,11 @@ COMMON = (["--device", "cpu"] + setn("Solver/order", 2) + setn("Mesh/elements_pe
           setn("Solver/tolerance", 1e-10) + sets("Output/fields", "none"))
 
 
-def run(out, *extra, ranks=0):
+def run(out, *extra, ranks=0, env=ENV):
     c = [EMSOLVE, CASE, "--out", out] + COMMON + list(extra)
     if ranks:
         c = [MPIEXEC, "--oversubscribe", "-np", str(ranks)] + c
-    p = subprocess.run(c, capture_output=True, text=True, env=ENV, timeout=600)
+    p = subprocess.run(c, capture_output=True, text=True, env=env, timeout=600)
     if p.returncode:
         sys.stderr.write(p.stdout[-3000:] + p.stderr[-3000:])
     return p
@@ -91,6 +95,19 @@ if p.returncode == 0:
           f"S11 of 2 ranks {b} within 1e-8 of 1 rank's {a} (|diff| {abs(a - b):.2e})")
     names = lambda d: sorted(f for f in os.listdir(d) if not f.startswith("."))
     check(names(one) == names(two), f"the same files: {names(one)} / {names(two)}")
+BESIDE = (r"\[rank (\d)\] operator: [0-9.]+ s the blocks' formats on a thread beside the "
+          r"V-cycle's set-up \(overlapped\), the join waited [0-9.]+ s")
+check(sorted(re.findall(BESIDE, p.stderr)) == ["0", "1"],
+      "each rank built its formats beside the V-cycle's set-up and joined them (log)")
+ordr = os.path.join(TMP, "inorder")
+q = run(ordr, "--verbose", ranks=2, env=dict(ENV, EMSOLVE_OPBESIDE="0"))
+check(q.returncode == 0, f"2 ranks, EMSOLVE_OPBESIDE=0: exit 0, got {q.returncode}")
+check(not re.findall(BESIDE, q.stderr) and
+      len(re.findall(r"\[rank \d\] operator: .* s the blocks' formats, ", q.stderr)) == 2,
+      "EMSOLVE_OPBESIDE=0: each rank built its formats in order (log)")
+if p.returncode == 0 and q.returncode == 0:
+    with open(os.path.join(two, "dra.s1p"), "rb") as f1, open(os.path.join(ordr, "dra.s1p"), "rb") as f2:
+        check(f1.read() == f2.read(), "the formats beside or in order: dra.s1p byte for byte")
 p = run(os.path.join(TMP, "dump"), "--dump-matrix", os.path.join(TMP, "A.mtx"), ranks=2)
 check(p.returncode == 1 and "--dump-matrix" in p.stderr and "distributed" in p.stderr
       and not os.path.exists(os.path.join(TMP, "A.mtx"))
