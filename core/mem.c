@@ -58,6 +58,7 @@ em_err em_realloc(void *pptr, size_t n, size_t size, const char *what) {
   if (!q)
     return EM_RAISE(EM_ERR_MEMORY, "out of host memory resizing %s to %zu bytes", what, n * size);
   *p = q;
+  advise_huge(q, bytes); /* a grown block's pages yet to be touched */
   return EM_OK;
 }
 
