@@ -71,9 +71,9 @@ struct em_fsys_ahead {
   const em_fsys_desc *d;    /* read only by both threads (the mesh, the DOFs, the media) */
   int coarse;               /* 1: pmg's coarse level's analysis, with the options co */
   em_pc_opts co;
-  uint64_t cpat; /* the pattern hash of the coarse level analysed */
-  int threads;              /* the analysis thread's OpenMP threads */
-  int main_threads;         /* this thread's before the overlap (0: unchanged) */
+  uint64_t cpat;    /* the pattern hash of the coarse level analysed */
+  int threads;      /* the analysis thread's OpenMP threads */
+  int main_threads; /* this thread's before the overlap (0: unchanged) */
   /* what the thread made */
   int32_t n;
   int32_t *perm;
@@ -157,9 +157,13 @@ em_err em_fsys_ahead_start(em_fsys *s, const em_log *log) {
   const em_fsys_desc *d = &s->d;
   if (em_fsys_distributed(s) && !d->periodic)
     return em_fsys_dahead_start(s, log); /* rank 0's coarse */
-  em_pc_type type = d->solve->pc.type; /* pmg: the coarse level's analysis */
+  /* pmg: the coarse level's analysis (none for a V-cycle that will refuse
+     its groups: its error comes without the wait) */
+  em_pc_type type = d->solve->pc.type;
+  int coarse = d->solve->pc.pmg.coarse;
   if (s->ahead || s->pc || s->op || !s->asm_ || !d->solve->overlap || d->periodic ||
-      em_fsys_distributed(s) || !(type == EM_PC_DIRECT || (type == EM_PC_PMG && d->dofs->order >= 2)))
+      em_fsys_distributed(s) ||
+      !(type == EM_PC_DIRECT || (type == EM_PC_PMG && coarse >= 1 && coarse < d->dofs->order)))
     return EM_OK;
   em_fsys_ahead *h = NULL;
   if (em_calloc(&h, 1, sizeof *h, "overlapped analysis")) { /* then in order */

@@ -87,13 +87,6 @@ typedef struct em_pmg_opts {
                                  order-group levels leave them out */
   int block_direct;           /* the block level's smoother: 0 ILU(0), 1 the
                                  sparse direct factor */
-  /* the coarse level's analysis made ahead (Solver/overlap), or NULL:
-     called once by the set-up right before the coarse factor (its ctx
-     coarse_ahead_ctx); what it puts in *ah (zeroed) is taken when A_CC's
-     pattern hash equals ah->pattern, else dropped (a -v line) and A_CC
-     analysed in order */
-  void (*coarse_ahead)(void *ctx, const em_log *log, em_coarse_ahead *ah);
-  void *coarse_ahead_ctx;
   const em_operator *op;      /* the Krylov operator (this matrix, same numbering,
                                  complex double, the pc's backend), or NULL.
                                  Given, the residuals r - A z of the levels and
@@ -106,6 +99,13 @@ typedef struct em_pmg_opts {
                                  A given to em_pc_create / em_pc_update by the
                                  first apply (its apply may still be NULL at
                                  create: n and prec are checked then). */
+  /* the coarse level's analysis made ahead (Solver/overlap), or NULL:
+     called once by the set-up right before the coarse factor (its ctx
+     coarse_ahead_ctx); what it puts in *ah (zeroed) is taken when A_CC's
+     pattern hash equals ah->pattern, else dropped (a -v line) and A_CC
+     analysed in order */
+  void (*coarse_ahead)(void *ctx, const em_log *log, em_coarse_ahead *ah);
+  void *coarse_ahead_ctx;
 } em_pmg_opts;
 
 /* Ordering applied (symmetrically) before a factorization (graph/). */
