@@ -4,7 +4,8 @@
  * rank 0 and factors it there; the factor's fill-reducing ordering and
  * symbolic factorization depend on A_CC's pattern alone, and the mesh and
  * the DOF map give that pattern before any value exists (two unknowns
- * couple iff a tet holds both: assembly/pattern.c's rule).  So rank 0
+ * couple iff a tet holds both: assembly/pattern.c's rule; fsys_coarse.c,
+ * shared with the one-rank V-cycle's analysis ahead).  So rank 0
  * builds it and analyses it on a thread of its own (its own OpenMP team)
  * while the ranks take their parts and assemble, instead of after every
  * rank's rows reached it, with the others waiting (1.4-1.7 s at 385k
