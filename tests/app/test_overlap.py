@@ -106,7 +106,8 @@ if DEVICE != "cpu":
 # with 0 every output the same bytes on the CPU
 wg = ["cases/waveguide.geo", *setn("Geometry/termination", 1), *setn("Solver/order", 2),
       *setn("Solver/f_start", 9e9), *setn("Solver/f_stop", 11e9), *setn("Solver/n_freq", 2),
-      *sets("Solver/preconditioner", "pmg"), *sets("Output/fields", "none"), "-v"]
+      *sets("Solver/preconditioner", "pmg"), *sets("Output/fields", "none"), "-v",
+      *(setn("Solver/tolerance", 1e-10) if DEVICE != "cpu" else [])]
 wruns = {}
 for ov in (0, 1):
     rc, _, err, out = run(*wg, *setn("Solver/overlap", ov))
