@@ -37,7 +37,9 @@
  * right before its coarse factor (em_fsys_ahead_coarse, after its
  * smoothers: the thread has their time too) and takes it only when its
  * A_CC has the thread's pattern hash; the permuted pattern is freed as
- * soon as the operator has copied it. */
+ * soon as the operator has copied it.  EMSOLVE_PMG_AHEAD=0 in the
+ * environment keeps pmg's analysis (and the operator's pattern) in order,
+ * the rest of Solver/overlap 1 as it is (A/B runs). */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -161,6 +163,8 @@ em_err em_fsys_ahead_start(em_fsys *s, const em_log *log) {
      its groups: its error comes without the wait) */
   em_pc_type type = d->solve->pc.type;
   int coarse = d->solve->pc.pmg.coarse;
+  const char *ab = getenv("EMSOLVE_PMG_AHEAD"); /* 0: pmg's analysis in order (A/B runs) */
+  if (type == EM_PC_PMG && ab && !strcmp(ab, "0")) coarse = 0;
   if (s->ahead || s->pc || s->op || !s->asm_ || !d->solve->overlap || d->periodic ||
       em_fsys_distributed(s) ||
       !(type == EM_PC_DIRECT || (type == EM_PC_PMG && coarse >= 1 && coarse < d->dofs->order)))
