@@ -86,7 +86,6 @@ void em_fsys_dfree(em_fsys *s) {
   em_pc_destroy(&s->pc);
   em_dmat_destroy(&s->dm);
   em_free(&s->owner);
-  em_free(&s->pml_dof);
   em_free(&s->brow);
 }
 
@@ -149,30 +148,6 @@ static em_err rhs_rows(em_fsys *s, const em_system *sys) {
   return EM_OK;
 }
 
-/* once per mesh: the PML unknowns */
-static em_err first(em_fsys *s) {
-  const em_fsys_desc *d = &s->d;
-  int32_t n = d->dofs->n_dof, code[64];
-  int nc = d->solve->pmg_pml_coarse; /* auto (-1): the PML tets' highest order */
-  for (int32_t t2 = 0; nc < 0 && t2 < d->mesh->n_tet; t2++)
-    if (d->setup->medium[d->mesh->tet_group[t2]].is_pml && d->dofs->tet_order[t2] > s->pml_auto)
-      s->pml_auto = d->dofs->tet_order[t2];
-  if (nc < 0) nc = s->pml_auto;
-  if (!d->setup->has_pml || !nc) return EM_OK;
-  EM_TRY(em_calloc(&s->pml_dof, (size_t)n + 1, 1, "PML unknowns"));
-  for (int32_t t2 = 0; t2 < d->mesh->n_tet; t2++) {
-    if (!d->setup->medium[d->mesh->tet_group[t2]].is_pml) continue;
-    em_dofmap_tet(d->dofs, d->mesh, t2, code);
-    for (int k = 0; k < em_basis_count(d->dofs->order); k++) {
-      if (code[k] < 0) continue;
-      int g = 0;
-      while (g + 1 < d->dofs->order && code[k] >= d->dofs->offset[g + 1]) g++;
-      if (g < nc) s->pml_dof[code[k]] = 1;
-    }
-  }
-  return EM_OK;
-}
-
 void em_fsys_dpc_opts(const em_fsys *s, int nb, em_pc_opts *pco) {
   *pco = s->d.solve->pc;
   pco->backend = s->d.backend;
@@ -184,13 +159,7 @@ void em_fsys_dpc_opts(const em_fsys *s, int nb, em_pc_opts *pco) {
 /* the coarse set is the first PMG/coarse groups and the PML unknowns
    (PMG/pml_coarse), as on one rank */
 em_err em_fsys_dcoarse(em_fsys *s, const em_pc_opts *pco, uint8_t **cg) {
-  const em_dofmap *dm = s->d.dofs;
-  if (!s->pml_done) EM_TRY(first(s));
-  s->pml_done = 1;
-  EM_TRY(em_calloc(cg, (size_t)dm->n_dof + 1, 1, "coarse unknowns"));
-  for (int32_t j = 0; j < dm->n_dof; j++)
-    (*cg)[j] = j < dm->offset[pco->pmg.coarse] || (s->pml_dof && s->pml_dof[j]);
-  return EM_OK;
+  return em_fsys_coarse_set(&s->d, pco->pmg.coarse, NULL, cg); /* fsys_coarse.c */
 }
 
 /* the V-cycle over the ranks, on rank 0's coarse analysis made ahead when

@@ -4,7 +4,8 @@
  * rank 0 and factors it there; the factor's fill-reducing ordering and
  * symbolic factorization depend on A_CC's pattern alone, and the mesh and
  * the DOF map give that pattern before any value exists (two unknowns
- * couple iff a tet holds both: assembly/pattern.c's rule).  So rank 0
+ * couple iff a tet holds both: assembly/pattern.c's rule; fsys_coarse.c,
+ * shared with the one-rank V-cycle's analysis ahead).  So rank 0
  * builds it and analyses it on a thread of its own (its own OpenMP team)
  * while the ranks take their parts and assemble, instead of after every
  * rank's rows reached it, with the others waiting (1.4-1.7 s at 385k
@@ -38,107 +39,12 @@ struct em_dfsys_ahead {
   em_dmat_coarse_ahead ah;
 };
 
-static int cmp_i32(const void *a, const void *b) {
-  int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
-  return (x > y) - (x < y);
-}
-
-/* P (n_c x n_c, values 0) = the pattern of A_CC, the coarse unknowns
- * (cg[j] != 0) numbered in ascending j: row i's columns are the coarse
- * codes of the tets holding i (unknown -> tets, then a mark per thread);
- * counted, then filled and sorted, both passes parallel over the rows. */
-static em_err coarse_pattern(const em_mesh *m, const em_dofmap *d, const uint8_t *cg,
-                             em_csr **out) {
-  int32_t n = d->n_dof, nc = 0, code[64];
-  int nbf = em_basis_count(d->order);
-  int32_t *cidx = NULL, *tptr = NULL, *ttet = NULL, *fill = NULL;
-  em_csr *P = NULL;
-  em_err err = EM_OK, bad = EM_OK;
-  *out = NULL;
-  EM_TRY(em_calloc(&cidx, (size_t)n + 1, sizeof *cidx, "coarse numbering"));
-  for (int32_t j = 0; j < n; j++) cidx[j] = cg[j] ? nc++ : -1;
-  EM_TRY_GOTO(err, em_calloc(&tptr, (size_t)nc + 1, sizeof *tptr, "coarse tets"), done);
-  EM_TRY_GOTO(err, em_calloc(&fill, (size_t)nc + 1, sizeof *fill, "coarse tets"), done);
-  for (int32_t t = 0; t < m->n_tet; t++) {
-    em_dofmap_tet(d, m, t, code);
-    for (int k = 0; k < nbf; k++)
-      if (code[k] >= 0 && cidx[code[k]] >= 0) tptr[cidx[code[k]] + 1]++;
-  }
-  for (int32_t i = 0; i < nc; i++) tptr[i + 1] += tptr[i];
-  EM_TRY_GOTO(err, em_calloc(&ttet, (size_t)tptr[nc] + 1, sizeof *ttet, "coarse tets"), done);
-  for (int32_t t = 0; t < m->n_tet; t++) {
-    em_dofmap_tet(d, m, t, code);
-    for (int k = 0; k < nbf; k++)
-      if (code[k] >= 0 && cidx[code[k]] >= 0) {
-        int32_t i = cidx[code[k]];
-        ttet[tptr[i] + fill[i]++] = t;
-      }
-  }
-  int64_t *rp = NULL;
-  EM_TRY_GOTO(err, em_calloc(&rp, (size_t)nc + 1, sizeof *rp, "coarse pattern"), done);
-  for (int pass = 0; pass < 2; pass++) {
-#pragma omp parallel
-    {
-      int32_t *mark = NULL, c[64];
-      em_err e = em_calloc(&mark, (size_t)nc + 1, sizeof *mark, "coarse pattern");
-      if (e) {
-#pragma omp critical(em_dfsys_ahead_bad)
-        bad = e;
-      }
-      for (int32_t i = 0; mark && i < nc; i++) mark[i] = -1;
-#pragma omp for schedule(dynamic, 1024)
-      for (int32_t i = 0; i < nc; i++) {
-        if (!mark) continue;
-        int64_t w = pass ? P->rowptr[i] : 0;
-        for (int32_t q = tptr[i]; q < tptr[i + 1]; q++) {
-          em_dofmap_tet(d, m, ttet[q], c);
-          for (int k = 0; k < nbf; k++) {
-            int32_t j = c[k] >= 0 ? cidx[c[k]] : -1;
-            if (j < 0 || mark[j] == i) continue;
-            mark[j] = i;
-            if (pass) P->colind[w] = j;
-            w++;
-          }
-        }
-        if (pass)
-          qsort(P->colind + P->rowptr[i], (size_t)(w - P->rowptr[i]), sizeof *P->colind, cmp_i32);
-        else
-          rp[i + 1] = w;
-      }
-      em_free(&mark);
-    }
-    if (bad) {
-      err = bad;
-      break;
-    }
-    if (!pass) {
-      for (int32_t i = 0; i < nc; i++) rp[i + 1] += rp[i];
-      err = em_csr_create(nc, nc, rp[nc], &P);
-      if (err) break;
-      memcpy(P->rowptr, rp, ((size_t)nc + 1) * sizeof *rp);
-      memset(P->val, 0, (size_t)rp[nc] * sizeof *P->val);
-    }
-  }
-  em_free(&rp);
-  if (!err) {
-    *out = P;
-    P = NULL;
-  }
-done:
-  em_csr_destroy(&P);
-  em_free(&cidx);
-  em_free(&tptr);
-  em_free(&ttet);
-  em_free(&fill);
-  return err;
-}
-
 /* The thread: the pattern, its hash, the analysis (log: the thread's). */
 static em_err dahead_main(void *arg, const em_log *log) {
   em_dfsys_ahead *h = arg;
   em_csr *P = NULL;
   em_stage_begin(log, EM_STAGE_ORDERING);
-  em_err err = coarse_pattern(h->m, h->dofs, h->cg, &P);
+  em_err err = em_fsys_coarse_pattern(h->m, h->dofs, h->cg, NULL, &P); /* fsys_coarse.c */
   em_stage_end(log, EM_STAGE_ORDERING, "the coarse level's pattern from the mesh");
   if (!err) h->ah.pattern = em_spmat_pattern_hash(P);
   if (!err) err = em_pc_direct_analyse(P, &h->co, log, &h->ah.F);

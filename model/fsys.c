@@ -154,26 +154,12 @@ int em_fsys_ready(const em_fsys *s) {
  * interface to the smoothers: docs/solvers.md) */
 static em_err pml_coarse_rows(em_fsys *s) {
   const em_fsys_desc *d = &s->d;
-  int32_t n = d->dofs->n_dof, code[64];
-  int nc = d->solve->pmg_pml_coarse;
-  for (int32_t t = 0; nc < 0 && t < d->mesh->n_tet; t++)
-    if (d->setup->medium[d->mesh->tet_group[t]].is_pml && d->dofs->tet_order[t] > s->pml_auto)
-      s->pml_auto = d->dofs->tet_order[t];
-  if (nc < 0) nc = s->pml_auto;
+  int32_t n = d->dofs->n_dof;
   EM_TRY(em_calloc(&s->pml_rows, (size_t)n + 1, 1, "PML unknowns"));
   if (d->solve->pmg_pml_block) EM_TRY(em_calloc(&s->pml_block, (size_t)n + 1, 1, "PML unknowns"));
-  for (int32_t t = 0; t < d->mesh->n_tet; t++) {
-    if (!d->setup->medium[d->mesh->tet_group[t]].is_pml) continue;
-    em_dofmap_tet(d->dofs, d->mesh, t, code);
-    for (int k = 0; k < em_basis_count(d->dofs->order); k++) {
-      if (code[k] < 0) continue;
-      int32_t row = s->perm[code[k]];
-      int g = 0;
-      while (g + 1 < s->nb && row >= s->offset[g + 1]) g++;
-      if (g < nc) s->pml_rows[row] = 1;
-      if (s->pml_block) s->pml_block[row] = 1;
-    }
-  }
+  /* fsys_coarse.c: the analysis made ahead marks the same rows */
+  em_fsys_pml_mark(d, em_fsys_pml_groups(d), s->perm, s->pml_rows);
+  if (s->pml_block) em_fsys_pml_mark(d, EM_MAX_ORDER, s->perm, s->pml_block);
   return EM_OK;
 }
 
@@ -208,6 +194,10 @@ static em_err precondition(em_fsys *s, const em_blockop_opts *bop, int block, co
   } else {
     em_direct *F = NULL; /* the analysis made beside the assembly (fsys_overlap.c) */
     em_fsys_ahead_take(s, log, &F);
+    if (pco.type == EM_PC_PMG) { /* its coarse level's: asked for by its set-up */
+      pco.pmg.coarse_ahead = em_fsys_ahead_coarse;
+      pco.pmg.coarse_ahead_ctx = s;
+    }
     /* the operator beside the factorization or pmg's set-up (fsys_opbeside.c) */
     em_fsys_opb_start(s, F, pco.type == EM_PC_PMG && so->overlap, bop, log);
     err = F ? em_pc_create_analysed(A, &pco, &F, log, &s->pc) : em_pc_create(A, &pco, log, &s->pc);
@@ -219,6 +209,7 @@ static em_err precondition(em_fsys *s, const em_blockop_opts *bop, int block, co
       if (next == EM_PC_ILU0 && d->solve->ordering_auto) pco.ordering = EM_ORDERING_RCM;
       err = em_pc_create(A, &pco, log, &s->pc);
     }
+    em_fsys_ahead_free(s); /* a set-up that failed before asking for it */
   }
   return err;
 }
@@ -380,6 +371,7 @@ static em_err operator_first(em_fsys *s, em_system *sys, const em_blockop_opts *
     s->src = ap.src;
     EM_TRY(em_csr_create(n, n, ap.P->nnz, &s->Acsr));
     copy_pattern(ap.P, s->Acsr);
+    em_fsys_ahead_copied(s);
     double t2 = em_wtime();
     EM_TRY(em_blockmat_permute_csr_values(A, s->perm, !keep, s->Acsr, s->src));
     if (!keep) em_blockmat_destroy(&sys->A);

@@ -32,7 +32,6 @@ struct em_fsys {
   int32_t *perm;      /* operator row order (the pattern's), once */
   uint8_t *pml_rows;  /* pmg coarse set (operator numbering), once */
   uint8_t *pml_block; /* pmg block level: the PML's unknowns, once */
-  int pml_auto;       /* PMG/pml_coarse auto: the PML tets' highest order */
   em_pc *pc;          /* ordering and analysis once, refactored per frequency */
   /* the system in the operator's row order, as one CSR: the
      preconditioner's matrix and the source of the operator's blocks; made
@@ -53,8 +52,6 @@ struct em_fsys {
   int32_t *owner;              /* [n_dof] the rank owning each unknown (em_dpart_build) */
   em_dmat *dm;                 /* this rank's rows, made per frequency */
   em_operator opD;             /* the rank's local part: pmg's residuals */
-  uint8_t *pml_dof;            /* [n_dof] unknowns of PML tets (pmg's coarse set) */
-  int pml_done;                /* pml_dof made (once per mesh) */
   int32_t *brow;               /* [the operator's n_own] the assembled row of each local unknown */
   struct em_fsys_ahead *ahead; /* the direct factor's analysis under way on a thread of its
                                   own (fsys_overlap.c), the first frequency only */
@@ -114,7 +111,8 @@ typedef struct em_fsys_ahead em_fsys_ahead;
 em_err em_fsys_ahead_start(em_fsys *s, const em_log *log);
 /* At the first set-up (s->perm, s->apat made): the thread joined, its
  * stages in log's table; *F its analysis when it is valid for s, else
- * NULL (then the set-up analyses in order). */
+ * NULL (then the set-up analyses in order).  A coarse analysis (pmg) is
+ * left to em_fsys_ahead_coarse (*F NULL). */
 void em_fsys_ahead_take(em_fsys *s, const em_log *log, em_direct **F);
 /* The first operator's row order and permuted pattern from the thread
  * (fsys_overlap.c), once it has them: 1 when its pattern hashes equal the
@@ -129,6 +127,14 @@ typedef struct em_fsys_pattern {
 } em_fsys_pattern;
 int em_fsys_ahead_pattern(em_fsys *s, const uint64_t apat[EM_MAX_ORDER][EM_MAX_ORDER], int maps,
                           const em_log *log, em_fsys_pattern *out);
+/* The operator has copied the pattern em_fsys_ahead_pattern gave: freed
+ * now when the thread no longer reads it (pmg's coarse analysis). */
+void em_fsys_ahead_copied(em_fsys *s);
+/* pmg's coarse analysis (em_pmg_opts.coarse_ahead, ctx the em_fsys): the
+ * thread joined, its stages in log's table; *ah its analysis of the
+ * coarse level and that level's pattern hash when the thread's row order
+ * and pattern are the first frequency's, else empty. */
+void em_fsys_ahead_coarse(void *ctx, const em_log *log, em_coarse_ahead *ah);
 /* After the first assembly: this thread's OpenMP team back to its size
  * (EMSOLVE_OVERLAP_THREADS may have made it smaller beside the analysis). */
 void em_fsys_ahead_assembled(em_fsys *s);
@@ -155,6 +161,23 @@ void em_fsys_dpc_opts(const em_fsys *s, int nb, em_pc_opts *pco);
 /* dfsys.c: *cg [n_dof] = the distributed V-cycle's coarse set (the first
  * pco->pmg.coarse groups and the PML's unknowns, PMG/pml_coarse). */
 em_err em_fsys_dcoarse(em_fsys *s, const em_pc_opts *pco, uint8_t **cg);
+/* fsys_coarse.c: the V-cycle's coarse level from the mesh and the DOF
+ * map (one definition for the V-cycle on one rank and over the ranks, and
+ * for their analyses made ahead).  The order groups whose PML unknowns
+ * join the coarse set: PMG/pml_coarse (auto: the PML tets' highest order;
+ * 0: none, or no PML). */
+int em_fsys_pml_groups(const em_fsys_desc *d);
+/* mark[perm ? perm[c] : c] = 1 for each unknown c of a PML tet in the
+ * order groups below `below`. */
+void em_fsys_pml_mark(const em_fsys_desc *d, int below, const int32_t *perm, uint8_t *mark);
+/* *cg [n_dof] = the coarse set in perm's numbering (NULL: the DOFs'): the
+ * first `coarse` order groups and the PML's unknowns of em_fsys_pml_groups. */
+em_err em_fsys_coarse_set(const em_fsys_desc *d, int coarse, const int32_t *perm, uint8_t **cg);
+/* *P (values 0) = the pattern of A_CC, the coarse set cg given in perm's
+ * numbering (NULL: the DOFs'), its unknowns numbered in ascending order of
+ * that numbering (as the V-cycle takes them out of its matrix). */
+em_err em_fsys_coarse_pattern(const em_mesh *m, const em_dofmap *d, const uint8_t *cg,
+                              const int32_t *perm, em_csr **P);
 /* dfsys_ahead.c (Solver/overlap): rank 0 of a distributed solve by the
  * V-cycle, before each assembly: the coarse level's analysis begins on a
  * thread of its own (nothing elsewhere or when it does not apply). */

@@ -25,7 +25,21 @@
  * frequency's operator then copies the pattern and gathers the assembled
  * values through the map instead of planning the row order and sorting
  * every row again (the same arrays, bit for bit: the blocks' pattern
- * hashes must equal the thread's, as for the analysis). */
+ * hashes must equal the thread's, as for the analysis).
+ *
+ * With the V-cycle (Solver/preconditioner pmg) the thread does the same up
+ * to the published pattern, then analyses the coarse level instead of the
+ * whole (issue 24): its unknowns in the row order just made
+ * (em_fsys_coarse_set, the rows pmg's coarse set will be) and its pattern
+ * from the mesh (em_fsys_coarse_pattern, fsys_coarse.c: the coarse rows
+ * ascending, as pmg takes them out of the matrix), analysed with pmg's
+ * coarse options (em_pmg_coarse_opts).  The V-cycle's set-up asks for it
+ * right before its coarse factor (em_fsys_ahead_coarse, after its
+ * smoothers: the thread has their time too) and takes it only when its
+ * A_CC has the thread's pattern hash; the permuted pattern is freed as
+ * soon as the operator has copied it.  EMSOLVE_PMG_AHEAD=0 in the
+ * environment keeps pmg's analysis (and the operator's pattern) in order,
+ * the rest of Solver/overlap 1 as it is (A/B runs). */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -56,8 +70,12 @@ struct em_fsys_ahead {
   const em_assembler *asm_; /* read only by both threads (its pattern) */
   em_blockop_opts bop;      /* the operator's options: its row order */
   em_pc_opts pco;           /* the preconditioner's: the analysis' options */
-  int threads;              /* the analysis thread's OpenMP threads */
-  int main_threads;         /* this thread's before the overlap (0: unchanged) */
+  const em_fsys_desc *d;    /* read only by both threads (the mesh, the DOFs, the media) */
+  int coarse;               /* 1: pmg's coarse level's analysis, with the options co */
+  em_pc_opts co;
+  uint64_t cpat;    /* the pattern hash of the coarse level analysed */
+  int threads;      /* the analysis thread's OpenMP threads */
+  int main_threads; /* this thread's before the overlap (0: unchanged) */
   /* what the thread made */
   int32_t n;
   int32_t *perm;
@@ -72,8 +90,25 @@ static int64_t nnz_of(const em_blockmat *B) {
   return nnz;
 }
 
+/* pmg's coarse level in the row order perm (fsys_coarse.c), its pattern
+ * hash and its analysis. */
+static em_err coarse_main(em_fsys_ahead *h, const em_log *log) {
+  uint8_t *cg = NULL;
+  em_csr *C = NULL;
+  em_stage_begin(log, EM_STAGE_ORDERING);
+  em_err err = em_fsys_coarse_set(h->d, h->pco.pmg.coarse, h->perm, &cg);
+  if (!err) err = em_fsys_coarse_pattern(h->d->mesh, h->d->dofs, cg, h->perm, &C);
+  em_free(&cg);
+  em_stage_end(log, EM_STAGE_ORDERING, "the coarse level's pattern from the mesh");
+  if (!err) h->cpat = em_spmat_pattern_hash(C);
+  if (!err) err = em_pc_direct_analyse(C, &h->co, log, &h->F);
+  em_csr_destroy(&C);
+  return err;
+}
+
 /* The thread: the pattern, its row order and hashes, the permuted
- * pattern as one CSR (published), the analysis (log: the thread's). */
+ * pattern as one CSR (published), the analysis of the whole or of pmg's
+ * coarse level (log: the thread's). */
 static em_err ahead_main(void *arg, const em_log *log) {
   em_fsys_ahead *h = arg;
   em_blockmat *B = NULL;
@@ -115,6 +150,7 @@ static em_err ahead_main(void *arg, const em_log *log) {
   em_log_verbose(log, "overlap: pattern %.2f s, row order %.2f s, hashes %.2f s, permuted %.2f s",
                  t1 - t0, t2 - t1, t3 - t2, em_wtime() - t3);
   em_stage_end(log, EM_STAGE_ORDERING, "the pattern in the operator's row order");
+  if (!err && h->coarse) return coarse_main(h, log); /* P: the operator's only */
   if (!err) err = em_pc_direct_analyse(P, &h->pco, log, &h->F);
   return err;
 }
@@ -123,8 +159,15 @@ em_err em_fsys_ahead_start(em_fsys *s, const em_log *log) {
   const em_fsys_desc *d = &s->d;
   if (em_fsys_distributed(s) && !d->periodic)
     return em_fsys_dahead_start(s, log); /* rank 0's coarse */
+  /* pmg: the coarse level's analysis (none for a V-cycle that will refuse
+     its groups: its error comes without the wait) */
+  em_pc_type type = d->solve->pc.type;
+  int coarse = d->solve->pc.pmg.coarse;
+  const char *ab = getenv("EMSOLVE_PMG_AHEAD"); /* 0: pmg's analysis in order (A/B runs) */
+  if (type == EM_PC_PMG && ab && !strcmp(ab, "0")) coarse = 0;
   if (s->ahead || s->pc || s->op || !s->asm_ || !d->solve->overlap || d->periodic ||
-      em_fsys_distributed(s) || d->solve->pc.type != EM_PC_DIRECT)
+      em_fsys_distributed(s) ||
+      !(type == EM_PC_DIRECT || (type == EM_PC_PMG && coarse >= 1 && coarse < d->dofs->order)))
     return EM_OK;
   em_fsys_ahead *h = NULL;
   if (em_calloc(&h, 1, sizeof *h, "overlapped analysis")) { /* then in order */
@@ -138,6 +181,9 @@ em_err em_fsys_ahead_start(em_fsys *s, const em_log *log) {
   h->pco = d->solve->pc; /* as precondition() gives them (the direct factor's) */
   h->pco.backend = d->backend;
   h->pco.pattern_symmetric = 1; /* the assembler's pattern, as precondition() gives it */
+  h->d = d;
+  h->coarse = type == EM_PC_PMG;
+  em_pmg_coarse_opts(&h->pco, &h->co); /* as pmg's set-up gives them */
   pthread_mutex_init(&h->mu, NULL);
   pthread_cond_init(&h->cv, NULL);
 #ifdef _OPENMP
@@ -170,9 +216,10 @@ em_err em_fsys_ahead_start(em_fsys *s, const em_log *log) {
   }
   s->ahead = h;
   em_log_verbose(log,
-                 "overlap: the direct factor's ordering and symbolic analysis begin on a "
+                 "overlap: the %s ordering and symbolic analysis begin on a "
                  "thread of their own beside the assembly (%d threads there, %d here)",
-                 h->threads, h->main_threads ? tm_now() : h->threads);
+                 h->coarse ? "V-cycle's coarse level's" : "direct factor's", h->threads,
+                 h->main_threads ? tm_now() : h->threads);
   return EM_OK;
 }
 
@@ -220,6 +267,7 @@ int em_fsys_ahead_pattern(em_fsys *s, const uint64_t apat[EM_MAX_ORDER][EM_MAX_O
     why = "it has no value map";
   if (why) {
     em_log_verbose(log, "overlap: the operator's pattern is made in order (the thread's: %s)", why);
+    if (ok && h->coarse) em_csr_destroy(&h->P); /* the thread is done with it */
     return 0;
   }
   out->perm = h->perm;
@@ -231,17 +279,21 @@ int em_fsys_ahead_pattern(em_fsys *s, const uint64_t apat[EM_MAX_ORDER][EM_MAX_O
   return 1;
 }
 
-void em_fsys_ahead_take(em_fsys *s, const em_log *log, em_direct **F) {
-  *F = NULL;
+void em_fsys_ahead_copied(em_fsys *s) {
+  if (s->ahead && s->ahead->coarse) em_csr_destroy(&s->ahead->P); /* the thread's is done */
+}
+
+/* s->ahead joined, its stages into the run's table (the wait taken off
+ * the stage open here), checked against s (its error's message kept for
+ * the line) and freed: its analysis, when valid, or NULL. */
+static em_direct *ahead_join(em_fsys *s, const em_log *log, uint64_t *cpat) {
   em_fsys_ahead *h = s->ahead;
-  if (!h) return;
   s->ahead = NULL;
-  /* the thread joined, its stages into the run's table (the wait taken
-     off the stage open here); its error's message kept for the line */
   double waited;
   char msg[256] = "";
   em_err err = em_beside_join(&h->bs, log, &waited, msg, sizeof msg);
-  if (waited > 0.05) em_log_verbose(log, "overlap: waited %.2f s for the analysis", waited);
+  const char *what = h->coarse ? "coarse analysis" : "analysis";
+  if (waited > 0.05) em_log_verbose(log, "overlap: waited %.2f s for the %s", waited, what);
   const char *why = NULL;
   if (err)
     why = msg;
@@ -249,13 +301,28 @@ void em_fsys_ahead_take(em_fsys *s, const em_log *log, em_direct **F) {
     why = "the row order differs from the first frequency's";
   else if (memcmp(h->apat, s->apat, sizeof h->apat))
     why = "the assembled pattern differs from the assembler's";
+  em_direct *F = NULL;
   if (why) {
-    em_log_verbose(log, "overlap: the analysis made ahead is not used (%s); it runs in order", why);
+    em_log_verbose(log, "overlap: the %s made ahead is not used (%s); it runs in order", what, why);
   } else {
-    *F = h->F;
+    F = h->F;
     h->F = NULL;
+    *cpat = h->cpat;
   }
   ahead_free(&h);
+  return F;
+}
+
+void em_fsys_ahead_take(em_fsys *s, const em_log *log, em_direct **F) {
+  uint64_t cpat = 0;
+  /* pmg's coarse analysis waits for the V-cycle's set-up to ask for it */
+  *F = s->ahead && !s->ahead->coarse ? ahead_join(s, log, &cpat) : NULL;
+}
+
+void em_fsys_ahead_coarse(void *ctx, const em_log *log, em_coarse_ahead *ah) {
+  em_fsys *s = ctx;
+  memset(ah, 0, sizeof *ah);
+  if (s->ahead && s->ahead->coarse) ah->F = ahead_join(s, log, &ah->pattern);
 }
 
 void em_fsys_ahead_free(em_fsys *s) {

@@ -93,10 +93,10 @@ static const em_param_spec SPECS[] = {
         "groups of N"),
     NUM("Solver/overlap", 1, NULL,
         "1: independent set-up stages overlap (the direct factor's ordering and symbolic "
-        "analysis, or a distributed V-cycle's coarse level's on rank 0, on a thread of their "
-        "own while the values are assembled, a distributed operator's formats beside the "
-        "V-cycle's set-up, the fields file's error estimate beside the far field; docs/solvers.md, "
-        "\"Overlapped set-up\"; a sweep's outputs of each frequency "
+        "analysis, or the V-cycle's coarse level's (on rank 0 of a distributed solve), on a "
+        "thread of their own while the values are assembled, a distributed operator's formats "
+        "beside the V-cycle's set-up, the fields file's error estimate beside the far field; "
+        "docs/solvers.md, \"Overlapped set-up\"; a sweep's outputs of each frequency "
         "beside the next solve, docs/sweeps.md); 0: one after another (the same results, bit "
         "for bit)"),
     NUM("Solver/ahead_threads", 0, NULL,

@@ -42,6 +42,20 @@ typedef enum em_pmg_smoother {
   EM_PMG_ILU0        /* ILU(0) of the smoothed rows' diagonal block */
 } em_pmg_smoother;
 
+struct em_direct;
+/* A V-cycle's coarse level analysed ahead of its values, on a thread
+ * beside the assembly (model/fsys_overlap.c on one rank,
+ * model/dfsys_ahead.c on rank 0 of a distributed solve): F =
+ * em_pc_direct_analyse of a matrix of the coarse level's pattern with the
+ * coarse factor's options (em_pmg_coarse_opts; em_dmat_pmg_coarse_opts),
+ * pattern = em_spmat_pattern_hash of that matrix.  The V-cycle takes F
+ * only when its own coarse block has that hash, else drops it and
+ * analyses in order: the same factor, bit for bit, either way. */
+typedef struct em_coarse_ahead {
+  struct em_direct *F;
+  uint64_t pattern;
+} em_coarse_ahead;
+
 /* The p-multigrid V-cycle (solver/pmg/): the unknowns are numbered by basis
  * order group (offset[]), so the spaces of orders 1..p are nested and
  * restriction / prolongation are sub-vector views.  From the highest group
@@ -85,6 +99,13 @@ typedef struct em_pmg_opts {
                                  A given to em_pc_create / em_pc_update by the
                                  first apply (its apply may still be NULL at
                                  create: n and prec are checked then). */
+  /* the coarse level's analysis made ahead (Solver/overlap), or NULL:
+     called once by the set-up right before the coarse factor (its ctx
+     coarse_ahead_ctx); what it puts in *ah (zeroed) is taken when A_CC's
+     pattern hash equals ah->pattern, else dropped (a -v line) and A_CC
+     analysed in order */
+  void (*coarse_ahead)(void *ctx, const em_log *log, em_coarse_ahead *ah);
+  void *coarse_ahead_ctx;
 } em_pmg_opts;
 
 /* Ordering applied (symmetrically) before a factorization (graph/). */
@@ -293,6 +314,10 @@ em_err em_pc_direct_analyse(const em_csr *A, const em_pc_opts *o, const em_log *
  * factors A; the same preconditioner, bit for bit, as em_pc_create. */
 em_err em_pc_create_analysed(const em_csr *A, const em_pc_opts *o, struct em_direct **F,
                              const em_log *log, em_pc **pc);
+/* The options the V-cycle (EM_PC_PMG, options o) gives its coarse factor
+ * on one rank: direct, nd, o's backend, precision, cancel flag, columns
+ * and solve variant (an analysis made ahead takes them from here too). */
+void em_pmg_coarse_opts(const em_pc_opts *o, em_pc_opts *co);
 /* New values of A with the pattern the pc was built for (a frequency sweep):
  * types that keep an analysis (direct: ordering, symbolic factorization)
  * refactor on it; the others are rebuilt with the same options.  The
@@ -697,10 +722,7 @@ void em_dmat_pmg_coarse_opts(const em_pc_opts *o, em_backend be, em_pc_opts *co)
  * A_CC's pattern (the coarse unknowns in ascending global order) with the
  * options of em_dmat_pmg_coarse_opts, pattern = em_spmat_pattern_hash of
  * that matrix. */
-typedef struct em_dmat_coarse_ahead {
-  struct em_direct *F;
-  uint64_t pattern;
-} em_dmat_coarse_ahead;
+typedef em_coarse_ahead em_dmat_coarse_ahead;
 /* em_dmat_pmg with that analysis (ah NULL or ignored on ranks > 0): rank 0
  * takes ah->F (ah->F = NULL) when the gathered A_CC has its pattern, else
  * drops it and analyses in order; the same pc, bit for bit, either way. */

@@ -175,6 +175,39 @@ static void mem_info(const em_pmg *p, em_pc *pc, const em_pc_info *ci) {
   pc->info.bytes = p->mem.rows + p->mem.smoother + p->mem.index + p->mem.work + ci->bytes;
 }
 
+void em_pmg_coarse_opts(const em_pc_opts *o, em_pc_opts *co) {
+  em_pc_opts_default(co);
+  co->type = EM_PC_DIRECT;
+  co->ordering = EM_ORDERING_ND;
+  co->backend = o->backend;
+  co->prec = o->prec;
+  co->cancel = o->cancel;
+  co->block_columns = o->block_columns; /* the V-cycle's columns reach the coarse solve */
+  co->gsolve = o->gsolve;
+  /* mem_limit bounds the direct factorization of the whole system (auto
+     comes here when that does not fit); the coarse factor, a fraction of
+     it, is checked against the memory available */
+}
+
+/* The direct factor of A_CC = C, on the analysis made ahead when the
+ * caller has one of C's pattern (o->coarse_ahead), else analysed here:
+ * the same factor either way (em_pc_create_analysed). */
+static em_err coarse_factor(const em_csr *C, const em_pc_opts *co, const em_pmg_opts *o,
+                            const em_log *log, em_pc **F) {
+  em_coarse_ahead ah = {NULL, 0};
+  if (o->coarse_ahead) o->coarse_ahead(o->coarse_ahead_ctx, log, &ah);
+  if (!ah.F) return em_pc_create(C, co, log, F);
+  if (ah.pattern != em_spmat_pattern_hash(C)) {
+    em_log_verbose(log,
+                   "pmg: the coarse analysis made ahead is not used (the coarse set has another "
+                   "pattern); it runs in order");
+    em_direct_destroy(&ah.F);
+    return em_pc_create(C, co, log, F);
+  }
+  em_log_verbose(log, "pmg: the coarse factor on its analysis made ahead (the same pattern)");
+  return em_pc_create_analysed(C, co, &ah.F, log, F);
+}
+
 static em_err pmg_apply(em_pc *pc, em_prec vec_prec, const void *r, void *z);
 static em_err pmg_update(em_pc *pc, const em_csr *A, const em_log *log);
 static em_err pmg_apply_multi(em_pc *pc, em_prec vec_prec, int k, const void *const *r,
@@ -244,18 +277,8 @@ em_err em_pc_pmg_build(const em_csr *A, em_pc *pc, const em_log *log) {
   em_log_verbose(log, "pmg: coarse set of %d rows, %lld entries, %.2f s", p->C.n, (long long)C->nnz,
                  em_wtime() - t0 - t_levels);
   em_pc_opts co;
-  em_pc_opts_default(&co);
-  co.type = EM_PC_DIRECT;
-  co.ordering = EM_ORDERING_ND;
-  co.backend = p->be;
-  co.prec = pc->opts.prec;
-  co.cancel = pc->opts.cancel;
-  co.block_columns = pc->opts.block_columns; /* the V-cycle's columns reach the coarse solve */
-  co.gsolve = pc->opts.gsolve;
-  /* mem_limit bounds the direct factorization of the whole system (auto
-     comes here when that does not fit); the coarse factor, a fraction of
-     it, is checked against the memory available */
-  err = em_pc_create(C, &co, log, &p->coarse);
+  em_pmg_coarse_opts(&pc->opts, &co);
+  err = coarse_factor(C, &co, &o, log, &p->coarse);
   em_csr_destroy(&C);
   EM_TRY(err);
   em_pc_info ci;

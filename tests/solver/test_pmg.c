@@ -13,6 +13,8 @@
  *   the block apply of two vectors (em_pc_apply_multi) equals two applies;
  * - the cycle's profile (em_pc_pmg_profile): cycles, columns, the steps of
  *   each part, the parts summing to the total and to pc->info's timers;
+ * - a coarse analysis made ahead (em_pmg_opts.coarse_ahead) is taken when
+ *   it is of A_CC's pattern, dropped when not: the same V-cycle bit for bit;
  * - bad input: one order group, a coarse level of every group.
  * Usage: test_pmg cpu|gpu. */
 #include <string.h>
@@ -613,6 +615,83 @@ static void test_profile(em_backend be) {
   em_blockmat_destroy(&B);
 }
 
+/* the coarse analysis a caller made ahead (em_pmg_opts.coarse_ahead) */
+typedef struct ahead_ctx {
+  em_coarse_ahead ah;
+  int calls;
+} ahead_ctx;
+
+static void give_ahead(void *ctx, const em_log *log, em_coarse_ahead *ah) {
+  (void)log;
+  ahead_ctx *c = ctx;
+  c->calls++;
+  *ah = c->ah;
+  c->ah.F = NULL; /* the V-cycle's now */
+}
+
+/* The V-cycle on a coarse analysis made ahead (model/fsys_overlap.c) is
+ * the one analysed in order, bit for bit on the CPU: given an analysis of
+ * A_CC's pattern (taken), of another pattern of the same order (a third
+ * of its couplings cut: dropped, analysed in order), or none; the caller
+ * asked once each time, before the coarse factor. */
+static void test_coarse_ahead(em_backend be) {
+  em_blockmat *B = system_of(3, 80.0, 1, NULL);
+  em_csr *A = NULL;
+  REQUIRE_OK(em_blockmat_to_csr(B, &A));
+  int32_t n = A->n_rows, nc = 0, *cl = calloc((size_t)n, sizeof *cl);
+  uint8_t *mark = calloc((size_t)n, 1); /* every 5th row above order 1 too */
+  for (int32_t i = B->offset[1]; i < n; i += 5) mark[i] = 1;
+  for (int32_t i = 0; i < n; i++)
+    if (i < B->offset[1] || mark[i]) cl[nc++] = i;
+  em_csr *C = NULL, *Cut = NULL;
+  REQUIRE_OK(em_pmg_submatrix(A, cl, nc, cl, &C));
+  REQUIRE_OK(em_csr_copy(C, &Cut));
+  int64_t w = 0;
+  for (int32_t i = 0; i < nc; i++) {
+    for (int64_t e = C->rowptr[i]; e < C->rowptr[i + 1]; e++)
+      if (C->colind[e] == i || (C->colind[e] + i) % 3)
+        Cut->colind[w] = C->colind[e], Cut->val[w++] = C->val[e];
+    Cut->rowptr[i + 1] = w;
+  }
+  Cut->nnz = w;
+  em_pc_opts po = pmg_opts(B, be, 1, EM_PMG_BLOCK, 0), co;
+  po.pmg.coarse_rows = mark;
+  em_pmg_coarse_opts(&po, &co);
+  EXPECT(co.type == EM_PC_DIRECT && co.ordering == EM_ORDERING_ND && co.backend == be,
+         "the coarse factor's options: direct, nd, the V-cycle's backend");
+  em_cplx *r = calloc((size_t)n, sizeof *r), *z[4];
+  for (int32_t i = 0; i < n; i++) r[i] = cos(0.3 * i) + I * sin(0.11 * i);
+  for (int v = 0; v < 4; v++) { /* 0: in order, 1: C's, 2: Cut's, 3: the caller has none */
+    ahead_ctx ctx = {{NULL, 0}, 0};
+    const em_csr *P = v == 1 ? C : v == 2 ? Cut : NULL;
+    if (P) {
+      ctx.ah.pattern = em_spmat_pattern_hash(P);
+      REQUIRE_OK(em_pc_direct_analyse(P, &co, NULL, &ctx.ah.F));
+    }
+    em_pc_opts pv = po;
+    if (v) pv.pmg.coarse_ahead = give_ahead, pv.pmg.coarse_ahead_ctx = &ctx;
+    em_pc *pc = NULL;
+    REQUIRE_OK(em_pc_create(A, &pv, NULL, &pc));
+    EXPECT(ctx.calls == (v > 0) && !ctx.ah.F, "analysis %d: asked %d times", v, ctx.calls);
+    z[v] = calloc((size_t)n, sizeof *z[v]);
+    apply(pc, be, r, z[v], n);
+    em_pc_destroy(&pc);
+  }
+  for (int v = 1; v < 4; v++) {
+    double e = 0, s = 0;
+    for (int32_t i = 0; i < n; i++) e += cabs(z[v][i] - z[0][i]), s += cabs(z[0][i]);
+    if (be == EM_BACKEND_CPU)
+      EXPECT(!memcmp(z[v], z[0], (size_t)n * sizeof *z[0]),
+             "analysis %d: the V-cycle differs from the one analysed in order (%.2e)", v, e / s);
+    else /* the GPU factor's atomics vary its last bits */
+      EXPECT(e <= 1e-10 * s, "analysis %d: the V-cycle differs by %.2e", v, e / s);
+  }
+  for (int v = 0; v < 4; v++) free(z[v]);
+  free(r), free(cl), free(mark);
+  em_csr_destroy(&C), em_csr_destroy(&Cut), em_csr_destroy(&A);
+  em_blockmat_destroy(&B);
+}
+
 int main(int argc, char **argv) {
   em_backend be = test_backend(argc, argv);
   test_reference(be);
@@ -624,6 +703,7 @@ int main(int argc, char **argv) {
   test_update(be, EM_PMG_ILU0);
   test_converge(be, 80.0, 400);
   test_converge(be, 200.0, 400);
+  test_coarse_ahead(be);
   if (be == EM_BACKEND_CPU) {
     test_blocks();
     test_bad_input();
