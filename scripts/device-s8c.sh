@@ -9,6 +9,7 @@
 #   2. the huge pages A/B (core/mem.c, EMSOLVE_HUGEPAGES=0 against the
 #      default) on the one-GPU runs: strong-1 again from its mesh, and issue
 #      24's 1M command (Gmsh meshing included), alternated; the THP mode;
+#      strong-1 with EMSOLVE_PMG_AHEAD=0 (pmg's coarse analysis in order);
 #   3. the rest of the build, gpu tests of the parts touched this session,
 #      compute-sanitizer memcheck of test_fsys_block gpu (the block solves'
 #      trinv_own kernels and the permutation kernels);
@@ -67,6 +68,7 @@ if [ -f "$B/app/emsolve" ]; then
   one 1m-hp1 1 "${M1[@]}"
   one 1m-hp0 0 "${M1[@]}"
   [ -f "$D/mesh-36.2.msh" ] && one s1-hp0 0 "${S1[@]}"
+  [ -f "$D/mesh-36.2.msh" ] && EMSOLVE_PMG_AHEAD=0 one s1-ahead0 1 "${S1[@]}"
   one 1m-hp1b 1 "${M1[@]}"
   one 1m-hp0b 0 "${M1[@]}"
 fi
