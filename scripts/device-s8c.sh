@@ -68,7 +68,7 @@ if [ -f "$B/app/emsolve" ]; then
   one 1m-hp1 1 "${M1[@]}"
   one 1m-hp0 0 "${M1[@]}"
   [ -f "$D/mesh-36.2.msh" ] && one s1-hp0 0 "${S1[@]}"
-  [ -f "$D/mesh-36.2.msh" ] && EMSOLVE_PMG_AHEAD=0 one s1-ahead0 1 "${S1[@]}"
+  [ -f "$D/mesh-36.2.msh" ] && { export EMSOLVE_PMG_AHEAD=0; one s1-ahead0 1 "${S1[@]}"; unset EMSOLVE_PMG_AHEAD; }
   one 1m-hp1b 1 "${M1[@]}"
   one 1m-hp0b 0 "${M1[@]}"
 fi
