@@ -306,18 +306,7 @@ em_err em_fsys_dsolve(em_fsys *s, em_system *sys, int ns, const em_log *log, em_
       err = em_dmat_gather(s->dm, xl + j * no, x ? x + (size_t)(e0 + j) * n : NULL);
     em_stage_end(log, EM_STAGE_SOLVE, "excitations %d .. %d", e0 + 1, e0 + m);
     if (err) goto done;
-    for (int j = 0; j < m; j++) {
-      int e = e0 + j;
-      const em_ksp_stats *k = &st->ksp[e];
-      if (k->reason == EM_KSP_CONVERGED) continue;
-      st->converged = 0;
-      em_log_warn(log,
-                  "%s: %s stopped (%s) after %d iterations at true residual %.3g; the results of "
-                  "this frequency are not converged",
-                  ports ? d->setup->port[em_fsys_port(d, e)].name : "the plane wave",
-                  em_ksp_method_name(ko.method), em_ksp_reason_name(k->reason), k->iterations,
-                  k->true_rel_res);
-    }
+    em_fsys_warn_unconverged(d, ko.method, e0, m, log, st);
   }
   em_dmat_get_info(s->dm, &in);
   em_log_info(log, "distributed solve: %.2f s, %lld products, this rank waited %.3f s for halos",

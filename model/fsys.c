@@ -214,6 +214,26 @@ static em_err precondition(em_fsys *s, const em_blockop_opts *bop, int block, co
   return err;
 }
 
+/* Columns e0 .. e0+m-1 that stopped short of the tolerance: a warning
+ * naming each (its port, or the plane wave) and st->converged cleared;
+ * the one-rank and the distributed solves (dfsys.c) both report so. */
+void em_fsys_warn_unconverged(const em_fsys_desc *d, em_ksp_method meth, int e0, int m,
+                              const em_log *log, em_fsys_stats *st) {
+  int ports = d->setup->n_port && !d->port_source;
+  for (int j = 0; j < m; j++) {
+    int e = e0 + j;
+    const em_ksp_stats *k = &st->ksp[e];
+    if (k->reason == EM_KSP_CONVERGED) continue;
+    st->converged = 0;
+    em_log_warn(log,
+                "%s: %s stopped (%s) after %d iterations at true residual %.3g; the results of "
+                "this frequency are not converged",
+                ports ? d->setup->port[em_fsys_port(d, e)].name : "the plane wave",
+                em_ksp_method_name(meth), em_ksp_reason_name(k->reason), k->iterations,
+                k->true_rel_res);
+  }
+}
+
 /* Every excitation through the Krylov method; x [ns][n] in DOF numbering.
  * The excitations go as blocks of rhs_block columns (0: all at once), each
  * block one em_ksp_solve_multi: the operator and the preconditioner are
@@ -256,19 +276,7 @@ static em_err solve_all(em_fsys *s, const em_system *sys, int ns, const em_log *
     for (int64_t q = 0; q < nm; q++) xb[q] = 0;
     EM_TRY(em_ksp_solve_multi(&A, s->pc, m, sys->b + (size_t)e0 * n, n, x + (size_t)e0 * n, n, &ko,
                               &st->ksp[e0]));
-    for (int j = 0; j < m; j++) {
-      int e = e0 + j;
-      const em_ksp_stats *k = &st->ksp[e];
-      if (k->reason == EM_KSP_CONVERGED) continue;
-      st->converged = 0;
-      em_log_warn(log,
-                  "%s: %s stopped (%s) after %d iterations at true residual %.3g; the "
-                  "results of this frequency are not converged",
-                  d->setup->n_port && !d->port_source ? d->setup->port[em_fsys_port(d, e)].name
-                                                      : "the plane wave",
-                  em_ksp_method_name(ko.method), em_ksp_reason_name(k->reason), k->iterations,
-                  k->true_rel_res);
-    }
+    em_fsys_warn_unconverged(d, ko.method, e0, m, log, st);
   }
   return EM_OK;
 }

@@ -86,6 +86,9 @@ void em_fsys_next_wait(em_fsys *s);
 void em_fsys_next_free(em_fsys *s);
 /* fsys.c: the port (0-based) of right-hand side column col. */
 int em_fsys_port(const em_fsys_desc *d, int col);
+/* columns e0 .. e0+m-1 short of the tolerance: a warning each, st->converged cleared */
+void em_fsys_warn_unconverged(const em_fsys_desc *d, em_ksp_method meth, int e0, int m,
+                              const em_log *log, em_fsys_stats *st);
 /* dfsys.c: 1 when s solves distributed (more than one rank). */
 int em_fsys_distributed(const em_fsys *s);
 /* Before the first distributed assembly: the parts, the owners and the
