@@ -171,10 +171,13 @@ em_err em_ksp_solve_multi(const em_operator *A, em_pc *pc, int k, const em_cplx 
   void *V = NULL; /* b, x, r of the columns that run: one block (ksp_alloc_cols) */
   em_ksp_ctx *ks[EM_KSP_MAX_BLOCK];
   int nr = 0;
+  double t_norms = em_wtime();
   EM_TRY(ksp_vec_create(A, 1, &v));
+  double t_vec = em_wtime();
   for (int j = 0; j < k; j++)
     if (c[j].run) c[j].k.v = v, ks[nr++] = &c[j].k;
   if (nr) EM_TRY_GOTO(err, ksp_alloc_cols(ks, nr, 3, &V), done);
+  double t_cols = em_wtime();
   for (int j = 0, q = 0; j < k; j++) {
     if (!c[j].run) continue;
     c[j].b = em_vec_col(v, V, q), c[j].x = em_vec_col(v, V, nr + q);
@@ -202,9 +205,11 @@ em_err em_ksp_solve_multi(const em_operator *A, em_pc *pc, int k, const em_cplx 
   /* where a block's time goes beside its iterations (issue 28: the columns'
      host-side work is what a block cannot share) */
   em_log_verbose(o->log,
-                 "%s block of %d: norms, vectors and uploads %.3f s, iterations and true "
-                 "residuals %.3f s, downloads %.3f s",
-                 em_ksp_method_name(o->method), k, t_up - t0, t_loop - t_up, em_wtime() - t_loop);
+                 "%s block of %d: norms, vectors and uploads %.3f s (norms %.3f, vector backend "
+                 "%.3f, the block's vectors %.3f, uploads %.3f), iterations and true residuals "
+                 "%.3f s, downloads %.3f s",
+                 em_ksp_method_name(o->method), k, t_up - t0, t_norms - t0, t_vec - t_norms,
+                 t_cols - t_vec, t_up - t_cols, t_loop - t_up, em_wtime() - t_loop);
 done:
   if (nr) ksp_free(ks[0], &V);
   em_vec_destroy(&v);
