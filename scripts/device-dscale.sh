@@ -57,7 +57,16 @@ echo "host: $(nproc) cores, $NG GPUs; strong at epw $EPW_STRONG, weak at epw ${E
 G=$(command -v ninja > /dev/null && echo "-G Ninja")
 if [ ! -x "$B/app/emsolve" ] || [ ! -x "$B/tests/model/test_dsolve" ]; then
   step build
-  cmake -S . -B "$B" $G -DCMAKE_BUILD_TYPE=Release -DEMSOLVE_CUDA=ON -DEMSOLVE_MPI=ON > "$L/configure.log" 2>&1 ||
+  # the python with numpy, as device-lib.sh finds it: the app-level gpu tests
+  # of this build need it (the seventh session's call 4 ran test_array_gpu
+  # from this build without it)
+  PY=
+  for p in "$(command -v python3)" /usr/bin/python3 /opt/torch/.venv/bin/python3; do
+    [ -x "$p" ] && "$p" -c "import numpy, scipy" 2> /dev/null && { PY=$p; break; }
+  done
+  # shellcheck disable=SC2086
+  cmake -S . -B "$B" $G -DCMAKE_BUILD_TYPE=Release -DEMSOLVE_CUDA=ON -DEMSOLVE_MPI=ON ${PY:+-DEM_PYTHON3=$PY} \
+    > "$L/configure.log" 2>&1 ||
     { tail -20 "$L/configure.log"; exit 1; }
   timeout "$(cap 300)" cmake --build "$B" -j"$(nproc)" --target emsolve test_dsolve > "$L/build.log" 2>&1 ||
     { grep -E "error" "$L/build.log" | head -20; exit 1; }

@@ -94,4 +94,4 @@ REPS="1"
 [ "$(left)" -gt 200 ] && REPS="1 2 3"
 BUILD="$B" SKIP_TESTS=1 SKIP_BENCH=1 REPS="$REPS" DEADLINE=$(($(left) - 10)) OUT="$OUT" \
   bash scripts/device-s7b.sh 2>&1 | tail -14
-step done
+step "done"
