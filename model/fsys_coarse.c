@@ -55,11 +55,6 @@ em_err em_fsys_coarse_set(const em_fsys_desc *d, int coarse, const int32_t *perm
   return EM_OK;
 }
 
-static int cmp_i32(const void *a, const void *b) {
-  int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
-  return (x > y) - (x < y);
-}
-
 /* P (nc x nc, values 0) = the pattern of A_CC, coarse unknown j numbered
  * cidx[j] (-1: not coarse): row i's columns are the coarse codes of the
  * tets holding i (unknown -> tets, then a mark per thread); counted, then
@@ -116,7 +111,7 @@ static em_err pattern_of(const em_mesh *m, const em_dofmap *d, const int32_t *ci
           }
         }
         if (pass)
-          qsort(P->colind + P->rowptr[i], (size_t)(w - P->rowptr[i]), sizeof *P->colind, cmp_i32);
+          em_sort_i32(P->colind + P->rowptr[i], w - P->rowptr[i]); /* qsort's order */
         else
           rp[i + 1] = w;
       }
